@@ -1,0 +1,1 @@
+//! Batsim 4 protocol over ZeroMQ and the built-in simulator.

@@ -1,0 +1,80 @@
+//! The job model shared by every crate: HPC and cloud jobs as the engine sees them.
+
+use crate::time::Time;
+use std::fmt;
+
+/// A job's identity inside the engine. Shells map their own ids (SWF job
+/// numbers, Batsim `w0!7`, daemon ids) to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct JobId(pub u64);
+
+impl fmt::Display for JobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Which platform a job comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum JobKind {
+    /// A batch job of the HPC platform: never evicted, may use any processor.
+    Hpc,
+    /// An evictable cloud job with a response-time SLO: only runs in the convergence area.
+    Cloud,
+}
+
+impl JobKind {
+    /// `"hpc"` or `"cloud"`, as written in workloads and outputs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Hpc => "hpc",
+            JobKind::Cloud => "cloud",
+        }
+    }
+}
+
+impl fmt::Display for JobKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for JobKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "hpc" => Ok(JobKind::Hpc),
+            "cloud" => Ok(JobKind::Cloud),
+            other => Err(format!("unknown job kind {other:?}: expected \"hpc\" or \"cloud\"")),
+        }
+    }
+}
+
+/// A rigid job: `procs` processors, all started together, for at most `walltime`.
+///
+/// This is `J_j = (wt_j, h_j, SLO_j)` of the model plus its arrival `a_j`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    /// Identity.
+    pub id: JobId,
+    /// Arrival time `a_j`.
+    pub submit: Time,
+    /// Requested processing time `wt_j`; the job is killed when it is reached.
+    pub walltime: Time,
+    /// Actual run time when known (traces, simulation). The engine never uses
+    /// it for decisions; simulators use it to decide when a job ends.
+    pub runtime: Option<Time>,
+    /// Processors `h_j` (≥ 1).
+    pub procs: u32,
+    /// HPC or cloud.
+    pub kind: JobKind,
+    /// Agreed maximum response time `SLO_j` (cloud jobs); `None` = no SLO.
+    pub slo: Option<Time>,
+}
+
+impl Job {
+    /// The latest completion that meets the SLO (`a_j + SLO_j`), if there is an SLO.
+    pub fn deadline(&self) -> Option<Time> {
+        self.slo.map(|slo| self.submit + slo)
+    }
+}

@@ -1,0 +1,1 @@
+//! intersticed: the convergence-area node daemon.

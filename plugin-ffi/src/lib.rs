@@ -1,0 +1,1 @@
+//! C ABI for batch systems and the Slurm plugins.

@@ -1,0 +1,7 @@
+//! One module per subcommand group; each turns its arguments into calls on the library crates.
+
+pub mod batsim;
+pub mod bench;
+pub mod client;
+pub mod replay;
+pub mod swf;

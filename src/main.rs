@@ -1,0 +1,72 @@
+//! `interstice`: the command-line entry point. It only parses arguments,
+//! composes the library crates and turns the final error into an exit code.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cli;
+
+/// Sell the idle holes of an HPC batch schedule to evictable cloud jobs.
+#[derive(Parser, Debug)]
+#[command(name = "interstice", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Read, inspect, convert and enrich SWF workload traces.
+    #[command(subcommand)]
+    Swf(cli::swf::SwfCommand),
+    /// Simulate a whole workload (SWF or Batsim JSON) with the engine, no outside simulator.
+    Replay(Box<cli::replay::ReplayArgs>),
+    /// Be the external scheduler of a real Batsim 4 over ZeroMQ (or make a platform).
+    Batsim(Box<cli::batsim::BatsimArgs>),
+    #[command(flatten)]
+    Client(cli::client::ClientCommand),
+    /// Benchmarks: numbers with units, one per line.
+    #[command(subcommand)]
+    Bench(cli::bench::BenchCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Swf(cmd) => cli::swf::run(cmd),
+        Command::Replay(args) => cli::replay::run(*args),
+        Command::Batsim(args) => cli::batsim::run(*args),
+        Command::Client(cmd) => cli::client::run(cmd),
+        Command::Bench(cmd) => cli::bench::run(cmd),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("interstice: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A closed stdout pipe (`interstice swf cat x | head`) is not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

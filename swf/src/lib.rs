@@ -1,0 +1,1 @@
+//! Workload formats: SWF, Batsim workload JSON, cloud-job injection.
