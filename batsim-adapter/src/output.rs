@@ -1,0 +1,1 @@
+//! output (being built).
