@@ -1,0 +1,1 @@
+//! Slurm job_submit/interstice plugin (being built).

@@ -1,0 +1,1 @@
+//! Slurm SPANK plugin spank_interstice (being built).
