@@ -1,22 +1,548 @@
-//! `interstice swf …` (placeholder until the SWF toolkit lands).
+//! `interstice swf …`: read, inspect, convert and enrich SWF workload traces,
+//! and `interstice bench swf`, the parser's throughput.
+//!
+//! Everything here is composition: the formats and rules live in `interstice-swf`.
+//! The progress bar goes to stderr and only when stderr is a terminal.
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use interstice_core::{Job, Time};
+use interstice_swf::inject::{
+    inject_cloud_jobs, parse_duration, InjectOptions, ProcsChoice, RuntimeSpec, SplitMix64,
+};
+use interstice_swf::input::{self, Input};
+use interstice_swf::{
+    batsim_json, write_trace, ExtractOptions, ExtractStats, JobStream, StatsBuilder, Strictness, SwfReader,
+    Workload, WorkloadStats,
+};
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Flags every `swf` subcommand takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// Skip lines that do not parse (and jobs wider than the machine), count
+    /// them and report the first few, instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+    /// No progress bar and no notes on stderr (errors are still printed).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl CommonArgs {
+    fn mode(&self) -> Strictness {
+        if self.lenient {
+            Strictness::Lenient
+        } else {
+            Strictness::Strict
+        }
+    }
+}
 
 /// SWF subcommands.
 #[derive(clap::Subcommand, Debug)]
 pub enum SwfCommand {
-    /// Workload statistics.
-    Stats,
+    /// Workload statistics: jobs, skipped records by reason, span, machine size, offered load.
+    Stats(StatsArgs),
+    /// Convert an SWF trace to a Batsim workload JSON.
+    Convert(ConvertArgs),
+    /// Add cloud jobs at a regular interval to a trace; write Batsim workload JSON.
+    Inject(InjectArgs),
+    /// Print the trace as normalised SWF on stdout.
+    Cat(CatArgs),
+}
+
+/// `interstice swf stats`.
+#[derive(clap::Args, Debug)]
+pub struct StatsArgs {
+    /// SWF trace (plain or .gz), Batsim workload JSON, or `-` for stdin.
+    pub file: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// Options shared by `convert` and `inject` about the HPC jobs.
+#[derive(clap::Args, Debug)]
+pub struct HpcArgs {
+    /// Clip jobs wider than M processors to M.
+    #[arg(long, value_name = "M")]
+    pub clip: Option<u32>,
+    /// Multiply every walltime by F.
+    #[arg(long, value_name = "F", default_value_t = 1.0, value_parser = parse_factor)]
+    pub walltime_factor: f64,
+}
+
+/// `interstice swf convert`.
+#[derive(clap::Args, Debug)]
+pub struct ConvertArgs {
+    /// SWF trace (plain or .gz), or `-` for stdin.
+    pub file: PathBuf,
+    /// Output Batsim workload JSON (`-` for stdout).
+    #[arg(short, long, value_name = "OUT.json")]
+    pub output: PathBuf,
+    /// Processors of the machine (default: the header's MaxProcs, else MaxNodes).
+    #[arg(long, value_name = "M")]
+    pub procs: Option<u32>,
+    #[command(flatten)]
+    pub hpc: HpcArgs,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// `interstice swf inject`.
+#[derive(clap::Args, Debug)]
+pub struct InjectArgs {
+    /// SWF trace (plain or .gz), Batsim workload JSON, or `-` for stdin.
+    pub file: PathBuf,
+    /// Output Batsim workload JSON (`-` for stdout).
+    #[arg(short, long, value_name = "OUT.json")]
+    pub output: PathBuf,
+    /// Seconds between two cloud jobs.
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub interval: Time,
+    /// Processors per cloud job: a count (4), a uniform list (1,2,4) or weights (1:0.5,2:0.3,4:0.2).
+    #[arg(long, value_name = "H", value_parser = parse_procs)]
+    pub procs: ProcsChoice,
+    /// Walltime of each cloud job, seconds.
+    #[arg(long, value_name = "W", value_parser = parse_seconds)]
+    pub walltime: Time,
+    /// SLO of each cloud job = F × walltime.
+    #[arg(long, value_name = "F", value_parser = parse_factor)]
+    pub slack: f64,
+    /// Run time of each cloud job: seconds (90) or a fraction of the walltime (0.1w). Default: the walltime.
+    #[arg(long, value_name = "R", value_parser = parse_runtime)]
+    pub runtime: Option<RuntimeSpec>,
+    /// First cloud submit time, seconds (default: the first HPC submit).
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub from: Option<f64>,
+    /// Last cloud submit time, seconds (default: the last HPC submit).
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub to: Option<f64>,
+    /// Seed of the random processor draws.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Processors of the machine (default: the header's MaxProcs/MaxNodes or nb_res).
+    #[arg(long, value_name = "M")]
+    pub machine_procs: Option<u32>,
+    #[command(flatten)]
+    pub hpc: HpcArgs,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// `interstice swf cat`.
+#[derive(clap::Args, Debug)]
+pub struct CatArgs {
+    /// SWF trace (plain or .gz), or `-` for stdin.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 /// Arguments of `interstice bench swf`.
 #[derive(clap::Args, Debug)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// Records in the generated trace.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub records: u64,
+}
+
+fn parse_seconds(text: &str) -> Result<Time, String> {
+    parse_duration(text).ok_or_else(|| format!("{text:?} is not a positive number of seconds"))
+}
+
+fn parse_factor(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{text:?} is not a positive number")),
+    }
+}
+
+fn parse_procs(text: &str) -> Result<ProcsChoice, String> {
+    text.parse().map_err(|e: interstice_swf::SwfError| e.to_string())
+}
+
+fn parse_runtime(text: &str) -> Result<RuntimeSpec, String> {
+    text.parse().map_err(|e: interstice_swf::SwfError| e.to_string())
+}
 
 /// Run an SWF subcommand.
-pub fn run(_cmd: SwfCommand) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+pub fn run(cmd: SwfCommand) -> anyhow::Result<()> {
+    match cmd {
+        SwfCommand::Stats(args) => stats(args),
+        SwfCommand::Convert(args) => convert(args),
+        SwfCommand::Inject(args) => inject(args),
+        SwfCommand::Cat(args) => cat(args),
+    }
+}
+
+/// Open an input with a progress bar over its (compressed) bytes.
+fn open(path: &Path, common: &CommonArgs) -> anyhow::Result<(Input, ProgressBar)> {
+    let show = !common.quiet && io::stderr().is_terminal();
+    let bar = if show {
+        ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    let raw: Box<dyn Read> = if path == Path::new("-") {
+        Box::new(bar.wrap_read(io::stdin()))
+    } else {
+        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        if let Ok(meta) = file.metadata() {
+            bar.set_length(meta.len());
+        }
+        Box::new(bar.wrap_read(file))
+    };
+    if show {
+        let style =
+            ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {bar:30} {bytes_per_sec} {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+    }
+    Ok((input::from_reader(raw, path)?, bar))
+}
+
+fn extract_options(machine_procs: Option<u32>, hpc: &HpcArgs, common: &CommonArgs) -> ExtractOptions {
+    ExtractOptions {
+        machine_procs,
+        clip: hpc.clip,
+        walltime_factor: hpc.walltime_factor,
+        mode: common.mode(),
+    }
+}
+
+/// Load a whole workload (SWF or JSON) with a progress bar.
+fn load(path: &Path, opts: &ExtractOptions, common: &CommonArgs) -> anyhow::Result<Workload> {
+    let (input, bar) = open(path, common)?;
+    let workload = interstice_swf::load_workload_from(input.reader, &input.name, opts)?;
+    bar.finish_and_clear();
+    report_problems(&workload.stats, common);
+    Ok(workload)
+}
+
+/// Lenient mode: say how many lines were skipped and show the first problems.
+fn report_problems(stats: &ExtractStats, common: &CommonArgs) {
+    if common.quiet || (stats.bad_lines == 0 && stats.skipped_too_wide == 0) {
+        return;
+    }
+    eprintln!(
+        "interstice: warning: skipped {} bad line(s) and {} job(s) wider than the machine; first problems:",
+        stats.bad_lines, stats.skipped_too_wide
+    );
+    for p in &stats.problems {
+        eprintln!("  {p}");
+    }
+}
+
+/// The machine size for an output: asked, else the workload's, else the widest job.
+fn machine_size(workload: &Workload, common: &CommonArgs) -> anyhow::Result<u32> {
+    if let Some(m) = workload.machine_procs {
+        return Ok(m);
+    }
+    let Some(widest) = workload.jobs.iter().map(|j| j.procs).max() else {
+        bail!(
+            "the workload has no jobs and does not say how many processors the machine has (pass --procs M)"
+        );
+    };
+    if !common.quiet {
+        eprintln!(
+            "interstice: note: the trace does not give the machine size (MaxProcs); using the widest job, {widest}"
+        );
+    }
+    Ok(widest)
+}
+
+fn create_output(path: &Path) -> anyhow::Result<Box<dyn Write>> {
+    if path == Path::new("-") {
+        return Ok(Box::new(BufWriter::new(io::stdout().lock())));
+    }
+    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    Ok(Box::new(BufWriter::new(file)))
+}
+
+fn write_json(path: &Path, jobs: &[Job], nb_res: u32) -> anyhow::Result<()> {
+    let out = create_output(path)?;
+    batsim_json::write_workload(jobs, nb_res, out).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn stats(args: StatsArgs) -> anyhow::Result<()> {
+    let (mut input, bar) = open(&args.file, &args.common)?;
+    let json_input = input::looks_like_json(&mut input.reader).context("cannot read the input")?;
+    // No width check here: statistics report header and observed sizes side by side.
+    let opts = ExtractOptions {
+        machine_procs: Some(u32::MAX),
+        mode: args.common.mode(),
+        ..ExtractOptions::new()
+    };
+    let stats = if json_input {
+        let workload = batsim_json::read_workload(input.reader, &input.name, &opts)?;
+        let nb_res = batsim_nb_res(&args.file)?;
+        interstice_swf::stats::workload_stats(&workload.jobs, &workload.stats, nb_res)
+    } else {
+        let reader = SwfReader::new(input.reader, input.name.clone(), opts.mode)?;
+        let header_procs = reader.header().machine_procs();
+        let mut stream = JobStream::new(reader, &opts);
+        let mut builder = StatsBuilder::new();
+        for job in stream.by_ref() {
+            builder.add(&job?);
+        }
+        builder.finish(&stream.stats(), header_procs)
+    };
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&stats)?);
+    } else {
+        print_stats(&args.file, &stats);
+    }
+    Ok(())
+}
+
+/// `nb_res` of a Batsim workload file (read again: stats ignore it when extracting).
+fn batsim_nb_res(path: &Path) -> anyhow::Result<Option<u64>> {
+    if path == Path::new("-") {
+        return Ok(None);
+    }
+    let input = input::open(path)?;
+    let value: serde_json::Value = serde_json::from_reader(input.reader)?;
+    Ok(value.get("nb_res").and_then(serde_json::Value::as_u64))
+}
+
+fn print_stats(path: &Path, s: &WorkloadStats) {
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v}"));
+    println!("file:               {}", path.display());
+    println!("records:            {}", s.records);
+    println!("jobs:               {}", s.jobs);
+    println!(
+        "skipped:            {} (no submit {}, run time ≤ 0 {}, processors ≤ 0 {}, too wide {}, bad lines {})",
+        s.skipped, s.skipped_no_submit, s.skipped_runtime, s.skipped_procs, s.skipped_too_wide, s.bad_lines
+    );
+    println!(
+        "machine processors: {} (header {}, widest job {})",
+        s.max_procs.map_or("-".into(), |v| v.to_string()),
+        s.header_max_procs.map_or("-".into(), |v| v.to_string()),
+        s.observed_max_procs.map_or("-".into(), |v| v.to_string())
+    );
+    println!(
+        "submits:            {} .. {} (span {} s = {:.1} days)",
+        opt(s.first_submit),
+        opt(s.last_submit),
+        s.span,
+        s.span / 86400.0
+    );
+    println!(
+        "offered load:       {}",
+        s.utilization
+            .map_or("-".into(), |u| format!("{:.1} %", u * 100.0))
+    );
+    let dist = |d: &interstice_swf::stats::Distribution| {
+        format!(
+            "min {} median {} p90 {} max {}",
+            opt(d.min),
+            opt(d.median),
+            opt(d.p90),
+            opt(d.max)
+        )
+    };
+    println!("processors per job: {}", dist(&s.procs));
+    println!("run time (s):       {}", dist(&s.runtime));
+    println!(
+        "walltime = run time: {} jobs (no requested time)",
+        s.walltime_from_runtime
+    );
+    if s.runtime_from_walltime > 0 {
+        println!(
+            "run time = walltime: {} jobs (profile without a delay)",
+            s.runtime_from_walltime
+        );
+    }
+    for p in &s.problems {
+        println!("problem:            {p}");
+    }
+}
+
+fn convert(args: ConvertArgs) -> anyhow::Result<()> {
+    let opts = extract_options(args.procs, &args.hpc, &args.common);
+    let workload = load(&args.file, &opts, &args.common)?;
+    let nb_res = machine_size(&workload, &args.common)?;
+    write_json(&args.output, &workload.jobs, nb_res)?;
+    if !args.common.quiet {
+        eprintln!(
+            "interstice: wrote {} jobs on {} processors to {} (skipped {}, clipped {})",
+            workload.jobs.len(),
+            nb_res,
+            args.output.display(),
+            workload.stats.skipped(),
+            workload.stats.clipped
+        );
+    }
+    Ok(())
+}
+
+fn inject(args: InjectArgs) -> anyhow::Result<()> {
+    let opts = extract_options(args.machine_procs, &args.hpc, &args.common);
+    let workload = load(&args.file, &opts, &args.common)?;
+    let nb_res = machine_size(&workload, &args.common)?;
+    let inject = InjectOptions {
+        interval: args.interval,
+        procs: args.procs,
+        walltime: args.walltime,
+        runtime: args.runtime.unwrap_or(RuntimeSpec::Walltime),
+        slack: args.slack,
+        seed: args.seed,
+    };
+    inject.validate()?;
+    let widest = match &inject.procs {
+        ProcsChoice::Fixed(p) => *p,
+        ProcsChoice::Weighted(choices) => choices.iter().map(|(p, _)| *p).max().unwrap_or(1),
+    };
+    if widest > nb_res {
+        bail!("cloud jobs of {widest} processors do not fit the {nb_res}-processor machine (lower --procs)");
+    }
+    let first = workload.jobs.first().map(|j| j.submit);
+    let last = workload.jobs.iter().map(|j| j.submit).max();
+    let from = args.from.map(Time::from_secs_f64).or(first);
+    let to = args.to.map(Time::from_secs_f64).or(last);
+    let (Some(from), Some(to)) = (from, to) else {
+        bail!("the workload has no jobs to take the time span from (pass --from T --to T)");
+    };
+    if to < from {
+        bail!("--to {to} is before --from {from}");
+    }
+    let first_id = workload.jobs.iter().map(|j| j.id.0 + 1).max().unwrap_or(1);
+    let cloud = inject_cloud_jobs(&inject, from, to, first_id);
+    let n_cloud = cloud.len();
+    let mut jobs = workload.jobs;
+    let n_hpc = jobs.len();
+    jobs.extend(cloud);
+    jobs.sort_by_key(|j| (j.submit, j.id));
+    write_json(&args.output, &jobs, nb_res)?;
+    if !args.common.quiet {
+        eprintln!(
+            "interstice: wrote {n_hpc} HPC and {n_cloud} cloud jobs on {nb_res} processors to {}",
+            args.output.display()
+        );
+    }
+    Ok(())
+}
+
+fn cat(args: CatArgs) -> anyhow::Result<()> {
+    let (input, bar) = open(&args.file, &args.common)?;
+    let mut reader = SwfReader::new(input.reader, input.name, args.common.mode())?;
+    let stdout = io::stdout().lock();
+    let mut out = BufWriter::with_capacity(256 * 1024, stdout);
+    reader.header().write_to(&mut out)?;
+    for rec in reader.by_ref() {
+        rec?.write_to(&mut out)?;
+    }
+    out.flush()?;
+    bar.finish_and_clear();
+    let bad = reader.bad_lines();
+    if bad.count > 0 && !args.common.quiet {
+        eprintln!(
+            "interstice: warning: skipped {} bad line(s); first problems:",
+            bad.count
+        );
+        for e in &bad.first {
+            eprintln!("  {e}");
+        }
+    }
+    Ok(())
+}
+
+/// A deterministic synthetic trace in the layout of the archive's traces.
+fn synthetic_trace(records: u64) -> Vec<u8> {
+    let mut rng = SplitMix64::new(7);
+    let mut out = Vec::with_capacity(records as usize * 96);
+    let header = interstice_swf::Header {
+        version: Some("2.2".into()),
+        computer: Some("interstice bench".into()),
+        max_procs: Some(1024),
+        max_jobs: Some(records),
+        ..Default::default()
+    };
+    let mut submit = 0.0;
+    let mut recs = Vec::with_capacity(1);
+    for job in 1..=records {
+        submit += (rng.next_u64() % 600) as f64;
+        let procs = 1i64 << (rng.next_u64() % 11);
+        let run = (rng.next_u64() % 86_400) as f64;
+        let line = interstice_swf::Record {
+            job,
+            submit: Some(submit),
+            wait: Some((rng.next_u64() % 10_000) as f64),
+            run_time: Some(run),
+            allocated_procs: Some(procs),
+            avg_cpu_time: if job % 3 == 0 { Some(run * 0.9) } else { None },
+            used_memory: None,
+            requested_procs: Some(procs),
+            requested_time: Some(run * 2.0 + 60.0),
+            requested_memory: None,
+            status: Some(1),
+            user: Some((rng.next_u64() % 200) as i64),
+            group: Some((rng.next_u64() % 20) as i64),
+            executable: None,
+            queue: Some(1),
+            partition: None,
+            preceding_job: None,
+            think_time: None,
+        };
+        recs.clear();
+        recs.push(line);
+        if job == 1 {
+            write_trace(&header, &recs, &mut out).expect("write to memory");
+        } else {
+            recs[0].write_to(&mut out).expect("write to memory");
+        }
+    }
+    out
 }
 
 /// Run the SWF benchmark.
-pub fn bench(_args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    if args.records == 0 {
+        bail!("--records must be at least 1");
+    }
+    let trace = synthetic_trace(args.records);
+    let mb = trace.len() as f64 / 1e6;
+    let mut best = f64::INFINITY;
+    let mut checksum = 0u64;
+    for _ in 0..3 {
+        let start = Instant::now();
+        let reader = SwfReader::new(&trace[..], "bench.swf", Strictness::Strict)?;
+        let mut n = 0u64;
+        for rec in reader {
+            let rec = rec?;
+            n += 1;
+            checksum = checksum.wrapping_add(rec.job);
+        }
+        best = best.min(start.elapsed().as_secs_f64());
+        if n != args.records {
+            bail!("parsed {n} records out of {}", args.records);
+        }
+    }
+    let start = Instant::now();
+    let reader = SwfReader::new(&trace[..], "bench.swf", Strictness::Strict)?;
+    let mut jobs = 0u64;
+    for job in JobStream::new(reader, &ExtractOptions::new()) {
+        jobs += u64::from(job?.procs > 0);
+    }
+    let extract = start.elapsed().as_secs_f64();
+    std::hint::black_box(checksum);
+    println!("METRIC:swf_bench_records:{}:records", args.records);
+    println!(
+        "METRIC:swf_parse_records_per_second:{:.0}:records/s",
+        args.records as f64 / best
+    );
+    println!("METRIC:swf_parse_megabytes_per_second:{:.1}:MB/s", mb / best);
+    println!(
+        "METRIC:swf_extract_jobs_per_second:{:.0}:jobs/s",
+        jobs as f64 / extract
+    );
+    Ok(())
 }

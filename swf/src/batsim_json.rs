@@ -1,0 +1,302 @@
+//! Batsim 4 input workloads (JSON): writing and reading.
+//!
+//! The format: `{"nb_res": N, "jobs": [...], "profiles": {...}}`; each job has
+//! `id`, `subtime`, `walltime` (seconds), `res` (processors) and `profile`
+//! (a name in `profiles`). Interstice writes one `delay` profile per distinct
+//! run time (`{"type": "delay", "delay": S}`) and two extra job fields that
+//! Batsim passes through to the scheduler: `kind` (`"hpc"` or `"cloud"`) and
+//! `slo` (seconds, cloud jobs only).
+//!
+//! Reading: jobs without `kind` are HPC; a job's run time is its profile's
+//! `delay`; for other profile types the run time is unknown and set to the
+//! walltime (counted in [`ExtractStats::runtime_from_walltime`]); a missing or
+//! negative walltime is set to the run time (counted in
+//! [`ExtractStats::walltime_from_runtime`]).
+
+use crate::error::SwfError;
+use crate::extract::{check_width, clip_procs, ExtractOptions, ExtractStats, SkipReason};
+use crate::reader::{Strictness, KEPT_PROBLEMS};
+use crate::Workload;
+use interstice_core::{Job, JobId, JobKind, Time};
+use serde::Deserialize;
+use std::collections::{BTreeSet, HashMap};
+use std::io::{self, Read, Write};
+
+/// Seconds as a JSON number (`12`, `0.5`); an infinite time is `-1` (Batsim: no limit).
+fn secs(t: Time) -> String {
+    if t.is_infinite() {
+        "-1".to_string()
+    } else {
+        t.to_string()
+    }
+}
+
+fn profile_name(delay: Time) -> String {
+    format!("delay_{}", secs(delay))
+}
+
+/// Write `jobs` as a Batsim workload for a machine of `nb_res` processors.
+/// Jobs without a run time get a delay equal to their walltime.
+pub fn write_workload<W: Write>(jobs: &[Job], nb_res: u32, mut writer: W) -> io::Result<()> {
+    let mut delays = BTreeSet::new();
+    writeln!(writer, "{{")?;
+    writeln!(writer, "  \"nb_res\": {nb_res},")?;
+    writeln!(writer, "  \"jobs\": [")?;
+    for (i, job) in jobs.iter().enumerate() {
+        let delay = job.runtime.unwrap_or(job.walltime);
+        delays.insert(delay);
+        write!(
+            writer,
+            "    {{\"id\": {}, \"subtime\": {}, \"walltime\": {}, \"res\": {}, \"profile\": \"{}\", \"kind\": \"{}\"",
+            job.id.0,
+            secs(job.submit),
+            secs(job.walltime),
+            job.procs,
+            profile_name(delay),
+            job.kind.as_str(),
+        )?;
+        if let Some(slo) = job.slo {
+            write!(writer, ", \"slo\": {}", secs(slo))?;
+        }
+        let sep = if i + 1 < jobs.len() { "," } else { "" };
+        writeln!(writer, "}}{sep}")?;
+    }
+    writeln!(writer, "  ],")?;
+    writeln!(writer, "  \"profiles\": {{")?;
+    for (i, delay) in delays.iter().enumerate() {
+        let sep = if i + 1 < delays.len() { "," } else { "" };
+        writeln!(
+            writer,
+            "    \"{}\": {{\"type\": \"delay\", \"delay\": {}}}{sep}",
+            profile_name(*delay),
+            secs(*delay)
+        )?;
+    }
+    writeln!(writer, "  }}")?;
+    writeln!(writer, "}}")?;
+    writer.flush()
+}
+
+#[derive(Deserialize)]
+struct RawWorkload {
+    nb_res: Option<f64>,
+    jobs: Vec<RawJob>,
+    #[serde(default)]
+    profiles: HashMap<String, RawProfile>,
+}
+
+#[derive(Deserialize)]
+struct RawJob {
+    id: serde_json::Value,
+    subtime: f64,
+    #[serde(default)]
+    walltime: Option<f64>,
+    res: f64,
+    profile: String,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    slo: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct RawProfile {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    delay: Option<f64>,
+}
+
+fn json_err(name: &str, message: String) -> SwfError {
+    SwfError::Json {
+        file: name.to_string(),
+        message,
+    }
+}
+
+fn job_id(name: &str, index: usize, id: &serde_json::Value) -> Result<u64, SwfError> {
+    let parsed = match id {
+        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::String(s) => s.parse::<u64>().ok(),
+        _ => None,
+    };
+    parsed.ok_or_else(|| {
+        json_err(
+            name,
+            format!(
+                "job #{index}: id {id} is not a non-negative whole number (interstice needs numeric job ids)"
+            ),
+        )
+    })
+}
+
+/// Read a Batsim workload named `name` (for messages), applying the
+/// extraction options (machine check, clipping, walltime factor). Jobs come
+/// back sorted by submit time then id.
+pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> Result<Workload, SwfError> {
+    let raw: RawWorkload = serde_json::from_reader(io::BufReader::new(reader))
+        .map_err(|e| json_err(name, format!("not a Batsim workload: {e}")))?;
+    let nb_res = match raw.nb_res {
+        Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => Some(n as u32),
+        Some(n) => {
+            return Err(json_err(
+                name,
+                format!("nb_res {n} is not a positive whole number"),
+            ))
+        }
+        None => None,
+    };
+    let machine = opts.machine_procs.or(nb_res);
+    let mut stats = ExtractStats::default();
+    let mut jobs = Vec::with_capacity(raw.jobs.len());
+    for (index, rj) in raw.jobs.iter().enumerate() {
+        stats.records += 1;
+        let id = job_id(name, index, &rj.id)?;
+        let what = format!("job {id}");
+        let kind = match rj.kind.as_deref() {
+            None => JobKind::Hpc,
+            Some(k) => k
+                .parse::<JobKind>()
+                .map_err(|e| json_err(name, format!("{what}: {e}")))?,
+        };
+        let profile = raw.profiles.get(&rj.profile).ok_or_else(|| {
+            json_err(
+                name,
+                format!("{what}: profile {:?} is not defined in \"profiles\"", rj.profile),
+            )
+        })?;
+        let delay = if profile.kind == "delay" {
+            profile.delay.filter(|d| *d >= 0.0)
+        } else {
+            None
+        };
+        let walltime = rj.walltime.filter(|w| *w > 0.0);
+        let (walltime, runtime) = match (walltime, delay) {
+            (Some(w), Some(d)) => (w, d),
+            (None, Some(d)) => {
+                stats.walltime_from_runtime += 1;
+                (d, d)
+            }
+            (Some(w), None) => {
+                stats.runtime_from_walltime += 1;
+                (w, w)
+            }
+            (None, None) => {
+                stats.skip(SkipReason::Runtime);
+                continue;
+            }
+        };
+        if !(rj.res >= 1.0 && rj.res.fract() == 0.0) {
+            stats.skip(SkipReason::Procs);
+            continue;
+        }
+        let (procs, clipped) = clip_procs(rj.res.min(u64::MAX as f64) as u64, opts.clip);
+        if let Err(kind) = check_width(id, procs, machine) {
+            let err = SwfError::Line {
+                file: name.to_string(),
+                line: 0,
+                kind,
+            };
+            match opts.mode {
+                Strictness::Strict => return Err(err),
+                Strictness::Lenient => {
+                    stats.skip(SkipReason::TooWide);
+                    if stats.problems.len() < KEPT_PROBLEMS {
+                        stats.problems.push(err.to_string());
+                    }
+                    continue;
+                }
+            }
+        }
+        let Ok(procs) = u32::try_from(procs) else {
+            stats.skip(SkipReason::Procs);
+            continue;
+        };
+        stats.clipped += u64::from(clipped);
+        stats.jobs += 1;
+        jobs.push(Job {
+            id: JobId(id),
+            submit: Time::from_secs_f64(rj.subtime),
+            walltime: Time::from_secs_f64(walltime * opts.walltime_factor),
+            runtime: Some(Time::from_secs_f64(runtime)),
+            procs,
+            kind,
+            slo: rj.slo.filter(|s| *s >= 0.0).map(Time::from_secs_f64),
+        });
+    }
+    sort_jobs(&mut jobs);
+    Ok(Workload {
+        jobs,
+        machine_procs: machine,
+        header: None,
+        stats,
+    })
+}
+
+/// Sort by submit time, then id.
+pub(crate) fn sort_jobs(jobs: &mut [Job]) {
+    jobs.sort_by_key(|j| (j.submit, j.id));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_batsims_own_examples() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/batsim/");
+        let w10 = std::fs::File::open(format!("{dir}workload10.json")).unwrap();
+        let w = read_workload(w10, "workload10.json", &ExtractOptions::new()).unwrap();
+        assert_eq!(w.machine_procs, Some(16));
+        assert_eq!(w.jobs.len(), 10);
+        let j1 = w.jobs.iter().find(|j| j.id == JobId(1)).unwrap();
+        assert_eq!(
+            (j1.procs, j1.walltime, j1.runtime),
+            (4, Time::from_secs(200), Some(Time::from_secs(100)))
+        );
+        assert_eq!(j1.kind, JobKind::Hpc);
+
+        let tw = std::fs::File::open(format!("{dir}test_walltime.json")).unwrap();
+        let w = read_workload(tw, "test_walltime.json", &ExtractOptions::new()).unwrap();
+        // 1021 (walltime -1) and 1022 (no walltime) run parallel_homogeneous
+        // profiles: neither run time nor walltime is known.
+        assert_eq!(w.stats.skipped_runtime, 2);
+        assert_eq!(
+            w.stats.runtime_from_walltime as usize,
+            w.jobs.iter().filter(|j| j.id.0 > 1000).count()
+        );
+        assert!(w.stats.runtime_from_walltime > 0);
+    }
+
+    #[test]
+    fn write_then_read_keeps_jobs() {
+        let jobs = vec![
+            Job {
+                id: JobId(3),
+                submit: Time::from_secs(0),
+                walltime: Time::from_secs(100),
+                runtime: Some(Time::from_secs_f64(50.5)),
+                procs: 2,
+                kind: JobKind::Hpc,
+                slo: None,
+            },
+            Job {
+                id: JobId(4),
+                submit: Time::from_secs(10),
+                walltime: Time::from_secs(180),
+                runtime: Some(Time::from_secs(18)),
+                procs: 1,
+                kind: JobKind::Cloud,
+                slo: Some(Time::from_secs(270)),
+            },
+        ];
+        let mut out = Vec::new();
+        write_workload(&jobs, 8, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["profiles"]["delay_50.5"]["delay"], 50.5);
+        assert_eq!(v["jobs"][1]["kind"], "cloud");
+        let w = read_workload(&out[..], "x.json", &ExtractOptions::new()).unwrap();
+        assert_eq!(w.jobs, jobs);
+        assert_eq!(w.machine_procs, Some(8));
+    }
+}

@@ -1,0 +1,173 @@
+//! Errors of the crate. Every problem found in an input carries the file name,
+//! the 1-based line number and the offending text, so a message reads
+//! `KTH.swf:1042: field 5 (allocated processors): "abc" is not a number`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Any error of this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SwfError {
+    /// The input could not be opened or read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file (or `-` for stdin).
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A problem at a given line of an input.
+    #[error("{file}:{line}: {kind}")]
+    Line {
+        /// The input's display name (the path as given, or `-`).
+        file: String,
+        /// 1-based line number (0 when the position is not known, as for JSON).
+        line: u64,
+        /// What is wrong.
+        kind: LineError,
+    },
+    /// A Batsim workload JSON that does not have the expected shape.
+    #[error("{file}: {message}")]
+    Json {
+        /// The input's display name.
+        file: String,
+        /// What is wrong, with the fix when there is one.
+        message: String,
+    },
+    /// An invalid option value (cloud-job injection, extraction options).
+    #[error("{0}")]
+    Option(String),
+}
+
+impl SwfError {
+    /// The line-level cause, when the error is about one line of an input.
+    pub fn line_error(&self) -> Option<&LineError> {
+        match self {
+            SwfError::Line { kind, .. } => Some(kind),
+            _ => None,
+        }
+    }
+}
+
+/// What is wrong with one line of an SWF file (or one job of a workload).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LineError {
+    /// A field is not a number.
+    NotANumber {
+        /// 1-based field number.
+        field: usize,
+        /// The value as found.
+        value: String,
+    },
+    /// A count or identifier field holds a fractional number.
+    NotWhole {
+        /// 1-based field number.
+        field: usize,
+        /// The value as found.
+        value: String,
+    },
+    /// A number is too large for its field.
+    OutOfRange {
+        /// 1-based field number.
+        field: usize,
+        /// The value as found.
+        value: String,
+    },
+    /// The line does not have the 18 fields of the standard.
+    FieldCount {
+        /// How many whitespace-separated fields the line has.
+        found: usize,
+    },
+    /// A typed header key whose value cannot be read.
+    Header {
+        /// The key (`MaxProcs`).
+        key: String,
+        /// The value as found.
+        value: String,
+        /// What was expected (`a whole number`).
+        expected: &'static str,
+    },
+    /// A job needs more processors than the machine has.
+    TooWide {
+        /// SWF job number.
+        job: u64,
+        /// Processors the job needs.
+        procs: u64,
+        /// Processors of the machine.
+        machine: u32,
+    },
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::NotANumber { field, value } => {
+                write!(
+                    f,
+                    "field {field} ({}): {value:?} is not a number",
+                    field_name(*field)
+                )
+            }
+            LineError::NotWhole { field, value } => {
+                write!(
+                    f,
+                    "field {field} ({}): {value:?} is not a whole number",
+                    field_name(*field)
+                )
+            }
+            LineError::OutOfRange { field, value } => {
+                write!(
+                    f,
+                    "field {field} ({}): {value:?} is out of range",
+                    field_name(*field)
+                )
+            }
+            LineError::FieldCount { found } => write!(
+                f,
+                "expected the 18 fields of the standard workload format, found {found} \
+                 (write -1 for unknown values)"
+            ),
+            LineError::Header { key, value, expected } => {
+                write!(f, "header {key}: {value:?} is not {expected}")
+            }
+            LineError::TooWide { job, procs, machine } => write!(
+                f,
+                "job {job} needs {procs} processors but the machine has {machine} \
+                 (pass --clip {machine} to clip such jobs, or --lenient to skip them)"
+            ),
+        }
+    }
+}
+
+/// The standard's name of a 1-based SWF field (`5` → `allocated processors`).
+pub fn field_name(field: usize) -> &'static str {
+    FIELD_NAMES
+        .get(field.wrapping_sub(1))
+        .copied()
+        .unwrap_or("unknown field")
+}
+
+/// Names of the 18 SWF fields, in order.
+pub const FIELD_NAMES: [&str; 18] = [
+    "job number",
+    "submit time",
+    "wait time",
+    "run time",
+    "allocated processors",
+    "average cpu time used",
+    "used memory",
+    "requested processors",
+    "requested time",
+    "requested memory",
+    "status",
+    "user id",
+    "group id",
+    "executable number",
+    "queue number",
+    "partition number",
+    "preceding job number",
+    "think time from preceding job",
+];

@@ -1,0 +1,80 @@
+//! Opening inputs: a path, `-` for stdin, plain or gzip-compressed (detected
+//! by the gzip magic bytes, whatever the file is called).
+
+use crate::error::SwfError;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::path::Path;
+
+/// Buffer size of every input: large reads keep the parser fed.
+const BUF_SIZE: usize = 256 * 1024;
+
+/// An opened, decompressed input.
+pub struct Input {
+    /// The input's display name: the path as given, or `-`.
+    pub name: String,
+    /// The decompressed bytes.
+    pub reader: Box<dyn BufRead>,
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Open `path` (`-` is stdin) and decompress it if it is gzip.
+pub fn open(path: &Path) -> Result<Input, SwfError> {
+    let raw: Box<dyn Read> = if path == Path::new("-") {
+        Box::new(io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|source| SwfError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?)
+    };
+    from_reader(raw, path)
+}
+
+/// Wrap an already opened raw input (e.g. one that reports progress),
+/// decompressing it if it starts with the gzip magic bytes. `path` only names it.
+pub fn from_reader(raw: Box<dyn Read>, path: &Path) -> Result<Input, SwfError> {
+    let reader = decode(raw).map_err(|source| SwfError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(Input {
+        name: path.display().to_string(),
+        reader,
+    })
+}
+
+/// Decompress `raw` when it is gzip (concatenated members included).
+pub fn decode(mut raw: Box<dyn Read>) -> io::Result<Box<dyn BufRead>> {
+    let mut magic = [0u8; 2];
+    let mut got = 0;
+    while got < 2 {
+        match raw.read(&mut magic[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    let whole = Cursor::new(magic[..got].to_vec()).chain(raw);
+    if got == 2 && magic == [0x1f, 0x8b] {
+        let gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUF_SIZE, whole));
+        Ok(Box::new(BufReader::with_capacity(BUF_SIZE, gz)))
+    } else {
+        Ok(Box::new(BufReader::with_capacity(BUF_SIZE, whole)))
+    }
+}
+
+/// True when the input looks like JSON (its first non-blank byte is `{`).
+/// Looks only at what is already buffered; consumes nothing.
+pub fn looks_like_json(reader: &mut dyn BufRead) -> io::Result<bool> {
+    let buf = reader.fill_buf()?;
+    Ok(buf.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'))
+}

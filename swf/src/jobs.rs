@@ -1,0 +1,94 @@
+//! [`JobStream`]: an SWF reader with the extraction rules applied, one job at
+//! a time, counting what it skips.
+
+use crate::error::SwfError;
+use crate::extract::{
+    extract_job, walltime_from_runtime, ExtractOptions, ExtractStats, Extracted, SkipReason,
+};
+use crate::header::Header;
+use crate::reader::SwfReader;
+use interstice_core::Job;
+use std::io::BufRead;
+
+/// Jobs of an SWF trace, streamed. After the iteration, [`JobStream::stats`]
+/// says what was kept and skipped.
+#[derive(Debug)]
+pub struct JobStream<R> {
+    reader: SwfReader<R>,
+    opts: ExtractOptions,
+    machine: Option<u32>,
+    stats: ExtractStats,
+    failed: bool,
+}
+
+impl<R: BufRead> JobStream<R> {
+    /// Extract jobs from `reader` (already past its header). The machine size
+    /// is `opts.machine_procs`, else the header's `MaxProcs`/`MaxNodes`.
+    pub fn new(reader: SwfReader<R>, opts: &ExtractOptions) -> JobStream<R> {
+        let header_procs = reader
+            .header()
+            .machine_procs()
+            .map(|p| u32::try_from(p).unwrap_or(u32::MAX));
+        let machine = opts.machine_procs.or(header_procs);
+        JobStream {
+            reader,
+            opts: opts.clone(),
+            machine,
+            stats: ExtractStats::default(),
+            failed: false,
+        }
+    }
+
+    /// The trace's header.
+    pub fn header(&self) -> &Header {
+        self.reader.header()
+    }
+
+    /// The machine size jobs are checked against, if known.
+    pub fn machine_procs(&self) -> Option<u32> {
+        self.machine
+    }
+
+    /// Counts so far (final once the iterator returned `None`).
+    pub fn stats(&self) -> ExtractStats {
+        let mut stats = self.stats.clone();
+        let bad = self.reader.bad_lines();
+        stats.bad_lines = bad.count - self.stats.skipped_too_wide;
+        stats.problems = bad.first.iter().map(ToString::to_string).collect();
+        stats
+    }
+
+    fn advance(&mut self) -> Result<Option<Job>, SwfError> {
+        while let Some(rec) = self.reader.next() {
+            let rec = rec?;
+            self.stats.records += 1;
+            match extract_job(&rec, &self.opts, self.machine) {
+                Ok(Extracted::Job(job, clipped)) => {
+                    self.stats.jobs += 1;
+                    self.stats.clipped += u64::from(clipped);
+                    self.stats.walltime_from_runtime += u64::from(walltime_from_runtime(&rec));
+                    return Ok(Some(job));
+                }
+                Ok(Extracted::Skipped(reason)) => self.stats.skip(reason),
+                Err(kind) => {
+                    self.reader.problem(kind)?;
+                    self.stats.skip(SkipReason::TooWide);
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl<R: BufRead> Iterator for JobStream<R> {
+    type Item = Result<Job, SwfError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let item = self.advance().transpose();
+        self.failed = matches!(item, Some(Err(_)));
+        item
+    }
+}

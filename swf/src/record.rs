@@ -1,0 +1,335 @@
+//! One SWF data line: the 18 fields of the standard, typed, `-1` read as `None`.
+//!
+//! Parsing works on the line's bytes directly: fields are split on spaces and
+//! tabs without allocating, integers are read digit by digit, and only a field
+//! that is not a plain integer goes through the float parser.
+
+use crate::error::LineError;
+use std::io::{self, Write};
+
+/// One job line of an SWF trace. Times are in seconds (fractions allowed);
+/// `None` is the standard's `-1` (unknown).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Record {
+    /// Field 1: job number.
+    pub job: u64,
+    /// Field 2: submit time, seconds from the start of the log.
+    pub submit: Option<f64>,
+    /// Field 3: wait time in the queue, seconds.
+    pub wait: Option<f64>,
+    /// Field 4: run time (wall clock), seconds.
+    pub run_time: Option<f64>,
+    /// Field 5: number of allocated processors.
+    pub allocated_procs: Option<i64>,
+    /// Field 6: average CPU time used per processor, seconds.
+    pub avg_cpu_time: Option<f64>,
+    /// Field 7: used memory per processor, kilobytes.
+    pub used_memory: Option<f64>,
+    /// Field 8: requested number of processors.
+    pub requested_procs: Option<i64>,
+    /// Field 9: requested time (user runtime estimate), seconds.
+    pub requested_time: Option<f64>,
+    /// Field 10: requested memory per processor, kilobytes.
+    pub requested_memory: Option<f64>,
+    /// Field 11: status (1 completed, 0 failed, 5 cancelled, 2–4 partial executions).
+    pub status: Option<i64>,
+    /// Field 12: user id.
+    pub user: Option<i64>,
+    /// Field 13: group id.
+    pub group: Option<i64>,
+    /// Field 14: executable (application) number.
+    pub executable: Option<i64>,
+    /// Field 15: queue number.
+    pub queue: Option<i64>,
+    /// Field 16: partition number.
+    pub partition: Option<i64>,
+    /// Field 17: preceding job number.
+    pub preceding_job: Option<i64>,
+    /// Field 18: think time from the preceding job, seconds.
+    pub think_time: Option<f64>,
+}
+
+/// True for the bytes that separate fields (spaces, tabs, and a stray CR).
+#[inline]
+fn is_sep(b: u8) -> bool {
+    b == b' ' || b == b'\t' || b == b'\r' || b == b'\x0b' || b == b'\x0c'
+}
+
+/// What a line holds once classified.
+#[derive(Debug, PartialEq)]
+pub(crate) enum LineKind<'a> {
+    /// Nothing but whitespace.
+    Blank,
+    /// A `;` comment; the text after the `;` (CR/LF stripped).
+    Comment(&'a [u8]),
+    /// A data line.
+    Data,
+}
+
+/// Strip the trailing newline and carriage return of a line.
+#[inline]
+pub(crate) fn trim_eol(mut line: &[u8]) -> &[u8] {
+    while let [rest @ .., b'\n' | b'\r'] = line {
+        line = rest;
+    }
+    line
+}
+
+/// Classify a line (without its newline).
+#[inline]
+pub(crate) fn classify(line: &[u8]) -> LineKind<'_> {
+    let start = line.iter().position(|&b| !is_sep(b));
+    match start {
+        None => LineKind::Blank,
+        Some(i) if line[i] == b';' => LineKind::Comment(&line[i + 1..]),
+        Some(_) => LineKind::Data,
+    }
+}
+
+/// A parsed number: an integer when the text is one, else a float.
+#[derive(Clone, Copy)]
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+/// Parse one field's text as a number without allocating.
+#[inline]
+fn parse_num(text: &[u8]) -> Option<Num> {
+    let (neg, digits) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, text),
+    };
+    if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit) {
+        let mut v: i64 = 0;
+        for &d in digits {
+            v = v * 10 + i64::from(d - b'0');
+        }
+        return Some(Num::Int(if neg { -v } else { v }));
+    }
+    parse_float(text).map(Num::Float)
+}
+
+/// The slow path: decimal points, exponents, long integers.
+fn parse_float(text: &[u8]) -> Option<f64> {
+    // Rust accepts "inf" and "nan"; SWF numbers are finite, and must start like one.
+    let first = *text.iter().find(|b| !matches!(b, b'-' | b'+'))?;
+    if !(first.is_ascii_digit() || first == b'.') {
+        return None;
+    }
+    let s = std::str::from_utf8(text).ok()?;
+    let v: f64 = s.parse().ok()?;
+    v.is_finite().then_some(v)
+}
+
+fn lossy(text: &[u8]) -> String {
+    String::from_utf8_lossy(text).into_owned()
+}
+
+/// Read a float field; `-1` is `None`.
+#[inline]
+fn float_field(field: usize, text: &[u8]) -> Result<Option<f64>, LineError> {
+    let v = match parse_num(text) {
+        Some(Num::Int(i)) => i as f64,
+        Some(Num::Float(f)) => f,
+        None => {
+            return Err(LineError::NotANumber {
+                field,
+                value: lossy(text),
+            })
+        }
+    };
+    Ok(if v == -1.0 { None } else { Some(v) })
+}
+
+/// Read an integer field (a float with no fraction is accepted); `-1` is `None`.
+#[inline]
+fn int_field(field: usize, text: &[u8]) -> Result<Option<i64>, LineError> {
+    let v = match parse_num(text) {
+        Some(Num::Int(i)) => i,
+        Some(Num::Float(f)) => {
+            if f.fract() != 0.0 {
+                return Err(LineError::NotWhole {
+                    field,
+                    value: lossy(text),
+                });
+            }
+            if f.abs() >= 9.0e18 {
+                return Err(LineError::OutOfRange {
+                    field,
+                    value: lossy(text),
+                });
+            }
+            f as i64
+        }
+        None => {
+            return Err(LineError::NotANumber {
+                field,
+                value: lossy(text),
+            })
+        }
+    };
+    Ok(if v == -1 { None } else { Some(v) })
+}
+
+impl Record {
+    /// Parse a data line (its newline may be included). Errors name the field
+    /// and the value; the caller adds file and line.
+    pub fn parse(line: &[u8]) -> Result<Record, LineError> {
+        let line = trim_eol(line);
+        let mut fields: [&[u8]; 18] = [&[]; 18];
+        let mut count = 0usize;
+        let mut i = 0usize;
+        let n = line.len();
+        while i < n {
+            while i < n && is_sep(line[i]) {
+                i += 1;
+            }
+            if i >= n {
+                break;
+            }
+            let start = i;
+            while i < n && !is_sep(line[i]) {
+                i += 1;
+            }
+            if count < 18 {
+                fields[count] = &line[start..i];
+            }
+            count += 1;
+        }
+        if count != 18 {
+            return Err(LineError::FieldCount { found: count });
+        }
+        let job = match int_field(1, fields[0])? {
+            Some(j) if j >= 0 => j as u64,
+            _ => {
+                return Err(LineError::OutOfRange {
+                    field: 1,
+                    value: lossy(fields[0]),
+                })
+            }
+        };
+        Ok(Record {
+            job,
+            submit: float_field(2, fields[1])?,
+            wait: float_field(3, fields[2])?,
+            run_time: float_field(4, fields[3])?,
+            allocated_procs: int_field(5, fields[4])?,
+            avg_cpu_time: float_field(6, fields[5])?,
+            used_memory: float_field(7, fields[6])?,
+            requested_procs: int_field(8, fields[7])?,
+            requested_time: float_field(9, fields[8])?,
+            requested_memory: float_field(10, fields[9])?,
+            status: int_field(11, fields[10])?,
+            user: int_field(12, fields[11])?,
+            group: int_field(13, fields[12])?,
+            executable: int_field(14, fields[13])?,
+            queue: int_field(15, fields[14])?,
+            partition: int_field(16, fields[15])?,
+            preceding_job: int_field(17, fields[16])?,
+            think_time: float_field(18, fields[17])?,
+        })
+    }
+
+    /// Write the record as one normalised line (fixed-width columns, `-1`
+    /// for unknown, shortest exact decimal for fractions) with its newline.
+    pub fn write_to<W: Write>(&self, out: &mut W) -> io::Result<()> {
+        write!(out, "{:>6}", self.job)?;
+        write_float(out, 9, self.submit)?;
+        write_float(out, 7, self.wait)?;
+        write_float(out, 7, self.run_time)?;
+        write_int(out, 5, self.allocated_procs)?;
+        write_float(out, 7, self.avg_cpu_time)?;
+        write_float(out, 6, self.used_memory)?;
+        write_int(out, 5, self.requested_procs)?;
+        write_float(out, 7, self.requested_time)?;
+        write_float(out, 6, self.requested_memory)?;
+        write_int(out, 3, self.status)?;
+        write_int(out, 4, self.user)?;
+        write_int(out, 4, self.group)?;
+        write_int(out, 4, self.executable)?;
+        write_int(out, 3, self.queue)?;
+        write_int(out, 3, self.partition)?;
+        write_int(out, 3, self.preceding_job)?;
+        write_float(out, 3, self.think_time)?;
+        out.write_all(b"\n")
+    }
+}
+
+fn write_int<W: Write>(out: &mut W, width: usize, v: Option<i64>) -> io::Result<()> {
+    write!(out, " {:>width$}", v.unwrap_or(-1))
+}
+
+fn write_float<W: Write>(out: &mut W, width: usize, v: Option<f64>) -> io::Result<()> {
+    match v {
+        None => write!(out, " {:>width$}", -1),
+        Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => write!(out, " {:>width$}", f as i64),
+        // `Display` for f64 is the shortest text that parses back to the same value.
+        Some(f) => write!(out, " {:>width$}", f),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KTH_LINE: &[u8] =
+        b"   15   599850 192180   3477    4     -1    -1    4  53940    -1  1  12  12  -1 -1 -1 -1 -1\n";
+
+    #[test]
+    fn parses_a_real_line() {
+        let r = Record::parse(KTH_LINE).unwrap();
+        assert_eq!(r.job, 15);
+        assert_eq!(r.submit, Some(599850.0));
+        assert_eq!(r.run_time, Some(3477.0));
+        assert_eq!(r.allocated_procs, Some(4));
+        assert_eq!(r.avg_cpu_time, None);
+        assert_eq!(r.requested_time, Some(53940.0));
+        assert_eq!(r.status, Some(1));
+        assert_eq!(r.think_time, None);
+    }
+
+    #[test]
+    fn tabs_crlf_and_floats() {
+        let line = b"1\t0.5\t-1\t10.25\t4.0\t-1\t-1\t4\t20\t-1\t1\t1\t1\t-1\t-1\t-1\t-1\t-1\r\n";
+        let r = Record::parse(line).unwrap();
+        assert_eq!(r.submit, Some(0.5));
+        assert_eq!(r.run_time, Some(10.25));
+        assert_eq!(r.allocated_procs, Some(4));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let line = b"1 0 0 10 abc -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1";
+        let err = Record::parse(line).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "field 5 (allocated processors): \"abc\" is not a number"
+        );
+        let line = b"1 0 0 10 4.5 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1";
+        assert_eq!(
+            Record::parse(line).unwrap_err().to_string(),
+            "field 5 (allocated processors): \"4.5\" is not a whole number"
+        );
+        let line = b"1 0 0 inf 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1";
+        assert!(matches!(
+            Record::parse(line),
+            Err(LineError::NotANumber { field: 4, .. })
+        ));
+        assert_eq!(Record::parse(b"1 2 3"), Err(LineError::FieldCount { found: 3 }));
+    }
+
+    #[test]
+    fn write_then_parse_is_identity() {
+        let r = Record::parse(KTH_LINE).unwrap();
+        let mut out = Vec::new();
+        r.write_to(&mut out).unwrap();
+        assert_eq!(Record::parse(&out).unwrap(), r);
+        let mut r2 = r.clone();
+        r2.run_time = Some(0.1 + 0.2);
+        let mut out = Vec::new();
+        r2.write_to(&mut out).unwrap();
+        assert_eq!(Record::parse(&out).unwrap(), r2);
+    }
+}

@@ -1,0 +1,384 @@
+//! End-to-end tests of `interstice swf …` and `interstice bench swf`, run on
+//! the built binary, against the archive's real traces and the crate's fixtures.
+
+use interstice_tests::{interstice_bin, repo_root, shared_dir};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn fixture(name: &str) -> PathBuf {
+    repo_root().join("swf/tests/fixtures").join(name)
+}
+
+fn trace(name: &str) -> PathBuf {
+    shared_dir().join("data").join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(interstice_bin())
+        .args(args)
+        .output()
+        .expect("run interstice")
+}
+
+fn ok(args: &[&str]) -> Output {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "interstice {args:?} failed\n--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn failing(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(!out.status.success(), "interstice {args:?} should fail");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}):\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("output written")).expect("output is JSON")
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
+
+/// An independent count: decompress with the system's `gzip`, keep data
+/// lines, and apply the skip rules with plain string splitting.
+struct Recount {
+    data_lines: u64,
+    no_submit: u64,
+    runtime: u64,
+    procs: u64,
+}
+
+fn recount(path: &Path) -> Recount {
+    let out = Command::new("gzip")
+        .arg("-dc")
+        .arg(path)
+        .output()
+        .expect("run gzip");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("trace is text");
+    let mut r = Recount {
+        data_lines: 0,
+        no_submit: 0,
+        runtime: 0,
+        procs: 0,
+    };
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with(';'))
+    {
+        r.data_lines += 1;
+        let f: Vec<f64> = line
+            .split_whitespace()
+            .map(|t| t.parse().expect("numeric field"))
+            .collect();
+        assert_eq!(f.len(), 18, "{line}");
+        if f[1] == -1.0 {
+            r.no_submit += 1;
+        } else if f[3] <= 0.0 {
+            r.runtime += 1;
+        } else if f[4] <= 0.0 && f[7] <= 0.0 {
+            r.procs += 1;
+        }
+    }
+    r
+}
+
+#[test]
+fn stats_json_matches_an_independent_count_on_real_traces() {
+    for (name, procs) in [
+        ("KTH-SP2-1996-2.1-cln.swf.gz", 100),
+        ("NASA-iPSC-1993-3.1-cln.swf.gz", 128),
+    ] {
+        let path = trace(name);
+        let s = json_of(&ok(&["swf", "stats", p(&path), "--json"]));
+        let r = recount(&path);
+        let skipped = r.no_submit + r.runtime + r.procs;
+        assert_eq!(s["jobs"], r.data_lines - skipped, "{name}: {s}");
+        assert_eq!(s["skipped"], skipped, "{name}");
+        assert_eq!(s["skipped_runtime"], r.runtime, "{name}");
+        assert_eq!(s["skipped_procs"], r.procs, "{name}");
+        assert_eq!(s["skipped_no_submit"], r.no_submit, "{name}");
+        assert_eq!(s["max_procs"], procs, "{name}");
+        let (first, last) = (
+            s["first_submit"].as_f64().unwrap(),
+            s["last_submit"].as_f64().unwrap(),
+        );
+        assert!(first >= 0.0 && last > first, "{name}: {first} {last}");
+        let u = s["utilization"].as_f64().unwrap();
+        assert!(u > 0.05 && u < 1.5, "{name}: offered load {u}");
+    }
+}
+
+#[test]
+fn stats_text_and_stdin() {
+    let path = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let text = String::from_utf8(ok(&["swf", "stats", p(&path)]).stdout).unwrap();
+    assert!(
+        text.contains("offered load:") && text.contains("(header 100"),
+        "{text}"
+    );
+    // `-` reads stdin; gzip is detected from the bytes.
+    let mut child = Command::new(interstice_bin())
+        .args(["swf", "stats", "-", "--json"])
+        .stdin(std::fs::File::open(&path).unwrap())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+    assert!(child.wait().unwrap().success());
+    let from_stdin: Value = serde_json::from_str(&out).unwrap();
+    let from_file = json_of(&ok(&["swf", "stats", p(&path), "--json"]));
+    assert_eq!(from_stdin["jobs"], from_file["jobs"]);
+    assert_eq!(from_stdin["utilization"], from_file["utilization"]);
+}
+
+#[test]
+fn bad_lines_strict_and_lenient() {
+    let bad = fixture("not_a_number.swf");
+    let err = failing(&["swf", "stats", p(&bad)]);
+    assert!(
+        err.contains("not_a_number.swf:3: field 5 (allocated processors): \"abc\" is not a number"),
+        "{err}"
+    );
+    let s = json_of(&ok(&["swf", "stats", p(&bad), "--json", "--lenient"]));
+    assert_eq!(
+        (s["jobs"].as_u64(), s["bad_lines"].as_u64(), s["skipped"].as_u64()),
+        (Some(2), Some(1), Some(1))
+    );
+    let cat = run(&["swf", "cat", p(&bad), "--lenient"]);
+    assert!(cat.status.success());
+    assert!(String::from_utf8_lossy(&cat.stderr).contains("skipped 1 bad line"));
+    assert!(failing(&["swf", "cat", p(&fixture("field_count.swf"))]).contains("found 15"));
+}
+
+#[test]
+fn convert_applies_the_rules_and_writes_batsim_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("w.json");
+    let rules = fixture("rules.swf");
+    let err = failing(&["swf", "convert", p(&rules), "-o", p(&out)]);
+    assert!(
+        err.contains("job 9 needs 16 processors but the machine has 8 (pass --clip 8"),
+        "{err}"
+    );
+
+    ok(&[
+        "swf",
+        "convert",
+        p(&rules),
+        "-o",
+        p(&out),
+        "--clip",
+        "8",
+        "--walltime-factor",
+        "2",
+        "--quiet",
+    ]);
+    let w = read_json(&out);
+    assert_eq!(w["nb_res"], 8);
+    let jobs = w["jobs"].as_array().unwrap();
+    let ids: Vec<u64> = jobs.iter().map(|j| j["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, vec![1, 2, 3, 8, 9]);
+    assert_eq!(
+        (jobs[0]["walltime"].as_f64(), jobs[0]["res"].as_u64()),
+        (Some(600.0), Some(4))
+    );
+    assert_eq!(jobs[4]["res"], 8);
+    for j in jobs {
+        assert_eq!(j["kind"], "hpc");
+        let profile = &w["profiles"][j["profile"].as_str().unwrap()];
+        assert_eq!(profile["type"], "delay");
+    }
+    assert_eq!(
+        w["profiles"][jobs[3]["profile"].as_str().unwrap()]["delay"],
+        12.25
+    );
+
+    // --procs sets the machine size; nothing is too wide on 16 processors.
+    ok(&["swf", "convert", p(&rules), "-o", p(&out), "--procs", "16"]);
+    let w = read_json(&out);
+    assert_eq!(w["nb_res"], 16);
+    assert_eq!(w["jobs"][4]["res"], 16);
+}
+
+#[test]
+fn inject_merges_cloud_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mixed.json");
+    let rules = fixture("rules.swf");
+    let args = |out: &Path, seed: &str| {
+        let mut a: Vec<String> = [
+            "swf",
+            "inject",
+            p(&rules),
+            "-o",
+            p(out),
+            "--clip",
+            "8",
+            "--interval",
+            "10",
+        ]
+        .map(String::from)
+        .to_vec();
+        a.extend(
+            [
+                "--procs",
+                "1:0.5,2:0.3,4:0.2",
+                "--walltime",
+                "180",
+                "--slack",
+                "2",
+                "--runtime",
+                "0.1w",
+                "--seed",
+                seed,
+            ]
+            .map(String::from),
+        );
+        a
+    };
+    let a = args(&out, "3");
+    ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let w = read_json(&out);
+    let jobs = w["jobs"].as_array().unwrap();
+    let cloud: Vec<&Value> = jobs.iter().filter(|j| j["kind"] == "cloud").collect();
+    // HPC submits span 0 .. 70 s: cloud jobs at 0, 10, …, 70.
+    assert_eq!(cloud.len(), 8);
+    assert_eq!(jobs.len(), 5 + 8);
+    let subtimes: Vec<f64> = jobs.iter().map(|j| j["subtime"].as_f64().unwrap()).collect();
+    assert!(
+        subtimes.windows(2).all(|p| p[0] <= p[1]),
+        "sorted by subtime: {subtimes:?}"
+    );
+    let mut ids: Vec<u64> = jobs.iter().map(|j| j["id"].as_u64().unwrap()).collect();
+    assert!(
+        cloud.iter().all(|j| j["id"].as_u64().unwrap() > 9),
+        "cloud ids after HPC ids"
+    );
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), jobs.len(), "unique ids");
+    for j in &cloud {
+        assert_eq!(
+            (j["walltime"].as_f64(), j["slo"].as_f64()),
+            (Some(180.0), Some(360.0))
+        );
+        assert!([1, 2, 4].contains(&j["res"].as_u64().unwrap()));
+        assert_eq!(w["profiles"][j["profile"].as_str().unwrap()]["delay"], 18);
+    }
+    // Same seed, same bytes; --from/--to choose the span.
+    let again = dir.path().join("again.json");
+    let a = args(&again, "3");
+    ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
+    let mut a = args(&again, "3");
+    a.extend(["--from", "100", "--to", "200"].map(String::from));
+    ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let w = read_json(&again);
+    let cloud: Vec<f64> = w["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["kind"] == "cloud")
+        .map(|j| j["subtime"].as_f64().unwrap())
+        .collect();
+    assert_eq!(cloud, (10..=20).map(|t| f64::from(t) * 10.0).collect::<Vec<_>>());
+
+    let err = failing(&[
+        "swf",
+        "inject",
+        p(&rules),
+        "-o",
+        p(&out),
+        "--clip",
+        "8",
+        "--interval",
+        "10",
+    ]);
+    assert!(err.contains("--procs"), "missing required flags are named: {err}");
+    let err = failing(&[
+        "swf",
+        "inject",
+        p(&rules),
+        "-o",
+        p(&out),
+        "--clip",
+        "8",
+        "--interval",
+        "10",
+        "--procs",
+        "16",
+        "--walltime",
+        "180",
+        "--slack",
+        "2",
+    ]);
+    assert!(err.contains("do not fit the 8-processor machine"), "{err}");
+}
+
+#[test]
+fn cat_normalises_and_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let first = ok(&["swf", "cat", p(&kth)]).stdout;
+    let normal = dir.path().join("kth.swf");
+    std::fs::write(&normal, &first).unwrap();
+    let second = ok(&["swf", "cat", p(&normal)]).stdout;
+    assert_eq!(first, second, "cat of cat is the same");
+    let text = String::from_utf8(first).unwrap();
+    assert!(text.starts_with("; Version: 2.2\n"), "{}", &text[..200]);
+    assert!(text.contains("; MaxProcs: 100\n"));
+    let a = json_of(&ok(&["swf", "stats", p(&kth), "--json"]));
+    let b = json_of(&ok(&["swf", "stats", p(&normal), "--json"]));
+    assert_eq!(a["jobs"], b["jobs"]);
+    assert_eq!(a["utilization"], b["utilization"]);
+}
+
+#[test]
+fn bench_swf_prints_metrics() {
+    let out = ok(&["bench", "swf", "--records", "20000"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("METRIC:swf_parse_records_per_second:"))
+        .unwrap_or_else(|| panic!("no parse metric in:\n{text}"));
+    let fields: Vec<&str> = line.split(':').collect();
+    assert_eq!(fields.len(), 4);
+    assert!(fields[2].parse::<f64>().unwrap() > 0.0);
+    assert_eq!(fields[3], "records/s");
+}
+
+#[test]
+fn stats_reads_batsim_workloads_too() {
+    let w10 = shared_dir().join("batsim/workload10.json");
+    let s = json_of(&ok(&["swf", "stats", p(&w10), "--json"]));
+    assert_eq!(
+        (s["jobs"].as_u64(), s["skipped"].as_u64(), s["max_procs"].as_u64()),
+        (Some(10), Some(0), Some(16))
+    );
+    assert_eq!(
+        (s["first_submit"].as_f64(), s["last_submit"].as_f64()),
+        (Some(0.0), Some(60.0))
+    );
+    // Σ delay × res = 400+400+240+20+320+10+180+150+120+100 = 1940; / (16 × 60)
+    let u = s["utilization"].as_f64().unwrap();
+    assert!((u - 1940.0 / 960.0).abs() < 1e-9, "{u}");
+}
