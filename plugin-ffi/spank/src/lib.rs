@@ -1,1 +1,50 @@
-//! Slurm SPANK plugin spank_interstice (being built).
+//! Slurm SPANK plugin `spank_interstice`.
+//!
+//! - Registers `--slo=SECONDS` and `--evictable` in every context
+//!   (`spank_option_register` from `slurm_spank_init`; a static option table
+//!   is ignored by sbatch).
+//! - In sbatch/salloc/srun (`slurm_spank_init_post_opt`), passes them to the
+//!   job as the job-control variables `SPANK_INTERSTICE_SLO` and
+//!   `SPANK_INTERSTICE_EVICTABLE` (`spank_job_control_setenv`): they travel in
+//!   the job description's `spank_job_env`, where `job_submit/interstice`
+//!   reads them, and into the prolog/epilog environment.
+//! - In `slurm_spank_job_prolog`/`slurm_spank_job_epilog` (slurmd), tells the
+//!   node's `intersticed` that an HPC job takes/releases processors
+//!   (`POST /v1/hpc/events` started/ended), so it can evict local cloud work
+//!   first. Errors are logged and never fail the job.
+//!
+//! Arguments come from the `plugstack.conf` line (see [`args`]).
+
+#![deny(missing_docs)]
+#![allow(non_upper_case_globals)]
+
+pub mod args;
+mod hooks;
+mod slurm;
+
+/// `SLURM_VERSION_NUMBER` of the headers this plugin was built against (0: none).
+pub const SLURM_VERSION_NUMBER: u32 = parse_decimal(env!("INTERSTICE_SLURM_VERSION_NUMBER"));
+
+const fn parse_decimal(text: &str) -> u32 {
+    let bytes = text.as_bytes();
+    let mut value = 0u32;
+    let mut index = 0;
+    while index < bytes.len() {
+        value = value * 10 + (bytes[index] - b'0') as u32;
+        index += 1;
+    }
+    value
+}
+
+/// Plugin name (`_SLURM_SPANK_OPTION_interstice_*` in job environments).
+#[no_mangle]
+#[used]
+pub static plugin_name: [u8; 11] = *b"interstice\0";
+/// Plugin type: every SPANK plugin says `spank`.
+#[no_mangle]
+#[used]
+pub static plugin_type: [u8; 6] = *b"spank\0";
+/// Must match the running Slurm's major.minor.
+#[no_mangle]
+#[used]
+pub static plugin_version: u32 = SLURM_VERSION_NUMBER;

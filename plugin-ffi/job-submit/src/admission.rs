@@ -1,0 +1,346 @@
+//! The admission decision, free of Slurm and of I/O: what the plugin does with
+//! one submission given its settings and the daemon's answer.
+
+use interstice_ffi::{ClientError, PredictRequest, Prediction};
+
+use crate::config::{Config, FailMode};
+
+/// The job-control variable `spank_interstice` sets for `--slo`. In the job
+/// description's `spank_job_env` it has no prefix (verified on slurmctld
+/// 22.05); prolog/epilog see it as `SPANK_INTERSTICE_SLO`, the job as
+/// `SLURM_SPANK_INTERSTICE_SLO`.
+pub const SLO_VARIABLE: &str = "INTERSTICE_SLO";
+/// The job-control variable `spank_interstice` sets for `--evictable`.
+pub const EVICTABLE_VARIABLE: &str = "INTERSTICE_EVICTABLE";
+/// The prefix of comments the plugin writes (the daemon's Slurm backend reads them).
+pub const COMMENT_PREFIX: &str = "interstice:";
+
+/// What the plugin knows about a submission.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Submission {
+    /// Requested partition, if any.
+    pub partition: Option<String>,
+    /// Requested QOS, if any.
+    pub qos: Option<String>,
+    /// The job-control environment (`NAME=value`), where SPANK options arrive.
+    pub spank_env: Vec<String>,
+    /// Requested time limit in minutes, if any.
+    pub time_limit_minutes: Option<u32>,
+    /// Processors requested.
+    pub procs: u32,
+    /// The user's comment, if any.
+    pub comment: Option<String>,
+}
+
+/// What to do with the submission.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Not an evictable job: leave it alone.
+    NotEvictable,
+    /// Let it in, with these changes.
+    Accept(Routing),
+    /// Refuse it; the text goes to the user (`err_msg`).
+    Reject(String),
+}
+
+/// The changes made to an accepted evictable job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Routing {
+    /// New partition (None: unchanged).
+    pub partition: Option<String>,
+    /// New QOS (None: unchanged).
+    pub qos: Option<String>,
+    /// Time limit in minutes (= walltime).
+    pub time_limit_minutes: u32,
+    /// Deadline, epoch seconds (None: unchanged).
+    pub deadline: Option<i64>,
+    /// New comment (the user's, plus the interstice marker).
+    pub comment: String,
+    /// true when the daemon did not answer and fail-open let the job in.
+    pub unpredicted: bool,
+}
+
+/// The SLO and walltime of an evictable job.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Request {
+    /// Seconds.
+    pub slo_seconds: u64,
+    /// Seconds.
+    pub walltime_seconds: u64,
+    /// Processors.
+    pub procs: u32,
+}
+
+/// `NAME=value` lookup; also accepts the `SPANK_`-prefixed spelling.
+fn variable<'a>(env: &'a [String], name: &str) -> Option<&'a str> {
+    env.iter().find_map(|entry| {
+        let entry = entry.strip_prefix("SPANK_").unwrap_or(entry);
+        entry.strip_prefix(name).and_then(|rest| rest.strip_prefix('='))
+    })
+}
+
+/// Reads the evictable flag and SLO; `Ok(None)` when the job is not evictable.
+pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Option<Request>, String> {
+    let slo = match variable(&submission.spank_env, SLO_VARIABLE) {
+        None => None,
+        Some(text) => match text.trim().parse::<u64>() {
+            Ok(seconds) if seconds > 0 => Some(seconds),
+            _ => {
+                return Err(format!(
+                    "--slo must be a whole number of seconds > 0, found {text:?}"
+                ))
+            }
+        },
+    };
+    let flagged = variable(&submission.spank_env, EVICTABLE_VARIABLE).is_some_and(|value| value != "0");
+    let in_partition = submission.partition.as_deref().is_some_and(|partition| {
+        partition
+            .split(',')
+            .any(|p| config.evictable_partitions.iter().any(|e| e == p))
+    });
+    let in_qos = submission
+        .qos
+        .as_deref()
+        .is_some_and(|qos| config.evictable_qos.iter().any(|e| e == qos));
+    if !(flagged || slo.is_some() || in_partition || in_qos) {
+        return Ok(None);
+    }
+    let walltime_seconds = submission
+        .time_limit_minutes
+        .map_or(config.default_walltime_seconds, |minutes| u64::from(minutes) * 60);
+    let slo_seconds =
+        slo.unwrap_or_else(|| (walltime_seconds as f64 * config.default_slack_factor).ceil() as u64);
+    Ok(Some(Request {
+        slo_seconds,
+        walltime_seconds,
+        procs: submission.procs.max(1),
+    }))
+}
+
+/// The message a rejected user reads.
+pub fn rejection_message(slo_seconds: u64, prediction: &Prediction) -> String {
+    match prediction.counter_offer_slo {
+        Some(offer) if offer.is_finite() => {
+            let offer = offer.ceil() as u64;
+            format!(
+                "cannot meet --slo={slo_seconds} on the current backfill plan; earliest predicted response time \
+                 {offer} s: resubmit with --slo={offer}"
+            )
+        }
+        _ => format!(
+            "cannot meet --slo={slo_seconds} on the current backfill plan, and no response time can be \
+             promised now (no hole is large enough): resubmit later or as a regular job"
+        ),
+    }
+}
+
+/// Decides one submission at `now` (epoch seconds); `ask` calls the daemon.
+pub fn decide(
+    config: &Config,
+    submission: &Submission,
+    now: i64,
+    ask: impl FnOnce(&PredictRequest) -> Result<Prediction, ClientError>,
+) -> Verdict {
+    let request = match evictable_request(config, submission) {
+        Ok(None) => return Verdict::NotEvictable,
+        Ok(Some(request)) => request,
+        Err(message) => return Verdict::Reject(message),
+    };
+    let wire = PredictRequest {
+        procs: request.procs,
+        walltime: request.walltime_seconds as f64,
+        slo: request.slo_seconds as f64,
+        admission: true,
+    };
+    let (marker, unpredicted) = match ask(&wire) {
+        Ok(prediction) if prediction.accepted() => {
+            let completion = prediction
+                .predicted_completion
+                .map_or(String::new(), |c| format!(" predicted_completion={c:.0}"));
+            (
+                format!("{COMMENT_PREFIX}accepted slo={}{completion}", request.slo_seconds),
+                false,
+            )
+        }
+        Ok(prediction) => return Verdict::Reject(rejection_message(request.slo_seconds, &prediction)),
+        Err(error) => match config.fail_mode {
+            FailMode::Open => (
+                format!("{COMMENT_PREFIX}unpredicted slo={}", request.slo_seconds),
+                true,
+            ),
+            FailMode::Closed => {
+                return Verdict::Reject(format!(
+                    "the Interstice admission service is unavailable ({error}); evictable jobs are refused \
+                     until it is back (fail_mode = closed): resubmit later or without --evictable/--slo"
+                ))
+            }
+        },
+    };
+    let comment = match submission
+        .comment
+        .as_deref()
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+    {
+        Some(user) => format!("{user} {marker}"),
+        None => marker,
+    };
+    let non_empty = |text: &str| (!text.is_empty()).then(|| text.to_string());
+    Verdict::Accept(Routing {
+        partition: non_empty(&config.cloud_partition),
+        qos: non_empty(&config.cloud_qos),
+        time_limit_minutes: u32::try_from(request.walltime_seconds.div_ceil(60)).unwrap_or(u32::MAX),
+        deadline: config
+            .set_deadline
+            .then(|| now + i64::try_from(request.slo_seconds).unwrap_or(i64::MAX / 2)),
+        comment,
+        unpredicted,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn prediction(decision: &str, offer: Option<f64>) -> Prediction {
+        Prediction {
+            decision: decision.into(),
+            predicted_start: Some(1000.0),
+            predicted_completion: Some(1060.0),
+            violation_seconds: Some(-10.0),
+            counter_offer_slo: offer,
+        }
+    }
+
+    fn evictable(slo: u64) -> Submission {
+        Submission {
+            spank_env: vec![format!("{SLO_VARIABLE}={slo}"), format!("{EVICTABLE_VARIABLE}=1")],
+            time_limit_minutes: Some(1),
+            procs: 2,
+            ..Submission::default()
+        }
+    }
+
+    #[test]
+    fn plain_jobs_are_left_alone_without_asking() {
+        let verdict = decide(&Config::default(), &Submission::default(), 0, |_| {
+            panic!("must not ask")
+        });
+        assert_eq!(verdict, Verdict::NotEvictable);
+    }
+
+    #[test]
+    fn accepted_job_is_routed_with_limits_and_deadline() {
+        let mut asked = None;
+        let verdict = decide(&Config::default(), &evictable(120), 5000, |request| {
+            asked = Some(request.clone());
+            Ok(prediction("accepted", None))
+        });
+        let asked = asked.unwrap();
+        assert_eq!(
+            (asked.procs, asked.walltime, asked.slo, asked.admission),
+            (2, 60.0, 120.0, true)
+        );
+        let Verdict::Accept(routing) = verdict else {
+            panic!("expected accept, got {verdict:?}")
+        };
+        assert_eq!(routing.partition.as_deref(), Some("cloud"));
+        assert_eq!(routing.time_limit_minutes, 1);
+        assert_eq!(routing.deadline, Some(5120));
+        assert_eq!(
+            routing.comment,
+            "interstice:accepted slo=120 predicted_completion=1060"
+        );
+        assert!(!routing.unpredicted);
+    }
+
+    #[test]
+    fn predicted_violation_rejects_with_the_counter_offer() {
+        let verdict = decide(&Config::default(), &evictable(120), 0, |_| {
+            Ok(prediction("rejected", Some(409.2)))
+        });
+        assert_eq!(
+            verdict,
+            Verdict::Reject(
+                "cannot meet --slo=120 on the current backfill plan; earliest predicted response time 410 s: \
+                 resubmit with --slo=410"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn unreachable_daemon_fails_open_or_closed_as_configured() {
+        let down = || {
+            Err(ClientError::Connect {
+                path: PathBuf::from("/x"),
+                source: std::io::ErrorKind::NotFound.into(),
+            })
+        };
+        let Verdict::Accept(routing) = decide(&Config::default(), &evictable(120), 0, |_| down()) else {
+            panic!("fail-open must accept")
+        };
+        assert!(routing.unpredicted);
+        assert_eq!(routing.comment, "interstice:unpredicted slo=120");
+        let closed = Config {
+            fail_mode: FailMode::Closed,
+            ..Config::default()
+        };
+        assert!(
+            matches!(decide(&closed, &evictable(120), 0, |_| down()), Verdict::Reject(m) if m.contains("unavailable"))
+        );
+    }
+
+    #[test]
+    fn configured_partition_makes_a_job_evictable_with_the_default_slack() {
+        let config = Config {
+            evictable_partitions: vec!["cloud".into()],
+            ..Config::default()
+        };
+        let submission = Submission {
+            partition: Some("cloud".into()),
+            time_limit_minutes: Some(10),
+            ..Submission::default()
+        };
+        let request = evictable_request(&config, &submission).unwrap().unwrap();
+        assert_eq!(
+            request,
+            Request {
+                slo_seconds: 1404,
+                walltime_seconds: 600,
+                procs: 1
+            }
+        );
+    }
+
+    #[test]
+    fn bad_slo_is_refused_with_the_fix() {
+        let submission = Submission {
+            spank_env: vec![format!("{SLO_VARIABLE}=soon")],
+            ..Submission::default()
+        };
+        assert!(matches!(
+            decide(&Config::default(), &submission, 0, |_| panic!("must not ask")),
+            Verdict::Reject(m) if m.contains("--slo must be a whole number")
+        ));
+    }
+
+    #[test]
+    fn user_comment_is_kept() {
+        let submission = Submission {
+            comment: Some("run 7".into()),
+            ..evictable(300)
+        };
+        let Verdict::Accept(routing) = decide(&Config::default(), &submission, 0, |_| {
+            Ok(prediction("accepted", None))
+        }) else {
+            panic!()
+        };
+        assert!(
+            routing.comment.starts_with("run 7 interstice:accepted slo=300"),
+            "{}",
+            routing.comment
+        );
+    }
+}

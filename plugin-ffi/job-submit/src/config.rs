@@ -1,0 +1,243 @@
+//! `interstice.conf`: the plugin's settings, `key = value` lines.
+//!
+//! Found at `$INTERSTICE_CONF`, else `interstice.conf` beside `$SLURM_CONF`,
+//! else `/etc/slurm/interstice.conf`; a missing file means all defaults.
+//! Every problem names `path:line` and the key.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What to do when the daemon does not answer in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailMode {
+    /// Accept the job unpredicted (marked in its comment so the daemon counts it).
+    Open,
+    /// Reject the job with a message.
+    Closed,
+}
+
+/// The plugin's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Where the file was read from (`None`: defaults, no file).
+    pub source: Option<PathBuf>,
+    /// `socket`: the daemon's Unix socket.
+    pub socket: PathBuf,
+    /// `timeout_ms`: the latency bound of one admission call.
+    pub timeout: Duration,
+    /// `fail_mode`: `open` or `closed`.
+    pub fail_mode: FailMode,
+    /// `cloud_partition`: where accepted jobs are routed (empty: left as submitted).
+    pub cloud_partition: String,
+    /// `cloud_qos`: QOS given to accepted jobs (empty: left as submitted).
+    pub cloud_qos: String,
+    /// `evictable_partitions`: jobs submitted to these are evictable without `--evictable`.
+    pub evictable_partitions: Vec<String>,
+    /// `evictable_qos`: jobs with these QOS are evictable without `--evictable`.
+    pub evictable_qos: Vec<String>,
+    /// `set_deadline`: set the job's deadline to submit + SLO.
+    pub set_deadline: bool,
+    /// `default_slack_factor`: SLO = factor × walltime for evictable jobs without `--slo`.
+    pub default_slack_factor: f64,
+    /// `default_walltime_seconds`: walltime for jobs submitted without `--time`.
+    pub default_walltime_seconds: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            source: None,
+            socket: PathBuf::from("/run/interstice/intersticed.sock"),
+            timeout: Duration::from_millis(50),
+            fail_mode: FailMode::Open,
+            cloud_partition: "cloud".into(),
+            cloud_qos: String::new(),
+            evictable_partitions: Vec::new(),
+            evictable_qos: Vec::new(),
+            set_deadline: true,
+            default_slack_factor: 2.34,
+            default_walltime_seconds: 600,
+        }
+    }
+}
+
+/// A problem in the config file.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}:{line}: {message}")]
+pub struct ConfigError {
+    /// The file.
+    pub path: String,
+    /// 1-based line (0: the file as a whole).
+    pub line: usize,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl Config {
+    /// The file the plugin reads: `$INTERSTICE_CONF`, else beside `$SLURM_CONF`, else `/etc/slurm/`.
+    pub fn default_path() -> PathBuf {
+        if let Some(path) = std::env::var_os("INTERSTICE_CONF") {
+            return PathBuf::from(path);
+        }
+        if let Some(slurm_conf) = std::env::var_os("SLURM_CONF") {
+            if let Some(dir) = Path::new(&slurm_conf).parent() {
+                return dir.join("interstice.conf");
+            }
+        }
+        PathBuf::from("/etc/slurm/interstice.conf")
+    }
+
+    /// Reads `path`; a missing file gives the defaults.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text, path),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(error) => Err(ConfigError {
+                path: path.display().to_string(),
+                line: 0,
+                message: format!("cannot read: {error}"),
+            }),
+        }
+    }
+
+    /// Parses the text of a config file read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let mut config = Config {
+            source: Some(path.to_path_buf()),
+            ..Config::default()
+        };
+        for (index, raw) in text.lines().enumerate() {
+            let error = |message: String| ConfigError {
+                path: path.display().to_string(),
+                line: index + 1,
+                message,
+            };
+            let line = raw.split('#').next().unwrap_or_default().trim();
+            if line.is_empty() {
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                return Err(error(format!("expected `key = value`, found {line:?}")));
+            };
+            let (key, value) = (key.trim(), value.trim());
+            let list = || {
+                value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|item| !item.is_empty())
+                    .map(String::from)
+                    .collect()
+            };
+            match key {
+                "socket" if !value.is_empty() => config.socket = PathBuf::from(value),
+                "timeout_ms" => match value.parse::<u64>() {
+                    Ok(ms) if (1..=10_000).contains(&ms) => config.timeout = Duration::from_millis(ms),
+                    _ => {
+                        return Err(error(format!(
+                            "timeout_ms must be 1..=10000 milliseconds, found {value:?}"
+                        )))
+                    }
+                },
+                "fail_mode" => {
+                    config.fail_mode = match value {
+                        "open" => FailMode::Open,
+                        "closed" => FailMode::Closed,
+                        _ => {
+                            return Err(error(format!(
+                                "fail_mode must be `open` or `closed`, found {value:?}"
+                            )))
+                        }
+                    }
+                }
+                "cloud_partition" => config.cloud_partition = value.to_string(),
+                "cloud_qos" => config.cloud_qos = value.to_string(),
+                "evictable_partitions" => config.evictable_partitions = list(),
+                "evictable_qos" => config.evictable_qos = list(),
+                "set_deadline" => {
+                    config.set_deadline = match value {
+                        "yes" | "true" | "1" => true,
+                        "no" | "false" | "0" => false,
+                        _ => {
+                            return Err(error(format!(
+                                "set_deadline must be `yes` or `no`, found {value:?}"
+                            )))
+                        }
+                    }
+                }
+                "default_slack_factor" => match value.parse::<f64>() {
+                    Ok(factor) if factor.is_finite() && factor >= 1.0 => config.default_slack_factor = factor,
+                    _ => {
+                        return Err(error(format!(
+                            "default_slack_factor must be a number >= 1, found {value:?}"
+                        )))
+                    }
+                },
+                "default_walltime_seconds" => match value.parse::<u64>() {
+                    Ok(seconds) if seconds > 0 => config.default_walltime_seconds = seconds,
+                    _ => {
+                        return Err(error(format!(
+                            "default_walltime_seconds must be > 0, found {value:?}"
+                        )))
+                    }
+                },
+                _ => {
+                    return Err(error(format!(
+                    "unknown key {key:?} (known: socket, timeout_ms, fail_mode, cloud_partition, cloud_qos, \
+                         evictable_partitions, evictable_qos, set_deadline, default_slack_factor, \
+                         default_walltime_seconds)"
+                )))
+                }
+            }
+        }
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_file_is_parsed() {
+        let text = "# comment\nsocket = /tmp/x.sock\ntimeout_ms = 80\nfail_mode = closed\n\
+                    cloud_partition = spot\ncloud_qos = low\nevictable_partitions = spot, scavenger\n\
+                    set_deadline = no\ndefault_slack_factor = 3\ndefault_walltime_seconds = 120\n";
+        let config = Config::parse(text, Path::new("i.conf")).unwrap();
+        assert_eq!(config.socket, PathBuf::from("/tmp/x.sock"));
+        assert_eq!(config.timeout, Duration::from_millis(80));
+        assert_eq!(config.fail_mode, FailMode::Closed);
+        assert_eq!(config.cloud_partition, "spot");
+        assert_eq!(config.cloud_qos, "low");
+        assert_eq!(
+            config.evictable_partitions,
+            vec!["spot".to_string(), "scavenger".to_string()]
+        );
+        assert!(!config.set_deadline);
+        assert_eq!(config.default_slack_factor, 3.0);
+        assert_eq!(config.default_walltime_seconds, 120);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_key() {
+        let error = Config::parse(
+            "socket = /a\nfail_mode = maybe\n",
+            Path::new("/etc/slurm/interstice.conf"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            error,
+            "/etc/slurm/interstice.conf:2: fail_mode must be `open` or `closed`, found \"maybe\""
+        );
+        let error = Config::parse("colour = red", Path::new("c"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("c:1: unknown key \"colour\""), "{error}");
+    }
+
+    #[test]
+    fn missing_file_gives_defaults() {
+        let config = Config::load(Path::new("/nonexistent/interstice.conf")).unwrap();
+        assert_eq!(config, Config::default());
+    }
+}

@@ -1,0 +1,200 @@
+//! The plugin's arguments, from its `plugstack.conf` line:
+//! `required /usr/lib/slurm/spank_interstice.so socket=/run/interstice/intersticed.sock timeout_ms=200 cloud_partition=cloud`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Parsed `plugstack.conf` arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Args {
+    /// `socket=`: the node daemon's Unix socket.
+    pub socket: PathBuf,
+    /// `timeout_ms=`: latency bound of one event report from prolog/epilog.
+    pub timeout: Duration,
+    /// `cloud_partition=`: jobs in this partition are cloud work, not reported as HPC.
+    pub cloud_partition: String,
+    /// `report=no` turns the prolog/epilog reports off (options still work).
+    pub report: bool,
+}
+
+impl Default for Args {
+    fn default() -> Self {
+        Args {
+            socket: PathBuf::from("/run/interstice/intersticed.sock"),
+            timeout: Duration::from_millis(500),
+            cloud_partition: "cloud".into(),
+            report: true,
+        }
+    }
+}
+
+impl Args {
+    /// Parses `key=value` words; an error names the word and the fix.
+    pub fn parse<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<Args, String> {
+        let mut args = Args::default();
+        for word in words {
+            let Some((key, value)) = word.split_once('=') else {
+                return Err(format!("plugstack.conf argument {word:?} is not key=value"));
+            };
+            match key {
+                "socket" if !value.is_empty() => args.socket = PathBuf::from(value),
+                "timeout_ms" => match value.parse::<u64>() {
+                    Ok(ms) if (1..=60_000).contains(&ms) => args.timeout = Duration::from_millis(ms),
+                    _ => return Err(format!("timeout_ms must be 1..=60000, found {value:?}")),
+                },
+                "cloud_partition" => args.cloud_partition = value.to_string(),
+                "report" => {
+                    args.report = match value {
+                        "yes" | "true" | "1" => true,
+                        "no" | "false" | "0" => false,
+                        _ => return Err(format!("report must be yes or no, found {value:?}")),
+                    }
+                }
+                _ => {
+                    return Err(format!(
+                        "unknown plugstack.conf argument {key:?} (known: socket, timeout_ms, cloud_partition, report)"
+                    ))
+                }
+            }
+        }
+        Ok(args)
+    }
+}
+
+/// Parses a `--slo` value: whole seconds > 0.
+pub fn parse_slo(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(seconds) if seconds > 0 => Ok(seconds),
+        _ => Err(format!(
+            "--slo must be a whole number of seconds > 0, found {text:?}"
+        )),
+    }
+}
+
+/// Slurm's CPU list (`"0-3,6"`) as the daemon's interval set (`"0-3 6"`).
+pub fn cpus_to_interval_set(list: &str) -> String {
+    list.split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_parsed() {
+        let args = Args::parse([
+            "socket=/tmp/s.sock",
+            "timeout_ms=80",
+            "cloud_partition=spot",
+            "report=no",
+        ])
+        .unwrap();
+        assert_eq!(
+            args,
+            Args {
+                socket: "/tmp/s.sock".into(),
+                timeout: Duration::from_millis(80),
+                cloud_partition: "spot".into(),
+                report: false
+            }
+        );
+        assert_eq!(Args::parse([]).unwrap(), Args::default());
+    }
+
+    #[test]
+    fn bad_arguments_name_the_fix() {
+        assert!(Args::parse(["colour=red"])
+            .unwrap_err()
+            .contains("unknown plugstack.conf argument \"colour\""));
+        assert!(Args::parse(["timeout_ms=0"]).unwrap_err().contains("1..=60000"));
+        assert!(Args::parse(["socket"]).unwrap_err().contains("not key=value"));
+    }
+
+    #[test]
+    fn slo_values() {
+        assert_eq!(parse_slo("120"), Ok(120));
+        assert!(parse_slo("0").is_err());
+        assert!(parse_slo("2m").is_err());
+    }
+
+    #[test]
+    fn cpu_lists_become_interval_sets() {
+        assert_eq!(cpus_to_interval_set("0-3,6"), "0-3 6");
+        assert_eq!(cpus_to_interval_set("5"), "5");
+    }
+}
+
+/// What `scontrol -o -d show job ID` says about the job on this node.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobDetails {
+    /// `NumCPUs=`.
+    pub num_cpus: Option<u32>,
+    /// `TimeLimit=` in seconds (None: UNLIMITED or absent).
+    pub time_limit_seconds: Option<u64>,
+    /// `CPU_IDs=` of the first node line (Slurm list form `"0-2,5"`).
+    pub cpu_ids: Option<String>,
+}
+
+/// Parses the one-line detailed job record of `scontrol -o -d show job`.
+pub fn parse_job_details(text: &str) -> JobDetails {
+    let mut details = JobDetails::default();
+    for word in text.split_whitespace() {
+        if let Some(value) = word.strip_prefix("NumCPUs=") {
+            details.num_cpus = value.parse().ok();
+        } else if let Some(value) = word.strip_prefix("TimeLimit=") {
+            details.time_limit_seconds = parse_duration(value);
+        } else if let Some(value) = word.strip_prefix("CPU_IDs=") {
+            details.cpu_ids.get_or_insert_with(|| value.to_string());
+        }
+    }
+    details
+}
+
+/// Slurm durations: `[D-]HH:MM:SS`, `MM:SS`, `MM`; None for `UNLIMITED`/garbage.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let (days, rest) = match text.split_once('-') {
+        Some((days, rest)) => (days.parse::<u64>().ok()?, rest),
+        None => (0, text),
+    };
+    let parts = rest
+        .split(':')
+        .map(|part| part.parse::<u64>().ok())
+        .collect::<Option<Vec<_>>>()?;
+    let seconds = match parts.as_slice() {
+        [minutes] => minutes * 60,
+        [minutes, seconds] => minutes * 60 + seconds,
+        [hours, minutes, seconds] => hours * 3600 + minutes * 60 + seconds,
+        _ => return None,
+    };
+    Some(days * 86_400 + seconds)
+}
+
+#[cfg(test)]
+mod job_detail_tests {
+    use super::*;
+
+    #[test]
+    fn detailed_job_line_is_parsed() {
+        let line = "JobId=5 JobName=wrap UserId=root(0) Partition=hpc TimeLimit=00:02:00 NodeList=vm \
+                    NumNodes=1 NumCPUs=3 NumTasks=3 CPUs/Task=1 Nodes=vm CPU_IDs=0-2 Mem=0 GRES= Command=(null)";
+        assert_eq!(
+            parse_job_details(line),
+            JobDetails {
+                num_cpus: Some(3),
+                time_limit_seconds: Some(120),
+                cpu_ids: Some("0-2".into())
+            }
+        );
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("1-00:00:10"), Some(86_410));
+        assert_eq!(parse_duration("05:30"), Some(330));
+        assert_eq!(parse_duration("UNLIMITED"), None);
+    }
+}

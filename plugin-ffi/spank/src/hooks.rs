@@ -1,0 +1,276 @@
+//! The `slurm_spank_*` entry points. Each catches panics and returns 0
+//! unless the user gave a bad option value (then sbatch reports it).
+
+use std::ffi::{c_char, c_int, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use interstice_ffi::{Client, EventKind, HpcEvent};
+
+use crate::args::{cpus_to_interval_set, parse_job_details, parse_slo, Args, JobDetails};
+use crate::slurm::{self, Context, Spank, SpankOption};
+
+const OPT_SLO: c_int = 1;
+const OPT_EVICTABLE: c_int = 2;
+
+static SLO_OPTION: SpankOption = SpankOption {
+    name: c"slo".as_ptr(),
+    arginfo: c"SECONDS".as_ptr(),
+    usage: c"Evictable cloud job: agreed maximum response time in seconds (Interstice admission)".as_ptr(),
+    has_arg: 1,
+    val: OPT_SLO,
+    cb: Some(option_callback),
+};
+
+static EVICTABLE_OPTION: SpankOption = SpankOption {
+    name: c"evictable".as_ptr(),
+    arginfo: std::ptr::null(),
+    usage: c"Run as an evictable cloud job in the holes of the HPC schedule (Interstice)".as_ptr(),
+    has_arg: 0,
+    val: OPT_EVICTABLE,
+    cb: Some(option_callback),
+};
+
+#[derive(Default)]
+struct Options {
+    slo: Option<u64>,
+    evictable: bool,
+}
+
+static OPTIONS: Mutex<Options> = Mutex::new(Options {
+    slo: None,
+    evictable: false,
+});
+
+unsafe extern "C" fn option_callback(val: c_int, optarg: *const c_char, _remote: c_int) -> c_int {
+    catch_unwind(|| {
+        let mut options = OPTIONS.lock().unwrap_or_else(|p| p.into_inner());
+        match val {
+            OPT_SLO => {
+                // SAFETY: Slurm passes the option's NUL-terminated argument (or NULL).
+                let text = if optarg.is_null() {
+                    String::new()
+                } else {
+                    unsafe { CStr::from_ptr(optarg) }.to_string_lossy().into_owned()
+                };
+                match parse_slo(&text) {
+                    Ok(seconds) => {
+                        options.slo = Some(seconds);
+                        0
+                    }
+                    Err(message) => {
+                        slurm::error(&format!("spank_interstice: {message}"));
+                        -1
+                    }
+                }
+            }
+            OPT_EVICTABLE => {
+                options.evictable = true;
+                0
+            }
+            _ => 0,
+        }
+    })
+    .unwrap_or(-1)
+}
+
+unsafe fn plugin_args(ac: c_int, av: *mut *mut c_char) -> Result<Args, String> {
+    let mut words = Vec::new();
+    for index in 0..usize::try_from(ac).unwrap_or(0) {
+        let word = *av.add(index);
+        if !word.is_null() {
+            words.push(CStr::from_ptr(word).to_string_lossy().into_owned());
+        }
+    }
+    Args::parse(words.iter().map(String::as_str))
+}
+
+/// Registers the options.
+///
+/// # Safety
+/// Called by Slurm with a valid handle and argument vector.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_spank_init(spank: Spank, ac: c_int, av: *mut *mut c_char) -> c_int {
+    catch_unwind(AssertUnwindSafe(|| {
+        if crate::SLURM_VERSION_NUMBER == 0 {
+            slurm::error(&format!(
+                "spank_interstice: built without Slurm headers (looked in {}); rebuild with libslurm-dev installed",
+                env!("INTERSTICE_SLURM_HEADERS")
+            ));
+            return -1;
+        }
+        if let Err(message) = plugin_args(ac, av) {
+            slurm::error(&format!("spank_interstice: {message}"));
+            return -1;
+        }
+        for option in [&SLO_OPTION, &EVICTABLE_OPTION] {
+            // Registration is refused in some contexts (slurmd); that is harmless.
+            let _ = slurm::option_register(spank, option);
+        }
+        0
+    }))
+    .unwrap_or(0)
+}
+
+/// Passes the options to the job (sbatch/salloc/srun).
+///
+/// # Safety
+/// Called by Slurm with a valid handle.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_spank_init_post_opt(spank: Spank, _ac: c_int, _av: *mut *mut c_char) -> c_int {
+    catch_unwind(AssertUnwindSafe(|| {
+        if !matches!(slurm::context(), Context::Local | Context::Allocator) {
+            return 0;
+        }
+        let options = OPTIONS.lock().unwrap_or_else(|p| p.into_inner());
+        let mut failed = false;
+        if let Some(slo) = options.slo {
+            failed |= slurm::job_control_setenv(spank, "INTERSTICE_SLO", &slo.to_string()).is_err();
+        }
+        if options.evictable || options.slo.is_some() {
+            failed |= slurm::job_control_setenv(spank, "INTERSTICE_EVICTABLE", "1").is_err();
+        }
+        if failed {
+            slurm::error(
+                "spank_interstice: could not pass --slo/--evictable to the job (spank_job_control_setenv)",
+            );
+            return -1;
+        }
+        0
+    }))
+    .unwrap_or(0)
+}
+
+/// Tells the node daemon an HPC job takes processors here.
+///
+/// # Safety
+/// Called by slurmd with a valid handle and argument vector.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_spank_job_prolog(spank: Spank, ac: c_int, av: *mut *mut c_char) -> c_int {
+    let _ = catch_unwind(AssertUnwindSafe(|| report(spank, ac, av, EventKind::Started)));
+    0
+}
+
+/// Tells the node daemon an HPC job released its processors here.
+///
+/// # Safety
+/// Called by slurmd with a valid handle and argument vector.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_spank_job_epilog(spank: Spank, ac: c_int, av: *mut *mut c_char) -> c_int {
+    let _ = catch_unwind(AssertUnwindSafe(|| report(spank, ac, av, EventKind::Ended)));
+    0
+}
+
+unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind) {
+    let args = match plugin_args(ac, av) {
+        Ok(args) => args,
+        Err(message) => return slurm::error(&format!("spank_interstice: {message}")),
+    };
+    if !args.report {
+        return;
+    }
+    let env = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
+    if env("SPANK_INTERSTICE_EVICTABLE").is_some()
+        || env("SLURM_JOB_PARTITION").is_some_and(|partition| partition == args.cloud_partition)
+    {
+        return; // cloud work is the daemon's own, not an HPC job
+    }
+    let Some(job_id) = slurm::job_id(spank)
+        .map(|id| id.to_string())
+        .or_else(|| env("SLURM_JOB_ID"))
+    else {
+        return slurm::error("spank_interstice: job prolog/epilog without a job id");
+    };
+    // The prolog environment carries neither the cores nor the time limit
+    // (checked on Slurm 22.05): ask slurmctld, bounded by the same timeout.
+    let details = if kind == EventKind::Started {
+        job_details(&job_id, args.timeout).unwrap_or_default()
+    } else {
+        JobDetails::default()
+    };
+    let cores = slurm::job_alloc_cores(spank).or(details.cpu_ids);
+    let cpus = cores.as_deref().map(cpus_to_interval_set);
+    let procs = details
+        .num_cpus
+        .or_else(|| cpus.as_deref().map(count_procs))
+        .unwrap_or(1);
+    let walltime = details.time_limit_seconds.unwrap_or(0) as f64;
+    let event = HpcEvent {
+        kind,
+        id: job_id.clone(),
+        procs,
+        walltime,
+        time: None,
+        cpus: cpus.clone(),
+    };
+    let client = Client::new(&args.socket, args.timeout.max(Duration::from_millis(1)));
+    match client.hpc_event(&event) {
+        Ok(evicted) => slurm::info(&format!(
+            "spank_interstice: job {job_id} {kind:?} on cpus {} reported; daemon evicted {} cloud job(s)",
+            cpus.as_deref().unwrap_or("?"),
+            evicted.len()
+        )),
+        Err(error) => slurm::error(&format!(
+            "spank_interstice: job {job_id} {kind:?} not reported: {error}"
+        )),
+    }
+}
+
+/// Runs `scontrol -o -d show job ID`, killed if it outlives `timeout`.
+fn job_details(job_id: &str, timeout: Duration) -> Option<JobDetails> {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+    let mut child = Command::new("scontrol")
+        .args(["-o", "-d", "show", "job", job_id])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                slurm::error(&format!(
+                    "spank_interstice: scontrol show job {job_id} took longer than {timeout:?}"
+                ));
+                return None;
+            }
+        }
+    }
+    let mut text = String::new();
+    child.stdout.take()?.read_to_string(&mut text).ok()?;
+    Some(parse_job_details(&text))
+}
+
+/// Number of processors in an interval set such as `"0-3 6"`.
+fn count_procs(set: &str) -> u32 {
+    set.split_whitespace()
+        .map(|part| match part.split_once('-') {
+            Some((low, high)) => match (low.parse::<u32>(), high.parse::<u32>()) {
+                (Ok(low), Ok(high)) if high >= low => high - low + 1,
+                _ => 0,
+            },
+            None => u32::from(part.parse::<u32>().is_ok()),
+        })
+        .sum::<u32>()
+        .max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_procs;
+
+    #[test]
+    fn procs_are_counted_from_interval_sets() {
+        assert_eq!(count_procs("0-3 6"), 5);
+        assert_eq!(count_procs("7"), 1);
+        assert_eq!(count_procs(""), 1);
+    }
+}

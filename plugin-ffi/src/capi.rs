@@ -1,0 +1,609 @@
+//! The `extern "C"` surface (`interstice.h`).
+//!
+//! Conventions (same as rustls-ffi):
+//! - opaque handles are created by `_new` (or a call that returns one through an
+//!   out-pointer) and released exactly once by their `_free`;
+//! - every fallible call returns an [`interstice_result`]; outputs go through
+//!   out-pointers that are written only when the result is `INTERSTICE_RESULT_OK`;
+//! - every body runs inside `catch_unwind`: a panic becomes
+//!   `INTERSTICE_RESULT_PANIC` and never unwinds into C;
+//! - strings passed in are NUL-terminated UTF-8, borrowed for the call only;
+//!   error text is copied into a caller buffer (pointer followed by its length).
+#![allow(non_camel_case_types)]
+
+use std::ffi::{c_char, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::client::{Client, ClientError, EventKind, HpcEvent, PredictRequest, Slots};
+
+/// Result of every fallible call.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum interstice_result {
+    /// Success: out-pointers were written.
+    Ok = 0,
+    /// A required pointer argument was NULL.
+    NullArgument = 1,
+    /// An argument was unusable (not UTF-8, out of range, unknown enum value).
+    InvalidArgument = 2,
+    /// The daemon's socket could not be reached.
+    Connect = 3,
+    /// The daemon did not answer within the client's timeout.
+    Timeout = 4,
+    /// Reading or writing the socket failed.
+    Io = 5,
+    /// The daemon answered with an error status (its text is in the last error).
+    Http = 6,
+    /// The daemon's answer was not the expected HTTP/JSON.
+    Protocol = 7,
+    /// The caller's buffer was too small; the text was truncated.
+    BufferTooSmall = 8,
+    /// An index was past the end of a list.
+    OutOfRange = 9,
+    /// A bug: Rust panicked; the call did nothing.
+    Panic = 10,
+}
+
+/// The kind of an HPC job event.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum interstice_event_kind {
+    /// The job entered the queue.
+    Submitted = 0,
+    /// The job started on processors.
+    Started = 1,
+    /// The job ended normally.
+    Ended = 2,
+    /// The job was killed or cancelled.
+    Killed = 3,
+}
+
+/// A connection to one `intersticed` (socket path + per-call timeout).
+///
+/// Created by `interstice_client_new`, released by `interstice_client_free`.
+/// Not thread-safe for concurrent calls on one handle's last-error text:
+/// use one handle per thread, or accept that the last error may be another thread's.
+pub struct interstice_client {
+    client: Client,
+    last_error: Mutex<CString>,
+}
+
+/// The idle slots published by the daemon, owned by the library.
+///
+/// Returned by `interstice_client_slots`, released by `interstice_slots_free`.
+pub struct interstice_slots {
+    slots: Slots,
+    future_procs: Vec<CString>,
+}
+
+/// An HPC job event (`POST /v1/hpc/events`). All pointers are borrowed for the call.
+#[repr(C)]
+pub struct interstice_job_event {
+    /// What happened.
+    pub kind: interstice_event_kind,
+    /// The batch system's job id, NUL-terminated UTF-8 (required).
+    pub job_id: *const c_char,
+    /// Processors the job takes.
+    pub procs: u32,
+    /// Requested walltime, seconds.
+    pub walltime_seconds: f64,
+    /// When it happened, epoch seconds; a negative value means "the daemon's now".
+    pub time: f64,
+    /// Which processors, interval-set text such as `"0-3 6"`; NULL if unknown.
+    pub cpus: *const c_char,
+}
+
+/// A prediction/admission request for a cloud job (`POST /v1/predict`).
+#[repr(C)]
+pub struct interstice_predict_request {
+    /// Processors the job needs (at least 1).
+    pub procs: u32,
+    /// Requested walltime, seconds (> 0).
+    pub walltime_seconds: f64,
+    /// Agreed maximum response time, seconds (> 0).
+    pub slo_seconds: f64,
+    /// true: the daemon counts and records this as an admission decision.
+    pub admission: bool,
+}
+
+/// The daemon's answer to a prediction. `has_*` says whether the value beside it is set.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct interstice_prediction {
+    /// true when the SLO can be met (accepted).
+    pub accepted: bool,
+    /// Whether `predicted_start` is set.
+    pub has_predicted_start: bool,
+    /// Predicted start, epoch seconds.
+    pub predicted_start: f64,
+    /// Whether `predicted_completion` is set.
+    pub has_predicted_completion: bool,
+    /// Predicted completion, epoch seconds.
+    pub predicted_completion: f64,
+    /// Whether `violation_seconds` is set.
+    pub has_violation_seconds: bool,
+    /// Predicted completion minus (arrival + SLO): negative = slack, positive = violation.
+    pub violation_seconds: f64,
+    /// Whether `counter_offer_slo_seconds` is set.
+    pub has_counter_offer_slo: bool,
+    /// The SLO (seconds) that can be met, when rejected.
+    pub counter_offer_slo_seconds: f64,
+}
+
+/// A processor idle now.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct interstice_immediate_slot {
+    /// Processor index.
+    pub proc_index: u32,
+    /// false: idle with no end in the plan.
+    pub has_idle_until: bool,
+    /// Idle until, epoch seconds.
+    pub idle_until: f64,
+}
+
+/// A future hole in the plan.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct interstice_future_slot {
+    /// Start, epoch seconds.
+    pub start: f64,
+    /// false: open-ended.
+    pub has_end: bool,
+    /// End, epoch seconds.
+    pub end: f64,
+    /// Processors, NUL-terminated interval-set text (`"0-3 6"`). Borrowed: owned by
+    /// the `interstice_slots` it came from and valid until that is freed.
+    pub procs: *const c_char,
+}
+
+fn guard(body: impl FnOnce() -> interstice_result) -> interstice_result {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(interstice_result::Panic)
+}
+
+fn code_of(error: &ClientError) -> interstice_result {
+    match error {
+        ClientError::Connect { .. } => interstice_result::Connect,
+        ClientError::Timeout(_) => interstice_result::Timeout,
+        ClientError::Io(_) => interstice_result::Io,
+        ClientError::Http { .. } => interstice_result::Http,
+        ClientError::InvalidArgument(_) => interstice_result::InvalidArgument,
+        _ => interstice_result::Protocol,
+    }
+}
+
+impl interstice_client {
+    fn remember(&self, message: &str) {
+        let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
+        *self
+            .last_error
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner()) = text;
+    }
+
+    fn fail(&self, error: ClientError) -> interstice_result {
+        self.remember(&error.to_string());
+        code_of(&error)
+    }
+
+    fn invalid(&self, message: &str) -> interstice_result {
+        self.remember(message);
+        interstice_result::InvalidArgument
+    }
+}
+
+/// # Safety
+/// `text` must be NULL or a NUL-terminated string.
+unsafe fn borrow_str<'a>(text: *const c_char) -> Option<Result<&'a str, std::str::Utf8Error>> {
+    if text.is_null() {
+        None
+    } else {
+        Some(CStr::from_ptr(text).to_str())
+    }
+}
+
+/// Creates a client for the daemon listening on `socket_path` (NUL-terminated,
+/// copied). Every later call on it completes or fails within `timeout_ms`
+/// milliseconds (at least 1). No connection is made here. On success writes the
+/// new handle to `*out_client`; release it with `interstice_client_free`.
+///
+/// # Safety
+/// `socket_path` must be NULL or a NUL-terminated string; `out_client` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_client_new(
+    socket_path: *const c_char,
+    timeout_ms: u32,
+    out_client: *mut *mut interstice_client,
+) -> interstice_result {
+    guard(|| {
+        if out_client.is_null() {
+            return interstice_result::NullArgument;
+        }
+        let Some(path) = borrow_str(socket_path) else {
+            return interstice_result::NullArgument;
+        };
+        let Ok(path) = path else {
+            return interstice_result::InvalidArgument;
+        };
+        if path.is_empty() || timeout_ms == 0 {
+            return interstice_result::InvalidArgument;
+        }
+        let client = interstice_client {
+            client: Client::new(path, Duration::from_millis(u64::from(timeout_ms))),
+            last_error: Mutex::new(CString::default()),
+        };
+        *out_client = Box::into_raw(Box::new(client));
+        interstice_result::Ok
+    })
+}
+
+/// Releases a client created by `interstice_client_new`. NULL is ignored.
+///
+/// # Safety
+/// `client` must be NULL or a handle from `interstice_client_new` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_client_free(client: *mut interstice_client) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if !client.is_null() {
+            drop(Box::from_raw(client));
+        }
+    }));
+}
+
+/// Copies the text of the last error on `client` into `buf` (`len` bytes,
+/// always NUL-terminated when `len > 0`) and writes the text's length (without
+/// the NUL) to `*out_len` when `out_len` is not NULL. Returns
+/// `INTERSTICE_RESULT_BUFFER_TOO_SMALL` when the text was truncated (`*out_len`
+/// then tells the size needed minus one). The text is empty when no call failed yet.
+///
+/// # Safety
+/// `client` must be a live handle; `buf` must have room for `len` bytes; `out_len` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_client_last_error(
+    client: *const interstice_client,
+    buf: *mut c_char,
+    len: usize,
+    out_len: *mut usize,
+) -> interstice_result {
+    guard(|| {
+        let Some(client) = client.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        if buf.is_null() && len > 0 {
+            return interstice_result::NullArgument;
+        }
+        let text = client
+            .last_error
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone();
+        let bytes = text.as_bytes();
+        if !out_len.is_null() {
+            *out_len = bytes.len();
+        }
+        if len == 0 {
+            return if bytes.is_empty() {
+                interstice_result::Ok
+            } else {
+                interstice_result::BufferTooSmall
+            };
+        }
+        let copied = bytes.len().min(len - 1);
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf.cast::<u8>(), copied);
+        *buf.add(copied) = 0;
+        if copied < bytes.len() {
+            interstice_result::BufferTooSmall
+        } else {
+            interstice_result::Ok
+        }
+    })
+}
+
+/// Checks that the daemon answers (`GET /healthz`).
+///
+/// # Safety
+/// `client` must be a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_client_health(client: *const interstice_client) -> interstice_result {
+    guard(|| {
+        let Some(client) = client.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        match client.client.health() {
+            Ok(()) => interstice_result::Ok,
+            Err(error) => client.fail(error),
+        }
+    })
+}
+
+/// Reports an HPC job event. On success writes to `*out_n_evicted` (if not
+/// NULL) how many local cloud jobs the daemon evicted to make room.
+///
+/// # Safety
+/// `client` must be a live handle, `event` a valid pointer whose strings are NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_client_report_event(
+    client: *const interstice_client,
+    event: *const interstice_job_event,
+    out_n_evicted: *mut u32,
+) -> interstice_result {
+    guard(|| {
+        let Some(client) = client.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        let Some(event) = event.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        let Some(job_id) = borrow_str(event.job_id) else {
+            return interstice_result::NullArgument;
+        };
+        let Ok(job_id) = job_id else {
+            return client.invalid("job_id is not UTF-8");
+        };
+        if job_id.is_empty() {
+            return client.invalid("job_id is empty");
+        }
+        let cpus = match borrow_str(event.cpus) {
+            None => None,
+            Some(Ok(cpus)) => Some(cpus.to_string()),
+            Some(Err(_)) => return client.invalid("cpus is not UTF-8"),
+        };
+        if !event.walltime_seconds.is_finite() || event.walltime_seconds < 0.0 {
+            return client.invalid("walltime_seconds must be a finite number >= 0");
+        }
+        // Read the kind as an integer: C may pass any value in the enum's storage.
+        let kind = match *(std::ptr::addr_of!(event.kind).cast::<u32>()) {
+            0 => EventKind::Submitted,
+            1 => EventKind::Started,
+            2 => EventKind::Ended,
+            3 => EventKind::Killed,
+            other => return client.invalid(&format!("unknown event kind {other}")),
+        };
+        let request = HpcEvent {
+            kind,
+            id: job_id.to_string(),
+            procs: event.procs,
+            walltime: event.walltime_seconds,
+            time: (event.time.is_finite() && event.time >= 0.0).then_some(event.time),
+            cpus,
+        };
+        match client.client.hpc_event(&request) {
+            Ok(evicted) => {
+                if !out_n_evicted.is_null() {
+                    *out_n_evicted = u32::try_from(evicted.len()).unwrap_or(u32::MAX);
+                }
+                interstice_result::Ok
+            }
+            Err(error) => client.fail(error),
+        }
+    })
+}
+
+/// Asks the daemon whether a cloud job would meet its SLO (and, with
+/// `admission`, records the decision). Writes the answer to `*out_prediction` on success.
+///
+/// # Safety
+/// `client` must be a live handle, `request` readable, `out_prediction` writable.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_client_predict(
+    client: *const interstice_client,
+    request: *const interstice_predict_request,
+    out_prediction: *mut interstice_prediction,
+) -> interstice_result {
+    guard(|| {
+        let Some(client) = client.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        let Some(request) = request.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        if out_prediction.is_null() {
+            return interstice_result::NullArgument;
+        }
+        if request.procs == 0 {
+            return client.invalid("procs must be at least 1");
+        }
+        if !(request.walltime_seconds.is_finite() && request.walltime_seconds > 0.0) {
+            return client.invalid("walltime_seconds must be a finite number > 0");
+        }
+        if !(request.slo_seconds.is_finite() && request.slo_seconds > 0.0) {
+            return client.invalid("slo_seconds must be a finite number > 0");
+        }
+        let wire = PredictRequest {
+            procs: request.procs,
+            walltime: request.walltime_seconds,
+            slo: request.slo_seconds,
+            admission: request.admission,
+        };
+        match client.client.predict(&wire) {
+            Ok(prediction) => {
+                let (has_predicted_start, predicted_start) = split(prediction.predicted_start);
+                let (has_predicted_completion, predicted_completion) = split(prediction.predicted_completion);
+                let (has_violation_seconds, violation_seconds) = split(prediction.violation_seconds);
+                let (has_counter_offer_slo, counter_offer_slo_seconds) = split(prediction.counter_offer_slo);
+                *out_prediction = interstice_prediction {
+                    accepted: prediction.accepted(),
+                    has_predicted_start,
+                    predicted_start,
+                    has_predicted_completion,
+                    predicted_completion,
+                    has_violation_seconds,
+                    violation_seconds,
+                    has_counter_offer_slo,
+                    counter_offer_slo_seconds,
+                };
+                interstice_result::Ok
+            }
+            Err(error) => client.fail(error),
+        }
+    })
+}
+
+fn split(value: Option<f64>) -> (bool, f64) {
+    (value.is_some(), value.unwrap_or(0.0))
+}
+
+/// Reads the daemon's idle slots. On success writes a new handle to
+/// `*out_slots`; read it with the `interstice_slots_*` accessors and release it
+/// with `interstice_slots_free`.
+///
+/// # Safety
+/// `client` must be a live handle, `out_slots` writable.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_client_slots(
+    client: *const interstice_client,
+    out_slots: *mut *mut interstice_slots,
+) -> interstice_result {
+    guard(|| {
+        let Some(client) = client.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        if out_slots.is_null() {
+            return interstice_result::NullArgument;
+        }
+        match client.client.slots() {
+            Ok(slots) => {
+                let future_procs = slots
+                    .future
+                    .iter()
+                    .map(|slot| CString::new(slot.procs.replace('\0', "")).unwrap_or_default())
+                    .collect();
+                *out_slots = Box::into_raw(Box::new(interstice_slots { slots, future_procs }));
+                interstice_result::Ok
+            }
+            Err(error) => client.fail(error),
+        }
+    })
+}
+
+/// Releases slots from `interstice_client_slots`. NULL is ignored.
+///
+/// # Safety
+/// `slots` must be NULL or a handle not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_slots_free(slots: *mut interstice_slots) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if !slots.is_null() {
+            drop(Box::from_raw(slots));
+        }
+    }));
+}
+
+/// The daemon's clock when it computed the slots (epoch seconds); 0 for NULL.
+///
+/// # Safety
+/// `slots` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_slots_now(slots: *const interstice_slots) -> f64 {
+    catch_unwind(AssertUnwindSafe(|| {
+        slots.as_ref().map_or(0.0, |slots| slots.slots.now)
+    }))
+    .unwrap_or(0.0)
+}
+
+/// How many processors are idle now; 0 for NULL.
+///
+/// # Safety
+/// `slots` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_slots_immediate_len(slots: *const interstice_slots) -> usize {
+    catch_unwind(AssertUnwindSafe(|| {
+        slots.as_ref().map_or(0, |slots| slots.slots.immediate.len())
+    }))
+    .unwrap_or(0)
+}
+
+/// Copies immediate slot `index` into `*out_slot`.
+///
+/// # Safety
+/// `slots` must be a live handle, `out_slot` writable.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_slots_immediate_get(
+    slots: *const interstice_slots,
+    index: usize,
+    out_slot: *mut interstice_immediate_slot,
+) -> interstice_result {
+    guard(|| {
+        let Some(slots) = slots.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        if out_slot.is_null() {
+            return interstice_result::NullArgument;
+        }
+        let Some(slot) = slots.slots.immediate.get(index) else {
+            return interstice_result::OutOfRange;
+        };
+        let (has_idle_until, idle_until) = split(slot.idle_until);
+        *out_slot = interstice_immediate_slot {
+            proc_index: slot.proc,
+            has_idle_until,
+            idle_until,
+        };
+        interstice_result::Ok
+    })
+}
+
+/// How many future holes the plan has; 0 for NULL.
+///
+/// # Safety
+/// `slots` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_slots_future_len(slots: *const interstice_slots) -> usize {
+    catch_unwind(AssertUnwindSafe(|| {
+        slots.as_ref().map_or(0, |slots| slots.slots.future.len())
+    }))
+    .unwrap_or(0)
+}
+
+/// Copies future slot `index` into `*out_slot` (its `procs` text stays owned by `slots`).
+///
+/// # Safety
+/// `slots` must be a live handle, `out_slot` writable.
+#[no_mangle]
+pub unsafe extern "C" fn interstice_slots_future_get(
+    slots: *const interstice_slots,
+    index: usize,
+    out_slot: *mut interstice_future_slot,
+) -> interstice_result {
+    guard(|| {
+        let Some(slots) = slots.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        if out_slot.is_null() {
+            return interstice_result::NullArgument;
+        }
+        let (Some(slot), Some(procs)) = (slots.slots.future.get(index), slots.future_procs.get(index)) else {
+            return interstice_result::OutOfRange;
+        };
+        let (has_end, end) = split(slot.end);
+        *out_slot = interstice_future_slot {
+            start: slot.start,
+            has_end,
+            end,
+            procs: procs.as_ptr(),
+        };
+        interstice_result::Ok
+    })
+}
+
+/// A static, NUL-terminated name for a result code (`"INTERSTICE_RESULT_OK"`, …); never NULL, never freed.
+/// Pass only values of `interstice_result` (as returned by this library).
+#[no_mangle]
+pub extern "C" fn interstice_result_name(result: interstice_result) -> *const c_char {
+    let name: &'static [u8] = match result {
+        interstice_result::Ok => b"INTERSTICE_RESULT_OK\0",
+        interstice_result::NullArgument => b"INTERSTICE_RESULT_NULL_ARGUMENT\0",
+        interstice_result::InvalidArgument => b"INTERSTICE_RESULT_INVALID_ARGUMENT\0",
+        interstice_result::Connect => b"INTERSTICE_RESULT_CONNECT\0",
+        interstice_result::Timeout => b"INTERSTICE_RESULT_TIMEOUT\0",
+        interstice_result::Io => b"INTERSTICE_RESULT_IO\0",
+        interstice_result::Http => b"INTERSTICE_RESULT_HTTP\0",
+        interstice_result::Protocol => b"INTERSTICE_RESULT_PROTOCOL\0",
+        interstice_result::BufferTooSmall => b"INTERSTICE_RESULT_BUFFER_TOO_SMALL\0",
+        interstice_result::OutOfRange => b"INTERSTICE_RESULT_OUT_OF_RANGE\0",
+        interstice_result::Panic => b"INTERSTICE_RESULT_PANIC\0",
+    };
+    name.as_ptr().cast()
+}

@@ -1,0 +1,582 @@
+//! A real one-machine Slurm for the tests: munged, slurmctld and slurmd on
+//! loopback with a generated config (`tests/slurm/slurm.conf.in`), both
+//! Interstice plugins loaded, and `intersticed` with the `slurm` backend.
+//!
+//! Every daemon runs in the foreground as a child of the test (`munged -F`,
+//! `slurmctld -D`, `slurmd -D`), so it is stopped by its PID when the guard is
+//! dropped, also when the test fails. Jobs still in the queue are cancelled
+//! first. Requires root and the Slurm packages (CI installs them); a missing
+//! binary fails the test with the package to install.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Finds a system program in PATH or the usual sbin directories; panics with the fix.
+pub fn program(name: &str) -> PathBuf {
+    let path = std::env::var("PATH").unwrap_or_default();
+    for dir in path.split(':').chain([
+        "/usr/sbin",
+        "/usr/bin",
+        "/sbin",
+        "/usr/local/sbin",
+        "/usr/local/bin",
+    ]) {
+        let candidate = Path::new(dir).join(name);
+        if candidate.is_file() {
+            return candidate;
+        }
+    }
+    panic!(
+        "{name} not found: the Slurm tests need a real Slurm (apt-get install slurmctld slurmd slurm-client munge \
+         libslurm-dev; .ci/run installs them)"
+    );
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("free port")
+        .port()
+}
+
+fn short_hostname() -> String {
+    let out = Command::new("hostname")
+        .arg("-s")
+        .output()
+        .expect("run hostname -s");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Sends SIGTERM, waits up to `grace`, then SIGKILL; always reaps.
+pub fn stop_child(child: &mut Child, grace: Duration) {
+    if let Ok(Some(_)) = child.try_wait() {
+        return;
+    }
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Polls `check` every 200 ms until it returns Some or `timeout` passes.
+pub fn wait_for<T>(what: &str, timeout: Duration, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Tail of a log file, for failure messages.
+pub fn tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// The plugins' settings for this cluster.
+#[derive(Clone, Debug)]
+pub struct PluginSettings {
+    /// `timeout_ms` of job_submit/interstice.
+    pub timeout_ms: u64,
+    /// `fail_mode` of job_submit/interstice.
+    pub fail_mode: &'static str,
+}
+
+impl Default for PluginSettings {
+    fn default() -> Self {
+        PluginSettings {
+            timeout_ms: 250,
+            fail_mode: "open",
+        }
+    }
+}
+
+/// A running one-node Slurm cluster.
+pub struct Cluster {
+    /// Scratch directory (config, state, logs, sockets); removed on drop.
+    pub dir: tempfile::TempDir,
+    /// The node name (the short host name).
+    pub node: String,
+    /// `slurm.conf` path (clients get it as `SLURM_CONF`).
+    pub conf: PathBuf,
+    /// Where intersticed listens (the plugins are configured for it).
+    pub daemon_socket: PathBuf,
+    munged: Option<Child>,
+    slurmctld: Option<Child>,
+    slurmd: Option<Child>,
+}
+
+impl Cluster {
+    /// Starts munged, slurmctld and slurmd with both plugins; waits until the node is idle.
+    pub fn start(settings: &PluginSettings) -> Cluster {
+        assert!(
+            is_root(),
+            "the Slurm tests must run as root (CI runs them as root)"
+        );
+        let (munged, slurmctld, slurmd) = (program("munged"), program("slurmctld"), program("slurmd"));
+        program("sbatch");
+        let job_submit = interstice_tests::artifact("job_submit_interstice", "libjob_submit_interstice.so");
+        let spank = interstice_tests::artifact("spank_interstice", "libspank_interstice.so");
+        let dir = tempfile::Builder::new()
+            .prefix("interstice-slurm-")
+            .tempdir()
+            .expect("scratch dir");
+        let root = dir.path().to_path_buf();
+        chmod(&root, "755");
+        for sub in ["state", "spool", "plugins", "munge", "jobs"] {
+            std::fs::create_dir_all(root.join(sub)).expect("create scratch subdirectory");
+        }
+        chmod(&root.join("jobs"), "1777");
+        // Slurm finds a plugin by file name: job_submit/interstice → job_submit_interstice.so.
+        std::os::unix::fs::symlink(&job_submit, root.join("plugins/job_submit_interstice.so"))
+            .expect("symlink");
+        std::os::unix::fs::symlink(&spank, root.join("plugins/spank_interstice.so")).expect("symlink");
+        let node = short_hostname();
+        let daemon_socket = root.join("intersticed.sock");
+        let munge_socket = root.join("munge/munge.socket");
+        let conf = root.join("slurm.conf");
+        let template =
+            std::fs::read_to_string(interstice_tests::repo_root().join("tests/slurm/slurm.conf.in"))
+                .expect("read tests/slurm/slurm.conf.in");
+        let system_plugins = [
+            "/usr/lib/x86_64-linux-gnu/slurm-wlm",
+            "/usr/lib/aarch64-linux-gnu/slurm-wlm",
+            "/usr/lib64/slurm",
+            "/usr/lib/slurm",
+        ]
+        .into_iter()
+        .find(|dir| Path::new(dir).join("select_cons_tres.so").exists())
+        .expect("Slurm's plugin directory (select_cons_tres.so) not found");
+        let text = template
+            .replace("@NODE@", &node)
+            .replace("@DIR@", &root.display().to_string())
+            .replace("@CTLD_PORT@", &free_port().to_string())
+            .replace("@SLURMD_PORT@", &free_port().to_string())
+            .replace(
+                "@PLUGIN_DIR@",
+                &format!("{system_plugins}:{}", root.join("plugins").display()),
+            )
+            .replace("@MUNGE_SOCKET@", &munge_socket.display().to_string());
+        std::fs::write(&conf, text).expect("write slurm.conf");
+        std::fs::write(
+            root.join("plugstack.conf"),
+            format!(
+                "required {} socket={} timeout_ms=1000 cloud_partition=cloud\n",
+                root.join("plugins/spank_interstice.so").display(),
+                daemon_socket.display()
+            ),
+        )
+        .expect("write plugstack.conf");
+        std::fs::write(
+            root.join("interstice.conf"),
+            format!(
+                "# job_submit/interstice settings for the test cluster\nsocket = {}\ntimeout_ms = {}\n\
+                 fail_mode = {}\ncloud_partition = cloud\nset_deadline = yes\n",
+                daemon_socket.display(),
+                settings.timeout_ms,
+                settings.fail_mode
+            ),
+        )
+        .expect("write interstice.conf");
+
+        let mut cluster = Cluster {
+            dir,
+            node,
+            conf,
+            daemon_socket,
+            munged: None,
+            slurmctld: None,
+            slurmd: None,
+        };
+        // munged runs as the munge user (it owns /etc/munge/munge.key) in the foreground.
+        let munge_dir = root.join("munge");
+        let status = Command::new("chown")
+            .args(["munge:munge", &munge_dir.display().to_string()])
+            .status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "chown munge:munge {}",
+            munge_dir.display()
+        );
+        chmod(&munge_dir, "711");
+        let munged_cmd = format!(
+            "exec {} -F --socket={} --pid-file={} --log-file={} --seed-file={}",
+            munged.display(),
+            munge_socket.display(),
+            munge_dir.join("munged.pid").display(),
+            munge_dir.join("munged.log").display(),
+            munge_dir.join("munged.seed").display()
+        );
+        cluster.munged = Some(
+            Command::new(program("setpriv"))
+                .args([
+                    "--reuid=munge",
+                    "--regid=munge",
+                    "--init-groups",
+                    "sh",
+                    "-c",
+                    &munged_cmd,
+                ])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start munged"),
+        );
+        wait_for("munged's socket", Duration::from_secs(10), || {
+            munge_socket.exists().then_some(())
+        });
+
+        cluster.slurmctld = Some(cluster.spawn_slurmctld(&slurmctld));
+        cluster.slurmd = Some(
+            Command::new(&slurmd)
+                .args([
+                    "-D",
+                    "-f",
+                    &cluster.conf.display().to_string(),
+                    "-N",
+                    &cluster.node,
+                ])
+                .env("SLURM_CONF", &cluster.conf)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(root.join("slurmd.stderr")).expect("stderr file"))
+                .spawn()
+                .expect("start slurmd"),
+        );
+        let ready = Instant::now() + Duration::from_secs(30);
+        loop {
+            let state = cluster.run("sinfo", &["-h", "-n", &cluster.node.clone(), "-o", "%T"]);
+            let state = String::from_utf8_lossy(&state.stdout).trim().to_string();
+            if state.lines().all(|line| line == "idle") && !state.is_empty() {
+                break;
+            }
+            assert!(
+                Instant::now() < ready,
+                "the Slurm node did not become idle (state {state:?})\n--- slurmctld.log\n{}\n--- slurmd.log\n{}",
+                tail(&root.join("slurmctld.log"), 30),
+                tail(&root.join("slurmd.log"), 30)
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        cluster
+    }
+
+    fn spawn_slurmctld(&self, slurmctld: &Path) -> Child {
+        Command::new(slurmctld)
+            .args(["-D", "-i", "-f", &self.conf.display().to_string()])
+            .env("SLURM_CONF", &self.conf)
+            .env("INTERSTICE_CONF", self.dir.path().join("interstice.conf"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(self.dir.path().join("slurmctld.stderr")).expect("stderr file"))
+            .spawn()
+            .expect("start slurmctld")
+    }
+
+    /// Restarts slurmctld, with or without `JobSubmitPlugins=interstice`; waits until it answers.
+    pub fn restart_slurmctld(&mut self, job_submit_plugin: bool) {
+        if let Some(mut child) = self.slurmctld.take() {
+            stop_child(&mut child, Duration::from_secs(10));
+        }
+        let text = std::fs::read_to_string(&self.conf).expect("read slurm.conf");
+        let text: String = text
+            .lines()
+            .map(|line| {
+                if line.trim_start_matches('#').starts_with("JobSubmitPlugins=") {
+                    if job_submit_plugin {
+                        "JobSubmitPlugins=interstice".to_string()
+                    } else {
+                        "#JobSubmitPlugins=interstice".to_string()
+                    }
+                } else {
+                    line.to_string()
+                }
+            })
+            .map(|line| line + "\n")
+            .collect();
+        std::fs::write(&self.conf, text).expect("write slurm.conf");
+        self.slurmctld = Some(self.spawn_slurmctld(&program("slurmctld")));
+        wait_for(
+            "slurmctld to answer after a restart",
+            Duration::from_secs(30),
+            || self.run("scontrol", &["ping"]).status.success().then_some(()),
+        );
+    }
+
+    /// Runs a Slurm client with this cluster's `SLURM_CONF`.
+    pub fn run(&self, client: &str, args: &[&str]) -> Output {
+        Command::new(program(client))
+            .args(args)
+            .env("SLURM_CONF", &self.conf)
+            .current_dir(self.dir.path().join("jobs"))
+            .output()
+            .unwrap_or_else(|err| panic!("run {client}: {err}"))
+    }
+
+    /// `sbatch --parsable ARGS`: Ok(job id) or Err(stderr).
+    pub fn sbatch(&self, args: &[&str]) -> Result<String, String> {
+        let out_pattern = self.dir.path().join("jobs/job-%j.out").display().to_string();
+        let mut all = vec!["--parsable", "-o", &out_pattern];
+        all.extend_from_slice(args);
+        let output = self.run("sbatch", &all);
+        if output.status.success() {
+            Ok(String::from_utf8_lossy(&output.stdout)
+                .trim()
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .to_string())
+        } else {
+            Err(String::from_utf8_lossy(&output.stderr).to_string())
+        }
+    }
+
+    /// One job as squeue sees it: (partition, state, comment), None once it is gone.
+    pub fn job(&self, id: &str) -> Option<(String, String, String)> {
+        let output = self.run("squeue", &["-h", "-t", "all", "-j", id, "-o", "%P|%T|%k"]);
+        let text = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        let mut fields = text.splitn(3, '|');
+        Some((
+            fields.next()?.to_string(),
+            fields.next()?.to_string(),
+            fields.next()?.to_string(),
+        ))
+    }
+
+    /// Waits until job `id` is in one of `states`; returns the state.
+    pub fn wait_state(&self, id: &str, states: &[&str], timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let state = self.job(id).map(|(_, state, _)| state).unwrap_or_default();
+            if states.contains(&state.as_str()) {
+                return state;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "job {id} is {state:?}, not one of {states:?} after {timeout:?}\n--- squeue\n{}\n--- slurmctld.log\n{}",
+                String::from_utf8_lossy(&self.run("squeue", &["-t", "all", "-o", "%i %P %T %C %l %S %e %r %k"]).stdout),
+                tail(&self.dir.path().join("slurmctld.log"), 25)
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    /// The slurmctld log so far.
+    pub fn slurmctld_log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("slurmctld.log")).unwrap_or_default()
+    }
+
+    /// Cancels every job of this cluster.
+    pub fn cancel_all(&self) {
+        let output = self.run("squeue", &["-h", "-o", "%i"]);
+        let ids: Vec<String> = String::from_utf8_lossy(&output.stdout)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        if !ids.is_empty() {
+            let mut args = vec!["--full"];
+            args.extend(ids.iter().map(String::as_str));
+            let _ = self.run("scancel", &args);
+        }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if self.slurmctld.is_some() {
+            self.cancel_all();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                let output = self.run("squeue", &["-h", "-t", "R,CG", "-o", "%i"]);
+                if !output.status.success() || output.stdout.iter().all(u8::is_ascii_whitespace) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }
+        for child in [self.slurmd.take(), self.slurmctld.take(), self.munged.take()]
+            .into_iter()
+            .flatten()
+        {
+            let mut child = child;
+            stop_child(&mut child, Duration::from_secs(10));
+        }
+    }
+}
+
+fn chmod(path: &Path, mode: &str) {
+    let status = Command::new("chmod").arg(mode).arg(path).status();
+    assert!(
+        status.is_ok_and(|s| s.success()),
+        "chmod {mode} {}",
+        path.display()
+    );
+}
+
+/// `intersticed` with the `slurm` backend reading `cluster`.
+pub struct Daemon {
+    child: Option<Child>,
+    /// Its socket.
+    pub socket: PathBuf,
+    /// Its stderr log.
+    pub log: PathBuf,
+}
+
+impl Daemon {
+    /// Starts intersticed for `cluster` (engine of 8 processors) and waits for `/healthz`.
+    pub fn start(cluster: &Cluster, generation: u32) -> Daemon {
+        let binary = interstice_tests::artifact("interstice-daemon", "intersticed");
+        let root = cluster.dir.path();
+        let config = root.join("intersticed.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "api:\n  socket: {socket}\nstate_dir: {state}\nengine:\n  procs: 8\n  policy: conservative\n  \
+                 admission: reject-predicted\nbackend:\n  type: slurm\n  bf_interval_seconds: 1\n  partition_hpc: hpc\n  \
+                 partition_cloud: cloud\n  slurm_conf: {conf}\n  evictions_violate: true\nexecution:\n  user: nobody\n\
+                 log_level: info\n",
+                socket = cluster.daemon_socket.display(),
+                state = root.join("daemon-state").display(),
+                conf = cluster.conf.display(),
+            ),
+        )
+        .expect("write intersticed.yaml");
+        let log = root.join(format!("intersticed-{generation}.log"));
+        let child = Command::new(binary)
+            .args(["--config", &config.display().to_string()])
+            .env("SLURM_CONF", &cluster.conf)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("daemon log"))
+            .spawn()
+            .expect("start intersticed");
+        let mut daemon = Daemon {
+            child: Some(child),
+            socket: cluster.daemon_socket.clone(),
+            log,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while http(&daemon.socket, "GET", "/healthz", None).is_err() {
+            if let Some(child) = daemon.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    panic!("intersticed exited with {status}:\n{}", tail(&daemon.log, 30));
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "intersticed did not answer /healthz:\n{}",
+                tail(&daemon.log, 30)
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        daemon
+    }
+
+    /// GET/POST on the daemon; the body of a 2xx answer.
+    pub fn request(&self, method: &str, path: &str, body: Option<&str>) -> String {
+        http(&self.socket, method, path, body).unwrap_or_else(|err| panic!("{method} {path}: {err}"))
+    }
+
+    /// Its log so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Stops it (SIGTERM, then SIGKILL) and waits.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            stop_child(&mut child, Duration::from_secs(10));
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// One HTTP/1.1 exchange over a Unix socket: the body of a 2xx answer, Err otherwise.
+pub fn http(socket: &Path, method: &str, path: &str, body: Option<&str>) -> Result<String, String> {
+    let mut stream =
+        UnixStream::connect(socket).map_err(|err| format!("connect {}: {err}", socket.display()))?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(|e| e.to_string())?;
+    let body = body.unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).map_err(|e| e.to_string())?;
+    let (head, rest) = answer.split_once("\r\n\r\n").ok_or("no header end")?;
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or("bad status line")?;
+    let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
+    let text = if chunked { dechunk(rest) } else { rest.to_string() };
+    if (200..300).contains(&status) {
+        Ok(text)
+    } else {
+        Err(format!("status {status}: {text}"))
+    }
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut body = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if size == 0 || after.len() < size {
+            break;
+        }
+        body.push_str(&after[..size]);
+        rest = after[size..].trim_start_matches("\r\n");
+    }
+    body
+}
+
+/// The value of one Prometheus sample (`name{labels}` exactly as rendered), 0 if absent.
+pub fn metric(text: &str, series: &str) -> f64 {
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .find_map(|line| line.strip_prefix(series).and_then(|rest| rest.strip_prefix(' ')))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0.0)
+}

@@ -1,0 +1,230 @@
+//! Interstice on a real Slurm (one node claiming 8 CPUs, partitions `hpc`
+//! and `cloud` with partition-priority preemption), with both plugins loaded
+//! by the real slurmctld/sbatch/slurmd and `intersticed` reading the plan
+//! with its `slurm` backend. Jobs are short sleeps. Runs as root (CI does);
+//! fails, not skips, when Slurm is missing. Harness: `tests/slurm/harness.rs`.
+//!
+//! One test function runs the scenarios in order, on one cluster:
+//! 1. a backfill hole: an evictable job whose `--slo` fits is accepted, routed
+//!    to `cloud`, runs and is counted as met;
+//! 2. an SLO that cannot be met is rejected at sbatch time with the
+//!    counter-offer; resubmitting with the offered SLO is accepted;
+//! 3. an HPC job preempts a running cloud job; the daemon records the eviction
+//!    and the violation, and the SPANK prolog reports the HPC start;
+//! 4. with the daemon stopped, submissions go through (fail-open) within the
+//!    latency bound and are counted;
+//! 5. `/metrics` shows the admissions, rejections, counter-offers and HPC events.
+
+#[path = "../slurm/harness.rs"]
+mod harness;
+
+use std::time::{Duration, Instant};
+
+use harness::{metric, wait_for, Cluster, Daemon, PluginSettings};
+
+/// The counter-offer in a rejection message: "... resubmit with --slo=410".
+fn offered_slo(message: &str) -> u64 {
+    let tail = message
+        .split("resubmit with --slo=")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no counter-offer in {message:?}"));
+    tail.chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .expect("offered SLO is a number")
+}
+
+/// Processors idle now according to the daemon's plan.
+fn idle_now(daemon: &Daemon) -> usize {
+    let slots: serde_json::Value =
+        serde_json::from_str(&daemon.request("GET", "/v1/slots", None)).expect("slots JSON");
+    slots["immediate"].as_array().map_or(0, Vec::len)
+}
+
+/// Waits until the daemon's log reports `outcome` for cloud job `id`.
+fn wait_outcome(daemon: &Daemon, id: &str, outcome: &str) {
+    let needle = format!("slurm: cloud job {id} outcome {outcome}");
+    wait_for(
+        &format!("the daemon to record job {id} as {outcome}"),
+        Duration::from_secs(20),
+        || {
+            daemon
+                .log_text()
+                .lines()
+                .any(|line| line.ends_with(&needle))
+                .then_some(())
+        },
+    );
+}
+
+#[test]
+fn interstice_on_a_real_slurm() {
+    let started = Instant::now();
+    let cluster = Cluster::start(&PluginSettings::default());
+    let mut daemon = Daemon::start(&cluster, 1);
+    let long = Duration::from_secs(90);
+
+    // --- 1. a backfill hole, filled by an evictable job that meets its SLO --------------------
+    let h1 = cluster
+        .sbatch(&["-p", "hpc", "-n", "6", "-t", "2", "--wrap", "sleep 20"])
+        .expect("HPC job 1");
+    cluster.wait_state(&h1, &["RUNNING"], long);
+    let h2 = cluster
+        .sbatch(&["-p", "hpc", "-n", "8", "-t", "1", "--wrap", "sleep 4"])
+        .expect("HPC job 2");
+    // The daemon's plan: 6 of 8 processors busy until H1's limit, then H2 on all 8.
+    wait_for(
+        "the daemon's plan to show the 2-processor hole",
+        Duration::from_secs(20),
+        || (idle_now(&daemon) == 2).then_some(()),
+    );
+    let c1 = cluster
+        .sbatch(&["--slo=100", "-n", "2", "-t", "1", "--wrap", "sleep 3"])
+        .expect("evictable job fits");
+    let (partition, _, comment) = cluster.job(&c1).expect("C1 in squeue");
+    assert_eq!(
+        partition, "cloud",
+        "accepted evictable job is routed to the cloud partition"
+    );
+    assert!(
+        comment.starts_with("interstice:accepted slo=100"),
+        "C1 comment {comment:?}"
+    );
+    // It runs in the hole, before H1 ends, and completes: met.
+    cluster.wait_state(&c1, &["RUNNING", "COMPLETED"], Duration::from_secs(15));
+    assert_eq!(
+        cluster.job(&h1).expect("H1").1,
+        "RUNNING",
+        "C1 started in the hole while H1 runs"
+    );
+    cluster.wait_state(&c1, &["COMPLETED"], Duration::from_secs(30));
+    wait_outcome(&daemon, &c1, "met");
+
+    // --- 2. an SLO that cannot be met: rejected with a counter-offer, which is accepted --------
+    let rejection = cluster
+        .sbatch(&["--slo=30", "-n", "4", "-t", "1", "--wrap", "sleep 2"])
+        .expect_err("4 processors for 60 s cannot finish within 30 s: only 2 are idle until H1's limit");
+    assert!(
+        rejection
+            .contains("cannot meet --slo=30 on the current backfill plan; earliest predicted response time"),
+        "rejection message: {rejection}"
+    );
+    println!("sbatch said: {}", rejection.trim());
+    let offer = offered_slo(&rejection);
+    assert!(offer > 60, "the counter-offer {offer} s must exceed the walltime");
+    let slo = format!("--slo={offer}");
+    let c2 = cluster
+        .sbatch(&[&slo, "-n", "4", "-t", "1", "--wrap", "sleep 2"])
+        .expect("resubmission with the offer");
+    let (partition, _, comment) = cluster.job(&c2).expect("C2 in squeue");
+    assert_eq!(partition, "cloud");
+    assert!(
+        comment.starts_with(&format!("interstice:accepted slo={offer}")),
+        "C2 comment {comment:?}"
+    );
+
+    // --- 5 (first part). /metrics of the daemon that made those decisions ---------------------
+    let metrics = daemon.request("GET", "/metrics", None);
+    assert!(
+        metric(&metrics, "interstice_admissions_total{decision=\"admitted\"}") >= 2.0,
+        "{metrics}"
+    );
+    assert!(
+        metric(&metrics, "interstice_admissions_total{decision=\"rejected\"}") >= 1.0,
+        "{metrics}"
+    );
+    assert!(
+        metric(&metrics, "interstice_slo_counteroffers_total") >= 1.0,
+        "{metrics}"
+    );
+
+    // H1, H2 and C2 drain in Slurm's order: C2 waits for H2 (higher partition tier).
+    cluster.wait_state(&h2, &["COMPLETED"], long);
+    cluster.wait_state(&c2, &["COMPLETED"], long);
+    wait_outcome(&daemon, &c2, "met");
+
+    // --- 3. an HPC job preempts a running cloud job ---------------------------------------------
+    let c3 = cluster
+        .sbatch(&["--slo=300", "-n", "4", "-t", "2", "--wrap", "sleep 60"])
+        .expect("C3 accepted");
+    cluster.wait_state(&c3, &["RUNNING"], Duration::from_secs(30));
+    let h3 = cluster
+        .sbatch(&["-p", "hpc", "-n", "8", "-t", "1", "--wrap", "sleep 2"])
+        .expect("HPC job 3");
+    cluster.wait_state(&c3, &["PREEMPTED"], long);
+    cluster.wait_state(&h3, &["RUNNING", "COMPLETED"], Duration::from_secs(30));
+    wait_outcome(&daemon, &c3, "evicted");
+    wait_outcome(&daemon, &c3, "violated");
+    // The SPANK prolog told the node daemon that H3 took processors.
+    wait_for(
+        "the SPANK prolog's started event",
+        Duration::from_secs(20),
+        || {
+            let metrics = daemon.request("GET", "/metrics", None);
+            (metric(&metrics, "interstice_hpc_events_total{type=\"started\"}") >= 1.0).then_some(())
+        },
+    );
+    let metrics = daemon.request("GET", "/metrics", None);
+    assert!(
+        metric(&metrics, "interstice_admissions_total{decision=\"admitted\"}") >= 3.0,
+        "{metrics}"
+    );
+    cluster.wait_state(&h3, &["COMPLETED"], long);
+
+    // --- 4. daemon down: fail-open, within the latency bound, counted ----------------------------
+    daemon.stop();
+    let submitted = Instant::now();
+    let c4 = cluster
+        .sbatch(&["--slo=120", "-n", "1", "-t", "1", "--wrap", "sleep 1"])
+        .expect("fail-open accepts");
+    let sbatch_took = submitted.elapsed();
+    assert!(
+        sbatch_took < Duration::from_secs(3),
+        "sbatch with the daemon down took {sbatch_took:?}"
+    );
+    let (partition, _, comment) = cluster.job(&c4).expect("C4 in squeue");
+    assert_eq!(partition, "cloud");
+    assert_eq!(comment, "interstice:unpredicted slo=120");
+    assert!(
+        cluster
+            .slurmctld_log()
+            .contains("accepted unpredicted (fail_mode open)"),
+        "slurmctld counted it"
+    );
+    let unreachable = cluster.sbatch(&["-p", "hpc", "-n", "1", "-t", "1", "--wrap", "true"]);
+    assert!(
+        unreachable.is_ok(),
+        "plain HPC jobs never depend on the daemon: {unreachable:?}"
+    );
+    cluster.wait_state(&c4, &["COMPLETED"], long);
+    // A new daemon learns the unpredicted admission and the outcome from Slurm.
+    let daemon2 = Daemon::start(&cluster, 2);
+    wait_for(
+        "the restarted daemon to count the unpredicted admission",
+        Duration::from_secs(20),
+        || {
+            daemon2
+                .log_text()
+                .lines()
+                .any(|line| line.contains(&format!("slurm: cloud job {c4} admitted unpredicted")))
+                .then_some(())
+        },
+    );
+    wait_outcome(&daemon2, &c4, "met");
+    assert!(daemon2
+        .request("GET", "/metrics", None)
+        .contains("interstice_plan_age_seconds"));
+    drop(daemon2);
+    drop(daemon);
+    drop(cluster);
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(600),
+        "the Slurm scenarios took {took:?}"
+    );
+    println!(
+        "METRIC:slurm_scenarios_duration:{:.1}:seconds",
+        took.as_secs_f64()
+    );
+}
