@@ -8,7 +8,10 @@ use std::sync::{Mutex, OnceLock};
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
 }
 
 /// `../shared` beside the repository (traces, Batsim conversations, Slurm facts).
@@ -18,7 +21,9 @@ pub fn shared_dir() -> PathBuf {
 
 /// The target directory cargo builds into.
 pub fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"))
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"))
 }
 
 /// Path of a workspace binary or library built with the dev profile; builds it
@@ -39,7 +44,11 @@ pub fn artifact(package: &str, artifact: &str) -> PathBuf {
         built.insert(package.to_string(), ());
     }
     let path = target_dir().join("debug").join(artifact);
-    assert!(path.exists(), "{} was not built by package {package}", path.display());
+    assert!(
+        path.exists(),
+        "{} was not built by package {package}",
+        path.display()
+    );
     path
 }
 

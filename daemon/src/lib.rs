@@ -1,1 +1,31 @@
-//! intersticed: the convergence-area node daemon.
+//! `intersticed`: the convergence-area node daemon.
+//!
+//! It drives an [`interstice_core::Engine`] with wall-clock time, admits
+//! cloud jobs over an HTTP/JSON API on a Unix socket (predict, accept or
+//! counter-offer), runs the admitted ones as local processes, evicts them when
+//! HPC work needs their processors, keeps every decision in SQLite and exports
+//! Prometheus metrics.
+//!
+//! # Tour
+//!
+//! - [`config`]: the YAML config and its validation.
+//! - [`server`]: the lifecycle (listeners, signals, shutdown).
+//! - [`api`]: the HTTP routes; [`wire`]: their JSON types; [`client`]: a
+//!   blocking client for the `interstice` CLI and tests.
+//! - [`actor`]: the one thread that owns the engine, the store and the processes.
+//! - [`backend`]: where the HPC plan comes from (embedded replay, plugin, Slurm).
+//! - [`exec`]: process launch and signals; [`node`]: real CPU/memory load;
+//!   [`store`]: SQLite; [`metrics`]: Prometheus.
+#![deny(missing_docs)]
+
+pub mod actor;
+pub mod api;
+pub mod backend;
+pub mod client;
+pub mod config;
+pub mod exec;
+pub mod metrics;
+pub mod node;
+pub mod server;
+pub mod store;
+pub mod wire;

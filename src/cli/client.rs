@@ -1,22 +1,343 @@
-//! Daemon client subcommands (placeholder until the daemon lands).
+//! `interstice submit|predict|slots|jobs|cancel|health --daemon SOCKET`: clients
+//! of a running `intersticed`, and `interstice bench predict`.
 
-/// Client subcommands.
+use anyhow::{bail, Context};
+use interstice_core::{Admission, Engine, EngineConfig, Job, JobId, JobKind, Policy, Time};
+use interstice_daemon::client::{Client, ClientError};
+use interstice_daemon::wire::{PredictRequest, SubmitRequest};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Where the daemon listens unless `--daemon` says otherwise.
+const DEFAULT_SOCKET: &str = "/run/interstice/interstice.sock";
+
+/// The daemon's socket.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DaemonArg {
+    /// The daemon's Unix socket.
+    #[arg(long, value_name = "SOCKET", default_value = DEFAULT_SOCKET)]
+    daemon: PathBuf,
+}
+
+/// Client subcommands of a running `intersticed`.
 #[derive(clap::Subcommand, Debug)]
 pub enum ClientCommand {
-    /// Health of the daemon.
-    Health,
+    /// Submit a cloud job: accepted (with its predicted start and completion) or
+    /// rejected with an SLO counter-offer (exit status 3).
+    Submit(SubmitArgs),
+    /// Predict start, completion and decision for a job shape; nothing is submitted.
+    Predict(PredictArgs),
+    /// The convergence area's idle slots now (W_immediate) and later (W_future).
+    Slots(DaemonArg),
+    /// List cloud jobs, or show one.
+    Jobs(JobsArgs),
+    /// Cancel a cloud job (its owner or root only).
+    Cancel(CancelArgs),
+    /// Check that the daemon answers.
+    Health(DaemonArg),
+}
+
+/// `interstice submit`.
+#[derive(clap::Args, Debug)]
+pub struct SubmitArgs {
+    #[command(flatten)]
+    daemon: DaemonArg,
+    /// Processors.
+    #[arg(long, default_value_t = 1)]
+    procs: u32,
+    /// Walltime in seconds (the job is killed when it is reached).
+    #[arg(long, default_value_t = 60.0)]
+    walltime: f64,
+    /// Maximum response time in seconds (default: 3 × walltime).
+    #[arg(long)]
+    slo: Option<f64>,
+    /// Environment variable NAME=VALUE (repeatable); nothing else is inherited but PATH.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    env: Vec<String>,
+    /// Working directory (absolute).
+    #[arg(long)]
+    workdir: Option<String>,
+    /// Class label.
+    #[arg(long)]
+    class: Option<String>,
+    /// The program and its arguments (no shell).
+    #[arg(last = true, required = true, value_name = "ARGV")]
+    argv: Vec<String>,
+}
+
+/// `interstice predict`.
+#[derive(clap::Args, Debug)]
+pub struct PredictArgs {
+    #[command(flatten)]
+    daemon: DaemonArg,
+    /// Processors.
+    #[arg(long, default_value_t = 1)]
+    procs: u32,
+    /// Walltime in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    walltime: f64,
+    /// SLO in seconds (default: 3 × walltime).
+    #[arg(long)]
+    slo: Option<f64>,
+}
+
+/// `interstice jobs`.
+#[derive(clap::Args, Debug)]
+pub struct JobsArgs {
+    #[command(flatten)]
+    daemon: DaemonArg,
+    /// Show only this job.
+    id: Option<u64>,
+}
+
+/// `interstice cancel`.
+#[derive(clap::Args, Debug)]
+pub struct CancelArgs {
+    #[command(flatten)]
+    daemon: DaemonArg,
+    /// The job id.
+    id: u64,
+}
+
+fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+fn parse_env(pairs: &[String]) -> anyhow::Result<Option<BTreeMap<String, String>>> {
+    if pairs.is_empty() {
+        return Ok(None);
+    }
+    let mut env = BTreeMap::new();
+    for pair in pairs {
+        let Some((name, value)) = pair.split_once('=') else {
+            bail!("--env {pair:?}: expected NAME=VALUE");
+        };
+        env.insert(name.to_string(), value.to_string());
+    }
+    Ok(Some(env))
+}
+
+/// Run a client subcommand.
+pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
+    match cmd {
+        ClientCommand::Submit(args) => {
+            let client = Client::new(&args.daemon.daemon);
+            let request = SubmitRequest {
+                procs: args.procs,
+                walltime: args.walltime,
+                slo: args.slo.unwrap_or(args.walltime * 3.0),
+                argv: args.argv,
+                env: parse_env(&args.env)?,
+                workdir: args.workdir,
+                class: args.class,
+            };
+            let answer = client.submit(&request)?;
+            print_json(&answer)?;
+            if answer.decision == "rejected" {
+                match answer.counter_offer_slo {
+                    Some(slo) => eprintln!("interstice: rejected; the plan can meet --slo {}", slo.ceil()),
+                    None => eprintln!("interstice: rejected; no slot in sight for this shape"),
+                }
+                std::process::exit(3);
+            }
+            Ok(())
+        }
+        ClientCommand::Predict(args) => {
+            let client = Client::new(&args.daemon.daemon);
+            let request = PredictRequest {
+                procs: args.procs,
+                walltime: args.walltime,
+                slo: args.slo.unwrap_or(args.walltime * 3.0),
+                admission: false,
+            };
+            print_json(&client.predict(&request)?)
+        }
+        ClientCommand::Slots(args) => print_json(&Client::new(&args.daemon).slots()?),
+        ClientCommand::Jobs(args) => {
+            let client = Client::new(&args.daemon.daemon);
+            match args.id {
+                Some(id) => print_json(&client.job(id)?),
+                None => print_json(&client.jobs()?),
+            }
+        }
+        ClientCommand::Cancel(args) => print_json(&Client::new(&args.daemon.daemon).cancel(args.id)?),
+        ClientCommand::Health(args) => print_json(&Client::new(&args.daemon).health()?),
+    }
 }
 
 /// Arguments of `interstice bench predict`.
 #[derive(clap::Args, Debug)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// HPC jobs in the engine's plan.
+    #[arg(long, default_value_t = 10_000)]
+    jobs: u32,
+    /// Processors of the simulated platform.
+    #[arg(long, default_value_t = 1024)]
+    procs: u32,
+    /// Policy of the plan.
+    #[arg(long, default_value = "conservative")]
+    policy: String,
+    /// Predictions to time in-process.
+    #[arg(long, default_value_t = 100_000)]
+    predictions: u32,
+    /// Also time predictions over this daemon socket (a live intersticed).
+    #[arg(long, value_name = "SOCKET")]
+    daemon: Option<PathBuf>,
+    /// Client threads for the socket benchmark.
+    #[arg(long, default_value_t = 4)]
+    threads: u32,
+    /// Seconds of the socket benchmark.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Seed of the generated plan.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
 
-/// Run a client subcommand.
-pub fn run(_cmd: ClientCommand) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+/// A tiny seeded generator (SplitMix64), so the plan is the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn percentile(sorted: &[Duration], q: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
 /// Run the prediction benchmark.
-pub fn bench(_args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    let policy: Policy = args.policy.parse().map_err(anyhow::Error::msg)?;
+    let mut config = EngineConfig::new(args.procs, policy);
+    config.admission = Admission::RejectPredicted;
+    let mut engine = Engine::new(config).context("engine config")?;
+    let mut rng = Rng(args.seed);
+    let built = Instant::now();
+    for index in 0..args.jobs {
+        let procs = (1u32 << rng.below(7)).min(args.procs);
+        let walltime = Time::from_secs(60 + rng.below(3_600) as i64);
+        let submit = Time::from_secs(index as i64);
+        let job = Job {
+            id: JobId(index as u64 + 1),
+            submit,
+            walltime,
+            runtime: None,
+            procs,
+            kind: JobKind::Hpc,
+            slo: None,
+        };
+        engine.submit(job).context("building the plan")?;
+    }
+    let now = Time::from_secs(args.jobs as i64);
+    engine.schedule(now);
+    println!(
+        "plan: {} HPC jobs on {} processors ({} running, {} queued), built in {:.2} s",
+        args.jobs,
+        args.procs,
+        engine.running(JobKind::Hpc),
+        engine.queued(JobKind::Hpc),
+        built.elapsed().as_secs_f64()
+    );
+    let mut latencies = Vec::with_capacity(args.predictions as usize);
+    let mut violations = 0u64;
+    let started = Instant::now();
+    for _ in 0..args.predictions {
+        let procs = 1u32 << rng.below(3);
+        let walltime = Time::from_secs(180);
+        let slo = Time::from_secs(180 * (1 + rng.below(15) as i64) + rng.below(86_400) as i64);
+        let t0 = Instant::now();
+        let prediction = engine.predict(procs, walltime, Some(slo), now);
+        latencies.push(t0.elapsed());
+        violations += prediction.predicts_violation as u64;
+    }
+    let total = started.elapsed();
+    latencies.sort();
+    let throughput = args.predictions as f64 / total.as_secs_f64();
+    println!(
+        "in-process: {} predictions, {violations} predicted violations",
+        args.predictions
+    );
+    println!(
+        "METRIC:predict_inprocess_p50:{:.3}:us",
+        percentile(&latencies, 0.50).as_secs_f64() * 1e6
+    );
+    println!(
+        "METRIC:predict_inprocess_p99:{:.3}:us",
+        percentile(&latencies, 0.99).as_secs_f64() * 1e6
+    );
+    println!("METRIC:predict_inprocess_throughput:{throughput:.0}:predictions/s");
+    if let Some(socket) = &args.daemon {
+        bench_socket(socket, &args)?;
+    }
+    Ok(())
+}
+
+fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()> {
+    Client::new(socket)
+        .health()
+        .context("the daemon does not answer")?;
+    let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
+    let workers: Vec<_> = (0..args.threads.max(1))
+        .map(|thread| {
+            let client = Client::new(socket);
+            std::thread::spawn(move || -> Result<Vec<Duration>, ClientError> {
+                let mut latencies = Vec::new();
+                let mut rng = Rng(thread as u64 + 7);
+                while Instant::now() < deadline {
+                    let request = PredictRequest {
+                        procs: 1 << rng.below(3),
+                        walltime: 180.0,
+                        slo: 180.0 * (1 + rng.below(15)) as f64,
+                        admission: false,
+                    };
+                    let t0 = Instant::now();
+                    client.predict(&request)?;
+                    latencies.push(t0.elapsed());
+                }
+                Ok(latencies)
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for worker in workers {
+        latencies.extend(
+            worker
+                .join()
+                .map_err(|_| anyhow::anyhow!("a client thread panicked"))??,
+        );
+    }
+    latencies.sort();
+    println!(
+        "socket: {} predictions with {} threads",
+        latencies.len(),
+        args.threads
+    );
+    println!(
+        "METRIC:predict_socket_p50:{:.3}:us",
+        percentile(&latencies, 0.50).as_secs_f64() * 1e6
+    );
+    println!(
+        "METRIC:predict_socket_p99:{:.3}:us",
+        percentile(&latencies, 0.99).as_secs_f64() * 1e6
+    );
+    println!(
+        "METRIC:predict_socket_throughput:{:.0}:predictions/s",
+        latencies.len() as f64 / args.seconds
+    );
+    Ok(())
 }

@@ -1,0 +1,270 @@
+//! The HTTP/JSON API (axum) served on the Unix socket and the optional
+//! loopback TCP listener. Handlers only parse, forward a [`Command`] to the
+//! engine actor and turn its answer into JSON; errors are `{"error": "..."}`.
+
+use crate::actor::{ApiError, Command, ErrorKind, Owner};
+use crate::backend::{HpcEvent, HpcEventKind};
+use crate::metrics::Metrics;
+use crate::wire::{ErrorBody, HpcEventRequest, PredictRequest, SubmitRequest};
+use axum::body::Bytes;
+use axum::extract::connect_info::{ConnectInfo, Connected};
+use axum::extract::{Path, State};
+use axum::http::{header, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::serve::IncomingStream;
+use axum::{Json, Router};
+use interstice_core::{ProcSet, Time};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::sync::mpsc;
+use tokio::net::{TcpListener, UnixListener};
+use tokio::sync::oneshot;
+
+/// Who is on the other end of a connection.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Peer(pub Owner);
+
+impl Connected<IncomingStream<'_, UnixListener>> for Peer {
+    fn connect_info(stream: IncomingStream<'_, UnixListener>) -> Self {
+        match stream.io().peer_cred() {
+            Ok(cred) => Peer(Owner {
+                uid: Some(cred.uid()),
+                pid: cred.pid(),
+            }),
+            Err(_) => Peer(Owner::default()),
+        }
+    }
+}
+
+impl Connected<IncomingStream<'_, TcpListener>> for Peer {
+    fn connect_info(_stream: IncomingStream<'_, TcpListener>) -> Self {
+        Peer(Owner::default())
+    }
+}
+
+/// Shared by every handler.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// The engine actor.
+    pub commands: mpsc::Sender<Command>,
+    /// For `/metrics`.
+    pub metrics: Metrics,
+}
+
+/// The API's routes.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/v1/jobs", post(submit).get(list_jobs))
+        .route("/v1/jobs/{id}", get(get_job).delete(cancel_job))
+        .route("/v1/predict", post(predict))
+        .route("/v1/slots", get(slots))
+        .route("/v1/hpc/events", post(hpc_event))
+        .route("/metrics", get(metrics))
+        .route("/healthz", get(health))
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .with_state(state)
+}
+
+fn error_response(status: StatusCode, message: impl Into<String>) -> Response {
+    (
+        status,
+        Json(ErrorBody {
+            error: message.into(),
+        }),
+    )
+        .into_response()
+}
+
+fn api_error(err: ApiError) -> Response {
+    let status = match err.kind {
+        ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
+        ErrorKind::Forbidden => StatusCode::FORBIDDEN,
+        ErrorKind::NotFound => StatusCode::NOT_FOUND,
+        ErrorKind::Conflict => StatusCode::CONFLICT,
+        ErrorKind::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    error_response(status, err.message)
+}
+
+fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+    if body.is_empty() {
+        return Err(ApiError::bad_request("empty request body: send a JSON object"));
+    }
+    serde_json::from_slice(body).map_err(|err| ApiError::bad_request(format!("invalid request body: {err}")))
+}
+
+async fn ask<T: Serialize>(
+    state: &AppState,
+    command: impl FnOnce(oneshot::Sender<Result<T, ApiError>>) -> Command,
+) -> Response {
+    let (reply, answer) = oneshot::channel();
+    if state.commands.send(command(reply)).is_err() {
+        return error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the daemon is shutting down; retry later",
+        );
+    }
+    match answer.await {
+        Ok(Ok(value)) => Json(value).into_response(),
+        Ok(Err(err)) => api_error(err),
+        Err(_) => error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the daemon is shutting down; retry later",
+        ),
+    }
+}
+
+fn parse_id(id: &str) -> Result<u64, ApiError> {
+    id.parse().map_err(|_| {
+        ApiError::bad_request(format!("job id {id:?} is not a number; ids are integers like 42"))
+    })
+}
+
+async fn submit(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
+    body: Bytes,
+) -> Response {
+    let request: SubmitRequest = match parse_body(&body) {
+        Ok(request) => request,
+        Err(err) => return api_error(err),
+    };
+    ask(&state, |reply| Command::Submit {
+        request,
+        owner,
+        reply,
+    })
+    .await
+}
+
+async fn predict(State(state): State<AppState>, body: Bytes) -> Response {
+    let request: PredictRequest = match parse_body(&body) {
+        Ok(request) => request,
+        Err(err) => return api_error(err),
+    };
+    ask(&state, |reply| Command::Predict { request, reply }).await
+}
+
+async fn list_jobs(State(state): State<AppState>) -> Response {
+    ask(&state, |reply| Command::Jobs { reply }).await
+}
+
+async fn get_job(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    match parse_id(&id) {
+        Ok(id) => ask(&state, |reply| Command::Job { id, reply }).await,
+        Err(err) => api_error(err),
+    }
+}
+
+async fn cancel_job(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
+    Path(id): Path<String>,
+) -> Response {
+    let id = match parse_id(&id) {
+        Ok(id) => id,
+        Err(err) => return api_error(err),
+    };
+    ask(&state, |reply| Command::Cancel { id, owner, reply }).await
+}
+
+async fn slots(State(state): State<AppState>) -> Response {
+    ask(&state, |reply| Command::Slots { reply }).await
+}
+
+async fn health(State(state): State<AppState>) -> Response {
+    ask(&state, |reply| Command::Health { reply }).await
+}
+
+async fn hpc_event(State(state): State<AppState>, body: Bytes) -> Response {
+    let request: HpcEventRequest = match parse_body(&body) {
+        Ok(request) => request,
+        Err(err) => return api_error(err),
+    };
+    let event = match hpc_event_from(request) {
+        Ok(event) => event,
+        Err(err) => return api_error(err),
+    };
+    ask(&state, |reply| Command::HpcEvent { event, reply }).await
+}
+
+/// Check and convert `POST /v1/hpc/events`.
+pub fn hpc_event_from(request: HpcEventRequest) -> Result<HpcEvent, ApiError> {
+    let kind = match request.kind.as_str() {
+        "submitted" => HpcEventKind::Submitted,
+        "started" => HpcEventKind::Started,
+        "ended" => HpcEventKind::Ended,
+        "killed" => HpcEventKind::Killed,
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "type: {other:?} is not one of submitted, started, ended, killed"
+            )))
+        }
+    };
+    if request.id.is_empty() {
+        return Err(ApiError::bad_request("id: must be the batch system's job id"));
+    }
+    if request.procs == 0 {
+        return Err(ApiError::bad_request("procs: must be at least 1"));
+    }
+    if !request.walltime.is_finite() || request.walltime <= 0.0 {
+        return Err(ApiError::bad_request(format!(
+            "walltime: {} must be a positive number of seconds",
+            request.walltime
+        )));
+    }
+    let time = match request.time {
+        Some(time) if !time.is_finite() || time < 0.0 => {
+            return Err(ApiError::bad_request(format!(
+                "time: {time} must be epoch seconds"
+            )))
+        }
+        Some(time) => Time::from_secs_f64(time),
+        None => crate::actor::wall_clock(),
+    };
+    let cpus = match &request.cpus {
+        None => None,
+        Some(text) => Some(
+            text.parse::<ProcSet>()
+                .map_err(|err| ApiError::bad_request(format!("cpus: {err} (e.g. \"0-3\" or \"0 2 4-5\")")))?,
+        ),
+    };
+    Ok(HpcEvent {
+        kind,
+        id: request.id,
+        procs: request.procs,
+        walltime: Time::from_secs_f64(request.walltime),
+        time,
+        runtime: None,
+        cpus,
+    })
+}
+
+async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        state.metrics.render(),
+    )
+        .into_response()
+}
+
+async fn no_route(method: Method, uri: Uri) -> Response {
+    error_response(
+        StatusCode::NOT_FOUND,
+        format!(
+            "no route {method} {}; the API is /v1/jobs, /v1/jobs/{{id}}, /v1/predict, /v1/slots, /v1/hpc/events, /metrics, /healthz",
+            uri.path()
+        ),
+    )
+}
+
+async fn wrong_method(method: Method, uri: Uri) -> Response {
+    error_response(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{method} is not allowed on {}", uri.path()),
+    )
+}

@@ -1,0 +1,189 @@
+//! HPC backends: where the daemon's picture of the HPC plan comes from.
+//!
+//! # Interface (for backend authors)
+//!
+//! A backend is an async task that tells the daemon what the batch system is
+//! doing. It never touches the engine: it sends [`HpcUpdate`]s through an
+//! [`HpcSink`] and the engine actor (`crate::actor`) applies them at its next
+//! tick, then calls `Engine::schedule(now)` and carries out the decisions.
+//!
+//! Each backend module exposes one function with this shape:
+//!
+//! ```text
+//! pub async fn run(config: XxxConfig, sink: HpcSink, shutdown: Shutdown) -> Result<(), BackendError>
+//! ```
+//!
+//! * `config` is the backend's section of the YAML config (`backend: {type: xxx, ...}`);
+//!   the structs live in `crate::config` (`EmbeddedConfig`, `SlurmConfig`). The Slurm
+//!   helper may add fields to `SlurmConfig` (and their checks to `Config::validate`).
+//! * `sink.send(update)` hands an update to the daemon; it fails only when the daemon
+//!   is shutting down (return `Ok(())` then).
+//! * `shutdown.wait().await` resolves when the daemon stops; `shutdown.is_stopping()`
+//!   polls it. Return promptly after it fires.
+//! * Returning `Err` is logged and makes the daemon exit non-zero (fatal backend
+//!   error, e.g. `squeue` not found); transient errors should be logged and retried.
+//!
+//! Two kinds of update exist:
+//!
+//! * [`HpcUpdate::Event`]: one job event ([`HpcEvent`]: submitted / started / ended /
+//!   killed, with the batch system's job id string, processors, walltime and time).
+//!   The embedded backend and the `POST /v1/hpc/events` endpoint (plugin backend,
+//!   SPANK prolog) produce these. An event with `runtime: Some(_)` on `Submitted`
+//!   asks the daemon to *simulate* the job: it ends by itself `runtime` after the
+//!   engine starts it (embedded replay only).
+//! * [`HpcUpdate::Snapshot`]: the full set of HPC jobs pending or running in the
+//!   batch system now ([`HpcJobSnapshot`]). The daemon diffs it against what it
+//!   knows: new jobs are submitted to the engine, vanished jobs end (running) or
+//!   are withdrawn (pending), running jobs with `cpus` evict the local cloud jobs
+//!   holding those processors. The Slurm backend sends one per `bf_interval`.
+//!
+//! The backends: `embedded` (SWF replay, [`embedded`]), `plugin` (events come in over
+//! HTTP only; its task just waits for shutdown) and `slurm` ([`slurm`]).
+
+pub mod embedded;
+pub mod slurm;
+
+use crate::actor::Command;
+use crate::config::BackendConfig;
+use interstice_core::{ProcSet, Time};
+use std::sync::mpsc;
+use tokio::sync::watch;
+
+/// What happened to an HPC job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HpcEventKind {
+    /// Queued in the batch system.
+    Submitted,
+    /// Its tasks start (on `cpus` of this node, when given).
+    Started,
+    /// It finished.
+    Ended,
+    /// It was killed or cancelled.
+    Killed,
+}
+
+/// One HPC job event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HpcEvent {
+    /// What happened.
+    pub kind: HpcEventKind,
+    /// The batch system's job id.
+    pub id: String,
+    /// Processors the job uses.
+    pub procs: u32,
+    /// Requested walltime.
+    pub walltime: Time,
+    /// When it happened (wall clock, epoch-based [`Time`]).
+    pub time: Time,
+    /// Simulated run time (embedded replay only): the daemon ends the job by itself
+    /// this long after the engine starts it.
+    pub runtime: Option<Time>,
+    /// Local processors the job takes on this node, if known.
+    pub cpus: Option<ProcSet>,
+}
+
+/// One HPC job as the batch system sees it now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HpcJobSnapshot {
+    /// The batch system's job id.
+    pub id: String,
+    /// Processors.
+    pub procs: u32,
+    /// Requested walltime.
+    pub walltime: Time,
+    /// Submission time.
+    pub submit: Time,
+    /// Start time if running.
+    pub start: Option<Time>,
+    /// Local processors it holds on this node, if known and running here.
+    pub cpus: Option<ProcSet>,
+}
+
+/// What a backend sends to the daemon.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HpcUpdate {
+    /// One event.
+    Event(HpcEvent),
+    /// Every pending or running HPC job, taken at `time`.
+    Snapshot {
+        /// When the snapshot was taken.
+        time: Time,
+        /// The jobs.
+        jobs: Vec<HpcJobSnapshot>,
+    },
+}
+
+/// Errors of a backend task.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// The backend cannot run at all (bad trace, missing tool, not built).
+    #[error("{0}")]
+    Fatal(String),
+}
+
+/// The daemon end of a backend: sends updates to the engine actor.
+#[derive(Clone, Debug)]
+pub struct HpcSink {
+    tx: mpsc::Sender<Command>,
+}
+
+/// The daemon stopped; the update was dropped.
+#[derive(Debug, thiserror::Error)]
+#[error("the daemon is shutting down")]
+pub struct SinkClosed;
+
+impl HpcSink {
+    /// Wrap the actor's command channel.
+    pub(crate) fn new(tx: mpsc::Sender<Command>) -> HpcSink {
+        HpcSink { tx }
+    }
+
+    /// Hand one update to the daemon.
+    pub fn send(&self, update: HpcUpdate) -> Result<(), SinkClosed> {
+        self.tx.send(Command::Hpc(update)).map_err(|_| SinkClosed)
+    }
+}
+
+/// Fires when the daemon stops.
+#[derive(Clone, Debug)]
+pub struct Shutdown {
+    rx: watch::Receiver<bool>,
+}
+
+impl Shutdown {
+    /// A handle watching `rx` (true = stopping).
+    pub fn new(rx: watch::Receiver<bool>) -> Shutdown {
+        Shutdown { rx }
+    }
+
+    /// True once the daemon is stopping.
+    pub fn is_stopping(&self) -> bool {
+        *self.rx.borrow()
+    }
+
+    /// Resolves when the daemon is stopping.
+    pub async fn wait(&mut self) {
+        let _ = self.rx.wait_for(|stopping| *stopping).await;
+    }
+}
+
+/// Run the configured backend until shutdown.
+pub async fn run(config: BackendConfig, sink: HpcSink, mut shutdown: Shutdown) -> Result<(), BackendError> {
+    match config {
+        BackendConfig::Embedded(config) => embedded::run(config, sink, shutdown).await,
+        BackendConfig::Plugin(_) => {
+            shutdown.wait().await;
+            Ok(())
+        }
+        BackendConfig::Slurm(config) => slurm::run(config, sink, shutdown).await,
+    }
+}
+
+/// Short name of the configured backend (`embedded`, `plugin`, `slurm`).
+pub fn name(config: &BackendConfig) -> &'static str {
+    match config {
+        BackendConfig::Embedded(_) => "embedded",
+        BackendConfig::Plugin(_) => "plugin",
+        BackendConfig::Slurm(_) => "slurm",
+    }
+}

@@ -1,0 +1,735 @@
+//! The `slurm` backend: every `bf_interval_seconds` it reads Slurm's plan
+//! (`squeue`, `scontrol -o show node`) and sends it to the engine as an
+//! [`HpcUpdate::Snapshot`]; it learns what happened to the cloud jobs
+//! Slurm ran (met, violated, evicted by Slurm's partition-priority
+//! preemption, failed) and exports that as metrics.
+//!
+//! Why snapshots of *every* pending/running job, cloud ones included: in
+//! Slurm mode the evictable jobs are Slurm jobs in the cloud partition
+//! (admitted by `job_submit/interstice`), so they hold processors in the real
+//! plan, and a new cloud job's prediction must see them. Slurm's own
+//! preemption does the evicting; this backend only observes.
+//!
+//! What the backend reads, with `SLURM_TIME_FORMAT=%s` so that times are epoch
+//! seconds: `squeue -h -a -t all -o '%i|%P|%T|%C|%l|%V|%S|%e|%r|%k'` (id,
+//! partition, state, CPUs, time limit, submit, start — planned start for
+//! pending jobs, from the backfill plan —, end, reason, comment). Held jobs
+//! (reason `JobHeld*`) are left out of the plan: they will not start on their own. The comment carries
+//! the plugin's marker, `interstice:accepted slo=120 …` or
+//! `interstice:unpredicted slo=120` (fail-open), from which the SLO and the
+//! deadline (submit + SLO) follow. The parsers are pure functions with unit
+//! tests on captured output.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use interstice_core::Time;
+use prometheus::{IntCounterVec, IntGaugeVec, Opts};
+
+use super::{BackendError, HpcJobSnapshot, HpcSink, HpcUpdate, Shutdown};
+use crate::actor::wall_clock;
+use crate::config::SlurmConfig;
+
+/// The `squeue -o` format the backend parses (fields separated by `|`, comment last).
+pub const SQUEUE_FORMAT: &str = "%i|%P|%T|%C|%l|%V|%S|%e|%r|%k";
+
+/// Longest a squeue/scontrol call may take before it is killed.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The state of a Slurm job, as `squeue %T` spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobStateName {
+    /// PENDING.
+    Pending,
+    /// RUNNING (also CONFIGURING, COMPLETING, SUSPENDED, STOPPED, SIGNALING).
+    Running,
+    /// COMPLETED.
+    Completed,
+    /// PREEMPTED.
+    Preempted,
+    /// DEADLINE: Slurm cancelled it because its deadline could not be met.
+    Deadline,
+    /// TIMEOUT.
+    Timeout,
+    /// CANCELLED.
+    Cancelled,
+    /// FAILED, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL and anything else terminal.
+    Failed,
+}
+
+impl JobStateName {
+    fn parse(text: &str) -> JobStateName {
+        // "CANCELLED by 0" is how some versions print a cancelled job.
+        match text.split_whitespace().next().unwrap_or_default() {
+            "PENDING" | "REQUEUED" | "REQUEUE_HOLD" | "REQUEUE_FED" | "RESV_DEL_HOLD" => {
+                JobStateName::Pending
+            }
+            "RUNNING" | "CONFIGURING" | "COMPLETING" | "SUSPENDED" | "STOPPED" | "SIGNALING"
+            | "STAGE_OUT" | "RESIZING" => JobStateName::Running,
+            "COMPLETED" => JobStateName::Completed,
+            "PREEMPTED" => JobStateName::Preempted,
+            "DEADLINE" => JobStateName::Deadline,
+            "TIMEOUT" => JobStateName::Timeout,
+            "CANCELLED" => JobStateName::Cancelled,
+            _ => JobStateName::Failed,
+        }
+    }
+
+    /// Whether the job is done.
+    pub fn is_terminal(self) -> bool {
+        !matches!(self, JobStateName::Pending | JobStateName::Running)
+    }
+}
+
+/// What `job_submit/interstice` wrote in the job's comment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Marker {
+    /// The daemon predicted the SLO would be met (false: fail-open, unpredicted).
+    pub predicted: bool,
+    /// The SLO in seconds.
+    pub slo_seconds: f64,
+}
+
+/// One line of `squeue -o SQUEUE_FORMAT`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SqueueJob {
+    /// Job id (`123`, `45_7` for array tasks).
+    pub id: String,
+    /// Partition.
+    pub partition: String,
+    /// State.
+    pub state: JobStateName,
+    /// CPUs.
+    pub cpus: u32,
+    /// Time limit in seconds (None: UNLIMITED/INVALID).
+    pub time_limit_seconds: Option<u64>,
+    /// Submit time, epoch seconds.
+    pub submit: Option<i64>,
+    /// Start (running/finished) or planned start (pending), epoch seconds.
+    pub start: Option<i64>,
+    /// End (finished), expected end (running) or planned end (pending), epoch seconds.
+    pub end: Option<i64>,
+    /// Why a pending job waits (`Resources`, `Priority`, `JobHeldUser`, …).
+    pub reason: String,
+    /// The interstice marker in the comment, if any.
+    pub marker: Option<Marker>,
+}
+
+impl SqueueJob {
+    /// A pending job held by its user or an administrator.
+    pub fn is_held(&self) -> bool {
+        self.state == JobStateName::Pending && self.reason.starts_with("JobHeld")
+    }
+}
+
+/// A malformed line of command output.
+#[derive(Debug, thiserror::Error)]
+#[error("{command} line {line}: {message}: {text:?}")]
+pub struct ParseError {
+    /// The command (`squeue`, `scontrol show node`).
+    pub command: &'static str,
+    /// 1-based line.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+    /// The line.
+    pub text: String,
+}
+
+/// Slurm durations: `[D-]HH:MM:SS`, `MM:SS`, `MM`; None for `UNLIMITED`, `INVALID`, `N/A`.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let (days, rest) = match text.split_once('-') {
+        Some((days, rest)) => (days.parse::<u64>().ok()?, rest),
+        None => (0, text),
+    };
+    let parts = rest
+        .split(':')
+        .map(|part| part.parse::<u64>().ok())
+        .collect::<Option<Vec<_>>>()?;
+    let seconds = match parts.as_slice() {
+        [minutes] => minutes * 60,
+        [minutes, seconds] => minutes * 60 + seconds,
+        [hours, minutes, seconds] => hours * 3600 + minutes * 60 + seconds,
+        _ => return None,
+    };
+    Some(days * 86_400 + seconds)
+}
+
+/// An epoch-seconds field (`SLURM_TIME_FORMAT=%s`); None for `N/A`, `Unknown`, `0`.
+fn parse_epoch(text: &str) -> Option<i64> {
+    text.trim().parse::<i64>().ok().filter(|seconds| *seconds > 0)
+}
+
+/// The marker `interstice:accepted slo=120 …` / `interstice:unpredicted slo=120` in a comment.
+pub fn parse_marker(comment: &str) -> Option<Marker> {
+    let start = comment.find("interstice:")?;
+    let mut words = comment[start + "interstice:".len()..].split_whitespace();
+    let predicted = match words.next()? {
+        "accepted" => true,
+        "unpredicted" => false,
+        _ => return None,
+    };
+    let slo_seconds = words
+        .find_map(|word| word.strip_prefix("slo="))?
+        .parse::<f64>()
+        .ok()?;
+    Some(Marker {
+        predicted,
+        slo_seconds,
+    })
+}
+
+/// Parses `squeue -h -o SQUEUE_FORMAT` output (with `SLURM_TIME_FORMAT=%s`).
+pub fn parse_squeue(output: &str) -> Result<Vec<SqueueJob>, ParseError> {
+    let mut jobs = Vec::new();
+    for (index, line) in output.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let error = |message: &str| ParseError {
+            command: "squeue",
+            line: index + 1,
+            message: message.to_string(),
+            text: line.to_string(),
+        };
+        let fields: Vec<&str> = line.splitn(10, '|').collect();
+        let [id, partition, state, cpus, limit, submit, start, end, reason, comment] = fields.as_slice()
+        else {
+            return Err(error("expected 10 fields separated by |"));
+        };
+        let cpus = cpus
+            .trim()
+            .parse::<u32>()
+            .map_err(|_| error("CPUs is not a number"))?;
+        jobs.push(SqueueJob {
+            id: id.trim().to_string(),
+            partition: partition.trim().to_string(),
+            state: JobStateName::parse(state.trim()),
+            cpus,
+            time_limit_seconds: parse_duration(limit.trim()),
+            submit: parse_epoch(submit),
+            start: parse_epoch(start),
+            end: parse_epoch(end),
+            reason: reason.trim().to_string(),
+            marker: parse_marker(comment),
+        });
+    }
+    Ok(jobs)
+}
+
+/// CPUs of one node, from `scontrol -o show node`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeCpus {
+    /// NodeName.
+    pub name: String,
+    /// CPUAlloc.
+    pub allocated: u32,
+    /// CPUTot.
+    pub total: u32,
+}
+
+/// Parses `scontrol -o show node` (one node per line).
+pub fn parse_nodes(output: &str) -> Result<Vec<NodeCpus>, ParseError> {
+    let mut nodes = Vec::new();
+    for (index, line) in output.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let field = |key: &str| {
+            line.split_whitespace()
+                .find_map(|word| word.strip_prefix(key).and_then(|rest| rest.strip_prefix('=')))
+        };
+        let number = |key: &str| field(key).and_then(|value| value.parse::<u32>().ok());
+        let (Some(name), Some(allocated), Some(total)) =
+            (field("NodeName"), number("CPUAlloc"), number("CPUTot"))
+        else {
+            return Err(ParseError {
+                command: "scontrol show node",
+                line: index + 1,
+                message: "expected NodeName=, CPUAlloc= and CPUTot=".to_string(),
+                text: line.to_string(),
+            });
+        };
+        nodes.push(NodeCpus {
+            name: name.to_string(),
+            allocated,
+            total,
+        });
+    }
+    Ok(nodes)
+}
+
+/// The plan as the engine should see it: every pending or running job,
+/// running ones first (with their remaining time as walltime), then pending
+/// ones in Slurm's planned-start order.
+pub fn snapshot(jobs: &[SqueueJob], now_seconds: i64) -> Vec<HpcJobSnapshot> {
+    let mut running: Vec<&SqueueJob> = jobs
+        .iter()
+        .filter(|job| job.state == JobStateName::Running)
+        .collect();
+    running.sort_by_key(|job| (job.end.unwrap_or(i64::MAX), job.id.clone()));
+    let mut pending: Vec<&SqueueJob> = jobs
+        .iter()
+        .filter(|job| job.state == JobStateName::Pending && !job.is_held())
+        .collect();
+    pending.sort_by_key(|job| {
+        (
+            job.start.unwrap_or(i64::MAX),
+            job.submit.unwrap_or(i64::MAX),
+            job.id.clone(),
+        )
+    });
+    let limit = |job: &SqueueJob| job.time_limit_seconds.unwrap_or(365 * 86_400) as i64;
+    running
+        .into_iter()
+        .map(|job| {
+            let remaining = job.end.map_or_else(|| limit(job), |end| end - now_seconds).max(1);
+            HpcJobSnapshot {
+                id: job.id.clone(),
+                procs: job.cpus.max(1),
+                walltime: Time::from_secs(remaining),
+                submit: Time::from_secs(job.submit.unwrap_or(now_seconds)),
+                start: Some(Time::from_secs(job.start.unwrap_or(now_seconds))),
+                cpus: None,
+            }
+        })
+        .chain(pending.into_iter().map(|job| HpcJobSnapshot {
+            id: job.id.clone(),
+            procs: job.cpus.max(1),
+            walltime: Time::from_secs(limit(job).max(1)),
+            submit: Time::from_secs(job.submit.unwrap_or(now_seconds)),
+            start: None,
+            cpus: None,
+        }))
+        .collect()
+}
+
+/// What became of a cloud job Slurm ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Completed by its deadline.
+    Met,
+    /// Completed late, or cancelled by Slurm at its deadline.
+    Violated,
+    /// Preempted by HPC work (Slurm partition-priority preemption).
+    Evicted,
+    /// Timed out, failed or was cancelled.
+    Failed,
+}
+
+impl Outcome {
+    /// The metric label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Met => "met",
+            Outcome::Violated => "violated",
+            Outcome::Evicted => "evicted",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// The outcome(s) of a finished cloud job: an eviction is also a violation
+/// when `evictions_violate` (the job is not rerun by the daemon).
+pub fn outcomes(job: &SqueueJob, evictions_violate: bool) -> Vec<Outcome> {
+    let Some(marker) = job.marker else {
+        return Vec::new();
+    };
+    match job.state {
+        JobStateName::Completed => {
+            let deadline = job.submit.map(|submit| submit as f64 + marker.slo_seconds);
+            match (job.end, deadline) {
+                (Some(end), Some(deadline)) if end as f64 > deadline => vec![Outcome::Violated],
+                _ => vec![Outcome::Met],
+            }
+        }
+        JobStateName::Deadline => vec![Outcome::Violated],
+        JobStateName::Preempted if evictions_violate => vec![Outcome::Evicted, Outcome::Violated],
+        JobStateName::Preempted => vec![Outcome::Evicted],
+        JobStateName::Timeout | JobStateName::Cancelled | JobStateName::Failed => vec![Outcome::Failed],
+        JobStateName::Pending | JobStateName::Running => Vec::new(),
+    }
+}
+
+/// Counts each cloud job once: its outcome when it ends, and whether it was admitted unpredicted.
+#[derive(Debug, Default)]
+pub struct OutcomeTracker {
+    finished: HashSet<String>,
+    seen: HashSet<String>,
+}
+
+/// New counts from one read of the queue.
+#[derive(Debug, Default, PartialEq)]
+pub struct Learned {
+    /// (job id, outcome) pairs newly observed.
+    pub outcomes: Vec<(String, Outcome)>,
+    /// Job ids newly seen that were admitted unpredicted (fail-open).
+    pub unpredicted: Vec<String>,
+}
+
+impl OutcomeTracker {
+    /// Learns from one read of the queue (jobs without an interstice marker are ignored).
+    pub fn observe(&mut self, jobs: &[SqueueJob], evictions_violate: bool) -> Learned {
+        let mut learned = Learned::default();
+        for job in jobs {
+            let Some(marker) = job.marker else { continue };
+            if self.seen.insert(job.id.clone()) && !marker.predicted {
+                learned.unpredicted.push(job.id.clone());
+            }
+            if job.state.is_terminal() && self.finished.insert(job.id.clone()) {
+                for outcome in outcomes(job, evictions_violate) {
+                    learned.outcomes.push((job.id.clone(), outcome));
+                }
+            }
+        }
+        learned
+    }
+}
+
+/// The backend's metrics (`interstice_slurm_*`), in Prometheus' default registry.
+#[derive(Clone, Debug)]
+pub struct SlurmMetrics {
+    /// Cloud jobs Slurm finished, by outcome.
+    pub cloud_jobs: IntCounterVec,
+    /// Cloud jobs admitted without a prediction (daemon unreachable, fail-open).
+    pub unpredicted: IntCounterVec,
+    /// Reads of the plan, by result.
+    pub plan_reads: IntCounterVec,
+    /// Jobs in the plan, by state.
+    pub plan_jobs: IntGaugeVec,
+    /// CPUs of the cluster, by state (allocated, total).
+    pub cluster_cpus: IntGaugeVec,
+}
+
+impl SlurmMetrics {
+    /// The process-wide instance (registered once in the default registry).
+    pub fn global() -> &'static SlurmMetrics {
+        static METRICS: OnceLock<SlurmMetrics> = OnceLock::new();
+        METRICS.get_or_init(|| {
+            let opts =
+                |name: &str, help: &str| Opts::new(name, help).namespace("interstice").subsystem("slurm");
+            let metrics = SlurmMetrics {
+                cloud_jobs: IntCounterVec::new(
+                    opts(
+                        "cloud_jobs_total",
+                        "Cloud jobs Slurm finished, by outcome (met, violated, evicted, failed)",
+                    ),
+                    &["outcome"],
+                )
+                .expect("valid metric"),
+                unpredicted: IntCounterVec::new(
+                    opts(
+                        "unpredicted_admissions_total",
+                        "Cloud jobs admitted unpredicted (daemon unreachable, fail-open)",
+                    ),
+                    &["partition"],
+                )
+                .expect("valid metric"),
+                plan_reads: IntCounterVec::new(
+                    opts("plan_reads_total", "Reads of the Slurm plan, by result"),
+                    &["result"],
+                )
+                .expect("valid metric"),
+                plan_jobs: IntGaugeVec::new(
+                    opts("plan_jobs", "Jobs in the Slurm plan, by state"),
+                    &["state"],
+                )
+                .expect("valid metric"),
+                cluster_cpus: IntGaugeVec::new(
+                    opts("cluster_cpus", "CPUs of the Slurm cluster, by state"),
+                    &["state"],
+                )
+                .expect("valid metric"),
+            };
+            for outcome in [Outcome::Met, Outcome::Violated, Outcome::Evicted, Outcome::Failed] {
+                metrics.cloud_jobs.with_label_values(&[outcome.label()]);
+            }
+            for result in ["ok", "error"] {
+                metrics.plan_reads.with_label_values(&[result]);
+            }
+            let registry = prometheus::default_registry();
+            for collector in [
+                Box::new(metrics.cloud_jobs.clone()) as Box<dyn prometheus::core::Collector>,
+                Box::new(metrics.unpredicted.clone()),
+                Box::new(metrics.plan_reads.clone()),
+                Box::new(metrics.plan_jobs.clone()),
+                Box::new(metrics.cluster_cpus.clone()),
+            ] {
+                // Registered once per process (OnceLock); a failure would only hide the metric.
+                let _ = registry.register(collector);
+            }
+            metrics
+        })
+    }
+}
+
+/// Runs `program args…` with `SLURM_TIME_FORMAT=%s`, killed after [`COMMAND_TIMEOUT`].
+fn run_command(program: &PathBuf, args: &[&str], slurm_conf: Option<&PathBuf>) -> Result<String, String> {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .env("SLURM_TIME_FORMAT", "%s")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(conf) = slurm_conf {
+        command.env("SLURM_CONF", conf);
+    }
+    let name = program.display().to_string();
+    let mut child = command
+        .spawn()
+        .map_err(|err| format!("cannot run {name}: {err}"))?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() < COMMAND_TIMEOUT => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{name} {} took longer than {COMMAND_TIMEOUT:?}",
+                    args.join(" ")
+                ));
+            }
+            Err(err) => return Err(format!("waiting for {name}: {err}")),
+        }
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|err| format!("reading {name}: {err}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{name} {} failed ({}): {}",
+            args.join(" "),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// One read of the plan: the queue (all states) and the nodes.
+fn read_plan(config: &SlurmConfig) -> Result<(Vec<SqueueJob>, Vec<NodeCpus>), String> {
+    let conf = config.slurm_conf.as_ref();
+    let queue = run_command(
+        &config.squeue,
+        &["-h", "-a", "-t", "all", "-o", SQUEUE_FORMAT],
+        conf,
+    )?;
+    let jobs = parse_squeue(&queue).map_err(|err| err.to_string())?;
+    let nodes = run_command(&config.scontrol, &["-o", "show", "node"], conf)?;
+    let nodes = parse_nodes(&nodes).map_err(|err| err.to_string())?;
+    Ok((jobs, nodes))
+}
+
+/// Read the plan every `bf_interval_seconds` until shutdown.
+pub async fn run(config: SlurmConfig, sink: HpcSink, mut shutdown: Shutdown) -> Result<(), BackendError> {
+    let metrics = SlurmMetrics::global();
+    let mut tracker = OutcomeTracker::default();
+    let interval = Duration::from_secs_f64(config.bf_interval_seconds.max(0.05));
+    let mut failures_in_a_row = 0u32;
+    tracing::info!(interval = ?interval, squeue = %config.squeue.display(), "slurm backend reading the plan");
+    loop {
+        let reader = config.clone();
+        let read = tokio::task::spawn_blocking(move || read_plan(&reader))
+            .await
+            .map_err(|err| BackendError::Fatal(format!("slurm plan reader panicked: {err}")))?;
+        match read {
+            Ok((jobs, nodes)) => {
+                failures_in_a_row = 0;
+                metrics.plan_reads.with_label_values(&["ok"]).inc();
+                let now = wall_clock();
+                let now_seconds = now.ticks() / 1_000_000;
+                let plan = snapshot(&jobs, now_seconds);
+                let running = plan.iter().filter(|job| job.start.is_some()).count();
+                metrics
+                    .plan_jobs
+                    .with_label_values(&["running"])
+                    .set(running as i64);
+                metrics
+                    .plan_jobs
+                    .with_label_values(&["pending"])
+                    .set((plan.len() - running) as i64);
+                metrics
+                    .cluster_cpus
+                    .with_label_values(&["allocated"])
+                    .set(nodes.iter().map(|n| i64::from(n.allocated)).sum());
+                metrics
+                    .cluster_cpus
+                    .with_label_values(&["total"])
+                    .set(nodes.iter().map(|n| i64::from(n.total)).sum());
+                let learned = tracker.observe(&jobs, config.evictions_violate);
+                let partitions: HashMap<&str, &str> = jobs
+                    .iter()
+                    .map(|job| (job.id.as_str(), job.partition.as_str()))
+                    .collect();
+                for id in &learned.unpredicted {
+                    let partition = partitions.get(id.as_str()).copied().unwrap_or_default();
+                    metrics.unpredicted.with_label_values(&[partition]).inc();
+                    tracing::warn!("slurm: cloud job {id} admitted unpredicted (fail-open)");
+                }
+                for (id, outcome) in &learned.outcomes {
+                    metrics.cloud_jobs.with_label_values(&[outcome.label()]).inc();
+                    tracing::info!("slurm: cloud job {id} outcome {}", outcome.label());
+                }
+                if sink
+                    .send(HpcUpdate::Snapshot {
+                        time: now,
+                        jobs: plan,
+                    })
+                    .is_err()
+                {
+                    return Ok(());
+                }
+            }
+            Err(message) => {
+                failures_in_a_row += 1;
+                metrics.plan_reads.with_label_values(&["error"]).inc();
+                tracing::warn!(failures_in_a_row, "slurm: cannot read the plan: {message}");
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            _ = shutdown.wait() => return Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Captured from Slurm 22.05.8 (`SLURM_TIME_FORMAT=%s squeue -h -a -t all -o SQUEUE_FORMAT`).
+    const SQUEUE: &str = "\
+7|hpc|PENDING|8|2:00|1795246200|1795246320|1795246440|Resources|(null)
+6|hpc|RUNNING|6|2:00|1795246195|1795246196|1795246316|None|(null)
+8|cloud|RUNNING|2|1:00|1795246201|1795246202|1795246262|None|interstice:accepted slo=100 predicted_completion=1795246261
+9|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246110|None|interstice:accepted slo=100
+10|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|user text interstice:accepted slo=300
+11|cloud|COMPLETED|1|1:00|1795246100|1795246150|1795246210|None|interstice:unpredicted slo=120
+12|cloud|DEADLINE|1|1:00|1795246100|N/A|1795246220|None|interstice:accepted slo=120
+13|hpc|CANCELLED by 0|1|UNLIMITED|1795246100|0|1795246101|None|a|b with | bars
+14|hpc|PENDING|1|1:00|1795246100|N/A|N/A|JobHeldUser|(null)
+";
+
+    #[test]
+    fn squeue_lines_are_parsed() {
+        let jobs = parse_squeue(SQUEUE).unwrap();
+        assert_eq!(jobs.len(), 9);
+        assert!(jobs[8].is_held() && !jobs[0].is_held());
+        assert_eq!(
+            jobs[2],
+            SqueueJob {
+                id: "8".into(),
+                partition: "cloud".into(),
+                state: JobStateName::Running,
+                cpus: 2,
+                time_limit_seconds: Some(60),
+                submit: Some(1_795_246_201),
+                start: Some(1_795_246_202),
+                end: Some(1_795_246_262),
+                reason: "None".into(),
+                marker: Some(Marker {
+                    predicted: true,
+                    slo_seconds: 100.0
+                }),
+            }
+        );
+        assert_eq!(jobs[6].start, None);
+        assert_eq!(jobs[7].state, JobStateName::Cancelled);
+        assert_eq!(jobs[7].time_limit_seconds, None);
+        assert_eq!(jobs[7].marker, None);
+    }
+
+    #[test]
+    fn malformed_squeue_line_names_the_line() {
+        let error = parse_squeue("1|hpc|RUNNING|x|1:00|1|1|1|None|\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("squeue line 1: CPUs is not a number"),
+            "{error}"
+        );
+        assert!(parse_squeue("garbage\n")
+            .unwrap_err()
+            .to_string()
+            .contains("expected 10 fields"));
+    }
+
+    #[test]
+    fn snapshot_orders_running_then_planned_pending() {
+        let jobs = parse_squeue(SQUEUE).unwrap();
+        let plan = snapshot(&jobs, 1_795_246_216);
+        let ids: Vec<&str> = plan.iter().map(|job| job.id.as_str()).collect();
+        assert_eq!(ids, ["8", "6", "7"]);
+        assert_eq!(plan[0].walltime, Time::from_secs(46));
+        assert_eq!(plan[1].walltime, Time::from_secs(100));
+        assert_eq!(plan[2].walltime, Time::from_secs(120));
+        assert!(plan[2].start.is_none());
+    }
+
+    #[test]
+    fn outcomes_follow_state_and_deadline() {
+        let jobs = parse_squeue(SQUEUE).unwrap();
+        let by_id = |id: &str| jobs.iter().find(|job| job.id == id).unwrap();
+        assert_eq!(outcomes(by_id("9"), true), vec![Outcome::Met]);
+        assert_eq!(
+            outcomes(by_id("10"), true),
+            vec![Outcome::Evicted, Outcome::Violated]
+        );
+        assert_eq!(outcomes(by_id("10"), false), vec![Outcome::Evicted]);
+        assert_eq!(outcomes(by_id("11"), true), vec![Outcome::Met]);
+        assert_eq!(outcomes(by_id("12"), true), vec![Outcome::Violated]);
+        assert_eq!(outcomes(by_id("13"), true), Vec::<Outcome>::new());
+        let mut late = by_id("9").clone();
+        late.end = Some(1_795_246_201);
+        assert_eq!(outcomes(&late, true), vec![Outcome::Violated]);
+    }
+
+    #[test]
+    fn tracker_counts_each_job_once() {
+        let jobs = parse_squeue(SQUEUE).unwrap();
+        let mut tracker = OutcomeTracker::default();
+        let first = tracker.observe(&jobs, true);
+        assert_eq!(first.unpredicted, vec!["11".to_string()]);
+        assert_eq!(first.outcomes.len(), 5);
+        assert_eq!(tracker.observe(&jobs, true), Learned::default());
+    }
+
+    #[test]
+    fn nodes_are_parsed() {
+        let output = "NodeName=vm Arch=x86_64 CoresPerSocket=8 CPUAlloc=6 CPUEfctv=8 CPUTot=8 CPULoad=0.13 \
+                      AvailableFeatures=(null) State=MIXED ThreadsPerCore=1\n";
+        assert_eq!(
+            parse_nodes(output).unwrap(),
+            vec![NodeCpus {
+                name: "vm".into(),
+                allocated: 6,
+                total: 8
+            }]
+        );
+        assert!(parse_nodes("NodeName=x State=IDLE\n")
+            .unwrap_err()
+            .to_string()
+            .contains("CPUTot"));
+    }
+
+    #[test]
+    fn durations_and_markers() {
+        assert_eq!(parse_duration("1-02:03:04"), Some(93_784));
+        assert_eq!(parse_duration("2:00"), Some(120));
+        assert_eq!(parse_duration("INVALID"), None);
+        assert_eq!(
+            parse_marker("interstice:unpredicted slo=410"),
+            Some(Marker {
+                predicted: false,
+                slo_seconds: 410.0
+            })
+        );
+        assert_eq!(parse_marker("nothing here"), None);
+    }
+}

@@ -1,0 +1,588 @@
+//! The daemon's YAML config: parsing (unknown keys are errors) and a validation
+//! pass that reports every problem at once, each naming its key path.
+//!
+//! Relative paths are resolved against the working directory; an input file
+//! (the embedded backend's trace) that is not found there is looked up next to
+//! the config file.
+
+use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, Time};
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+/// Where the config is read from when `--config` is not given.
+pub const DEFAULT_CONFIG_PATH: &str = "/etc/interstice/interstice.yaml";
+
+/// The whole config file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// API listeners.
+    #[serde(default)]
+    pub api: ApiConfig,
+    /// Directory of the SQLite database and the jobs' output files.
+    #[serde(default = "default_state_dir")]
+    pub state_dir: PathBuf,
+    /// The engine: cluster size, policy, admission.
+    pub engine: EngineSection,
+    /// Where the HPC plan comes from.
+    #[serde(default)]
+    pub backend: BackendConfig,
+    /// How cloud jobs run on this node.
+    #[serde(default)]
+    pub execution: ExecutionConfig,
+    /// Real node load checks.
+    #[serde(default)]
+    pub node: NodeConfig,
+    /// Metrics.
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+    /// Log level: error, warn, info, debug, trace.
+    #[serde(default = "default_log_level")]
+    pub log_level: String,
+}
+
+fn default_state_dir() -> PathBuf {
+    PathBuf::from("/var/lib/interstice")
+}
+
+fn default_log_level() -> String {
+    "info".to_string()
+}
+
+/// `api:` section.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ApiConfig {
+    /// Unix socket path (mode 0660).
+    #[serde(default = "default_socket")]
+    pub socket: PathBuf,
+    /// Optional TCP listener, `ADDR:PORT`.
+    #[serde(default)]
+    pub listen: Option<String>,
+    /// Allow `listen` on a non-loopback address (off by default).
+    #[serde(default)]
+    pub allow_remote: bool,
+}
+
+fn default_socket() -> PathBuf {
+    PathBuf::from("/run/interstice/interstice.sock")
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig {
+            socket: default_socket(),
+            listen: None,
+            allow_remote: false,
+        }
+    }
+}
+
+/// `engine:` section.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSection {
+    /// Processors of the HPC platform the plan covers.
+    pub procs: u32,
+    /// Processors in the convergence area (default: all).
+    #[serde(default)]
+    pub conv_procs: Option<u32>,
+    /// fcfs, easy, conservative, convergence.
+    #[serde(default = "default_policy")]
+    pub policy: String,
+    /// admit-all or reject-predicted.
+    #[serde(default = "default_admission")]
+    pub admission: String,
+    /// Overbooking risk factor λ.
+    #[serde(default = "one")]
+    pub lambda: f64,
+    /// Counter-offer factor τ.
+    #[serde(default = "one")]
+    pub tau: f64,
+    /// Resubmissions allowed after evictions (and lost runs).
+    #[serde(default = "default_resubmissions")]
+    pub max_resubmissions: u32,
+    /// No resubmission after this long in the system.
+    #[serde(default)]
+    pub max_time_in_system_seconds: Option<f64>,
+}
+
+fn default_policy() -> String {
+    "conservative".to_string()
+}
+fn default_admission() -> String {
+    "reject-predicted".to_string()
+}
+fn one() -> f64 {
+    1.0
+}
+fn default_resubmissions() -> u32 {
+    2
+}
+
+/// `backend:` section, chosen by `type`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum BackendConfig {
+    /// A simulated cluster replaying an SWF trace.
+    Embedded(EmbeddedConfig),
+    /// The batch system pushes events over `POST /v1/hpc/events`.
+    Plugin(PluginConfig),
+    /// Read Slurm's plan with squeue/scontrol.
+    Slurm(SlurmConfig),
+}
+
+impl Default for BackendConfig {
+    fn default() -> Self {
+        BackendConfig::Plugin(PluginConfig {})
+    }
+}
+
+/// `backend: {type: embedded, ...}`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EmbeddedConfig {
+    /// SWF trace (optionally .gz) replayed as the HPC load.
+    pub trace: PathBuf,
+    /// Trace seconds per wall-clock second.
+    #[serde(default = "default_speedup")]
+    pub speedup: f64,
+    /// Skip this many trace seconds at the start.
+    #[serde(default)]
+    pub skip_seconds: f64,
+    /// Start over when the trace ends.
+    #[serde(default = "yes")]
+    pub repeat: bool,
+    /// Clip wider jobs to this many processors (set by the daemon to `engine.procs`).
+    #[serde(skip)]
+    pub clip_procs: Option<u32>,
+}
+
+fn default_speedup() -> f64 {
+    60.0
+}
+fn yes() -> bool {
+    true
+}
+
+/// `backend: {type: plugin}`: no options.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PluginConfig {}
+
+/// `backend: {type: slurm, ...}`. Owned by the Slurm backend (`backend/slurm.rs`);
+/// new fields need a default and a check in [`Config::validate`].
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlurmConfig {
+    /// Seconds between two reads of the plan.
+    #[serde(default = "default_bf_interval")]
+    pub bf_interval_seconds: f64,
+    /// The HPC partition.
+    #[serde(default = "default_partition_hpc")]
+    pub partition_hpc: String,
+    /// The cloud partition.
+    #[serde(default = "default_partition_cloud")]
+    pub partition_cloud: String,
+    /// The squeue program.
+    #[serde(default = "default_squeue")]
+    pub squeue: PathBuf,
+    /// The scontrol program.
+    #[serde(default = "default_scontrol")]
+    pub scontrol: PathBuf,
+    /// `SLURM_CONF` for squeue/scontrol (default: their own default, `/etc/slurm/slurm.conf`).
+    #[serde(default)]
+    pub slurm_conf: Option<PathBuf>,
+    /// Count a cloud job preempted by Slurm as an SLO violation too (it is not rerun).
+    #[serde(default = "yes")]
+    pub evictions_violate: bool,
+}
+
+fn default_bf_interval() -> f64 {
+    5.0
+}
+fn default_partition_hpc() -> String {
+    "hpc".to_string()
+}
+fn default_partition_cloud() -> String {
+    "cloud".to_string()
+}
+fn default_squeue() -> PathBuf {
+    PathBuf::from("squeue")
+}
+fn default_scontrol() -> PathBuf {
+    PathBuf::from("scontrol")
+}
+
+/// `execution:` section.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExecutionConfig {
+    /// Unprivileged user cloud jobs run as when the daemon runs as root.
+    #[serde(default = "default_user")]
+    pub user: String,
+    /// Seconds between SIGTERM and SIGKILL on eviction, walltime or cancel.
+    #[serde(default = "default_grace")]
+    pub grace_seconds: f64,
+    /// PATH given to jobs that set none.
+    #[serde(default = "default_path")]
+    pub path: String,
+    /// Resource limits of cloud jobs.
+    #[serde(default)]
+    pub rlimits: RlimitConfig,
+}
+
+fn default_user() -> String {
+    "nobody".to_string()
+}
+fn default_grace() -> f64 {
+    5.0
+}
+fn default_path() -> String {
+    "/usr/local/bin:/usr/bin:/bin".to_string()
+}
+
+impl Default for ExecutionConfig {
+    fn default() -> Self {
+        ExecutionConfig {
+            user: default_user(),
+            grace_seconds: default_grace(),
+            path: default_path(),
+            rlimits: RlimitConfig::default(),
+        }
+    }
+}
+
+/// `execution.rlimits:` (unset = inherited).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RlimitConfig {
+    /// RLIMIT_NOFILE.
+    #[serde(default)]
+    pub open_files: Option<u64>,
+    /// RLIMIT_AS in bytes.
+    #[serde(default)]
+    pub address_space_bytes: Option<u64>,
+    /// RLIMIT_CORE in bytes.
+    #[serde(default)]
+    pub core_bytes: Option<u64>,
+    /// RLIMIT_NPROC.
+    #[serde(default)]
+    pub processes: Option<u64>,
+}
+
+/// `node:` section.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    /// Slack, in CPUs, between what the node uses and what the plan believes
+    /// before a cloud job's start is held back.
+    #[serde(default = "default_margin")]
+    pub busy_margin_cpus: f64,
+    /// Hold starts while available memory is below this.
+    #[serde(default)]
+    pub min_available_memory_bytes: u64,
+    /// Seconds between two samples of CPU and memory use.
+    #[serde(default = "one")]
+    pub sample_interval_seconds: f64,
+}
+
+fn default_margin() -> f64 {
+    1.0
+}
+
+impl Default for NodeConfig {
+    fn default() -> Self {
+        NodeConfig {
+            busy_margin_cpus: default_margin(),
+            min_available_memory_bytes: 0,
+            sample_interval_seconds: 1.0,
+        }
+    }
+}
+
+/// `metrics:` section.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Horizon of the idle processor-seconds gauges.
+    #[serde(default = "default_window")]
+    pub future_window_seconds: f64,
+}
+
+fn default_window() -> f64 {
+    3600.0
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            future_window_seconds: default_window(),
+        }
+    }
+}
+
+/// Errors loading a config.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// YAML syntax, a wrong type or an unknown key.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// serde_yaml's message (names the key path and line).
+        message: String,
+    },
+    /// One or more values are invalid.
+    #[error("{path}: invalid config:\n  {}", .problems.join("\n  "))]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Every problem found, each naming its key.
+        problems: Vec<String>,
+    },
+}
+
+impl Config {
+    /// Read, parse, resolve paths and validate a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut config = Config::parse(&text).map_err(|message| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        config.resolve_paths(path.parent().unwrap_or(Path::new(".")));
+        let problems = config.validate();
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                problems,
+            })
+        }
+    }
+
+    /// Parse YAML text (no validation).
+    pub fn parse(text: &str) -> Result<Config, String> {
+        serde_yaml::from_str(text).map_err(|err| err.to_string())
+    }
+
+    /// Look the embedded trace up next to the config file when it is not found
+    /// relative to the working directory.
+    pub fn resolve_paths(&mut self, config_dir: &Path) {
+        if let BackendConfig::Embedded(embedded) = &mut self.backend {
+            if embedded.trace.is_relative() && !embedded.trace.exists() {
+                let beside = config_dir.join(&embedded.trace);
+                if beside.exists() {
+                    embedded.trace = beside;
+                }
+            }
+        }
+    }
+
+    /// Every problem of the config, each naming its key path and what is allowed.
+    pub fn validate(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.api.socket.as_os_str().is_empty() {
+            problems.push("api.socket: must be a path".to_string());
+        }
+        if let Some(listen) = &self.api.listen {
+            match listen.parse::<SocketAddr>() {
+                Err(_) => problems.push(format!("api.listen: {listen:?} is not ADDR:PORT (e.g. 127.0.0.1:9477)")),
+                Ok(addr) if !addr.ip().is_loopback() && !self.api.allow_remote => problems.push(format!(
+                    "api.listen: {addr} is not a loopback address; use 127.0.0.1 or ::1, or set api.allow_remote: true"
+                )),
+                Ok(_) => {}
+            }
+        }
+        let engine = &self.engine;
+        if engine.procs == 0 {
+            problems.push("engine.procs: must be at least 1".to_string());
+        }
+        if let Some(conv) = engine.conv_procs {
+            if conv == 0 || conv > engine.procs {
+                problems.push(format!(
+                    "engine.conv_procs: {conv} must be between 1 and engine.procs ({})",
+                    engine.procs
+                ));
+            }
+        }
+        if let Err(err) = engine.policy.parse::<Policy>() {
+            problems.push(format!("engine.policy: {err}"));
+        }
+        if let Err(err) = engine.admission.parse::<Admission>() {
+            problems.push(format!("engine.admission: {err}"));
+        }
+        positive(&mut problems, "engine.lambda", engine.lambda);
+        positive(&mut problems, "engine.tau", engine.tau);
+        if let Some(max) = engine.max_time_in_system_seconds {
+            positive(&mut problems, "engine.max_time_in_system_seconds", max);
+        }
+        match &self.backend {
+            BackendConfig::Embedded(embedded) => {
+                positive(&mut problems, "backend.speedup", embedded.speedup);
+                if !(embedded.skip_seconds.is_finite() && embedded.skip_seconds >= 0.0) {
+                    problems.push(format!(
+                        "backend.skip_seconds: {} must be >= 0",
+                        embedded.skip_seconds
+                    ));
+                }
+                if !embedded.trace.is_file() {
+                    problems.push(format!(
+                        "backend.trace: {} does not exist (relative paths are tried from the working directory, then the config's directory)",
+                        embedded.trace.display()
+                    ));
+                }
+            }
+            BackendConfig::Plugin(_) => {}
+            BackendConfig::Slurm(slurm) => {
+                positive(
+                    &mut problems,
+                    "backend.bf_interval_seconds",
+                    slurm.bf_interval_seconds,
+                );
+                if slurm.partition_hpc.is_empty() {
+                    problems.push("backend.partition_hpc: must not be empty".to_string());
+                }
+            }
+        }
+        let execution = &self.execution;
+        if !(execution.grace_seconds.is_finite() && execution.grace_seconds >= 0.0) {
+            problems.push(format!(
+                "execution.grace_seconds: {} must be >= 0",
+                execution.grace_seconds
+            ));
+        }
+        if execution.user.is_empty() {
+            problems.push("execution.user: must name a user".to_string());
+        } else if nix::unistd::geteuid().is_root() {
+            match nix::unistd::User::from_name(&execution.user) {
+                Ok(Some(user)) if user.uid.is_root() => {
+                    problems.push("execution.user: must be an unprivileged user, not root".to_string())
+                }
+                Ok(Some(_)) => {}
+                _ => problems.push(format!(
+                    "execution.user: no user named {:?} on this node",
+                    execution.user
+                )),
+            }
+        }
+        if !(self.node.busy_margin_cpus.is_finite() && self.node.busy_margin_cpus >= 0.0) {
+            problems.push(format!(
+                "node.busy_margin_cpus: {} must be >= 0",
+                self.node.busy_margin_cpus
+            ));
+        }
+        positive(
+            &mut problems,
+            "node.sample_interval_seconds",
+            self.node.sample_interval_seconds,
+        );
+        positive(
+            &mut problems,
+            "metrics.future_window_seconds",
+            self.metrics.future_window_seconds,
+        );
+        if log_level(&self.log_level).is_none() {
+            problems.push(format!(
+                "log_level: {:?} is not one of error, warn, info, debug, trace",
+                self.log_level
+            ));
+        }
+        problems
+    }
+
+    /// The engine config (call after [`Config::validate`] found nothing).
+    pub fn engine_config(&self) -> EngineConfig {
+        let engine = &self.engine;
+        EngineConfig {
+            procs: engine.procs,
+            conv_procs: engine.conv_procs.unwrap_or(engine.procs),
+            policy: engine.policy.parse().unwrap_or(Policy::Conservative),
+            admission: engine.admission.parse().unwrap_or(Admission::RejectPredicted),
+            lambda: engine.lambda,
+            tau: engine.tau,
+            lifecycle: Lifecycle {
+                max_resubmissions: engine.max_resubmissions,
+                max_time_in_system: engine.max_time_in_system_seconds.map(Time::from_secs_f64),
+            },
+        }
+    }
+}
+
+fn positive(problems: &mut Vec<String>, key: &str, value: f64) {
+    if !(value.is_finite() && value > 0.0) {
+        problems.push(format!("{key}: {value} must be a positive number"));
+    }
+}
+
+/// The tracing level of a `log_level` value.
+pub fn log_level(name: &str) -> Option<tracing::Level> {
+    match name {
+        "error" => Some(tracing::Level::ERROR),
+        "warn" => Some(tracing::Level::WARN),
+        "info" => Some(tracing::Level::INFO),
+        "debug" => Some(tracing::Level::DEBUG),
+        "trace" => Some(tracing::Level::TRACE),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "engine: {procs: 8}\nbackend: {type: plugin}\n";
+
+    #[test]
+    fn minimal_config_is_valid() {
+        let config = Config::parse(MINIMAL).unwrap();
+        assert_eq!(config.validate(), Vec::<String>::new());
+        assert_eq!(config.engine_config().conv_procs, 8);
+        assert_eq!(config.engine_config().policy, Policy::Conservative);
+    }
+
+    #[test]
+    fn unknown_key_names_its_path() {
+        let err = Config::parse("engine: {procs: 8, polcy: easy}\n").unwrap_err();
+        assert!(err.contains("engine") && err.contains("polcy"), "{err}");
+        let err = Config::parse("engine: {procs: 8}\nbackend: {type: pbs}\n").unwrap_err();
+        assert!(err.contains("embedded") && err.contains("slurm"), "{err}");
+    }
+
+    #[test]
+    fn every_bad_value_is_reported() {
+        let text =
+            "api: {listen: '0.0.0.0:80'}\nengine: {procs: 4, conv_procs: 9, policy: sjf, lambda: -1}\n\
+                    backend: {type: plugin}\nexecution: {grace_seconds: -2}\nlog_level: loud\n";
+        let problems = Config::parse(text).unwrap().validate();
+        let joined = problems.join("\n");
+        for key in [
+            "api.listen",
+            "engine.conv_procs",
+            "engine.policy",
+            "engine.lambda",
+            "execution.grace_seconds",
+            "log_level",
+        ] {
+            assert!(joined.contains(key), "missing {key} in {joined}");
+        }
+        assert!(
+            joined.contains("fcfs, easy, conservative, convergence"),
+            "{joined}"
+        );
+    }
+}

@@ -1,0 +1,228 @@
+//! The daemon's Prometheus metrics (prefix `interstice_`, base units, counters
+//! end in `_total`). Label values come from small fixed sets, never job ids.
+
+use prometheus::{
+    Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
+};
+
+/// Every metric the daemon exports.
+#[derive(Clone, Debug)]
+pub struct Metrics {
+    registry: Registry,
+    /// Idle processor-seconds of the convergence area: `window="immediate"` (idle now,
+    /// up to the horizon) and `window="future"` (holes starting later, within the horizon).
+    pub idle_processor_seconds: GaugeVec,
+    /// Admission decisions, `decision="admitted"|"rejected"`.
+    pub admissions: IntCounterVec,
+    /// Rejections that came with a counter-offer.
+    pub counter_offers: IntCounter,
+    /// Cloud jobs running on this node.
+    pub cloud_jobs_running: IntGauge,
+    /// Cloud jobs accepted and waiting.
+    pub cloud_jobs_queued: IntGauge,
+    /// Cloud jobs evicted for HPC work.
+    pub evictions: IntCounter,
+    /// Processor-seconds of cloud work thrown away by evictions and lost runs.
+    pub lost_work_processor_seconds: prometheus::Counter,
+    /// Runs lost (process gone after a daemon crash).
+    pub lost_runs: IntCounter,
+    /// Cloud jobs that ended after their deadline.
+    pub slo_violations: IntCounter,
+    /// Prediction confusion counts, `outcome="tp"|"fp"|"fn"|"tn"`.
+    pub prediction_outcomes: IntCounterVec,
+    /// Time to answer an admission (submit or predict).
+    pub admission_duration: Histogram,
+    /// Seconds since the backend last updated the plan.
+    pub plan_age_seconds: Gauge,
+    /// Starts held back because the node was busier than the plan believes.
+    pub starts_deferred: IntCounter,
+    /// Fraction of the node's CPU capacity in use (0..1).
+    pub node_cpu_usage_ratio: Gauge,
+    /// Node CPUs.
+    pub node_cpus: IntGauge,
+    /// Memory in use.
+    pub node_memory_used_bytes: IntGauge,
+    /// Total memory.
+    pub node_memory_total_bytes: IntGauge,
+    /// HPC events received.
+    pub hpc_events: IntCounterVec,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// Register every metric in a fresh registry.
+    pub fn new() -> Metrics {
+        let registry = Registry::new();
+        let opts = |name: &str, help: &str| Opts::new(name, help).namespace("interstice");
+        let idle_processor_seconds = GaugeVec::new(
+            opts(
+                "idle_processor_seconds",
+                "Idle processor-seconds of the convergence area within the metrics horizon",
+            ),
+            &["window"],
+        )
+        .expect("valid metric");
+        let admissions = IntCounterVec::new(
+            opts("admissions_total", "Cloud job admission decisions"),
+            &["decision"],
+        )
+        .expect("valid");
+        let counter_offers = IntCounter::with_opts(opts(
+            "slo_counteroffers_total",
+            "Rejections that came with an SLO counter-offer",
+        ))
+        .expect("valid");
+        let cloud_jobs_running =
+            IntGauge::with_opts(opts("cloud_jobs_running", "Cloud jobs running on this node"))
+                .expect("valid");
+        let cloud_jobs_queued = IntGauge::with_opts(opts(
+            "cloud_jobs_queued",
+            "Cloud jobs accepted and waiting to start",
+        ))
+        .expect("valid");
+        let evictions =
+            IntCounter::with_opts(opts("evictions_total", "Cloud jobs evicted for HPC work")).expect("valid");
+        let lost_work_processor_seconds = prometheus::Counter::with_opts(opts(
+            "lost_work_processor_seconds_total",
+            "Processor-seconds of cloud work thrown away by evictions and lost runs",
+        ))
+        .expect("valid");
+        let lost_runs = IntCounter::with_opts(opts(
+            "lost_runs_total",
+            "Cloud job runs found gone after a daemon restart",
+        ))
+        .expect("valid");
+        let slo_violations = IntCounter::with_opts(opts(
+            "slo_violations_total",
+            "Cloud jobs that completed after their deadline",
+        ))
+        .expect("valid");
+        let prediction_outcomes = IntCounterVec::new(
+            opts(
+                "prediction_outcomes_total",
+                "Violation predictions against outcomes (tp, fp, fn, tn)",
+            ),
+            &["outcome"],
+        )
+        .expect("valid");
+        let admission_duration = Histogram::with_opts(
+            HistogramOpts::new(
+                "admission_duration_seconds",
+                "Time to decide an admission or prediction",
+            )
+            .namespace("interstice")
+            .buckets(vec![
+                0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5,
+            ]),
+        )
+        .expect("valid");
+        let plan_age_seconds = Gauge::with_opts(opts(
+            "plan_age_seconds",
+            "Seconds since the backend last updated the HPC plan",
+        ))
+        .expect("valid");
+        let starts_deferred = IntCounter::with_opts(opts(
+            "starts_deferred_total",
+            "Cloud job starts held back because the node was busier than the plan believes",
+        ))
+        .expect("valid");
+        let node_cpu_usage_ratio = Gauge::with_opts(opts(
+            "node_cpu_usage_ratio",
+            "CPU use of the node as seen by the daemon (0 to 1)",
+        ))
+        .expect("valid");
+        let node_cpus = IntGauge::with_opts(opts("node_cpus", "CPUs of the node")).expect("valid");
+        let node_memory_used_bytes =
+            IntGauge::with_opts(opts("node_memory_used_bytes", "Memory in use on the node")).expect("valid");
+        let node_memory_total_bytes =
+            IntGauge::with_opts(opts("node_memory_total_bytes", "Memory of the node")).expect("valid");
+        let hpc_events = IntCounterVec::new(opts("hpc_events_total", "HPC job events received"), &["type"])
+            .expect("valid");
+        let metrics = Metrics {
+            registry,
+            idle_processor_seconds,
+            admissions,
+            counter_offers,
+            cloud_jobs_running,
+            cloud_jobs_queued,
+            evictions,
+            lost_work_processor_seconds,
+            lost_runs,
+            slo_violations,
+            prediction_outcomes,
+            admission_duration,
+            plan_age_seconds,
+            starts_deferred,
+            node_cpu_usage_ratio,
+            node_cpus,
+            node_memory_used_bytes,
+            node_memory_total_bytes,
+            hpc_events,
+        };
+        metrics.register_all();
+        // Make every labelled series visible from the first scrape.
+        for window in ["immediate", "future"] {
+            metrics
+                .idle_processor_seconds
+                .with_label_values(&[window])
+                .set(0.0);
+        }
+        for decision in ["admitted", "rejected"] {
+            metrics.admissions.with_label_values(&[decision]);
+        }
+        for outcome in ["tp", "fp", "fn", "tn"] {
+            metrics.prediction_outcomes.with_label_values(&[outcome]);
+        }
+        for kind in ["submitted", "started", "ended", "killed"] {
+            metrics.hpc_events.with_label_values(&[kind]);
+        }
+        metrics
+    }
+
+    fn register_all(&self) {
+        let collectors: Vec<Box<dyn prometheus::core::Collector>> = vec![
+            Box::new(self.idle_processor_seconds.clone()),
+            Box::new(self.admissions.clone()),
+            Box::new(self.counter_offers.clone()),
+            Box::new(self.cloud_jobs_running.clone()),
+            Box::new(self.cloud_jobs_queued.clone()),
+            Box::new(self.evictions.clone()),
+            Box::new(self.lost_work_processor_seconds.clone()),
+            Box::new(self.lost_runs.clone()),
+            Box::new(self.slo_violations.clone()),
+            Box::new(self.prediction_outcomes.clone()),
+            Box::new(self.admission_duration.clone()),
+            Box::new(self.plan_age_seconds.clone()),
+            Box::new(self.starts_deferred.clone()),
+            Box::new(self.node_cpu_usage_ratio.clone()),
+            Box::new(self.node_cpus.clone()),
+            Box::new(self.node_memory_used_bytes.clone()),
+            Box::new(self.node_memory_total_bytes.clone()),
+            Box::new(self.hpc_events.clone()),
+        ];
+        for collector in collectors {
+            self.registry
+                .register(collector)
+                .expect("metric names are unique");
+        }
+    }
+
+    /// The text exposition format.
+    pub fn render(&self) -> String {
+        let mut buffer = Vec::new();
+        let encoder = prometheus::TextEncoder::new();
+        // Backends that run without a handle on this struct (the Slurm
+        // backend's outcome counters) register in the default registry.
+        let mut families = self.registry.gather();
+        families.extend(prometheus::gather());
+        if encoder.encode(&families, &mut buffer).is_err() {
+            return String::new();
+        }
+        String::from_utf8(buffer).unwrap_or_default()
+    }
+}

@@ -1,0 +1,237 @@
+//! Daemon lifecycle: open the state, recover jobs, start the engine actor,
+//! the backend and the listeners, then serve until SIGTERM/SIGINT (stop
+//! admitting, finish in-flight requests, exit 0). SIGHUP re-reads the config
+//! and swaps in what can change without a restart (execution, node, metrics);
+//! an invalid new config is logged and the old one kept.
+
+use crate::actor::{Actor, ActorSetup, Command, Reloadable};
+use crate::api::{router, AppState, Peer};
+use crate::backend::{self, HpcSink, Shutdown};
+use crate::config::BackendConfig;
+use crate::config::Config;
+use crate::exec::Executor;
+use crate::metrics::Metrics;
+use crate::store::Store;
+use futures_util::StreamExt;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+use tokio::net::{TcpListener, UnixListener};
+use tokio::sync::watch;
+
+/// Command-line overrides of the config.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// `--socket`.
+    pub socket: Option<PathBuf>,
+    /// `--listen`.
+    pub listen: Option<String>,
+    /// `--state`.
+    pub state_dir: Option<PathBuf>,
+}
+
+impl Overrides {
+    /// Apply to a loaded config (re-validate afterwards).
+    pub fn apply(&self, config: &mut Config) {
+        if let Some(socket) = &self.socket {
+            config.api.socket = socket.clone();
+        }
+        if let Some(listen) = &self.listen {
+            config.api.listen = Some(listen.clone());
+        }
+        if let Some(state) = &self.state_dir {
+            config.state_dir = state.clone();
+        }
+    }
+}
+
+/// Fatal daemon errors.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// Could not start.
+    #[error("{0}")]
+    Setup(String),
+    /// The backend failed.
+    #[error("backend: {0}")]
+    Backend(#[from] backend::BackendError),
+}
+
+fn setup(message: impl std::fmt::Display) -> DaemonError {
+    DaemonError::Setup(message.to_string())
+}
+
+/// Load a config file with overrides applied and validate it.
+pub fn load_config(path: &Path, overrides: &Overrides) -> Result<Config, crate::config::ConfigError> {
+    let mut config = Config::load(path)?;
+    overrides.apply(&mut config);
+    let problems = config.validate();
+    if problems.is_empty() {
+        Ok(config)
+    } else {
+        Err(crate::config::ConfigError::Invalid {
+            path: path.to_path_buf(),
+            problems,
+        })
+    }
+}
+
+async fn bind_socket(path: &Path) -> Result<UnixListener, DaemonError> {
+    if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|err| setup(format!("cannot create {}: {err}", parent.display())))?;
+    }
+    if path.exists() {
+        if tokio::net::UnixStream::connect(path).await.is_ok() {
+            return Err(setup(format!(
+                "another daemon is listening on {}; stop it or use --socket",
+                path.display()
+            )));
+        }
+        std::fs::remove_file(path)
+            .map_err(|err| setup(format!("cannot remove stale socket {}: {err}", path.display())))?;
+    }
+    let listener = UnixListener::bind(path)
+        .map_err(|err| setup(format!("cannot listen on {}: {err}", path.display())))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o660))
+        .map_err(|err| setup(format!("cannot chmod {}: {err}", path.display())))?;
+    Ok(listener)
+}
+
+/// Run the daemon until a stop signal. `config_path` is re-read on SIGHUP.
+pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> Result<(), DaemonError> {
+    std::fs::create_dir_all(&config.state_dir).map_err(|err| {
+        setup(format!(
+            "cannot create state dir {}: {err}",
+            config.state_dir.display()
+        ))
+    })?;
+    let db_path = config.state_dir.join("interstice.sqlite");
+    let store = Store::open(&db_path).map_err(|err| setup(format!("{}: {err}", db_path.display())))?;
+    let metrics = Metrics::new();
+    let wrapper =
+        std::env::current_exe().map_err(|err| setup(format!("cannot find own executable: {err}")))?;
+    let executor = Executor::new(&config.state_dir, wrapper, config.execution.clone()).map_err(setup)?;
+    let mut backend_config = config.backend.clone();
+    if let BackendConfig::Embedded(embedded) = &mut backend_config {
+        embedded.clip_procs = Some(config.engine.procs);
+    }
+    let actor = Actor::start(ActorSetup {
+        config: config.clone(),
+        store,
+        metrics: metrics.clone(),
+        executor,
+    })
+    .map_err(setup)?;
+    let (commands, receiver) = mpsc::channel();
+    let actor_thread = std::thread::Builder::new()
+        .name("engine".to_string())
+        .spawn(move || actor.run(receiver))
+        .map_err(|err| setup(format!("cannot start the engine thread: {err}")))?;
+
+    let unix = bind_socket(&config.api.socket).await?;
+    let tcp = match &config.api.listen {
+        Some(addr) => Some(
+            TcpListener::bind(addr)
+                .await
+                .map_err(|err| setup(format!("cannot listen on {addr}: {err}")))?,
+        ),
+        None => None,
+    };
+    tracing::info!(socket = %config.api.socket.display(), listen = ?config.api.listen, backend = backend::name(&config.backend), "intersticed ready");
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let app = router(AppState {
+        commands: commands.clone(),
+        metrics,
+    });
+    let unix_server = {
+        let mut stop = Shutdown::new(stop_rx.clone());
+        let app = app.clone();
+        tokio::spawn(async move {
+            axum::serve(unix, app.into_make_service_with_connect_info::<Peer>())
+                .with_graceful_shutdown(async move { stop.wait().await })
+                .await
+        })
+    };
+    let tcp_server = tcp.map(|tcp| {
+        let mut stop = Shutdown::new(stop_rx.clone());
+        let app = app.clone();
+        tokio::spawn(async move {
+            axum::serve(tcp, app.into_make_service_with_connect_info::<Peer>())
+                .with_graceful_shutdown(async move { stop.wait().await })
+                .await
+        })
+    });
+    let mut backend_task = tokio::spawn(backend::run(
+        backend_config,
+        HpcSink::new(commands.clone()),
+        Shutdown::new(stop_rx.clone()),
+    ));
+
+    let mut signals = signal_hook_tokio::Signals::new([SIGTERM, SIGINT, SIGHUP])
+        .map_err(|err| setup(format!("cannot install signal handlers: {err}")))?;
+    let mut outcome = Ok(());
+    let mut backend_done = false;
+    loop {
+        tokio::select! {
+            signal = signals.next() => match signal {
+                Some(SIGHUP) => reload(&config_path, &overrides, &commands),
+                Some(signal) => {
+                    tracing::info!(signal, "stopping: no new admissions, finishing in-flight requests");
+                    break;
+                }
+                None => break,
+            },
+            result = &mut backend_task, if !backend_done => {
+                backend_done = true;
+                match result {
+                    Ok(Ok(())) => {}
+                    Ok(Err(err)) => {
+                        tracing::error!("backend failed: {err}");
+                        outcome = Err(DaemonError::Backend(err));
+                        break;
+                    }
+                    Err(err) => {
+                        outcome = Err(setup(format!("backend task panicked: {err}")));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    let _ = stop_tx.send(true);
+    let deadline = Duration::from_secs(5);
+    if tokio::time::timeout(deadline, unix_server).await.is_err() {
+        tracing::warn!("the unix socket listener did not stop within {deadline:?}");
+    }
+    if let Some(tcp_server) = tcp_server {
+        if tokio::time::timeout(deadline, tcp_server).await.is_err() {
+            tracing::warn!("the tcp listener did not stop within {deadline:?}");
+        }
+    }
+    if !backend_done && tokio::time::timeout(deadline, backend_task).await.is_err() {
+        tracing::warn!("the backend did not stop within {deadline:?}");
+    }
+    let _ = commands.send(Command::Shutdown);
+    drop(commands);
+    let _ = tokio::task::spawn_blocking(move || actor_thread.join()).await;
+    let _ = std::fs::remove_file(&config.api.socket);
+    outcome
+}
+
+fn reload(config_path: &Path, overrides: &Overrides, commands: &mpsc::Sender<Command>) {
+    match load_config(config_path, overrides) {
+        Ok(config) => {
+            let reloadable = Reloadable {
+                execution: config.execution,
+                node: config.node,
+                metrics: config.metrics,
+            };
+            let _ = commands.send(Command::Reload(Box::new(reloadable)));
+            tracing::info!(config = %config_path.display(), "SIGHUP: configuration reloaded");
+        }
+        Err(err) => tracing::error!("SIGHUP: keeping the old configuration: {err}"),
+    }
+}

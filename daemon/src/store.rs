@@ -1,0 +1,378 @@
+//! Durable state in SQLite (WAL, `synchronous = FULL`): every request, decision,
+//! prediction, start, eviction and outcome. Migrations are the `.sql` files of
+//! `daemon/migrations/`, embedded and applied in order on open (tracked with
+//! `PRAGMA user_version`).
+
+use crate::wire::JobView;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use std::path::Path;
+
+/// The embedded migrations, in order; version N is `MIGRATIONS[N - 1]`.
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+
+/// Errors of the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The database is newer than this daemon.
+    #[error("database schema version {found} is newer than this daemon's ({known}); upgrade intersticed")]
+    TooNew {
+        /// Found.
+        found: i64,
+        /// Known.
+        known: i64,
+    },
+}
+
+/// A new job row.
+#[derive(Clone, Debug)]
+pub struct NewJob<'a> {
+    /// Id.
+    pub id: u64,
+    /// Owner uid.
+    pub owner_uid: Option<u32>,
+    /// Owner pid.
+    pub owner_pid: Option<i32>,
+    /// Processors.
+    pub procs: u32,
+    /// Walltime, s.
+    pub walltime: f64,
+    /// SLO, s.
+    pub slo: f64,
+    /// argv as JSON.
+    pub argv_json: &'a str,
+    /// env as JSON.
+    pub env_json: Option<&'a str>,
+    /// Working directory.
+    pub workdir: Option<&'a str>,
+    /// Class.
+    pub class: Option<&'a str>,
+    /// Submission, epoch s.
+    pub submitted_at: f64,
+    /// accepted / rejected.
+    pub decision: &'a str,
+    /// Prediction.
+    pub predicted_start: Option<f64>,
+    /// Prediction.
+    pub predicted_completion: Option<f64>,
+    /// Prediction.
+    pub violation_seconds: Option<f64>,
+    /// Prediction.
+    pub predicts_violation: bool,
+    /// Counter-offer.
+    pub counter_offer_slo: Option<f64>,
+    /// Initial state.
+    pub state: &'a str,
+}
+
+/// A job to recover after a restart.
+#[derive(Clone, Debug)]
+pub struct StoredJob {
+    /// The public view.
+    pub view: JobView,
+    /// env JSON.
+    pub env_json: Option<String>,
+    /// Working directory.
+    pub workdir: Option<String>,
+    /// Start time of the process in clock ticks since boot (`/proc/PID/stat` field 22).
+    pub pid_start_ticks: Option<u64>,
+    /// Whether the prediction said "violation".
+    pub predicts_violation: bool,
+    /// Resubmissions so far.
+    pub resubmissions: u32,
+}
+
+/// The SQLite store (one connection, owned by the engine actor).
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+}
+
+const JOB_COLUMNS: &str = "id, state, decision, owner_uid, procs, walltime, slo, argv, class, submitted_at, \
+     predicted_start, predicted_completion, counter_offer_slo, started_at, ended_at, exit_code, pid, evictions, \
+     env, workdir, pid_start_ticks, predicts_violation, resubmissions";
+
+impl Store {
+    /// Open (creating) the database and apply pending migrations.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let mut store = Store { conn };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let version: i64 = self
+            .conn
+            .pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let known = MIGRATIONS.len() as i64;
+        if version > known {
+            return Err(StoreError::TooNew {
+                found: version,
+                known,
+            });
+        }
+        for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", index as i64 + 1)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// The largest job id used so far.
+    pub fn max_job_id(&self) -> Result<u64, StoreError> {
+        let max: Option<i64> = self
+            .conn
+            .query_row("SELECT MAX(id) FROM jobs", [], |row| row.get(0))?;
+        Ok(max.unwrap_or(0) as u64)
+    }
+
+    /// Insert a job row and its decision event in one durable transaction.
+    pub fn insert_job(&mut self, job: &NewJob<'_>) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO jobs (id, owner_uid, owner_pid, procs, walltime, slo, argv, env, workdir, class, submitted_at, \
+             decision, predicted_start, predicted_completion, violation_seconds, predicts_violation, counter_offer_slo, state) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+            params![
+                job.id as i64,
+                job.owner_uid,
+                job.owner_pid,
+                job.procs,
+                job.walltime,
+                job.slo,
+                job.argv_json,
+                job.env_json,
+                job.workdir,
+                job.class,
+                job.submitted_at,
+                job.decision,
+                job.predicted_start,
+                job.predicted_completion,
+                job.violation_seconds,
+                job.predicts_violation,
+                job.counter_offer_slo,
+                job.state
+            ],
+        )?;
+        tx.execute(
+            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, NULL)",
+            params![job.submitted_at, job.id as i64, job.decision],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A process started for a job.
+    pub fn job_started(
+        &mut self,
+        id: u64,
+        time: f64,
+        pid: u32,
+        start_ticks: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE jobs SET state = 'running', pid = ?2, pid_start_ticks = ?3, started_at = ?4 WHERE id = ?1",
+            params![id as i64, pid, start_ticks.map(|t| t as i64), time],
+        )?;
+        tx.execute(
+            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'started', ?3)",
+            params![time, id as i64, format!("pid {pid}")],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The job went back to the queue (evicted or lost, to be resubmitted).
+    pub fn job_requeued(&mut self, id: u64, time: f64, evicted: bool, why: &str) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE jobs SET state = 'queued', pid = NULL, pid_start_ticks = NULL, \
+             evictions = evictions + ?2, resubmissions = resubmissions + 1 WHERE id = ?1",
+            params![id as i64, evicted as i64],
+        )?;
+        tx.execute(
+            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'requeued', ?3)",
+            params![time, id as i64, why],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The job reached a final state.
+    pub fn job_ended(
+        &mut self,
+        id: u64,
+        time: f64,
+        state: &str,
+        exit_code: Option<i32>,
+        evicted: bool,
+        why: &str,
+    ) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE jobs SET state = ?2, ended_at = ?3, exit_code = ?4, end_reason = ?5, pid = NULL, \
+             evictions = evictions + ?6 WHERE id = ?1",
+            params![id as i64, state, time, exit_code, why, evicted as i64],
+        )?;
+        tx.execute(
+            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+            params![time, id as i64, state, why],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Log an event not tied to a job row change.
+    pub fn event(
+        &mut self,
+        time: f64,
+        job_id: Option<u64>,
+        kind: &str,
+        detail: &str,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+            params![time, job_id.map(|id| id as i64), kind, detail],
+        )?;
+        Ok(())
+    }
+
+    /// Record an admission prediction (`"admission": true`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn admission(
+        &mut self,
+        time: f64,
+        procs: u32,
+        walltime: f64,
+        slo: f64,
+        decision: &str,
+        predicted_start: Option<f64>,
+        predicted_completion: Option<f64>,
+        counter_offer_slo: Option<f64>,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO admissions (time, procs, walltime, slo, decision, predicted_start, predicted_completion, \
+             counter_offer_slo) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![time, procs, walltime, slo, decision, predicted_start, predicted_completion, counter_offer_slo],
+        )?;
+        Ok(())
+    }
+
+    /// One job.
+    pub fn job(&self, id: u64) -> Result<Option<StoredJob>, StoreError> {
+        let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1");
+        Ok(self
+            .conn
+            .query_row(&sql, params![id as i64], stored_job)
+            .optional()?)
+    }
+
+    /// Jobs, newest last; `active_only` keeps queued and running ones.
+    pub fn jobs(&self, active_only: bool, limit: u32) -> Result<Vec<StoredJob>, StoreError> {
+        let filter = if active_only {
+            "WHERE state IN ('queued', 'running')"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "SELECT {JOB_COLUMNS} FROM (SELECT * FROM jobs {filter} ORDER BY id DESC LIMIT ?1) ORDER BY id"
+        );
+        let mut statement = self.conn.prepare(&sql)?;
+        let rows = statement.query_map(params![limit], stored_job)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+}
+
+fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
+    let argv_json: String = row.get(7)?;
+    let started_at: Option<f64> = row.get(13)?;
+    let ended_at: Option<f64> = row.get(14)?;
+    let submitted_at: f64 = row.get(9)?;
+    let slo: f64 = row.get(6)?;
+    let state: String = row.get(1)?;
+    let slo_violated = match (state.as_str(), ended_at) {
+        ("completed" | "failed" | "timeout", Some(end)) => Some(end > submitted_at + slo),
+        _ => None,
+    };
+    Ok(StoredJob {
+        view: JobView {
+            id: row.get::<_, i64>(0)? as u64,
+            state,
+            decision: row.get(2)?,
+            owner_uid: row.get(3)?,
+            procs: row.get(4)?,
+            walltime: row.get(5)?,
+            slo,
+            argv: serde_json::from_str(&argv_json).unwrap_or_default(),
+            class: row.get(8)?,
+            submitted_at,
+            predicted_start: row.get(10)?,
+            predicted_completion: row.get(11)?,
+            counter_offer_slo: row.get(12)?,
+            started_at,
+            ended_at,
+            exit_code: row.get(15)?,
+            pid: row.get(16)?,
+            evictions: row.get(17)?,
+            slo_violated,
+        },
+        env_json: row.get(18)?,
+        workdir: row.get(19)?,
+        pid_start_ticks: row.get::<_, Option<i64>>(20)?.map(|t| t as u64),
+        predicts_violation: row.get(21)?,
+        resubmissions: row.get(22)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_update_and_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        {
+            let mut store = Store::open(&path).unwrap();
+            let job = NewJob {
+                id: 7,
+                owner_uid: Some(1000),
+                owner_pid: Some(42),
+                procs: 2,
+                walltime: 10.0,
+                slo: 30.0,
+                argv_json: r#"["/bin/true"]"#,
+                env_json: None,
+                workdir: None,
+                class: None,
+                submitted_at: 100.0,
+                decision: "accepted",
+                predicted_start: Some(100.0),
+                predicted_completion: Some(110.0),
+                violation_seconds: Some(-20.0),
+                predicts_violation: false,
+                counter_offer_slo: None,
+                state: "queued",
+            };
+            store.insert_job(&job).unwrap();
+            store.job_started(7, 101.0, 4242, Some(99)).unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.max_job_id().unwrap(), 7);
+        let job = store.job(7).unwrap().unwrap();
+        assert_eq!(job.view.state, "running");
+        assert_eq!(job.view.pid, Some(4242));
+        assert_eq!(job.pid_start_ticks, Some(99));
+        assert_eq!(job.view.argv, vec!["/bin/true".to_string()]);
+        assert_eq!(store.jobs(true, 10).unwrap().len(), 1);
+    }
+}

@@ -1,0 +1,701 @@
+//! End-to-end tests of the real `intersticed` binary: real Unix sockets, real
+//! SQLite, real processes, real promtool.
+
+use interstice_daemon::client::{Client, ClientError};
+use interstice_daemon::wire::{HpcEventRequest, JobView, PredictRequest, SubmitRequest};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_intersticed");
+
+/// A daemon in a temp dir, killed on drop.
+struct Daemon {
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl Daemon {
+    fn config_text(dir: &Path, extra_engine: &str) -> String {
+        format!(
+            "api: {{socket: {dir}/d.sock}}\nstate_dir: {dir}/state\n\
+             engine: {{procs: 4, policy: conservative, admission: reject-predicted{extra_engine}}}\n\
+             backend: {{type: plugin}}\nexecution: {{grace_seconds: 1}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: warn\n",
+            dir = dir.display()
+        )
+    }
+
+    fn start(extra_engine: &str) -> Daemon {
+        let dir = tempfile::tempdir().unwrap();
+        // Jobs run as an unprivileged user when the tests run as root: let it in.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(
+            dir.path().join("d.yaml"),
+            Daemon::config_text(dir.path(), extra_engine),
+        )
+        .unwrap();
+        let mut daemon = Daemon { dir, child: None };
+        daemon.spawn();
+        daemon
+    }
+
+    fn spawn(&mut self) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join("log"))
+            .unwrap();
+        let child = Command::new(BIN)
+            .arg("--config")
+            .arg(self.dir.path().join("d.yaml"))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let client = self.client();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while client.health().is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "daemon did not come up: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.dir.path().join("d.sock")
+    }
+
+    fn client(&self) -> Client {
+        Client::new(self.socket())
+    }
+
+    fn kill9(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn job(argv: &[&str], procs: u32, walltime: f64, slo: f64) -> SubmitRequest {
+    SubmitRequest {
+        procs,
+        walltime,
+        slo,
+        argv: argv.iter().map(|arg| arg.to_string()).collect(),
+        env: None,
+        workdir: None,
+        class: None,
+    }
+}
+
+fn wait_for(client: &Client, id: u64, timeout: Duration, done: impl Fn(&JobView) -> bool) -> JobView {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let view = client.job(id).unwrap();
+        if done(&view) {
+            return view;
+        }
+        assert!(Instant::now() < deadline, "job {id} stuck: {view:?}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            !stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn submitted_job_runs_to_completion() {
+    let daemon = Daemon::start("");
+    let client = daemon.client();
+    let answer = client
+        .submit(&job(
+            &["/bin/sh", "-c", "echo hello from $INTERSTICE_JOB_ID"],
+            1,
+            10.0,
+            60.0,
+        ))
+        .unwrap();
+    assert_eq!(answer.decision, "accepted");
+    assert!(answer.predicted_completion.unwrap() >= answer.predicted_start.unwrap());
+    let view = wait_for(&client, answer.id, Duration::from_secs(5), |view| {
+        view.state == "completed"
+    });
+    assert_eq!(view.exit_code, Some(0));
+    assert_eq!(view.slo_violated, Some(false));
+    let out =
+        std::fs::read_to_string(daemon.dir.path().join(format!("state/jobs/{}.out", answer.id))).unwrap();
+    assert_eq!(out.trim(), format!("hello from {}", answer.id));
+    let listed = client.jobs().unwrap();
+    assert!(listed.jobs.iter().any(|job| job.id == answer.id));
+}
+
+#[test]
+fn walltime_kills_the_job() {
+    let daemon = Daemon::start("");
+    let client = daemon.client();
+    let answer = client.submit(&job(&["/bin/sleep", "30"], 1, 0.5, 60.0)).unwrap();
+    let started = Instant::now();
+    let view = wait_for(&client, answer.id, Duration::from_secs(5), |view| {
+        view.state == "timeout"
+    });
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "killed late: {view:?}"
+    );
+}
+
+#[test]
+fn hpc_job_evicts_running_cloud_job_within_grace() {
+    let daemon = Daemon::start(", max_resubmissions: 0");
+    let client = daemon.client();
+    let answer = client
+        .submit(&job(&["/bin/sleep", "30"], 2, 60.0, 600.0))
+        .unwrap();
+    assert_eq!(answer.decision, "accepted");
+    let running = wait_for(&client, answer.id, Duration::from_secs(5), |view| {
+        view.pid.is_some()
+    });
+    let pid = running.pid.unwrap();
+    assert!(alive(pid));
+    // The SPANK prolog: an HPC job takes every processor of the node now.
+    let event = HpcEventRequest {
+        kind: "started".to_string(),
+        id: "slurm-77".to_string(),
+        procs: 4,
+        walltime: 120.0,
+        time: None,
+        cpus: Some("0-3".to_string()),
+    };
+    let evicted_at = Instant::now();
+    let response = client.hpc_event(&event).unwrap();
+    assert!(response.ok);
+    assert_eq!(response.evicted, vec![answer.id]);
+    let view = wait_for(&client, answer.id, Duration::from_secs(5), |view| {
+        view.state == "evicted"
+    });
+    assert!(
+        evicted_at.elapsed() < Duration::from_millis(1500),
+        "eviction took {:?}",
+        evicted_at.elapsed()
+    );
+    assert!(!alive(pid), "process {pid} survived its eviction");
+    assert_eq!(view.evictions, 1);
+    let metrics = client.metrics().unwrap();
+    assert!(metrics.contains("interstice_evictions_total 1"), "{metrics}");
+}
+
+#[test]
+fn rejected_job_gets_a_counter_offer_that_is_then_accepted() {
+    let daemon = Daemon::start("");
+    let client = daemon.client();
+    // The whole area is taken by HPC work for the next 100 s.
+    let event = HpcEventRequest {
+        kind: "submitted".to_string(),
+        id: "hpc-1".to_string(),
+        procs: 4,
+        walltime: 100.0,
+        time: None,
+        cpus: None,
+    };
+    client.hpc_event(&event).unwrap();
+    let slots = client.slots().unwrap();
+    assert!(slots.immediate.is_empty(), "{slots:?}");
+    let predicted = client
+        .predict(&PredictRequest {
+            procs: 1,
+            walltime: 10.0,
+            slo: 20.0,
+            admission: false,
+        })
+        .unwrap();
+    assert_eq!(predicted.decision, "rejected");
+    let answer = client.submit(&job(&["/bin/true"], 1, 10.0, 20.0)).unwrap();
+    assert_eq!(answer.decision, "rejected");
+    let offer = answer.counter_offer_slo.expect("a counter-offer");
+    assert!((100.0..130.0).contains(&offer), "counter-offer {offer}");
+    let again = client
+        .submit(&job(&["/bin/true"], 1, 10.0, offer.ceil() + 1.0))
+        .unwrap();
+    assert_eq!(again.decision, "accepted", "{again:?}");
+    assert!(again.predicted_start.unwrap() >= slots.now + 99.0);
+    assert_eq!(client.job(answer.id).unwrap().state, "rejected");
+    assert_eq!(client.job(again.id).unwrap().state, "queued");
+    let metrics = client.metrics().unwrap();
+    assert!(
+        metrics.contains("interstice_admissions_total{decision=\"rejected\"} 1"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("interstice_slo_counteroffers_total 1"),
+        "{metrics}"
+    );
+}
+
+#[test]
+fn crash_and_restart_loses_no_accepted_job() {
+    let mut daemon = Daemon::start(", max_resubmissions: 3");
+    let client = daemon.client();
+    let long = client
+        .submit(&job(&["/bin/sleep", "30"], 1, 60.0, 600.0))
+        .unwrap();
+    let running = wait_for(&client, long.id, Duration::from_secs(5), |view| {
+        view.pid.is_some()
+    });
+    let pid = running.pid.unwrap();
+    // Keep submitting from another thread while the daemon is killed.
+    let socket = daemon.socket();
+    let submitter = std::thread::spawn(move || {
+        let client = Client::new(socket);
+        let mut accepted = Vec::new();
+        for index in 0..400 {
+            let argv = if index % 2 == 0 {
+                vec!["/bin/sleep", "0.2"]
+            } else {
+                vec!["/bin/true"]
+            };
+            match client.submit(&job(&argv, 1, 30.0, 3600.0)) {
+                Ok(answer) if answer.decision == "accepted" => accepted.push(answer.id),
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        accepted
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    daemon.kill9();
+    let accepted = submitter.join().unwrap();
+    assert!(!accepted.is_empty());
+    assert!(alive(pid), "the cloud job must survive the daemon's crash");
+    daemon.spawn();
+    let client = daemon.client();
+    let adopted = client.job(long.id).unwrap();
+    assert_eq!(adopted.state, "running", "{adopted:?}");
+    assert_eq!(adopted.pid, Some(pid));
+    let listed = client.jobs().unwrap();
+    for id in accepted.iter().chain([&long.id]) {
+        let view = listed
+            .jobs
+            .iter()
+            .find(|job| job.id == *id)
+            .unwrap_or_else(|| panic!("job {id} lost"));
+        assert!(
+            ["queued", "running", "completed"].contains(&view.state.as_str()),
+            "job {id} in state {}",
+            view.state
+        );
+    }
+    // The queued ones run after the restart.
+    let last = *accepted.last().unwrap();
+    wait_for(&client, last, Duration::from_secs(20), |view| {
+        view.state == "completed"
+    });
+    // The adopted job can still be cancelled by its owner (root here, or the test's uid).
+    let cancelled = client.cancel(long.id).unwrap();
+    assert!(["cancelling", "cancelled"].contains(&cancelled.state.as_str()));
+    wait_for(&client, long.id, Duration::from_secs(5), |view| {
+        view.state == "cancelled"
+    });
+    assert!(!alive(pid));
+}
+
+#[test]
+fn metrics_pass_promtool() {
+    let daemon = Daemon::start("");
+    let client = daemon.client();
+    client.submit(&job(&["/bin/true"], 1, 5.0, 60.0)).unwrap();
+    client
+        .predict(&PredictRequest {
+            procs: 1,
+            walltime: 5.0,
+            slo: 60.0,
+            admission: true,
+        })
+        .unwrap();
+    let text = client.metrics().unwrap();
+    for name in [
+        "interstice_idle_processor_seconds",
+        "interstice_admissions_total",
+        "interstice_cloud_jobs_running",
+        "interstice_prediction_outcomes_total",
+        "interstice_admission_duration_seconds_bucket",
+        "interstice_node_cpu_usage_ratio",
+        "interstice_plan_age_seconds",
+    ] {
+        assert!(text.contains(name), "{name} missing");
+    }
+    assert!(
+        text.contains("interstice_admissions_total{decision=\"admitted\"} 2"),
+        "{text}"
+    );
+    let mut promtool = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    promtool.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let output = promtool.wait_with_output().unwrap();
+    assert!(
+        output.status.success() && output.stdout.is_empty() && output.stderr.is_empty(),
+        "promtool: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn bad_requests_get_clear_4xx_errors() {
+    let daemon = Daemon::start("");
+    let client = daemon.client();
+    let cases: &[(&str, &str, &str, u16, &str)] = &[
+        (
+            "POST",
+            "/v1/jobs",
+            r#"{"procs":"two","walltime":5,"slo":9,"argv":["/bin/true"]}"#,
+            400,
+            "invalid type",
+        ),
+        (
+            "POST",
+            "/v1/jobs",
+            r#"{"procs":1,"walltime":-5,"slo":9,"argv":["/bin/true"]}"#,
+            400,
+            "walltime",
+        ),
+        (
+            "POST",
+            "/v1/jobs",
+            r#"{"procs":100000,"walltime":5,"slo":9,"argv":["/bin/true"]}"#,
+            422,
+            "at most 4",
+        ),
+        (
+            "POST",
+            "/v1/jobs",
+            r#"{"procs":99999999999,"walltime":5,"slo":9,"argv":["/bin/true"]}"#,
+            400,
+            "u32",
+        ),
+        (
+            "POST",
+            "/v1/jobs",
+            r#"{"procs":1,"walltime":5,"slo":9,"argv":["/bin/true"],"shell":true}"#,
+            400,
+            "unknown field `shell`",
+        ),
+        (
+            "POST",
+            "/v1/jobs",
+            r#"{"procs":1,"walltime":5,"slo":9,"argv":[]}"#,
+            400,
+            "argv",
+        ),
+        (
+            "POST",
+            "/v1/jobs",
+            r#"{"procs":1,"walltime":5,"slo":9,"argv":["no-such-program-xyz"]}"#,
+            400,
+            "not an executable",
+        ),
+        ("POST", "/v1/jobs", "not json", 400, "invalid request body"),
+        (
+            "POST",
+            "/v1/predict",
+            r#"{"procs":0,"walltime":5,"slo":9}"#,
+            400,
+            "procs",
+        ),
+        (
+            "POST",
+            "/v1/hpc/events",
+            r#"{"type":"exploded","id":"1","procs":1,"walltime":5}"#,
+            400,
+            "submitted, started",
+        ),
+        (
+            "POST",
+            "/v1/hpc/events",
+            r#"{"type":"started","id":"1","procs":1,"walltime":5,"cpus":"3-1"}"#,
+            400,
+            "cpus",
+        ),
+        ("GET", "/v1/jobs/abc", "", 400, "not a number"),
+        ("GET", "/v1/jobs/424242", "", 404, "no job 424242"),
+        ("DELETE", "/v1/jobs/424242", "", 404, "no job"),
+        ("GET", "/v2/nothing", "", 404, "no route"),
+        ("PUT", "/v1/slots", "", 405, "not allowed"),
+    ];
+    for (method, path, body, status, needle) in cases {
+        let body = if body.is_empty() {
+            None
+        } else {
+            Some(body.as_bytes())
+        };
+        let response = client.raw(method, path, body).unwrap();
+        let text = response.text();
+        assert_eq!(response.status, *status, "{method} {path}: {text}");
+        let error: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
+        let message = error["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error field: {text}"));
+        assert!(
+            message.contains(needle),
+            "{method} {path}: {message:?} lacks {needle:?}"
+        );
+    }
+    assert_eq!(client.health().unwrap().status, "ok");
+    // A finished job cannot be cancelled.
+    let done = client.submit(&job(&["/bin/true"], 1, 5.0, 60.0)).unwrap();
+    wait_for(&client, done.id, Duration::from_secs(5), |view| {
+        view.state == "completed"
+    });
+    match client.cancel(done.id) {
+        Err(ClientError::Api { status: 409, message }) => {
+            assert!(message.contains("already ended"), "{message}")
+        }
+        other => panic!("expected 409, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_config_is_reported_with_key_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.yaml");
+    std::fs::write(&path, "engine: {procs: 4, conv_procs: 8, policy: sjf}\nbackend: {type: plugin}\nexecution: {grace_seconds: -1}\n")
+        .unwrap();
+    let output = Command::new(BIN)
+        .arg("--config")
+        .arg(&path)
+        .arg("--check-config")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for needle in [
+        "engine.conv_procs",
+        "engine.policy",
+        "fcfs, easy, conservative, convergence",
+        "execution.grace_seconds",
+    ] {
+        assert!(stderr.contains(needle), "{needle} missing in {stderr}");
+    }
+    std::fs::write(&path, "engine: {procs: 4}\nbackend: {type: plugin, speed: 3}\n").unwrap();
+    let output = Command::new(BIN)
+        .arg("--config")
+        .arg(&path)
+        .arg("--check-config")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("speed"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = Command::new(BIN)
+        .arg("--config")
+        .arg(dir.path().join("missing.yaml"))
+        .arg("--check-config")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("missing.yaml"));
+    // The shipped configs are valid.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let demo = Command::new(BIN)
+        .current_dir(root)
+        .args(["--config", "packaging/examples/demo.yaml", "--check-config"])
+        .output()
+        .unwrap();
+    assert!(demo.status.success(), "{}", String::from_utf8_lossy(&demo.stderr));
+}
+
+#[test]
+fn concurrent_submissions_and_predictions_lose_nothing() {
+    let daemon = Daemon::start("");
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let workers: Vec<_> = (0..6)
+        .map(|worker| {
+            let client = daemon.client();
+            std::thread::spawn(move || {
+                let mut accepted = Vec::new();
+                let mut predictions = 0;
+                while Instant::now() < deadline {
+                    if worker % 2 == 0 {
+                        let answer = client
+                            .submit(&job(&["/bin/true"], 1, 2.0, 3600.0))
+                            .expect("submit");
+                        assert_eq!(answer.decision, "accepted");
+                        accepted.push(answer.id);
+                    } else {
+                        client
+                            .predict(&PredictRequest {
+                                procs: 2,
+                                walltime: 5.0,
+                                slo: 60.0,
+                                admission: false,
+                            })
+                            .expect("predict");
+                        predictions += 1;
+                    }
+                }
+                (accepted, predictions)
+            })
+        })
+        .collect();
+    let mut accepted = Vec::new();
+    let mut predictions = 0;
+    for worker in workers {
+        let (ids, count) = worker.join().unwrap();
+        accepted.extend(ids);
+        predictions += count;
+    }
+    assert!(
+        accepted.len() > 10 && predictions > 10,
+        "{} submits, {predictions} predictions",
+        accepted.len()
+    );
+    let client = daemon.client();
+    let listed = client.jobs().unwrap();
+    let known: std::collections::HashSet<u64> = listed.jobs.iter().map(|job| job.id).collect();
+    for id in &accepted {
+        assert!(known.contains(id), "job {id} lost");
+    }
+    let mut unique = accepted.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), accepted.len(), "duplicate ids");
+    assert_eq!(client.health().unwrap().status, "ok");
+}
+
+fn tcp_request(addr: &str, method: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string())
+}
+
+#[test]
+fn tcp_clients_cannot_cancel_socket_jobs_and_signals_are_handled() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut daemon = Daemon::start("");
+    // Restart with a loopback TCP listener as well.
+    daemon.kill9();
+    let config = daemon.dir.path().join("d.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("api: {", &format!("api: {{listen: '{addr}', ")),
+    )
+    .unwrap();
+    daemon.spawn();
+    let client = daemon.client();
+    let answer = client.submit(&job(&["/bin/sleep", "5"], 1, 10.0, 60.0)).unwrap();
+    let (status, body) = tcp_request(&addr, "DELETE", &format!("/v1/jobs/{}", answer.id));
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("only its owner or root"), "{body}");
+    let (status, body) = tcp_request(&addr, "GET", "/healthz");
+    assert_eq!((status, body.contains("\"ok\"")), (200, true));
+    let pid = daemon.child.as_ref().unwrap().id().to_string();
+    // SIGHUP with a broken file keeps the old config; with a good one it reloads.
+    std::fs::write(&config, "engine: {procs: 0}\n").unwrap();
+    assert!(Command::new("kill")
+        .args(["-HUP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(client.health().unwrap().status, "ok");
+    assert!(
+        daemon.log().contains("keeping the old configuration"),
+        "{}",
+        daemon.log()
+    );
+    // SIGTERM: exit 0, socket removed.
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = daemon.child.take().unwrap().wait().unwrap();
+    assert!(status.success(), "{status:?}: {}", daemon.log());
+    assert!(!daemon.socket().exists());
+}
+
+#[test]
+fn embedded_replay_evicts_cloud_work_when_hpc_jobs_arrive() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A 4-processor machine: a small HPC job now, a full-width one 1.5 s later.
+    let trace = "; MaxProcs: 4\n\
+                 1 0 0 1 1 -1 -1 1 2 -1 1 1 1 -1 -1 -1 -1 -1\n\
+                 2 1.5 0 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n";
+    std::fs::write(dir.path().join("t.swf"), trace).unwrap();
+    let config = format!(
+        "api: {{socket: {d}/d.sock}}\nstate_dir: {d}/state\nengine: {{procs: 4, max_resubmissions: 0}}\n\
+         backend: {{type: embedded, trace: t.swf, speedup: 1, repeat: false}}\n\
+         execution: {{grace_seconds: 1}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: warn\n",
+        d = dir.path().display()
+    );
+    std::fs::write(dir.path().join("d.yaml"), config).unwrap();
+    let mut daemon = Daemon { dir, child: None };
+    daemon.spawn();
+    let client = daemon.client();
+    assert_eq!(client.health().unwrap().backend, "embedded");
+    let answer = client
+        .submit(&job(&["/bin/sleep", "30"], 2, 60.0, 600.0))
+        .unwrap();
+    assert_eq!(answer.decision, "accepted");
+    let running = wait_for(&client, answer.id, Duration::from_secs(5), |view| {
+        view.pid.is_some()
+    });
+    let view = wait_for(&client, answer.id, Duration::from_secs(6), |view| {
+        view.state == "evicted"
+    });
+    assert!(!alive(running.pid.unwrap()));
+    assert_eq!(view.evictions, 1);
+}
