@@ -16,22 +16,69 @@ use crate::procset::ProcSet;
 use crate::time::Time;
 use std::fmt;
 
-/// A scheduling policy, chosen by name.
+mod run;
+
+/// A scheduling policy, chosen by name. The queue is ordered by submit time,
+/// then job id. The policy decides HPC jobs; cloud jobs always go to their
+/// earliest fit in the area's holes (see the crate docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Policy {
-    /// Start jobs strictly in queue order.
+    /// Start jobs strictly in queue order: the head starts when enough
+    /// processors are free, nobody passes it. The head's future start is kept
+    /// as a reservation only so that cloud work keeps off it.
     Fcfs,
-    /// EASY backfilling: only the queue head holds a reservation.
+    /// EASY backfilling (Lifka): start jobs from the head while they fit; the
+    /// head then gets a reservation at the *shadow time* (the earliest time
+    /// enough processors are free, running jobs ending at start + walltime),
+    /// `extra` = processors free then minus its need; every other queued job,
+    /// in order, starts now if it fits now and either ends by the shadow time
+    /// or needs at most `extra` processors (which then shrinks by its size).
     Easy,
-    /// Conservative backfilling: every queued job holds a reservation.
+    /// Conservative backfilling (Mu'alem & Feitelson): every queued job holds
+    /// a reservation at its earliest fit given the jobs before it; a new job
+    /// is reserved at its earliest fit without moving others; when a job ends
+    /// early (or is cancelled), every waiting job is re-planned in queue
+    /// order (compression, which never moves a job later) and those whose
+    /// start is now start.
     Conservative,
-    /// The thesis's three-stage convergence-area scheduler.
+    /// The thesis's convergence-area scheduler (chapter 5, Algorithms 3/4).
+    ///
+    /// Every job is placed in the first idle slot, by earliest start, where
+    /// it fits: stage 1 = idle now (`W_immediate`), stage 2 = a hole between
+    /// reservations, stage 3 = after the last reservations (`W_future`); this
+    /// is the first-fit of Algorithm 4 over the "negative" of the
+    /// allocations, as CArS implements it. As in CArS (and OAR), all planned
+    /// jobs are re-planned earlier at every scheduling event (an HPC job's
+    /// arrival or end), not only after early ends. Processor choice follows
+    /// the stages: in stage 1 the processors that stay idle longest first
+    /// (`v_1 ≥ … ≥ v_y`), in stages 2 and 3 by id.
+    ///
+    /// Departures from the thesis, and why:
+    /// * HPC work has priority over cloud work (the thesis queues both in one
+    ///   FCFS queue on one plan, so a cloud reservation can hold back a later
+    ///   HPC job). Here HPC jobs are planned as if cloud jobs were not there
+    ///   and running cloud jobs in their way are evicted, so that "no HPC
+    ///   makespan change" holds by construction.
+    /// * Stage 3 takes processors by id rather than by the earliest end of
+    ///   their last job: both give the same start time (the fit is the same),
+    ///   only the processor identities differ, and ids keep HPC work packed at
+    ///   one end of the area.
+    /// * Maintenance reservations `J_o` and the latencies `r_j`, `β` of `F^σ`
+    ///   are not modelled (zero).
+    /// * Re-planning happens at most once per instant and only on HPC
+    ///   events, so that cloud traffic cannot change HPC decisions (one round
+    ///   of queue-order compression is not a fixpoint).
     Convergence,
 }
 
 impl Policy {
     /// Every policy, in documentation order.
-    pub const ALL: [Policy; 4] = [Policy::Fcfs, Policy::Easy, Policy::Conservative, Policy::Convergence];
+    pub const ALL: [Policy; 4] = [
+        Policy::Fcfs,
+        Policy::Easy,
+        Policy::Conservative,
+        Policy::Convergence,
+    ];
 
     /// The policy's name on command lines and in configs.
     pub fn name(self) -> &'static str {
@@ -47,10 +94,9 @@ impl Policy {
 impl std::str::FromStr for Policy {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Policy::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown policy {s:?}: expected one of fcfs, easy, conservative, convergence"))
+        Policy::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
+            format!("unknown policy {s:?}: expected one of fcfs, easy, conservative, convergence")
+        })
     }
 }
 
@@ -85,7 +131,9 @@ impl std::str::FromStr for Admission {
         match s {
             "admit-all" => Ok(Admission::AdmitAll),
             "reject-predicted" => Ok(Admission::RejectPredicted),
-            other => Err(format!("unknown admission mode {other:?}: expected admit-all or reject-predicted")),
+            other => Err(format!(
+                "unknown admission mode {other:?}: expected admit-all or reject-predicted"
+            )),
         }
     }
 }
@@ -129,8 +177,51 @@ impl EngineConfig {
             admission: Admission::AdmitAll,
             lambda: 1.0,
             tau: 1.0,
-            lifecycle: Lifecycle { max_resubmissions: 0, max_time_in_system: None },
+            lifecycle: Lifecycle {
+                max_resubmissions: 0,
+                max_time_in_system: None,
+            },
         }
+    }
+
+    /// The largest platform the engine accepts.
+    pub const MAX_PROCS: u32 = 1 << 20;
+
+    /// Check the fields; the error names the field and the fix.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        let bad = |m: String| Err(EngineError::InvalidConfig(m));
+        if self.procs == 0 {
+            return bad("procs is 0: the platform needs at least one processor".into());
+        }
+        if self.procs > Self::MAX_PROCS {
+            return bad(format!(
+                "procs is {}: at most {} processors are supported",
+                self.procs,
+                Self::MAX_PROCS
+            ));
+        }
+        if self.conv_procs > self.procs {
+            return bad(format!(
+                "conv_procs ({}) exceeds procs ({}): the convergence area is a subset of the platform",
+                self.conv_procs, self.procs
+            ));
+        }
+        if !self.lambda.is_finite() || self.lambda < 0.0 {
+            return bad(format!(
+                "lambda is {}: the overbooking factor must be a finite number >= 0",
+                self.lambda
+            ));
+        }
+        if !self.tau.is_finite() || self.tau < 0.0 {
+            return bad(format!(
+                "tau is {}: the counter-offer factor must be a finite number >= 0",
+                self.tau
+            ));
+        }
+        if self.lifecycle.max_time_in_system.is_some_and(|t| t < Time::ZERO) {
+            return bad("lifecycle.max_time_in_system is negative: give a duration >= 0 or none".into());
+        }
+        Ok(())
     }
 }
 
@@ -165,7 +256,9 @@ impl fmt::Display for EngineError {
         match self {
             EngineError::InvalidConfig(msg) => write!(f, "invalid engine config: {msg}"),
             EngineError::DuplicateJob(id) => write!(f, "job {id} was submitted twice"),
-            EngineError::UnknownJob(id) => write!(f, "job {id} is not known to the engine (or already ended)"),
+            EngineError::UnknownJob(id) => {
+                write!(f, "job {id} is not known to the engine (or already ended)")
+            }
             EngineError::Unschedulable { id, reason } => write!(f, "job {id} can never run: {reason}"),
             EngineError::TimeWentBackwards { now, given } => {
                 write!(f, "time went backwards: engine is at {now}, event at {given}")
@@ -283,15 +376,21 @@ pub enum JobState {
 }
 
 /// The scheduling engine. Deterministic: the same calls give the same decisions.
+///
+/// See the crate documentation for the design (two-layer plan, processor
+/// choice, eviction, prediction) and [`Policy`] for what each policy does.
 #[derive(Debug)]
 pub struct Engine {
     config: EngineConfig,
+    st: run::State,
 }
 
 impl Engine {
     /// Check the config and build an empty engine at time zero.
     pub fn new(config: EngineConfig) -> Result<Engine, EngineError> {
-        todo!("core helper")
+        config.validate()?;
+        let st = run::State::new(&config);
+        Ok(Engine { config, st })
     }
 
     /// The config the engine was built with.
@@ -303,61 +402,89 @@ impl Engine {
     /// jobs get their prediction computed on the current plan and returned
     /// (also kept in the job's record). The job is decided on at the next
     /// [`Engine::schedule`].
+    ///
+    /// Under `admit-all` (and for a cloud job predicted to meet its SLO) the
+    /// cloud job is immediately reserved at exactly the predicted slot, so the
+    /// next cloud job's prediction already accounts for it.
     pub fn submit(&mut self, job: Job) -> Result<Option<Prediction>, EngineError> {
-        todo!("core helper")
+        self.st.submit(&self.config, job)
     }
 
     /// A running job stopped at `now` (possibly before its walltime).
+    ///
+    /// For a cloud job the engine evicted ([`Decision::Evict`]), this is the
+    /// acknowledgement of the kill: the job is re-queued if its
+    /// [`Lifecycle`] allows, else it ends. A queued job reported as ended is
+    /// withdrawn as by [`Engine::cancel`].
     pub fn job_ended(&mut self, id: JobId, now: Time, reason: EndReason) -> Result<(), EngineError> {
-        todo!("core helper")
+        self.st.job_ended(&self.config, id, now, reason)
     }
 
-    /// A queued job is withdrawn (cancelled by its owner) at `now`.
+    /// A queued job is withdrawn (cancelled by its owner) at `now`. On a
+    /// running job this is the same as `job_ended(id, now, EndReason::Killed)`
+    /// (the caller kills it).
     pub fn cancel(&mut self, id: JobId, now: Time) -> Result<(), EngineError> {
-        todo!("core helper")
+        self.st.cancel(&self.config, id, now)
     }
 
-    /// One scheduling pass at `now`: the decisions to carry out, evictions first.
+    /// One scheduling pass at `now`: the decisions to carry out, in order:
+    /// rejections, then evictions, then starts (HPC first, then cloud).
+    /// A `now` earlier than the engine's time is taken as the engine's time.
     pub fn schedule(&mut self, now: Time) -> Vec<Decision> {
-        todo!("core helper")
+        self.st.schedule(&self.config, now)
     }
 
     /// The earliest future time at which `schedule` would decide something even
     /// if no job ends or arrives (e.g. a reservation that starts on a
     /// processor freed only by a walltime). `None` if nothing is pending.
+    ///
+    /// It is the earliest of: a queued job's reserved start (conservative and
+    /// convergence HPC jobs, every admitted cloud job) and a planned eviction
+    /// of a running cloud job that overlaps a future HPC reservation.
     pub fn next_wakeup(&self) -> Option<Time> {
-        todo!("core helper")
+        self.st.next_wakeup()
     }
 
     /// What admission would predict for a cloud job of this shape arriving at
     /// `now`, without submitting anything.
+    ///
+    /// Costs one earliest-fit query on the plan (`O(log S + S'·W)` for `S'`
+    /// breakpoints before the fit, `W` words per processor set).
     pub fn predict(&self, procs: u32, walltime: Time, slo: Option<Time>, now: Time) -> Prediction {
-        todo!("core helper")
+        self.st.predict(&self.config, procs, walltime, slo, now)
     }
 
-    /// `W_immediate` and `W_future` of the convergence area at `now`.
+    /// `W_immediate` and `W_future` of the convergence area at `now`
+    /// (computed on the full plan: HPC work and cloud work).
     pub fn slots(&self, now: Time) -> Slots {
-        todo!("core helper")
+        self.st.slots(now)
     }
 
-    /// Where a job stands.
+    /// Where a job stands. A cloud job the engine evicted is reported
+    /// [`JobState::Ended`] until [`Engine::job_ended`] acknowledges the kill
+    /// (then `Queued` again if it is resubmitted).
     pub fn job_state(&self, id: JobId) -> Option<JobState> {
-        todo!("core helper")
+        self.st.job_state(id)
     }
 
     /// Every job's record so far (submitted, started, ended, predicted,
     /// evicted), in submission order; feed it to [`crate::metrics::Summary::compute`].
     pub fn records(&self) -> &[crate::metrics::JobRecord] {
-        todo!("core helper")
+        &self.st.records
     }
 
     /// Number of queued jobs of a kind.
     pub fn queued(&self, kind: JobKind) -> usize {
-        todo!("core helper")
+        self.st.queued(kind)
     }
 
     /// Number of running jobs of a kind.
     pub fn running(&self, kind: JobKind) -> usize {
-        todo!("core helper")
+        self.st.running(kind)
+    }
+
+    /// The engine's current time (the latest event or pass seen).
+    pub fn now(&self) -> Time {
+        self.st.now
     }
 }

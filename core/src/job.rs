@@ -45,7 +45,9 @@ impl std::str::FromStr for JobKind {
         match s {
             "hpc" => Ok(JobKind::Hpc),
             "cloud" => Ok(JobKind::Cloud),
-            other => Err(format!("unknown job kind {other:?}: expected \"hpc\" or \"cloud\"")),
+            other => Err(format!(
+                "unknown job kind {other:?}: expected \"hpc\" or \"cloud\""
+            )),
         }
     }
 }

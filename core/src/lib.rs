@@ -4,11 +4,99 @@
 //! No I/O, no clock, no threads: time is a parameter ([`Time`]) and the same
 //! calls give the same decisions. Every shell (built-in replay, Batsim
 //! adapter, daemon, Slurm plugin) drives an [`Engine`].
+//!
+//! # Tour
+//!
+//! * [`time`] — [`Time`], integer microseconds for instants and durations.
+//! * [`job`] — [`Job`] (`J_j = (wt_j, h_j, SLO_j)` plus arrival), [`JobKind`].
+//! * [`procset`] — [`ProcSet`], Batsim interval sets (`"0-3 8"`).
+//! * [`engine`] — [`Engine`]: the event API (`submit`, `job_ended`,
+//!   `cancel`, `schedule`, `next_wakeup`), [`Decision`]s, [`Prediction`]s
+//!   (Algorithm 1's `F^σ`, `F^C` with λ, `F^V`, `F^SLO` with τ) and the idle
+//!   [`Slots`] (`W_immediate`, `W_future`).
+//! * [`metrics`] — per-job [`JobRecord`]s and the run's [`Summary`]
+//!   (violations, evictions, the prediction's confusion matrix and the
+//!   thesis's own accuracy/precision).
+//! * `plan` (private) — the availability profile: free processor *sets*
+//!   over time (bitsets per breakpoint), earliest fit with a sliding-window
+//!   intersection, reserve/release. Its module docs list each operation's cost.
+//!
+//! # Design
+//!
+//! **Two layers.** HPC work is planned on a layer that contains only HPC work,
+//! so cloud jobs can never delay an HPC job: with or without cloud traffic the
+//! HPC decisions (times *and* processors) are identical (a property test checks
+//! it for every policy). Cloud jobs are planned on a second layer (HPC work +
+//! cloud work) and only inside the area `0..conv_procs`: each admitted cloud
+//! job is reserved at its earliest fit there, i.e. in the holes HPC work
+//! leaves, at exactly the slot its prediction used.
+//!
+//! **Processor choice** (deterministic): HPC jobs take processors outside the
+//! area first, then inside, lowest ids first (with the whole platform in the
+//! area, as by default, that is "lowest free ids", which reproduces Batsim's
+//! reference FCFS allocations). Cloud jobs take the *highest* free ids of the
+//! area, so that the two kinds meet as late as possible and evictions stay
+//! rare. The convergence policy replaces "lowest ids" by its stage rule (see
+//! [`Policy::Convergence`]).
+//!
+//! **Evictions.** When HPC work needs processors a cloud job holds: a queued
+//! cloud reservation is simply re-planned; a running cloud job is evicted
+//! ([`Decision::Evict`], before the start that needs its processors) when the
+//! HPC job starts now, or scheduled for eviction when a future HPC reservation
+//! reaches it (cancelled if that reservation moves away). Evictions are counted
+//! with the work lost (processors × time run). After the shell acknowledges the
+//! kill (`job_ended(.., EndReason::Evicted)`) the job is re-queued (same id,
+//! queue position = the resubmission time) if [`Lifecycle`] allows, else it ends
+//! and counts as violated.
+//!
+//! **Prediction consistency.** A prediction is the earliest fit of the job on
+//! the current cloud layer, after bringing the plan up to date with the
+//! events already applied at this instant; admission then reserves the job at
+//! exactly that slot. A prediction can only be wrong because of what happens
+//! later: HPC arrivals or compression evicting/displacing it (later than
+//! predicted), early ends (earlier), or λ ≠ 1.
+//!
+//! **Scheduling points.** The shell applies all events of one timestamp
+//! (completions first, then submissions), then calls [`Engine::schedule`]
+//! once, and wakes up at [`Engine::next_wakeup`] if nothing else happens
+//! before (reserved starts and planned evictions are time-triggered).
+//!
+//! # Example
+//!
+//! ```
+//! use interstice_core::{Decision, EndReason, Engine, EngineConfig, Job, JobId, JobKind, Policy, Summary, Time};
+//!
+//! let mut config = EngineConfig::new(4, Policy::Conservative);
+//! config.conv_procs = 2; // processors 0-1 form the convergence area
+//! let mut engine = Engine::new(config)?;
+//! let secs = Time::from_secs;
+//! engine.submit(Job {
+//!     id: JobId(1), submit: secs(0), walltime: secs(100), runtime: None,
+//!     procs: 3, kind: JobKind::Hpc, slo: None,
+//! })?;
+//! let prediction = engine.submit(Job {
+//!     id: JobId(2), submit: secs(0), walltime: secs(30), runtime: None,
+//!     procs: 1, kind: JobKind::Cloud, slo: Some(secs(60)),
+//! })?.expect("cloud jobs get a prediction");
+//! // The HPC job takes 2-3 (outside the area) and 0; the cloud job fits on 1 now.
+//! assert_eq!(prediction.start, Some(secs(0)));
+//! assert!(!prediction.predicts_violation);
+//! let decisions = engine.schedule(secs(0));
+//! assert_eq!(decisions.len(), 2);
+//! assert!(matches!(&decisions[1], Decision::Start { id: JobId(2), procs } if procs.to_string() == "1"));
+//! engine.job_ended(JobId(2), secs(20), EndReason::Completed)?;
+//! engine.job_ended(JobId(1), secs(90), EndReason::Completed)?;
+//! let summary = Summary::compute(engine.records(), 4);
+//! assert_eq!((summary.cloud_jobs, summary.violations), (1, 0));
+//! # Ok::<(), interstice_core::EngineError>(())
+//! ```
 #![deny(missing_docs)]
 
+mod bits;
 pub mod engine;
 pub mod job;
 pub mod metrics;
+mod plan;
 pub mod procset;
 pub mod time;
 

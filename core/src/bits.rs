@@ -1,0 +1,227 @@
+//! A fixed-width processor bitset: the plan's working representation of a
+//! set of processors (one bit per processor, 64 per word).
+//!
+//! With 2,560 processors a set is 40 words, so intersection, union and
+//! population count cost a few dozen machine operations.
+
+use crate::procset::ProcSet;
+
+/// A set of processor ids `0..width`, one bit each.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Bits {
+    words: Box<[u64]>,
+}
+
+impl Bits {
+    /// No processor, room for `width` processors.
+    pub(crate) fn empty(width: u32) -> Bits {
+        Bits {
+            words: vec![0u64; width.div_ceil(64) as usize].into_boxed_slice(),
+        }
+    }
+
+    /// Processors `lo..hi` (half-open), room for `width`.
+    pub(crate) fn range(width: u32, lo: u32, hi: u32) -> Bits {
+        let mut b = Bits::empty(width);
+        let hi = hi.min(width);
+        let mut i = lo;
+        while i < hi {
+            if i % 64 == 0 && hi - i >= 64 {
+                b.words[(i / 64) as usize] = u64::MAX;
+                i += 64;
+            } else {
+                b.set(i);
+                i += 1;
+            }
+        }
+        b
+    }
+
+    /// From a [`ProcSet`]; ids at or beyond `width` are dropped.
+    #[cfg(test)]
+    pub(crate) fn from_procset(width: u32, set: &ProcSet) -> Bits {
+        let mut b = Bits::empty(width);
+        for &(lo, hi) in set.ranges() {
+            b.or_assign(&Bits::range(width, lo, hi.saturating_add(1)));
+        }
+        b
+    }
+
+    /// Add processor `i`.
+    pub(crate) fn set(&mut self, i: u32) {
+        self.words[(i / 64) as usize] |= 1u64 << (i % 64);
+    }
+
+    /// Is processor `i` in the set?
+    pub(crate) fn get(&self, i: u32) -> bool {
+        self.words
+            .get((i / 64) as usize)
+            .is_some_and(|w| w & (1u64 << (i % 64)) != 0)
+    }
+
+    /// Number of processors.
+    pub(crate) fn count(&self) -> u32 {
+        self.words.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// `self ∩= other`.
+    pub(crate) fn and_assign(&mut self, other: &Bits) {
+        for (a, b) in self.words.iter_mut().zip(other.words.iter()) {
+            *a &= b;
+        }
+    }
+
+    /// `self ∪= other`.
+    pub(crate) fn or_assign(&mut self, other: &Bits) {
+        for (a, b) in self.words.iter_mut().zip(other.words.iter()) {
+            *a |= b;
+        }
+    }
+
+    /// `self ∖= other`.
+    pub(crate) fn andnot_assign(&mut self, other: &Bits) {
+        for (a, b) in self.words.iter_mut().zip(other.words.iter()) {
+            *a &= !b;
+        }
+    }
+
+    /// `self ∩ other`.
+    pub(crate) fn and(&self, other: &Bits) -> Bits {
+        let mut r = self.clone();
+        r.and_assign(other);
+        r
+    }
+
+    /// `self ∖ other`.
+    pub(crate) fn andnot(&self, other: &Bits) -> Bits {
+        let mut r = self.clone();
+        r.andnot_assign(other);
+        r
+    }
+
+    /// `|self ∩ other|`.
+    pub(crate) fn and_count(&self, other: &Bits) -> u32 {
+        self.words
+            .iter()
+            .zip(other.words.iter())
+            .map(|(a, b)| (a & b).count_ones())
+            .sum()
+    }
+
+    /// `self ⊆ other`.
+    pub(crate) fn is_subset(&self, other: &Bits) -> bool {
+        self.words
+            .iter()
+            .zip(other.words.iter())
+            .all(|(a, b)| a & !b == 0)
+    }
+
+    /// Processor ids in increasing order.
+    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            let base = wi as u32 * 64;
+            BitIter { w }.map(move |b| base + b)
+        })
+    }
+
+    /// Move up to `k` lowest ids of `from` into `self`, removing them from `from`'s copy; returns how many.
+    pub(crate) fn take_lowest(&mut self, from: &Bits, k: u32) -> u32 {
+        let mut taken = 0;
+        for i in from.iter() {
+            if taken == k {
+                break;
+            }
+            if !self.get(i) {
+                self.set(i);
+                taken += 1;
+            }
+        }
+        taken
+    }
+
+    /// Like [`Bits::take_lowest`] but from the highest ids down.
+    pub(crate) fn take_highest(&mut self, from: &Bits, k: u32) -> u32 {
+        let mut taken = 0;
+        for i in from.iter().rev() {
+            if taken == k {
+                break;
+            }
+            if !self.get(i) {
+                self.set(i);
+                taken += 1;
+            }
+        }
+        taken
+    }
+
+    /// As a [`ProcSet`].
+    pub(crate) fn to_procset(&self) -> ProcSet {
+        ProcSet::from_sorted_ids(self.iter())
+    }
+}
+
+/// Iterates the set bits of one word, lowest first (and highest first from the back).
+struct BitIter {
+    w: u64,
+}
+
+impl Iterator for BitIter {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.w == 0 {
+            return None;
+        }
+        let b = self.w.trailing_zeros();
+        self.w &= self.w - 1;
+        Some(b)
+    }
+}
+
+impl DoubleEndedIterator for BitIter {
+    fn next_back(&mut self) -> Option<u32> {
+        if self.w == 0 {
+            return None;
+        }
+        let b = 63 - self.w.leading_zeros();
+        self.w &= !(1u64 << b);
+        Some(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_count_iter() {
+        let b = Bits::range(200, 3, 130);
+        assert_eq!(b.count(), 127);
+        assert_eq!(b.iter().next(), Some(3));
+        assert_eq!(b.iter().next_back(), Some(129));
+        assert!(Bits::range(200, 0, 200).get(199));
+        assert!(!Bits::range(200, 0, 199).get(199));
+    }
+
+    #[test]
+    fn take_lowest_and_highest() {
+        let from = Bits::range(100, 10, 20);
+        let mut lo = Bits::empty(100);
+        assert_eq!(lo.take_lowest(&from, 3), 3);
+        assert_eq!(lo.iter().collect::<Vec<_>>(), vec![10, 11, 12]);
+        let mut hi = Bits::empty(100);
+        assert_eq!(hi.take_highest(&from, 2), 2);
+        assert_eq!(hi.iter().collect::<Vec<_>>(), vec![18, 19]);
+        let mut all = Bits::empty(100);
+        assert_eq!(all.take_lowest(&from, 50), 10);
+    }
+
+    #[test]
+    fn set_algebra() {
+        let a = Bits::range(130, 0, 70);
+        let b = Bits::range(130, 60, 130);
+        assert_eq!(a.and_count(&b), 10);
+        assert!(Bits::range(130, 62, 65).is_subset(&a));
+        assert_eq!(a.andnot(&b).count(), 60);
+        assert_eq!(Bits::from_procset(130, &a.to_procset()), a);
+    }
+}

@@ -1,0 +1,434 @@
+//! The availability profile: which processors are free over time.
+//!
+//! A [`Profile`] is a sorted map from breakpoints to the set of processors
+//! free from that breakpoint until the next one (the last segment extends to
+//! infinity). Jobs are rigid, so the profile keeps processor *identity*, not
+//! just counts: a job fits at `s` only if the same `k` processors are free over
+//! the whole `[s, s + d)`.
+//!
+//! Costs (`S` = breakpoints in the profile, `W` = ⌈m / 64⌉ words per set,
+//! 40 for 2,560 processors, `R` = breakpoints inside the interval touched):
+//!
+//! | operation | cost |
+//! |---|---|
+//! | [`Profile::reserve`], [`Profile::release`] | `O(log S + R·W)` |
+//! | [`Profile::is_free`], [`Profile::first_conflict`], [`Profile::free_over`] | `O(log S + R·W)` |
+//! | [`Profile::earliest_fit`] | `O(log S + C·R·W)` for `C` candidate starts tried; a segment with fewer than `k` free processors skips every candidate up to it, so usually `O(log S + S'·W)` over the `S'` breakpoints before the fit |
+//! | [`Profile::prune`] | `O(P log S)` for `P` breakpoints dropped (amortised once per breakpoint) |
+//!
+//! Every segment caches its free count overall and inside the convergence
+//! area, so count-infeasible segments are rejected without touching the bits.
+
+use crate::bits::Bits;
+use crate::time::Time;
+use std::collections::BTreeMap;
+use std::ops::Bound::Unbounded;
+
+/// The key of the first segment: "since forever".
+const ORIGIN: Time = Time::from_ticks(i64::MIN);
+
+/// Which processors a query may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mask {
+    /// Every processor.
+    All,
+    /// Only the convergence area.
+    Area,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seg {
+    free: Bits,
+    n_all: u32,
+    n_area: u32,
+}
+
+impl Seg {
+    fn count(&self, mask: Mask) -> u32 {
+        match mask {
+            Mask::All => self.n_all,
+            Mask::Area => self.n_area,
+        }
+    }
+}
+
+/// Free processors over time (see the module docs for costs).
+#[derive(Clone, Debug)]
+pub(crate) struct Profile {
+    area: Bits,
+    segs: BTreeMap<Time, Seg>,
+}
+
+impl Profile {
+    /// Every processor of `0..width` free forever; `area` is the convergence area.
+    pub(crate) fn new(width: u32, area: Bits) -> Profile {
+        let mut p = Profile {
+            area,
+            segs: BTreeMap::new(),
+        };
+        let seg = p.mk_seg(Bits::range(width, 0, width));
+        p.segs.insert(ORIGIN, seg);
+        p
+    }
+
+    fn mk_seg(&self, free: Bits) -> Seg {
+        Seg {
+            n_all: free.count(),
+            n_area: free.and_count(&self.area),
+            free,
+        }
+    }
+
+    /// Number of breakpoints.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.segs.len()
+    }
+
+    /// Key of the segment containing `t`.
+    fn key_at(&self, t: Time) -> Time {
+        self.segs
+            .range(..=t)
+            .next_back()
+            .map(|(k, _)| *k)
+            .unwrap_or(ORIGIN)
+    }
+
+    /// Processors free at instant `t`.
+    pub(crate) fn free_at(&self, t: Time) -> &Bits {
+        &self.segs[&self.key_at(t)].free
+    }
+
+    /// Drop the history before the segment containing `now`.
+    pub(crate) fn prune(&mut self, now: Time) {
+        let keep = self.key_at(now);
+        while let Some((&k, _)) = self.segs.first_key_value() {
+            if k >= keep {
+                break;
+            }
+            self.segs.remove(&k);
+        }
+    }
+
+    fn split(&mut self, t: Time) {
+        if t.is_infinite() || self.segs.contains_key(&t) {
+            return;
+        }
+        let seg = self.segs[&self.key_at(t)].clone();
+        self.segs.insert(t, seg);
+    }
+
+    fn clamp_start(&self, s: Time) -> Time {
+        s.max(*self.segs.first_key_value().map(|(k, _)| k).unwrap_or(&ORIGIN))
+    }
+
+    fn modify(&mut self, bits: &Bits, s: Time, e: Time, occupy: bool) {
+        let s = self.clamp_start(s);
+        if e <= s {
+            return;
+        }
+        self.split(s);
+        self.split(e);
+        let area = self.area.clone();
+        for (_, seg) in self.segs.range_mut(s..e) {
+            if occupy {
+                seg.free.andnot_assign(bits);
+            } else {
+                seg.free.or_assign(bits);
+            }
+            seg.n_all = seg.free.count();
+            seg.n_area = seg.free.and_count(&area);
+        }
+        // Merge segments equal to their predecessor in [s, e].
+        let mut prev: Option<&Seg> = self.segs.range(..s).next_back().map(|(_, v)| v);
+        let mut dead = Vec::new();
+        let upper = if e.is_infinite() {
+            Unbounded
+        } else {
+            std::ops::Bound::Included(e)
+        };
+        for (k, seg) in self.segs.range((std::ops::Bound::Included(s), upper)) {
+            if prev == Some(seg) {
+                dead.push(*k);
+            }
+            prev = Some(seg);
+        }
+        for k in dead {
+            self.segs.remove(&k);
+        }
+    }
+
+    /// Mark `bits` busy over `[s, e)`. The caller guarantees they are free
+    /// (check with [`Profile::is_free`] when unsure).
+    pub(crate) fn reserve(&mut self, bits: &Bits, s: Time, e: Time) {
+        self.modify(bits, s, e, true);
+    }
+
+    /// Mark `bits` free over `[s, e)` (a job ended early, a reservation moved).
+    pub(crate) fn release(&mut self, bits: &Bits, s: Time, e: Time) {
+        self.modify(bits, s, e, false);
+    }
+
+    /// Segments overlapping `[s, e)`, as `(max(start, s), free set)`.
+    fn window(&self, s: Time, e: Time) -> impl Iterator<Item = (Time, &Seg)> + '_ {
+        let k = self.key_at(s);
+        self.segs
+            .range(k..)
+            .take_while(move |(t, _)| **t < e)
+            .map(move |(t, seg)| ((*t).max(s), seg))
+    }
+
+    /// True if every processor of `bits` is free over `[s, e)`.
+    pub(crate) fn is_free(&self, bits: &Bits, s: Time, e: Time) -> bool {
+        self.first_conflict(bits, s, e).is_none()
+    }
+
+    /// The first instant of `[s, e)` at which a processor of `bits` is busy.
+    pub(crate) fn first_conflict(&self, bits: &Bits, s: Time, e: Time) -> Option<Time> {
+        if e <= s {
+            return None;
+        }
+        self.window(s, e)
+            .find(|(_, seg)| !bits.is_subset(&seg.free))
+            .map(|(t, _)| t)
+    }
+
+    /// Processors free over the whole `[s, e)`.
+    pub(crate) fn free_over(&self, s: Time, e: Time) -> Bits {
+        let mut it = self.window(s, e.max(s.saturating_add(Time::from_ticks(1))));
+        let mut acc = it
+            .next()
+            .map(|(_, seg)| seg.free.clone())
+            .expect("profile always has a segment");
+        for (_, seg) in it {
+            acc.and_assign(&seg.free);
+        }
+        acc
+    }
+
+    /// The earliest `s ≥ from` at which `k` processors (of `mask`) are free
+    /// over `[s, s + d)`, with the set of all processors free over that window.
+    /// `None` if `k` exceeds what ever becomes free.
+    ///
+    /// Only `from` and breakpoints are candidates: a feasible start that is
+    /// neither can slide back to the previous one.
+    ///
+    /// A two-pointer scan with a sliding-window intersection (two stacks of
+    /// partial intersections), so every segment is pushed and popped once:
+    /// `O(log S + S'·W)` amortised for the `S'` segments scanned.
+    pub(crate) fn earliest_fit(&self, k: u32, d: Time, from: Time, mask: Mask) -> Option<(Time, Bits)> {
+        let d = d.max(Time::from_ticks(1));
+        let area = match mask {
+            Mask::All => None,
+            Mask::Area => Some(&self.area),
+        };
+        let mut it = self.segs.range(self.key_at(from)..).peekable();
+        let mut win = Window::new(area);
+        loop {
+            if win.times.is_empty() {
+                let (&t, seg) = it.next()?;
+                if seg.count(mask) < k {
+                    continue;
+                }
+                win.push(t, &seg.free);
+            }
+            let s = win.times[0].max(from);
+            let end = s.saturating_add(d);
+            let mut cleared = false;
+            while win.count() >= k {
+                match it.peek() {
+                    Some((&t, seg)) if t < end => {
+                        if seg.count(mask) < k {
+                            it.next();
+                            win = Window::new(area);
+                            cleared = true;
+                            break;
+                        }
+                        win.push(t, &seg.free);
+                        it.next();
+                    }
+                    _ => return win.aggregate().map(|a| (s, a)),
+                }
+            }
+            if !cleared {
+                win.pop_front();
+            }
+        }
+    }
+
+    /// Segments from `t` on: `(start, free set)`, the first starting at `t`.
+    pub(crate) fn segments_from(&self, t: Time) -> impl Iterator<Item = (Time, &Bits)> + '_ {
+        self.window(t, Time::INFINITY).map(|(s, seg)| (s, &seg.free))
+    }
+}
+
+/// A sliding window of segments with its running intersection, kept as two
+/// stacks (suffix intersections at the front, a running intersection at the
+/// back) so that push and pop are amortised `O(W)`. Every aggregate includes
+/// the mask (the area, for cloud queries).
+struct Window<'a> {
+    mask: Option<&'a Bits>,
+    times: std::collections::VecDeque<Time>,
+    back: Vec<&'a Bits>,
+    back_agg: Option<Bits>,
+    front: Vec<Bits>,
+}
+
+impl<'a> Window<'a> {
+    fn new(mask: Option<&'a Bits>) -> Window<'a> {
+        Window {
+            mask,
+            times: Default::default(),
+            back: Vec::new(),
+            back_agg: None,
+            front: Vec::new(),
+        }
+    }
+
+    fn masked(&self, b: &Bits) -> Bits {
+        match self.mask {
+            Some(m) => b.and(m),
+            None => b.clone(),
+        }
+    }
+
+    fn push(&mut self, t: Time, free: &'a Bits) {
+        self.times.push_back(t);
+        self.back.push(free);
+        match &mut self.back_agg {
+            None => self.back_agg = Some(self.masked(free)),
+            Some(a) => a.and_assign(free),
+        }
+    }
+
+    fn pop_front(&mut self) {
+        if self.front.is_empty() {
+            let back = std::mem::take(&mut self.back);
+            let mut acc: Option<Bits> = None;
+            for b in back.into_iter().rev() {
+                let next = match acc {
+                    None => self.masked(b),
+                    Some(mut a) => {
+                        a.and_assign(b);
+                        a
+                    }
+                };
+                self.front.push(next.clone());
+                acc = Some(next);
+            }
+            self.back_agg = None;
+        }
+        self.front.pop();
+        self.times.pop_front();
+    }
+
+    fn count(&self) -> u32 {
+        match (self.front.last(), &self.back_agg) {
+            (Some(f), Some(b)) => f.and_count(b),
+            (Some(f), None) => f.count(),
+            (None, Some(b)) => b.count(),
+            (None, None) => 0,
+        }
+    }
+
+    fn aggregate(&self) -> Option<Bits> {
+        match (self.front.last(), &self.back_agg) {
+            (Some(f), Some(b)) => Some(f.and(b)),
+            (Some(f), None) => Some(f.clone()),
+            (None, Some(b)) => Some(b.clone()),
+            (None, None) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: i64) -> Time {
+        Time::from_secs(s)
+    }
+
+    #[test]
+    fn reserve_release_round_trip_merges() {
+        let mut p = Profile::new(8, Bits::range(8, 0, 8));
+        let b = Bits::range(8, 0, 4);
+        p.reserve(&b, t(10), t(20));
+        assert_eq!(p.len(), 3);
+        assert_eq!(p.free_at(t(15)).count(), 4);
+        assert_eq!(p.free_at(t(20)).count(), 8);
+        p.release(&b, t(10), t(20));
+        assert_eq!(p.len(), 1);
+    }
+
+    #[test]
+    fn earliest_fit_respects_identity() {
+        // proc 0 busy [10, 20), proc 1 busy [0, 10): one free at any time, never the same for 20 s.
+        let mut p = Profile::new(2, Bits::range(2, 0, 2));
+        p.reserve(&Bits::range(2, 0, 1), t(10), t(20));
+        p.reserve(&Bits::range(2, 1, 2), t(0), t(10));
+        let (s, set) = p.earliest_fit(1, t(20), t(0), Mask::All).unwrap();
+        assert_eq!(s, t(10));
+        assert_eq!(set.iter().collect::<Vec<_>>(), vec![1]);
+        let (s, _) = p.earliest_fit(1, t(5), t(0), Mask::All).unwrap();
+        assert_eq!(s, t(0));
+        let (s, _) = p.earliest_fit(2, t(5), t(0), Mask::All).unwrap();
+        assert_eq!(s, t(20));
+        assert!(p.earliest_fit(3, t(5), t(0), Mask::All).is_none());
+    }
+
+    /// The reference: try `from` and every later breakpoint, intersect naively.
+    fn brute_fit(p: &Profile, k: u32, d: Time, from: Time, mask: Mask) -> Option<(Time, Bits)> {
+        let cands = std::iter::once(from).chain(p.segs.keys().copied().filter(|&t| t > from));
+        for s in cands {
+            let mut f = p.free_over(s, s + d);
+            if mask == Mask::Area {
+                f.and_assign(&p.area);
+            }
+            if f.count() >= k {
+                return Some((s, f));
+            }
+        }
+        None
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn earliest_fit_matches_brute_force(
+            ops in proptest::collection::vec((0u32..6, 1u32..6, 0i64..50, 1i64..30), 0..25),
+            k in 1u32..6, d in 1i64..40, from in 0i64..40, area in 1u32..6,
+        ) {
+            let mut p = Profile::new(6, Bits::range(6, 0, area));
+            let mut occ: Vec<(Bits, Time, Time)> = Vec::new();
+            for (lo, n, s, len) in ops {
+                let b = Bits::range(6, lo, (lo + n).min(6));
+                if p.is_free(&b, t(s), t(s + len)) {
+                    p.reserve(&b, t(s), t(s + len));
+                    occ.push((b, t(s), t(s + len)));
+                }
+            }
+            for mask in [Mask::All, Mask::Area] {
+                proptest::prop_assert_eq!(p.earliest_fit(k, t(d), t(from), mask), brute_fit(&p, k, t(d), t(from), mask));
+            }
+            // Releasing everything restores a single segment.
+            for (b, s, e) in occ {
+                p.release(&b, s, e);
+            }
+            proptest::prop_assert_eq!(p.len(), 1);
+        }
+    }
+
+    #[test]
+    fn area_mask_and_conflicts() {
+        let mut p = Profile::new(4, Bits::range(4, 0, 2));
+        p.reserve(&Bits::range(4, 0, 2), t(0), t(30));
+        let (s, set) = p.earliest_fit(2, t(10), t(0), Mask::Area).unwrap();
+        assert_eq!((s, set.count()), (t(30), 2));
+        assert_eq!(p.earliest_fit(2, t(10), t(0), Mask::All).unwrap().0, t(0));
+        assert_eq!(p.first_conflict(&Bits::range(4, 1, 3), t(-5), t(40)), Some(t(0)));
+        assert!(p.is_free(&Bits::range(4, 2, 4), t(0), t(100)));
+        assert_eq!(p.free_over(t(0), t(40)).count(), 2);
+        p.prune(t(35));
+        assert_eq!(p.len(), 1);
+    }
+}

@@ -1,0 +1,181 @@
+//! A tiny event-driven simulator over the engine, with invariant checks.
+#![allow(dead_code)]
+
+use interstice_core::{
+    Decision, EndReason, Engine, EngineConfig, Job, JobId, JobKind, JobState, ProcSet, Time,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the simulator observed.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Trace {
+    /// Every decision with its time, in order.
+    pub decisions: Vec<(Time, Decision)>,
+    /// Last start of each job (time, procs).
+    pub starts: BTreeMap<JobId, (Time, ProcSet)>,
+    /// First planned start each job was given after the pass following its arrival.
+    pub first_plan: BTreeMap<JobId, Time>,
+    /// Smallest planned start ever seen for each queued job.
+    pub evictions: u64,
+}
+
+pub fn secs(s: i64) -> Time {
+    Time::from_secs(s)
+}
+
+pub fn hpc(id: u64, submit: i64, walltime: i64, runtime: i64, procs: u32) -> Job {
+    Job {
+        id: JobId(id),
+        submit: secs(submit),
+        walltime: secs(walltime),
+        runtime: Some(secs(runtime)),
+        procs,
+        kind: JobKind::Hpc,
+        slo: None,
+    }
+}
+
+pub fn cloud(id: u64, submit: i64, walltime: i64, runtime: i64, procs: u32, slo: i64) -> Job {
+    Job {
+        id: JobId(id),
+        submit: secs(submit),
+        walltime: secs(walltime),
+        runtime: Some(secs(runtime)),
+        procs,
+        kind: JobKind::Cloud,
+        slo: Some(secs(slo)),
+    }
+}
+
+/// Run `jobs` to completion, checking invariants after every pass. Panics
+/// (fails the test) on any violated invariant.
+pub fn run(cfg: EngineConfig, mut jobs: Vec<Job>) -> (Engine, Trace) {
+    let area = cfg.conv_procs;
+    let m = cfg.procs;
+    let mut eng = Engine::new(cfg).expect("valid config");
+    jobs.sort_by_key(|j| (j.submit, j.id));
+    let by_id: BTreeMap<JobId, Job> = jobs.iter().map(|j| (j.id, j.clone())).collect();
+    let mut arrivals: BTreeMap<Time, Vec<Job>> = BTreeMap::new();
+    for j in jobs {
+        arrivals.entry(j.submit).or_default().push(j);
+    }
+    // end time -> jobs ending then
+    let mut ends: BTreeSet<(Time, JobId)> = BTreeSet::new();
+    let mut running: BTreeMap<JobId, (Time, ProcSet, Time)> = BTreeMap::new();
+    let mut trace = Trace::default();
+    let mut last_t = Time::from_ticks(i64::MIN);
+    let mut same_t = 0;
+    loop {
+        let candidates = [
+            ends.first().map(|e| e.0),
+            arrivals.keys().next().copied(),
+            eng.next_wakeup(),
+        ];
+        let Some(t) = candidates.into_iter().flatten().min() else {
+            break;
+        };
+        assert!(t >= last_t, "time went backwards: {t} after {last_t}");
+        if t == last_t {
+            same_t += 1;
+            assert!(same_t < 100, "no progress at {t}");
+        } else {
+            same_t = 0;
+        }
+        last_t = t;
+        while let Some(&(te, id)) = ends.first() {
+            if te > t {
+                break;
+            }
+            ends.remove(&(te, id));
+            let (start, _, _) = running.remove(&id).expect("ending job runs");
+            let job = &by_id[&id];
+            let reason = if te - start >= job.walltime {
+                EndReason::WalltimeReached
+            } else {
+                EndReason::Completed
+            };
+            eng.job_ended(id, te, reason).expect("job_ended");
+        }
+        if let Some(batch) = arrivals.remove(&t) {
+            for j in batch {
+                let kind = j.kind;
+                let pred = eng.submit(j).expect("submit");
+                assert_eq!(pred.is_some(), kind == JobKind::Cloud);
+            }
+        }
+        let decisions = eng.schedule(t);
+        let mut seen_start = false;
+        let mut evicted = Vec::new();
+        for d in &decisions {
+            trace.decisions.push((t, d.clone()));
+            match d {
+                Decision::Evict { id } => {
+                    assert!(!seen_start, "evictions come before starts");
+                    let (_, _, te) = running.remove(id).expect("evicted job runs");
+                    assert_eq!(by_id[id].kind, JobKind::Cloud, "only cloud jobs are evicted");
+                    ends.remove(&(te, *id));
+                    trace.evictions += 1;
+                    evicted.push(*id);
+                }
+                Decision::Start { id, procs } => {
+                    seen_start = true;
+                    let job = &by_id[id];
+                    assert_eq!(
+                        procs.len(),
+                        job.procs,
+                        "job {id} got {procs} for {} procs",
+                        job.procs
+                    );
+                    assert!(
+                        procs.max().is_some_and(|p| p < m),
+                        "job {id} on {procs} beyond {m}"
+                    );
+                    if job.kind == JobKind::Cloud {
+                        assert!(
+                            procs.max().is_some_and(|p| p < area),
+                            "cloud job {id} on {procs} outside area"
+                        );
+                    }
+                    assert!(t >= job.submit, "job {id} starts before its submission");
+                    for (other, (_, p, _)) in &running {
+                        assert!(
+                            !p.intersects(procs),
+                            "job {id} on {procs} overlaps running job {other} on {p}"
+                        );
+                    }
+                    let run = job.runtime.unwrap_or(job.walltime).min(job.walltime);
+                    let te = t + run;
+                    running.insert(*id, (t, procs.clone(), te));
+                    ends.insert((te, *id));
+                    trace.starts.insert(*id, (t, procs.clone()));
+                }
+                Decision::Reject { id, .. } => {
+                    assert_eq!(by_id[id].kind, JobKind::Cloud);
+                }
+            }
+        }
+        let used: u32 = running.values().map(|(_, p, _)| p.len()).sum();
+        assert!(used <= m, "capacity exceeded: {used} > {m}");
+        for id in evicted {
+            eng.job_ended(id, t, EndReason::Evicted).expect("ack eviction");
+        }
+        for id in by_id.keys() {
+            if let Some(JobState::Queued {
+                planned_start: Some(p),
+            }) = eng.job_state(*id)
+            {
+                trace.first_plan.entry(*id).or_insert(p);
+            }
+        }
+    }
+    for id in by_id.keys() {
+        let st = eng.job_state(*id).expect("known job");
+        assert!(
+            matches!(st, JobState::Ended | JobState::Rejected),
+            "job {id} never ended: {st:?}"
+        );
+    }
+    assert_eq!(eng.queued(JobKind::Hpc) + eng.queued(JobKind::Cloud), 0);
+    assert_eq!(eng.running(JobKind::Hpc) + eng.running(JobKind::Cloud), 0);
+    (eng, trace)
+}

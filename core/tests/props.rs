@@ -1,0 +1,161 @@
+//! Property tests on random workloads, for every policy, through the tiny
+//! simulator in `common` (which itself checks: no processor used twice,
+//! capacity, cloud jobs in the area, no start before submission, evictions
+//! before starts, every job ends).
+
+mod common;
+use common::*;
+use interstice_core::{Admission, Decision, EngineConfig, Job, JobId, JobKind, Policy};
+use proptest::prelude::*;
+
+/// 96 cases by default; more with `INTERSTICE_PROPTEST_CASES=5000`.
+fn cases() -> u32 {
+    std::env::var("INTERSTICE_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(96)
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    procs: u32,
+    conv: u32,
+    jobs: Vec<Job>,
+    resubmissions: u32,
+    reject: bool,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (1u32..12, 0u32..=100, 1usize..28, 0u32..3, any::<bool>()).prop_flat_map(
+        |(procs, conv_pct, n, resub, reject)| {
+            let conv = (procs * conv_pct / 100).max(1).min(procs);
+            let job = (
+                any::<bool>(),
+                0i64..120,
+                1i64..60,
+                1i64..80,
+                1u32..=procs,
+                1i64..300,
+            );
+            proptest::collection::vec(job, n).prop_map(move |specs| {
+                let jobs = specs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (is_cloud, submit, wt, rt, p, slo))| {
+                        let id = i as u64 + 1;
+                        if is_cloud {
+                            cloud(id, submit, wt, rt, p.min(conv).min(4), slo)
+                        } else {
+                            hpc(id, submit, wt, rt, p)
+                        }
+                    })
+                    .collect();
+                Case {
+                    procs,
+                    conv,
+                    jobs,
+                    resubmissions: resub,
+                    reject,
+                }
+            })
+        },
+    )
+}
+
+fn config(c: &Case, policy: Policy) -> EngineConfig {
+    let mut cfg = EngineConfig::new(c.procs, policy);
+    cfg.conv_procs = c.conv;
+    cfg.lifecycle.max_resubmissions = c.resubmissions;
+    if c.reject {
+        cfg.admission = Admission::RejectPredicted;
+    }
+    cfg
+}
+
+/// HPC start times and processors.
+fn hpc_starts(c: &Case, t: &Trace) -> Vec<(JobId, i64, String)> {
+    c.jobs
+        .iter()
+        .filter(|j| j.kind == JobKind::Hpc)
+        .map(|j| {
+            let (s, p) = &t.starts[&j.id];
+            (j.id, s.ticks(), p.to_string())
+        })
+        .collect()
+}
+
+fn check_policy(c: &Case, policy: Policy) {
+    let (_, t) = run(config(c, policy), c.jobs.clone());
+    // Reservations are never broken: an HPC job starts no later than the
+    // first reservation it got (EASY/FCFS: the head's shadow time).
+    for j in c.jobs.iter().filter(|j| j.kind == JobKind::Hpc) {
+        if let Some(plan) = t.first_plan.get(&j.id) {
+            let start = t.starts[&j.id].0;
+            assert!(
+                start <= *plan,
+                "{policy}: job {} planned at {plan} started at {start}",
+                j.id
+            );
+        }
+    }
+    // Cloud work never changes HPC decisions: same run without cloud jobs.
+    let hpc_only = Case {
+        jobs: c
+            .jobs
+            .iter()
+            .filter(|j| j.kind == JobKind::Hpc)
+            .cloned()
+            .collect(),
+        ..c.clone()
+    };
+    let (_, t2) = run(config(&hpc_only, policy), hpc_only.jobs.clone());
+    assert_eq!(
+        hpc_starts(c, &t),
+        hpc_starts(&hpc_only, &t2),
+        "{policy}: cloud jobs changed HPC decisions"
+    );
+    // Determinism.
+    let (_, t3) = run(config(c, policy), c.jobs.clone());
+    assert_eq!(t.decisions, t3.decisions, "{policy}: not deterministic");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn fcfs_invariants(c in case()) { check_policy(&c, Policy::Fcfs); }
+
+    #[test]
+    fn easy_invariants(c in case()) { check_policy(&c, Policy::Easy); }
+
+    #[test]
+    fn conservative_invariants(c in case()) { check_policy(&c, Policy::Conservative); }
+
+    #[test]
+    fn convergence_invariants(c in case()) { check_policy(&c, Policy::Convergence); }
+
+    /// FCFS starts jobs strictly in queue order.
+    #[test]
+    fn fcfs_is_in_order(c in case()) {
+        let hpc_only: Vec<Job> = c.jobs.iter().filter(|j| j.kind == JobKind::Hpc).cloned().collect();
+        let (_, t) = run(config(&c, Policy::Fcfs), hpc_only.clone());
+        let mut order = hpc_only.clone();
+        order.sort_by_key(|j| (j.submit, j.id));
+        let starts: Vec<_> = order.iter().map(|j| t.starts[&j.id].0).collect();
+        prop_assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
+    }
+
+    /// Every rejection carries the job's recorded counter-offer, and only in reject mode.
+    #[test]
+    fn rejections_match_predictions(c in case()) {
+        let (eng, t) = run(config(&c, Policy::Conservative), c.jobs.clone());
+        for (_, d) in &t.decisions {
+            if let Decision::Reject { id, counter_offer_slo } = d {
+                prop_assert!(c.reject);
+                let r = eng.records().iter().find(|r| r.job.id == *id).unwrap();
+                prop_assert!(r.rejected && r.prediction.as_ref().unwrap().predicts_violation);
+                prop_assert_eq!(*counter_offer_slo, r.counter_offer_slo);
+            }
+        }
+    }
+}
