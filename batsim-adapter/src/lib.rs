@@ -2,10 +2,10 @@
 //! semantics. Both drive the same `interstice_core::Engine`, so for the same
 //! workload on a zero-latency platform they make the same decisions.
 //!
-//! - [`sim`]: the built-in discrete-event simulator (`interstice replay`).
-//! - [`output`]: `jobs.csv` (Batsim's `_jobs.csv` columns plus Interstice's)
+//! - [`sim`] — the built-in discrete-event simulator (`interstice replay`).
+//! - [`output`] — `jobs.csv` (Batsim's `_jobs.csv` columns plus Interstice's)
 //!   and `summary.json`, written by both the simulator and the adapter.
-//! - [`protocol`]: Batsim's JSON messages and the ZeroMQ REP server
+//! - [`protocol`] — Batsim's JSON messages and the ZeroMQ REP server
 //!   (`interstice batsim`).
 
 pub mod output;

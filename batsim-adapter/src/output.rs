@@ -1,1 +1,454 @@
-//! output (being built).
+//! The two result files of a run, shared by the built-in simulator and the
+//! Batsim adapter: `jobs.csv` and `summary.json`.
+//!
+//! `jobs.csv` starts with Batsim 4's `_jobs.csv` columns, in Batsim's order and
+//! formatting (times with six decimals, `metadata` quoted, rejected jobs with
+//! empty times), so evalys/pandas read it like a Batsim output, then adds
+//! Interstice's columns: `kind, slo, predicted_completion,
+//! predicted_violation, violated, evictions`. Rows come in completion order,
+//! as Batsim writes them.
+//!
+//! `summary.json` is [`interstice_core::Summary`] plus the engine config,
+//! serialized from the wire structs of this module (core types carry no
+//! `Serialize`). Same inputs give byte-identical files: field order is fixed,
+//! floats go through `serde_json`, and non-finite values become `null`.
+
+use interstice_core::{EndReason, EngineConfig, JobKind, JobRecord, Summary, Time};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The header of `jobs.csv` (Batsim's `_jobs.csv` columns, then Interstice's).
+pub const JOBS_CSV_HEADER: &str = "job_id,workload_name,profile,submission_time,\
+requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,\
+finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata,\
+kind,slo,predicted_completion,predicted_violation,violated,evictions";
+
+/// The name of the jobs file inside the output directory.
+pub const JOBS_CSV: &str = "jobs.csv";
+/// The name of the summary file inside the output directory.
+pub const SUMMARY_JSON: &str = "summary.json";
+
+/// Writing the result files failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OutputError {
+    /// Creating, writing or flushing a file or the directory failed.
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Serializing the summary failed.
+    #[error("cannot serialize {}: {source}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Write `DIR/jobs.csv` and `DIR/summary.json` (creating `DIR` if needed) and
+/// return the summary. `workload_name` fills Batsim's `workload_name` column.
+pub fn write_outputs(
+    dir: &Path,
+    workload_name: &str,
+    records: &[JobRecord],
+    config: &EngineConfig,
+) -> Result<Summary, OutputError> {
+    write_outputs_with(dir, workload_name, records, config, None)
+}
+
+/// [`write_outputs`] plus caller-specific run parameters (workload path,
+/// injection settings…) stored under `"run"` in `summary.json`.
+pub fn write_outputs_with(
+    dir: &Path,
+    workload_name: &str,
+    records: &[JobRecord],
+    config: &EngineConfig,
+    run: Option<&serde_json::Value>,
+) -> Result<Summary, OutputError> {
+    std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let jobs_path = dir.join(JOBS_CSV);
+    let io_err = |source| OutputError::Io {
+        path: jobs_path.clone(),
+        source,
+    };
+    let file = File::create(&jobs_path).map_err(io_err)?;
+    let mut out = BufWriter::new(file);
+    write_jobs_csv(&mut out, workload_name, records).map_err(io_err)?;
+    out.flush().map_err(io_err)?;
+
+    let summary = Summary::compute(records, config.procs);
+    let summary_path = dir.join(SUMMARY_JSON);
+    let text = summary_json(&summary, config, workload_name, run).map_err(|source| OutputError::Json {
+        path: summary_path.clone(),
+        source,
+    })?;
+    std::fs::write(&summary_path, text).map_err(|source| OutputError::Io {
+        path: summary_path,
+        source,
+    })?;
+    Ok(summary)
+}
+
+/// Write the `jobs.csv` header and one row per record, in completion order
+/// (ties and never-ended jobs in submission order).
+pub fn write_jobs_csv(
+    out: &mut impl Write,
+    workload_name: &str,
+    records: &[JobRecord],
+) -> std::io::Result<()> {
+    writeln!(out, "{JOBS_CSV_HEADER}")?;
+    let mut order: Vec<u32> = (0..records.len() as u32).collect();
+    order.sort_by_key(|&idx| row_time(&records[idx as usize]));
+    let mut line = String::with_capacity(256);
+    for idx in order {
+        line.clear();
+        format_row(&mut line, workload_name, &records[idx as usize]);
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The time at which Batsim would have written the row: the end, or the
+/// submission for rejected jobs; never-ended jobs last.
+fn row_time(record: &JobRecord) -> Time {
+    if record.rejected {
+        record.job.submit
+    } else {
+        record.end.unwrap_or(Time::INFINITY)
+    }
+}
+
+/// Batsim's `final_state` for a record.
+pub fn final_state(record: &JobRecord) -> &'static str {
+    if record.rejected {
+        return "REJECTED";
+    }
+    match (record.end_reason, record.start) {
+        (Some(EndReason::Completed), _) => "COMPLETED_SUCCESSFULLY",
+        (Some(EndReason::WalltimeReached), _) => "COMPLETED_WALLTIME_REACHED",
+        (Some(EndReason::Evicted | EndReason::Killed), _) => "COMPLETED_KILLED",
+        (None, Some(_)) => "RUNNING",
+        (None, None) => "SUBMITTED",
+    }
+}
+
+/// Decimal digits of `value`, without going through `core::fmt` (the CSV has
+/// hundreds of thousands of rows).
+fn push_u64(line: &mut String, mut value: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[start..] {
+        line.push(digit as char);
+    }
+}
+
+/// Six decimals, like Batsim's `std::to_string(double)`, computed exactly from ticks.
+fn push_time(line: &mut String, time: Time) {
+    if time.is_infinite() {
+        line.push_str("inf");
+        return;
+    }
+    let ticks = time.ticks();
+    if ticks < 0 {
+        line.push('-');
+    }
+    let abs = ticks.unsigned_abs();
+    push_u64(line, abs / 1_000_000);
+    line.push('.');
+    let micros = abs % 1_000_000;
+    let mut divisor = 100_000;
+    while divisor > 0 {
+        line.push((b'0' + (micros / divisor % 10) as u8) as char);
+        divisor /= 10;
+    }
+}
+
+/// A processor set as Batsim writes it (`0-3 7`, the same text as
+/// [`interstice_core::ProcSet`]'s `Display`).
+fn push_procs(line: &mut String, procs: &interstice_core::ProcSet) {
+    for (range_idx, &(lo, hi)) in procs.ranges().iter().enumerate() {
+        if range_idx > 0 {
+            line.push(' ');
+        }
+        push_u64(line, u64::from(lo));
+        if hi > lo {
+            line.push('-');
+            push_u64(line, u64::from(hi));
+        }
+    }
+}
+
+fn format_row(line: &mut String, workload_name: &str, record: &JobRecord) {
+    let job = &record.job;
+    let state = final_state(record);
+    push_u64(line, job.id.0);
+    line.push(',');
+    line.push_str(workload_name);
+    line.push(',');
+    push_profile_name(line, record);
+    line.push(',');
+    push_time(line, job.submit);
+    line.push(',');
+    push_u64(line, u64::from(job.procs));
+    line.push(',');
+    push_time(line, job.walltime);
+    line.push_str(if state == "COMPLETED_SUCCESSFULLY" {
+        ",1,"
+    } else {
+        ",0,"
+    });
+    line.push_str(state);
+    line.push(',');
+    match (record.start, record.end, record.rejected) {
+        (Some(start), Some(end), false) => {
+            let execution = end - start;
+            let turnaround = end - job.submit;
+            push_time(line, start);
+            line.push(',');
+            push_time(line, execution);
+            line.push(',');
+            push_time(line, end);
+            line.push(',');
+            push_time(line, start - job.submit);
+            line.push(',');
+            push_time(line, turnaround);
+            line.push(',');
+            push_stretch(line, turnaround, execution);
+            line.push(',');
+        }
+        (Some(start), None, false) => {
+            push_time(line, start);
+            line.push_str(",,,");
+            push_time(line, start - job.submit);
+            line.push_str(",,,");
+        }
+        _ => line.push_str(",,,,,,"),
+    }
+    if let (Some(procs), false) = (&record.procs, record.rejected) {
+        push_procs(line, procs);
+    }
+    line.push(',');
+    if !record.rejected && record.start.is_some() {
+        line.push_str("-1.000000");
+    }
+    line.push_str(",\"\",");
+    line.push_str(job.kind.as_str());
+    line.push(',');
+    if let Some(slo) = job.slo {
+        push_time(line, slo);
+    }
+    line.push(',');
+    if let Some(prediction) = &record.prediction {
+        match prediction.completion {
+            Some(completion) => push_time(line, completion),
+            None => line.push_str("inf"),
+        }
+        line.push_str(if prediction.predicts_violation { ",1" } else { ",0" });
+    } else {
+        line.push(',');
+    }
+    let violated = job.kind == JobKind::Cloud && record.violated();
+    line.push_str(if violated { ",1," } else { ",0," });
+    push_u64(line, u64::from(record.evictions));
+    line.push('\n');
+}
+
+/// `turnaround / execution` with six decimals; `inf` for a zero-length run that waited.
+fn push_stretch(line: &mut String, turnaround: Time, execution: Time) {
+    if execution.ticks() > 0 {
+        let _ = write!(
+            line,
+            "{:.6}",
+            turnaround.ticks() as f64 / execution.ticks() as f64
+        );
+    } else if turnaround.ticks() > 0 {
+        line.push_str("inf");
+    } else {
+        line.push_str("1.000000");
+    }
+}
+
+/// The Batsim profile name of a job, as `swf inject` names the `delay`
+/// profiles it writes: `delay_<seconds>` of the run time (the walltime when
+/// the run time is unknown; `-1` for no limit).
+fn push_profile_name(line: &mut String, record: &JobRecord) {
+    let delay = record.job.runtime.unwrap_or(record.job.walltime);
+    line.push_str("delay_");
+    if delay.is_infinite() {
+        line.push_str("-1");
+    } else if delay.ticks() % 1_000_000 == 0 && delay.ticks() >= 0 {
+        push_u64(line, delay.ticks() as u64 / 1_000_000);
+    } else {
+        let _ = write!(line, "{delay}");
+    }
+}
+
+/// `summary.json` as a wire struct: the metrics, then the config.
+#[derive(Serialize)]
+struct SummaryWire<'a> {
+    workload_name: &'a str,
+    jobs: u64,
+    hpc_jobs: u64,
+    cloud_jobs: u64,
+    makespan: Option<f64>,
+    hpc_makespan: Option<f64>,
+    mean_wait: Option<f64>,
+    mean_bounded_slowdown: Option<f64>,
+    utilization: Option<f64>,
+    violations: u64,
+    violation_percent: Option<f64>,
+    evictions: u64,
+    lost_work: Option<f64>,
+    rejected: u64,
+    prediction: PredictionWire,
+    config: ConfigWire,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<&'a serde_json::Value>,
+}
+
+#[derive(Serialize)]
+struct PredictionWire {
+    tp: u64,
+    fp: u64,
+    #[serde(rename = "fn")]
+    fn_: u64,
+    tn: u64,
+    precision: Option<f64>,
+    recall: Option<f64>,
+    accuracy: Option<f64>,
+    f1: Option<f64>,
+    thesis_accuracy: Option<f64>,
+    thesis_precision: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct ConfigWire {
+    policy: &'static str,
+    procs: u32,
+    conv: u32,
+    admission: &'static str,
+    lambda: Option<f64>,
+    tau: Option<f64>,
+    max_resubmissions: u32,
+    max_time_in_system: Option<f64>,
+}
+
+/// A finite float, or `None` (`null` in JSON) for NaN and infinities.
+fn finite(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
+}
+
+/// Render `summary.json` (pretty-printed, trailing newline).
+pub fn summary_json(
+    summary: &Summary,
+    config: &EngineConfig,
+    workload_name: &str,
+    run: Option<&serde_json::Value>,
+) -> Result<String, serde_json::Error> {
+    let quality = &summary.prediction;
+    let wire = SummaryWire {
+        workload_name,
+        jobs: summary.jobs,
+        hpc_jobs: summary.hpc_jobs,
+        cloud_jobs: summary.cloud_jobs,
+        makespan: finite(summary.makespan),
+        hpc_makespan: finite(summary.hpc_makespan),
+        mean_wait: finite(summary.mean_wait),
+        mean_bounded_slowdown: finite(summary.mean_bounded_slowdown),
+        utilization: finite(summary.utilization),
+        violations: summary.violations,
+        violation_percent: finite(summary.violation_percent),
+        evictions: summary.evictions,
+        lost_work: finite(summary.lost_work),
+        rejected: summary.rejected,
+        prediction: PredictionWire {
+            tp: quality.tp,
+            fp: quality.fp,
+            fn_: quality.fn_,
+            tn: quality.tn,
+            precision: finite(quality.precision),
+            recall: finite(quality.recall),
+            accuracy: finite(quality.accuracy),
+            f1: finite(quality.f1),
+            thesis_accuracy: finite(quality.thesis_accuracy),
+            thesis_precision: finite(quality.thesis_precision),
+        },
+        config: ConfigWire {
+            policy: config.policy.name(),
+            procs: config.procs,
+            conv: config.conv_procs,
+            admission: config.admission.name(),
+            lambda: finite(config.lambda),
+            tau: finite(config.tau),
+            max_resubmissions: config.lifecycle.max_resubmissions,
+            max_time_in_system: config.lifecycle.max_time_in_system.map(Time::as_secs_f64),
+        },
+        run,
+    };
+    let mut text = serde_json::to_string_pretty(&wire)?;
+    text.push('\n');
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use interstice_core::ProcSet;
+
+    fn text(push: impl FnOnce(&mut String)) -> String {
+        let mut line = String::new();
+        push(&mut line);
+        line
+    }
+
+    #[test]
+    fn numbers_are_formatted_like_batsim() {
+        assert_eq!(text(|line| push_u64(line, 0)), "0");
+        assert_eq!(text(|line| push_u64(line, u64::MAX)), u64::MAX.to_string());
+        assert_eq!(text(|line| push_time(line, Time::from_secs(12))), "12.000000");
+        assert_eq!(text(|line| push_time(line, Time::from_ticks(1_800))), "0.001800");
+        assert_eq!(
+            text(|line| push_time(line, Time::from_ticks(-2_500_000))),
+            "-2.500000"
+        );
+        assert_eq!(text(|line| push_time(line, Time::INFINITY)), "inf");
+        assert_eq!(
+            text(|line| push_stretch(line, Time::from_secs(3), Time::ZERO)),
+            "inf"
+        );
+        assert_eq!(
+            text(|line| push_stretch(line, Time::from_secs(5), Time::from_secs(4))),
+            "1.250000"
+        );
+    }
+
+    #[test]
+    fn processor_sets_match_their_display() {
+        for set in ["0", "0-3", "4 6", "0-3 7 9-12", "100-199 2000"] {
+            let procs: ProcSet = set.parse().unwrap();
+            assert_eq!(text(|line| push_procs(line, &procs)), procs.to_string());
+            assert_eq!(procs.to_string(), set);
+        }
+    }
+}

@@ -1,10 +1,407 @@
-//! `interstice batsim` (placeholder until the adapter lands).
+//! `interstice batsim`: be the external scheduler of a real Batsim 4 over
+//! ZeroMQ; `interstice batsim platform` writes a SimGrid platform for it;
+//! `interstice batsim drive` plays a tiny Batsim against any scheduler (to try
+//! things without Batsim installed); `interstice batsim bench` measures the
+//! adapter's own cost per message.
 
-/// Batsim arguments.
+use anyhow::{bail, Context};
+use clap::Subcommand;
+use interstice_batsim::protocol::driver::{self, DriverConfig, Workload};
+use interstice_batsim::protocol::platform::{platform_xml, PlatformSpec};
+use interstice_batsim::protocol::{
+    serve, AdapterConfig, CloudInjection, EngineOptions, ServerOptions, Session,
+};
+use interstice_batsim::sim::runtime::RuntimeSpec;
+use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
+use interstice_core::{Admission, Policy, Time};
+use interstice_swf::inject::ProcsChoice;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn parse_policy(text: &str) -> Result<Policy, String> {
+    text.parse()
+}
+
+fn parse_admission(text: &str) -> Result<Admission, String> {
+    text.parse()
+}
+
+fn parse_procs(text: &str) -> Result<ProcsChoice, String> {
+    text.parse().map_err(|e: interstice_swf::SwfError| e.to_string())
+}
+
+fn parse_runtime(text: &str) -> Result<RuntimeSpec, String> {
+    text.parse()
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!("{text:?} is not a positive number of seconds")),
+    }
+}
+
+fn parse_non_negative(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        _ => Err(format!("{text:?} is not a non-negative number of seconds")),
+    }
+}
+
+fn parse_factor(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!("{text:?} is not a positive number")),
+    }
+}
+
+/// Be Batsim's external scheduler (or make a platform, drive a scheduler, benchmark).
 #[derive(clap::Args, Debug)]
-pub struct BatsimArgs {}
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = "Example: interstice batsim --policy easy --out results/ &\n         \
+                  batsim -p platform.xml -w workload.json -e out/x -s tcp://127.0.0.1:28000"
+)]
+pub struct BatsimArgs {
+    /// A helper instead of the scheduler.
+    #[command(subcommand)]
+    pub command: Option<BatsimCommand>,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
 
-/// Run the adapter.
-pub fn run(_args: BatsimArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+/// `interstice batsim` helpers.
+#[derive(Subcommand, Debug)]
+pub enum BatsimCommand {
+    /// Write a SimGrid platform for Batsim: N compute hosts plus a master host.
+    Platform(PlatformArgs),
+    /// Play a tiny Batsim (zero-latency platform) against a scheduler: connect, run a workload, check every answer.
+    Drive(DriveArgs),
+    /// Measure the adapter's own CPU time per message on a large synthetic workload.
+    Bench(BenchArgs),
+}
+
+/// Options of the scheduler itself.
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// ZeroMQ endpoint to bind (Batsim connects to it with `-s`); loopback by default.
+    #[arg(long, value_name = "ENDPOINT", default_value = "tcp://127.0.0.1:28000")]
+    pub socket: String,
+    /// Scheduling policy: fcfs, easy, conservative or convergence (else `policy` in Batsim's --sched-cfg).
+    #[arg(long, value_parser = parse_policy)]
+    pub policy: Option<Policy>,
+    /// Processors of the convergence area, 0..C (default: all).
+    #[arg(long, value_name = "C")]
+    pub conv: Option<u32>,
+    /// What to do with a cloud job predicted to miss its SLO: admit-all or reject-predicted.
+    #[arg(long, value_parser = parse_admission)]
+    pub admission: Option<Admission>,
+    /// Overbooking risk factor λ of the completion prediction (default 1).
+    #[arg(long, value_parser = parse_factor)]
+    pub lambda: Option<f64>,
+    /// Counter-offer factor τ (default 1).
+    #[arg(long, value_parser = parse_factor)]
+    pub tau: Option<f64>,
+    /// Resubmissions allowed to an evicted cloud job (default 0; needs Batsim's --enable-dynamic-jobs).
+    #[arg(long, value_name = "N")]
+    pub max_resubmissions: Option<u32>,
+    /// An evicted cloud job older than this many seconds is not resubmitted.
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub max_time_in_system: Option<f64>,
+    /// Write jobs.csv and summary.json here at SIMULATION_ENDS.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Give up when Batsim sends nothing for this many seconds (default: wait forever).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<f64>,
+    /// Create cloud jobs through Batsim's dynamic jobs (run Batsim with --enable-dynamic-jobs).
+    #[arg(long)]
+    pub inject_cloud: bool,
+    /// Seconds between two injected cloud jobs.
+    #[arg(long, value_name = "S", value_parser = parse_seconds, default_value = "10")]
+    pub cloud_interval: f64,
+    /// Processors per cloud job: a count (4), a uniform list (1,2,4) or weights (1:0.5,2:0.3,4:0.2).
+    #[arg(long, value_name = "H", value_parser = parse_procs, default_value = "1")]
+    pub cloud_procs: ProcsChoice,
+    /// Walltime of each cloud job, seconds.
+    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value = "180")]
+    pub cloud_walltime: f64,
+    /// Run time of each cloud job: `walltime`, seconds, `0.1w`, `uniform:LO:HI`, `exp:MEAN`.
+    #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = "walltime")]
+    pub cloud_runtime: RuntimeSpec,
+    /// Slack factor f: each cloud job's SLO is f × its walltime.
+    #[arg(long, value_name = "F", value_parser = parse_factor, default_value = "2")]
+    pub slack: f64,
+    /// First cloud submit time, seconds (default: the first static job's submission).
+    #[arg(long, value_name = "T", value_parser = parse_non_negative)]
+    pub cloud_from: Option<f64>,
+    /// Last cloud submit time, seconds (default: until Batsim's no_more_static_job_to_submit).
+    #[arg(long, value_name = "T", value_parser = parse_non_negative)]
+    pub cloud_to: Option<f64>,
+    /// Seed of the cloud jobs' random draws.
+    #[arg(long, default_value = "1")]
+    pub seed: u64,
+    /// Print nothing on success.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `interstice batsim platform`.
+#[derive(clap::Args, Debug)]
+pub struct PlatformArgs {
+    /// Compute hosts (resource ids 0..N).
+    #[arg(long, value_name = "N")]
+    pub hosts: u32,
+    /// All latencies 0: exchanges cost no simulated time (same decisions as `interstice replay`).
+    #[arg(long)]
+    pub no_latency: bool,
+    /// Host speed in Gflop/s.
+    #[arg(long, value_name = "GF", value_parser = parse_factor, default_value = "1")]
+    pub speed: f64,
+    /// Output file (default: stdout).
+    #[arg(short, long, value_name = "platform.xml")]
+    pub output: Option<PathBuf>,
+}
+
+/// `interstice batsim drive`.
+#[derive(clap::Args, Debug)]
+pub struct DriveArgs {
+    /// Batsim workload JSON (delay and parallel_homogeneous profiles).
+    pub workload: PathBuf,
+    /// The scheduler's endpoint.
+    #[arg(long, value_name = "ENDPOINT", default_value = "tcp://127.0.0.1:28000")]
+    pub connect: String,
+    /// Compute resources (default: the workload's nb_res).
+    #[arg(long, value_name = "N")]
+    pub resources: Option<u32>,
+    /// Allow REGISTER_JOB/REGISTER_PROFILE (Batsim's --enable-dynamic-jobs).
+    #[arg(long)]
+    pub enable_dynamic_jobs: bool,
+    /// Acknowledge registrations with JOB_SUBMITTED (Batsim's --acknowledge-dynamic-jobs).
+    #[arg(long)]
+    pub acknowledge_dynamic_jobs: bool,
+    /// Batsim's --sched-cfg string (engine options as JSON).
+    #[arg(long, value_name = "JSON", default_value = "")]
+    pub sched_cfg: String,
+    /// Give up when the scheduler does not answer within this many seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "30")]
+    pub timeout: f64,
+}
+
+/// `interstice batsim bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// HPC jobs of the synthetic workload.
+    #[arg(long, default_value = "50000")]
+    pub jobs: usize,
+    /// Processors.
+    #[arg(long, default_value = "256")]
+    pub procs: u32,
+    /// Days over which the jobs arrive.
+    #[arg(long, default_value = "120")]
+    pub days: u32,
+    /// Scheduling policy.
+    #[arg(long, value_parser = parse_policy, default_value = "easy")]
+    pub policy: Policy,
+    /// Seed of the synthetic workload.
+    #[arg(long, default_value = "2017")]
+    pub seed: u64,
+}
+
+/// Run `interstice batsim …`.
+pub fn run(args: BatsimArgs) -> anyhow::Result<()> {
+    match args.command {
+        Some(BatsimCommand::Platform(platform)) => run_platform(platform),
+        Some(BatsimCommand::Drive(drive)) => run_drive(drive),
+        Some(BatsimCommand::Bench(bench)) => run_bench(bench),
+        None => run_scheduler(args.serve),
+    }
+}
+
+fn adapter_config(args: &ServeArgs) -> anyhow::Result<AdapterConfig> {
+    let inject = if args.inject_cloud {
+        let inject = CloudInjection {
+            interval: Time::from_secs_f64(args.cloud_interval),
+            start: args.cloud_from.map(Time::from_secs_f64),
+            until: args.cloud_to.map(Time::from_secs_f64),
+            procs: args.cloud_procs.clone(),
+            walltime: Time::from_secs_f64(args.cloud_walltime),
+            runtime: args.cloud_runtime,
+            slack: args.slack,
+            seed: args.seed,
+        };
+        inject
+            .validate()
+            .map_err(anyhow::Error::msg)
+            .context("bad cloud injection options")?;
+        Some(inject)
+    } else {
+        None
+    };
+    if args.conv == Some(0) {
+        bail!("--conv must be at least 1 (the area is processors 0..C)");
+    }
+    Ok(AdapterConfig {
+        engine: EngineOptions {
+            policy: args.policy,
+            conv: args.conv,
+            admission: args.admission,
+            lambda: args.lambda,
+            tau: args.tau,
+            max_resubmissions: args.max_resubmissions,
+            max_time_in_system: args.max_time_in_system,
+        },
+        inject,
+        out_dir: args.out.clone(),
+    })
+}
+
+fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {
+    let config = adapter_config(&args)?;
+    let options = ServerOptions {
+        endpoint: args.socket.clone(),
+        timeout: args.timeout.map(Duration::from_secs_f64),
+    };
+    let mut session = Session::new(config);
+    if !args.quiet {
+        eprintln!(
+            "interstice batsim: listening on {} (run batsim with -s {})",
+            args.socket, args.socket
+        );
+    }
+    let report = serve(&options, &mut session).context("the Batsim conversation failed")?;
+    if !args.quiet {
+        println!("messages: {}", report.messages);
+        if let Some(cpu) = report.thread_cpu {
+            println!(
+                "adapter CPU time: {:.3} s ({:.1} us per message)",
+                cpu.as_secs_f64(),
+                cpu.as_secs_f64() * 1e6 / report.messages.max(1) as f64
+            );
+        }
+        if let (Some(summary), Some(dir)) = (&report.summary, &args.out) {
+            println!(
+                "jobs: {} (hpc {}, cloud {}), makespan {:.0} s, mean wait {:.1} s, utilization {:.3}, \
+                 violations {} ({:.2} %), results in {}",
+                summary.jobs,
+                summary.hpc_jobs,
+                summary.cloud_jobs,
+                summary.makespan,
+                summary.mean_wait,
+                summary.utilization,
+                summary.violations,
+                summary.violation_percent,
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn run_platform(args: PlatformArgs) -> anyhow::Result<()> {
+    let spec = PlatformSpec {
+        hosts: args.hosts,
+        latency: !args.no_latency,
+        speed_flops: args.speed * 1e9,
+    };
+    let xml = platform_xml(&spec).map_err(anyhow::Error::msg)?;
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?
+        }
+        None => print!("{xml}"),
+    }
+    Ok(())
+}
+
+fn run_drive(args: DriveArgs) -> anyhow::Result<()> {
+    let workload = Workload::load(&args.workload, "w0")?;
+    let mut config = DriverConfig::new(args.connect.clone());
+    config.resources = args.resources;
+    config.dynamic_jobs = args.enable_dynamic_jobs;
+    config.acknowledge_dynamic_jobs = args.acknowledge_dynamic_jobs;
+    config.sched_config = args.sched_cfg.clone();
+    config.timeout = Duration::from_secs_f64(args.timeout);
+    let report = driver::drive(&workload, &config)
+        .with_context(|| format!("driving the scheduler at {} failed", args.connect))?;
+    let killed = report
+        .executions
+        .iter()
+        .filter(|e| e.state == "COMPLETED_KILLED")
+        .count();
+    println!(
+        "messages: {}, executions: {} (killed {killed}), rejected: {}, registered: {}, requested calls: {}, \
+         end time: {} s",
+        report.messages,
+        report.executions.len(),
+        report.rejected.len(),
+        report.registered.len(),
+        report.requested_calls,
+        report.end_time
+    );
+    Ok(())
+}
+
+fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
+    let options = SyntheticOptions {
+        procs: args.procs,
+        jobs: args.jobs,
+        duration: Time::from_secs(i64::from(args.days) * 86_400),
+        utilization: 0.7,
+        seed: args.seed,
+        first_id: 1,
+    };
+    let jobs = hpc_workload(&options);
+    let mut text = Vec::new();
+    interstice_swf::batsim_json::write_workload(&jobs, args.procs, &mut text)?;
+    let workload = Workload::from_json(std::str::from_utf8(&text)?, "w0", "synthetic.json")?;
+    let dir = std::env::temp_dir().join(format!("interstice-batsim-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let endpoint = format!("ipc://{}/sched.sock", dir.display());
+    let server_options = ServerOptions {
+        endpoint: endpoint.clone(),
+        timeout: Some(Duration::from_secs(60)),
+    };
+    let mut config = AdapterConfig::default();
+    config.engine.policy = Some(args.policy);
+    let server = std::thread::spawn(move || {
+        let mut session = Session::new(config);
+        serve(&server_options, &mut session).map(|report| (report, session.schedule_time()))
+    });
+    let started = Instant::now();
+    let drive_result = driver::drive(&workload, &DriverConfig::new(endpoint));
+    let wall = started.elapsed();
+    let served = server
+        .join()
+        .map_err(|_| anyhow::anyhow!("the adapter thread panicked"))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let report = drive_result.context("the driver failed")?;
+    let (served, schedule_time) = served.context("the adapter failed")?;
+    let messages = served.messages.max(1) as f64;
+    println!("METRIC:batsim_jobs:{}:jobs", args.jobs);
+    println!("METRIC:batsim_procs:{}:procs", args.procs);
+    println!("METRIC:batsim_policy:{}:name", args.policy);
+    println!("METRIC:batsim_messages:{}:messages", served.messages);
+    println!("METRIC:batsim_executions:{}:jobs", report.executions.len());
+    if let Some(cpu) = served.thread_cpu {
+        println!("METRIC:batsim_adapter_cpu_total:{:.3}:s", cpu.as_secs_f64());
+        println!(
+            "METRIC:batsim_adapter_cpu_per_message:{:.2}:us",
+            cpu.as_secs_f64() * 1e6 / messages
+        );
+    }
+    println!(
+        "METRIC:batsim_adapter_busy_per_message:{:.2}:us",
+        served.busy.as_secs_f64() * 1e6 / messages
+    );
+    println!(
+        "METRIC:batsim_engine_schedule_per_message:{:.2}:us",
+        schedule_time.as_secs_f64() * 1e6 / messages
+    );
+    println!(
+        "METRIC:batsim_protocol_busy_per_message:{:.2}:us",
+        served.busy.saturating_sub(schedule_time).as_secs_f64() * 1e6 / messages
+    );
+    println!("METRIC:batsim_wall_total:{:.3}:s", wall.as_secs_f64());
+    Ok(())
 }

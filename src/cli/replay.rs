@@ -1,19 +1,608 @@
-//! `interstice replay` (placeholder until the engine lands).
+//! `interstice replay`: simulate a whole workload (SWF or Batsim JSON), with
+//! injected cloud jobs, on one machine with the built-in simulator, and write
+//! `jobs.csv` + `summary.json`. Also `interstice bench replay`, the
+//! thesis-size scenario.
 
-/// Replay arguments.
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use interstice_batsim::output::{self, JOBS_CSV, SUMMARY_JSON};
+use interstice_batsim::sim::rng::SplitMix64;
+use interstice_batsim::sim::runtime::RuntimeSpec;
+use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
+use interstice_batsim::sim::{simulate, SimOptions, SimResult};
+use interstice_core::{Admission, EngineConfig, Job, JobKind, Lifecycle, Policy, Summary, Time};
+use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice};
+use interstice_swf::ExtractOptions;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What `--clip` clips HPC jobs to.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClipTarget {
+    /// The convergence area (`--conv`), as the thesis does.
+    Area,
+    /// The whole machine (`--procs`).
+    Machine,
+}
+
+impl ClipTarget {
+    fn name(self) -> &'static str {
+        match self {
+            ClipTarget::Area => "area",
+            ClipTarget::Machine => "machine",
+        }
+    }
+}
+
+fn parse_policy(text: &str) -> Result<Policy, String> {
+    text.parse()
+}
+
+fn parse_admission(text: &str) -> Result<Admission, String> {
+    text.parse()
+}
+
+fn parse_runtime(text: &str) -> Result<RuntimeSpec, String> {
+    text.parse()
+}
+
+fn parse_procs_choice(text: &str) -> Result<ProcsChoice, String> {
+    text.parse()
+        .map_err(|err: interstice_swf::SwfError| err.to_string())
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!("{text:?} is not a positive number of seconds")),
+    }
+}
+
+fn parse_factor(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!("{text:?} is not a positive number")),
+    }
+}
+
+/// Simulate a whole workload with the engine, no outside simulator.
 #[derive(clap::Args, Debug)]
-pub struct ReplayArgs {}
+#[command(
+    after_help = "Example: interstice replay KTH-SP2.swf.gz --policy convergence --conv 10 \
+    --cloud-interval 10 --cloud-procs 1,2,4 --cloud-runtime 0.1w --slack 2 --out results/"
+)]
+pub struct ReplayArgs {
+    /// The workload: SWF (plain or .gz) or a Batsim workload JSON (from `swf inject`).
+    pub workload: PathBuf,
+    /// Processors of the machine (default: the workload's machine size).
+    #[arg(long)]
+    pub procs: Option<u32>,
+    /// Processors of the convergence area, 0..C (default: the whole machine).
+    #[arg(long)]
+    pub conv: Option<u32>,
+    /// Scheduling policy: fcfs, easy, conservative or convergence.
+    #[arg(long, value_parser = parse_policy)]
+    pub policy: Policy,
+    /// What to do with a cloud job predicted to miss its SLO: admit-all or reject-predicted.
+    #[arg(long, value_parser = parse_admission, default_value = "admit-all")]
+    pub admission: Admission,
+    /// Inject one cloud job every S seconds over the HPC trace's span (no injection without it).
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub cloud_interval: Option<f64>,
+    /// Processors of each cloud job: `4`, a uniform list `1,2,4`, or weights `1:0.5,2:0.3,4:0.2`.
+    #[arg(long, value_name = "H", value_parser = parse_procs_choice, default_value = "1")]
+    pub cloud_procs: ProcsChoice,
+    /// Walltime of each cloud job, seconds.
+    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value = "180")]
+    pub cloud_walltime: f64,
+    /// Actual run time of each cloud job: `walltime`, seconds, `0.1w`, `uniform:LO:HI`, `exp:MEAN`.
+    #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = "walltime")]
+    pub cloud_runtime: RuntimeSpec,
+    /// Slack factor f: each cloud job's SLO is f × its walltime.
+    #[arg(long, value_name = "F", value_parser = parse_factor, default_value = "2")]
+    pub slack: f64,
+    /// Overbooking risk factor λ of the completion prediction.
+    #[arg(long, value_parser = parse_factor, default_value = "1")]
+    pub lambda: f64,
+    /// Counter-offer factor τ.
+    #[arg(long, value_parser = parse_factor, default_value = "1")]
+    pub tau: f64,
+    /// Resubmissions allowed to an evicted cloud job.
+    #[arg(long, default_value = "3")]
+    pub max_resubmissions: u32,
+    /// An evicted cloud job older than this many seconds is not resubmitted.
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub max_time_in_system: Option<f64>,
+    /// Multiply every HPC walltime by this factor.
+    #[arg(long, value_parser = parse_factor, default_value = "1")]
+    pub walltime_factor: f64,
+    /// Only replay the jobs submitted in the first S seconds after the workload's first submission.
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub until: Option<f64>,
+    /// Clip HPC jobs wider than the area (`--clip`, `--clip=area`, as the thesis does) or the machine
+    /// (`--clip=machine`) to it.
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "area")]
+    pub clip: Option<ClipTarget>,
+    /// Skip bad workload lines (counted in the summary) instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Seed of the cloud jobs' random draws.
+    #[arg(long, default_value = "1")]
+    pub seed: u64,
+    /// Output directory (jobs.csv, summary.json).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// No progress bar and no summary on stdout.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The workload Batsim calls `w0`.
+const WORKLOAD_NAME: &str = "w0";
+
+/// The cloud injection settings of a run.
+struct CloudSpec {
+    interval: f64,
+    procs: ProcsChoice,
+    walltime: f64,
+    runtime: RuntimeSpec,
+    slack: f64,
+    seed: u64,
+}
+
+impl CloudSpec {
+    /// Cloud jobs every `interval` over `[from, to]`, ids from `first_id`, with their run times drawn.
+    fn jobs(&self, from: Time, to: Time, first_id: u64) -> anyhow::Result<Vec<Job>> {
+        let options = InjectOptions {
+            interval: Time::from_secs_f64(self.interval),
+            procs: self.procs.clone(),
+            walltime: Time::from_secs_f64(self.walltime),
+            runtime: interstice_swf::inject::RuntimeSpec::Walltime,
+            slack: self.slack,
+            seed: self.seed,
+        };
+        options.validate().context("bad cloud-job options")?;
+        let mut jobs = inject_cloud_jobs(&options, from, to, first_id);
+        let mut rng = SplitMix64::new(self.seed ^ 0x5EED_C10D_0000_0001);
+        for job in &mut jobs {
+            job.runtime = Some(self.runtime.sample(job.walltime, &mut rng));
+        }
+        Ok(jobs)
+    }
+
+    fn max_procs(&self) -> u32 {
+        match &self.procs {
+            ProcsChoice::Fixed(procs) => *procs,
+            ProcsChoice::Weighted(choices) => choices.iter().map(|&(procs, _)| procs).max().unwrap_or(1),
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "interval": self.interval,
+            "procs": procs_choice_text(&self.procs),
+            "walltime": self.walltime,
+            "runtime": self.runtime.to_string(),
+            "slack": self.slack,
+            "seed": self.seed,
+        })
+    }
+}
+
+fn procs_choice_text(choice: &ProcsChoice) -> String {
+    match choice {
+        ProcsChoice::Fixed(procs) => procs.to_string(),
+        ProcsChoice::Weighted(choices) => choices
+            .iter()
+            .map(|(procs, weight)| format!("{procs}:{weight}"))
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// Run a replay.
+pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    if let (Some(procs), Some(conv)) = (args.procs, args.conv) {
+        if conv > procs {
+            bail!(
+                "--conv {conv} is larger than --procs {procs}: the convergence area is part of the machine"
+            );
+        }
+    }
+    if args.procs == Some(0) {
+        bail!("--procs must be at least 1");
+    }
+    if args.conv == Some(0) {
+        bail!("--conv must be at least 1 (the area is processors 0..C)");
+    }
+
+    let clip_to = match args.clip {
+        Some(ClipTarget::Area) => args.conv.or(args.procs),
+        Some(ClipTarget::Machine) => args.procs,
+        None => None,
+    };
+    let extract = ExtractOptions {
+        // Strict mode checks widths below, with replay's own advice; lenient
+        // mode lets the loader skip (and count) jobs wider than the machine.
+        machine_procs: if args.lenient { args.procs } else { None },
+        clip: clip_to,
+        walltime_factor: args.walltime_factor,
+        mode: if args.lenient {
+            interstice_swf::Strictness::Lenient
+        } else {
+            interstice_swf::Strictness::Strict
+        },
+    };
+    let workload =
+        interstice_swf::load_workload(&args.workload, &extract).context("cannot load the workload")?;
+    let procs = match args.procs.or(workload.machine_procs) {
+        Some(procs) if procs > 0 => procs,
+        _ => bail!(
+            "the machine size of {} is unknown (no MaxProcs/MaxNodes header or nb_res): give --procs",
+            args.workload.display()
+        ),
+    };
+    let conv = args.conv.unwrap_or(procs);
+    if conv > procs {
+        bail!(
+            "--conv {conv} is larger than the machine ({procs} processors): the area is part of the machine"
+        );
+    }
+    let mut jobs = workload.jobs;
+    if let Some(until) = args.until {
+        let first = jobs.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
+        let end = first + Time::from_secs_f64(until);
+        jobs.retain(|job| job.submit < end);
+    }
+    let clipped_late = clip_jobs(
+        &mut jobs,
+        args.clip
+            .map(|target| if target == ClipTarget::Area { conv } else { procs }),
+    );
+    check_widths(&jobs, procs, conv, &args.workload)?;
+
+    let cloud = args.cloud_interval.map(|interval| CloudSpec {
+        interval,
+        procs: args.cloud_procs.clone(),
+        walltime: args.cloud_walltime,
+        runtime: args.cloud_runtime,
+        slack: args.slack,
+        seed: args.seed,
+    });
+    if let Some(cloud) = &cloud {
+        if cloud.max_procs() > conv {
+            bail!(
+                "--cloud-procs asks for up to {} processors but the convergence area has {conv}: \
+                 lower --cloud-procs or raise --conv",
+                cloud.max_procs()
+            );
+        }
+        let hpc: Vec<&Job> = jobs.iter().filter(|job| job.kind == JobKind::Hpc).collect();
+        if let (Some(first), Some(last)) = (
+            hpc.iter().map(|job| job.submit).min(),
+            hpc.iter().map(|job| job.submit).max(),
+        ) {
+            let first_id = jobs.iter().map(|job| job.id.0).max().unwrap_or(0) + 1;
+            let injected = cloud.jobs(first, last, first_id)?;
+            jobs.extend(injected);
+        }
+    }
+
+    let config = EngineConfig {
+        procs,
+        conv_procs: conv,
+        policy: args.policy,
+        admission: args.admission,
+        lambda: args.lambda,
+        tau: args.tau,
+        lifecycle: Lifecycle {
+            max_resubmissions: args.max_resubmissions,
+            max_time_in_system: args.max_time_in_system.map(Time::from_secs_f64),
+        },
+    };
+    let loaded = started.elapsed();
+    let n_jobs = jobs.len();
+    let bar = progress_bar(n_jobs as u64, args.quiet);
+    let result = simulate(config.clone(), jobs, &SimOptions::default(), |done, _| {
+        bar.set_position(done as u64)
+    })
+    .context("simulation failed")?;
+    bar.finish_and_clear();
+
+    let run_info = serde_json::json!({
+        "workload": args.workload.display().to_string(),
+        "until": args.until,
+        "walltime_factor": args.walltime_factor,
+        "clip": args.clip.map(ClipTarget::name),
+        "cloud": cloud.as_ref().map(CloudSpec::to_json),
+        "extraction": {
+            "records": workload.stats.records,
+            "jobs": workload.stats.jobs,
+            "skipped": workload.stats.skipped(),
+            "clipped": workload.stats.clipped + clipped_late,
+        },
+        "never_started": result.stats.never_started,
+    });
+    let summary = output::write_outputs_with(
+        &args.out,
+        WORKLOAD_NAME,
+        &result.records,
+        &config,
+        Some(&run_info),
+    )
+    .context("cannot write the results")?;
+    if !args.quiet {
+        print_summary(
+            &summary,
+            &config,
+            &result,
+            &args.out,
+            started.elapsed().as_secs_f64(),
+            loaded.as_secs_f64(),
+        );
+        if workload.stats.skipped() > 0 {
+            eprintln!(
+                "note: {} workload records were skipped (see summary.json run.extraction)",
+                workload.stats.skipped()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Clip HPC jobs wider than `to` (when known); returns how many were clipped.
+fn clip_jobs(jobs: &mut [Job], to: Option<u32>) -> u64 {
+    let Some(to) = to else { return 0 };
+    let mut clipped = 0;
+    for job in jobs
+        .iter_mut()
+        .filter(|job| job.kind == JobKind::Hpc && job.procs > to)
+    {
+        job.procs = to;
+        clipped += 1;
+    }
+    clipped
+}
+
+/// Every job must fit: HPC jobs in the machine, cloud jobs in the area.
+fn check_widths(jobs: &[Job], procs: u32, conv: u32, path: &Path) -> anyhow::Result<()> {
+    for job in jobs {
+        let limit = if job.kind == JobKind::Cloud { conv } else { procs };
+        if job.procs > limit {
+            let place = if job.kind == JobKind::Cloud {
+                "convergence area"
+            } else {
+                "machine"
+            };
+            bail!(
+                "{}: {} job {} needs {} processors but the {place} has {limit}: \
+                 use --clip=machine or --clip=area to clip HPC jobs, --lenient to skip them, \
+                 or raise --procs/--conv",
+                path.display(),
+                job.kind,
+                job.id,
+                job.procs
+            );
+        }
+    }
+    Ok(())
+}
+
+fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{spinner} submitted {pos}/{len} jobs [{bar:30}] {eta}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn human_duration(secs: f64) -> String {
+    if secs >= 86_400.0 {
+        format!("{:.2} d", secs / 86_400.0)
+    } else if secs >= 3600.0 {
+        format!("{:.2} h", secs / 3600.0)
+    } else {
+        format!("{secs:.1} s")
+    }
+}
+
+fn print_summary(
+    summary: &Summary,
+    config: &EngineConfig,
+    result: &SimResult,
+    out: &Path,
+    wall: f64,
+    load: f64,
+) {
+    println!(
+        "replayed {} jobs ({} HPC, {} cloud) on {} processors (area {}), policy {}, admission {}",
+        summary.jobs,
+        summary.hpc_jobs,
+        summary.cloud_jobs,
+        config.procs,
+        config.conv_procs,
+        config.policy,
+        config.admission.name()
+    );
+    println!(
+        "makespan {} (HPC {}), utilization {:.1} %, mean wait {}, mean bounded slowdown {:.2}",
+        human_duration(summary.makespan),
+        human_duration(summary.hpc_makespan),
+        summary.utilization * 100.0,
+        human_duration(summary.mean_wait),
+        summary.mean_bounded_slowdown
+    );
+    if summary.cloud_jobs > 0 {
+        let quality = &summary.prediction;
+        println!(
+            "cloud: {} violations ({:.4} %), {} evictions, {} rejected; prediction tp {} fp {} fn {} tn {} \
+             (precision {:.3}, recall {:.3}; thesis accuracy {:.3}, precision {:.3})",
+            summary.violations,
+            summary.violation_percent,
+            summary.evictions,
+            summary.rejected,
+            quality.tp,
+            quality.fp,
+            quality.fn_,
+            quality.tn,
+            quality.precision,
+            quality.recall,
+            quality.thesis_accuracy,
+            quality.thesis_precision
+        );
+    }
+    if result.stats.never_started > 0 {
+        println!("warning: {} jobs never started", result.stats.never_started);
+    }
+    println!(
+        "wrote {} and {} in {wall:.2} s (load {load:.2} s)",
+        out.join(JOBS_CSV).display(),
+        out.join(SUMMARY_JSON).display()
+    );
+}
 
 /// Arguments of `interstice bench replay`.
 #[derive(clap::Args, Debug)]
-pub struct BenchArgs {}
-
-/// Run a replay.
-pub fn run(_args: ReplayArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+pub struct BenchArgs {
+    /// A real HPC trace (SWF/Batsim JSON) instead of the synthetic PIK-IPLEX-like month.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Processors of the machine.
+    #[arg(long, default_value = "2560")]
+    pub procs: u32,
+    /// Processors of the convergence area (default: the whole machine).
+    #[arg(long)]
+    pub conv: Option<u32>,
+    /// Synthetic HPC jobs.
+    #[arg(long, default_value = "11000")]
+    pub hpc_jobs: usize,
+    /// Synthetic trace length, days.
+    #[arg(long, default_value = "30")]
+    pub days: u32,
+    /// Seconds between cloud jobs.
+    #[arg(long, value_parser = parse_seconds, default_value = "10")]
+    pub cloud_interval: f64,
+    /// Cloud jobs' run time (see `replay --cloud-runtime`).
+    #[arg(long, value_parser = parse_runtime, default_value = "uniform:0.1w:0.5w")]
+    pub cloud_runtime: RuntimeSpec,
+    /// Policies to time, comma-separated.
+    #[arg(long, value_parser = parse_policy, value_delimiter = ',', default_value = "conservative,convergence")]
+    pub policies: Vec<Policy>,
+    /// Seed of the synthetic workload and the cloud jobs.
+    #[arg(long, default_value = "2017")]
+    pub seed: u64,
 }
 
-/// Run the replay benchmark.
-pub fn bench(_args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not built yet")
+/// Run the replay benchmark: one full replay per policy, reported as `METRIC:name:value:unit`.
+pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    let conv = args.conv.unwrap_or(args.procs);
+    if conv > args.procs || conv == 0 {
+        bail!("--conv {conv} must be between 1 and --procs {}", args.procs);
+    }
+    let setup = Instant::now();
+    let mut hpc = match &args.trace {
+        Some(path) => {
+            let extract = ExtractOptions {
+                machine_procs: Some(args.procs),
+                clip: Some(conv),
+                ..ExtractOptions::new()
+            };
+            interstice_swf::load_workload(path, &extract)
+                .with_context(|| format!("cannot load trace {}", path.display()))?
+                .jobs
+        }
+        None => hpc_workload(&SyntheticOptions {
+            procs: args.procs,
+            jobs: args.hpc_jobs,
+            duration: Time::from_secs(i64::from(args.days) * 86_400),
+            utilization: 0.38,
+            seed: args.seed,
+            first_id: 1,
+        }),
+    };
+    clip_jobs(&mut hpc, Some(conv));
+    let first = hpc.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
+    let last = hpc.iter().map(|job| job.submit).max().unwrap_or(Time::ZERO);
+    let cloud = CloudSpec {
+        interval: args.cloud_interval,
+        procs: "1,2,4"
+            .parse()
+            .map_err(|err: interstice_swf::SwfError| anyhow::anyhow!("{err}"))?,
+        walltime: 180.0,
+        runtime: args.cloud_runtime,
+        slack: 2.0,
+        seed: args.seed,
+    };
+    let first_id = hpc.iter().map(|job| job.id.0).max().unwrap_or(0) + 1;
+    let mut jobs = hpc;
+    let n_hpc = jobs.len();
+    jobs.extend(cloud.jobs(first, last, first_id)?);
+    println!(
+        "METRIC:replay_setup_seconds:{:.3}:s",
+        setup.elapsed().as_secs_f64()
+    );
+    println!("METRIC:replay_hpc_jobs:{n_hpc}:jobs");
+    println!("METRIC:replay_jobs:{}:jobs", jobs.len());
+
+    for policy in &args.policies {
+        let config = EngineConfig {
+            procs: args.procs,
+            conv_procs: conv,
+            policy: *policy,
+            admission: Admission::AdmitAll,
+            lambda: 1.0,
+            tau: 1.0,
+            lifecycle: Lifecycle {
+                max_resubmissions: 3,
+                max_time_in_system: None,
+            },
+        };
+        let workload = jobs.clone();
+        let started = Instant::now();
+        let result = simulate(config.clone(), workload, &SimOptions::default(), |_, _| {})
+            .with_context(|| format!("replay with policy {policy} failed"))?;
+        let wall = started.elapsed().as_secs_f64();
+        let name = policy.name();
+        let out_dir = std::env::temp_dir().join(format!("interstice-bench-replay-{}", std::process::id()));
+        let writing = Instant::now();
+        output::write_outputs(&out_dir, WORKLOAD_NAME, &result.records, &config)
+            .with_context(|| format!("cannot write results to {}", out_dir.display()))?;
+        let write = writing.elapsed().as_secs_f64();
+        let _ = std::fs::remove_dir_all(&out_dir);
+        println!("METRIC:replay_{name}_wall_seconds:{wall:.3}:s");
+        println!("METRIC:replay_{name}_write_seconds:{write:.3}:s");
+        println!(
+            "METRIC:replay_{name}_jobs_per_second:{:.0}:jobs/s",
+            jobs.len() as f64 / wall.max(1e-9)
+        );
+        println!(
+            "METRIC:replay_{name}_violation_percent:{:.4}:%",
+            result.summary.violation_percent
+        );
+        println!(
+            "METRIC:replay_{name}_evictions:{}:evictions",
+            result.summary.evictions
+        );
+        println!(
+            "METRIC:replay_{name}_hpc_makespan:{:.0}:s",
+            result.summary.hpc_makespan
+        );
+    }
+    if let Some(peak) = peak_memory_bytes() {
+        println!("METRIC:replay_peak_memory:{peak}:bytes");
+    }
+    Ok(())
+}
+
+/// Peak resident memory of this process (`VmHWM` of `/proc/self/status`), in bytes.
+fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }

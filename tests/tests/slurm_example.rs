@@ -22,11 +22,18 @@ fn slurm_example_config_is_valid() {
 
     let dir = tempfile::tempdir().expect("scratch dir");
     let broken = dir.path().join("broken.yaml");
-    std::fs::write(&broken, text.replace("bf_interval_seconds: 5", "bf_interval_secs: 5")).expect("write");
+    std::fs::write(
+        &broken,
+        text.replace("bf_interval_seconds: 5", "bf_interval_secs: 5"),
+    )
+    .expect("write");
     let output = Command::new(&daemon)
         .args(["--config", &broken.display().to_string(), "--check-config"])
         .output()
         .expect("run intersticed --check-config");
     assert!(!output.status.success(), "a misspelt key must be refused");
-    assert!(String::from_utf8_lossy(&output.stderr).contains("bf_interval_secs"), "the error names the key");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("bf_interval_secs"),
+        "the error names the key"
+    );
 }

@@ -1,0 +1,903 @@
+//! A tiny Batsim: the REQ side of the protocol, driving any external
+//! scheduler through a Batsim workload (JSON) without SimGrid.
+//!
+//! It behaves like Batsim 4 on a zero-latency platform: it submits each job
+//! at its `subtime` (same-time jobs in one message, ordered by id as text, as
+//! Batsim does), and when the scheduler executes a job it sends
+//! `JOB_COMPLETED` at `start + min(run time, walltime)` with
+//! `COMPLETED_SUCCESSFULLY` or `COMPLETED_WALLTIME_REACHED`. It honours
+//! `CALL_ME_LATER` (`REQUESTED_CALL`), `KILL_JOB` (one `JOB_KILLED` in the
+//! next message, at the same time; the processors are freed only then),
+//! `REJECT_JOB`, and with dynamic jobs `REGISTER_PROFILE`/`REGISTER_JOB`
+//! (acknowledged with `JOB_SUBMITTED` if asked) and `NOTIFY
+//! registration_finished`. All events of one instant go in one message:
+//! completions and kills first, then submissions, calls and notifications.
+//!
+//! It checks every answer: well-formed JSON, `now` not in the past, no event
+//! after `now`, known job ids in the right state, allocations of exactly `res`
+//! existing resources that are free (no double booking). A violation is an
+//! error naming the message. Run times: `delay` profiles use their delay,
+//! `parallel_homogeneous` profiles `cpu / host speed` (communication ignored).
+
+use interstice_core::{ProcSet, Time};
+use serde_json::{json, Map, Value};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::path::Path;
+use std::time::Duration;
+
+/// One job of a Batsim workload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadJob {
+    /// Full Batsim id (`w0!7`).
+    pub id: String,
+    /// Submission time.
+    pub subtime: Time,
+    /// Walltime (`None`: none, Batsim's `-1` or missing).
+    pub walltime: Option<Time>,
+    /// Resources.
+    pub res: u32,
+    /// Profile name.
+    pub profile: String,
+    /// The description as sent in `JOB_SUBMITTED` (with the full id).
+    pub description: Map<String, Value>,
+}
+
+/// A Batsim workload: jobs and profiles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    /// Workload id (job ids are `name!…`), `w0` like Batsim's first workload.
+    pub name: String,
+    /// Path reported in `SIMULATION_BEGINS`.
+    pub path: String,
+    /// `nb_res` of the file.
+    pub nb_res: u32,
+    /// Jobs in file order.
+    pub jobs: Vec<WorkloadJob>,
+    /// Profiles by name.
+    pub profiles: Map<String, Value>,
+}
+
+/// Why the tiny Batsim stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DriverError {
+    /// The workload file is unusable.
+    #[error("workload {path}: {problem}")]
+    Workload {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A ZeroMQ call failed.
+    #[error("ZeroMQ error while {action}: {error}")]
+    Zmq {
+        /// What the driver was doing.
+        action: &'static str,
+        /// ZeroMQ's error.
+        error: zmq::Error,
+    },
+    /// The scheduler did not answer in time.
+    #[error("the scheduler did not answer message {seq} within {seconds} s")]
+    Timeout {
+        /// The unanswered message.
+        seq: u64,
+        /// The timeout.
+        seconds: f64,
+    },
+    /// An answer breaks the protocol or the platform's rules.
+    #[error("reply to message {seq} (now = {now}): {problem}; reply starts with: {excerpt}")]
+    BadReply {
+        /// The message answered.
+        seq: u64,
+        /// Its time.
+        now: f64,
+        /// What is wrong.
+        problem: String,
+        /// The reply's first bytes.
+        excerpt: String,
+    },
+    /// Nothing can happen any more but the simulation is not over.
+    #[error("deadlock at t = {now}: {problem}")]
+    Deadlock {
+        /// When.
+        now: f64,
+        /// What is stuck.
+        problem: String,
+    },
+}
+
+impl Workload {
+    /// Read a Batsim workload file as workload `name` (`w0`).
+    pub fn load(path: &Path, name: &str) -> Result<Workload, DriverError> {
+        let display = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| DriverError::Workload {
+            path: display.clone(),
+            problem: format!("cannot read: {e}"),
+        })?;
+        Workload::from_json(&text, name, &display)
+    }
+
+    /// Parse a Batsim workload (`{"nb_res", "jobs", "profiles"}`).
+    pub fn from_json(text: &str, name: &str, path: &str) -> Result<Workload, DriverError> {
+        let bad = |problem: String| DriverError::Workload {
+            path: path.to_string(),
+            problem,
+        };
+        let value: Value = serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON ({e})")))?;
+        let nb_res = value
+            .get("nb_res")
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| bad("nb_res: expected a number of resources".into()))?;
+        let profiles = value
+            .get("profiles")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let jobs_value = value
+            .get("jobs")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("jobs: expected an array".into()))?;
+        let mut jobs = Vec::with_capacity(jobs_value.len());
+        for (idx, job) in jobs_value.iter().enumerate() {
+            let obj = job
+                .as_object()
+                .ok_or_else(|| bad(format!("jobs[{idx}]: expected an object")))?;
+            let raw_id = match obj.get("id") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                _ => return Err(bad(format!("jobs[{idx}].id: expected a string or a number"))),
+            };
+            let id = if raw_id.contains('!') {
+                raw_id
+            } else {
+                format!("{name}!{raw_id}")
+            };
+            let subtime = obj
+                .get("subtime")
+                .and_then(Value::as_f64)
+                .filter(|t| t.is_finite() && *t >= 0.0)
+                .ok_or_else(|| bad(format!("jobs[{idx}].subtime: expected a non-negative number")))?;
+            let walltime = match obj.get("walltime").and_then(Value::as_f64) {
+                Some(w) if w > 0.0 => Some(Time::from_secs_f64(w)),
+                _ => None,
+            };
+            let res = obj
+                .get("res")
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| bad(format!("jobs[{idx}].res: expected a number of resources")))?;
+            let profile = obj
+                .get("profile")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad(format!("jobs[{idx}].profile: expected a profile name")))?
+                .to_string();
+            if !profiles.contains_key(&profile) {
+                return Err(bad(format!("jobs[{idx}].profile: no profile named {profile:?}")));
+            }
+            let mut description = obj.clone();
+            description.insert("id".into(), json!(id));
+            jobs.push(WorkloadJob {
+                id,
+                subtime: Time::from_secs_f64(subtime),
+                walltime,
+                res,
+                profile,
+                description,
+            });
+        }
+        Ok(Workload {
+            name: name.to_string(),
+            path: path.to_string(),
+            nb_res,
+            jobs,
+            profiles,
+        })
+    }
+}
+
+/// How the tiny Batsim runs.
+#[derive(Clone, Debug)]
+pub struct DriverConfig {
+    /// The scheduler's endpoint to connect to.
+    pub endpoint: String,
+    /// Compute resources (default: the workload's `nb_res`).
+    pub resources: Option<u32>,
+    /// Batsim's `--enable-dynamic-jobs`.
+    pub dynamic_jobs: bool,
+    /// Batsim's `--acknowledge-dynamic-jobs`.
+    pub acknowledge_dynamic_jobs: bool,
+    /// Batsim's `--sched-cfg` string.
+    pub sched_config: String,
+    /// Host speed in flop/s, for `parallel_homogeneous` profiles.
+    pub host_speed: f64,
+    /// Give up when the scheduler does not answer within this time.
+    pub timeout: Duration,
+}
+
+impl DriverConfig {
+    /// Defaults: no dynamic jobs, 1 Gflop/s hosts, 30 s timeout.
+    pub fn new(endpoint: impl Into<String>) -> DriverConfig {
+        DriverConfig {
+            endpoint: endpoint.into(),
+            resources: None,
+            dynamic_jobs: false,
+            acknowledge_dynamic_jobs: false,
+            sched_config: String::new(),
+            host_speed: 1e9,
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// One run of a job, as the tiny Batsim carried it out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Execution {
+    /// Batsim job id.
+    pub job_id: String,
+    /// When it was submitted (or registered).
+    pub submit: Time,
+    /// Start.
+    pub start: Time,
+    /// End (completion or kill).
+    pub end: Time,
+    /// Resources.
+    pub alloc: ProcSet,
+    /// Requested resources.
+    pub res: u32,
+    /// Final state (`COMPLETED_SUCCESSFULLY`, `COMPLETED_WALLTIME_REACHED`, `COMPLETED_KILLED`).
+    pub state: &'static str,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Default)]
+pub struct DriverReport {
+    /// Every run, in start order.
+    pub executions: Vec<Execution>,
+    /// Rejected job ids, in order.
+    pub rejected: Vec<String>,
+    /// Jobs registered by the scheduler, in order.
+    pub registered: Vec<String>,
+    /// Messages sent (including `SIMULATION_BEGINS` and `SIMULATION_ENDS`).
+    pub messages: u64,
+    /// `REQUESTED_CALL`s sent.
+    pub requested_calls: u64,
+    /// Simulated time of `SIMULATION_ENDS`.
+    pub end_time: Time,
+    /// Every reply's events, in order, when [`drive_recording`] was used.
+    pub replies: Vec<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum JobState {
+    NotSubmitted,
+    Submitted,
+    Running {
+        start: Time,
+        end: Time,
+        alloc: ProcSet,
+        state: &'static str,
+    },
+    Done,
+    Rejected,
+}
+
+#[derive(Clone, Debug)]
+struct SimJob {
+    submit: Time,
+    walltime: Option<Time>,
+    res: u32,
+    runtime: Time,
+    description: Map<String, Value>,
+    state: JobState,
+}
+
+struct Sim<'a> {
+    config: &'a DriverConfig,
+    nb_res: u32,
+    now: Time,
+    jobs: HashMap<String, SimJob>,
+    static_order: Vec<String>,
+    next_static: usize,
+    static_notified: bool,
+    busy: Vec<Option<String>>,
+    ends: BinaryHeap<Reverse<(Time, String)>>,
+    calls: BTreeSet<Time>,
+    /// Events for the next message at `now` (kill and registration acknowledgements).
+    immediate: Vec<Value>,
+    /// Resources freed when the next message is sent (kills).
+    to_free: Vec<ProcSet>,
+    /// workload → profile name → profile.
+    profiles: HashMap<String, Map<String, Value>>,
+    registration_finished: bool,
+    report: DriverReport,
+    record_replies: bool,
+}
+
+/// Run `workload` against the scheduler at `config.endpoint`.
+pub fn drive(workload: &Workload, config: &DriverConfig) -> Result<DriverReport, DriverError> {
+    run(workload, config, false)
+}
+
+/// [`drive`], keeping every reply in [`DriverReport::replies`].
+pub fn drive_recording(workload: &Workload, config: &DriverConfig) -> Result<DriverReport, DriverError> {
+    run(workload, config, true)
+}
+
+fn run(
+    workload: &Workload,
+    config: &DriverConfig,
+    record_replies: bool,
+) -> Result<DriverReport, DriverError> {
+    let nb_res = config.resources.unwrap_or(workload.nb_res);
+    let mut sim = Sim {
+        config,
+        nb_res,
+        now: Time::ZERO,
+        jobs: HashMap::new(),
+        static_order: Vec::new(),
+        next_static: 0,
+        static_notified: false,
+        busy: vec![None; nb_res as usize],
+        ends: BinaryHeap::new(),
+        calls: BTreeSet::new(),
+        immediate: Vec::new(),
+        to_free: Vec::new(),
+        profiles: HashMap::from([(workload.name.clone(), workload.profiles.clone())]),
+        registration_finished: false,
+        report: DriverReport::default(),
+        record_replies,
+    };
+    for job in &workload.jobs {
+        let runtime = sim
+            .runtime(&workload.name, &job.profile)
+            .map_err(|problem| DriverError::Workload {
+                path: workload.path.clone(),
+                problem: format!("job {}: {problem}", job.id),
+            })?;
+        let previous = sim.jobs.insert(
+            job.id.clone(),
+            SimJob {
+                submit: job.subtime,
+                walltime: job.walltime,
+                res: job.res,
+                runtime,
+                description: job.description.clone(),
+                state: JobState::NotSubmitted,
+            },
+        );
+        if previous.is_some() {
+            return Err(DriverError::Workload {
+                path: workload.path.clone(),
+                problem: format!("job id {} twice", job.id),
+            });
+        }
+        sim.static_order.push(job.id.clone());
+    }
+    let jobs = &sim.jobs;
+    sim.static_order
+        .sort_by(|a, b| jobs[a].submit.cmp(&jobs[b].submit).then_with(|| a.cmp(b)));
+
+    let context = zmq::Context::new();
+    let socket = context.socket(zmq::REQ).map_err(|error| DriverError::Zmq {
+        action: "creating the socket",
+        error,
+    })?;
+    let timeout_ms = config.timeout.as_millis().clamp(1, i32::MAX as u128) as i32;
+    socket
+        .set_rcvtimeo(timeout_ms)
+        .map_err(|error| DriverError::Zmq {
+            action: "setting ZMQ_RCVTIMEO",
+            error,
+        })?;
+    socket.set_linger(0).map_err(|error| DriverError::Zmq {
+        action: "setting ZMQ_LINGER",
+        error,
+    })?;
+    socket
+        .connect(&config.endpoint)
+        .map_err(|error| DriverError::Zmq {
+            action: "connecting",
+            error,
+        })?;
+
+    let resources: Vec<Value> = (0..nb_res)
+        .map(|id| json!({"id": id, "name": format!("host{id}"), "state": "idle", "properties": {}}))
+        .collect();
+    let profiles: Map<String, Value> = sim
+        .profiles
+        .iter()
+        .map(|(name, profiles)| (name.clone(), Value::Object(profiles.clone())))
+        .collect();
+    let begins = json!({
+        "timestamp": 0.0, "type": "SIMULATION_BEGINS",
+        "data": {
+            "nb_resources": nb_res, "nb_compute_resources": nb_res, "nb_storage_resources": 0,
+            "allow_compute_sharing": false, "allow_storage_sharing": true,
+            "config": {
+                "redis-enabled": false, "profiles-forwarded-on-submission": false,
+                "dynamic-jobs-enabled": config.dynamic_jobs,
+                "dynamic-jobs-acknowledged": config.acknowledge_dynamic_jobs,
+                "profile-reuse-enabled": false, "sched-config": config.sched_config,
+                "forward-unknown-events": false,
+            },
+            "compute_resources": resources, "storage_resources": [],
+            "workloads": {workload.name.clone(): workload.path.clone()},
+            "profiles": profiles,
+        }
+    });
+    sim.exchange(&socket, vec![begins])?;
+    loop {
+        let Some(t) = sim.next_time() else {
+            if sim.all_done() {
+                if sim.config.dynamic_jobs && !sim.registration_finished {
+                    return Err(DriverError::Deadlock {
+                        now: sim.now.as_secs_f64(),
+                        problem:
+                            "every job is done but the scheduler never sent NOTIFY registration_finished \
+                                  (Batsim would wait forever)"
+                                .into(),
+                    });
+                }
+                let ends = json!({"timestamp": sim.now.as_secs_f64(), "type": "SIMULATION_ENDS", "data": {}});
+                let events = sim.exchange(&socket, vec![ends])?;
+                if events > 0 {
+                    return Err(sim.bad_reply("the reply to SIMULATION_ENDS must have no events".into(), ""));
+                }
+                sim.report.end_time = sim.now;
+                return Ok(sim.report);
+            }
+            let waiting: Vec<&String> = sim
+                .jobs
+                .iter()
+                .filter(|(_, j)| j.state == JobState::Submitted)
+                .map(|(id, _)| id)
+                .take(5)
+                .collect();
+            return Err(DriverError::Deadlock {
+                now: sim.now.as_secs_f64(),
+                problem: format!(
+                    "nothing is running and no call is pending, but jobs are still waiting (e.g. {waiting:?})"
+                ),
+            });
+        };
+        sim.now = sim.now.max(t);
+        let events = sim.collect_events();
+        sim.exchange(&socket, events)?;
+    }
+}
+
+impl Sim<'_> {
+    fn runtime(&self, workload: &str, profile_name: &str) -> Result<Time, String> {
+        let profile = self
+            .profiles
+            .get(workload)
+            .and_then(|p| p.get(profile_name))
+            .ok_or_else(|| format!("unknown profile {profile_name:?} in workload {workload:?}"))?;
+        match profile.get("type").and_then(Value::as_str) {
+            Some("delay") => profile
+                .get("delay")
+                .and_then(Value::as_f64)
+                .filter(|d| d.is_finite() && *d >= 0.0)
+                .map(Time::from_secs_f64)
+                .ok_or_else(|| format!("profile {profile_name:?}: delay must be a non-negative number")),
+            Some("parallel_homogeneous") => profile
+                .get("cpu")
+                .and_then(Value::as_f64)
+                .filter(|c| c.is_finite() && *c >= 0.0)
+                .map(|cpu| Time::from_secs_f64(cpu / self.config.host_speed))
+                .ok_or_else(|| format!("profile {profile_name:?}: cpu must be a non-negative number")),
+            other => Err(format!(
+                "profile {profile_name:?} has type {other:?}: the driver runs delay and parallel_homogeneous profiles"
+            )),
+        }
+    }
+
+    fn next_time(&mut self) -> Option<Time> {
+        if !self.immediate.is_empty() || !self.to_free.is_empty() {
+            return Some(self.now);
+        }
+        // Drop stale end entries (jobs killed before their end).
+        while let Some(Reverse((end, id))) = self.ends.peek() {
+            match &self.jobs[id].state {
+                JobState::Running { end: e, .. } if e == end => break,
+                _ => {
+                    self.ends.pop();
+                }
+            }
+        }
+        let mut candidates = Vec::new();
+        if let Some(id) = self.static_order.get(self.next_static) {
+            candidates.push(self.jobs[id].submit);
+        } else if !self.static_notified {
+            candidates.push(self.now);
+        }
+        if let Some(Reverse((end, _))) = self.ends.peek() {
+            candidates.push(*end);
+        }
+        if let Some(call) = self.calls.first() {
+            candidates.push(*call);
+        }
+        candidates.into_iter().min()
+    }
+
+    fn all_done(&self) -> bool {
+        self.next_static >= self.static_order.len()
+            && self
+                .jobs
+                .values()
+                .all(|j| matches!(j.state, JobState::Done | JobState::Rejected))
+    }
+
+    fn collect_events(&mut self) -> Vec<Value> {
+        let now = self.now;
+        let mut events = Vec::new();
+        // Completions.
+        let mut ended = Vec::new();
+        while let Some(Reverse((end, _))) = self.ends.peek() {
+            if *end > now {
+                break;
+            }
+            let Reverse((end, id)) = self.ends.pop().expect("peeked");
+            if let JobState::Running { end: e, .. } = &self.jobs[&id].state {
+                if *e == end {
+                    ended.push((end, id));
+                }
+            }
+        }
+        ended.sort();
+        for (end, id) in ended {
+            let job = self.jobs.get_mut(&id).expect("known job");
+            let JobState::Running {
+                start, alloc, state, ..
+            } = std::mem::replace(&mut job.state, JobState::Done)
+            else {
+                unreachable!("checked above")
+            };
+            for p in alloc.iter() {
+                self.busy[p as usize] = None;
+            }
+            let return_code = if state == "COMPLETED_SUCCESSFULLY" { 0 } else { -1 };
+            events.push(json!({
+                "timestamp": end.as_secs_f64(), "type": "JOB_COMPLETED",
+                "data": {"job_id": id, "job_state": state, "return_code": return_code, "alloc": alloc.to_string()}
+            }));
+            self.report.executions.push(Execution {
+                job_id: id,
+                submit: job.submit,
+                start,
+                end,
+                alloc,
+                res: job.res,
+                state,
+            });
+        }
+        // Kill acknowledgements (the killed jobs' resources are free from now on).
+        for procs in self.to_free.drain(..) {
+            for p in procs.iter() {
+                self.busy[p as usize] = None;
+            }
+        }
+        events.append(&mut self.immediate);
+        // Submissions.
+        while let Some(id) = self.static_order.get(self.next_static) {
+            if self.jobs[id].submit > now {
+                break;
+            }
+            let job = self.jobs.get_mut(id).expect("known job");
+            job.state = JobState::Submitted;
+            events.push(json!({
+                "timestamp": job.submit.as_secs_f64(), "type": "JOB_SUBMITTED",
+                "data": {"job_id": id, "job": Value::Object(job.description.clone())}
+            }));
+            self.next_static += 1;
+        }
+        while let Some(&call) = self.calls.first() {
+            if call > now {
+                break;
+            }
+            self.calls.pop_first();
+            self.report.requested_calls += 1;
+            events.push(json!({"timestamp": call.as_secs_f64(), "type": "REQUESTED_CALL", "data": {}}));
+        }
+        if self.next_static >= self.static_order.len() && !self.static_notified {
+            self.static_notified = true;
+            events.push(json!({
+                "timestamp": now.as_secs_f64(), "type": "NOTIFY", "data": {"type": "no_more_static_job_to_submit"}
+            }));
+        }
+        events
+    }
+
+    fn bad_reply(&self, problem: String, reply: &str) -> DriverError {
+        DriverError::BadReply {
+            seq: self.report.messages.saturating_sub(1),
+            now: self.now.as_secs_f64(),
+            problem,
+            excerpt: reply.chars().take(160).collect(),
+        }
+    }
+
+    /// Send one message, wait for the reply and apply it; returns its number of events.
+    fn exchange(&mut self, socket: &zmq::Socket, events: Vec<Value>) -> Result<usize, DriverError> {
+        let message = json!({"now": self.now.as_secs_f64(), "events": events}).to_string();
+        socket
+            .send(message.as_bytes(), 0)
+            .map_err(|error| DriverError::Zmq {
+                action: "sending a message",
+                error,
+            })?;
+        self.report.messages += 1;
+        let reply = match socket.recv_bytes(0) {
+            Ok(bytes) => bytes,
+            Err(zmq::Error::EAGAIN) => {
+                return Err(DriverError::Timeout {
+                    seq: self.report.messages - 1,
+                    seconds: self.config.timeout.as_secs_f64(),
+                })
+            }
+            Err(error) => {
+                return Err(DriverError::Zmq {
+                    action: "receiving a reply",
+                    error,
+                })
+            }
+        };
+        let text = String::from_utf8_lossy(&reply).into_owned();
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| self.bad_reply(format!("not valid JSON ({e})"), &text))?;
+        let count = self
+            .apply_reply(&value)
+            .map_err(|problem| self.bad_reply(problem, &text))?;
+        if self.record_replies {
+            self.report.replies.push(value);
+        }
+        Ok(count)
+    }
+
+    fn apply_reply(&mut self, reply: &Value) -> Result<usize, String> {
+        let now_value = reply
+            .get("now")
+            .and_then(Value::as_f64)
+            .ok_or("missing or non-numeric `now`")?;
+        let reply_now = Time::from_secs_f64(now_value);
+        if reply_now < self.now {
+            return Err(format!("`now` {now_value} is before Batsim's now {}", self.now));
+        }
+        let events = reply
+            .get("events")
+            .and_then(Value::as_array)
+            .ok_or("missing `events` array")?;
+        self.now = reply_now;
+        let mut last = Time::ZERO;
+        for (idx, event) in events.iter().enumerate() {
+            let at = event
+                .get("timestamp")
+                .and_then(Value::as_f64)
+                .map(Time::from_secs_f64);
+            let at = at.ok_or_else(|| format!("events[{idx}]: missing timestamp"))?;
+            if at > reply_now {
+                return Err(format!(
+                    "events[{idx}]: timestamp {at} is after the reply's now {reply_now}"
+                ));
+            }
+            if at < last {
+                return Err(format!("events[{idx}]: timestamps are not in ascending order"));
+            }
+            last = at;
+            let kind = event
+                .get("type")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("events[{idx}]: missing type"))?;
+            let data = event
+                .get("data")
+                .and_then(Value::as_object)
+                .ok_or_else(|| format!("events[{idx}] ({kind}): missing data object"))?;
+            self.apply_event(kind, data)
+                .map_err(|problem| format!("events[{idx}] ({kind}): {problem}"))?;
+        }
+        Ok(events.len())
+    }
+
+    fn job_id(data: &Map<String, Value>) -> Result<String, String> {
+        data.get("job_id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| "missing job_id".to_string())
+    }
+
+    fn apply_event(&mut self, kind: &str, data: &Map<String, Value>) -> Result<(), String> {
+        let now = self.now;
+        match kind {
+            "EXECUTE_JOB" => {
+                let id = Self::job_id(data)?;
+                let alloc_text = data.get("alloc").and_then(Value::as_str).ok_or("missing alloc")?;
+                let alloc: ProcSet = alloc_text
+                    .parse()
+                    .map_err(|e| format!("alloc {alloc_text:?}: {e}"))?;
+                let job = self
+                    .jobs
+                    .get_mut(&id)
+                    .ok_or_else(|| format!("unknown job {id}"))?;
+                if job.state != JobState::Submitted {
+                    return Err(format!("job {id} is not waiting (state {:?})", job.state));
+                }
+                if alloc.len() != job.res {
+                    return Err(format!(
+                        "job {id} needs {} resources, alloc {alloc_text:?} has {}",
+                        job.res,
+                        alloc.len()
+                    ));
+                }
+                for p in alloc.iter() {
+                    match self.busy.get(p as usize) {
+                        None => {
+                            return Err(format!(
+                                "resource {p} does not exist (the platform has {})",
+                                self.nb_res
+                            ))
+                        }
+                        Some(Some(other)) => {
+                            return Err(format!(
+                                "resource {p} is already used by job {other} (double booking)"
+                            ))
+                        }
+                        Some(None) => {}
+                    }
+                }
+                for p in alloc.iter() {
+                    self.busy[p as usize] = Some(id.clone());
+                }
+                let (duration, state) = match job.walltime {
+                    Some(walltime) if job.runtime > walltime => (walltime, "COMPLETED_WALLTIME_REACHED"),
+                    _ => (job.runtime, "COMPLETED_SUCCESSFULLY"),
+                };
+                let end = now + duration;
+                job.state = JobState::Running {
+                    start: now,
+                    end,
+                    alloc,
+                    state,
+                };
+                self.ends.push(Reverse((end, id)));
+            }
+            "REJECT_JOB" => {
+                let id = Self::job_id(data)?;
+                let job = self
+                    .jobs
+                    .get_mut(&id)
+                    .ok_or_else(|| format!("unknown job {id}"))?;
+                if job.state != JobState::Submitted {
+                    return Err(format!("job {id} is not waiting (state {:?})", job.state));
+                }
+                job.state = JobState::Rejected;
+                self.report.rejected.push(id);
+            }
+            "KILL_JOB" => {
+                let ids = data
+                    .get("job_ids")
+                    .and_then(Value::as_array)
+                    .ok_or("missing job_ids array")?;
+                let mut killed = Vec::new();
+                for id in ids {
+                    let id = id.as_str().ok_or("job_ids must be strings")?.to_string();
+                    let job = self
+                        .jobs
+                        .get_mut(&id)
+                        .ok_or_else(|| format!("unknown job {id}"))?;
+                    match std::mem::replace(&mut job.state, JobState::Done) {
+                        JobState::Running { start, alloc, .. } => {
+                            self.to_free.push(alloc.clone());
+                            self.report.executions.push(Execution {
+                                job_id: id.clone(),
+                                submit: job.submit,
+                                start,
+                                end: now,
+                                alloc,
+                                res: job.res,
+                                state: "COMPLETED_KILLED",
+                            });
+                        }
+                        JobState::Done => {}
+                        other => return Err(format!("job {id} is not running (state {other:?})")),
+                    }
+                    killed.push(id);
+                }
+                self.immediate.push(json!({
+                    "timestamp": now.as_secs_f64(), "type": "JOB_KILLED", "data": {"job_ids": killed, "job_progress": {}}
+                }));
+            }
+            "CALL_ME_LATER" => {
+                let at = data
+                    .get("timestamp")
+                    .and_then(Value::as_f64)
+                    .ok_or("missing timestamp")?;
+                let at = Time::from_secs_f64(at);
+                if at < now {
+                    return Err(format!("asks to be called at {at}, in the past"));
+                }
+                self.calls.insert(at);
+            }
+            "REGISTER_PROFILE" => {
+                if !self.config.dynamic_jobs {
+                    return Err("dynamic jobs are disabled (Batsim's --enable-dynamic-jobs)".into());
+                }
+                let workload = data
+                    .get("workload_name")
+                    .and_then(Value::as_str)
+                    .ok_or("missing workload_name")?;
+                let name = data
+                    .get("profile_name")
+                    .and_then(Value::as_str)
+                    .ok_or("missing profile_name")?;
+                let profile = data
+                    .get("profile")
+                    .filter(|p| p.is_object())
+                    .ok_or("missing profile object")?;
+                self.profiles
+                    .entry(workload.to_string())
+                    .or_default()
+                    .insert(name.to_string(), profile.clone());
+            }
+            "REGISTER_JOB" => {
+                if !self.config.dynamic_jobs {
+                    return Err("dynamic jobs are disabled (Batsim's --enable-dynamic-jobs)".into());
+                }
+                if self.registration_finished {
+                    return Err("registration_finished was already notified".into());
+                }
+                let id = Self::job_id(data)?;
+                let (workload, _) = id
+                    .split_once('!')
+                    .ok_or_else(|| format!("job id {id:?} is not WORKLOAD!NAME"))?;
+                if self.jobs.contains_key(&id) {
+                    return Err(format!("job id {id} is already used"));
+                }
+                let job = data
+                    .get("job")
+                    .and_then(Value::as_object)
+                    .ok_or("missing job object")?;
+                let res = job.get("res").and_then(Value::as_u64).ok_or("job.res missing")? as u32;
+                let profile = job
+                    .get("profile")
+                    .and_then(Value::as_str)
+                    .ok_or("job.profile missing")?;
+                let runtime = self.runtime(workload, profile)?;
+                let walltime = job
+                    .get("walltime")
+                    .and_then(Value::as_f64)
+                    .filter(|w| *w > 0.0)
+                    .map(Time::from_secs_f64);
+                let mut description = job.clone();
+                description.insert("subtime".into(), json!(now.as_secs_f64()));
+                if self.config.acknowledge_dynamic_jobs {
+                    self.immediate.push(json!({
+                        "timestamp": now.as_secs_f64(), "type": "JOB_SUBMITTED",
+                        "data": {"job_id": id, "job": Value::Object(description.clone())}
+                    }));
+                }
+                self.jobs.insert(
+                    id.clone(),
+                    SimJob {
+                        submit: now,
+                        walltime,
+                        res,
+                        runtime,
+                        description,
+                        state: JobState::Submitted,
+                    },
+                );
+                self.report.registered.push(id);
+            }
+            "NOTIFY" => match data.get("type").and_then(Value::as_str) {
+                Some("registration_finished") => self.registration_finished = true,
+                Some("continue_registration") => self.registration_finished = false,
+                other => return Err(format!("unknown notification {other:?}")),
+            },
+            other => return Err(format!("unknown event type {other:?}")),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,255 @@
+//! The ZeroMQ REP server: Batsim (REQ) connects, sends a message, waits for
+//! exactly one reply, and so on until `SIMULATION_ENDS`.
+//!
+//! It never hangs forever: an optional receive timeout (`ZMQ_RCVTIMEO`, and
+//! the same bound on `zmq::poll`) turns a silent peer into an error, and a socket monitor
+//! reports a peer that disconnects while the scheduler waits for a request.
+//! When a message cannot be handled, the server answers it with a plain-text
+//! error (not JSON) before returning the error, so that Batsim stops with a
+//! parse error instead of waiting forever for a valid answer.
+
+use super::messages::{encode_reply, excerpt, parse_message, MessageError};
+use super::session::{Session, SessionError};
+use interstice_core::Summary;
+use std::time::{Duration, Instant};
+
+/// Where to listen and how long to wait.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// ZeroMQ endpoint to bind (`tcp://127.0.0.1:28000`, `ipc:///tmp/sched`).
+    pub endpoint: String,
+    /// Give up when no message arrives for this long (`None`: wait forever).
+    pub timeout: Option<Duration>,
+}
+
+/// What a finished run measured.
+#[derive(Clone, Debug, Default)]
+pub struct ServeReport {
+    /// Messages answered.
+    pub messages: u64,
+    /// Wall time spent parsing, deciding and encoding (not waiting), in total.
+    pub busy: Duration,
+    /// CPU time of the serving thread over the whole run (user + system),
+    /// including ZeroMQ calls; `None` where the platform cannot tell.
+    pub thread_cpu: Option<Duration>,
+    /// The summary written at `SIMULATION_ENDS` (when an output directory was set).
+    pub summary: Option<Summary>,
+}
+
+/// Why the server stopped before `SIMULATION_ENDS`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// The endpoint could not be bound.
+    #[error("cannot listen on {endpoint}: {error} (is another scheduler using it? is the address valid?)")]
+    Bind {
+        /// The endpoint.
+        endpoint: String,
+        /// ZeroMQ's error.
+        error: zmq::Error,
+    },
+    /// A ZeroMQ call failed.
+    #[error("ZeroMQ error while {action}: {error}")]
+    Zmq {
+        /// What the server was doing.
+        action: &'static str,
+        /// ZeroMQ's error.
+        error: zmq::Error,
+    },
+    /// Nothing arrived in time.
+    #[error(
+        "no message from Batsim on {endpoint} for {seconds} s (after {received} messages): is Batsim running \
+         with -s {endpoint}?"
+    )]
+    Timeout {
+        /// The endpoint.
+        endpoint: String,
+        /// The timeout, seconds.
+        seconds: f64,
+        /// Messages received so far.
+        received: u64,
+    },
+    /// The peer went away while the scheduler waited for its next message.
+    #[error("Batsim closed the connection on {endpoint} before SIMULATION_ENDS (after {received} messages)")]
+    PeerClosed {
+        /// The endpoint.
+        endpoint: String,
+        /// Messages received so far.
+        received: u64,
+    },
+    /// A message is not a valid Batsim message.
+    #[error("message {seq} from Batsim is malformed: {problem} (message starts with: {excerpt})")]
+    Malformed {
+        /// 0-based position of the message in the conversation.
+        seq: u64,
+        /// Its first bytes.
+        excerpt: String,
+        /// What is wrong.
+        problem: MessageError,
+    },
+    /// A message is valid JSON but makes no sense in this conversation.
+    #[error("message {seq} from Batsim cannot be handled: {problem} (message starts with: {excerpt})")]
+    Session {
+        /// 0-based position of the message in the conversation.
+        seq: u64,
+        /// Its first bytes.
+        excerpt: String,
+        /// What is wrong.
+        problem: SessionError,
+    },
+}
+
+/// Bind `options.endpoint` and answer Batsim until `SIMULATION_ENDS`.
+pub fn serve(options: &ServerOptions, session: &mut Session) -> Result<ServeReport, ServerError> {
+    let context = zmq::Context::new();
+    let socket = context.socket(zmq::REP).map_err(|error| ServerError::Zmq {
+        action: "creating the socket",
+        error,
+    })?;
+    if let Some(timeout) = options.timeout {
+        // The poll below enforces it; RCVTIMEO also bounds the receive itself.
+        let millis = timeout.as_millis().clamp(1, i32::MAX as u128) as i32;
+        socket.set_rcvtimeo(millis).map_err(|error| ServerError::Zmq {
+            action: "setting ZMQ_RCVTIMEO",
+            error,
+        })?;
+    }
+    // Let the last reply reach Batsim on close, but never block exit for long.
+    socket.set_linger(2000).map_err(|error| ServerError::Zmq {
+        action: "setting ZMQ_LINGER",
+        error,
+    })?;
+    let monitor_endpoint = format!("inproc://interstice-monitor-{:p}", &socket);
+    socket
+        .monitor(&monitor_endpoint, zmq::SocketEvent::DISCONNECTED.to_raw() as i32)
+        .map_err(|error| ServerError::Zmq {
+            action: "monitoring the socket",
+            error,
+        })?;
+    let monitor = context.socket(zmq::PAIR).map_err(|error| ServerError::Zmq {
+        action: "creating the monitor",
+        error,
+    })?;
+    monitor
+        .connect(&monitor_endpoint)
+        .map_err(|error| ServerError::Zmq {
+            action: "connecting the monitor",
+            error,
+        })?;
+    socket
+        .bind(&options.endpoint)
+        .map_err(|error| ServerError::Bind {
+            endpoint: options.endpoint.clone(),
+            error,
+        })?;
+    serve_on(&socket, &monitor, options, session)
+}
+
+fn thread_cpu_time() -> Option<Duration> {
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_THREAD).ok()?;
+    let to_duration = |tv: nix::sys::time::TimeVal| {
+        Duration::from_secs(tv.tv_sec().max(0) as u64) + Duration::from_micros(tv.tv_usec().max(0) as u64)
+    };
+    Some(to_duration(usage.user_time()) + to_duration(usage.system_time()))
+}
+
+fn serve_on(
+    socket: &zmq::Socket,
+    monitor: &zmq::Socket,
+    options: &ServerOptions,
+    session: &mut Session,
+) -> Result<ServeReport, ServerError> {
+    let cpu_start = thread_cpu_time();
+    let mut report = ServeReport::default();
+    let poll_timeout_ms = options
+        .timeout
+        .map_or(-1, |t| t.as_millis().clamp(1, i64::MAX as u128) as i64);
+    let mut seq: u64 = 0;
+    loop {
+        // Wait for a request, a disconnection, or the timeout.
+        let mut items = [
+            socket.as_poll_item(zmq::POLLIN),
+            monitor.as_poll_item(zmq::POLLIN),
+        ];
+        let ready = zmq::poll(&mut items, poll_timeout_ms).map_err(|error| ServerError::Zmq {
+            action: "waiting for Batsim",
+            error,
+        })?;
+        if ready == 0 {
+            return Err(ServerError::Timeout {
+                endpoint: options.endpoint.clone(),
+                seconds: options.timeout.map_or(0.0, |t| t.as_secs_f64()),
+                received: seq,
+            });
+        }
+        let request_ready = items[0].is_readable();
+        if items[1].is_readable() {
+            let frames = monitor.recv_multipart(0).map_err(|error| ServerError::Zmq {
+                action: "reading the socket monitor",
+                error,
+            })?;
+            let disconnected = frames.first().is_some_and(|frame| {
+                frame.len() >= 2
+                    && u16::from_le_bytes([frame[0], frame[1]]) == zmq::SocketEvent::DISCONNECTED.to_raw()
+            });
+            if disconnected && !request_ready {
+                return Err(ServerError::PeerClosed {
+                    endpoint: options.endpoint.clone(),
+                    received: seq,
+                });
+            }
+        }
+        if !request_ready {
+            continue;
+        }
+        let bytes = socket.recv_bytes(0).map_err(|error| ServerError::Zmq {
+            action: "receiving a message",
+            error,
+        })?;
+        let started = Instant::now();
+        let outcome = parse_message(&bytes)
+            .map_err(|problem| ServerError::Malformed {
+                seq,
+                excerpt: excerpt(&bytes),
+                problem,
+            })
+            .and_then(|message| {
+                session
+                    .handle(&message)
+                    .map(|reply| (message.now, reply))
+                    .map_err(|problem| ServerError::Session {
+                        seq,
+                        excerpt: excerpt(&bytes),
+                        problem,
+                    })
+            });
+        match outcome {
+            Ok((now, reply)) => {
+                let text = encode_reply(now, &reply.events);
+                report.busy += started.elapsed();
+                socket
+                    .send(text.as_bytes(), 0)
+                    .map_err(|error| ServerError::Zmq {
+                        action: "sending a reply",
+                        error,
+                    })?;
+                report.messages += 1;
+                seq += 1;
+                if reply.finished {
+                    report.summary = session.summary().cloned();
+                    report.thread_cpu = match (cpu_start, thread_cpu_time()) {
+                        (Some(start), Some(end)) => Some(end.saturating_sub(start)),
+                        _ => None,
+                    };
+                    return Ok(report);
+                }
+            }
+            Err(error) => {
+                // Not JSON on purpose: Batsim aborts on it instead of waiting forever.
+                let text = format!("interstice error: {error}");
+                let _ = socket.send(text.as_bytes(), 0);
+                return Err(error);
+            }
+        }
+    }
+}

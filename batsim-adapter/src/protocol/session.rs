@@ -1,0 +1,1023 @@
+//! The scheduler side of one Batsim simulation, without any socket: turns each
+//! message from Batsim into engine calls and the engine's decisions into the
+//! reply's events.
+//!
+//! Per message: `SIMULATION_BEGINS` builds the engine; then every
+//! `JOB_COMPLETED`/`JOB_KILLED` is applied, then every `JOB_SUBMITTED` (in a
+//! canonical order: workload, then job number), then due cloud injections,
+//! then one `Engine::schedule(now)`. Decisions cost no simulated time: every
+//! reply event is stamped with the message's `now`.
+//!
+//! The engine's decisions can depend on when passes happen, so the adapter
+//! passes exactly when the built-in simulator (`sim`) does: at a message that
+//! brings completions or arrivals (not at one that only acknowledges a kill or
+//! brings an outdated call), when the engine's wake-up is due, again at the
+//! same time while a pass decided something and the wake-up is not in the
+//! future, and at the time an evicted run would have ended by itself (the
+//! simulator's stale end event; the adapter asks Batsim for a call then). A
+//! job without walltime (`-1` or missing) gets its `delay` profile's length as
+//! walltime (unbounded otherwise), as `interstice replay` reads such a
+//! workload.
+//!
+//! Evictions: an `Evict` becomes `KILL_JOB` and is reported to the engine
+//! right away (`EndReason::Evicted`, as the simulator does); a start on
+//! processors that a kill is still freeing is held back until Batsim's
+//! `JOB_KILLED` (Batsim must not run two jobs on one host). A killed Batsim
+//! job cannot run again, so an evicted job that the engine re-queues is
+//! registered again under a new id (`interstice!<old id>-r<n>`) when Batsim's
+//! dynamic jobs are enabled; without them the engine is told to allow no
+//! resubmission and an eviction is final.
+
+use super::messages::{
+    EventKind, FinalState, JobCompleted, JobSubmitted, Message, Outgoing, SimulationBegins,
+};
+use super::options::{CloudInjection, EngineOptions, RUNTIME_SEED_MIX};
+use crate::output::{self, OutputError};
+use crate::sim::rng::SplitMix64 as RuntimeRng;
+use interstice_core::{
+    Decision, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, ProcSet, Summary, Time,
+};
+use interstice_swf::inject::SplitMix64 as ProcsRng;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::PathBuf;
+
+/// The workload name of the jobs the adapter registers itself.
+pub const DYNAMIC_WORKLOAD: &str = "interstice";
+
+/// Engine ids of jobs without a usable job number start here.
+const SYNTHETIC_ID_BASE: u64 = 1 << 40;
+
+/// Everything the adapter needs besides Batsim's messages.
+#[derive(Clone, Debug, Default)]
+pub struct AdapterConfig {
+    /// Engine options from the command line (they win over `sched-config`).
+    pub engine: EngineOptions,
+    /// Create cloud jobs through dynamic registration.
+    pub inject: Option<CloudInjection>,
+    /// Write `jobs.csv` and `summary.json` here at `SIMULATION_ENDS`.
+    pub out_dir: Option<PathBuf>,
+}
+
+/// Why a message could not be handled.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// One event is inconsistent with what the scheduler knows.
+    #[error("events[{index}] ({event_type}): {problem}")]
+    Event {
+        /// Index in the message's `events`.
+        index: usize,
+        /// Batsim's event type.
+        event_type: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The message as a whole is out of place.
+    #[error("{0}")]
+    Protocol(String),
+    /// Writing the results at `SIMULATION_ENDS` failed.
+    #[error("cannot write the results: {0}")]
+    Output(OutputError),
+}
+
+/// The answer to one message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// The reply's events (all stamped with the message's `now`).
+    pub events: Vec<Outgoing>,
+    /// True after `SIMULATION_ENDS`: send the reply and stop.
+    pub finished: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tracked {
+    /// Submitted, waiting for a decision.
+    Waiting,
+    /// `EXECUTE_JOB` sent (or held back until a kill completes).
+    Running,
+    /// Ended, rejected, or evicted (see `Running::killing` for kills in flight).
+    Done,
+}
+
+/// Passes at one timestamp after which the adapter gives up (as the simulator does).
+const MAX_PASSES_PER_MESSAGE: u32 = 10_000;
+
+#[derive(Clone, Debug)]
+struct Entry {
+    /// The Batsim id of the job's current incarnation.
+    batsim_id: String,
+    /// The job's description, for registering a resubmission.
+    description: Map<String, Value>,
+    /// The workload of the original job (for its profile).
+    workload: String,
+    state: Tracked,
+    /// Processors of the current run (engine numbering).
+    procs: Option<ProcSet>,
+    /// The engine re-queued it after an eviction: register a new Batsim job before starting it.
+    needs_registration: bool,
+    registrations: u32,
+    /// Rank of the current run's start among all starts.
+    start_order: u64,
+    /// How long a run lasts if nothing stops it: min(run time, walltime), or
+    /// the walltime when the run time is unknown.
+    length: Time,
+    /// When the current run would end by itself.
+    run_end: Option<Time>,
+}
+
+#[derive(Clone, Debug)]
+struct HeldStart {
+    batsim_id: String,
+    alloc: String,
+    waiting_for: HashSet<String>,
+}
+
+struct Running {
+    engine: Engine,
+    /// Engine processor `i` is Batsim resource `resources[i]`.
+    resources: Vec<u32>,
+    identity_resources: bool,
+    dynamic_jobs: bool,
+    workload_name: String,
+    first_workload: Option<String>,
+    profiles: Map<String, Value>,
+    registered_profiles: HashSet<String>,
+    by_batsim: HashMap<String, JobId>,
+    entries: HashMap<JobId, Entry>,
+    used_ids: HashSet<u64>,
+    next_synthetic: u64,
+    /// Batsim ids of `KILL_JOB`s not yet acknowledged, with their processors.
+    killing: HashMap<String, ProcSet>,
+    held: Vec<HeldStart>,
+    requested_calls: BTreeSet<Time>,
+    static_done: bool,
+    registration_finished: bool,
+    next_injection: u64,
+    starts: u64,
+    /// Engine calls made for Batsim events (ends, arrivals, injections).
+    engine_events: u64,
+    /// Time of the last scheduling pass.
+    last_pass: Option<Time>,
+    /// When evicted runs would have ended by themselves.
+    stale_ends: BTreeSet<Time>,
+    /// Wall time spent in scheduling passes.
+    schedule_time: std::time::Duration,
+    /// Time of the first injection, once known.
+    injection_start: Option<Time>,
+    procs_rng: ProcsRng,
+    runtime_rng: RuntimeRng,
+    clock: Time,
+    last_now: f64,
+}
+
+/// One simulation's scheduler state.
+pub struct Session {
+    config: AdapterConfig,
+    running: Option<Running>,
+    finished: bool,
+    summary: Option<Summary>,
+}
+
+impl Session {
+    /// A session waiting for `SIMULATION_BEGINS`.
+    pub fn new(config: AdapterConfig) -> Session {
+        Session {
+            config,
+            running: None,
+            finished: false,
+            summary: None,
+        }
+    }
+
+    /// The engine, once `SIMULATION_BEGINS` was handled.
+    pub fn engine(&self) -> Option<&Engine> {
+        self.running.as_ref().map(|r| &r.engine)
+    }
+
+    /// The Batsim id of the current incarnation of an engine job.
+    pub fn batsim_id(&self, id: JobId) -> Option<&str> {
+        self.running
+            .as_ref()?
+            .entries
+            .get(&id)
+            .map(|e| e.batsim_id.as_str())
+    }
+
+    /// The engine id of a Batsim job id.
+    pub fn engine_id(&self, batsim_id: &str) -> Option<JobId> {
+        self.running.as_ref()?.by_batsim.get(batsim_id).copied()
+    }
+
+    /// The summary computed at `SIMULATION_ENDS` (when `out_dir` was set).
+    pub fn summary(&self) -> Option<&Summary> {
+        self.summary.as_ref()
+    }
+
+    /// Wall time spent in `Engine::schedule` passes so far (to tell the
+    /// engine's cost from the protocol's in measurements).
+    pub fn schedule_time(&self) -> std::time::Duration {
+        self.running
+            .as_ref()
+            .map_or(std::time::Duration::ZERO, |r| r.schedule_time)
+    }
+
+    /// True once `SIMULATION_ENDS` was handled.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Handle one message and build the reply.
+    pub fn handle(&mut self, message: &Message) -> Result<Reply, SessionError> {
+        if self.finished {
+            return Err(SessionError::Protocol(
+                "a message arrived after SIMULATION_ENDS".into(),
+            ));
+        }
+        let begins_at = message
+            .events
+            .iter()
+            .position(|e| matches!(e.kind, EventKind::SimulationBegins(_)));
+        match (begins_at, self.running.is_some()) {
+            (Some(index), true) => {
+                return Err(SessionError::Event {
+                    index,
+                    event_type: "SIMULATION_BEGINS",
+                    problem: "the simulation has already begun".into(),
+                })
+            }
+            (Some(index), false) => {
+                if let EventKind::SimulationBegins(begins) = &message.events[index].kind {
+                    let running = self
+                        .begin(begins, message.now)
+                        .map_err(|problem| SessionError::Event {
+                            index,
+                            event_type: "SIMULATION_BEGINS",
+                            problem,
+                        })?;
+                    self.running = Some(running);
+                }
+            }
+            (None, false) => {
+                return Err(SessionError::Protocol(
+                    "the first message must contain SIMULATION_BEGINS".into(),
+                ))
+            }
+            (None, true) => {}
+        }
+        let running = self.running.as_mut().expect("begun");
+        if message.now < running.last_now {
+            return Err(SessionError::Protocol(format!(
+                "now {} is before the previous message's now {}: time must not go backwards",
+                message.now, running.last_now
+            )));
+        }
+        running.last_now = message.now;
+        let events_before = running.engine_events;
+        let now = Time::from_secs_f64(message.now);
+        let mut reply = Vec::new();
+
+        // 1. Ends: completions in a canonical order (time, then the order the
+        // runs started, as the simulator ends same-time runs), then kills.
+        let mut completions: Vec<(usize, &JobCompleted, Time, u64)> = message
+            .events
+            .iter()
+            .enumerate()
+            .filter_map(|(index, event)| match &event.kind {
+                EventKind::JobCompleted(completed) => Some((
+                    index,
+                    completed,
+                    Time::from_secs_f64(event.timestamp),
+                    running.start_order(&completed.job_id),
+                )),
+                _ => None,
+            })
+            .collect();
+        completions.sort_by_key(|&(index, _, at, order)| (at, order, index));
+        for (index, completed, at, _) in completions {
+            running
+                .job_completed(completed, at)
+                .map_err(|problem| SessionError::Event {
+                    index,
+                    event_type: "JOB_COMPLETED",
+                    problem,
+                })?;
+        }
+        for (index, event) in message.events.iter().enumerate() {
+            if let EventKind::JobKilled { job_ids } = &event.kind {
+                running
+                    .job_killed(job_ids, &mut reply)
+                    .map_err(|problem| SessionError::Event {
+                        index,
+                        event_type: "JOB_KILLED",
+                        problem,
+                    })?;
+            }
+        }
+        // 2. Arrivals, in a canonical order (Batsim sorts same-time jobs by id as text).
+        let mut submissions: Vec<(usize, &JobSubmitted, Time)> = message
+            .events
+            .iter()
+            .enumerate()
+            .filter_map(|(index, event)| match &event.kind {
+                EventKind::JobSubmitted(submitted) => {
+                    Some((index, submitted, Time::from_secs_f64(event.timestamp)))
+                }
+                _ => None,
+            })
+            .collect();
+        submissions.sort_by(|a, b| {
+            a.2.cmp(&b.2)
+                .then_with(|| job_order_key(&a.1.job_id).cmp(&job_order_key(&b.1.job_id)))
+        });
+        for (index, submitted, at) in submissions {
+            running
+                .job_submitted(submitted, at, &mut reply)
+                .map_err(|problem| SessionError::Event {
+                    index,
+                    event_type: "JOB_SUBMITTED",
+                    problem,
+                })?;
+        }
+        // 3. Calls and notifications.
+        let mut ends = false;
+        let mut static_done = false;
+        for event in &message.events {
+            match &event.kind {
+                EventKind::RequestedCall => {
+                    let due: Vec<Time> = running.requested_calls.range(..=now).copied().collect();
+                    for t in due {
+                        running.requested_calls.remove(&t);
+                    }
+                }
+                EventKind::Notify { notify_type } if notify_type == "no_more_static_job_to_submit" => {
+                    static_done = true;
+                }
+                // Other notifications (`no_more_external_event_to_occur`, …) change nothing here.
+                EventKind::Notify { .. } => {}
+                EventKind::SimulationEnds => ends = true,
+                _ => {}
+            }
+        }
+        if ends {
+            self.finished = true;
+            if let Some(dir) = &self.config.out_dir {
+                let records = running.engine.records();
+                let summary =
+                    output::write_outputs(dir, &running.workload_name, records, running.engine.config())
+                        .map_err(SessionError::Output)?;
+                self.summary = Some(summary);
+            }
+            // Batsim expects an answer without events to SIMULATION_ENDS.
+            return Ok(Reply {
+                events: Vec::new(),
+                finished: true,
+            });
+        }
+        // 4. Cloud injection (every injection time up to the last static
+        // submission, like `swf inject` over the trace's span), then scheduling.
+        if let Some(inject) = &self.config.inject {
+            running
+                .inject_due(inject, now, &mut reply)
+                .map_err(SessionError::Protocol)?;
+        }
+        if static_done {
+            running.static_done = true;
+        }
+        running.clock = running.clock.max(now);
+        // Schedule when something happened, or when the engine asked to be
+        // woken up since its last pass (as the simulator does): a message that
+        // only acknowledges a kill or brings an outdated call changes nothing.
+        let wanted = running
+            .engine
+            .next_wakeup()
+            .is_some_and(|t| t <= running.clock && running.last_pass.map_or(true, |last| t > last));
+        // The simulator also passes when an evicted run would have ended
+        // (its stale end event); do the same so both make the same decisions.
+        let stale_due: Vec<Time> = running.stale_ends.range(..=now).copied().collect();
+        for t in &stale_due {
+            running.stale_ends.remove(t);
+        }
+        let mut passes = if running.engine_events > events_before || wanted || !stale_due.is_empty() {
+            0
+        } else {
+            MAX_PASSES_PER_MESSAGE
+        };
+        let passes_started = std::time::Instant::now();
+        while passes < MAX_PASSES_PER_MESSAGE {
+            passes += 1;
+            let decisions = running.engine.schedule(running.clock);
+            running.last_pass = Some(running.clock);
+            let productive = !decisions.is_empty();
+            running
+                .apply(decisions, &mut reply)
+                .map_err(SessionError::Protocol)?;
+            let again = running.engine.next_wakeup().is_some_and(|t| t <= running.clock);
+            if !(productive && again) {
+                break;
+            }
+            if passes == MAX_PASSES_PER_MESSAGE {
+                return Err(SessionError::Protocol(format!(
+                    "the engine kept deciding at t = {} s for {MAX_PASSES_PER_MESSAGE} passes",
+                    message.now
+                )));
+            }
+        }
+        running.schedule_time += passes_started.elapsed();
+        // 5. Wake-ups and the end of registrations.
+        let mut wakeups = Vec::new();
+        if let Some(t) = running.engine.next_wakeup() {
+            wakeups.push(t);
+        }
+        if let Some(inject) = &self.config.inject {
+            if let Some(t) = running.pending_injection(inject) {
+                wakeups.push(t);
+            }
+        }
+        if let Some(t) = running.stale_ends.first() {
+            wakeups.push(*t);
+        }
+        for t in wakeups {
+            if t > now && !t.is_infinite() && running.requested_calls.insert(t) {
+                reply.push(Outgoing::CallMeLater { at: t.as_secs_f64() });
+            }
+        }
+        if running.dynamic_jobs && !running.registration_finished && running.registrations_over(&self.config)
+        {
+            running.registration_finished = true;
+            reply.push(Outgoing::Notify {
+                notify_type: "registration_finished".into(),
+            });
+        }
+        Ok(Reply {
+            events: reply,
+            finished: false,
+        })
+    }
+
+    fn begin(&self, begins: &SimulationBegins, now: f64) -> Result<Running, String> {
+        let from_batsim = EngineOptions::from_sched_config(&begins.sched_config)?;
+        let options = self.config.engine.clone().or(from_batsim);
+        let procs =
+            u32::try_from(begins.compute_resources.len()).map_err(|_| "too many resources".to_string())?;
+        let mut config = options.to_config(procs)?;
+        if !begins.dynamic_jobs_enabled {
+            if self.config.inject.is_some() {
+                return Err(
+                    "cloud injection registers jobs dynamically: run Batsim with --enable-dynamic-jobs \
+                     (or drop --inject-cloud)"
+                        .into(),
+                );
+            }
+            // A killed Batsim job cannot be executed again: without dynamic
+            // jobs there is no way to resubmit, so evictions are final.
+            config.lifecycle.max_resubmissions = 0;
+        }
+        if let Some(inject) = &self.config.inject {
+            inject.validate()?;
+        }
+        let engine = Engine::new(config).map_err(|e| e.to_string())?;
+        let identity_resources = begins
+            .compute_resources
+            .iter()
+            .enumerate()
+            .all(|(i, &r)| i as u32 == r);
+        let workload_name = begins
+            .workloads
+            .first()
+            .and_then(|(_, path)| std::path::Path::new(path).file_stem())
+            .map(|stem| stem.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "batsim".to_string());
+        Ok(Running {
+            engine,
+            resources: begins.compute_resources.clone(),
+            identity_resources,
+            dynamic_jobs: begins.dynamic_jobs_enabled,
+            workload_name,
+            first_workload: begins.workloads.first().map(|(name, _)| name.clone()),
+            profiles: begins.profiles.clone(),
+            registered_profiles: HashSet::new(),
+            by_batsim: HashMap::new(),
+            entries: HashMap::new(),
+            used_ids: HashSet::new(),
+            next_synthetic: SYNTHETIC_ID_BASE,
+            killing: HashMap::new(),
+            held: Vec::new(),
+            requested_calls: BTreeSet::new(),
+            static_done: false,
+            registration_finished: false,
+            next_injection: 0,
+            starts: 0,
+            engine_events: 0,
+            last_pass: None,
+            stale_ends: BTreeSet::new(),
+            schedule_time: std::time::Duration::ZERO,
+            injection_start: self.config.inject.as_ref().and_then(|i| i.start),
+            procs_rng: ProcsRng::new(self.config.inject.as_ref().map_or(0, |i| i.seed)),
+            runtime_rng: RuntimeRng::new(
+                self.config.inject.as_ref().map_or(0, |i| i.seed) ^ RUNTIME_SEED_MIX,
+            ),
+            clock: Time::from_secs_f64(now).max(Time::ZERO),
+            last_now: now,
+        })
+    }
+}
+
+/// Sort key of a Batsim job id: workload, then the job number when numeric, then the text.
+fn job_order_key(batsim_id: &str) -> (&str, u64, &str) {
+    let (workload, name) = batsim_id.split_once('!').unwrap_or(("", batsim_id));
+    (workload, name.parse::<u64>().unwrap_or(u64::MAX), name)
+}
+
+fn seconds_field(job: &Map<String, Value>, key: &str) -> Result<Option<f64>, String> {
+    match job.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => match value.as_f64() {
+            Some(secs) if secs.is_finite() => Ok(Some(secs)),
+            _ => Err(format!("job.{key}: expected a number of seconds, found {value}")),
+        },
+    }
+}
+
+impl Running {
+    fn engine_time(&mut self, at: Time) -> Time {
+        self.clock = self.clock.max(at);
+        self.clock
+    }
+
+    fn alloc_string(&self, procs: &ProcSet) -> String {
+        if self.identity_resources {
+            procs.to_string()
+        } else {
+            ProcSet::from_ids(procs.iter().map(|p| self.resources[p as usize])).to_string()
+        }
+    }
+
+    fn new_engine_id(&mut self, batsim_id: &str) -> JobId {
+        if let Some((workload, name)) = batsim_id.split_once('!') {
+            if self.first_workload.as_deref() == Some(workload) {
+                if let Ok(number) = name.parse::<u64>() {
+                    if number < SYNTHETIC_ID_BASE && self.used_ids.insert(number) {
+                        return JobId(number);
+                    }
+                }
+            }
+        }
+        loop {
+            let id = self.next_synthetic;
+            self.next_synthetic += 1;
+            if self.used_ids.insert(id) {
+                return JobId(id);
+            }
+        }
+    }
+
+    fn profile_delay(&self, workload: &str, profile: &str) -> Option<Time> {
+        let profile = self.profiles.get(workload)?.get(profile)?;
+        if profile.get("type")?.as_str()? == "delay" {
+            profile.get("delay")?.as_f64().map(Time::from_secs_f64)
+        } else {
+            None
+        }
+    }
+
+    fn job_submitted(
+        &mut self,
+        submitted: &JobSubmitted,
+        at: Time,
+        reply: &mut Vec<Outgoing>,
+    ) -> Result<(), String> {
+        let batsim_id = &submitted.job_id;
+        if let Some(id) = self.by_batsim.get(batsim_id) {
+            // The acknowledgement of a job the adapter registered itself.
+            if self
+                .entries
+                .get(id)
+                .is_some_and(|e| e.workload == DYNAMIC_WORKLOAD || e.registrations > 0)
+            {
+                return Ok(());
+            }
+            return Err(format!("job {batsim_id} was already submitted"));
+        }
+        let job = &submitted.job;
+        let procs_value = job
+            .get("res")
+            .ok_or("job.res is missing: expected the number of resources")?;
+        let procs = procs_value
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| format!("job.res: expected a number of resources, found {procs_value}"))?;
+        let workload = batsim_id.split_once('!').map_or("", |(w, _)| w).to_string();
+        let profile = job.get("profile").and_then(Value::as_str).unwrap_or_default();
+        let runtime = self.profile_delay(&workload, profile);
+        let walltime = match seconds_field(job, "walltime")? {
+            Some(secs) if secs > 0.0 => Time::from_secs_f64(secs),
+            // Batsim's convention: missing or -1 = no walltime; plan with the
+            // delay when known (as `interstice replay` reads such a workload).
+            _ => runtime.unwrap_or(Time::INFINITY),
+        };
+        let kind = match job.get("kind") {
+            None | Some(Value::Null) => JobKind::Hpc,
+            Some(Value::String(text)) => text.parse::<JobKind>().map_err(|e| format!("job.kind: {e}"))?,
+            Some(other) => return Err(format!("job.kind: expected \"hpc\" or \"cloud\", found {other}")),
+        };
+        let slo = seconds_field(job, "slo")?.map(Time::from_secs_f64);
+        let id = self.new_engine_id(batsim_id);
+        let submit = self.engine_time(at);
+        if self.injection_start.is_none() {
+            self.injection_start = Some(submit);
+        }
+        let engine_job = Job {
+            id,
+            submit,
+            walltime,
+            runtime,
+            procs,
+            kind,
+            slo,
+        };
+        self.by_batsim.insert(batsim_id.clone(), id);
+        let mut entry = Entry {
+            batsim_id: batsim_id.clone(),
+            description: job.clone(),
+            workload,
+            state: Tracked::Waiting,
+            procs: None,
+            needs_registration: false,
+            registrations: 0,
+            start_order: u64::MAX,
+            length: engine_job
+                .runtime
+                .map_or(walltime, |r| r.min(walltime))
+                .max(Time::ZERO),
+            run_end: None,
+        };
+        self.engine_events += 1;
+        match self.engine.submit(engine_job) {
+            Ok(_prediction) => {}
+            Err(EngineError::Unschedulable { .. }) => {
+                // It can never run here (more processors than the platform or
+                // the area): refuse it instead of leaving it queued forever.
+                entry.state = Tracked::Done;
+                reply.push(Outgoing::RejectJob {
+                    job_id: batsim_id.clone(),
+                });
+            }
+            Err(other) => return Err(format!("the engine refused job {batsim_id}: {other}")),
+        }
+        self.entries.insert(id, entry);
+        Ok(())
+    }
+
+    /// When the job's current run started, relative to the others (unknown jobs last).
+    fn start_order(&self, batsim_id: &str) -> u64 {
+        self.by_batsim
+            .get(batsim_id)
+            .and_then(|id| self.entries.get(id))
+            .map_or(u64::MAX, |e| e.start_order)
+    }
+
+    fn lookup(&self, batsim_id: &str) -> Result<JobId, String> {
+        self.by_batsim.get(batsim_id).copied().ok_or_else(|| {
+            format!("job {batsim_id:?} was never submitted to this scheduler (unknown job id)")
+        })
+    }
+
+    fn job_completed(&mut self, completed: &JobCompleted, at: Time) -> Result<(), String> {
+        let batsim_id = &completed.job_id;
+        let id = self.lookup(batsim_id)?;
+        if self.killing.contains_key(batsim_id) {
+            // It ended on its own before the kill reached it; the engine has
+            // already counted it as evicted and JOB_KILLED follows.
+            return Ok(());
+        }
+        let entry = self.entries.get(&id).expect("entry of a known id");
+        if entry.batsim_id != *batsim_id {
+            return Err(format!(
+                "job {batsim_id} already ended (it was resubmitted as {})",
+                entry.batsim_id
+            ));
+        }
+        if self.held.iter().any(|h| h.batsim_id == *batsim_id) {
+            return Err(format!(
+                "job {batsim_id} completed before the scheduler asked Batsim to execute it"
+            ));
+        }
+        let state = entry.state;
+        let at = self.engine_time(at);
+        self.engine_events += 1;
+        let reason = match completed.state {
+            FinalState::Successful | FinalState::Failed => EndReason::Completed,
+            FinalState::WalltimeReached => EndReason::WalltimeReached,
+            FinalState::Killed | FinalState::Rejected => EndReason::Killed,
+        };
+        match state {
+            Tracked::Running => {
+                self.engine
+                    .job_ended(id, at, reason)
+                    .map_err(|e| format!("job {batsim_id}: {e}"))?;
+            }
+            Tracked::Waiting if completed.state == FinalState::Rejected => {
+                self.engine
+                    .cancel(id, at)
+                    .map_err(|e| format!("job {batsim_id}: {e}"))?;
+            }
+            Tracked::Waiting => {
+                return Err(format!(
+                    "job {batsim_id} ended ({}) but the scheduler never started it",
+                    completed.state.name()
+                ))
+            }
+            Tracked::Done => return Err(format!("job {batsim_id} had already ended")),
+        }
+        let entry = self.entries.get_mut(&id).expect("entry");
+        entry.state = Tracked::Done;
+        Ok(())
+    }
+
+    fn job_killed(&mut self, job_ids: &[String], reply: &mut Vec<Outgoing>) -> Result<(), String> {
+        for batsim_id in job_ids {
+            self.lookup(batsim_id)?;
+            if self.killing.remove(batsim_id).is_none() {
+                return Err(format!(
+                    "JOB_KILLED names {batsim_id}, which the scheduler never asked to kill"
+                ));
+            }
+            for held in &mut self.held {
+                held.waiting_for.remove(batsim_id);
+            }
+        }
+        let (ready, still): (Vec<HeldStart>, Vec<HeldStart>) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|h| h.waiting_for.is_empty());
+        self.held = still;
+        for held in ready {
+            reply.push(Outgoing::ExecuteJob {
+                job_id: held.batsim_id,
+                alloc: held.alloc,
+            });
+        }
+        Ok(())
+    }
+
+    /// Register a profile once in the dynamic workload; returns its name there.
+    fn ensure_profile(&mut self, name: String, profile: Value, reply: &mut Vec<Outgoing>) -> String {
+        if self.registered_profiles.insert(name.clone()) {
+            reply.push(Outgoing::RegisterProfile {
+                workload_name: DYNAMIC_WORKLOAD.into(),
+                profile_name: name.clone(),
+                profile,
+            });
+        }
+        name
+    }
+
+    fn register_resubmission(&mut self, id: JobId, reply: &mut Vec<Outgoing>) -> Result<(), String> {
+        let entry = self.entries.get(&id).expect("entry").clone();
+        let profile_name = entry
+            .description
+            .get("profile")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let dynamic_profile = if entry.workload == DYNAMIC_WORKLOAD {
+            profile_name
+        } else {
+            let profile = self
+                .profiles
+                .get(&entry.workload)
+                .and_then(|p| p.get(&profile_name))
+                .cloned()
+                .ok_or_else(|| {
+                    format!(
+                        "cannot resubmit evicted job {}: its profile {profile_name:?} was not in SIMULATION_BEGINS",
+                        entry.batsim_id
+                    )
+                })?;
+            self.ensure_profile(format!("{}_{}", entry.workload, profile_name), profile, reply)
+        };
+        let registrations = entry.registrations + 1;
+        let original = entry
+            .description
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or(&entry.batsim_id);
+        let base = original.split('-').next().unwrap_or(original).replace('!', "_");
+        let new_id = format!("{DYNAMIC_WORKLOAD}!{base}-r{registrations}");
+        let mut description = entry.description.clone();
+        description.insert("id".into(), json!(new_id));
+        description.insert("profile".into(), json!(dynamic_profile));
+        description.insert("subtime".into(), json!(self.clock.as_secs_f64()));
+        reply.push(Outgoing::RegisterJob {
+            job_id: new_id.clone(),
+            job: Value::Object(description),
+        });
+        self.by_batsim.insert(new_id.clone(), id);
+        let entry = self.entries.get_mut(&id).expect("entry");
+        entry.batsim_id = new_id;
+        entry.registrations = registrations;
+        entry.needs_registration = false;
+        Ok(())
+    }
+
+    fn apply(&mut self, decisions: Vec<Decision>, reply: &mut Vec<Outgoing>) -> Result<(), String> {
+        let mut kills = Vec::new();
+        let mut starts = Vec::new();
+        for decision in decisions {
+            match decision {
+                Decision::Evict { id } => {
+                    let entry = self
+                        .entries
+                        .get_mut(&id)
+                        .ok_or_else(|| format!("the engine evicted unknown job {id}"))?;
+                    if entry.state != Tracked::Running {
+                        return Err(format!(
+                            "the engine evicted job {} which is not running",
+                            entry.batsim_id
+                        ));
+                    }
+                    let batsim_id = entry.batsim_id.clone();
+                    let procs = entry.procs.take().unwrap_or_default();
+                    if let Some(end) = entry
+                        .run_end
+                        .take()
+                        .filter(|end| *end > self.clock && !end.is_infinite())
+                    {
+                        self.stale_ends.insert(end);
+                    }
+                    entry.state = Tracked::Done;
+                    self.killing.insert(batsim_id.clone(), procs);
+                    if let Some(pos) = self.held.iter().position(|h| h.batsim_id == batsim_id) {
+                        // Never executed in Batsim: nothing to kill there.
+                        let held = self.held.remove(pos);
+                        self.killing.remove(&held.batsim_id);
+                    } else {
+                        kills.push(batsim_id.clone());
+                    }
+                    self.engine
+                        .job_ended(id, self.clock, EndReason::Evicted)
+                        .map_err(|e| format!("evicting job {batsim_id}: {e}"))?;
+                    if matches!(self.engine.job_state(id), Some(JobState::Queued { .. })) {
+                        let entry = self.entries.get_mut(&id).expect("entry");
+                        entry.state = Tracked::Waiting;
+                        entry.needs_registration = true;
+                    }
+                }
+                Decision::Start { id, procs } => {
+                    if self.entries.get(&id).is_some_and(|e| e.needs_registration) {
+                        self.register_resubmission(id, reply)?;
+                    }
+                    let alloc = self.alloc_string(&procs);
+                    let entry = self
+                        .entries
+                        .get_mut(&id)
+                        .ok_or_else(|| format!("the engine started unknown job {id}"))?;
+                    if entry.state != Tracked::Waiting {
+                        return Err(format!(
+                            "the engine started job {} which is not waiting",
+                            entry.batsim_id
+                        ));
+                    }
+                    entry.state = Tracked::Running;
+                    entry.procs = Some(procs.clone());
+                    entry.start_order = self.starts;
+                    entry.run_end = Some(self.clock + entry.length);
+                    self.starts += 1;
+                    let batsim_id = entry.batsim_id.clone();
+                    let waiting_for: HashSet<String> = self
+                        .killing
+                        .iter()
+                        .filter(|(_, killed)| killed.intersects(&procs))
+                        .map(|(kill_id, _)| kill_id.clone())
+                        .collect();
+                    if waiting_for.is_empty() {
+                        starts.push(Outgoing::ExecuteJob {
+                            job_id: batsim_id,
+                            alloc,
+                        });
+                    } else {
+                        self.held.push(HeldStart {
+                            batsim_id,
+                            alloc,
+                            waiting_for,
+                        });
+                    }
+                }
+                Decision::Reject { id, .. } => {
+                    let entry = self
+                        .entries
+                        .get_mut(&id)
+                        .ok_or_else(|| format!("the engine rejected unknown job {id}"))?;
+                    entry.state = Tracked::Done;
+                    // A re-queued evicted job has no live Batsim job to reject.
+                    if !entry.needs_registration {
+                        starts.push(Outgoing::RejectJob {
+                            job_id: entry.batsim_id.clone(),
+                        });
+                    }
+                    entry.needs_registration = false;
+                }
+            }
+        }
+        if !kills.is_empty() {
+            reply.push(Outgoing::KillJob { job_ids: kills });
+        }
+        reply.extend(starts);
+        Ok(())
+    }
+
+    fn pending_injection(&self, inject: &CloudInjection) -> Option<Time> {
+        if self.static_done {
+            return None;
+        }
+        let t = inject.time_of(self.injection_start?, self.next_injection);
+        match inject.until {
+            Some(until) if t > until => None,
+            _ => Some(t),
+        }
+    }
+
+    fn inject_due(
+        &mut self,
+        inject: &CloudInjection,
+        now: Time,
+        reply: &mut Vec<Outgoing>,
+    ) -> Result<(), String> {
+        while let Some(t) = self.pending_injection(inject) {
+            if t > now {
+                break;
+            }
+            let k = self.next_injection;
+            self.next_injection += 1;
+            let procs = inject.procs.draw(&mut self.procs_rng);
+            let runtime = inject.runtime.sample(inject.walltime, &mut self.runtime_rng);
+            let profile_name = format!("cloud_{}", runtime.ticks());
+            let profile = json!({"type": "delay", "delay": runtime.as_secs_f64()});
+            let profile_name = self.ensure_profile(profile_name, profile, reply);
+            let batsim_id = format!("{DYNAMIC_WORKLOAD}!cloud{k}");
+            let slo = inject.walltime.mul_f64(inject.slack);
+            let submit = self.engine_time(t);
+            let description = json!({
+                "id": batsim_id, "subtime": submit.as_secs_f64(), "walltime": inject.walltime.as_secs_f64(),
+                "res": procs, "profile": profile_name, "kind": "cloud", "slo": slo.as_secs_f64(),
+            });
+            reply.push(Outgoing::RegisterJob {
+                job_id: batsim_id.clone(),
+                job: description.clone(),
+            });
+            let id = self.new_engine_id(&batsim_id);
+            self.by_batsim.insert(batsim_id.clone(), id);
+            let job = Job {
+                id,
+                submit,
+                walltime: inject.walltime,
+                runtime: Some(runtime),
+                procs,
+                kind: JobKind::Cloud,
+                slo: Some(slo),
+            };
+            let mut entry = Entry {
+                batsim_id: batsim_id.clone(),
+                description: description.as_object().cloned().unwrap_or_default(),
+                workload: DYNAMIC_WORKLOAD.into(),
+                state: Tracked::Waiting,
+                procs: None,
+                needs_registration: false,
+                registrations: 0,
+                start_order: u64::MAX,
+                length: runtime.min(inject.walltime).max(Time::ZERO),
+                run_end: None,
+            };
+            self.engine_events += 1;
+            match self.engine.submit(job) {
+                Ok(_) => {}
+                Err(EngineError::Unschedulable { .. }) => {
+                    entry.state = Tracked::Done;
+                    reply.push(Outgoing::RejectJob { job_id: batsim_id });
+                }
+                Err(other) => return Err(format!("the engine refused cloud job {batsim_id}: {other}")),
+            }
+            self.entries.insert(id, entry);
+        }
+        Ok(())
+    }
+
+    /// No registration can be needed any more: static jobs are all in, no
+    /// injection is pending and no evicted job may come back.
+    fn registrations_over(&self, config: &AdapterConfig) -> bool {
+        if !self.static_done || !self.killing.is_empty() || !self.held.is_empty() {
+            return false;
+        }
+        if config
+            .inject
+            .as_ref()
+            .is_some_and(|inject| self.pending_injection(inject).is_some())
+        {
+            return false;
+        }
+        if self.entries.values().any(|e| e.needs_registration) {
+            return false;
+        }
+        self.engine.config().lifecycle.max_resubmissions == 0 || self.engine.running(JobKind::Cloud) == 0
+    }
+}

@@ -1,0 +1,227 @@
+//! `jobs.csv` and `summary.json`: Batsim's `_jobs.csv` format (checked against
+//! a real Batsim 4.2.1 output), exact rows, determinism, and a simulator run
+//! written through [`write_outputs`].
+
+use interstice_batsim::output::{write_jobs_csv, write_outputs, JOBS_CSV_HEADER};
+use interstice_batsim::sim::{simulate, SimOptions};
+use interstice_core::{
+    EndReason, EngineConfig, Job, JobId, JobKind, JobRecord, Policy, Prediction, ProcSet, Time,
+};
+use std::path::{Path, PathBuf};
+
+fn shared(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared")
+        .join(path)
+}
+
+/// A fresh, empty directory under the system temp dir.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("interstice-sim-output-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn job(id: u64, kind: JobKind, submit: f64, procs: u32, walltime: i64, runtime: i64) -> Job {
+    Job {
+        id: JobId(id),
+        submit: Time::from_secs_f64(submit),
+        walltime: Time::from_secs(walltime),
+        runtime: Some(Time::from_secs(runtime)),
+        procs,
+        kind,
+        slo: (kind == JobKind::Cloud).then(|| Time::from_secs(270)),
+    }
+}
+
+fn record(job: Job) -> JobRecord {
+    JobRecord {
+        job,
+        start: None,
+        end: None,
+        procs: None,
+        end_reason: None,
+        prediction: None,
+        evictions: 0,
+        lost_work: Time::ZERO,
+        rejected: false,
+        counter_offer_slo: None,
+    }
+}
+
+fn prediction(completion: Option<f64>, predicts_violation: bool) -> Prediction {
+    Prediction {
+        start: None,
+        completion: completion.map(Time::from_secs_f64),
+        violation_seconds: None,
+        predicts_violation,
+        counter_offer_slo: None,
+    }
+}
+
+fn sample_records() -> Vec<JobRecord> {
+    let killed = JobRecord {
+        start: Some(Time::ZERO),
+        end: Some(Time::from_secs(100)),
+        procs: Some("0-3".parse().unwrap()),
+        end_reason: Some(EndReason::WalltimeReached),
+        ..record(job(1, JobKind::Hpc, 0.0, 4, 100, 150))
+    };
+    let cloud_ok = JobRecord {
+        start: Some(Time::from_secs(12)),
+        end: Some(Time::from_secs(72)),
+        procs: Some(ProcSet::from_ids([6, 4])),
+        end_reason: Some(EndReason::Completed),
+        prediction: Some(prediction(Some(190.5), false)),
+        ..record(job(2, JobKind::Cloud, 10.5, 2, 180, 60))
+    };
+    let rejected = JobRecord {
+        rejected: true,
+        prediction: Some(prediction(None, true)),
+        counter_offer_slo: None,
+        ..record(job(3, JobKind::Cloud, 20.0, 1, 180, 60))
+    };
+    let evicted = JobRecord {
+        start: Some(Time::from_secs(30)),
+        end: Some(Time::from_secs(40)),
+        procs: Some(ProcSet::range(1, 1)),
+        end_reason: Some(EndReason::Evicted),
+        prediction: Some(prediction(Some(210.0), false)),
+        evictions: 1,
+        ..record(job(4, JobKind::Cloud, 30.0, 1, 180, 60))
+    };
+    vec![killed, cloud_ok, rejected, evicted]
+}
+
+#[test]
+fn the_batsim_columns_match_a_real_batsim_output() {
+    let real = std::fs::read_to_string(shared("batsim/easy-pybatsim-cluster16_jobs.csv")).unwrap();
+    let real_header = real.lines().next().unwrap();
+    assert!(
+        JOBS_CSV_HEADER.starts_with(&format!("{real_header},")),
+        "{JOBS_CSV_HEADER}\nvs\n{real_header}"
+    );
+    assert!(
+        JOBS_CSV_HEADER.ends_with(",kind,slo,predicted_completion,predicted_violation,violated,evictions")
+    );
+}
+
+#[test]
+fn rows_are_batsim_formatted_and_in_completion_order() {
+    let records = sample_records();
+    let mut out = Vec::new();
+    write_jobs_csv(&mut out, "w0", &records).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let violated = |idx: usize| u8::from(records[idx].violated());
+    let expected = [
+        JOBS_CSV_HEADER.to_string(),
+        format!("3,w0,delay_60,20.000000,1,180.000000,0,REJECTED,,,,,,,,,\"\",cloud,270.000000,inf,1,{},0", violated(2)),
+        "4,w0,delay_60,30.000000,1,180.000000,0,COMPLETED_KILLED,30.000000,10.000000,40.000000,0.000000,\
+         10.000000,1.000000,1,-1.000000,\"\",cloud,270.000000,210.000000,0,1,1"
+            .to_string(),
+        "2,w0,delay_60,10.500000,2,180.000000,1,COMPLETED_SUCCESSFULLY,12.000000,60.000000,72.000000,1.500000,\
+         61.500000,1.025000,4 6,-1.000000,\"\",cloud,270.000000,190.500000,0,0,0"
+            .to_string(),
+        "1,w0,delay_150,0.000000,4,100.000000,0,COMPLETED_WALLTIME_REACHED,0.000000,100.000000,100.000000,\
+         0.000000,100.000000,1.000000,0-3,-1.000000,\"\",hpc,,,,0,0"
+            .to_string(),
+    ];
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines, expected, "\nactual:\n{text}");
+    assert!(text.ends_with('\n'));
+}
+
+#[test]
+fn a_simulated_run_writes_consistent_deterministic_files() {
+    let mut jobs = Vec::new();
+    for k in 0..40u64 {
+        jobs.push(job(
+            k + 1,
+            JobKind::Hpc,
+            (k * 37 % 500) as f64,
+            1 + (k % 4) as u32 * 2,
+            300,
+            40 + (k * 13 % 400) as i64,
+        ));
+    }
+    for k in 0..60u64 {
+        jobs.push(job(
+            1000 + k,
+            JobKind::Cloud,
+            (k * 10) as f64,
+            [1, 2, 4][k as usize % 3],
+            180,
+            30,
+        ));
+    }
+    let mut config = EngineConfig::new(8, Policy::Convergence);
+    config.conv_procs = 4;
+    let result = simulate(config.clone(), jobs.clone(), &SimOptions::default(), |_, _| {}).unwrap();
+
+    let first = scratch_dir("first");
+    let second = scratch_dir("second");
+    let summary = write_outputs(&first, "w0", &result.records, &config).unwrap();
+    write_outputs(&second, "w0", &result.records, &config).unwrap();
+    for name in ["jobs.csv", "summary.json"] {
+        let a = std::fs::read(first.join(name)).unwrap();
+        let b = std::fs::read(second.join(name)).unwrap();
+        assert!(a == b, "{name} differs between two writes");
+    }
+
+    let csv = std::fs::read_to_string(first.join("jobs.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(JOBS_CSV_HEADER));
+    let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
+    assert_eq!(rows.len(), jobs.len());
+    assert!(rows.iter().all(|row| row.len() == 23), "every row has 23 fields");
+    let mut ids: Vec<u64> = rows.iter().map(|row| row[0].parse().unwrap()).collect();
+    ids.sort_unstable();
+    let mut expected_ids: Vec<u64> = jobs.iter().map(|job| job.id.0).collect();
+    expected_ids.sort_unstable();
+    assert_eq!(ids, expected_ids);
+    let finishes: Vec<f64> = rows.iter().filter_map(|row| row[10].parse().ok()).collect();
+    assert!(
+        finishes.windows(2).all(|pair| pair[0] <= pair[1]),
+        "rows in completion order"
+    );
+
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(first.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(value["jobs"], 100);
+    assert_eq!(value["hpc_jobs"], 40);
+    assert_eq!(value["cloud_jobs"], 60);
+    assert_eq!(value["jobs"].as_u64(), Some(summary.jobs));
+    assert_eq!(value["violations"].as_u64(), Some(summary.violations));
+    assert!(summary.violations <= 60);
+    let violated_rows = rows
+        .iter()
+        .filter(|row| row[17] == "cloud" && row[21] == "1")
+        .count() as u64;
+    assert_eq!(violated_rows, summary.violations);
+    assert_eq!(value["config"]["policy"], "convergence");
+    assert_eq!(value["config"]["procs"], 8);
+    assert_eq!(value["config"]["conv"], 4);
+    assert_eq!(value["config"]["admission"], "admit-all");
+    for key in [
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        "precision",
+        "recall",
+        "accuracy",
+        "f1",
+        "thesis_accuracy",
+        "thesis_precision",
+    ] {
+        assert!(value["prediction"].get(key).is_some(), "prediction.{key} missing");
+    }
+    let tp_fp_fn_tn: u64 = ["tp", "fp", "fn", "tn"]
+        .iter()
+        .map(|key| value["prediction"][key].as_u64().unwrap())
+        .sum();
+    assert_eq!(tp_fp_fn_tn, 60, "every cloud job is in the confusion matrix");
+    let _ = std::fs::remove_dir_all(first);
+    let _ = std::fs::remove_dir_all(second);
+}

@@ -1,0 +1,512 @@
+//! `interstice replay` end to end: a real trace (KTH SP2), with and without
+//! injected cloud jobs (on the trace's first days, to stay fast in debug
+//! builds), determinism, clipping, and clear errors on bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BATSIM_COLUMNS: &str = "job_id,workload_name,profile,submission_time,requested_number_of_resources,\
+requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,\
+stretch,allocated_resources,consumed_energy,metadata";
+const INTERSTICE_COLUMNS: &str = "kind,slo,predicted_completion,predicted_violation,violated,evictions";
+
+fn kth() -> PathBuf {
+    interstice_tests::shared_dir().join("data/KTH-SP2-1996-2.1-cln.swf.gz")
+}
+
+/// A fresh, empty directory for one test.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = interstice_tests::target_dir()
+        .join("test-scratch")
+        .join(format!("replay-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn replay(args: &[&str]) -> Output {
+    Command::new(interstice_tests::interstice_bin())
+        .arg("replay")
+        .args(args)
+        .output()
+        .expect("run interstice")
+}
+
+fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "interstice replay failed\n--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn assert_failure_mentions(output: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "expected a failure, got success; stderr:\n{stderr}"
+    );
+    for needle in needles {
+        assert!(
+            stderr.contains(needle),
+            "stderr does not mention {needle:?}:\n{stderr}"
+        );
+    }
+    assert!(
+        !stderr.contains("panicked"),
+        "a panic is not an error message:\n{stderr}"
+    );
+}
+
+fn summary(dir: &Path) -> json::Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    json::parse(&text).unwrap_or_else(|| panic!("summary.json is not JSON:\n{text}"))
+}
+
+/// (header, rows split on commas).
+fn jobs_csv(dir: &Path) -> (String, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(dir.join("jobs.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().to_string();
+    let rows = lines
+        .map(|line| line.split(',').map(str::to_string).collect())
+        .collect();
+    (header, rows)
+}
+
+fn count(value: &json::Value, key: &str) -> u64 {
+    value[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("summary.{key} is not a count: {value:?}"))
+}
+
+#[test]
+fn kth_replays_under_easy_with_batsim_formatted_output() {
+    let out = scratch_dir("easy");
+    let output = replay(&[
+        kth().to_str().unwrap(),
+        "--procs",
+        "100",
+        "--policy",
+        "easy",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("policy easy"),
+        "human summary on stdout:\n{stdout}"
+    );
+
+    let summary = summary(&out);
+    let (header, rows) = jobs_csv(&out);
+    assert_eq!(header, format!("{BATSIM_COLUMNS},{INTERSTICE_COLUMNS}"));
+    assert!(
+        count(&summary, "jobs") > 25_000,
+        "KTH SP2 has about 28k jobs: {summary:?}"
+    );
+    assert_eq!(count(&summary, "jobs"), rows.len() as u64);
+    assert_eq!(count(&summary, "cloud_jobs"), 0);
+    assert_eq!(count(&summary, "hpc_jobs"), count(&summary, "jobs"));
+    assert_eq!(summary["config"]["policy"].as_str(), Some("easy"));
+    assert_eq!(summary["config"]["procs"].as_u64(), Some(100));
+    let utilization = summary["utilization"].as_f64().unwrap();
+    assert!(
+        utilization > 0.3 && utilization <= 1.0,
+        "utilization {utilization}"
+    );
+    for row in &rows {
+        assert_eq!(row.len(), 23, "{row:?}");
+        assert!(
+            matches!(
+                row[7].as_str(),
+                "COMPLETED_SUCCESSFULLY" | "COMPLETED_WALLTIME_REACHED"
+            ),
+            "HPC job {} ended {}",
+            row[0],
+            row[7]
+        );
+        let submit: f64 = row[3].parse().unwrap();
+        let start: f64 = row[8].parse().unwrap();
+        let finish: f64 = row[10].parse().unwrap();
+        assert!(start >= submit && finish >= start, "{row:?}");
+        let allocated = row[14].split(' ').map(|part| {
+            let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+            hi.parse::<u32>().unwrap() - lo.parse::<u32>().unwrap() + 1
+        });
+        assert_eq!(
+            allocated.sum::<u32>().to_string(),
+            row[4],
+            "allocation width of job {}",
+            row[0]
+        );
+        assert_eq!(row[17], "hpc");
+    }
+}
+
+#[test]
+fn kth_with_cloud_jobs_every_10s_is_consistent_and_deterministic() {
+    let first = scratch_dir("cloud-a");
+    let second = scratch_dir("cloud-b");
+    let args = |out: &Path| {
+        vec![
+            kth().to_str().unwrap().to_string(),
+            "--procs".into(),
+            "100".into(),
+            "--conv".into(),
+            "20".into(),
+            "--policy".into(),
+            "convergence".into(),
+            "--cloud-interval".into(),
+            "10".into(),
+            "--cloud-procs".into(),
+            "1,2,4".into(),
+            "--cloud-runtime".into(),
+            "0.2w".into(),
+            "--slack".into(),
+            "3".into(),
+            "--until".into(),
+            "259200".into(),
+            "--admission".into(),
+            "reject-predicted".into(),
+            "--quiet".into(),
+            "--out".into(),
+            out.to_str().unwrap().to_string(),
+        ]
+    };
+    for out in [&first, &second] {
+        let args = args(out);
+        let output = replay(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_success(&output);
+        assert!(output.stdout.is_empty(), "--quiet prints nothing");
+    }
+    for name in ["jobs.csv", "summary.json"] {
+        let a = std::fs::read(first.join(name)).unwrap();
+        let b = std::fs::read(second.join(name)).unwrap();
+        assert!(a == b, "{name} differs between two identical runs");
+    }
+
+    let summary = summary(&first);
+    let (header, rows) = jobs_csv(&first);
+    assert_eq!(header, format!("{BATSIM_COLUMNS},{INTERSTICE_COLUMNS}"));
+    let (jobs, hpc, cloud) = (
+        count(&summary, "jobs"),
+        count(&summary, "hpc_jobs"),
+        count(&summary, "cloud_jobs"),
+    );
+    assert_eq!(jobs, hpc + cloud);
+    assert_eq!(jobs, rows.len() as u64);
+    // The first three days of KTH, a cloud job every 10 s over the HPC jobs' span.
+    assert!(cloud > 20_000 && cloud <= 259_200 / 10 + 1, "cloud jobs {cloud}");
+    assert!(hpc > 100, "HPC jobs {hpc}");
+    let violations = count(&summary, "violations");
+    assert!(violations <= cloud);
+    let violated_rows = rows
+        .iter()
+        .filter(|row| row[17] == "cloud" && row[21] == "1")
+        .count() as u64;
+    assert_eq!(violated_rows, violations);
+    let rejected_rows = rows.iter().filter(|row| row[7] == "REJECTED").count() as u64;
+    assert_eq!(rejected_rows, count(&summary, "rejected"));
+    assert!(
+        rejected_rows > 0,
+        "an overloaded 20-processor area rejects some cloud jobs"
+    );
+    assert!(rows
+        .iter()
+        .filter(|row| row[7] == "REJECTED")
+        .all(|row| row[17] == "cloud" && row[8].is_empty()));
+    let evicted_rows: u64 = rows.iter().map(|row| row[22].parse::<u64>().unwrap()).sum();
+    assert_eq!(evicted_rows, count(&summary, "evictions"));
+    let percent = summary["violation_percent"].as_f64().unwrap();
+    assert!((percent - violations as f64 * 100.0 / cloud as f64).abs() < 1e-9);
+    let prediction = &summary["prediction"];
+    let matrix: u64 = ["tp", "fp", "fn", "tn"]
+        .iter()
+        .map(|key| prediction[key].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        matrix + count(&summary, "rejected"),
+        cloud,
+        "every admitted cloud job is in the confusion matrix"
+    );
+    assert_eq!(summary["config"]["conv"].as_u64(), Some(20));
+    assert_eq!(summary["config"]["admission"].as_str(), Some("reject-predicted"));
+    assert_eq!(summary["run"]["cloud"]["runtime"].as_str(), Some("0.2w"));
+    // Cloud jobs run in the area only.
+    for row in rows
+        .iter()
+        .filter(|row| row[17] == "cloud" && !row[14].is_empty())
+    {
+        for part in row[14].split(' ') {
+            let hi = part.split_once('-').map_or(part, |(_, hi)| hi);
+            assert!(
+                hi.parse::<u32>().unwrap() < 20,
+                "cloud job {} outside the area: {}",
+                row[0],
+                row[14]
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let out = scratch_dir("errors");
+    let out = out.to_str().unwrap();
+    let kth = kth();
+    let kth = kth.to_str().unwrap();
+
+    let missing = replay(&["/nonexistent/trace.swf", "--policy", "easy", "--out", out]);
+    assert_failure_mentions(&missing, &["/nonexistent/trace.swf"]);
+
+    let bad_policy = replay(&[kth, "--procs", "100", "--policy", "fastest", "--out", out]);
+    assert_failure_mentions(&bad_policy, &["fastest", "conservative"]);
+
+    let conv_too_big = replay(&[
+        kth, "--procs", "100", "--conv", "200", "--policy", "easy", "--out", out,
+    ]);
+    assert_failure_mentions(&conv_too_big, &["--conv 200", "--procs 100"]);
+
+    let too_small = replay(&[kth, "--procs", "10", "--policy", "easy", "--out", out]);
+    assert!(
+        !too_small.status.success(),
+        "jobs wider than the machine need --clip"
+    );
+    assert!(!String::from_utf8_lossy(&too_small.stderr).contains("panicked"));
+
+    let bad_runtime = replay(&[
+        kth,
+        "--policy",
+        "easy",
+        "--cloud-interval",
+        "10",
+        "--cloud-runtime",
+        "soon",
+        "--out",
+        out,
+    ]);
+    assert_failure_mentions(&bad_runtime, &["soon"]);
+
+    let wide_cloud = replay(&[
+        kth,
+        "--procs",
+        "100",
+        "--conv",
+        "2",
+        "--policy",
+        "convergence",
+        "--cloud-interval",
+        "10",
+        "--cloud-procs",
+        "4",
+        "--clip",
+        "--out",
+        out,
+    ]);
+    assert_failure_mentions(&wide_cloud, &["--cloud-procs", "convergence area has 2"]);
+}
+
+#[test]
+fn clip_lets_a_small_machine_replay_a_wide_trace() {
+    let out = scratch_dir("clip");
+    let output = replay(&[
+        kth().to_str().unwrap(),
+        "--procs",
+        "10",
+        "--until",
+        "259200",
+        "--clip=machine",
+        "--policy",
+        "fcfs",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+    let (_, rows) = jobs_csv(&out);
+    assert!(rows.iter().all(|row| row[4].parse::<u32>().unwrap() <= 10));
+    assert!(summary(&out)["run"]["extraction"]["clipped"].as_u64().unwrap() > 0);
+}
+
+/// A minimal JSON reader for checking `summary.json` (the tests crate has no JSON dependency).
+mod json {
+    use std::ops::Index;
+
+    /// A JSON value.
+    #[derive(Debug, PartialEq)]
+    pub enum Value {
+        Null,
+        Bool(bool),
+        Number(f64),
+        String(String),
+        Array(Vec<Value>),
+        Object(Vec<(String, Value)>),
+    }
+
+    static NULL: Value = Value::Null;
+
+    impl Value {
+        pub fn as_f64(&self) -> Option<f64> {
+            match self {
+                Value::Number(number) => Some(*number),
+                _ => None,
+            }
+        }
+
+        pub fn as_u64(&self) -> Option<u64> {
+            self.as_f64()
+                .filter(|number| number.fract() == 0.0 && *number >= 0.0)
+                .map(|number| number as u64)
+        }
+
+        pub fn as_str(&self) -> Option<&str> {
+            match self {
+                Value::String(text) => Some(text),
+                _ => None,
+            }
+        }
+    }
+
+    impl Index<&str> for Value {
+        type Output = Value;
+        fn index(&self, key: &str) -> &Value {
+            match self {
+                Value::Object(fields) => fields
+                    .iter()
+                    .find(|(name, _)| name == key)
+                    .map_or(&NULL, |(_, v)| v),
+                _ => &NULL,
+            }
+        }
+    }
+
+    /// Parse a whole document; `None` if it is not valid JSON.
+    pub fn parse(text: &str) -> Option<Value> {
+        let mut parser = Parser {
+            bytes: text.as_bytes(),
+            pos: 0,
+        };
+        let value = parser.value()?;
+        parser.skip_ws();
+        (parser.pos == parser.bytes.len()).then_some(value)
+    }
+
+    struct Parser<'a> {
+        bytes: &'a [u8],
+        pos: usize,
+    }
+
+    impl Parser<'_> {
+        fn skip_ws(&mut self) {
+            while self.bytes.get(self.pos).is_some_and(u8::is_ascii_whitespace) {
+                self.pos += 1;
+            }
+        }
+
+        fn eat(&mut self, byte: u8) -> Option<()> {
+            self.skip_ws();
+            (self.bytes.get(self.pos) == Some(&byte)).then(|| self.pos += 1)
+        }
+
+        fn literal(&mut self, word: &str, value: Value) -> Option<Value> {
+            self.bytes[self.pos..].starts_with(word.as_bytes()).then(|| {
+                self.pos += word.len();
+                value
+            })
+        }
+
+        fn value(&mut self) -> Option<Value> {
+            self.skip_ws();
+            match *self.bytes.get(self.pos)? {
+                b'{' => {
+                    self.pos += 1;
+                    let mut fields = Vec::new();
+                    if self.eat(b'}').is_some() {
+                        return Some(Value::Object(fields));
+                    }
+                    loop {
+                        self.skip_ws();
+                        let key = self.string()?;
+                        self.eat(b':')?;
+                        fields.push((key, self.value()?));
+                        if self.eat(b',').is_none() {
+                            self.eat(b'}')?;
+                            return Some(Value::Object(fields));
+                        }
+                    }
+                }
+                b'[' => {
+                    self.pos += 1;
+                    let mut items = Vec::new();
+                    if self.eat(b']').is_some() {
+                        return Some(Value::Array(items));
+                    }
+                    loop {
+                        items.push(self.value()?);
+                        if self.eat(b',').is_none() {
+                            self.eat(b']')?;
+                            return Some(Value::Array(items));
+                        }
+                    }
+                }
+                b'"' => self.string().map(Value::String),
+                b't' => self.literal("true", Value::Bool(true)),
+                b'f' => self.literal("false", Value::Bool(false)),
+                b'n' => self.literal("null", Value::Null),
+                _ => {
+                    let start = self.pos;
+                    while self
+                        .bytes
+                        .get(self.pos)
+                        .is_some_and(|b| b"+-.eE0123456789".contains(b))
+                    {
+                        self.pos += 1;
+                    }
+                    std::str::from_utf8(&self.bytes[start..self.pos])
+                        .ok()?
+                        .parse()
+                        .ok()
+                        .map(Value::Number)
+                }
+            }
+        }
+
+        fn string(&mut self) -> Option<String> {
+            if self.bytes.get(self.pos) != Some(&b'"') {
+                return None;
+            }
+            self.pos += 1;
+            let mut out = String::new();
+            loop {
+                let byte = *self.bytes.get(self.pos)?;
+                self.pos += 1;
+                match byte {
+                    b'"' => return Some(out),
+                    b'\\' => {
+                        let escaped = *self.bytes.get(self.pos)?;
+                        self.pos += 1;
+                        out.push(match escaped {
+                            b'n' => '\n',
+                            b't' => '\t',
+                            other => other as char,
+                        });
+                    }
+                    _ => {
+                        let start = self.pos - 1;
+                        let len = match byte {
+                            0..=0x7f => 1,
+                            0xc0..=0xdf => 2,
+                            0xe0..=0xef => 3,
+                            _ => 4,
+                        };
+                        out.push_str(std::str::from_utf8(self.bytes.get(start..start + len)?).ok()?);
+                        self.pos = start + len;
+                    }
+                }
+            }
+        }
+    }
+}
