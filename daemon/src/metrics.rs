@@ -212,17 +212,72 @@ impl Metrics {
         }
     }
 
+    /// The registry every daemon metric lives in. Backends register their own
+    /// series here (e.g. the Slurm backend's `interstice_slurm_*`).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Count one cloud job's violation prediction against its outcome
+    /// (`prediction_outcomes_total`: tp, fp, fn, tn; positive = SLO violated).
+    pub fn prediction_outcome(&self, predicted_violation: bool, violated: bool) {
+        let label = match (predicted_violation, violated) {
+            (true, true) => "tp",
+            (true, false) => "fp",
+            (false, true) => "fn",
+            (false, false) => "tn",
+        };
+        self.prediction_outcomes.with_label_values(&[label]).inc();
+    }
+
     /// The text exposition format.
     pub fn render(&self) -> String {
         let mut buffer = Vec::new();
         let encoder = prometheus::TextEncoder::new();
-        // Backends that run without a handle on this struct (the Slurm
-        // backend's outcome counters) register in the default registry.
-        let mut families = self.registry.gather();
-        families.extend(prometheus::gather());
-        if encoder.encode(&families, &mut buffer).is_err() {
+        if encoder.encode(&self.registry.gather(), &mut buffer).is_err() {
             return String::new();
         }
         String::from_utf8(buffer).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prediction_outcomes_are_labelled_by_confusion_cell() {
+        let metrics = Metrics::new();
+        metrics.prediction_outcome(false, false);
+        metrics.prediction_outcome(false, true);
+        metrics.prediction_outcome(false, true);
+        metrics.prediction_outcome(true, true);
+        let text = metrics.render();
+        assert!(
+            text.contains("interstice_prediction_outcomes_total{outcome=\"tn\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("interstice_prediction_outcomes_total{outcome=\"fn\"} 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("interstice_prediction_outcomes_total{outcome=\"tp\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("interstice_prediction_outcomes_total{outcome=\"fp\"} 0"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn only_the_daemon_registry_is_rendered() {
+        let stray = IntCounter::new("interstice_test_default_registry_total", "not ours").unwrap();
+        prometheus::register(Box::new(stray.clone())).unwrap();
+        stray.inc();
+        let text = Metrics::new().render();
+        assert!(!text.contains("interstice_test_default_registry_total"), "{text}");
+        assert!(text.contains("interstice_evictions_total 0"), "{text}");
     }
 }

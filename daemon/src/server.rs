@@ -144,7 +144,7 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     let (stop_tx, stop_rx) = watch::channel(false);
     let app = router(AppState {
         commands: commands.clone(),
-        metrics,
+        metrics: metrics.clone(),
     });
     let unix_server = {
         let mut stop = Shutdown::new(stop_rx.clone());
@@ -167,6 +167,7 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     let mut backend_task = tokio::spawn(backend::run(
         backend_config,
         HpcSink::new(commands.clone()),
+        metrics,
         Shutdown::new(stop_rx.clone()),
     ));
 

@@ -13,11 +13,18 @@
 //!    and the violation, and the SPANK prolog reports the HPC start;
 //! 4. with the daemon stopped, submissions go through (fail-open) within the
 //!    latency bound and are counted;
-//! 5. `/metrics` shows the admissions, rejections, counter-offers and HPC events.
+//! 5. `/metrics` shows the outcomes of 1–4 with exact counts: admissions,
+//!    rejections, counter-offers, met, evicted, SLO violations (evictions
+//!    violate in this config), the prediction confusion counts, unpredicted
+//!    admissions and HPC events; each live scrape passes `promtool check metrics`.
+//!    Outcomes are followed on `/metrics` throughout; the daemon log is read only
+//!    for what metrics cannot carry (which job id had which outcome).
 
 #[path = "../slurm/harness.rs"]
 mod harness;
 
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use harness::{metric, wait_for, Cluster, Daemon, PluginSettings};
@@ -42,21 +49,67 @@ fn idle_now(daemon: &Daemon) -> usize {
     slots["immediate"].as_array().map_or(0, Vec::len)
 }
 
-/// Waits until the daemon's log reports `outcome` for cloud job `id`.
-fn wait_outcome(daemon: &Daemon, id: &str, outcome: &str) {
+/// Whether the daemon's log reports `outcome` for cloud job `id`.
+fn logged_outcome(daemon: &Daemon, id: &str, outcome: &str) -> bool {
     let needle = format!("slurm: cloud job {id} outcome {outcome}");
-    wait_for(
-        &format!("the daemon to record job {id} as {outcome}"),
+    daemon.log_text().lines().any(|line| line.ends_with(&needle))
+}
+
+/// Waits until `series` on the daemon's `/metrics` reaches `expected`, then
+/// checks it is exactly that (every scenario step adds a known count).
+fn wait_metric(daemon: &Daemon, series: &str, expected: f64) {
+    let text = wait_for(
+        &format!("{series} to reach {expected}"),
         Duration::from_secs(20),
         || {
-            daemon
-                .log_text()
-                .lines()
-                .any(|line| line.ends_with(&needle))
-                .then_some(())
+            let text = daemon.request("GET", "/metrics", None);
+            (metric(&text, series) >= expected).then_some(text)
         },
     );
+    assert_eq!(metric(&text, series), expected, "{series} in\n{text}");
 }
+
+/// `/metrics` now, after `promtool check metrics` accepted it.
+fn checked_scrape(daemon: &Daemon) -> String {
+    let text = daemon.request("GET", "/metrics", None);
+    let mut promtool = Command::new(harness::program("promtool"))
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run promtool (apt-get install prometheus)");
+    promtool
+        .stdin
+        .take()
+        .expect("promtool stdin")
+        .write_all(text.as_bytes())
+        .expect("write to promtool");
+    let output = promtool.wait_with_output().expect("promtool output");
+    assert!(
+        output.status.success(),
+        "promtool check metrics: {}{}\n--- scrape\n{text}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text
+}
+
+/// Asserts `series` is exactly `expected` in `text`.
+fn assert_metric(text: &str, series: &str, expected: f64) {
+    assert_eq!(metric(text, series), expected, "{series} in\n{text}");
+}
+
+const MET: &str = "interstice_slurm_cloud_job_outcomes_total{outcome=\"met\"}";
+const EVICTED: &str = "interstice_slurm_cloud_job_outcomes_total{outcome=\"evicted\"}";
+const VIOLATED: &str = "interstice_slurm_cloud_job_outcomes_total{outcome=\"violated\"}";
+const FAILED: &str = "interstice_slurm_cloud_job_outcomes_total{outcome=\"failed\"}";
+const ADMITTED: &str = "interstice_admissions_total{decision=\"admitted\"}";
+const REJECTED: &str = "interstice_admissions_total{decision=\"rejected\"}";
+const TN: &str = "interstice_prediction_outcomes_total{outcome=\"tn\"}";
+const FN: &str = "interstice_prediction_outcomes_total{outcome=\"fn\"}";
+const TP: &str = "interstice_prediction_outcomes_total{outcome=\"tp\"}";
+const FP: &str = "interstice_prediction_outcomes_total{outcome=\"fp\"}";
 
 #[test]
 fn interstice_on_a_real_slurm() {
@@ -99,7 +152,7 @@ fn interstice_on_a_real_slurm() {
         "C1 started in the hole while H1 runs"
     );
     cluster.wait_state(&c1, &["COMPLETED"], Duration::from_secs(30));
-    wait_outcome(&daemon, &c1, "met");
+    wait_metric(&daemon, MET, 1.0);
 
     // --- 2. an SLO that cannot be met: rejected with a counter-offer, which is accepted --------
     let rejection = cluster
@@ -125,24 +178,16 @@ fn interstice_on_a_real_slurm() {
     );
 
     // --- 5 (first part). /metrics of the daemon that made those decisions ---------------------
-    let metrics = daemon.request("GET", "/metrics", None);
-    assert!(
-        metric(&metrics, "interstice_admissions_total{decision=\"admitted\"}") >= 2.0,
-        "{metrics}"
-    );
-    assert!(
-        metric(&metrics, "interstice_admissions_total{decision=\"rejected\"}") >= 1.0,
-        "{metrics}"
-    );
-    assert!(
-        metric(&metrics, "interstice_slo_counteroffers_total") >= 1.0,
-        "{metrics}"
-    );
+    let metrics = checked_scrape(&daemon);
+    assert_metric(&metrics, ADMITTED, 2.0);
+    assert_metric(&metrics, REJECTED, 1.0);
+    assert_metric(&metrics, "interstice_slo_counteroffers_total", 1.0);
+    assert_metric(&metrics, TN, 1.0);
 
     // H1, H2 and C2 drain in Slurm's order: C2 waits for H2 (higher partition tier).
     cluster.wait_state(&h2, &["COMPLETED"], long);
     cluster.wait_state(&c2, &["COMPLETED"], long);
-    wait_outcome(&daemon, &c2, "met");
+    wait_metric(&daemon, MET, 2.0);
 
     // --- 3. an HPC job preempts a running cloud job ---------------------------------------------
     let c3 = cluster
@@ -154,8 +199,12 @@ fn interstice_on_a_real_slurm() {
         .expect("HPC job 3");
     cluster.wait_state(&c3, &["PREEMPTED"], long);
     cluster.wait_state(&h3, &["RUNNING", "COMPLETED"], Duration::from_secs(30));
-    wait_outcome(&daemon, &c3, "evicted");
-    wait_outcome(&daemon, &c3, "violated");
+    wait_metric(&daemon, EVICTED, 1.0);
+    assert!(
+        logged_outcome(&daemon, &c3, "evicted"),
+        "the evicted job is C3 ({c3}):\n{}",
+        daemon.log_text()
+    );
     // The SPANK prolog told the node daemon that H3 took processors.
     wait_for(
         "the SPANK prolog's started event",
@@ -165,11 +214,30 @@ fn interstice_on_a_real_slurm() {
             (metric(&metrics, "interstice_hpc_events_total{type=\"started\"}") >= 1.0).then_some(())
         },
     );
-    let metrics = daemon.request("GET", "/metrics", None);
+    // --- 5 (second part). Everything the first daemon saw ---------------------------------------
+    let metrics = checked_scrape(&daemon);
+    assert_metric(&metrics, ADMITTED, 3.0);
+    assert_metric(&metrics, REJECTED, 1.0);
+    assert_metric(&metrics, "interstice_slo_counteroffers_total", 1.0);
+    assert_metric(&metrics, MET, 2.0);
+    assert_metric(&metrics, EVICTED, 1.0);
+    assert_metric(&metrics, VIOLATED, 0.0);
+    assert_metric(&metrics, FAILED, 0.0);
+    // Shared with locally run jobs: C3's eviction, and its violation (evictions_violate: true).
+    assert_metric(&metrics, "interstice_evictions_total", 1.0);
+    assert_metric(&metrics, "interstice_slo_violations_total", 1.0);
     assert!(
-        metric(&metrics, "interstice_admissions_total{decision=\"admitted\"}") >= 3.0,
-        "{metrics}"
+        metric(&metrics, "interstice_lost_work_processor_seconds_total") >= 4.0,
+        "C3 ran on 4 CPUs for at least a second before its eviction:\n{metrics}"
     );
+    // C1, C2 were predicted met and met (tn); C3 was predicted met and violated (fn).
+    assert_metric(&metrics, TN, 2.0);
+    assert_metric(&metrics, FN, 1.0);
+    assert_metric(&metrics, TP, 0.0);
+    assert_metric(&metrics, FP, 0.0);
+    assert_metric(&metrics, "interstice_slurm_unpredicted_admissions_total", 0.0);
+    assert!(metric(&metrics, "interstice_slurm_plan_reads_total{result=\"ok\"}") >= 1.0);
+    assert_metric(&metrics, "interstice_slurm_cluster_cpus{state=\"total\"}", 8.0);
     cluster.wait_state(&h3, &["COMPLETED"], long);
 
     // --- 4. daemon down: fail-open, within the latency bound, counted ----------------------------
@@ -198,23 +266,27 @@ fn interstice_on_a_real_slurm() {
         "plain HPC jobs never depend on the daemon: {unreachable:?}"
     );
     cluster.wait_state(&c4, &["COMPLETED"], long);
-    // A new daemon learns the unpredicted admission and the outcome from Slurm.
+    // A new daemon learns from Slurm (MinJobAge 600 keeps finished jobs listed): the
+    // unpredicted admission and C4's outcome, and the outcomes of C1–C3 again.
     let daemon2 = Daemon::start(&cluster, 2);
-    wait_for(
-        "the restarted daemon to count the unpredicted admission",
-        Duration::from_secs(20),
-        || {
-            daemon2
-                .log_text()
-                .lines()
-                .any(|line| line.contains(&format!("slurm: cloud job {c4} admitted unpredicted")))
-                .then_some(())
-        },
+    wait_metric(&daemon2, MET, 3.0);
+    let metrics = checked_scrape(&daemon2);
+    assert_metric(&metrics, "interstice_slurm_unpredicted_admissions_total", 1.0);
+    assert_metric(&metrics, EVICTED, 1.0);
+    assert_metric(&metrics, "interstice_evictions_total", 1.0);
+    assert_metric(&metrics, "interstice_slo_violations_total", 1.0);
+    // C4 had no prediction: it is in no confusion cell.
+    assert_metric(&metrics, TN, 2.0);
+    assert_metric(&metrics, FN, 1.0);
+    // This daemon decided nothing.
+    assert_metric(&metrics, ADMITTED, 0.0);
+    assert_metric(&metrics, REJECTED, 0.0);
+    assert!(
+        logged_outcome(&daemon2, &c4, "met"),
+        "the third met job is C4 ({c4}):\n{}",
+        daemon2.log_text()
     );
-    wait_outcome(&daemon2, &c4, "met");
-    assert!(daemon2
-        .request("GET", "/metrics", None)
-        .contains("interstice_plan_age_seconds"));
+    assert!(metrics.contains("interstice_plan_age_seconds"));
     drop(daemon2);
     drop(daemon);
     drop(cluster);

@@ -13,6 +13,9 @@
 //! pub async fn run(config: XxxConfig, sink: HpcSink, shutdown: Shutdown) -> Result<(), BackendError>
 //! ```
 //!
+//! (a backend that exports metrics also takes the daemon's [`Metrics`] before `shutdown`,
+//! as [`slurm::run`] does).
+//!
 //! * `config` is the backend's section of the YAML config (`backend: {type: xxx, ...}`);
 //!   the structs live in `crate::config` (`EmbeddedConfig`, `SlurmConfig`). The Slurm
 //!   helper may add fields to `SlurmConfig` (and their checks to `Config::validate`).
@@ -20,6 +23,11 @@
 //!   is shutting down (return `Ok(())` then).
 //! * `shutdown.wait().await` resolves when the daemon stops; `shutdown.is_stopping()`
 //!   polls it. Return promptly after it fires.
+//! * Metrics: what a backend learns about cloud job outcomes goes into the daemon-wide
+//!   counters of [`Metrics`] (`evictions`, `slo_violations`, `prediction_outcome`, …) so
+//!   that every mode reports them under one name; series only that backend has are
+//!   registered in [`Metrics::registry`] under `interstice_<backend>_`. Never use
+//!   Prometheus' default registry: `/metrics` renders the daemon's registry only.
 //! * Returning `Err` is logged and makes the daemon exit non-zero (fatal backend
 //!   error, e.g. `squeue` not found); transient errors should be logged and retried.
 //!
@@ -45,6 +53,7 @@ pub mod slurm;
 
 use crate::actor::Command;
 use crate::config::BackendConfig;
+use crate::metrics::Metrics;
 use interstice_core::{ProcSet, Time};
 use std::sync::mpsc;
 use tokio::sync::watch;
@@ -167,15 +176,20 @@ impl Shutdown {
     }
 }
 
-/// Run the configured backend until shutdown.
-pub async fn run(config: BackendConfig, sink: HpcSink, mut shutdown: Shutdown) -> Result<(), BackendError> {
+/// Run the configured backend until shutdown; backends that export metrics count into `metrics`.
+pub async fn run(
+    config: BackendConfig,
+    sink: HpcSink,
+    metrics: Metrics,
+    mut shutdown: Shutdown,
+) -> Result<(), BackendError> {
     match config {
         BackendConfig::Embedded(config) => embedded::run(config, sink, shutdown).await,
         BackendConfig::Plugin(_) => {
             shutdown.wait().await;
             Ok(())
         }
-        BackendConfig::Slurm(config) => slurm::run(config, sink, shutdown).await,
+        BackendConfig::Slurm(config) => slurm::run(config, sink, metrics, shutdown).await,
     }
 }
 

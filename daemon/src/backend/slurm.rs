@@ -4,6 +4,18 @@
 //! Slurm ran (met, violated, evicted by Slurm's partition-priority
 //! preemption, failed) and exports that as metrics.
 //!
+//! Metrics, all in the daemon's registry: each finished cloud job feeds the
+//! daemon-wide counters a locally run job feeds (`interstice_evictions_total`,
+//! `interstice_lost_work_processor_seconds_total`, `interstice_slo_violations_total`,
+//! `interstice_prediction_outcomes_total`: the admission prediction, read back
+//! from the job's marker, against the outcome). What only Slurm mode has is
+//! under `interstice_slurm_`: `cloud_job_outcomes_total{outcome}` (one outcome
+//! per finished cloud job), `unpredicted_admissions_total` (fail-open admissions,
+//! which no daemon decided), `plan_reads_total{result}`, `plan_jobs{state}` and
+//! `cluster_cpus{state}`. A restarted daemon counts again the finished jobs
+//! Slurm still lists (`MinJobAge`): its counters start from zero, and the jobs
+//! that ended while it was down are counted that way.
+//!
 //! Why snapshots of *every* pending/running job, cloud ones included: in
 //! Slurm mode the evictable jobs are Slurm jobs in the cloud partition
 //! (admitted by `job_submit/interstice`), so they hold processors in the real
@@ -20,18 +32,18 @@
 //! deadline (submit + SLO) follow. The parsers are pure functions with unit
 //! tests on captured output.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use interstice_core::Time;
-use prometheus::{IntCounterVec, IntGaugeVec, Opts};
+use prometheus::{IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry};
 
 use super::{BackendError, HpcJobSnapshot, HpcSink, HpcUpdate, Shutdown};
 use crate::actor::wall_clock;
 use crate::config::SlurmConfig;
+use crate::metrics::Metrics;
 
 /// The `squeue -o` format the backend parses (fields separated by `|`, comment last).
 pub const SQUEUE_FORMAT: &str = "%i|%P|%T|%C|%l|%V|%S|%e|%r|%k";
@@ -87,10 +99,12 @@ impl JobStateName {
 /// What `job_submit/interstice` wrote in the job's comment.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Marker {
-    /// The daemon predicted the SLO would be met (false: fail-open, unpredicted).
+    /// The daemon made a prediction and admitted the job (false: fail-open, unpredicted).
     pub predicted: bool,
     /// The SLO in seconds.
     pub slo_seconds: f64,
+    /// The predicted completion (epoch seconds, rounded), when the daemon gave one.
+    pub predicted_completion: Option<f64>,
 }
 
 /// One line of `squeue -o SQUEUE_FORMAT`.
@@ -172,13 +186,19 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
         "unpredicted" => false,
         _ => return None,
     };
-    let slo_seconds = words
-        .find_map(|word| word.strip_prefix("slo="))?
-        .parse::<f64>()
-        .ok()?;
+    let mut slo_seconds = None;
+    let mut predicted_completion = None;
+    for word in words {
+        if let Some(value) = word.strip_prefix("slo=") {
+            slo_seconds = value.parse::<f64>().ok();
+        } else if let Some(value) = word.strip_prefix("predicted_completion=") {
+            predicted_completion = value.parse::<f64>().ok();
+        }
+    }
     Some(Marker {
         predicted,
-        slo_seconds,
+        slo_seconds: slo_seconds?,
+        predicted_completion,
     })
 }
 
@@ -307,7 +327,7 @@ pub fn snapshot(jobs: &[SqueueJob], now_seconds: i64) -> Vec<HpcJobSnapshot> {
         .collect()
 }
 
-/// What became of a cloud job Slurm ran.
+/// What became of a cloud job Slurm ran (exactly one per finished job).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
     /// Completed by its deadline.
@@ -321,6 +341,9 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in label order.
+    pub const ALL: [Outcome; 4] = [Outcome::Met, Outcome::Violated, Outcome::Evicted, Outcome::Failed];
+
     /// The metric label.
     pub fn label(self) -> &'static str {
         match self {
@@ -332,26 +355,64 @@ impl Outcome {
     }
 }
 
-/// The outcome(s) of a finished cloud job: an eviction is also a violation
-/// when `evictions_violate` (the job is not rerun by the daemon).
-pub fn outcomes(job: &SqueueJob, evictions_violate: bool) -> Vec<Outcome> {
-    let Some(marker) = job.marker else {
-        return Vec::new();
+/// Slack for the rounding of `predicted_completion` in the marker (whole seconds)
+/// and of Slurm's submit time, when telling whether the prediction was a violation.
+const PREDICTION_ROUNDING_SECONDS: f64 = 1.0;
+
+/// A finished cloud job, as the metrics see it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finished {
+    /// Slurm job id.
+    pub id: String,
+    /// Its outcome.
+    pub outcome: Outcome,
+    /// Whether it violated its SLO; None when no verdict applies (cancelled, failed
+    /// without an end time, or evicted with `evictions_violate: false`).
+    pub slo_violated: Option<bool>,
+    /// Whether the admission predicted a violation; None for fail-open admissions.
+    pub predicted_violation: Option<bool>,
+    /// Processor-seconds of work thrown away (evicted jobs: CPUs × time run).
+    pub lost_processor_seconds: f64,
+}
+
+/// What a finished cloud job means for the metrics; None while it runs or for
+/// jobs without an interstice marker. An evicted job violates its SLO when
+/// `evictions_violate` (nobody reruns it), like a locally run job evicted with no
+/// resubmission left; timed-out and failed jobs are judged by their end time,
+/// like locally run ones.
+pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
+    let marker = job.marker?;
+    let deadline = job.submit.map(|submit| submit as f64 + marker.slo_seconds);
+    let late = match (job.end, deadline) {
+        (Some(end), Some(deadline)) => Some(end as f64 > deadline),
+        _ => None,
     };
-    match job.state {
-        JobStateName::Completed => {
-            let deadline = job.submit.map(|submit| submit as f64 + marker.slo_seconds);
-            match (job.end, deadline) {
-                (Some(end), Some(deadline)) if end as f64 > deadline => vec![Outcome::Violated],
-                _ => vec![Outcome::Met],
-            }
-        }
-        JobStateName::Deadline => vec![Outcome::Violated],
-        JobStateName::Preempted if evictions_violate => vec![Outcome::Evicted, Outcome::Violated],
-        JobStateName::Preempted => vec![Outcome::Evicted],
-        JobStateName::Timeout | JobStateName::Cancelled | JobStateName::Failed => vec![Outcome::Failed],
-        JobStateName::Pending | JobStateName::Running => Vec::new(),
-    }
+    let (outcome, slo_violated) = match job.state {
+        JobStateName::Pending | JobStateName::Running => return None,
+        JobStateName::Completed if late == Some(true) => (Outcome::Violated, Some(true)),
+        JobStateName::Completed => (Outcome::Met, Some(false)),
+        JobStateName::Deadline => (Outcome::Violated, Some(true)),
+        JobStateName::Preempted => (Outcome::Evicted, evictions_violate.then_some(true)),
+        JobStateName::Timeout | JobStateName::Failed => (Outcome::Failed, late),
+        JobStateName::Cancelled => (Outcome::Failed, None),
+    };
+    let predicted_late = match (marker.predicted_completion, deadline) {
+        (Some(completion), Some(deadline)) => completion > deadline + PREDICTION_ROUNDING_SECONDS,
+        // Accepted without a completion: only a met prediction is accepted (reject-predicted).
+        _ => false,
+    };
+    let predicted_violation = marker.predicted.then_some(predicted_late);
+    let lost_processor_seconds = match (outcome, job.start, job.end) {
+        (Outcome::Evicted, Some(start), Some(end)) => f64::from(job.cpus) * (end - start).max(0) as f64,
+        _ => 0.0,
+    };
+    Some(Finished {
+        id: job.id.clone(),
+        outcome,
+        slo_violated,
+        predicted_violation,
+        lost_processor_seconds,
+    })
 }
 
 /// Counts each cloud job once: its outcome when it ends, and whether it was admitted unpredicted.
@@ -364,8 +425,8 @@ pub struct OutcomeTracker {
 /// New counts from one read of the queue.
 #[derive(Debug, Default, PartialEq)]
 pub struct Learned {
-    /// (job id, outcome) pairs newly observed.
-    pub outcomes: Vec<(String, Outcome)>,
+    /// Cloud jobs newly seen finished.
+    pub finished: Vec<Finished>,
     /// Job ids newly seen that were admitted unpredicted (fail-open).
     pub unpredicted: Vec<String>,
 }
@@ -380,22 +441,20 @@ impl OutcomeTracker {
                 learned.unpredicted.push(job.id.clone());
             }
             if job.state.is_terminal() && self.finished.insert(job.id.clone()) {
-                for outcome in outcomes(job, evictions_violate) {
-                    learned.outcomes.push((job.id.clone(), outcome));
-                }
+                learned.finished.extend(finished(job, evictions_violate));
             }
         }
         learned
     }
 }
 
-/// The backend's metrics (`interstice_slurm_*`), in Prometheus' default registry.
+/// The Slurm-only metrics (`interstice_slurm_*`), registered in the daemon's registry.
 #[derive(Clone, Debug)]
 pub struct SlurmMetrics {
-    /// Cloud jobs Slurm finished, by outcome.
-    pub cloud_jobs: IntCounterVec,
+    /// Cloud jobs Slurm finished, one outcome each.
+    pub cloud_job_outcomes: IntCounterVec,
     /// Cloud jobs admitted without a prediction (daemon unreachable, fail-open).
-    pub unpredicted: IntCounterVec,
+    pub unpredicted_admissions: IntCounter,
     /// Reads of the plan, by result.
     pub plan_reads: IntCounterVec,
     /// Jobs in the plan, by state.
@@ -405,64 +464,83 @@ pub struct SlurmMetrics {
 }
 
 impl SlurmMetrics {
-    /// The process-wide instance (registered once in the default registry).
-    pub fn global() -> &'static SlurmMetrics {
-        static METRICS: OnceLock<SlurmMetrics> = OnceLock::new();
-        METRICS.get_or_init(|| {
-            let opts =
-                |name: &str, help: &str| Opts::new(name, help).namespace("interstice").subsystem("slurm");
-            let metrics = SlurmMetrics {
-                cloud_jobs: IntCounterVec::new(
-                    opts(
-                        "cloud_jobs_total",
-                        "Cloud jobs Slurm finished, by outcome (met, violated, evicted, failed)",
-                    ),
-                    &["outcome"],
-                )
-                .expect("valid metric"),
-                unpredicted: IntCounterVec::new(
-                    opts(
-                        "unpredicted_admissions_total",
-                        "Cloud jobs admitted unpredicted (daemon unreachable, fail-open)",
-                    ),
-                    &["partition"],
-                )
-                .expect("valid metric"),
-                plan_reads: IntCounterVec::new(
-                    opts("plan_reads_total", "Reads of the Slurm plan, by result"),
-                    &["result"],
-                )
-                .expect("valid metric"),
-                plan_jobs: IntGaugeVec::new(
-                    opts("plan_jobs", "Jobs in the Slurm plan, by state"),
-                    &["state"],
-                )
-                .expect("valid metric"),
-                cluster_cpus: IntGaugeVec::new(
-                    opts("cluster_cpus", "CPUs of the Slurm cluster, by state"),
-                    &["state"],
-                )
-                .expect("valid metric"),
-            };
-            for outcome in [Outcome::Met, Outcome::Violated, Outcome::Evicted, Outcome::Failed] {
-                metrics.cloud_jobs.with_label_values(&[outcome.label()]);
-            }
-            for result in ["ok", "error"] {
-                metrics.plan_reads.with_label_values(&[result]);
-            }
-            let registry = prometheus::default_registry();
-            for collector in [
-                Box::new(metrics.cloud_jobs.clone()) as Box<dyn prometheus::core::Collector>,
-                Box::new(metrics.unpredicted.clone()),
-                Box::new(metrics.plan_reads.clone()),
-                Box::new(metrics.plan_jobs.clone()),
-                Box::new(metrics.cluster_cpus.clone()),
-            ] {
-                // Registered once per process (OnceLock); a failure would only hide the metric.
-                let _ = registry.register(collector);
-            }
-            metrics
-        })
+    /// Creates the series and registers them in `registry` (fails if they already are).
+    pub fn register(registry: &Registry) -> Result<SlurmMetrics, prometheus::Error> {
+        let opts = |name: &str, help: &str| Opts::new(name, help).namespace("interstice").subsystem("slurm");
+        let metrics = SlurmMetrics {
+            cloud_job_outcomes: IntCounterVec::new(
+                opts(
+                    "cloud_job_outcomes_total",
+                    "Cloud jobs Slurm finished, one outcome each (met, violated, evicted, failed)",
+                ),
+                &["outcome"],
+            )?,
+            unpredicted_admissions: IntCounter::with_opts(opts(
+                "unpredicted_admissions_total",
+                "Cloud jobs admitted unpredicted by job_submit/interstice (daemon unreachable, fail-open)",
+            ))?,
+            plan_reads: IntCounterVec::new(
+                opts(
+                    "plan_reads_total",
+                    "Reads of the Slurm plan (squeue, scontrol), by result",
+                ),
+                &["result"],
+            )?,
+            plan_jobs: IntGaugeVec::new(
+                opts("plan_jobs", "Jobs in the Slurm plan at the last read, by state"),
+                &["state"],
+            )?,
+            cluster_cpus: IntGaugeVec::new(
+                opts(
+                    "cluster_cpus",
+                    "CPUs of the Slurm cluster at the last read, by state",
+                ),
+                &["state"],
+            )?,
+        };
+        for outcome in Outcome::ALL {
+            metrics.cloud_job_outcomes.with_label_values(&[outcome.label()]);
+        }
+        for result in ["ok", "error"] {
+            metrics.plan_reads.with_label_values(&[result]);
+        }
+        for state in ["running", "pending"] {
+            metrics.plan_jobs.with_label_values(&[state]);
+        }
+        for state in ["allocated", "total"] {
+            metrics.cluster_cpus.with_label_values(&[state]);
+        }
+        registry.register(Box::new(metrics.cloud_job_outcomes.clone()))?;
+        registry.register(Box::new(metrics.unpredicted_admissions.clone()))?;
+        registry.register(Box::new(metrics.plan_reads.clone()))?;
+        registry.register(Box::new(metrics.plan_jobs.clone()))?;
+        registry.register(Box::new(metrics.cluster_cpus.clone()))?;
+        Ok(metrics)
+    }
+}
+
+/// Feeds what one read of the queue taught into the daemon-wide and Slurm metrics.
+pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
+    slurm
+        .unpredicted_admissions
+        .inc_by(learned.unpredicted.len() as u64);
+    for job in &learned.finished {
+        slurm
+            .cloud_job_outcomes
+            .with_label_values(&[job.outcome.label()])
+            .inc();
+        if job.outcome == Outcome::Evicted {
+            daemon.evictions.inc();
+            daemon
+                .lost_work_processor_seconds
+                .inc_by(job.lost_processor_seconds);
+        }
+        if job.slo_violated == Some(true) {
+            daemon.slo_violations.inc();
+        }
+        if let (Some(predicted), Some(violated)) = (job.predicted_violation, job.slo_violated) {
+            daemon.prediction_outcome(predicted, violated);
+        }
     }
 }
 
@@ -526,9 +604,15 @@ fn read_plan(config: &SlurmConfig) -> Result<(Vec<SqueueJob>, Vec<NodeCpus>), St
     Ok((jobs, nodes))
 }
 
-/// Read the plan every `bf_interval_seconds` until shutdown.
-pub async fn run(config: SlurmConfig, sink: HpcSink, mut shutdown: Shutdown) -> Result<(), BackendError> {
-    let metrics = SlurmMetrics::global();
+/// Read the plan every `bf_interval_seconds` until shutdown, counting into `daemon_metrics`.
+pub async fn run(
+    config: SlurmConfig,
+    sink: HpcSink,
+    daemon_metrics: Metrics,
+    mut shutdown: Shutdown,
+) -> Result<(), BackendError> {
+    let metrics = SlurmMetrics::register(daemon_metrics.registry())
+        .map_err(|err| BackendError::Fatal(format!("slurm backend metrics: {err}")))?;
     let mut tracker = OutcomeTracker::default();
     let interval = Duration::from_secs_f64(config.bf_interval_seconds.max(0.05));
     let mut failures_in_a_row = 0u32;
@@ -563,19 +647,13 @@ pub async fn run(config: SlurmConfig, sink: HpcSink, mut shutdown: Shutdown) -> 
                     .with_label_values(&["total"])
                     .set(nodes.iter().map(|n| i64::from(n.total)).sum());
                 let learned = tracker.observe(&jobs, config.evictions_violate);
-                let partitions: HashMap<&str, &str> = jobs
-                    .iter()
-                    .map(|job| (job.id.as_str(), job.partition.as_str()))
-                    .collect();
                 for id in &learned.unpredicted {
-                    let partition = partitions.get(id.as_str()).copied().unwrap_or_default();
-                    metrics.unpredicted.with_label_values(&[partition]).inc();
                     tracing::warn!("slurm: cloud job {id} admitted unpredicted (fail-open)");
                 }
-                for (id, outcome) in &learned.outcomes {
-                    metrics.cloud_jobs.with_label_values(&[outcome.label()]).inc();
-                    tracing::info!("slurm: cloud job {id} outcome {}", outcome.label());
+                for job in &learned.finished {
+                    tracing::info!("slurm: cloud job {} outcome {}", job.id, job.outcome.label());
                 }
+                record(&learned, &daemon_metrics, &metrics);
                 if sink
                     .send(HpcUpdate::Snapshot {
                         time: now,
@@ -635,7 +713,8 @@ mod tests {
                 reason: "None".into(),
                 marker: Some(Marker {
                     predicted: true,
-                    slo_seconds: 100.0
+                    slo_seconds: 100.0,
+                    predicted_completion: Some(1_795_246_261.0),
                 }),
             }
         );
@@ -676,18 +755,51 @@ mod tests {
     fn outcomes_follow_state_and_deadline() {
         let jobs = parse_squeue(SQUEUE).unwrap();
         let by_id = |id: &str| jobs.iter().find(|job| job.id == id).unwrap();
-        assert_eq!(outcomes(by_id("9"), true), vec![Outcome::Met]);
+        let outcome = |id: &str, violate: bool| {
+            finished(by_id(id), violate).map(|job| (job.outcome, job.slo_violated, job.predicted_violation))
+        };
+        assert_eq!(outcome("9", true), Some((Outcome::Met, Some(false), Some(false))));
         assert_eq!(
-            outcomes(by_id("10"), true),
-            vec![Outcome::Evicted, Outcome::Violated]
+            outcome("10", true),
+            Some((Outcome::Evicted, Some(true), Some(false)))
         );
-        assert_eq!(outcomes(by_id("10"), false), vec![Outcome::Evicted]);
-        assert_eq!(outcomes(by_id("11"), true), vec![Outcome::Met]);
-        assert_eq!(outcomes(by_id("12"), true), vec![Outcome::Violated]);
-        assert_eq!(outcomes(by_id("13"), true), Vec::<Outcome>::new());
+        assert_eq!(outcome("10", false), Some((Outcome::Evicted, None, Some(false))));
+        assert_eq!(
+            finished(by_id("10"), true).unwrap().lost_processor_seconds,
+            4.0 * 29.0
+        );
+        assert_eq!(outcome("11", true), Some((Outcome::Met, Some(false), None)));
+        assert_eq!(
+            outcome("12", true),
+            Some((Outcome::Violated, Some(true), Some(false)))
+        );
+        assert_eq!(outcome("13", true), None, "no marker: not a cloud job");
+        assert_eq!(outcome("8", true), None, "still running");
         let mut late = by_id("9").clone();
         late.end = Some(1_795_246_201);
-        assert_eq!(outcomes(&late, true), vec![Outcome::Violated]);
+        assert_eq!(
+            finished(&late, true).map(|job| (job.outcome, job.slo_violated)),
+            Some((Outcome::Violated, Some(true)))
+        );
+        // Admitted although the prediction said late (admission: admit-all).
+        let mut admitted_late = by_id("9").clone();
+        admitted_late.marker.as_mut().unwrap().predicted_completion = Some(1_795_246_300.0);
+        assert_eq!(
+            finished(&admitted_late, true).unwrap().predicted_violation,
+            Some(true)
+        );
+        let mut cancelled = by_id("9").clone();
+        cancelled.state = JobStateName::Cancelled;
+        assert_eq!(
+            finished(&cancelled, true).map(|job| (job.outcome, job.slo_violated)),
+            Some((Outcome::Failed, None))
+        );
+        let mut timeout = late;
+        timeout.state = JobStateName::Timeout;
+        assert_eq!(
+            finished(&timeout, true).map(|job| (job.outcome, job.slo_violated)),
+            Some((Outcome::Failed, Some(true)))
+        );
     }
 
     #[test]
@@ -696,8 +808,55 @@ mod tests {
         let mut tracker = OutcomeTracker::default();
         let first = tracker.observe(&jobs, true);
         assert_eq!(first.unpredicted, vec!["11".to_string()]);
-        assert_eq!(first.outcomes.len(), 5);
+        let ids: Vec<&str> = first.finished.iter().map(|job| job.id.as_str()).collect();
+        assert_eq!(ids, ["9", "10", "11", "12"]);
         assert_eq!(tracker.observe(&jobs, true), Learned::default());
+    }
+
+    #[test]
+    fn outcomes_feed_the_daemon_metrics() {
+        let daemon = Metrics::new();
+        let slurm = SlurmMetrics::register(daemon.registry()).unwrap();
+        assert!(
+            SlurmMetrics::register(daemon.registry()).is_err(),
+            "registered twice in one registry"
+        );
+        let learned = OutcomeTracker::default().observe(&parse_squeue(SQUEUE).unwrap(), true);
+        record(&learned, &daemon, &slurm);
+        let text = daemon.render();
+        let value = |series: &str| {
+            text.lines()
+                .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+                .unwrap_or_else(|| panic!("{series} missing in\n{text}"))
+                .parse::<f64>()
+                .unwrap()
+        };
+        assert_eq!(
+            value("interstice_slurm_cloud_job_outcomes_total{outcome=\"met\"}"),
+            2.0
+        );
+        assert_eq!(
+            value("interstice_slurm_cloud_job_outcomes_total{outcome=\"evicted\"}"),
+            1.0
+        );
+        assert_eq!(
+            value("interstice_slurm_cloud_job_outcomes_total{outcome=\"violated\"}"),
+            1.0
+        );
+        assert_eq!(
+            value("interstice_slurm_cloud_job_outcomes_total{outcome=\"failed\"}"),
+            0.0
+        );
+        assert_eq!(value("interstice_slurm_unpredicted_admissions_total"), 1.0);
+        // Shared with locally run jobs: job 10 (evicted, violating) and job 12 (deadline).
+        assert_eq!(value("interstice_evictions_total"), 1.0);
+        assert_eq!(value("interstice_lost_work_processor_seconds_total"), 116.0);
+        assert_eq!(value("interstice_slo_violations_total"), 2.0);
+        // Predicted met: 9 met (tn), 10 and 12 violated (fn); 11 was unpredicted.
+        assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"tn\"}"), 1.0);
+        assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"fn\"}"), 2.0);
+        assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"tp\"}"), 0.0);
+        assert_eq!(value("interstice_slurm_plan_reads_total{result=\"ok\"}"), 0.0);
     }
 
     #[test]
@@ -727,8 +886,21 @@ mod tests {
             parse_marker("interstice:unpredicted slo=410"),
             Some(Marker {
                 predicted: false,
-                slo_seconds: 410.0
+                slo_seconds: 410.0,
+                predicted_completion: None,
             })
+        );
+        assert_eq!(
+            parse_marker("run 7 interstice:accepted slo=300 predicted_completion=1060"),
+            Some(Marker {
+                predicted: true,
+                slo_seconds: 300.0,
+                predicted_completion: Some(1060.0),
+            })
+        );
+        assert_eq!(
+            parse_marker("interstice:accepted predicted_completion=1060"),
+            None
         );
         assert_eq!(parse_marker("nothing here"), None);
     }
