@@ -7,6 +7,7 @@
 //!   and `summary.json`, written by both the simulator and the adapter.
 //! - [`protocol`] — Batsim's JSON messages and the ZeroMQ REP server
 //!   (`interstice batsim`).
+#![deny(missing_docs)]
 
 pub mod output;
 pub mod protocol;

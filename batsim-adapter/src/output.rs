@@ -35,8 +35,9 @@ pub const SUMMARY_JSON: &str = "summary.json";
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OutputError {
-    /// Creating, writing or flushing a file or the directory failed.
-    #[error("cannot write {}: {source}", path.display())]
+    /// Creating, writing or flushing a file or the directory failed (the
+    /// system's reason is the [`source`](std::error::Error::source) only).
+    #[error("cannot write {}", path.display())]
     Io {
         /// The file or directory.
         path: PathBuf,
@@ -44,8 +45,8 @@ pub enum OutputError {
         #[source]
         source: std::io::Error,
     },
-    /// Serializing the summary failed.
-    #[error("cannot serialize {}: {source}", path.display())]
+    /// Serializing the summary failed (the reason is the source only).
+    #[error("cannot serialize {}", path.display())]
     Json {
         /// The file.
         path: PathBuf,

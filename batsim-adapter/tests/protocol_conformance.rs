@@ -228,18 +228,23 @@ fn injection_registers_jobs_asks_to_be_called_and_finishes_registration() {
     assert_eq!(types(&reply), ["REGISTER_JOB", "EXECUTE_JOB", "CALL_ME_LATER"]);
     assert_eq!(events(&reply)[2].1, json!({"timestamp": 20.0}));
     // Static jobs are over at 12: no injection after that; registration
-    // finishes once the running cloud job cannot be resubmitted any more.
+    // finishes once the running cloud job cannot be resubmitted any more:
+    // with the default resubmissions (3) an eviction could still register
+    // it again, so only when it has ended.
     let reply = peer.ask(&message(
         12.0,
         vec![("NOTIFY", json!({"type": "no_more_static_job_to_submit"}))],
     ));
+    assert!(
+        types(&reply).is_empty(),
+        "cloud1 is still running and could be resubmitted: {reply}"
+    );
+    let done = json!({"job_id": "interstice!cloud1", "job_state": "COMPLETED_SUCCESSFULLY", "return_code": 0, "alloc": "0-1"});
+    let reply = peer.ask(&message(15.0, vec![("JOB_COMPLETED", done)]));
     assert_eq!(
         events(&reply),
         vec![("NOTIFY".to_string(), json!({"type": "registration_finished"}))]
     );
-    let done = json!({"job_id": "interstice!cloud1", "job_state": "COMPLETED_SUCCESSFULLY", "return_code": 0, "alloc": "0-1"});
-    let reply = peer.ask(&message(15.0, vec![("JOB_COMPLETED", done)]));
-    assert!(types(&reply).is_empty());
     let reply = peer.ask(&message(20.0, vec![("REQUESTED_CALL", json!({}))]));
     assert!(
         types(&reply).is_empty(),

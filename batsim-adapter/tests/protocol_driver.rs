@@ -6,12 +6,11 @@
 mod protocol_support;
 
 use interstice_batsim::protocol::driver::{drive, DriverConfig, DriverReport, Workload};
-use interstice_batsim::protocol::{AdapterConfig, CloudInjection, RUNTIME_SEED_MIX};
-use interstice_batsim::sim::rng::SplitMix64;
-use interstice_batsim::sim::runtime::RuntimeSpec;
+use interstice_batsim::protocol::options::DEFAULT_MAX_RESUBMISSIONS;
+use interstice_batsim::protocol::{AdapterConfig, CloudInjection};
 use interstice_batsim::sim::{simulate, SimOptions, SimResult};
 use interstice_core::{EngineConfig, Job, JobKind, Policy, ProcSet, Time};
-use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice};
+use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec};
 use protocol_support::{check_schedule, config, shared, Adapter};
 use std::collections::HashMap;
 
@@ -45,16 +44,15 @@ fn every_policy_gives_a_valid_schedule_on_every_recorded_workload() {
                 "{file} {policy}: HPC jobs are never rejected"
             );
             if file == "test_walltime.json" {
-                // 9 delay and 9 compute jobs run longer than their walltime.
-                // (Batsim 4.2.1 also killed w0!10, whose delay equals its
-                // walltime; the tiny Batsim, like `interstice replay`, lets a
-                // job that fits exactly complete.)
+                // 9 delay and 9 compute jobs run longer than their walltime,
+                // and w0!10's delay equals its walltime: Batsim 4.2.1 kills
+                // those 19 (a compute job that takes exactly its walltime completes).
                 let killed = report
                     .executions
                     .iter()
                     .filter(|e| e.state == "COMPLETED_WALLTIME_REACHED")
                     .count();
-                assert_eq!(killed, 18, "{file} {policy}: jobs killed at their walltime");
+                assert_eq!(killed, 19, "{file} {policy}: jobs killed at their walltime");
             }
             // The same outputs as `interstice replay`.
             let summary: serde_json::Value =
@@ -83,14 +81,16 @@ fn adapter_starts(report: &DriverReport) -> HashMap<u64, (Time, ProcSet)> {
     starts
 }
 
-/// `w0!7` → 7; a resubmission `interstice!w0_7-r2` → 7; an injected `interstice!cloud3` → BASE + 3.
+/// `w0!7` → 7; a resubmission `interstice!w0_7-r2` → 7; an injected
+/// `interstice!cloud3` (resubmitted: `interstice!interstice_cloud3-r1`) → BASE + 3.
 fn job_number(batsim_id: &str) -> u64 {
     let name = batsim_id.split_once('!').unwrap().1;
     let name = name.split('-').next().unwrap();
+    let name = name.rsplit('_').next().unwrap();
     if let Some(k) = name.strip_prefix("cloud") {
         return (1u64 << 40) + k.parse::<u64>().unwrap();
     }
-    name.rsplit('_').next().unwrap().parse().unwrap()
+    name.parse().unwrap()
 }
 
 fn sim_starts(result: &SimResult) -> HashMap<u64, (Time, ProcSet)> {
@@ -121,7 +121,7 @@ fn mixed_workload(dir: &std::path::Path) -> (Vec<Job>, Workload) {
         interval: Time::from_secs(7),
         procs: "1,2".parse().unwrap(),
         walltime: Time::from_secs(60),
-        runtime: interstice_swf::inject::RuntimeSpec::FractionOfWalltime(0.75),
+        runtime: "0.75w".parse().unwrap(),
         slack: 2.0,
         seed: 5,
     };
@@ -271,7 +271,8 @@ fn injected_cloud_jobs_match_the_simulator_and_registration_finishes() {
             .collect();
         assert_eq!(cloud.len(), 7, "{policy}: {:?}", report.registered);
 
-        // The simulator with the same cloud jobs (replay's draws).
+        // The simulator with the same cloud jobs (replay's draws, which
+        // `inject_cloud_jobs` makes: the adapter must draw the same run times).
         let file = std::fs::File::open(shared("workload10.json")).unwrap();
         let hpc =
             interstice_swf::batsim_json::read_workload(file, "w10", &interstice_swf::ExtractOptions::new())
@@ -281,19 +282,16 @@ fn injected_cloud_jobs_match_the_simulator_and_registration_finishes() {
             interval: inject.interval,
             procs: procs.clone(),
             walltime: inject.walltime,
-            runtime: interstice_swf::inject::RuntimeSpec::Walltime,
+            runtime,
             slack: inject.slack,
             seed,
         };
-        let mut cloud_jobs = inject_cloud_jobs(&options, Time::ZERO, Time::from_secs(60), 1 << 40);
-        let mut rng = SplitMix64::new(seed ^ RUNTIME_SEED_MIX);
-        for job in &mut cloud_jobs {
-            job.runtime = Some(runtime.sample(job.walltime, &mut rng));
-            assert_eq!(job.kind, JobKind::Cloud);
-        }
+        let cloud_jobs = inject_cloud_jobs(&options, Time::ZERO, Time::from_secs(60), 1 << 40);
+        assert!(cloud_jobs.iter().all(|job| job.kind == JobKind::Cloud));
         let jobs: Vec<Job> = hpc.into_iter().chain(cloud_jobs).collect();
         let sim = simulate(
-            engine_config(16, 12, policy, 0),
+            // The adapter's default resubmissions (Batsim runs with dynamic jobs here).
+            engine_config(16, 12, policy, DEFAULT_MAX_RESUBMISSIONS),
             jobs,
             &SimOptions::default(),
             |_, _| {},
@@ -333,7 +331,7 @@ fn adapter_matches_the_simulator_on_a_synthetic_trace_with_many_evictions() {
         interval: Time::from_secs(120),
         procs: "1,2,4".parse().unwrap(),
         walltime: Time::from_secs(600),
-        runtime: interstice_swf::inject::RuntimeSpec::FractionOfWalltime(0.9),
+        runtime: "0.9w".parse().unwrap(),
         slack: 2.0,
         seed,
     };

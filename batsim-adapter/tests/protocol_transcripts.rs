@@ -1,13 +1,18 @@
 //! Replays conversations recorded with a real Batsim 4.2.1 verbatim: every
 //! `batsim->sched` message is sent as recorded (exact wire bytes) over a real
 //! REQ socket, and each answer is compared with the recorded scheduler's.
+//! Also: the final state Batsim reported for every job of the walltime
+//! transcript is the one the tiny Batsim, the simulator and their shared
+//! walltime rule give.
 
 mod protocol_support;
 
-use interstice_core::{Policy, ProcSet};
-use protocol_support::{config, events, transcript, Adapter, Peer};
+use interstice_batsim::protocol::driver::{drive, profile_run, DriverConfig, Workload};
+use interstice_batsim::sim::{simulate, SimOptions};
+use interstice_core::{EndReason, EngineConfig, JobId, Policy, ProcSet, Time};
+use protocol_support::{config, events, shared, transcript, Adapter, Peer};
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Replay a transcript; returns (recorded reply, our reply) pairs.
 fn replay(name: &str, policy: Policy) -> Vec<(Value, Value)> {
@@ -118,4 +123,120 @@ fn walltime_kills_are_handled_and_every_job_starts_at_once() {
     }
     let started: usize = pairs.iter().map(|(_, ours)| decisions(ours).len()).sum();
     assert_eq!(started, 22 + 22, "44 jobs, each started once");
+}
+
+/// Final state of every job as Batsim 4.2.1 reported it in a transcript.
+fn recorded_final_states(name: &str) -> HashMap<String, String> {
+    let mut states = HashMap::new();
+    for line in transcript(name).iter().filter(|line| line.from_batsim) {
+        for (kind, data) in events(&line.msg) {
+            if kind == "JOB_COMPLETED" {
+                let id = data["job_id"].as_str().unwrap().to_string();
+                let state = data["job_state"].as_str().unwrap().to_string();
+                assert!(states.insert(id, state).is_none(), "one completion per job");
+            }
+        }
+    }
+    states
+}
+
+/// Host speed of Batsim's cluster512 platform (`speed="1Gf"`), the platform of the walltime transcript.
+const CLUSTER512_SPEED: f64 = 1e9;
+
+#[test]
+fn the_walltime_rule_predicts_every_final_state_batsim_recorded() {
+    let recorded = recorded_final_states("transcript-walltime-kills.jsonl");
+    let workload = Workload::load(&shared("test_walltime.json"), "w0").unwrap();
+    assert_eq!(recorded.len(), workload.jobs.len());
+    let mut killed_at_equality = Vec::new();
+    for job in &workload.jobs {
+        let (runtime, kind) =
+            profile_run(&job.profile, &workload.profiles[&job.profile], CLUSTER512_SPEED).unwrap();
+        let (length, state) = kind.outcome(runtime, job.walltime);
+        assert_eq!(
+            state, recorded[&job.id],
+            "{}: {kind:?} of {runtime} with walltime {:?}",
+            job.id, job.walltime
+        );
+        assert_eq!(
+            length,
+            runtime.min(job.walltime.unwrap_or(Time::INFINITY)),
+            "{}",
+            job.id
+        );
+        if Some(runtime) == job.walltime && state == "COMPLETED_WALLTIME_REACHED" {
+            killed_at_equality.push(job.id.as_str());
+        }
+    }
+    // The case the rule is about: a delay equal to the walltime is a kill
+    // (w0!10), a computation taking exactly the walltime is not (w0!1010).
+    assert_eq!(killed_at_equality, ["w0!10"]);
+    assert_eq!(recorded["w0!1010"], "COMPLETED_SUCCESSFULLY");
+    let killed = recorded
+        .values()
+        .filter(|s| *s == "COMPLETED_WALLTIME_REACHED")
+        .count();
+    assert_eq!(killed, 19, "the README's count");
+}
+
+#[test]
+fn the_tiny_batsim_ends_every_job_as_batsim_did() {
+    let recorded = recorded_final_states("transcript-walltime-kills.jsonl");
+    let workload = Workload::load(&shared("test_walltime.json"), "w0").unwrap();
+    let adapter = Adapter::start(config(Policy::Fcfs));
+    let mut driver_config = DriverConfig::new(adapter.endpoint.clone());
+    driver_config.resources = Some(512);
+    driver_config.host_speed = CLUSTER512_SPEED;
+    let result = drive(&workload, &driver_config);
+    let (served, _) = adapter.finish();
+    served.unwrap();
+    let report = result.unwrap();
+    let ours: HashMap<String, String> = report
+        .executions
+        .iter()
+        .map(|e| (e.job_id.clone(), e.state.to_string()))
+        .collect();
+    assert_eq!(ours, recorded);
+}
+
+#[test]
+fn the_simulator_ends_every_delay_job_with_a_walltime_as_batsim_did() {
+    let recorded = recorded_final_states("transcript-walltime-kills.jsonl");
+    let workload = interstice_swf::load_workload(
+        &shared("test_walltime.json"),
+        &interstice_swf::ExtractOptions::new(),
+    )
+    .unwrap();
+    let driver_workload = Workload::load(&shared("test_walltime.json"), "w0").unwrap();
+    // Only `delay` jobs with a walltime: the simulator runs delay profiles, and
+    // a job without walltime gets its delay as walltime when read (w0!21, w0!22).
+    let compared: Vec<u64> = driver_workload
+        .jobs
+        .iter()
+        .filter(|job| job.walltime.is_some() && job.profile.starts_with("delay"))
+        .map(|job| job.id.trim_start_matches("w0!").parse().unwrap())
+        .collect();
+    assert_eq!(compared.len(), 20);
+    let result = simulate(
+        EngineConfig::new(512, Policy::Fcfs),
+        workload.jobs,
+        &SimOptions::default(),
+        |_, _| {},
+    )
+    .unwrap();
+    for id in compared {
+        let record = result.records.iter().find(|r| r.job.id == JobId(id)).unwrap();
+        let expected = match recorded[&format!("w0!{id}")].as_str() {
+            "COMPLETED_WALLTIME_REACHED" => EndReason::WalltimeReached,
+            "COMPLETED_SUCCESSFULLY" => EndReason::Completed,
+            other => panic!("w0!{id}: unexpected {other}"),
+        };
+        assert_eq!(record.end_reason, Some(expected), "w0!{id}");
+        let run = record.end.unwrap() - record.start.unwrap();
+        assert_eq!(
+            run,
+            record.job.runtime.unwrap().min(record.job.walltime),
+            "w0!{id}"
+        );
+    }
 }

@@ -2,12 +2,12 @@
 //! (walltime kill, early end, eviction and resubmission), and its invariants
 //! on a seeded random workload.
 
-use interstice_batsim::sim::rng::SplitMix64;
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_batsim::sim::{simulate, SimError, SimOptions, SimResult};
 use interstice_core::{
     Decision, EndReason, EngineConfig, Job, JobId, JobKind, JobRecord, Lifecycle, Policy, ProcSet, Time,
 };
+use interstice_swf::SplitMix64;
 use std::collections::HashMap;
 
 fn secs(s: i64) -> Time {
@@ -65,7 +65,8 @@ fn walltime_kill_early_end_and_unknown_runtime_follow_delay_semantics() {
             hpc(1, 0, 4, 100, Some(150)),
             // Ends well before its walltime.
             hpc(2, 10, 2, 100, Some(30)),
-            // No run time known: runs its whole walltime.
+            // No run time known: runs its whole walltime and is killed there
+            // (a delay equal to the walltime in Batsim).
             hpc(3, 20, 2, 50, None),
             // Needs the whole machine: waits for 2 and 3.
             hpc(4, 30, 4, 10, Some(5)),
@@ -83,7 +84,7 @@ fn walltime_kill_early_end_and_unknown_runtime_follow_delay_semantics() {
         );
         assert_eq!(
             times(&result, 3),
-            (Some(100), Some(150), Some(EndReason::Completed)),
+            (Some(100), Some(150), Some(EndReason::WalltimeReached)),
             "{policy}"
         );
         assert_eq!(
@@ -126,6 +127,7 @@ fn sparse_job_ids_work_like_dense_ones() {
 #[test]
 fn backfilling_starts_a_small_job_early_under_easy_but_not_fcfs() {
     // 1 holds 2 of 4 processors until 100; 2 needs all 4; 3 fits beside 1 and ends before 100.
+    // 1 and 2 run exactly their walltime: as in Batsim, they end killed at it.
     let jobs = vec![
         hpc(1, 0, 2, 100, Some(100)),
         hpc(2, 1, 4, 50, Some(50)),
@@ -134,7 +136,7 @@ fn backfilling_starts_a_small_job_early_under_easy_but_not_fcfs() {
     let fcfs = run(EngineConfig::new(4, Policy::Fcfs), jobs.clone());
     assert_eq!(
         times(&fcfs, 2),
-        (Some(100), Some(150), Some(EndReason::Completed))
+        (Some(100), Some(150), Some(EndReason::WalltimeReached))
     );
     assert_eq!(
         times(&fcfs, 3),
@@ -144,8 +146,9 @@ fn backfilling_starts_a_small_job_early_under_easy_but_not_fcfs() {
     assert_eq!(times(&easy, 3), (Some(2), Some(42), Some(EndReason::Completed)));
     assert_eq!(
         times(&easy, 2),
-        (Some(100), Some(150), Some(EndReason::Completed))
+        (Some(100), Some(150), Some(EndReason::WalltimeReached))
     );
+    assert_eq!(times(&easy, 1).2, Some(EndReason::WalltimeReached));
 }
 
 fn eviction_config(max_resubmissions: u32) -> EngineConfig {
@@ -169,9 +172,10 @@ fn an_hpc_job_evicts_a_cloud_job_and_the_resubmitted_run_ignores_the_stale_end()
         .map(|timed| (timed.time, timed.decision.clone()))
         .collect();
     assert_eq!(evictions, vec![(secs(10), Decision::Evict { id: JobId(1) })]);
+    // The HPC job runs exactly its walltime: killed at it, as Batsim does.
     assert_eq!(
         times(&result, 2),
-        (Some(10), Some(60), Some(EndReason::Completed))
+        (Some(10), Some(60), Some(EndReason::WalltimeReached))
     );
     // Resubmitted, restarted when the HPC job ends, and not ended by its first run's end event at 80.
     assert_eq!(
@@ -188,9 +192,10 @@ fn without_resubmission_an_evicted_cloud_job_ends_killed() {
     let jobs = vec![cloud(1, 0, 4, 100, 80, 1000), hpc(2, 10, 4, 50, Some(50))];
     let result = run(eviction_config(0), jobs);
     assert_eq!(times(&result, 1), (Some(0), Some(10), Some(EndReason::Evicted)));
+    // The HPC job runs exactly its walltime: killed at it, as Batsim does.
     assert_eq!(
         times(&result, 2),
-        (Some(10), Some(60), Some(EndReason::Completed))
+        (Some(10), Some(60), Some(EndReason::WalltimeReached))
     );
     assert!(record(&result, 1).violated());
     assert_eq!(result.summary.violations, 1);

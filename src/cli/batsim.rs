@@ -4,54 +4,24 @@
 //! things without Batsim installed); `interstice batsim bench` measures the
 //! adapter's own cost per message.
 
+use super::engine_args::{
+    parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds, EngineArgs,
+};
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use interstice_batsim::protocol::driver::{self, DriverConfig, Workload};
 use interstice_batsim::protocol::platform::{platform_xml, PlatformSpec};
-use interstice_batsim::protocol::{
-    serve, AdapterConfig, CloudInjection, EngineOptions, ServerOptions, Session,
-};
-use interstice_batsim::sim::runtime::RuntimeSpec;
+use interstice_batsim::protocol::{serve, AdapterConfig, CloudInjection, ServerOptions, Session};
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
-use interstice_core::{Admission, Policy, Time};
-use interstice_swf::inject::ProcsChoice;
+use interstice_core::{Policy, Time};
+use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-fn parse_policy(text: &str) -> Result<Policy, String> {
-    text.parse()
-}
-
-fn parse_admission(text: &str) -> Result<Admission, String> {
-    text.parse()
-}
-
-fn parse_procs(text: &str) -> Result<ProcsChoice, String> {
-    text.parse().map_err(|e: interstice_swf::SwfError| e.to_string())
-}
-
-fn parse_runtime(text: &str) -> Result<RuntimeSpec, String> {
-    text.parse()
-}
-
-fn parse_seconds(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
-        _ => Err(format!("{text:?} is not a positive number of seconds")),
-    }
-}
 
 fn parse_non_negative(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
         _ => Err(format!("{text:?} is not a non-negative number of seconds")),
-    }
-}
-
-fn parse_factor(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
-        _ => Err(format!("{text:?} is not a positive number")),
     }
 }
 
@@ -87,27 +57,10 @@ pub struct ServeArgs {
     /// ZeroMQ endpoint to bind (Batsim connects to it with `-s`); loopback by default.
     #[arg(long, value_name = "ENDPOINT", default_value = "tcp://127.0.0.1:28000")]
     pub socket: String,
-    /// Scheduling policy: fcfs, easy, conservative or convergence (else `policy` in Batsim's --sched-cfg).
-    #[arg(long, value_parser = parse_policy)]
-    pub policy: Option<Policy>,
-    /// Processors of the convergence area, 0..C (default: all).
-    #[arg(long, value_name = "C")]
-    pub conv: Option<u32>,
-    /// What to do with a cloud job predicted to miss its SLO: admit-all or reject-predicted.
-    #[arg(long, value_parser = parse_admission)]
-    pub admission: Option<Admission>,
-    /// Overbooking risk factor λ of the completion prediction (default 1).
-    #[arg(long, value_parser = parse_factor)]
-    pub lambda: Option<f64>,
-    /// Counter-offer factor τ (default 1).
-    #[arg(long, value_parser = parse_factor)]
-    pub tau: Option<f64>,
-    /// Resubmissions allowed to an evicted cloud job (default 0; needs Batsim's --enable-dynamic-jobs).
-    #[arg(long, value_name = "N")]
-    pub max_resubmissions: Option<u32>,
-    /// An evicted cloud job older than this many seconds is not resubmitted.
-    #[arg(long, value_name = "S", value_parser = parse_seconds)]
-    pub max_time_in_system: Option<f64>,
+    /// Engine options; what is not given here comes from Batsim's --sched-cfg JSON (same keys,
+    /// e.g. {"policy": "easy", "max_resubmissions": 1}), else the defaults.
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Write jobs.csv and summary.json here at SIMULATION_ENDS.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -121,12 +74,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "S", value_parser = parse_seconds, default_value = "10")]
     pub cloud_interval: f64,
     /// Processors per cloud job: a count (4), a uniform list (1,2,4) or weights (1:0.5,2:0.3,4:0.2).
-    #[arg(long, value_name = "H", value_parser = parse_procs, default_value = "1")]
+    #[arg(long, value_name = "H", value_parser = parse_procs_choice, default_value = "1")]
     pub cloud_procs: ProcsChoice,
     /// Walltime of each cloud job, seconds.
     #[arg(long, value_name = "W", value_parser = parse_seconds, default_value = "180")]
     pub cloud_walltime: f64,
-    /// Run time of each cloud job: `walltime`, seconds, `0.1w`, `uniform:LO:HI`, `exp:MEAN`.
+    /// Run time of each cloud job: `walltime`, seconds, `0.1w`, `uniform:LO:HI`, `exp:MEAN` (the
+    /// `delay` of its Batsim profile: Batsim kills a job whose delay is not below its walltime).
     #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = "walltime")]
     pub cloud_runtime: RuntimeSpec,
     /// Slack factor f: each cloud job's SLO is f × its walltime.
@@ -238,19 +192,11 @@ fn adapter_config(args: &ServeArgs) -> anyhow::Result<AdapterConfig> {
     } else {
         None
     };
-    if args.conv == Some(0) {
+    if args.engine.conv == Some(0) {
         bail!("--conv must be at least 1 (the area is processors 0..C)");
     }
     Ok(AdapterConfig {
-        engine: EngineOptions {
-            policy: args.policy,
-            conv: args.conv,
-            admission: args.admission,
-            lambda: args.lambda,
-            tau: args.tau,
-            max_resubmissions: args.max_resubmissions,
-            max_time_in_system: args.max_time_in_system,
-        },
+        engine: args.engine.options(),
         inject,
         out_dir: args.out.clone(),
     })

@@ -3,5 +3,6 @@
 pub mod batsim;
 pub mod bench;
 pub mod client;
+pub mod engine_args;
 pub mod replay;
 pub mod swf;

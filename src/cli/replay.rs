@@ -2,16 +2,22 @@
 //! injected cloud jobs, on one machine with the built-in simulator, and write
 //! `jobs.csv` + `summary.json`. Also `interstice bench replay`, the
 //! thesis-size scenario.
+//!
+//! Jobs end as in Batsim with `delay` profiles: a job whose run time is below
+//! its walltime completes (`COMPLETED_SUCCESSFULLY`); one whose run time is
+//! equal to or above it is killed at the walltime (`COMPLETED_WALLTIME_REACHED`).
 
+use super::engine_args::{
+    parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds, EngineArgs,
+};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use interstice_batsim::output::{self, JOBS_CSV, SUMMARY_JSON};
-use interstice_batsim::sim::rng::SplitMix64;
-use interstice_batsim::sim::runtime::RuntimeSpec;
+use interstice_batsim::protocol::EngineOptions;
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_batsim::sim::{simulate, SimOptions, SimResult};
-use interstice_core::{Admission, EngineConfig, Job, JobKind, Lifecycle, Policy, Summary, Time};
-use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice};
+use interstice_core::{EngineConfig, Job, JobKind, Policy, Summary, Time};
+use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec};
 use interstice_swf::ExtractOptions;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -35,42 +41,13 @@ impl ClipTarget {
     }
 }
 
-fn parse_policy(text: &str) -> Result<Policy, String> {
-    text.parse()
-}
-
-fn parse_admission(text: &str) -> Result<Admission, String> {
-    text.parse()
-}
-
-fn parse_runtime(text: &str) -> Result<RuntimeSpec, String> {
-    text.parse()
-}
-
-fn parse_procs_choice(text: &str) -> Result<ProcsChoice, String> {
-    text.parse()
-        .map_err(|err: interstice_swf::SwfError| err.to_string())
-}
-
-fn parse_seconds(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
-        _ => Err(format!("{text:?} is not a positive number of seconds")),
-    }
-}
-
-fn parse_factor(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
-        _ => Err(format!("{text:?} is not a positive number")),
-    }
-}
-
 /// Simulate a whole workload with the engine, no outside simulator.
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Example: interstice replay KTH-SP2.swf.gz --policy convergence --conv 10 \
-    --cloud-interval 10 --cloud-procs 1,2,4 --cloud-runtime 0.1w --slack 2 --out results/"
+    after_help = "Jobs end as in Batsim (delay profiles): a job whose run time is not below its walltime is \
+    killed at the walltime (COMPLETED_WALLTIME_REACHED).\n\n\
+    Example: interstice replay KTH-SP2.swf.gz --policy convergence --conv 10 --cloud-interval 10 \
+    --cloud-procs 1,2,4 --cloud-runtime 0.1w --slack 2 --out results/"
 )]
 pub struct ReplayArgs {
     /// The workload: SWF (plain or .gz) or a Batsim workload JSON (from `swf inject`).
@@ -78,15 +55,9 @@ pub struct ReplayArgs {
     /// Processors of the machine (default: the workload's machine size).
     #[arg(long)]
     pub procs: Option<u32>,
-    /// Processors of the convergence area, 0..C (default: the whole machine).
-    #[arg(long)]
-    pub conv: Option<u32>,
-    /// Scheduling policy: fcfs, easy, conservative or convergence.
-    #[arg(long, value_parser = parse_policy)]
-    pub policy: Policy,
-    /// What to do with a cloud job predicted to miss its SLO: admit-all or reject-predicted.
-    #[arg(long, value_parser = parse_admission, default_value = "admit-all")]
-    pub admission: Admission,
+    /// Engine options (--policy is required).
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Inject one cloud job every S seconds over the HPC trace's span (no injection without it).
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub cloud_interval: Option<f64>,
@@ -97,23 +68,13 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "W", value_parser = parse_seconds, default_value = "180")]
     pub cloud_walltime: f64,
     /// Actual run time of each cloud job: `walltime`, seconds, `0.1w`, `uniform:LO:HI`, `exp:MEAN`.
+    /// As in Batsim (a `delay` profile), a job whose run time is not below its walltime is killed
+    /// at its walltime (COMPLETED_WALLTIME_REACHED), so `walltime` makes every cloud job end killed.
     #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = "walltime")]
     pub cloud_runtime: RuntimeSpec,
     /// Slack factor f: each cloud job's SLO is f × its walltime.
     #[arg(long, value_name = "F", value_parser = parse_factor, default_value = "2")]
     pub slack: f64,
-    /// Overbooking risk factor λ of the completion prediction.
-    #[arg(long, value_parser = parse_factor, default_value = "1")]
-    pub lambda: f64,
-    /// Counter-offer factor τ.
-    #[arg(long, value_parser = parse_factor, default_value = "1")]
-    pub tau: f64,
-    /// Resubmissions allowed to an evicted cloud job.
-    #[arg(long, default_value = "3")]
-    pub max_resubmissions: u32,
-    /// An evicted cloud job older than this many seconds is not resubmitted.
-    #[arg(long, value_name = "S", value_parser = parse_seconds)]
-    pub max_time_in_system: Option<f64>,
     /// Multiply every HPC walltime by this factor.
     #[arg(long, value_parser = parse_factor, default_value = "1")]
     pub walltime_factor: f64,
@@ -152,30 +113,23 @@ struct CloudSpec {
 }
 
 impl CloudSpec {
-    /// Cloud jobs every `interval` over `[from, to]`, ids from `first_id`, with their run times drawn.
+    /// Cloud jobs every `interval` over `[from, to]`, ids from `first_id`, with
+    /// their run times drawn (the draws of `swf inject` and of the Batsim adapter).
     fn jobs(&self, from: Time, to: Time, first_id: u64) -> anyhow::Result<Vec<Job>> {
         let options = InjectOptions {
             interval: Time::from_secs_f64(self.interval),
             procs: self.procs.clone(),
             walltime: Time::from_secs_f64(self.walltime),
-            runtime: interstice_swf::inject::RuntimeSpec::Walltime,
+            runtime: self.runtime,
             slack: self.slack,
             seed: self.seed,
         };
         options.validate().context("bad cloud-job options")?;
-        let mut jobs = inject_cloud_jobs(&options, from, to, first_id);
-        let mut rng = SplitMix64::new(self.seed ^ 0x5EED_C10D_0000_0001);
-        for job in &mut jobs {
-            job.runtime = Some(self.runtime.sample(job.walltime, &mut rng));
-        }
-        Ok(jobs)
+        Ok(inject_cloud_jobs(&options, from, to, first_id))
     }
 
     fn max_procs(&self) -> u32 {
-        match &self.procs {
-            ProcsChoice::Fixed(procs) => *procs,
-            ProcsChoice::Weighted(choices) => choices.iter().map(|&(procs, _)| procs).max().unwrap_or(1),
-        }
+        self.procs.max()
     }
 
     fn to_json(&self) -> serde_json::Value {
@@ -204,7 +158,10 @@ fn procs_choice_text(choice: &ProcsChoice) -> String {
 /// Run a replay.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    if let (Some(procs), Some(conv)) = (args.procs, args.conv) {
+    if args.engine.policy.is_none() {
+        bail!("--policy is required: fcfs, easy, conservative or convergence");
+    }
+    if let (Some(procs), Some(conv)) = (args.procs, args.engine.conv) {
         if conv > procs {
             bail!(
                 "--conv {conv} is larger than --procs {procs}: the convergence area is part of the machine"
@@ -214,12 +171,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     if args.procs == Some(0) {
         bail!("--procs must be at least 1");
     }
-    if args.conv == Some(0) {
+    if args.engine.conv == Some(0) {
         bail!("--conv must be at least 1 (the area is processors 0..C)");
     }
 
     let clip_to = match args.clip {
-        Some(ClipTarget::Area) => args.conv.or(args.procs),
+        Some(ClipTarget::Area) => args.engine.conv.or(args.procs),
         Some(ClipTarget::Machine) => args.procs,
         None => None,
     };
@@ -244,7 +201,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             args.workload.display()
         ),
     };
-    let conv = args.conv.unwrap_or(procs);
+    let conv = args.engine.conv.unwrap_or(procs);
     if conv > procs {
         bail!(
             "--conv {conv} is larger than the machine ({procs} processors): the area is part of the machine"
@@ -290,18 +247,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         }
     }
 
-    let config = EngineConfig {
-        procs,
-        conv_procs: conv,
-        policy: args.policy,
-        admission: args.admission,
-        lambda: args.lambda,
-        tau: args.tau,
-        lifecycle: Lifecycle {
-            max_resubmissions: args.max_resubmissions,
-            max_time_in_system: args.max_time_in_system.map(Time::from_secs_f64),
-        },
-    };
+    let config = args.engine.to_config(procs)?;
     let loaded = started.elapsed();
     let n_jobs = jobs.len();
     let bar = progress_bar(n_jobs as u64, args.quiet);
@@ -530,9 +476,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let last = hpc.iter().map(|job| job.submit).max().unwrap_or(Time::ZERO);
     let cloud = CloudSpec {
         interval: args.cloud_interval,
-        procs: "1,2,4"
-            .parse()
-            .map_err(|err: interstice_swf::SwfError| anyhow::anyhow!("{err}"))?,
+        procs: parse_procs_choice("1,2,4").map_err(anyhow::Error::msg)?,
         walltime: 180.0,
         runtime: args.cloud_runtime,
         slack: 2.0,
@@ -550,18 +494,13 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     println!("METRIC:replay_jobs:{}:jobs", jobs.len());
 
     for policy in &args.policies {
-        let config = EngineConfig {
-            procs: args.procs,
-            conv_procs: conv,
-            policy: *policy,
-            admission: Admission::AdmitAll,
-            lambda: 1.0,
-            tau: 1.0,
-            lifecycle: Lifecycle {
-                max_resubmissions: 3,
-                max_time_in_system: None,
-            },
-        };
+        let config = EngineOptions {
+            policy: Some(*policy),
+            conv: Some(conv),
+            ..EngineOptions::default()
+        }
+        .to_config(args.procs)
+        .map_err(anyhow::Error::msg)?;
         let workload = jobs.clone();
         let started = Instant::now();
         let result = simulate(config.clone(), workload, &SimOptions::default(), |_, _| {})

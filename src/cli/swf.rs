@@ -115,8 +115,10 @@ pub struct InjectArgs {
     /// SLO of each cloud job = F × walltime.
     #[arg(long, value_name = "F", value_parser = parse_factor)]
     pub slack: f64,
-    /// Run time of each cloud job: seconds (90) or a fraction of the walltime (0.1w). Default: the walltime.
-    #[arg(long, value_name = "R", value_parser = parse_runtime)]
+    /// Run time of each cloud job: `walltime` (the default), seconds (90), a fraction of the walltime
+    /// (0.1w), `uniform:LO:HI` or `exp:MEAN` (drawn with --seed). Batsim kills a job whose run time is
+    /// not below its walltime, at the walltime.
+    #[arg(long, value_name = "R", value_parser = super::engine_args::parse_runtime)]
     pub runtime: Option<RuntimeSpec>,
     /// First cloud submit time, seconds (default: the first HPC submit).
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
@@ -124,7 +126,7 @@ pub struct InjectArgs {
     /// Last cloud submit time, seconds (default: the last HPC submit).
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub to: Option<f64>,
-    /// Seed of the random processor draws.
+    /// Seed of the random draws (processors, run times).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
     /// Processors of the machine (default: the header's MaxProcs/MaxNodes or nb_res).
@@ -165,10 +167,6 @@ fn parse_factor(text: &str) -> Result<f64, String> {
 }
 
 fn parse_procs(text: &str) -> Result<ProcsChoice, String> {
-    text.parse().map_err(|e: interstice_swf::SwfError| e.to_string())
-}
-
-fn parse_runtime(text: &str) -> Result<RuntimeSpec, String> {
     text.parse().map_err(|e: interstice_swf::SwfError| e.to_string())
 }
 
@@ -392,15 +390,12 @@ fn inject(args: InjectArgs) -> anyhow::Result<()> {
         interval: args.interval,
         procs: args.procs,
         walltime: args.walltime,
-        runtime: args.runtime.unwrap_or(RuntimeSpec::Walltime),
+        runtime: args.runtime.unwrap_or(RuntimeSpec::WALLTIME),
         slack: args.slack,
         seed: args.seed,
     };
     inject.validate()?;
-    let widest = match &inject.procs {
-        ProcsChoice::Fixed(p) => *p,
-        ProcsChoice::Weighted(choices) => choices.iter().map(|(p, _)| *p).max().unwrap_or(1),
-    };
+    let widest = inject.procs.max();
     if widest > nb_res {
         bail!("cloud jobs of {widest} processors do not fit the {nb_res}-processor machine (lower --procs)");
     }

@@ -9,9 +9,13 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SwfError {
-    /// The input could not be opened or read.
-    #[error("{}: {source}", path.display())]
+    /// The input could not be opened or read. The message names the action
+    /// and the file; the system's reason is only the [`source`](std::error::Error::source),
+    /// so printing the chain shows it once.
+    #[error("cannot {action} {}", path.display())]
     Io {
+        /// What was being done (`open`, `read`).
+        action: &'static str,
         /// The file (or `-` for stdin).
         path: PathBuf,
         /// The cause.

@@ -3,13 +3,22 @@
 //! value or a weighted list, a walltime, a run time, and an SLO of
 //! `slack × walltime`.
 //!
-//! Randomness comes only from [`SplitMix64`] seeded with
-//! [`InjectOptions::seed`], so the same options give the same jobs on every
-//! platform.
+//! Randomness comes only from [`SplitMix64`]: processor counts from
+//! `SplitMix64(seed)` and run times from `SplitMix64(seed ^ RUNTIME_SEED_MIX)`,
+//! one draw each per job in submission order, so the same options give the
+//! same jobs on every platform, and `interstice replay` and the Batsim
+//! adapter's own injection draw the same jobs for the same seed.
 
 use crate::error::SwfError;
+pub use crate::rng::SplitMix64;
 use interstice_core::{Job, JobId, JobKind, Time};
+use std::fmt;
 use std::str::FromStr;
+
+/// Mixed into [`InjectOptions::seed`] to seed the run-time draws, so they do
+/// not follow the processor draws (used by every injector: `swf inject`,
+/// `replay`, the Batsim adapter).
+pub const RUNTIME_SEED_MIX: u64 = 0x5EED_C10D_0000_0001;
 
 /// How many processors each cloud job asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +30,14 @@ pub enum ProcsChoice {
 }
 
 impl ProcsChoice {
+    /// The largest count this can draw.
+    pub fn max(&self) -> u32 {
+        match self {
+            ProcsChoice::Fixed(p) => *p,
+            ProcsChoice::Weighted(choices) => choices.iter().map(|&(p, _)| p).max().unwrap_or(1),
+        }
+    }
+
     /// Draw a processor count.
     pub fn draw(&self, rng: &mut SplitMix64) -> u32 {
         match self {
@@ -81,48 +98,151 @@ impl FromStr for ProcsChoice {
     }
 }
 
-/// The run time of each cloud job.
+/// A length in seconds, or a fraction of the job's walltime (`0.1w`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum RuntimeSpec {
-    /// Equal to the walltime (the default).
-    Walltime,
-    /// A fixed duration.
-    Fixed(Time),
-    /// This fraction of the walltime (`0.1w`).
-    FractionOfWalltime(f64),
+pub enum Amount {
+    /// Seconds.
+    Seconds(f64),
+    /// Fraction of the job's walltime.
+    OfWalltime(f64),
 }
 
-impl RuntimeSpec {
-    /// The run time for a job of this walltime.
-    pub fn resolve(self, walltime: Time) -> Time {
+impl Amount {
+    /// Seconds for a job of this walltime.
+    pub fn seconds(self, walltime: Time) -> f64 {
         match self {
-            RuntimeSpec::Walltime => walltime,
-            RuntimeSpec::Fixed(t) => t,
-            RuntimeSpec::FractionOfWalltime(f) => walltime.mul_f64(f),
+            Amount::Seconds(secs) => secs,
+            Amount::OfWalltime(fraction) => fraction * walltime.as_secs_f64(),
+        }
+    }
+
+    fn value(self) -> f64 {
+        match self {
+            Amount::Seconds(value) | Amount::OfWalltime(value) => value,
         }
     }
 }
 
-/// Parses seconds (`90`, `12.5`) or a fraction of the walltime (`0.1w`).
+/// Parses seconds (`120`, `120s`) or a fraction of the walltime (`0.1w`):
+/// a finite number ≥ 0.
+impl FromStr for Amount {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        let (number, of_walltime) = match text.strip_suffix(['w', 'W']) {
+            Some(number) => (number, true),
+            None => (text.strip_suffix('s').unwrap_or(text), false),
+        };
+        let value: f64 = number.trim().parse().map_err(|_| {
+            format!("{text:?} is not a length: expected seconds (`120`) or a walltime fraction (`0.1w`)")
+        })?;
+        if !value.is_finite() || value < 0.0 {
+            return Err(format!("{text:?} must be a finite number >= 0"));
+        }
+        Ok(if of_walltime {
+            Amount::OfWalltime(value)
+        } else {
+            Amount::Seconds(value)
+        })
+    }
+}
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Amount::Seconds(secs) => write!(f, "{secs}"),
+            Amount::OfWalltime(fraction) => write!(f, "{fraction}w"),
+        }
+    }
+}
+
+/// The actual run time of each cloud job, drawn from its walltime: a fixed
+/// length, a fraction of the walltime, or a seeded distribution. The one
+/// syntax of `swf inject --runtime`, `replay --cloud-runtime` and
+/// `batsim --cloud-runtime`:
+/// `walltime`, `120`, `0.1w`, `uniform:30:180`, `uniform:0.1w:0.5w`, `exp:60`, `exp:0.25w`.
+///
+/// Batsim kills a `delay` job whose delay is not below its walltime
+/// (`COMPLETED_WALLTIME_REACHED`), so a run time ≥ the walltime (`walltime`,
+/// `1w`) makes a job that ends killed at its walltime.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RuntimeSpec {
+    /// Always this length (> 0).
+    Fixed(Amount),
+    /// Uniform between the two lengths (`0 <= LO <= HI`).
+    Uniform(Amount, Amount),
+    /// Exponential with this mean (> 0).
+    Exponential(Amount),
+}
+
+impl RuntimeSpec {
+    /// The run time = the walltime (`walltime`, `1w`), the default.
+    pub const WALLTIME: RuntimeSpec = RuntimeSpec::Fixed(Amount::OfWalltime(1.0));
+
+    /// Draw a run time for a job of this walltime (the generator is used only
+    /// by the distributions, one draw per job).
+    pub fn sample(&self, walltime: Time, rng: &mut SplitMix64) -> Time {
+        let secs = match *self {
+            RuntimeSpec::Fixed(amount) => amount.seconds(walltime),
+            RuntimeSpec::Uniform(lo, hi) => rng.uniform(lo.seconds(walltime), hi.seconds(walltime)),
+            RuntimeSpec::Exponential(mean) => rng.exponential(mean.seconds(walltime)),
+        };
+        Time::from_secs_f64(secs.max(0.0))
+    }
+}
+
+/// Parses the forms listed on [`RuntimeSpec`].
 impl FromStr for RuntimeSpec {
     type Err = SwfError;
 
-    fn from_str(s: &str) -> Result<Self, SwfError> {
-        let bad = || {
+    fn from_str(text: &str) -> Result<Self, SwfError> {
+        let text = text.trim();
+        let bad = |why: String| {
             SwfError::Option(format!(
-                "--runtime {s:?}: expected positive seconds (90) or a fraction of the walltime (0.1w)"
+                "bad run time {text:?}: {why} (expected `walltime`, seconds `120`, a walltime fraction \
+                 `0.1w`, `uniform:LO:HI` or `exp:MEAN`)"
             ))
         };
-        let t = s.trim();
-        if let Some(frac) = t.strip_suffix(['w', 'W']) {
-            let f: f64 = frac.trim().parse().map_err(|_| bad())?;
-            return if f.is_finite() && f > 0.0 {
-                Ok(RuntimeSpec::FractionOfWalltime(f))
-            } else {
-                Err(bad())
-            };
+        if text == "walltime" {
+            return Ok(RuntimeSpec::WALLTIME);
         }
-        Ok(RuntimeSpec::Fixed(parse_duration(t).ok_or_else(bad)?))
+        let parts: Vec<&str> = text.split(':').collect();
+        let spec = match parts.as_slice() {
+            [single] => {
+                let amount: Amount = single.parse().map_err(bad)?;
+                if amount.value() <= 0.0 {
+                    return Err(bad("a run time must be positive".into()));
+                }
+                RuntimeSpec::Fixed(amount)
+            }
+            ["uniform", lo, hi] => {
+                let (lo, hi): (Amount, Amount) = (lo.parse().map_err(bad)?, hi.parse().map_err(bad)?);
+                if std::mem::discriminant(&lo) == std::mem::discriminant(&hi) && lo.value() > hi.value() {
+                    return Err(bad(format!("LO {lo} is above HI {hi}")));
+                }
+                RuntimeSpec::Uniform(lo, hi)
+            }
+            ["exp", mean] => {
+                let mean: Amount = mean.parse().map_err(bad)?;
+                if mean.value() <= 0.0 {
+                    return Err(bad("the mean must be positive".into()));
+                }
+                RuntimeSpec::Exponential(mean)
+            }
+            _ => return Err(bad("unknown form".into())),
+        };
+        Ok(spec)
+    }
+}
+
+impl fmt::Display for RuntimeSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeSpec::Fixed(amount) => write!(f, "{amount}"),
+            RuntimeSpec::Uniform(lo, hi) => write!(f, "uniform:{lo}:{hi}"),
+            RuntimeSpec::Exponential(mean) => write!(f, "exp:{mean}"),
+        }
     }
 }
 
@@ -186,7 +306,7 @@ pub fn inject_cloud_jobs(opts: &InjectOptions, from: Time, to: Time, first_id: u
         return jobs;
     }
     let mut rng = SplitMix64::new(opts.seed);
-    let runtime = opts.runtime.resolve(opts.walltime);
+    let mut runtime_rng = SplitMix64::new(opts.seed ^ RUNTIME_SEED_MIX);
     let slo = opts.slo();
     let mut submit = from;
     let mut id = first_id;
@@ -195,7 +315,7 @@ pub fn inject_cloud_jobs(opts: &InjectOptions, from: Time, to: Time, first_id: u
             id: JobId(id),
             submit,
             walltime: opts.walltime,
-            runtime: Some(runtime),
+            runtime: Some(opts.runtime.sample(opts.walltime, &mut runtime_rng)),
             procs: opts.procs.draw(&mut rng),
             kind: JobKind::Cloud,
             slo: Some(slo),
@@ -208,33 +328,6 @@ pub fn inject_cloud_jobs(opts: &InjectOptions, from: Time, to: Time, first_id: u
         submit = next;
     }
     jobs
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, portable, seeded generator.
-#[derive(Clone, Debug)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64 { state: seed }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform float in `[0, 1)`.
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 #[cfg(test)]
@@ -250,14 +343,6 @@ mod tests {
             slack: 1.5,
             seed: 42,
         }
-    }
-
-    #[test]
-    fn splitmix_reference_values() {
-        // First outputs for seed 0 from the reference implementation.
-        let mut r = SplitMix64::new(0);
-        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
     }
 
     #[test]
@@ -307,9 +392,98 @@ mod tests {
             .contains("--procs \"x\""));
         assert_eq!(
             "90".parse::<RuntimeSpec>().unwrap(),
-            RuntimeSpec::Fixed(Time::from_secs(90))
+            RuntimeSpec::Fixed(Amount::Seconds(90.0))
         );
         assert!("-3".parse::<RuntimeSpec>().is_err());
         assert!("0w".parse::<RuntimeSpec>().is_err());
+    }
+
+    #[test]
+    fn runtime_spec_parses_every_form_and_round_trips() {
+        for text in [
+            "120",
+            "0.1w",
+            "uniform:30:180",
+            "uniform:0.1w:0.5w",
+            "uniform:0:60",
+            "exp:60",
+            "exp:0.25w",
+        ] {
+            let spec: RuntimeSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+        }
+        assert_eq!("walltime".parse::<RuntimeSpec>().unwrap(), RuntimeSpec::WALLTIME);
+        assert_eq!("1w".parse::<RuntimeSpec>().unwrap(), RuntimeSpec::WALLTIME);
+        assert_eq!(
+            "90s".parse::<RuntimeSpec>().unwrap(),
+            RuntimeSpec::Fixed(Amount::Seconds(90.0))
+        );
+    }
+
+    #[test]
+    fn runtime_spec_rejects_garbage_with_the_syntax() {
+        for text in [
+            "",
+            "abc",
+            "-3",
+            "0",
+            "uniform:1",
+            "uniform:60:30",
+            "exp:x",
+            "exp:0",
+            "normal:1:2",
+            "inf",
+        ] {
+            let err = text.parse::<RuntimeSpec>().unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("bad run time {:?}", text.trim())) && err.contains("uniform:LO:HI"),
+                "{text}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn runtime_samples_follow_the_spec() {
+        let walltime = Time::from_secs(180);
+        let mut rng = SplitMix64::new(1);
+        let parse = |text: &str| text.parse::<RuntimeSpec>().unwrap();
+        assert_eq!(parse("0.1w").sample(walltime, &mut rng), Time::from_secs(18));
+        assert_eq!(parse("42").sample(walltime, &mut rng), Time::from_secs(42));
+        assert_eq!(parse("walltime").sample(walltime, &mut rng), walltime);
+        let uniform = parse("uniform:30:60");
+        let mut sum = 0.0;
+        for _ in 0..10_000 {
+            let secs = uniform.sample(walltime, &mut rng).as_secs_f64();
+            assert!((30.0..=60.0).contains(&secs));
+            sum += secs;
+        }
+        assert!((sum / 10_000.0 - 45.0).abs() < 1.0);
+        let exp = parse("exp:0.5w");
+        let mean = (0..20_000)
+            .map(|_| exp.sample(walltime, &mut rng).as_secs_f64())
+            .sum::<f64>()
+            / 20_000.0;
+        assert!((mean - 90.0).abs() < 5.0, "mean {mean}");
+    }
+
+    #[test]
+    fn injected_run_times_come_from_the_mixed_seed_one_draw_per_job() {
+        let o = InjectOptions {
+            runtime: "uniform:0.1w:0.9w".parse().unwrap(),
+            ..opts("1,2,4")
+        };
+        let jobs = inject_cloud_jobs(&o, Time::ZERO, Time::from_secs(990), 1);
+        assert_eq!(jobs.len(), 100);
+        let mut procs_rng = SplitMix64::new(o.seed);
+        let mut runtime_rng = SplitMix64::new(o.seed ^ RUNTIME_SEED_MIX);
+        for job in &jobs {
+            assert_eq!(job.procs, o.procs.draw(&mut procs_rng));
+            assert_eq!(job.runtime, Some(o.runtime.sample(o.walltime, &mut runtime_rng)));
+        }
+        let distinct: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.runtime).collect();
+        assert!(distinct.len() > 90, "run times are drawn per job");
+        // A fixed run time does not depend on the seed.
+        let fixed = inject_cloud_jobs(&opts("4"), Time::ZERO, Time::from_secs(50), 1);
+        assert!(fixed.iter().all(|j| j.runtime == Some(Time::from_secs(18))));
     }
 }

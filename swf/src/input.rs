@@ -31,6 +31,7 @@ pub fn open(path: &Path) -> Result<Input, SwfError> {
         Box::new(io::stdin())
     } else {
         Box::new(File::open(path).map_err(|source| SwfError::Io {
+            action: "open",
             path: path.to_path_buf(),
             source,
         })?)
@@ -42,6 +43,7 @@ pub fn open(path: &Path) -> Result<Input, SwfError> {
 /// decompressing it if it starts with the gzip magic bytes. `path` only names it.
 pub fn from_reader(raw: Box<dyn Read>, path: &Path) -> Result<Input, SwfError> {
     let reader = decode(raw).map_err(|source| SwfError::Io {
+        action: "read",
         path: path.to_path_buf(),
         source,
     })?;

@@ -61,17 +61,19 @@ pub mod input;
 pub mod jobs;
 pub mod reader;
 pub mod record;
+pub mod rng;
 pub mod stats;
 pub mod writer;
 
 pub use error::{LineError, SwfError};
 pub use extract::{ExtractOptions, ExtractStats, SkipReason};
 pub use header::Header;
-pub use inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec};
+pub use inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec, RUNTIME_SEED_MIX};
 pub use interstice_core::Job;
 pub use jobs::JobStream;
 pub use reader::{Strictness, SwfReader};
 pub use record::Record;
+pub use rng::SplitMix64;
 pub use stats::{StatsBuilder, WorkloadStats};
 pub use writer::write_trace;
 
@@ -125,6 +127,7 @@ fn load(
 ) -> Result<Workload, SwfError> {
     let json = is_json_name
         || input::looks_like_json(&mut reader).map_err(|source| SwfError::Io {
+            action: "read",
             path: name.into(),
             source,
         })?;

@@ -124,6 +124,7 @@ impl<R: BufRead> SwfReader<R> {
             .input
             .read_until(b'\n', &mut self.buf)
             .map_err(|source| SwfError::Io {
+                action: "read",
                 path: self.name.clone().into(),
                 source,
             })?;

@@ -2,6 +2,7 @@
 //! injected cloud jobs (on the trace's first days, to stay fast in debug
 //! builds), determinism, clipping, and clear errors on bad input.
 
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -59,9 +60,9 @@ fn assert_failure_mentions(output: &Output, needles: &[&str]) {
     );
 }
 
-fn summary(dir: &Path) -> json::Value {
+fn summary(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
-    json::parse(&text).unwrap_or_else(|| panic!("summary.json is not JSON:\n{text}"))
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("summary.json is not JSON ({e}):\n{text}"))
 }
 
 /// (header, rows split on commas).
@@ -75,7 +76,7 @@ fn jobs_csv(dir: &Path) -> (String, Vec<Vec<String>>) {
     (header, rows)
 }
 
-fn count(value: &json::Value, key: &str) -> u64 {
+fn count(value: &Value, key: &str) -> u64 {
     value[key]
         .as_u64()
         .unwrap_or_else(|| panic!("summary.{key} is not a count: {value:?}"))
@@ -260,7 +261,16 @@ fn bad_input_is_a_clear_error() {
     let kth = kth.to_str().unwrap();
 
     let missing = replay(&["/nonexistent/trace.swf", "--policy", "easy", "--out", out]);
-    assert_failure_mentions(&missing, &["/nonexistent/trace.swf"]);
+    assert_failure_mentions(&missing, &["cannot open /nonexistent/trace.swf"]);
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "the cause is printed once:\n{stderr}"
+    );
+
+    let no_policy = replay(&[kth, "--procs", "100", "--out", out]);
+    assert_failure_mentions(&no_policy, &["--policy is required"]);
 
     let bad_policy = replay(&[kth, "--procs", "100", "--policy", "fastest", "--out", out]);
     assert_failure_mentions(&bad_policy, &["fastest", "conservative"]);
@@ -329,184 +339,4 @@ fn clip_lets_a_small_machine_replay_a_wide_trace() {
     let (_, rows) = jobs_csv(&out);
     assert!(rows.iter().all(|row| row[4].parse::<u32>().unwrap() <= 10));
     assert!(summary(&out)["run"]["extraction"]["clipped"].as_u64().unwrap() > 0);
-}
-
-/// A minimal JSON reader for checking `summary.json` (the tests crate has no JSON dependency).
-mod json {
-    use std::ops::Index;
-
-    /// A JSON value.
-    #[derive(Debug, PartialEq)]
-    pub enum Value {
-        Null,
-        Bool(bool),
-        Number(f64),
-        String(String),
-        Array(Vec<Value>),
-        Object(Vec<(String, Value)>),
-    }
-
-    static NULL: Value = Value::Null;
-
-    impl Value {
-        pub fn as_f64(&self) -> Option<f64> {
-            match self {
-                Value::Number(number) => Some(*number),
-                _ => None,
-            }
-        }
-
-        pub fn as_u64(&self) -> Option<u64> {
-            self.as_f64()
-                .filter(|number| number.fract() == 0.0 && *number >= 0.0)
-                .map(|number| number as u64)
-        }
-
-        pub fn as_str(&self) -> Option<&str> {
-            match self {
-                Value::String(text) => Some(text),
-                _ => None,
-            }
-        }
-    }
-
-    impl Index<&str> for Value {
-        type Output = Value;
-        fn index(&self, key: &str) -> &Value {
-            match self {
-                Value::Object(fields) => fields
-                    .iter()
-                    .find(|(name, _)| name == key)
-                    .map_or(&NULL, |(_, v)| v),
-                _ => &NULL,
-            }
-        }
-    }
-
-    /// Parse a whole document; `None` if it is not valid JSON.
-    pub fn parse(text: &str) -> Option<Value> {
-        let mut parser = Parser {
-            bytes: text.as_bytes(),
-            pos: 0,
-        };
-        let value = parser.value()?;
-        parser.skip_ws();
-        (parser.pos == parser.bytes.len()).then_some(value)
-    }
-
-    struct Parser<'a> {
-        bytes: &'a [u8],
-        pos: usize,
-    }
-
-    impl Parser<'_> {
-        fn skip_ws(&mut self) {
-            while self.bytes.get(self.pos).is_some_and(u8::is_ascii_whitespace) {
-                self.pos += 1;
-            }
-        }
-
-        fn eat(&mut self, byte: u8) -> Option<()> {
-            self.skip_ws();
-            (self.bytes.get(self.pos) == Some(&byte)).then(|| self.pos += 1)
-        }
-
-        fn literal(&mut self, word: &str, value: Value) -> Option<Value> {
-            self.bytes[self.pos..].starts_with(word.as_bytes()).then(|| {
-                self.pos += word.len();
-                value
-            })
-        }
-
-        fn value(&mut self) -> Option<Value> {
-            self.skip_ws();
-            match *self.bytes.get(self.pos)? {
-                b'{' => {
-                    self.pos += 1;
-                    let mut fields = Vec::new();
-                    if self.eat(b'}').is_some() {
-                        return Some(Value::Object(fields));
-                    }
-                    loop {
-                        self.skip_ws();
-                        let key = self.string()?;
-                        self.eat(b':')?;
-                        fields.push((key, self.value()?));
-                        if self.eat(b',').is_none() {
-                            self.eat(b'}')?;
-                            return Some(Value::Object(fields));
-                        }
-                    }
-                }
-                b'[' => {
-                    self.pos += 1;
-                    let mut items = Vec::new();
-                    if self.eat(b']').is_some() {
-                        return Some(Value::Array(items));
-                    }
-                    loop {
-                        items.push(self.value()?);
-                        if self.eat(b',').is_none() {
-                            self.eat(b']')?;
-                            return Some(Value::Array(items));
-                        }
-                    }
-                }
-                b'"' => self.string().map(Value::String),
-                b't' => self.literal("true", Value::Bool(true)),
-                b'f' => self.literal("false", Value::Bool(false)),
-                b'n' => self.literal("null", Value::Null),
-                _ => {
-                    let start = self.pos;
-                    while self
-                        .bytes
-                        .get(self.pos)
-                        .is_some_and(|b| b"+-.eE0123456789".contains(b))
-                    {
-                        self.pos += 1;
-                    }
-                    std::str::from_utf8(&self.bytes[start..self.pos])
-                        .ok()?
-                        .parse()
-                        .ok()
-                        .map(Value::Number)
-                }
-            }
-        }
-
-        fn string(&mut self) -> Option<String> {
-            if self.bytes.get(self.pos) != Some(&b'"') {
-                return None;
-            }
-            self.pos += 1;
-            let mut out = String::new();
-            loop {
-                let byte = *self.bytes.get(self.pos)?;
-                self.pos += 1;
-                match byte {
-                    b'"' => return Some(out),
-                    b'\\' => {
-                        let escaped = *self.bytes.get(self.pos)?;
-                        self.pos += 1;
-                        out.push(match escaped {
-                            b'n' => '\n',
-                            b't' => '\t',
-                            other => other as char,
-                        });
-                    }
-                    _ => {
-                        let start = self.pos - 1;
-                        let len = match byte {
-                            0..=0x7f => 1,
-                            0xc0..=0xdf => 2,
-                            0xe0..=0xef => 3,
-                            _ => 4,
-                        };
-                        out.push_str(std::str::from_utf8(self.bytes.get(start..start + len)?).ok()?);
-                        self.pos = start + len;
-                    }
-                }
-            }
-        }
-    }
 }

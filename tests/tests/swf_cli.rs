@@ -302,6 +302,30 @@ fn inject_merges_cloud_jobs() {
         .collect();
     assert_eq!(cloud, (10..=20).map(|t| f64::from(t) * 10.0).collect::<Vec<_>>());
 
+    // A run-time distribution: drawn per job from the seed, within its bounds.
+    let mut a = args(&again, "3");
+    let at = a.iter().position(|arg| arg == "0.1w").unwrap();
+    a[at] = "uniform:0.1w:0.5w".into();
+    ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let w = read_json(&again);
+    let delays: Vec<f64> = w["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["kind"] == "cloud")
+        .map(|j| {
+            w["profiles"][j["profile"].as_str().unwrap()]["delay"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(delays.len(), 8);
+    assert!(delays.iter().all(|d| (18.0..=90.0).contains(d)), "{delays:?}");
+    assert!(
+        delays.windows(2).any(|p| p[0] != p[1]),
+        "run times are drawn: {delays:?}"
+    );
+
     let err = failing(&[
         "swf",
         "inject",

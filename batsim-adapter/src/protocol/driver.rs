@@ -5,7 +5,10 @@
 //! at its `subtime` (same-time jobs in one message, ordered by id as text, as
 //! Batsim does), and when the scheduler executes a job it sends
 //! `JOB_COMPLETED` at `start + min(run time, walltime)` with
-//! `COMPLETED_SUCCESSFULLY` or `COMPLETED_WALLTIME_REACHED`. It honours
+//! `COMPLETED_SUCCESSFULLY` or `COMPLETED_WALLTIME_REACHED`, with Batsim
+//! 4.2.1's rule at equality (see [`RunKind`]): a `delay` job whose delay equals
+//! its walltime is killed at the walltime, a `parallel_homogeneous` job whose
+//! computation takes exactly its walltime completes. It honours
 //! `CALL_ME_LATER` (`REQUESTED_CALL`), `KILL_JOB` (one `JOB_KILLED` in the
 //! next message, at the same time; the processors are freed only then),
 //! `REJECT_JOB`, and with dynamic jobs `REGISTER_PROFILE`/`REGISTER_JOB`
@@ -284,12 +287,44 @@ enum JobState {
     Rejected,
 }
 
+/// How Batsim runs a profile, which decides the outcome when the run time
+/// equals the walltime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// A `delay` profile: Batsim sleeps the delay only if it is strictly below
+    /// the walltime, else until the walltime, and reports
+    /// `COMPLETED_WALLTIME_REACHED` ([`crate::sim::delay_reaches_walltime`]).
+    Delay,
+    /// A parallel task (`parallel_homogeneous`): SimGrid waits for it with the
+    /// walltime as timeout, and a task that ends exactly at the timeout
+    /// completes (Batsim 4.2.1 reports `w0!1010`, 10 s of computation with a
+    /// 10 s walltime, `COMPLETED_SUCCESSFULLY`); it is killed only when it
+    /// would run longer.
+    ParallelTask,
+}
+
+impl RunKind {
+    /// Batsim's final state and the run's length for this run time and walltime (`None`: no walltime).
+    pub fn outcome(self, runtime: Time, walltime: Option<Time>) -> (Time, &'static str) {
+        let killed = match (self, walltime) {
+            (_, None) => false,
+            (RunKind::Delay, Some(walltime)) => crate::sim::delay_reaches_walltime(runtime, walltime),
+            (RunKind::ParallelTask, Some(walltime)) => runtime > walltime,
+        };
+        match walltime {
+            Some(walltime) if killed => (walltime, "COMPLETED_WALLTIME_REACHED"),
+            _ => (runtime, "COMPLETED_SUCCESSFULLY"),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct SimJob {
     submit: Time,
     walltime: Option<Time>,
     res: u32,
     runtime: Time,
+    kind: RunKind,
     description: Map<String, Value>,
     state: JobState,
 }
@@ -351,12 +386,12 @@ fn run(
         record_replies,
     };
     for job in &workload.jobs {
-        let runtime = sim
-            .runtime(&workload.name, &job.profile)
-            .map_err(|problem| DriverError::Workload {
-                path: workload.path.clone(),
-                problem: format!("job {}: {problem}", job.id),
-            })?;
+        let (runtime, kind) =
+            sim.runtime(&workload.name, &job.profile)
+                .map_err(|problem| DriverError::Workload {
+                    path: workload.path.clone(),
+                    problem: format!("job {}: {problem}", job.id),
+                })?;
         let previous = sim.jobs.insert(
             job.id.clone(),
             SimJob {
@@ -364,6 +399,7 @@ fn run(
                 walltime: job.walltime,
                 res: job.res,
                 runtime,
+                kind,
                 description: job.description.clone(),
                 state: JobState::NotSubmitted,
             },
@@ -469,30 +505,37 @@ fn run(
     }
 }
 
+/// The run time and run kind of a Batsim profile (`profile_name` only names
+/// it in errors): a `delay` profile's delay, or a `parallel_homogeneous`
+/// profile's `cpu / host_speed` seconds (communication ignored).
+pub fn profile_run(profile_name: &str, profile: &Value, host_speed: f64) -> Result<(Time, RunKind), String> {
+    match profile.get("type").and_then(Value::as_str) {
+        Some("delay") => profile
+            .get("delay")
+            .and_then(Value::as_f64)
+            .filter(|d| d.is_finite() && *d >= 0.0)
+            .map(|delay| (Time::from_secs_f64(delay), RunKind::Delay))
+            .ok_or_else(|| format!("profile {profile_name:?}: delay must be a non-negative number")),
+        Some("parallel_homogeneous") => profile
+            .get("cpu")
+            .and_then(Value::as_f64)
+            .filter(|c| c.is_finite() && *c >= 0.0)
+            .map(|cpu| (Time::from_secs_f64(cpu / host_speed), RunKind::ParallelTask))
+            .ok_or_else(|| format!("profile {profile_name:?}: cpu must be a non-negative number")),
+        other => Err(format!(
+            "profile {profile_name:?} has type {other:?}: the driver runs delay and parallel_homogeneous profiles"
+        )),
+    }
+}
+
 impl Sim<'_> {
-    fn runtime(&self, workload: &str, profile_name: &str) -> Result<Time, String> {
+    fn runtime(&self, workload: &str, profile_name: &str) -> Result<(Time, RunKind), String> {
         let profile = self
             .profiles
             .get(workload)
             .and_then(|p| p.get(profile_name))
             .ok_or_else(|| format!("unknown profile {profile_name:?} in workload {workload:?}"))?;
-        match profile.get("type").and_then(Value::as_str) {
-            Some("delay") => profile
-                .get("delay")
-                .and_then(Value::as_f64)
-                .filter(|d| d.is_finite() && *d >= 0.0)
-                .map(Time::from_secs_f64)
-                .ok_or_else(|| format!("profile {profile_name:?}: delay must be a non-negative number")),
-            Some("parallel_homogeneous") => profile
-                .get("cpu")
-                .and_then(Value::as_f64)
-                .filter(|c| c.is_finite() && *c >= 0.0)
-                .map(|cpu| Time::from_secs_f64(cpu / self.config.host_speed))
-                .ok_or_else(|| format!("profile {profile_name:?}: cpu must be a non-negative number")),
-            other => Err(format!(
-                "profile {profile_name:?} has type {other:?}: the driver runs delay and parallel_homogeneous profiles"
-            )),
-        }
+        profile_run(profile_name, profile, self.config.host_speed)
     }
 
     fn next_time(&mut self) -> Option<Time> {
@@ -708,6 +751,15 @@ impl Sim<'_> {
             .ok_or_else(|| "missing job_id".to_string())
     }
 
+    /// The job `id`, which must be submitted and waiting.
+    fn waiting_job<'j>(jobs: &'j mut HashMap<String, SimJob>, id: &str) -> Result<&'j mut SimJob, String> {
+        let job = jobs.get_mut(id).ok_or_else(|| format!("unknown job {id}"))?;
+        if job.state != JobState::Submitted {
+            return Err(format!("job {id} is not waiting (state {:?})", job.state));
+        }
+        Ok(job)
+    }
+
     fn apply_event(&mut self, kind: &str, data: &Map<String, Value>) -> Result<(), String> {
         let now = self.now;
         match kind {
@@ -717,13 +769,7 @@ impl Sim<'_> {
                 let alloc: ProcSet = alloc_text
                     .parse()
                     .map_err(|e| format!("alloc {alloc_text:?}: {e}"))?;
-                let job = self
-                    .jobs
-                    .get_mut(&id)
-                    .ok_or_else(|| format!("unknown job {id}"))?;
-                if job.state != JobState::Submitted {
-                    return Err(format!("job {id} is not waiting (state {:?})", job.state));
-                }
+                let job = Self::waiting_job(&mut self.jobs, &id)?;
                 if alloc.len() != job.res {
                     return Err(format!(
                         "job {id} needs {} resources, alloc {alloc_text:?} has {}",
@@ -750,10 +796,7 @@ impl Sim<'_> {
                 for p in alloc.iter() {
                     self.busy[p as usize] = Some(id.clone());
                 }
-                let (duration, state) = match job.walltime {
-                    Some(walltime) if job.runtime > walltime => (walltime, "COMPLETED_WALLTIME_REACHED"),
-                    _ => (job.runtime, "COMPLETED_SUCCESSFULLY"),
-                };
+                let (duration, state) = job.kind.outcome(job.runtime, job.walltime);
                 let end = now + duration;
                 job.state = JobState::Running {
                     start: now,
@@ -765,13 +808,7 @@ impl Sim<'_> {
             }
             "REJECT_JOB" => {
                 let id = Self::job_id(data)?;
-                let job = self
-                    .jobs
-                    .get_mut(&id)
-                    .ok_or_else(|| format!("unknown job {id}"))?;
-                if job.state != JobState::Submitted {
-                    return Err(format!("job {id} is not waiting (state {:?})", job.state));
-                }
+                let job = Self::waiting_job(&mut self.jobs, &id)?;
                 job.state = JobState::Rejected;
                 self.report.rejected.push(id);
             }
@@ -864,7 +901,7 @@ impl Sim<'_> {
                     .get("profile")
                     .and_then(Value::as_str)
                     .ok_or("job.profile missing")?;
-                let runtime = self.runtime(workload, profile)?;
+                let (runtime, kind) = self.runtime(workload, profile)?;
                 let walltime = job
                     .get("walltime")
                     .and_then(Value::as_f64)
@@ -885,6 +922,7 @@ impl Sim<'_> {
                         walltime,
                         res,
                         runtime,
+                        kind,
                         description,
                         state: JobState::Submitted,
                     },

@@ -31,6 +31,7 @@ pub mod platform;
 pub mod server;
 pub mod session;
 
-pub use options::{CloudInjection, EngineOptions, RUNTIME_SEED_MIX};
+pub use interstice_swf::inject::RUNTIME_SEED_MIX;
+pub use options::{CloudInjection, EngineOptions};
 pub use server::{serve, ServeReport, ServerError, ServerOptions};
 pub use session::{AdapterConfig, Reply, Session, SessionError};

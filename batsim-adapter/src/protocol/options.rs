@@ -1,9 +1,8 @@
 //! The adapter's settings: engine options (from the command line and/or
 //! Batsim's `--sched-cfg` JSON) and cloud-job injection.
 
-use crate::sim::runtime::RuntimeSpec;
 use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, Time};
-use interstice_swf::inject::ProcsChoice;
+use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use serde_json::Value;
 
 /// Engine options; `None` = not given here (another source or the default applies).
@@ -19,11 +18,17 @@ pub struct EngineOptions {
     pub lambda: Option<f64>,
     /// Counter-offer factor τ (default 1).
     pub tau: Option<f64>,
-    /// Maximum resubmissions of an evicted cloud job (default 0).
+    /// Maximum resubmissions of an evicted cloud job (default
+    /// [`DEFAULT_MAX_RESUBMISSIONS`]; the session allows none when Batsim runs
+    /// without dynamic jobs).
     pub max_resubmissions: Option<u32>,
     /// Maximum time in the system of a cloud job, seconds (default: unbounded).
     pub max_time_in_system: Option<f64>,
 }
+
+/// Resubmissions allowed to an evicted cloud job when no option says
+/// otherwise, the same for `interstice replay` and `interstice batsim`.
+pub const DEFAULT_MAX_RESUBMISSIONS: u32 = 3;
 
 const SCHED_CONFIG_KEYS: &str = "policy, conv, admission, lambda, tau, max_resubmissions, max_time_in_system";
 
@@ -132,7 +137,7 @@ impl EngineOptions {
             config.tau = tau;
         }
         config.lifecycle = Lifecycle {
-            max_resubmissions: self.max_resubmissions.unwrap_or(0),
+            max_resubmissions: self.max_resubmissions.unwrap_or(DEFAULT_MAX_RESUBMISSIONS),
             max_time_in_system: match self.max_time_in_system {
                 Some(secs) if !(secs.is_finite() && secs >= 0.0) => {
                     return Err(format!(
@@ -150,9 +155,9 @@ impl EngineOptions {
 /// Cloud jobs the adapter creates itself through Batsim's dynamic jobs
 /// (`REGISTER_PROFILE`/`REGISTER_JOB`), one every `interval` from `start`.
 ///
-/// Draws match `interstice replay`'s injection with the same seed: processor
-/// counts come from `SplitMix64(seed)` in job order (as
-/// `interstice_swf::inject::inject_cloud_jobs`), run times from
+/// Draws match `interstice replay`'s and `swf inject`'s with the same seed
+/// (both use [`interstice_swf::inject::inject_cloud_jobs`]): processor counts
+/// come from `SplitMix64(seed)` in job order, run times from
 /// `SplitMix64(seed ^ RUNTIME_SEED_MIX)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CloudInjection {
@@ -176,9 +181,6 @@ pub struct CloudInjection {
     pub seed: u64,
 }
 
-/// Mixed into the seed of the run-time draws (as `interstice replay` does).
-pub const RUNTIME_SEED_MIX: u64 = 0x5EED_C10D_0000_0001;
-
 impl CloudInjection {
     /// Check the settings (positive interval, walltime and slack).
     pub fn validate(&self) -> Result<(), String> {
@@ -201,10 +203,7 @@ impl CloudInjection {
 
     /// The largest processor count a cloud job may ask for.
     pub fn max_procs(&self) -> u32 {
-        match &self.procs {
-            ProcsChoice::Fixed(procs) => *procs,
-            ProcsChoice::Weighted(choices) => choices.iter().map(|&(procs, _)| procs).max().unwrap_or(1),
-        }
+        self.procs.max()
     }
 }
 

@@ -31,13 +31,13 @@
 use super::messages::{
     EventKind, FinalState, JobCompleted, JobSubmitted, Message, Outgoing, SimulationBegins,
 };
-use super::options::{CloudInjection, EngineOptions, RUNTIME_SEED_MIX};
+use super::options::{CloudInjection, EngineOptions};
 use crate::output::{self, OutputError};
-use crate::sim::rng::SplitMix64 as RuntimeRng;
 use interstice_core::{
     Decision, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, ProcSet, Summary, Time,
 };
-use interstice_swf::inject::SplitMix64 as ProcsRng;
+use interstice_swf::inject::RUNTIME_SEED_MIX;
+use interstice_swf::SplitMix64;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -76,9 +76,23 @@ pub enum SessionError {
     /// The message as a whole is out of place.
     #[error("{0}")]
     Protocol(String),
-    /// Writing the results at `SIMULATION_ENDS` failed.
-    #[error("cannot write the results: {0}")]
+    /// Writing the results at `SIMULATION_ENDS` failed. The message carries
+    /// the whole cause (it is shown inside [`ServerError`](super::ServerError)'s
+    /// message), so there is no separate source.
+    #[error("cannot write the results: {}", error_chain(.0))]
     Output(OutputError),
+}
+
+/// `error: cause: cause …`, the whole chain on one line.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// The answer to one message.
@@ -165,8 +179,8 @@ struct Running {
     schedule_time: std::time::Duration,
     /// Time of the first injection, once known.
     injection_start: Option<Time>,
-    procs_rng: ProcsRng,
-    runtime_rng: RuntimeRng,
+    procs_rng: SplitMix64,
+    runtime_rng: SplitMix64,
     clock: Time,
     last_now: f64,
 }
@@ -513,8 +527,8 @@ impl Session {
             stale_ends: BTreeSet::new(),
             schedule_time: std::time::Duration::ZERO,
             injection_start: self.config.inject.as_ref().and_then(|i| i.start),
-            procs_rng: ProcsRng::new(self.config.inject.as_ref().map_or(0, |i| i.seed)),
-            runtime_rng: RuntimeRng::new(
+            procs_rng: SplitMix64::new(self.config.inject.as_ref().map_or(0, |i| i.seed)),
+            runtime_rng: SplitMix64::new(
                 self.config.inject.as_ref().map_or(0, |i| i.seed) ^ RUNTIME_SEED_MIX,
             ),
             clock: Time::from_secs_f64(now).max(Time::ZERO),

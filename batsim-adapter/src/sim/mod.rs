@@ -1,10 +1,13 @@
 //! The built-in discrete-event simulator behind `interstice replay`.
 //!
 //! It plays the part Batsim plays for the adapter, on a zero-latency
-//! platform, with the semantics of Batsim's `delay` profile: a job started at
-//! `t` runs `min(runtime, walltime)` and ends at `t + runtime` with
-//! [`EndReason::Completed`], or is killed at `t + walltime` with
-//! [`EndReason::WalltimeReached`] when its run time exceeds its walltime.
+//! platform, with the semantics of Batsim's `delay` profile (see
+//! [`delay_reaches_walltime`]): a job started at `t` whose run time is below
+//! its walltime ends at `t + runtime` with [`EndReason::Completed`]; one whose
+//! run time is equal to or above its walltime is killed at `t + walltime` with
+//! [`EndReason::WalltimeReached`]. A job without a run time runs its walltime
+//! and is killed there (Interstice writes it to Batsim as a delay equal to the
+//! walltime).
 //!
 //! At each timestamp the loop applies every completion first
 //! ([`Engine::job_ended`]), then every arrival ([`Engine::submit`]), then calls
@@ -20,8 +23,6 @@
 //! run of a job has a run number, so the end event of a run that was evicted
 //! is recognised as stale and dropped.
 
-pub mod rng;
-pub mod runtime;
 pub mod synthetic;
 
 use interstice_core::{
@@ -35,10 +36,10 @@ use std::collections::{BinaryHeap, HashMap};
 #[non_exhaustive]
 pub enum SimError {
     /// The engine refused the config.
-    #[error("cannot build the engine: {0}")]
+    #[error("cannot build the engine")]
     Config(#[source] EngineError),
     /// The engine refused an event; `job` is the job concerned, if any.
-    #[error("engine error at t={time}s{}: {source}", job.map(|id| format!(" (job {id})")).unwrap_or_default())]
+    #[error("the engine refused an event at t={time}s{}", job.map(|id| format!(" (job {id})")).unwrap_or_default())]
     Engine {
         /// Simulated time of the event.
         time: Time,
@@ -151,16 +152,26 @@ struct RunState {
     running: bool,
 }
 
+/// Batsim's rule for a job with a `delay` profile: it sleeps the delay only
+/// if the delay is strictly below the walltime, else it sleeps until the
+/// walltime and ends `COMPLETED_WALLTIME_REACHED`. So a job whose delay equals
+/// its walltime is killed, as Batsim 4.2.1 reports for `w0!10` (delay 10 s,
+/// walltime 10 s) in `transcript-walltime-kills.jsonl`. An infinite walltime
+/// (none) never kills.
+pub fn delay_reaches_walltime(delay: Time, walltime: Time) -> bool {
+    !walltime.is_infinite() && delay >= walltime
+}
+
 /// How long a run of `job` lasts and how it ends (`delay` profile semantics).
 fn run_length(job: &Job) -> Result<(Time, EndReason), SimError> {
     let walltime = job.walltime.max(Time::ZERO);
     match job.runtime {
-        Some(runtime) if runtime.max(Time::ZERO) <= walltime => {
-            Ok((runtime.max(Time::ZERO), EndReason::Completed))
+        Some(runtime) if delay_reaches_walltime(runtime.max(Time::ZERO), walltime) => {
+            Ok((walltime, EndReason::WalltimeReached))
         }
-        Some(_) => Ok((walltime, EndReason::WalltimeReached)),
+        Some(runtime) => Ok((runtime.max(Time::ZERO), EndReason::Completed)),
         None if walltime.is_infinite() => Err(SimError::EndlessJob(job.id)),
-        None => Ok((walltime, EndReason::Completed)),
+        None => Ok((walltime, EndReason::WalltimeReached)),
     }
 }
 

@@ -5,8 +5,8 @@
 //! run time, and run times scaled so the offered load matches a target
 //! utilisation (the thesis's trace: 38 %).
 
-use super::rng::SplitMix64;
 use interstice_core::{Job, JobId, JobKind, Time};
+use interstice_swf::SplitMix64;
 
 /// Shape of the synthetic workload.
 #[derive(Clone, Debug, PartialEq)]

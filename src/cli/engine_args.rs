@@ -1,0 +1,172 @@
+//! The engine options of the simulation commands (`interstice replay` and
+//! `interstice batsim`), declared once and flattened into both, and the value
+//! parsers those commands share.
+//!
+//! Every option is optional on the command line; what is not given comes from
+//! Batsim's `--sched-cfg` (for `batsim`) or the defaults of
+//! [`EngineOptions::to_config`]: area = the whole machine, admit-all, λ = τ = 1,
+//! [`DEFAULT_MAX_RESUBMISSIONS`] resubmissions (`batsim` forces 0 when Batsim
+//! runs without `--enable-dynamic-jobs`: a killed Batsim job cannot run again),
+//! no limit on the time in the system.
+
+use interstice_batsim::protocol::options::DEFAULT_MAX_RESUBMISSIONS;
+use interstice_batsim::protocol::EngineOptions;
+use interstice_core::{Admission, EngineConfig, Policy};
+use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+
+/// `--policy`, `--conv`, `--admission`, `--lambda`, `--tau`,
+/// `--max-resubmissions`, `--max-time-in-system`.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq)]
+pub struct EngineArgs {
+    /// Scheduling policy: fcfs, easy, conservative or convergence.
+    #[arg(long, value_parser = parse_policy)]
+    pub policy: Option<Policy>,
+    /// Processors of the convergence area, 0..C (default: the whole machine).
+    #[arg(long, value_name = "C")]
+    pub conv: Option<u32>,
+    /// What to do with a cloud job predicted to miss its SLO: admit-all (default) or reject-predicted.
+    #[arg(long, value_parser = parse_admission)]
+    pub admission: Option<Admission>,
+    /// Overbooking risk factor λ of the completion prediction (default 1).
+    #[arg(long, value_parser = parse_factor)]
+    pub lambda: Option<f64>,
+    /// Counter-offer factor τ (default 1).
+    #[arg(long, value_parser = parse_factor)]
+    pub tau: Option<f64>,
+    /// Resubmissions allowed to an evicted cloud job (default 3; `batsim` needs Batsim's
+    /// --enable-dynamic-jobs for any).
+    #[arg(long, value_name = "N")]
+    pub max_resubmissions: Option<u32>,
+    /// An evicted cloud job older than this many seconds is not resubmitted (default: no limit).
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub max_time_in_system: Option<f64>,
+}
+
+impl EngineArgs {
+    /// The options as given (`None` where not given).
+    pub fn options(&self) -> EngineOptions {
+        EngineOptions {
+            policy: self.policy,
+            conv: self.conv,
+            admission: self.admission,
+            lambda: self.lambda,
+            tau: self.tau,
+            max_resubmissions: self.max_resubmissions,
+            max_time_in_system: self.max_time_in_system,
+        }
+    }
+
+    /// The engine config for a machine of `procs` processors, defaults filled in.
+    pub fn to_config(&self, procs: u32) -> anyhow::Result<EngineConfig> {
+        self.options().to_config(procs).map_err(anyhow::Error::msg)
+    }
+}
+
+const _: () = assert!(
+    DEFAULT_MAX_RESUBMISSIONS == 3,
+    "update the --max-resubmissions help text"
+);
+
+/// A policy name.
+pub fn parse_policy(text: &str) -> Result<Policy, String> {
+    text.parse()
+}
+
+/// An admission mode.
+pub fn parse_admission(text: &str) -> Result<Admission, String> {
+    text.parse()
+}
+
+/// A cloud job's run time (`walltime`, `120`, `0.1w`, `uniform:LO:HI`, `exp:MEAN`).
+pub fn parse_runtime(text: &str) -> Result<RuntimeSpec, String> {
+    text.parse()
+        .map_err(|err: interstice_swf::SwfError| err.to_string())
+}
+
+/// Processors of each cloud job (`4`, `1,2,4`, `1:0.5,2:0.5`).
+pub fn parse_procs_choice(text: &str) -> Result<ProcsChoice, String> {
+    text.parse()
+        .map_err(|err: interstice_swf::SwfError| err.to_string())
+}
+
+/// Positive, finite seconds.
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!("{text:?} is not a positive number of seconds")),
+    }
+}
+
+/// A positive, finite number.
+pub fn parse_factor(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!("{text:?} is not a positive number")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Command {
+        #[command(flatten)]
+        engine: EngineArgs,
+    }
+
+    #[test]
+    fn nothing_given_is_none_and_the_defaults_fill_in() {
+        let args = Command::try_parse_from(["x", "--policy", "easy"]).unwrap().engine;
+        assert_eq!(
+            args.options(),
+            EngineOptions {
+                policy: Some(Policy::Easy),
+                ..EngineOptions::default()
+            }
+        );
+        let config = args.to_config(8).unwrap();
+        assert_eq!(config.conv_procs, 8);
+        assert_eq!(config.admission, Admission::AdmitAll);
+        assert_eq!((config.lambda, config.tau), (1.0, 1.0));
+        assert_eq!(config.lifecycle.max_resubmissions, DEFAULT_MAX_RESUBMISSIONS);
+        assert_eq!(config.lifecycle.max_time_in_system, None);
+    }
+
+    #[test]
+    fn every_flag_reaches_the_config() {
+        let args = Command::try_parse_from([
+            "x",
+            "--policy",
+            "convergence",
+            "--conv",
+            "4",
+            "--admission",
+            "reject-predicted",
+            "--lambda",
+            "1.5",
+            "--tau",
+            "2",
+            "--max-resubmissions",
+            "0",
+            "--max-time-in-system",
+            "60",
+        ])
+        .unwrap()
+        .engine;
+        let config = args.to_config(8).unwrap();
+        assert_eq!(config.policy, Policy::Convergence);
+        assert_eq!(config.conv_procs, 4);
+        assert_eq!(config.admission, Admission::RejectPredicted);
+        assert_eq!((config.lambda, config.tau), (1.5, 2.0));
+        assert_eq!(config.lifecycle.max_resubmissions, 0);
+        assert_eq!(
+            config.lifecycle.max_time_in_system,
+            Some(interstice_core::Time::from_secs(60))
+        );
+        assert!(Command::try_parse_from(["x", "--lambda", "0"]).is_err());
+        assert!(Command::try_parse_from(["x", "--policy", "sjf"]).is_err());
+        assert!(args.to_config(3).is_err(), "an area larger than the machine");
+    }
+}
