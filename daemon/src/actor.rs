@@ -1019,13 +1019,7 @@ impl Actor {
         if violated {
             self.metrics.slo_violations.inc();
         }
-        let label = match (job.predicts_violation, violated) {
-            (true, true) => "tp",
-            (true, false) => "fp",
-            (false, true) => "fn",
-            (false, false) => "tn",
-        };
-        self.metrics.prediction_outcomes.with_label_values(&[label]).inc();
+        self.metrics.prediction_outcome(job.predicts_violation, violated);
     }
 
     /// Final state: write it and forget the job.

@@ -133,9 +133,17 @@ pub enum BackendConfig {
     Slurm(SlurmConfig),
 }
 
+/// The default backend is `embedded` without a trace: a simulated cluster of
+/// `engine.procs` processors with no HPC load, which needs nothing else.
 impl Default for BackendConfig {
     fn default() -> Self {
-        BackendConfig::Plugin(PluginConfig {})
+        BackendConfig::Embedded(EmbeddedConfig {
+            trace: None,
+            speedup: default_speedup(),
+            skip_seconds: 0.0,
+            repeat: true,
+            clip_procs: None,
+        })
     }
 }
 
@@ -143,8 +151,9 @@ impl Default for BackendConfig {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct EmbeddedConfig {
-    /// SWF trace (optionally .gz) replayed as the HPC load.
-    pub trace: PathBuf,
+    /// SWF trace (optionally .gz) replayed as the HPC load; none = an idle cluster.
+    #[serde(default)]
+    pub trace: Option<PathBuf>,
     /// Trace seconds per wall-clock second.
     #[serde(default = "default_speedup")]
     pub speedup: f64,
@@ -384,10 +393,12 @@ impl Config {
     /// relative to the working directory.
     pub fn resolve_paths(&mut self, config_dir: &Path) {
         if let BackendConfig::Embedded(embedded) = &mut self.backend {
-            if embedded.trace.is_relative() && !embedded.trace.exists() {
-                let beside = config_dir.join(&embedded.trace);
-                if beside.exists() {
-                    embedded.trace = beside;
+            if let Some(trace) = &mut embedded.trace {
+                if trace.is_relative() && !trace.exists() {
+                    let beside = config_dir.join(&*trace);
+                    if beside.exists() {
+                        *trace = beside;
+                    }
                 }
             }
         }
@@ -440,10 +451,10 @@ impl Config {
                         embedded.skip_seconds
                     ));
                 }
-                if !embedded.trace.is_file() {
+                if let Some(trace) = embedded.trace.as_ref().filter(|trace| !trace.is_file()) {
                     problems.push(format!(
                         "backend.trace: {} does not exist (relative paths are tried from the working directory, then the config's directory)",
-                        embedded.trace.display()
+                        trace.display()
                     ));
                 }
             }
@@ -553,6 +564,16 @@ mod tests {
         assert_eq!(config.validate(), Vec::<String>::new());
         assert_eq!(config.engine_config().conv_procs, 8);
         assert_eq!(config.engine_config().policy, Policy::Conservative);
+    }
+
+    #[test]
+    fn default_backend_is_an_idle_embedded_cluster() {
+        let config = Config::parse("engine: {procs: 8}\n").unwrap();
+        assert_eq!(config.validate(), Vec::<String>::new());
+        match &config.backend {
+            BackendConfig::Embedded(embedded) => assert_eq!(embedded.trace, None),
+            other => panic!("default backend is {other:?}"),
+        }
     }
 
     #[test]

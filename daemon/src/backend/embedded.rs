@@ -1,6 +1,6 @@
-//! The `embedded` backend: a simulated cluster replaying an SWF trace (or
-//! Batsim workload) as the HPC load, `speedup` trace seconds per wall-clock
-//! second. Each trace job is submitted to the engine at its scaled arrival,
+//! The `embedded` backend (the default): a simulated cluster replaying an SWF
+//! trace (or Batsim workload) as the HPC load, `speedup` trace seconds per
+//! wall-clock second; without a trace the cluster has no HPC load at all. Each trace job is submitted to the engine at its scaled arrival,
 //! with its scaled walltime and run time; the daemon ends it by itself
 //! `runtime` after the engine starts it (see [`super::HpcEvent::runtime`]).
 
@@ -11,13 +11,16 @@ use interstice_core::{Job, Time};
 use interstice_swf::{ExtractOptions, Strictness};
 use std::time::Duration;
 
-/// Load the trace: its jobs sorted by arrival.
+/// Load the trace: its jobs sorted by arrival (none without a trace).
 pub fn load(config: &EmbeddedConfig) -> Result<Vec<Job>, BackendError> {
+    let Some(trace) = &config.trace else {
+        return Ok(Vec::new());
+    };
     let mut options = ExtractOptions::new();
     options.mode = Strictness::Lenient;
     options.clip = config.clip_procs;
     options.machine_procs = config.clip_procs;
-    let workload = interstice_swf::load_workload(&config.trace, &options)
+    let workload = interstice_swf::load_workload(trace, &options)
         .map_err(|err| BackendError::Fatal(format!("backend.trace: {err}")))?;
     let skip = Time::from_secs_f64(config.skip_seconds);
     let first = workload.jobs.first().map_or(Time::ZERO, |job| job.submit);
@@ -29,7 +32,7 @@ pub fn load(config: &EmbeddedConfig) -> Result<Vec<Job>, BackendError> {
     if jobs.is_empty() {
         return Err(BackendError::Fatal(format!(
             "backend.trace: {} has no job after skip_seconds {}",
-            config.trace.display(),
+            trace.display(),
             config.skip_seconds
         )));
     }
@@ -42,7 +45,13 @@ pub async fn run(config: EmbeddedConfig, sink: HpcSink, mut shutdown: Shutdown) 
     let jobs = tokio::task::spawn_blocking(move || load(&loader))
         .await
         .map_err(|err| BackendError::Fatal(format!("loading the trace: {err}")))??;
-    tracing::info!(trace = %config.trace.display(), jobs = jobs.len(), speedup = config.speedup, "embedded backend replaying");
+    if jobs.is_empty() {
+        tracing::info!("embedded backend without a trace: the simulated cluster has no HPC load");
+        shutdown.wait().await;
+        return Ok(());
+    }
+    let trace = config.trace.as_deref().unwrap_or_else(|| std::path::Path::new("-"));
+    tracing::info!(trace = %trace.display(), jobs = jobs.len(), speedup = config.speedup, "embedded backend replaying");
     let scale = 1.0 / config.speedup;
     let mut cycle = 0u64;
     loop {
