@@ -50,7 +50,10 @@ pub async fn run(config: EmbeddedConfig, sink: HpcSink, mut shutdown: Shutdown) 
         shutdown.wait().await;
         return Ok(());
     }
-    let trace = config.trace.as_deref().unwrap_or_else(|| std::path::Path::new("-"));
+    let trace = config
+        .trace
+        .as_deref()
+        .unwrap_or_else(|| std::path::Path::new("-"));
     tracing::info!(trace = %trace.display(), jobs = jobs.len(), speedup = config.speedup, "embedded backend replaying");
     let scale = 1.0 / config.speedup;
     let mut cycle = 0u64;
