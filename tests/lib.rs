@@ -1,7 +1,6 @@
 //! Helpers shared by the end-to-end tests in `tests/tests/`: where the
 //! repository and `../shared` are, and the workspace's binaries, built on demand.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
@@ -26,33 +25,33 @@ pub fn target_dir() -> PathBuf {
         .unwrap_or_else(|| repo_root().join("target"))
 }
 
-/// Path of a workspace binary or library built with the dev profile; builds it
-/// (once per test process) with `cargo build -p PACKAGE` first. `artifact` is
-/// the file name inside `target/debug/` (`"interstice"`, `"libinterstice_ffi.so"`).
-pub fn artifact(package: &str, artifact: &str) -> PathBuf {
-    static BUILT: OnceLock<Mutex<HashMap<String, ()>>> = OnceLock::new();
+/// Path of a workspace binary or library built with the dev profile
+/// (`"interstice"`, `"intersticed"`, `"libinterstice_ffi.so"`…).
+///
+/// The first call in a test process runs `cargo build --workspace
+/// --all-targets`: the same package and feature selection as `cargo test
+/// --workspace`, so under the test command it only links what is missing
+/// instead of rebuilding the dependency graph with other features.
+pub fn artifact(artifact: &str) -> PathBuf {
+    static BUILT: OnceLock<Mutex<bool>> = OnceLock::new();
     let built = BUILT.get_or_init(Default::default);
     let mut built = built.lock().unwrap_or_else(|poison| poison.into_inner());
-    if !built.contains_key(package) {
+    if !*built {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
             .current_dir(repo_root())
-            .args(["build", "--quiet", "-p", package])
+            .args(["build", "--quiet", "--workspace", "--all-targets"])
             .status()
             .expect("run cargo build");
-        assert!(status.success(), "cargo build -p {package} failed");
-        built.insert(package.to_string(), ());
+        assert!(status.success(), "cargo build --workspace --all-targets failed");
+        *built = true;
     }
     let path = target_dir().join("debug").join(artifact);
-    assert!(
-        path.exists(),
-        "{} was not built by package {package}",
-        path.display()
-    );
+    assert!(path.exists(), "{} was not built by the workspace", path.display());
     path
 }
 
 /// The `interstice` CLI binary.
 pub fn interstice_bin() -> PathBuf {
-    artifact("interstice", "interstice")
+    artifact("interstice")
 }

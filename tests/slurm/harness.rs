@@ -144,8 +144,8 @@ impl Cluster {
         );
         let (munged, slurmctld, slurmd) = (program("munged"), program("slurmctld"), program("slurmd"));
         program("sbatch");
-        let job_submit = interstice_tests::artifact("job_submit_interstice", "libjob_submit_interstice.so");
-        let spank = interstice_tests::artifact("spank_interstice", "libspank_interstice.so");
+        let job_submit = interstice_tests::artifact("libjob_submit_interstice.so");
+        let spank = interstice_tests::artifact("libspank_interstice.so");
         let dir = tempfile::Builder::new()
             .prefix("interstice-slurm-")
             .tempdir()
@@ -455,7 +455,7 @@ pub struct Daemon {
 impl Daemon {
     /// Starts intersticed for `cluster` (engine of 8 processors) and waits for `/healthz`.
     pub fn start(cluster: &Cluster, generation: u32) -> Daemon {
-        let binary = interstice_tests::artifact("interstice-daemon", "intersticed");
+        let binary = interstice_tests::artifact("intersticed");
         let root = cluster.dir.path();
         let config = root.join("intersticed.yaml");
         std::fs::write(

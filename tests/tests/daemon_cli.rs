@@ -36,7 +36,7 @@ fn json(output: &Output) -> serde_json::Value {
 
 #[test]
 fn demo_config_serves_the_cli() {
-    let daemon_bin = artifact("interstice-daemon", "intersticed");
+    let daemon_bin = artifact("intersticed");
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let socket = dir.path().join("demo.sock");

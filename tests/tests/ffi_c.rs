@@ -41,7 +41,7 @@ fn start_daemon(dir: &Path) -> (Guard, std::path::PathBuf) {
     )
     .expect("write daemon config");
     let log = dir.join("intersticed.log");
-    let child = Command::new(interstice_tests::artifact("interstice-daemon", "intersticed"))
+    let child = Command::new(interstice_tests::artifact("intersticed"))
         .args(["--config", &config.display().to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -69,7 +69,7 @@ fn start_daemon(dir: &Path) -> (Guard, std::path::PathBuf) {
 
 #[test]
 fn c_program_drives_the_whole_api_against_a_live_daemon() {
-    let library = interstice_tests::artifact("interstice-ffi", "libinterstice_ffi.so");
+    let library = interstice_tests::artifact("libinterstice_ffi.so");
     let root = interstice_tests::repo_root();
     let dir = tempfile::tempdir().expect("scratch dir");
     let program = dir.path().join("ffi_client");

@@ -5,7 +5,7 @@ use std::process::Command;
 
 #[test]
 fn slurm_example_config_is_valid() {
-    let daemon = interstice_tests::artifact("interstice-daemon", "intersticed");
+    let daemon = interstice_tests::artifact("intersticed");
     let example = interstice_tests::repo_root().join("packaging/examples/slurm.yaml");
     let output = Command::new(&daemon)
         .args(["--config", &example.display().to_string(), "--check-config"])
