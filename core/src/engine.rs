@@ -67,7 +67,10 @@ pub enum Policy {
     ///   are not modelled (zero).
     /// * Re-planning happens at most once per instant and only on HPC
     ///   events, so that cloud traffic cannot change HPC decisions (one round
-    ///   of queue-order compression is not a fixpoint).
+    ///   of queue-order compression is not a fixpoint). Queued cloud
+    ///   reservations are re-planned when that re-planning moved an HPC
+    ///   reservation (or after an early end or a cancellation), never merely
+    ///   because time passed.
     Convergence,
 }
 
@@ -405,7 +408,9 @@ impl Engine {
     ///
     /// Under `admit-all` (and for a cloud job predicted to meet its SLO) the
     /// cloud job is immediately reserved at exactly the predicted slot, so the
-    /// next cloud job's prediction already accounts for it.
+    /// next cloud job's prediction already accounts for it; in overload (the
+    /// reservation window full) it joins the FIFO backlog instead, with a
+    /// tail-estimated prediction (crate docs, "Overload").
     pub fn submit(&mut self, job: Job) -> Result<Option<Prediction>, EngineError> {
         self.st.submit(&self.config, job)
     }
@@ -430,6 +435,11 @@ impl Engine {
     /// One scheduling pass at `now`: the decisions to carry out, in order:
     /// rejections, then evictions, then starts (HPC first, then cloud).
     /// A `now` earlier than the engine's time is taken as the engine's time.
+    ///
+    /// Idempotent between events: a call with no event (`submit`,
+    /// `job_ended`, `cancel`) since the previous pass and nothing due
+    /// ([`Engine::next_wakeup`] later than `now`) decides nothing and leaves
+    /// every later decision as if it had not been made.
     pub fn schedule(&mut self, now: Time) -> Vec<Decision> {
         self.st.schedule(&self.config, now)
     }
@@ -449,7 +459,9 @@ impl Engine {
     /// `now`, without submitting anything.
     ///
     /// Costs one earliest-fit query on the plan (`O(log S + S'·W)` for `S'`
-    /// breakpoints before the fit, `W` words per processor set).
+    /// breakpoints before the fit, `W` words per processor set), or, when the
+    /// job would join the cloud backlog, the `O(K)` tail estimate described
+    /// in the crate docs ("Overload").
     pub fn predict(&self, procs: u32, walltime: Time, slo: Option<Time>, now: Time) -> Prediction {
         self.st.predict(&self.config, procs, walltime, slo, now)
     }
@@ -473,9 +485,41 @@ impl Engine {
         &self.st.records
     }
 
-    /// Number of queued jobs of a kind.
+    /// Number of queued jobs of a kind (for cloud jobs: the reservation
+    /// window plus the backlog).
     pub fn queued(&self, kind: JobKind) -> usize {
         self.st.queued(kind)
+    }
+
+    /// Number of queued cloud jobs waiting in the backlog, without a
+    /// reservation (see the crate docs, "Overload").
+    pub fn cloud_backlog(&self) -> usize {
+        self.st.backlog_len()
+    }
+
+    /// The default size of the cloud reservation window: at most this many
+    /// queued cloud jobs hold a reservation in the plan, the others wait in
+    /// a FIFO backlog (see the crate docs, "Overload").
+    pub const DEFAULT_CLOUD_WINDOW: usize = run::CLOUD_WINDOW;
+
+    /// Set the size of the cloud reservation window (at least 1; default
+    /// [`Engine::DEFAULT_CLOUD_WINDOW`]). Call it before the first event:
+    /// a larger window plans further ahead (better predictions for long
+    /// queues) at a cost per event that grows with it.
+    pub fn set_cloud_window(&mut self, jobs: usize) {
+        self.st.set_cloud_window(jobs);
+    }
+
+    /// Make room for `additional` more jobs (a hint: a shell that knows its
+    /// workload's size avoids the job table's growth by doubling).
+    pub fn reserve(&mut self, additional: usize) {
+        self.st.reserve(additional);
+    }
+
+    /// Consume the engine and return every job's record (as
+    /// [`Engine::records`], without copying them).
+    pub fn into_records(self) -> Vec<crate::metrics::JobRecord> {
+        self.st.into_records()
     }
 
     /// Number of running jobs of a kind.

@@ -260,6 +260,12 @@ impl Profile {
     pub(crate) fn segments_from(&self, t: Time) -> impl Iterator<Item = (Time, &Bits)> + '_ {
         self.window(t, Time::INFINITY).map(|(s, seg)| (s, &seg.free))
     }
+
+    /// Segments from `t` on: `(start, free processors of the area)`, from the
+    /// cached counts (no bit work), the first starting at `t`.
+    pub(crate) fn area_counts_from(&self, t: Time) -> impl Iterator<Item = (Time, u32)> + '_ {
+        self.window(t, Time::INFINITY).map(|(s, seg)| (s, seg.n_area))
+    }
 }
 
 /// A sliding window of segments with its running intersection, kept as two

@@ -124,7 +124,7 @@ impl ProcSet {
     }
 }
 
-/// Error of [`ProcSet::from_str`].
+/// Error of parsing a [`ProcSet`] (its `FromStr`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseProcSetError {
     /// The offending token.

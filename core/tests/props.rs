@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use interstice_core::{Admission, Decision, EngineConfig, Job, JobId, JobKind, Policy};
+use interstice_core::{Admission, Decision, EngineConfig, Job, JobId, JobKind, Policy, Time};
 use proptest::prelude::*;
 
 /// 96 cases by default; more with `INTERSTICE_PROPTEST_CASES=5000`.
@@ -117,6 +117,42 @@ fn check_policy(c: &Case, policy: Policy) {
     // Determinism.
     let (_, t3) = run(config(c, policy), c.jobs.clone());
     assert_eq!(t.decisions, t3.decisions, "{policy}: not deterministic");
+    // A tiny reservation window (most cloud jobs go through the backlog):
+    // the simulator's invariants hold and HPC decisions are still unchanged.
+    let small = Opts {
+        window: Some(1 + c.jobs.len() % 3),
+        ..Opts::default()
+    };
+    let (_, t4) = run_opts(config(c, policy), c.jobs.clone(), &small);
+    assert_eq!(
+        hpc_starts(c, &t4),
+        hpc_starts(&hpc_only, &t2),
+        "{policy}: cloud jobs (through the backlog) changed HPC decisions"
+    );
+}
+
+/// Extra `schedule` calls with no event in between decide nothing and change
+/// no later decision (nor any record).
+fn check_extra_passes(c: &Case, policy: Policy, window: usize, extra_ms: &[i64]) {
+    let base = Opts {
+        window: Some(window),
+        ..Opts::default()
+    };
+    let with_extra = Opts {
+        window: Some(window),
+        extra_passes: extra_ms.iter().map(|&ms| Time::from_ticks(ms * 1000)).collect(),
+    };
+    let (e1, t1) = run_opts(config(c, policy), c.jobs.clone(), &base);
+    let (e2, t2) = run_opts(config(c, policy), c.jobs.clone(), &with_extra);
+    assert_eq!(
+        t1.decisions, t2.decisions,
+        "{policy}: extra passes changed decisions"
+    );
+    assert_eq!(
+        e1.records(),
+        e2.records(),
+        "{policy}: extra passes changed records"
+    );
 }
 
 proptest! {
@@ -133,6 +169,16 @@ proptest! {
 
     #[test]
     fn convergence_invariants(c in case()) { check_policy(&c, Policy::Convergence); }
+
+    #[test]
+    fn extra_passes_are_no_ops(
+        c in case(),
+        policy in 0usize..4,
+        window in 1usize..6,
+        extra in proptest::collection::vec(0i64..2_000_000, 0..60),
+    ) {
+        check_extra_passes(&c, Policy::ALL[policy], window, &extra);
+    }
 
     /// FCFS starts jobs strictly in queue order.
     #[test]

@@ -246,3 +246,71 @@ fn convergence_hpc_unchanged_by_cloud_regression() {
         assert_eq!(with.starts[&j.id], without.starts[&j.id], "job {}", j.id);
     }
 }
+
+/// Overload: beyond the reservation window, cloud jobs wait in a FIFO
+/// backlog with tail-estimated predictions and are promoted as the window drains.
+#[test]
+fn backlog_beyond_the_window() {
+    use interstice_core::{EndReason, JobKind, JobState};
+    let mut eng = interstice_core::Engine::new(EngineConfig::new(2, Policy::Easy)).unwrap();
+    eng.set_cloud_window(2);
+    let mut starts = Vec::new();
+    for id in 1..=6 {
+        let p = eng.submit(cloud(id, 0, 10, 10, 1, 100)).unwrap().unwrap();
+        starts.push(p.start.map(|s| s.ticks() / 1_000_000));
+    }
+    // Jobs 1-2 are reserved at 0 (exact fits). The window serves 20 proc-s
+    // between 0 and 10 (ρ = 2 processors), so backlog job n starts at
+    // 10 + (work ahead) / 2: 10, 15, 20, 25.
+    assert_eq!(
+        starts,
+        vec![Some(0), Some(0), Some(10), Some(15), Some(20), Some(25)]
+    );
+    assert_eq!((eng.queued(JobKind::Cloud), eng.cloud_backlog()), (6, 4));
+    assert_eq!(
+        eng.job_state(JobId(3)),
+        Some(JobState::Queued { planned_start: None })
+    );
+    // Predictions follow the same rule without submitting.
+    assert_eq!(
+        eng.predict(1, secs(10), Some(secs(100)), secs(0)).start,
+        Some(secs(30))
+    );
+    eng.cancel(JobId(4), secs(0)).unwrap();
+    assert_eq!(eng.cloud_backlog(), 3);
+    let d = eng.schedule(secs(0));
+    assert_eq!(d.len(), 2);
+    // The two starts made room: jobs 3 and 5 (4 was cancelled) are promoted
+    // into the window at their earliest fit.
+    for id in [3, 5] {
+        assert_eq!(
+            eng.job_state(JobId(id)),
+            Some(JobState::Queued {
+                planned_start: Some(secs(10))
+            })
+        );
+    }
+    assert_eq!(eng.cloud_backlog(), 1);
+    assert_eq!(eng.next_wakeup(), Some(secs(10)));
+    eng.job_ended(JobId(1), secs(10), EndReason::Completed).unwrap();
+    eng.job_ended(JobId(2), secs(10), EndReason::Completed).unwrap();
+    let started: Vec<JobId> = eng
+        .schedule(secs(10))
+        .into_iter()
+        .filter_map(|d| match d {
+            Decision::Start { id, .. } => Some(id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, vec![JobId(3), JobId(5)]);
+    assert_eq!(
+        eng.job_state(JobId(6)),
+        Some(JobState::Queued {
+            planned_start: Some(secs(20))
+        })
+    );
+    let records = eng.records().to_vec();
+    let owned = eng.into_records();
+    assert_eq!(owned, records);
+    assert_eq!(owned[3].end_reason, Some(EndReason::Killed));
+}

@@ -24,7 +24,7 @@ use crate::job::{Job, JobId, JobKind};
 use crate::metrics::JobRecord;
 use crate::plan::{Mask, Profile};
 use crate::time::Time;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// Where a job is, internally.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,17 +46,29 @@ struct Entry {
     res: Option<(Time, Bits)>,
     /// Running: end of the job's occupancy in the plan.
     occ_end: Time,
-    /// Running cloud job: planned eviction time.
-    evict_at: Option<Time>,
+    /// Running cloud job: planned eviction time ([`Time::INFINITY`] = none).
+    evict_at: Time,
     resubmissions: u32,
-    /// Queue order: (time it entered the queue, id).
-    qkey: (Time, JobId),
+    /// Queued cloud job waiting in the backlog (no reservation).
+    in_backlog: bool,
+    /// Queue order: the time it entered the queue (then the id).
+    qtime: Time,
 }
 
 type QKey = (Time, JobId, usize);
 
-/// How many queued cloud jobs (from the head) a compression re-plans.
-pub(crate) const CLOUD_COMPRESSION_WINDOW: usize = 256;
+/// Default number of queued cloud jobs that hold a reservation (see
+/// [`super::Engine::set_cloud_window`]).
+pub(crate) const CLOUD_WINDOW: usize = 64;
+
+/// At most this many plan segments are scanned for a backlog job's prediction.
+pub(crate) const TAIL_SCAN: usize = 4096;
+
+/// `ceil(work / procs)` ticks, saturating.
+fn ticks_ceil(work: i128, procs: i128) -> Time {
+    let t = (work + procs - 1).div_euclid(procs.max(1));
+    Time::from_ticks(t.clamp(0, i64::MAX as i128 / 2) as i64)
+}
 
 #[derive(Debug)]
 pub(super) struct State {
@@ -69,7 +81,21 @@ pub(super) struct State {
     hpc: Profile,
     all: Profile,
     hpc_queue: BTreeSet<QKey>,
+    /// HPC jobs submitted since the last HPC phase.
+    new_hpc: Vec<usize>,
+    /// The reservation window: queued cloud jobs holding a reservation
+    /// (at most `cloud_window`).
     cloud_queue: BTreeSet<QKey>,
+    /// Queued cloud jobs without reservation, FIFO (lazily deleted: an
+    /// entry counts only while its job's `in_backlog` is set).
+    backlog: VecDeque<usize>,
+    /// Live entries of `backlog`.
+    backlog_len: usize,
+    /// Their work (processor-ticks).
+    backlog_work: i128,
+    cloud_window: usize,
+    /// An event (submit, end, cancel) happened since the last pass.
+    dirty: bool,
     hpc_timers: BTreeSet<(Time, usize)>,
     cloud_timers: BTreeSet<(Time, usize)>,
     dooms: BTreeSet<(Time, usize)>,
@@ -112,7 +138,13 @@ impl State {
             jobs: Vec::new(),
             index: HashMap::new(),
             hpc_queue: BTreeSet::new(),
+            new_hpc: Vec::new(),
             cloud_queue: BTreeSet::new(),
+            backlog: VecDeque::new(),
+            backlog_len: 0,
+            backlog_work: 0,
+            cloud_window: CLOUD_WINDOW,
+            dirty: false,
             hpc_timers: BTreeSet::new(),
             cloud_timers: BTreeSet::new(),
             dooms: BTreeSet::new(),
@@ -140,7 +172,112 @@ impl State {
             });
         }
         self.now = now;
+        self.dirty = true;
         Ok(())
+    }
+
+    /// Change the reservation window (at least 1).
+    pub(super) fn set_cloud_window(&mut self, k: usize) {
+        self.cloud_window = k.max(1);
+    }
+
+    /// True when a new cloud job must wait in the backlog.
+    fn window_full(&self) -> bool {
+        self.backlog_len > 0 || self.cloud_queue.len() >= self.cloud_window
+    }
+
+    /// Work of a job in processor-ticks.
+    fn work_of(&self, idx: usize) -> i128 {
+        let j = self.job(idx);
+        j.procs as i128 * j.walltime.ticks() as i128
+    }
+
+    /// The predicted start of a cloud job of `procs` processors joining the
+    /// tail of the backlog now (see the crate docs, "Overload").
+    ///
+    /// A fluid estimate on the plan: the backlog's work `B` ahead of the job
+    /// (processor × time) is poured into the area's free capacity from the
+    /// window's last reserved start on (`all` layer: HPC work and the
+    /// window's cloud reservations); the job starts when `B` is served and at
+    /// least `procs` processors are free. Cost `O(log S + min(S', M))` for the
+    /// `S'` breakpoints after the window, at most [`TAIL_SCAN`] of them
+    /// (beyond, the whole area is assumed to serve the rest), independent of
+    /// the backlog's length.
+    fn tail_estimate(&self, procs: u32) -> Option<Time> {
+        let from = self
+            .cloud_timers
+            .last()
+            .map_or(self.now, |&(t, _)| t)
+            .max(self.now);
+        let need = self.backlog_work;
+        let area = self.area.count().max(1);
+        let mut served: i128 = 0;
+        let mut segs = self.all.area_counts_from(from).take(TAIL_SCAN).peekable();
+        let mut at = from;
+        while let Some((a, free)) = segs.next() {
+            let Some(&(b, _)) = segs.peek() else {
+                at = a;
+                break;
+            };
+            let len = (b - a).ticks() as i128;
+            if free >= procs {
+                if served >= need {
+                    return Some(a);
+                }
+                let cap = free as i128 * len;
+                if served + cap >= need {
+                    return Some(a + ticks_ceil(need - served, free as i128));
+                }
+            }
+            served += free as i128 * len;
+            at = b;
+        }
+        // The last segment (everything ends) or the scan limit: the whole area.
+        Some(at.saturating_add(ticks_ceil((need - served).max(0), area as i128)))
+    }
+
+    /// Queue a cloud job: in the window at its earliest fit `fit`, or at the
+    /// tail of the backlog when the window is full (or the backlog non-empty).
+    fn enqueue_cloud(&mut self, cfg: &EngineConfig, idx: usize, fit: Option<(Time, Bits)>, backlog: bool) {
+        self.jobs[idx].st = St::Queued;
+        if backlog {
+            self.jobs[idx].in_backlog = true;
+            self.backlog.push_back(idx);
+            self.backlog_len += 1;
+            self.backlog_work += self.work_of(idx);
+        } else {
+            let k = self.qkey(idx);
+            self.cloud_queue.insert(k);
+            self.place_cloud(cfg, idx, fit);
+        }
+    }
+
+    /// Move backlog jobs into the window while it has room, each reserved
+    /// at its earliest fit from now.
+    fn promote(&mut self, cfg: &EngineConfig) {
+        while self.cloud_queue.len() < self.cloud_window {
+            let Some(idx) = self.backlog.pop_front() else {
+                break;
+            };
+            if !self.jobs[idx].in_backlog {
+                continue;
+            }
+            self.jobs[idx].in_backlog = false;
+            self.backlog_len -= 1;
+            self.backlog_work -= self.work_of(idx);
+            let k = self.qkey(idx);
+            self.cloud_queue.insert(k);
+            let job = self.job(idx);
+            let fit = self
+                .all
+                .earliest_fit(job.procs, job.walltime, self.now, Mask::Area);
+            self.place_cloud(cfg, idx, fit);
+        }
+    }
+
+    /// A queued job's key in its queue.
+    fn qkey(&self, idx: usize) -> QKey {
+        (self.jobs[idx].qtime, self.records[idx].job.id, idx)
     }
 
     fn lookup(&self, id: JobId) -> Result<usize, EngineError> {
@@ -190,9 +327,10 @@ impl State {
             st: St::Pending,
             res: None,
             occ_end: Time::ZERO,
-            evict_at: None,
+            evict_at: Time::INFINITY,
             resubmissions: 0,
-            qkey,
+            in_backlog: false,
+            qtime: qkey.0,
         });
         let kind = job.kind;
         self.records.push(JobRecord {
@@ -210,6 +348,7 @@ impl State {
         match kind {
             JobKind::Hpc => {
                 self.hpc_queue.insert((qkey.0, qkey.1, idx));
+                self.new_hpc.push(idx);
                 self.hpc_changed = true;
                 Ok(None)
             }
@@ -219,8 +358,15 @@ impl State {
                 self.catch_up(cfg);
                 let job = &self.records[idx].job;
                 let (procs, wt, slo, a) = (job.procs, job.walltime, job.slo, job.submit);
-                let fit = self.all.earliest_fit(procs, wt, self.now, Mask::Area);
-                let pred = prediction(cfg, fit.as_ref().map(|f| f.0), wt, slo, a);
+                let backlog = self.window_full();
+                let (fit, start) = if backlog {
+                    (None, self.tail_estimate(procs))
+                } else {
+                    let fit = self.all.earliest_fit(procs, wt, self.now, Mask::Area);
+                    let start = fit.as_ref().map(|f| f.0);
+                    (fit, start)
+                };
+                let pred = prediction(cfg, start, wt, slo, a);
                 self.records[idx].prediction = Some(pred.clone());
                 if cfg.admission == Admission::RejectPredicted && pred.predicts_violation {
                     self.jobs[idx].st = St::Rejected;
@@ -228,9 +374,7 @@ impl State {
                     self.records[idx].counter_offer_slo = pred.counter_offer_slo;
                     self.pending_rejects.push(idx);
                 } else {
-                    self.jobs[idx].st = St::Queued;
-                    self.cloud_queue.insert((qkey.0, qkey.1, idx));
-                    self.place_cloud(cfg, idx, fit);
+                    self.enqueue_cloud(cfg, idx, fit, backlog);
                 }
                 Ok(Some(pred))
             }
@@ -262,6 +406,7 @@ impl State {
                 r.end = Some(now);
                 r.end_reason = Some(reason);
                 self.jobs[idx].st = St::Ended;
+                self.jobs[idx].res = None;
                 return Ok(());
             }
         }
@@ -277,14 +422,19 @@ impl State {
         if allowed {
             let e = &mut self.jobs[idx];
             e.resubmissions += 1;
-            e.st = St::Queued;
-            e.qkey = (now, id);
-            self.cloud_queue.insert((now, id, idx));
-            let job = self.job(idx);
-            let fit = self.all.earliest_fit(job.procs, job.walltime, now, Mask::Area);
-            self.place_cloud(cfg, idx, fit);
+            e.res = None;
+            e.qtime = now;
+            let backlog = self.window_full();
+            let fit = if backlog {
+                None
+            } else {
+                let job = self.job(idx);
+                self.all.earliest_fit(job.procs, job.walltime, now, Mask::Area)
+            };
+            self.enqueue_cloud(cfg, idx, fit, backlog);
         } else {
             self.jobs[idx].st = St::Ended;
+            self.jobs[idx].res = None;
         }
         Ok(())
     }
@@ -298,8 +448,7 @@ impl State {
         }
         self.advance(now)?;
         self.unreserve(idx);
-        let e = &self.jobs[idx];
-        let key = (e.qkey.0, e.qkey.1, idx);
+        let key = self.qkey(idx);
         match self.job(idx).kind {
             JobKind::Hpc => {
                 self.hpc_queue.remove(&key);
@@ -307,7 +456,13 @@ impl State {
                 self.hpc_changed = true;
             }
             JobKind::Cloud => {
-                self.cloud_queue.remove(&key);
+                if self.jobs[idx].in_backlog {
+                    self.jobs[idx].in_backlog = false;
+                    self.backlog_len -= 1;
+                    self.backlog_work -= self.work_of(idx);
+                } else {
+                    self.cloud_queue.remove(&key);
+                }
             }
         }
         self.cloud_compress = true;
@@ -316,12 +471,19 @@ impl State {
         }
         self.jobs[idx].st = St::Ended;
         self.records[idx].end_reason = Some(EndReason::Killed);
+        self.promote(cfg);
         Ok(())
     }
 
     pub(super) fn schedule(&mut self, cfg: &EngineConfig, now: Time) -> Vec<Decision> {
         let now = now.max(self.now);
         self.now = now;
+        // A pass with no event since the last one and nothing due is a
+        // no-op: it must not change any later decision.
+        if !self.dirty && self.next_wakeup().map_or(true, |t| t > now) {
+            return Vec::new();
+        }
+        self.dirty = false;
         self.hpc.prune(now);
         self.all.prune(now);
         let mut out: Vec<Decision> = Vec::new();
@@ -331,8 +493,10 @@ impl State {
                 counter_offer_slo: self.records[idx].counter_offer_slo,
             });
         }
-        self.hpc_phase(cfg, now);
-        if self.cloud_compress || cfg.policy == Policy::Convergence {
+        if self.hpc_due(now) {
+            self.hpc_phase(cfg, now);
+        }
+        if self.cloud_compress {
             self.replan_cloud(cfg, now);
         }
         self.cloud_compress = false;
@@ -364,6 +528,7 @@ impl State {
             }
             self.start_cloud(idx, now);
             cloud_starts.push(idx);
+            self.promote(cfg);
         }
         for idx in std::mem::take(&mut self.pending_evicts) {
             out.push(Decision::Evict { id: self.job(idx).id });
@@ -382,7 +547,7 @@ impl State {
     /// `schedule`), then the cloud layer's compression if due.
     fn catch_up(&mut self, cfg: &EngineConfig) {
         let now = self.now;
-        if self.hpc_changed || self.hpc_compress {
+        if self.hpc_due(now) {
             self.hpc.prune(now);
             self.all.prune(now);
             self.hpc_phase(cfg, now);
@@ -393,14 +558,25 @@ impl State {
         }
     }
 
+    /// Does the HPC phase have anything to do at `now`? Only HPC events
+    /// (arrivals, ends, cancellations) and due HPC reservations change HPC
+    /// decisions: between them the free processors of the HPC layer only
+    /// shrink as time passes, so a pass could start nothing new.
+    fn hpc_due(&self, now: Time) -> bool {
+        self.hpc_changed || self.hpc_compress || self.hpc_timers.first().is_some_and(|&(t, _)| t <= now)
+    }
+
     /// The policy's HPC pass, evictions for the HPC jobs it starts, and the
     /// re-planning of the cloud reservations HPC work displaced.
     fn hpc_phase(&mut self, cfg: &EngineConfig, now: Time) {
         let event = std::mem::take(&mut self.hpc_changed);
         let mut starts: Vec<usize> = Vec::new();
         match cfg.policy {
-            Policy::Fcfs => self.pass_fifo(cfg, now, false, &mut starts),
-            Policy::Easy => self.pass_fifo(cfg, now, true, &mut starts),
+            Policy::Fcfs | Policy::Easy => {
+                // No reservations to compress: each pass starts from scratch.
+                self.hpc_compress = false;
+                self.pass_fifo(cfg, now, cfg.policy == Policy::Easy, &mut starts)
+            }
             Policy::Conservative => self.pass_reserving(cfg, now, false, &mut starts),
             Policy::Convergence => self.pass_reserving(cfg, now, event, &mut starts),
         }
@@ -422,7 +598,7 @@ impl State {
         }
         self.pending_starts.extend(starts);
         let mut displaced = std::mem::take(&mut self.displaced);
-        displaced.sort_by_key(|&i| self.jobs[i].qkey);
+        displaced.sort_by_key(|&i| self.qkey(i));
         displaced.dedup();
         for idx in displaced {
             if self.jobs[idx].st == St::Queued && self.jobs[idx].res.is_none() {
@@ -455,6 +631,8 @@ impl State {
     ) -> Prediction {
         let fit = if procs == 0 || procs > cfg.conv_procs || wt < Time::ZERO {
             None
+        } else if self.window_full() {
+            self.tail_estimate(procs)
         } else {
             self.all
                 .earliest_fit(procs, wt, now.max(self.now), Mask::Area)
@@ -536,8 +714,24 @@ impl State {
     pub(super) fn queued(&self, kind: JobKind) -> usize {
         match kind {
             JobKind::Hpc => self.hpc_queue.len(),
-            JobKind::Cloud => self.cloud_queue.len(),
+            JobKind::Cloud => self.cloud_queue.len() + self.backlog_len,
         }
+    }
+
+    /// Queued cloud jobs waiting in the backlog (without reservation).
+    pub(super) fn backlog_len(&self) -> usize {
+        self.backlog_len
+    }
+
+    pub(super) fn reserve(&mut self, additional: usize) {
+        self.records.reserve_exact(additional);
+        self.jobs.reserve_exact(additional);
+        self.index.reserve(additional);
+    }
+
+    /// Give the records away.
+    pub(super) fn into_records(self) -> Vec<JobRecord> {
+        self.records
     }
 
     pub(super) fn running(&self, kind: JobKind) -> usize {
@@ -597,8 +791,9 @@ impl State {
                 self.all.release(&b, s, e_old);
                 let entry = &mut self.jobs[i];
                 entry.occ_end = s;
-                if let Some(t) = entry.evict_at.replace(s) {
-                    self.dooms.remove(&(t, i));
+                let old = std::mem::replace(&mut entry.evict_at, s);
+                if !old.is_infinite() {
+                    self.dooms.remove(&(old, i));
                 }
                 self.dooms.insert((s, i));
             }
@@ -624,7 +819,7 @@ impl State {
                 self.dooms.remove(&(t, i));
                 let entry = &mut self.jobs[i];
                 entry.occ_end = full_end;
-                entry.evict_at = None;
+                entry.evict_at = Time::INFINITY;
             }
         }
     }
@@ -775,10 +970,7 @@ impl State {
 
     /// Mark an HPC job running from `now` on its reserved processors.
     fn start_hpc(&mut self, idx: usize, now: Time) {
-        let key = {
-            let e = &self.jobs[idx];
-            (e.qkey.0, e.qkey.1, idx)
-        };
+        let key = self.qkey(idx);
         self.hpc_queue.remove(&key);
         let wt = self.job(idx).walltime;
         let e = &mut self.jobs[idx];
@@ -797,16 +989,13 @@ impl State {
     }
 
     fn start_cloud(&mut self, idx: usize, now: Time) {
-        let key = {
-            let e = &self.jobs[idx];
-            (e.qkey.0, e.qkey.1, idx)
-        };
+        let key = self.qkey(idx);
         self.cloud_queue.remove(&key);
         let wt = self.job(idx).walltime;
         let e = &mut self.jobs[idx];
         e.st = St::Running;
         e.occ_end = now + wt;
-        e.evict_at = None;
+        e.evict_at = Time::INFINITY;
         let bits = e
             .res
             .as_ref()
@@ -849,7 +1038,8 @@ impl State {
                 for p in bits.iter() {
                     self.owner.remove(&p);
                 }
-                if let Some(t) = self.jobs[idx].evict_at.take() {
+                let t = std::mem::replace(&mut self.jobs[idx].evict_at, Time::INFINITY);
+                if !t.is_infinite() {
                     self.dooms.remove(&(t, idx));
                 }
                 if now < occ_end {
@@ -879,18 +1069,10 @@ impl State {
     /// Compression of the cloud layer: every queued cloud job, in queue
     /// order, moves to its earliest fit (never later than before).
     ///
-    /// Bounded: only the first [`CLOUD_COMPRESSION_WINDOW`] queued cloud jobs
-    /// are re-planned per pass, so an overloaded area (a queue of tens of
-    /// thousands of cloud jobs) does not make every early end cost the whole
-    /// queue. The others keep their reservations, which stay valid (they are
-    /// never moved later); they are compressed once they reach the window.
+    /// Bounded: only the reservation window (at most `cloud_window` jobs)
+    /// holds reservations; the backlog has none to compress.
     fn replan_cloud(&mut self, cfg: &EngineConfig, now: Time) {
-        let queued: Vec<usize> = self
-            .cloud_queue
-            .iter()
-            .take(CLOUD_COMPRESSION_WINDOW)
-            .map(|k| k.2)
-            .collect();
+        let queued: Vec<usize> = self.cloud_queue.iter().map(|k| k.2).collect();
         for idx in queued {
             if self.jobs[idx].res.as_ref().is_some_and(|r| r.0 <= now) {
                 continue;
@@ -910,24 +1092,34 @@ impl State {
         if let Some(h) = self.head_res.take() {
             self.unreserve(h);
         }
-        let order: Vec<usize> = self.hpc_queue.iter().map(|k| k.2).collect();
-        for &idx in &order {
-            self.jobs[idx].st = St::Queued;
+        for idx in std::mem::take(&mut self.new_hpc) {
+            if self.jobs[idx].st == St::Pending {
+                self.jobs[idx].st = St::Queued;
+            }
         }
-        let mut i = 0;
-        while i < order.len() && self.try_start_now(cfg, order[i], now) {
-            starts.push(order[i]);
-            i += 1;
-        }
-        let Some(&head) = order.get(i) else { return };
-        if backfill {
+        // Start from the head while jobs fit (started jobs leave the queue).
+        let head = loop {
+            let Some(&(_, _, idx)) = self.hpc_queue.first() else {
+                return;
+            };
+            if !self.try_start_now(cfg, idx, now) {
+                break idx;
+            }
+            starts.push(idx);
+        };
+        if backfill && self.hpc.free_at(now).count() > 0 {
+            let order: Vec<usize> = self.hpc_queue.iter().skip(1).map(|k| k.2).collect();
             let (k, wt) = (self.job(head).procs, self.job(head).walltime);
             if let Some((shadow, _)) = self.hpc.earliest_fit(k, wt, now, Mask::All) {
                 let mut extra = self.hpc.free_at(shadow).count().saturating_sub(k);
-                for &idx in &order[i + 1..] {
+                for &idx in &order {
                     let job = self.job(idx);
                     let (kj, ends) = (job.procs, now + job.walltime);
-                    if self.hpc.free_at(now).count() < kj {
+                    let free_now = self.hpc.free_at(now).count();
+                    if free_now == 0 {
+                        break;
+                    }
+                    if free_now < kj {
                         continue;
                     }
                     let fits_before = ends <= shadow;
@@ -979,24 +1171,31 @@ impl State {
     /// (or at instants with only cloud events) could move HPC jobs, and HPC
     /// decisions must not depend on cloud traffic.
     fn pass_reserving(&mut self, cfg: &EngineConfig, now: Time, every_event: bool, starts: &mut Vec<usize>) {
-        let order: Vec<usize> = self.hpc_queue.iter().map(|k| k.2).collect();
         if (every_event || self.hpc_compress) && self.compressed_at != Some(now) {
             self.compressed_at = Some(now);
+            let order: Vec<usize> = self.hpc_queue.iter().map(|k| k.2).collect();
+            let mut moved = false;
             for &idx in &order {
                 if self.jobs[idx].st == St::Queued {
                     let prev = self.jobs[idx].res.clone();
                     self.unreserve(idx);
                     self.place_hpc(cfg, idx, now, prev.clone());
-                    debug_assert!(self.jobs[idx].res.as_ref().map(|r| r.0) <= prev.map(|p| p.0));
+                    debug_assert!(self.jobs[idx].res.as_ref().map(|r| r.0) <= prev.as_ref().map(|p| p.0));
+                    moved |= self.jobs[idx].res != prev;
                 }
+            }
+            // Space HPC work left may let cloud reservations move earlier.
+            if moved {
+                self.cloud_compress = true;
             }
         }
         self.hpc_compress = false;
-        for &idx in &order {
-            if self.jobs[idx].st == St::Pending {
-                self.jobs[idx].st = St::Queued;
-                self.place_hpc(cfg, idx, now, None);
-            }
+        let mut new = std::mem::take(&mut self.new_hpc);
+        new.retain(|&idx| self.jobs[idx].st == St::Pending);
+        new.sort_by_key(|&idx| self.qkey(idx));
+        for idx in new {
+            self.jobs[idx].st = St::Queued;
+            self.place_hpc(cfg, idx, now, None);
         }
         while let Some(&(t, idx)) = self.hpc_timers.first() {
             if t > now {

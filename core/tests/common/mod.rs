@@ -47,12 +47,34 @@ pub fn cloud(id: u64, submit: i64, walltime: i64, runtime: i64, procs: u32, slo:
     }
 }
 
+/// Knobs of [`run_opts`].
+#[derive(Debug, Default, Clone)]
+pub struct Opts {
+    /// Size of the cloud reservation window (default: the engine's).
+    pub window: Option<usize>,
+    /// Extra `schedule` calls at these times, made only when no event
+    /// happened since the last pass and `next_wakeup` says nothing is due;
+    /// each must decide nothing.
+    pub extra_passes: Vec<Time>,
+}
+
 /// Run `jobs` to completion, checking invariants after every pass. Panics
 /// (fails the test) on any violated invariant.
-pub fn run(cfg: EngineConfig, mut jobs: Vec<Job>) -> (Engine, Trace) {
+pub fn run(cfg: EngineConfig, jobs: Vec<Job>) -> (Engine, Trace) {
+    run_opts(cfg, jobs, &Opts::default())
+}
+
+/// [`run`] with options.
+pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, Trace) {
     let area = cfg.conv_procs;
     let m = cfg.procs;
     let mut eng = Engine::new(cfg).expect("valid config");
+    if let Some(k) = opts.window {
+        eng.set_cloud_window(k);
+    }
+    let mut extra: BTreeSet<Time> = opts.extra_passes.iter().copied().collect();
+    // No event since the last pass (evictions are acknowledged after it).
+    let mut quiet = true;
     jobs.sort_by_key(|j| (j.submit, j.id));
     let by_id: BTreeMap<JobId, Job> = jobs.iter().map(|j| (j.id, j.clone())).collect();
     let mut arrivals: BTreeMap<Time, Vec<Job>> = BTreeMap::new();
@@ -74,6 +96,17 @@ pub fn run(cfg: EngineConfig, mut jobs: Vec<Job>) -> (Engine, Trace) {
         let Some(t) = candidates.into_iter().flatten().min() else {
             break;
         };
+        // Extra passes strictly before the next event, while nothing is due.
+        while let Some(&te) = extra.first() {
+            if te >= t {
+                break;
+            }
+            extra.remove(&te);
+            if quiet && te >= last_t && eng.next_wakeup().map_or(true, |w| w > te) {
+                let d = eng.schedule(te);
+                assert!(d.is_empty(), "extra pass at {te} with no event decided {d:?}");
+            }
+        }
         assert!(t >= last_t, "time went backwards: {t} after {last_t}");
         if t == last_t {
             same_t += 1;
@@ -156,6 +189,7 @@ pub fn run(cfg: EngineConfig, mut jobs: Vec<Job>) -> (Engine, Trace) {
         }
         let used: u32 = running.values().map(|(_, p, _)| p.len()).sum();
         assert!(used <= m, "capacity exceeded: {used} > {m}");
+        quiet = evicted.is_empty();
         for id in evicted {
             eng.job_ended(id, t, EndReason::Evicted).expect("ack eviction");
         }
