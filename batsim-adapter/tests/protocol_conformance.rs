@@ -153,14 +153,9 @@ fn an_eviction_is_a_kill_job_and_the_waiting_start_follows_job_killed() {
         10.0,
         vec![("JOB_SUBMITTED", submitted(2, 4, 50.0, "d10"))],
     ));
-    // The scheduler also asks to be called when the evicted run would have
-    // ended (0 + 100 s), as the built-in simulator passes then.
     assert_eq!(
         events(&reply),
-        vec![
-            ("KILL_JOB".to_string(), json!({"job_ids": ["w0!1"]})),
-            ("CALL_ME_LATER".to_string(), json!({"timestamp": 100.0}))
-        ]
+        vec![("KILL_JOB".to_string(), json!({"job_ids": ["w0!1"]}))]
     );
     // A JOB_KILLED for a job that was never killed is an error, tested below;
     // the real acknowledgement releases the start.

@@ -8,13 +8,13 @@
 //! then one `Engine::schedule(now)`. Decisions cost no simulated time: every
 //! reply event is stamped with the message's `now`.
 //!
-//! The engine's decisions can depend on when passes happen, so the adapter
-//! passes exactly when the built-in simulator (`sim`) does: at a message that
-//! brings completions or arrivals (not at one that only acknowledges a kill or
-//! brings an outdated call), when the engine's wake-up is due, again at the
-//! same time while a pass decided something and the wake-up is not in the
-//! future, and at the time an evicted run would have ended by itself (the
-//! simulator's stale end event; the adapter asks Batsim for a call then). A
+//! The adapter passes when the built-in simulator (`sim`) does: at a message
+//! that brings completions or arrivals (not at one that only acknowledges a
+//! kill or brings an outdated call), when the engine's wake-up is due, and
+//! again at the same time while a pass decided something and the wake-up is
+//! not in the future. A pass with no new event is a no-op in the engine, so
+//! the two need not agree on idle passes (the simulator also passes at the
+//! stale end times of evicted runs). A
 //! job without walltime (`-1` or missing) gets its `delay` profile's length as
 //! walltime (unbounded otherwise), as `interstice replay` reads such a
 //! workload.
@@ -133,11 +133,6 @@ struct Entry {
     registrations: u32,
     /// Rank of the current run's start among all starts.
     start_order: u64,
-    /// How long a run lasts if nothing stops it: min(run time, walltime), or
-    /// the walltime when the run time is unknown.
-    length: Time,
-    /// When the current run would end by itself.
-    run_end: Option<Time>,
 }
 
 #[derive(Clone, Debug)]
@@ -173,8 +168,6 @@ struct Running {
     engine_events: u64,
     /// Time of the last scheduling pass.
     last_pass: Option<Time>,
-    /// When evicted runs would have ended by themselves.
-    stale_ends: BTreeSet<Time>,
     /// Wall time spent in scheduling passes.
     schedule_time: std::time::Duration,
     /// Time of the first injection, once known.
@@ -406,13 +399,7 @@ impl Session {
             .engine
             .next_wakeup()
             .is_some_and(|t| t <= running.clock && running.last_pass.map_or(true, |last| t > last));
-        // The simulator also passes when an evicted run would have ended
-        // (its stale end event); do the same so both make the same decisions.
-        let stale_due: Vec<Time> = running.stale_ends.range(..=now).copied().collect();
-        for t in &stale_due {
-            running.stale_ends.remove(t);
-        }
-        let mut passes = if running.engine_events > events_before || wanted || !stale_due.is_empty() {
+        let mut passes = if running.engine_events > events_before || wanted {
             0
         } else {
             MAX_PASSES_PER_MESSAGE
@@ -447,9 +434,6 @@ impl Session {
             if let Some(t) = running.pending_injection(inject) {
                 wakeups.push(t);
             }
-        }
-        if let Some(t) = running.stale_ends.first() {
-            wakeups.push(*t);
         }
         for t in wakeups {
             if t > now && !t.is_infinite() && running.requested_calls.insert(t) {
@@ -524,7 +508,6 @@ impl Session {
             starts: 0,
             engine_events: 0,
             last_pass: None,
-            stale_ends: BTreeSet::new(),
             schedule_time: std::time::Duration::ZERO,
             injection_start: self.config.inject.as_ref().and_then(|i| i.start),
             procs_rng: SplitMix64::new(self.config.inject.as_ref().map_or(0, |i| i.seed)),
@@ -660,11 +643,6 @@ impl Running {
             needs_registration: false,
             registrations: 0,
             start_order: u64::MAX,
-            length: engine_job
-                .runtime
-                .map_or(walltime, |r| r.min(walltime))
-                .max(Time::ZERO),
-            run_end: None,
         };
         self.engine_events += 1;
         match self.engine.submit(engine_job) {
@@ -852,13 +830,6 @@ impl Running {
                     }
                     let batsim_id = entry.batsim_id.clone();
                     let procs = entry.procs.take().unwrap_or_default();
-                    if let Some(end) = entry
-                        .run_end
-                        .take()
-                        .filter(|end| *end > self.clock && !end.is_infinite())
-                    {
-                        self.stale_ends.insert(end);
-                    }
                     entry.state = Tracked::Done;
                     self.killing.insert(batsim_id.clone(), procs);
                     if let Some(pos) = self.held.iter().position(|h| h.batsim_id == batsim_id) {
@@ -895,7 +866,6 @@ impl Running {
                     entry.state = Tracked::Running;
                     entry.procs = Some(procs.clone());
                     entry.start_order = self.starts;
-                    entry.run_end = Some(self.clock + entry.length);
                     self.starts += 1;
                     let batsim_id = entry.batsim_id.clone();
                     let waiting_for: HashSet<String> = self
@@ -999,8 +969,6 @@ impl Running {
                 needs_registration: false,
                 registrations: 0,
                 start_order: u64::MAX,
-                length: runtime.min(inject.walltime).max(Time::ZERO),
-                run_end: None,
             };
             self.engine_events += 1;
             match self.engine.submit(job) {

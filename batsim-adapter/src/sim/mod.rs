@@ -192,6 +192,7 @@ pub fn simulate(
     let mut jobs = jobs;
     jobs.sort_by_key(|job| job.submit);
     let total = jobs.len();
+    engine.reserve(total);
 
     let index = IdIndex::new(&jobs)?;
     let lengths = jobs.iter().map(run_length).collect::<Result<Vec<_>, _>>()?;
@@ -337,11 +338,9 @@ pub fn simulate(
     }
     progress(total, total);
 
-    // Free the loop's own state before copying the records out of the engine
-    // (the copy is the run's memory peak on big traces).
+    // Free the loop's own state before taking the records out of the engine.
     drop((pending, states, ends, index, lengths, ids));
-    let records = engine.records().to_vec();
-    drop(engine);
+    let records = engine.into_records();
     stats.never_started = records
         .iter()
         .filter(|record| record.start.is_none() && !record.rejected)
