@@ -21,6 +21,8 @@ enum Command {
     Swf(cli::swf::SwfCommand),
     /// Simulate a whole workload (SWF or Batsim JSON) with the engine, no outside simulator.
     Replay(Box<cli::replay::ReplayArgs>),
+    /// Many replays over the cartesian product of parameter lists, in parallel, into one table.
+    Sweep(Box<cli::sweep::SweepArgs>),
     /// Be the external scheduler of a real Batsim 4 over ZeroMQ (or make a platform).
     Batsim(Box<cli::batsim::BatsimArgs>),
     #[command(flatten)]
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Swf(cmd) => cli::swf::run(cmd),
         Command::Replay(args) => cli::replay::run(*args),
+        Command::Sweep(args) => cli::sweep::run(*args),
         Command::Batsim(args) => cli::batsim::run(*args),
         Command::Client(cmd) => cli::client::run(cmd),
         Command::Bench(cmd) => cli::bench::run(cmd),

@@ -5,4 +5,5 @@ pub mod bench;
 pub mod client;
 pub mod engine_args;
 pub mod replay;
+pub mod sweep;
 pub mod swf;

@@ -33,7 +33,8 @@ pub enum ClipTarget {
 }
 
 impl ClipTarget {
-    fn name(self) -> &'static str {
+    /// `area` or `machine`.
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ClipTarget::Area => "area",
             ClipTarget::Machine => "machine",
@@ -100,16 +101,17 @@ pub struct ReplayArgs {
 }
 
 /// The workload Batsim calls `w0`.
-const WORKLOAD_NAME: &str = "w0";
+pub(crate) const WORKLOAD_NAME: &str = "w0";
 
 /// The cloud injection settings of a run.
-struct CloudSpec {
-    interval: f64,
-    procs: ProcsChoice,
-    walltime: f64,
-    runtime: RuntimeSpec,
-    slack: f64,
-    seed: u64,
+#[derive(Clone, Debug)]
+pub(crate) struct CloudSpec {
+    pub(crate) interval: f64,
+    pub(crate) procs: ProcsChoice,
+    pub(crate) walltime: f64,
+    pub(crate) runtime: RuntimeSpec,
+    pub(crate) slack: f64,
+    pub(crate) seed: u64,
 }
 
 impl CloudSpec {
@@ -144,7 +146,8 @@ impl CloudSpec {
     }
 }
 
-fn procs_choice_text(choice: &ProcsChoice) -> String {
+/// `4`, or `1:0.5,2:0.5` for a weighted choice (the form `summary.json` records).
+pub(crate) fn procs_choice_text(choice: &ProcsChoice) -> String {
     match choice {
         ProcsChoice::Fixed(procs) => procs.to_string(),
         ProcsChoice::Weighted(choices) => choices
@@ -155,85 +158,118 @@ fn procs_choice_text(choice: &ProcsChoice) -> String {
     }
 }
 
-/// Run a replay.
-pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
-    let started = Instant::now();
-    if args.engine.policy.is_none() {
-        bail!("--policy is required: fcfs, easy, conservative or convergence");
+/// Which HPC trace a run replays, and how it is cut and clipped: the
+/// workload-side options of `replay` (shared with `sweep`).
+#[derive(Clone, Debug)]
+pub(crate) struct TraceSpec {
+    pub(crate) workload: PathBuf,
+    pub(crate) procs: Option<u32>,
+    pub(crate) conv: Option<u32>,
+    pub(crate) walltime_factor: f64,
+    pub(crate) until: Option<f64>,
+    pub(crate) clip: Option<ClipTarget>,
+    pub(crate) lenient: bool,
+}
+
+/// A loaded, cut and clipped trace, before any cloud injection.
+#[derive(Clone, Debug)]
+pub(crate) struct LoadedTrace {
+    /// The trace's jobs (HPC, plus any cloud jobs a Batsim JSON already holds).
+    pub(crate) jobs: Vec<Job>,
+    /// Processors of the machine.
+    pub(crate) procs: u32,
+    /// Processors of the convergence area.
+    pub(crate) conv: u32,
+    stats: interstice_swf::ExtractStats,
+    clipped_late: u64,
+}
+
+impl LoadedTrace {
+    /// Workload records skipped by the loader.
+    pub(crate) fn skipped(&self) -> u64 {
+        self.stats.skipped()
     }
-    if let (Some(procs), Some(conv)) = (args.procs, args.engine.conv) {
+}
+
+/// Load, cut (`until`) and clip the trace of `spec`, checking that every job fits.
+pub(crate) fn load_trace(spec: &TraceSpec) -> anyhow::Result<LoadedTrace> {
+    if let (Some(procs), Some(conv)) = (spec.procs, spec.conv) {
         if conv > procs {
             bail!(
                 "--conv {conv} is larger than --procs {procs}: the convergence area is part of the machine"
             );
         }
     }
-    if args.procs == Some(0) {
+    if spec.procs == Some(0) {
         bail!("--procs must be at least 1");
     }
-    if args.engine.conv == Some(0) {
+    if spec.conv == Some(0) {
         bail!("--conv must be at least 1 (the area is processors 0..C)");
     }
 
-    let clip_to = match args.clip {
-        Some(ClipTarget::Area) => args.engine.conv.or(args.procs),
-        Some(ClipTarget::Machine) => args.procs,
+    let clip_to = match spec.clip {
+        Some(ClipTarget::Area) => spec.conv.or(spec.procs),
+        Some(ClipTarget::Machine) => spec.procs,
         None => None,
     };
     let extract = ExtractOptions {
         // Strict mode checks widths below, with replay's own advice; lenient
         // mode lets the loader skip (and count) jobs wider than the machine.
-        machine_procs: if args.lenient { args.procs } else { None },
+        machine_procs: if spec.lenient { spec.procs } else { None },
         clip: clip_to,
-        walltime_factor: args.walltime_factor,
-        mode: if args.lenient {
+        walltime_factor: spec.walltime_factor,
+        mode: if spec.lenient {
             interstice_swf::Strictness::Lenient
         } else {
             interstice_swf::Strictness::Strict
         },
     };
     let workload =
-        interstice_swf::load_workload(&args.workload, &extract).context("cannot load the workload")?;
-    let procs = match args.procs.or(workload.machine_procs) {
+        interstice_swf::load_workload(&spec.workload, &extract).context("cannot load the workload")?;
+    let procs = match spec.procs.or(workload.machine_procs) {
         Some(procs) if procs > 0 => procs,
         _ => bail!(
             "the machine size of {} is unknown (no MaxProcs/MaxNodes header or nb_res): give --procs",
-            args.workload.display()
+            spec.workload.display()
         ),
     };
-    let conv = args.engine.conv.unwrap_or(procs);
+    let conv = spec.conv.unwrap_or(procs);
     if conv > procs {
         bail!(
             "--conv {conv} is larger than the machine ({procs} processors): the area is part of the machine"
         );
     }
     let mut jobs = workload.jobs;
-    if let Some(until) = args.until {
+    if let Some(until) = spec.until {
         let first = jobs.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
         let end = first + Time::from_secs_f64(until);
         jobs.retain(|job| job.submit < end);
     }
     let clipped_late = clip_jobs(
         &mut jobs,
-        args.clip
+        spec.clip
             .map(|target| if target == ClipTarget::Area { conv } else { procs }),
     );
-    check_widths(&jobs, procs, conv, &args.workload)?;
+    check_widths(&jobs, procs, conv, &spec.workload)?;
+    Ok(LoadedTrace {
+        jobs,
+        procs,
+        conv,
+        stats: workload.stats,
+        clipped_late,
+    })
+}
 
-    let cloud = args.cloud_interval.map(|interval| CloudSpec {
-        interval,
-        procs: args.cloud_procs.clone(),
-        walltime: args.cloud_walltime,
-        runtime: args.cloud_runtime,
-        slack: args.slack,
-        seed: args.seed,
-    });
-    if let Some(cloud) = &cloud {
-        if cloud.max_procs() > conv {
+/// The trace's jobs plus the cloud jobs of `cloud`, injected over the HPC jobs' submission span.
+pub(crate) fn with_cloud_jobs(trace: &LoadedTrace, cloud: Option<&CloudSpec>) -> anyhow::Result<Vec<Job>> {
+    let mut jobs = trace.jobs.clone();
+    if let Some(cloud) = cloud {
+        if cloud.max_procs() > trace.conv {
             bail!(
-                "--cloud-procs asks for up to {} processors but the convergence area has {conv}: \
+                "--cloud-procs asks for up to {} processors but the convergence area has {}: \
                  lower --cloud-procs or raise --conv",
-                cloud.max_procs()
+                cloud.max_procs(),
+                trace.conv
             );
         }
         let hpc: Vec<&Job> = jobs.iter().filter(|job| job.kind == JobKind::Hpc).collect();
@@ -246,8 +282,59 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             jobs.extend(injected);
         }
     }
+    Ok(jobs)
+}
 
-    let config = args.engine.to_config(procs)?;
+/// The `"run"` object of `summary.json`: what was replayed and how.
+pub(crate) fn run_info(
+    spec: &TraceSpec,
+    trace: &LoadedTrace,
+    cloud: Option<&CloudSpec>,
+    result: &SimResult,
+) -> serde_json::Value {
+    serde_json::json!({
+        "workload": spec.workload.display().to_string(),
+        "until": spec.until,
+        "walltime_factor": spec.walltime_factor,
+        "clip": spec.clip.map(ClipTarget::name),
+        "cloud": cloud.map(CloudSpec::to_json),
+        "extraction": {
+            "records": trace.stats.records,
+            "jobs": trace.stats.jobs,
+            "skipped": trace.stats.skipped(),
+            "clipped": trace.stats.clipped + trace.clipped_late,
+        },
+        "never_started": result.stats.never_started,
+    })
+}
+
+/// Run a replay.
+pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    if args.engine.policy.is_none() {
+        bail!("--policy is required: fcfs, easy, conservative or convergence");
+    }
+    let spec = TraceSpec {
+        workload: args.workload.clone(),
+        procs: args.procs,
+        conv: args.engine.conv,
+        walltime_factor: args.walltime_factor,
+        until: args.until,
+        clip: args.clip,
+        lenient: args.lenient,
+    };
+    let trace = load_trace(&spec)?;
+    let cloud = args.cloud_interval.map(|interval| CloudSpec {
+        interval,
+        procs: args.cloud_procs.clone(),
+        walltime: args.cloud_walltime,
+        runtime: args.cloud_runtime,
+        slack: args.slack,
+        seed: args.seed,
+    });
+    let jobs = with_cloud_jobs(&trace, cloud.as_ref())?;
+
+    let config = args.engine.to_config(trace.procs)?;
     let loaded = started.elapsed();
     let n_jobs = jobs.len();
     let bar = progress_bar(n_jobs as u64, args.quiet);
@@ -257,28 +344,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     .context("simulation failed")?;
     bar.finish_and_clear();
 
-    let run_info = serde_json::json!({
-        "workload": args.workload.display().to_string(),
-        "until": args.until,
-        "walltime_factor": args.walltime_factor,
-        "clip": args.clip.map(ClipTarget::name),
-        "cloud": cloud.as_ref().map(CloudSpec::to_json),
-        "extraction": {
-            "records": workload.stats.records,
-            "jobs": workload.stats.jobs,
-            "skipped": workload.stats.skipped(),
-            "clipped": workload.stats.clipped + clipped_late,
-        },
-        "never_started": result.stats.never_started,
-    });
-    let summary = output::write_outputs_with(
-        &args.out,
-        WORKLOAD_NAME,
-        &result.records,
-        &config,
-        Some(&run_info),
-    )
-    .context("cannot write the results")?;
+    let info = run_info(&spec, &trace, cloud.as_ref(), &result);
+    let summary = output::write_outputs_with(&args.out, WORKLOAD_NAME, &result.records, &config, Some(&info))
+        .context("cannot write the results")?;
     if !args.quiet {
         print_summary(
             &summary,
@@ -288,10 +356,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             started.elapsed().as_secs_f64(),
             loaded.as_secs_f64(),
         );
-        if workload.stats.skipped() > 0 {
+        if trace.skipped() > 0 {
             eprintln!(
                 "note: {} workload records were skipped (see summary.json run.extraction)",
-                workload.stats.skipped()
+                trace.skipped()
             );
         }
     }

@@ -1,0 +1,748 @@
+//! `interstice sweep`: many `interstice replay` runs over the cartesian
+//! product of lists of parameters (policy, area, admission, cloud-job width,
+//! run time, slack, seed), in parallel, into one `sweep.csv` + `sweep.json`.
+//!
+//! Every run is exactly a `replay` with those values: the trace is loaded,
+//! cut and clipped by [`super::replay::load_trace`], cloud jobs are injected
+//! by [`super::replay::with_cloud_jobs`] and the engine config comes from the
+//! same [`EngineArgs`]. Once per (policy, area) the HPC trace is also replayed
+//! without any cloud job, so each row carries `hpc_makespan_delta`, the change
+//! of the HPC makespan that the cloud jobs caused.
+//!
+//! Rows come in the order of the lists (policy, then conv, admission,
+//! cloud-procs, cloud-runtime, slack, seed), whatever the thread scheduling;
+//! only `wall_seconds` differs between two identical sweeps.
+
+use super::engine_args::{
+    parse_admission, parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds, EngineArgs,
+};
+use super::replay::{
+    load_trace, procs_choice_text, run_info, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec,
+    WORKLOAD_NAME,
+};
+use anyhow::{bail, Context};
+use interstice_batsim::output;
+use interstice_batsim::sim::{simulate, SimOptions};
+use interstice_core::{Admission, Policy, Summary};
+use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The name of the table of runs inside the output directory.
+pub const SWEEP_CSV: &str = "sweep.csv";
+/// The name of the JSON twin of `sweep.csv` (plus the sweep's settings and baselines).
+pub const SWEEP_JSON: &str = "sweep.json";
+
+/// Run `interstice replay` over the cartesian product of lists of parameters.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "LISTS: every list option may be repeated, and `;` separates values inside one \
+    occurrence (quote it in a shell). A comma also separates values, except in --cloud-procs, where a \
+    comma keeps its replay meaning: `--cloud-procs 1,2,4` is ONE experiment whose cloud jobs draw 1, 2 \
+    or 4 processors, while `--cloud-procs '1;2;4'` (or --cloud-procs 1 --cloud-procs 2 --cloud-procs 4) \
+    is three experiments, the thesis's fixed h ∈ {1, 2, 4}.\n\n\
+    Rows of sweep.csv follow the lists' order (policy, conv, admission, cloud-procs, cloud-runtime, slack, \
+    seed), whatever --jobs; only wall_seconds changes between identical sweeps. hpc_makespan_delta is the \
+    run's HPC makespan minus that of the same trace, policy and area without cloud jobs.\n\n\
+    Example: interstice sweep KTH-SP2.swf.gz --procs 100 --policy convergence --conv 10,20,40 \
+    --cloud-interval 10 --cloud-procs '1;2;4' --slack 1.25,2,5 --cloud-runtime 'walltime;0.1w' --clip \
+    --until 2592000 --out results/"
+)]
+pub struct SweepArgs {
+    /// The workload: SWF (plain or .gz) or a Batsim workload JSON.
+    pub workload: PathBuf,
+    /// Processors of the machine (default: the workload's machine size).
+    #[arg(long)]
+    pub procs: Option<u32>,
+    /// Scheduling policies (list): fcfs, easy, conservative, convergence.
+    #[arg(long, value_name = "P[,P…]", required = true)]
+    pub policy: Vec<String>,
+    /// Sizes of the convergence area (list; default: the whole machine).
+    #[arg(long, value_name = "C[,C…]")]
+    pub conv: Vec<String>,
+    /// Admission modes (list): admit-all (default), reject-predicted.
+    #[arg(long, value_name = "A[,A…]")]
+    pub admission: Vec<String>,
+    /// Inject one cloud job every S seconds over the HPC trace's span.
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub cloud_interval: f64,
+    /// Processors of each cloud job, one experiment per `;`-separated value or per occurrence
+    /// (a value is `4`, a uniform mixture `1,2,4` or weights `1:0.5,2:0.5`). Default 1.
+    #[arg(long, value_name = "H[;H…]")]
+    pub cloud_procs: Vec<String>,
+    /// Walltime of each cloud job, seconds.
+    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value = "180")]
+    pub cloud_walltime: f64,
+    /// Actual run times of the cloud jobs (list): `walltime` (default), seconds, `0.1w`,
+    /// `uniform:LO:HI`, `exp:MEAN` (see `replay --cloud-runtime`).
+    #[arg(long, value_name = "R[;R…]")]
+    pub cloud_runtime: Vec<String>,
+    /// Slack factors f (list): each cloud job's SLO is f × its walltime. Default 2.
+    #[arg(long, value_name = "F[,F…]")]
+    pub slack: Vec<String>,
+    /// Seeds of the cloud jobs' random draws (list). Default 1.
+    #[arg(long, value_name = "N[,N…]")]
+    pub seed: Vec<String>,
+    /// Overbooking risk factor λ of the completion prediction (default 1).
+    #[arg(long, value_parser = parse_factor)]
+    pub lambda: Option<f64>,
+    /// Counter-offer factor τ (default 1).
+    #[arg(long, value_parser = parse_factor)]
+    pub tau: Option<f64>,
+    /// Resubmissions allowed to an evicted cloud job (default 3).
+    #[arg(long, value_name = "N")]
+    pub max_resubmissions: Option<u32>,
+    /// An evicted cloud job older than this many seconds is not resubmitted (default: no limit).
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub max_time_in_system: Option<f64>,
+    /// Multiply every HPC walltime by this factor.
+    #[arg(long, value_parser = parse_factor, default_value = "1")]
+    pub walltime_factor: f64,
+    /// Only replay the jobs submitted in the first S seconds after the workload's first submission.
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub until: Option<f64>,
+    /// Clip HPC jobs wider than the area (`--clip`, `--clip=area`) or the machine (`--clip=machine`).
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "area")]
+    pub clip: Option<ClipTarget>,
+    /// Skip bad workload lines instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Worker threads (default: the available cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Also keep every run's jobs.csv and summary.json, in DIR/runs/run-NNNN/.
+    #[arg(long)]
+    pub keep_runs: bool,
+    /// Output directory (sweep.csv, sweep.json).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// No progress lines on stderr and no summary on stdout.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The values of one run.
+#[derive(Clone, Debug)]
+struct RunParams {
+    policy: Policy,
+    conv: Option<u32>,
+    admission: Admission,
+    cloud_procs: ProcsChoice,
+    cloud_runtime: RuntimeSpec,
+    slack: f64,
+    seed: u64,
+}
+
+/// One simulation to carry out: a run of the grid, or a no-cloud baseline.
+#[derive(Clone, Debug)]
+enum Task {
+    Run(RunParams),
+    Baseline { policy: Policy, conv: Option<u32> },
+}
+
+/// What a simulation measured.
+#[derive(Clone, Debug)]
+struct Outcome {
+    summary: Summary,
+    conv: u32,
+    wall_seconds: f64,
+}
+
+/// The parsed lists of a sweep.
+struct Grid {
+    policies: Vec<Policy>,
+    convs: Vec<Option<u32>>,
+    admissions: Vec<Admission>,
+    cloud_procs: Vec<ProcsChoice>,
+    runtimes: Vec<RuntimeSpec>,
+    slacks: Vec<f64>,
+    seeds: Vec<u64>,
+}
+
+impl Grid {
+    fn parse(args: &SweepArgs) -> anyhow::Result<Grid> {
+        let positive_count = |text: &str| match text.parse::<u32>() {
+            Ok(value) if value > 0 => Ok(value),
+            _ => Err(format!("{text:?} is not a positive processor count")),
+        };
+        let seed = |text: &str| {
+            text.parse::<u64>()
+                .map_err(|_| format!("{text:?} is not a seed (a non-negative integer)"))
+        };
+        let convs = parse_list("--conv", &args.conv, true, positive_count)?;
+        Ok(Grid {
+            policies: parse_list("--policy", &args.policy, true, parse_policy)?,
+            convs: if convs.is_empty() {
+                vec![None]
+            } else {
+                convs.into_iter().map(Some).collect()
+            },
+            admissions: or_default(
+                parse_list("--admission", &args.admission, true, parse_admission)?,
+                Admission::AdmitAll,
+            ),
+            cloud_procs: or_default(
+                parse_list("--cloud-procs", &args.cloud_procs, false, parse_procs_choice)?,
+                ProcsChoice::Fixed(1),
+            ),
+            runtimes: or_default(
+                parse_list("--cloud-runtime", &args.cloud_runtime, true, parse_runtime)?,
+                RuntimeSpec::WALLTIME,
+            ),
+            slacks: or_default(parse_list("--slack", &args.slack, true, parse_factor)?, 2.0),
+            seeds: or_default(parse_list("--seed", &args.seed, true, seed)?, 1),
+        })
+    }
+
+    /// Every run, in row order.
+    fn runs(&self) -> Vec<RunParams> {
+        let mut runs = Vec::new();
+        for &policy in &self.policies {
+            for &conv in &self.convs {
+                for &admission in &self.admissions {
+                    for cloud_procs in &self.cloud_procs {
+                        for &cloud_runtime in &self.runtimes {
+                            for &slack in &self.slacks {
+                                for &seed in &self.seeds {
+                                    runs.push(RunParams {
+                                        policy,
+                                        conv,
+                                        admission,
+                                        cloud_procs: cloud_procs.clone(),
+                                        cloud_runtime,
+                                        slack,
+                                        seed,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        runs
+    }
+}
+
+fn or_default<T>(values: Vec<T>, default: T) -> Vec<T> {
+    if values.is_empty() {
+        vec![default]
+    } else {
+        values
+    }
+}
+
+/// Split every occurrence of `flag` on `;` (and on `,` when `comma_separates`), parse each
+/// item, and refuse empty items and duplicates.
+fn parse_list<T: PartialEq>(
+    flag: &str,
+    occurrences: &[String],
+    comma_separates: bool,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> anyhow::Result<Vec<T>> {
+    let mut values: Vec<T> = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
+    for occurrence in occurrences {
+        let items: Vec<&str> = if comma_separates {
+            occurrence.split([';', ',']).collect()
+        } else {
+            occurrence.split(';').collect()
+        };
+        for item in items {
+            let item = item.trim();
+            if item.is_empty() {
+                bail!("{flag} {occurrence:?} has an empty item: separate values with a single `;`");
+            }
+            let value = parse(item).map_err(|why| anyhow::anyhow!("{flag} {occurrence:?}: {why}"))?;
+            if let Some(index) = values.iter().position(|seen| *seen == value) {
+                bail!(
+                    "{flag} lists the same value twice ({:?} and {item:?}): each value is one experiment",
+                    texts[index]
+                );
+            }
+            values.push(value);
+            texts.push(item.to_string());
+        }
+    }
+    Ok(values)
+}
+
+/// Run a sweep.
+pub fn run(args: SweepArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let grid = Grid::parse(&args)?;
+    let workers = match args.jobs {
+        Some(0) => bail!("--jobs must be at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+
+    // One trace per area size (clipping to the area depends on it), loaded up front so
+    // that a bad trace or area fails before any simulation.
+    let mut traces: BTreeMap<Option<u32>, (TraceSpec, LoadedTrace)> = BTreeMap::new();
+    for &conv in &grid.convs {
+        let spec = TraceSpec {
+            workload: args.workload.clone(),
+            procs: args.procs,
+            conv,
+            walltime_factor: args.walltime_factor,
+            until: args.until,
+            clip: args.clip,
+            lenient: args.lenient,
+        };
+        let trace = load_trace(&spec).with_context(|| match conv {
+            Some(conv) => format!("with --conv {conv}"),
+            None => "with the whole machine as the area".to_string(),
+        })?;
+        for choice in &grid.cloud_procs {
+            if choice.max() > trace.conv {
+                bail!(
+                    "--cloud-procs {} asks for up to {} processors but the convergence area has {}: \
+                     lower --cloud-procs or raise --conv",
+                    procs_choice_text(choice),
+                    choice.max(),
+                    trace.conv
+                );
+            }
+        }
+        traces.insert(conv, (spec, trace));
+    }
+    let procs = traces.values().next().map(|(_, trace)| trace.procs).unwrap_or(0);
+    let engine_args = |policy: Policy, conv: Option<u32>, admission: Option<Admission>| EngineArgs {
+        policy: Some(policy),
+        conv,
+        admission,
+        lambda: args.lambda,
+        tau: args.tau,
+        max_resubmissions: args.max_resubmissions,
+        max_time_in_system: args.max_time_in_system,
+    };
+    let cloud_spec = |run: &RunParams| CloudSpec {
+        interval: args.cloud_interval,
+        procs: run.cloud_procs.clone(),
+        walltime: args.cloud_walltime,
+        runtime: run.cloud_runtime,
+        slack: run.slack,
+        seed: run.seed,
+    };
+    // The engine configs are checked now too (λ, τ…), before hours of simulation.
+    engine_args(grid.policies[0], grid.convs[0], None).to_config(procs)?;
+
+    let runs = grid.runs();
+    let mut tasks: Vec<Task> = Vec::new();
+    for &policy in &grid.policies {
+        for &conv in &grid.convs {
+            tasks.push(Task::Baseline { policy, conv });
+        }
+    }
+    let n_baselines = tasks.len();
+    tasks.extend(runs.iter().cloned().map(Task::Run));
+    if args.keep_runs {
+        std::fs::create_dir_all(args.out.join("runs"))
+            .with_context(|| format!("cannot create {}", args.out.join("runs").display()))?;
+    }
+
+    let execute = |index: usize, task: &Task| -> anyhow::Result<Outcome> {
+        let begin = Instant::now();
+        let (policy, conv, admission, cloud) = match task {
+            Task::Run(run) => (run.policy, run.conv, Some(run.admission), Some(cloud_spec(run))),
+            Task::Baseline { policy, conv } => (*policy, *conv, None, None),
+        };
+        let (spec, trace) = &traces[&conv];
+        let jobs = with_cloud_jobs(trace, cloud.as_ref())?;
+        let config = engine_args(policy, conv, admission).to_config(trace.procs)?;
+        let result =
+            simulate(config.clone(), jobs, &SimOptions::default(), |_, _| {}).context("simulation failed")?;
+        if args.keep_runs && matches!(task, Task::Run(_)) {
+            let dir = args
+                .out
+                .join("runs")
+                .join(format!("run-{:04}", index - n_baselines));
+            let info = run_info(spec, trace, cloud.as_ref(), &result);
+            output::write_outputs_with(&dir, WORKLOAD_NAME, &result.records, &config, Some(&info))
+                .context("cannot write the run's results")?;
+        }
+        Ok(Outcome {
+            summary: result.summary,
+            conv: trace.conv,
+            wall_seconds: begin.elapsed().as_secs_f64(),
+        })
+    };
+
+    let outcomes = run_parallel(&tasks, workers, execute, |finished, task, outcome| {
+        if !args.quiet {
+            eprintln!(
+                "[{}/{}] {}: {}",
+                finished + 1,
+                tasks.len(),
+                describe(task),
+                match &outcome.summary {
+                    summary if matches!(task, Task::Baseline { .. }) => format!(
+                        "HPC makespan {:.0} s, {:.2} s",
+                        summary.hpc_makespan, outcome.wall_seconds
+                    ),
+                    summary => format!(
+                        "{:.4} % violations, {} evictions, {:.2} s",
+                        summary.violation_percent, summary.evictions, outcome.wall_seconds
+                    ),
+                }
+            );
+        }
+    })?;
+
+    let baselines: BTreeMap<(&'static str, Option<u32>), &Outcome> = tasks[..n_baselines]
+        .iter()
+        .zip(&outcomes)
+        .map(|(task, outcome)| match task {
+            Task::Baseline { policy, conv } => ((policy.name(), *conv), outcome),
+            Task::Run(_) => unreachable!("baselines come first"),
+        })
+        .collect();
+    let rows: Vec<Row> = runs
+        .iter()
+        .zip(&outcomes[n_baselines..])
+        .enumerate()
+        .map(|(index, (params, outcome))| Row {
+            index,
+            params,
+            procs,
+            outcome,
+            baseline: baselines[&(params.policy.name(), params.conv)],
+        })
+        .collect();
+
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let csv_path = args.out.join(SWEEP_CSV);
+    std::fs::write(&csv_path, sweep_csv(&rows))
+        .with_context(|| format!("cannot write {}", csv_path.display()))?;
+    let total = started.elapsed().as_secs_f64();
+    let json = sweep_json(
+        &args,
+        &grid,
+        &tasks[..n_baselines],
+        &outcomes[..n_baselines],
+        &rows,
+        workers,
+        total,
+    );
+    let json_path = args.out.join(SWEEP_JSON);
+    let mut text = serde_json::to_string_pretty(&json).context("cannot serialize the sweep")?;
+    text.push('\n');
+    std::fs::write(&json_path, text).with_context(|| format!("cannot write {}", json_path.display()))?;
+    if !args.quiet {
+        println!(
+            "swept {} runs (+{} no-cloud baselines) on {workers} threads in {total:.1} s: wrote {} and {}",
+            rows.len(),
+            n_baselines,
+            csv_path.display(),
+            json_path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Run every task on `workers` threads; results come back in task order, and
+/// `report(finished_before, task, outcome)` is called as each one ends. The first
+/// error stops the other workers (they finish their current task) and is returned,
+/// naming the task.
+fn run_parallel(
+    tasks: &[Task],
+    workers: usize,
+    execute: impl Fn(usize, &Task) -> anyhow::Result<Outcome> + Sync,
+    report: impl Fn(usize, &Task, &Outcome) + Sync,
+) -> anyhow::Result<Vec<Outcome>> {
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let slots: Mutex<Vec<Option<anyhow::Result<Outcome>>>> =
+        Mutex::new((0..tasks.len()).map(|_| None).collect());
+    let work = || loop {
+        if failed.load(Ordering::SeqCst) {
+            return;
+        }
+        let index = next.fetch_add(1, Ordering::SeqCst);
+        let Some(task) = tasks.get(index) else { return };
+        let outcome = execute(index, task).with_context(|| format!("run {}", describe(task)));
+        match &outcome {
+            Ok(done) => report(finished.fetch_add(1, Ordering::SeqCst), task, done),
+            Err(_) => failed.store(true, Ordering::SeqCst),
+        }
+        slots.lock().unwrap_or_else(|poison| poison.into_inner())[index] = Some(outcome);
+    };
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let mut handles = Vec::new();
+        for worker in 0..workers.min(tasks.len()).max(1) {
+            let handle = std::thread::Builder::new()
+                .name(format!("sweep-{worker}"))
+                .stack_size(16 << 20)
+                .spawn_scoped(scope, work)
+                .context("cannot start a worker thread")?;
+            handles.push(handle);
+        }
+        for handle in handles {
+            if handle.join().is_err() {
+                bail!("a sweep worker thread panicked");
+            }
+        }
+        Ok(())
+    })?;
+    let slots = slots.into_inner().unwrap_or_else(|poison| poison.into_inner());
+    let mut outcomes = Vec::with_capacity(tasks.len());
+    for slot in slots {
+        match slot {
+            Some(Ok(outcome)) => outcomes.push(outcome),
+            Some(Err(err)) => return Err(err),
+            None => {}
+        }
+    }
+    if outcomes.len() != tasks.len() {
+        bail!("the sweep stopped early without an error");
+    }
+    Ok(outcomes)
+}
+
+fn describe(task: &Task) -> String {
+    let conv = |conv: Option<u32>| conv.map_or("machine".to_string(), |conv| conv.to_string());
+    match task {
+        Task::Baseline { policy, conv: area } => {
+            format!("baseline policy {policy} conv {} (no cloud jobs)", conv(*area))
+        }
+        Task::Run(run) => format!(
+            "policy {} conv {} admission {} cloud-procs {} cloud-runtime {} slack {} seed {}",
+            run.policy,
+            conv(run.conv),
+            run.admission.name(),
+            procs_choice_text(&run.cloud_procs),
+            run.cloud_runtime,
+            run.slack,
+            run.seed
+        ),
+    }
+}
+
+/// One row of `sweep.csv`.
+struct Row<'a> {
+    index: usize,
+    params: &'a RunParams,
+    procs: u32,
+    outcome: &'a Outcome,
+    baseline: &'a Outcome,
+}
+
+/// The columns of `sweep.csv`.
+pub const SWEEP_CSV_HEADER: &str = "run,policy,procs,conv,admission,cloud_procs,cloud_runtime,slack,seed,\
+jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
+utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,wall_seconds";
+
+/// A cell: text, or a float (empty when not finite).
+enum Cell {
+    Text(String),
+    Int(u64),
+    Float(f64),
+}
+
+impl Row<'_> {
+    fn hpc_makespan_delta(&self) -> f64 {
+        self.outcome.summary.hpc_makespan - self.baseline.summary.hpc_makespan
+    }
+
+    fn cells(&self) -> Vec<(&'static str, Cell)> {
+        let summary = &self.outcome.summary;
+        let quality = &summary.prediction;
+        let params = self.params;
+        vec![
+            ("run", Cell::Int(self.index as u64)),
+            ("policy", Cell::Text(params.policy.name().to_string())),
+            ("procs", Cell::Int(u64::from(self.procs))),
+            ("conv", Cell::Int(u64::from(self.outcome.conv))),
+            ("admission", Cell::Text(params.admission.name().to_string())),
+            ("cloud_procs", Cell::Text(procs_choice_text(&params.cloud_procs))),
+            ("cloud_runtime", Cell::Text(params.cloud_runtime.to_string())),
+            ("slack", Cell::Float(params.slack)),
+            ("seed", Cell::Int(params.seed)),
+            ("jobs", Cell::Int(summary.jobs)),
+            ("cloud_jobs", Cell::Int(summary.cloud_jobs)),
+            ("violations", Cell::Int(summary.violations)),
+            ("violation_percent", Cell::Float(summary.violation_percent)),
+            ("evictions", Cell::Int(summary.evictions)),
+            ("rejected", Cell::Int(summary.rejected)),
+            ("hpc_makespan", Cell::Float(summary.hpc_makespan)),
+            ("hpc_makespan_delta", Cell::Float(self.hpc_makespan_delta())),
+            ("utilization", Cell::Float(summary.utilization)),
+            ("mean_wait", Cell::Float(summary.mean_wait)),
+            ("tp", Cell::Int(quality.tp)),
+            ("fp", Cell::Int(quality.fp)),
+            ("fn", Cell::Int(quality.fn_)),
+            ("tn", Cell::Int(quality.tn)),
+            ("precision", Cell::Float(quality.precision)),
+            ("recall", Cell::Float(quality.recall)),
+            ("accuracy", Cell::Float(quality.accuracy)),
+            ("f1", Cell::Float(quality.f1)),
+            ("thesis_accuracy", Cell::Float(quality.thesis_accuracy)),
+            ("thesis_precision", Cell::Float(quality.thesis_precision)),
+            ("wall_seconds", Cell::Float(self.outcome.wall_seconds)),
+        ]
+    }
+}
+
+/// A CSV field, quoted when it holds a comma or a quote.
+fn csv_field(out: &mut String, text: &str) {
+    if text.contains([',', '"', '\n']) {
+        let _ = write!(out, "\"{}\"", text.replace('"', "\"\""));
+    } else {
+        out.push_str(text);
+    }
+}
+
+fn sweep_csv(rows: &[Row]) -> String {
+    let mut out = String::from(SWEEP_CSV_HEADER);
+    out.push('\n');
+    for row in rows {
+        for (column, (_, cell)) in row.cells().into_iter().enumerate() {
+            if column > 0 {
+                out.push(',');
+            }
+            match cell {
+                Cell::Text(text) => csv_field(&mut out, &text),
+                Cell::Int(value) => {
+                    let _ = write!(out, "{value}");
+                }
+                Cell::Float(value) if value.is_finite() => {
+                    let _ = write!(out, "{value}");
+                }
+                Cell::Float(_) => {}
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn json_cell(cell: Cell) -> serde_json::Value {
+    match cell {
+        Cell::Text(text) => text.into(),
+        Cell::Int(value) => value.into(),
+        Cell::Float(value) if value.is_finite() => value.into(),
+        Cell::Float(_) => serde_json::Value::Null,
+    }
+}
+
+fn sweep_json(
+    args: &SweepArgs,
+    grid: &Grid,
+    baseline_tasks: &[Task],
+    baselines: &[Outcome],
+    rows: &[Row],
+    workers: usize,
+    wall_seconds: f64,
+) -> serde_json::Value {
+    let baselines: Vec<serde_json::Value> = baseline_tasks
+        .iter()
+        .zip(baselines)
+        .map(|(task, outcome)| {
+            let policy = match task {
+                Task::Baseline { policy, .. } | Task::Run(RunParams { policy, .. }) => policy.name(),
+            };
+            serde_json::json!({
+                "policy": policy,
+                "conv": outcome.conv,
+                "hpc_jobs": outcome.summary.hpc_jobs,
+                "hpc_makespan": json_cell(Cell::Float(outcome.summary.hpc_makespan)),
+                "utilization": json_cell(Cell::Float(outcome.summary.utilization)),
+                "mean_wait": json_cell(Cell::Float(outcome.summary.mean_wait)),
+                "wall_seconds": outcome.wall_seconds,
+            })
+        })
+        .collect();
+    let runs: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|row| {
+            serde_json::Value::Object(
+                row.cells()
+                    .into_iter()
+                    .map(|(name, cell)| (name.to_string(), json_cell(cell)))
+                    .collect(),
+            )
+        })
+        .collect();
+    serde_json::json!({
+        "workload": args.workload.display().to_string(),
+        "procs": args.procs,
+        "until": args.until,
+        "clip": args.clip.map(ClipTarget::name),
+        "walltime_factor": args.walltime_factor,
+        "cloud_interval": args.cloud_interval,
+        "cloud_walltime": args.cloud_walltime,
+        "lambda": args.lambda,
+        "tau": args.tau,
+        "max_resubmissions": args.max_resubmissions,
+        "max_time_in_system": args.max_time_in_system,
+        "grid": {
+            "policy": grid.policies.iter().map(|policy| policy.name()).collect::<Vec<_>>(),
+            "conv": grid.convs,
+            "admission": grid.admissions.iter().map(|admission| admission.name()).collect::<Vec<_>>(),
+            "cloud_procs": grid.cloud_procs.iter().map(procs_choice_text).collect::<Vec<_>>(),
+            "cloud_runtime": grid.runtimes.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "slack": grid.slacks,
+            "seed": grid.seeds,
+        },
+        "threads": workers,
+        "wall_seconds": wall_seconds,
+        "baselines": baselines,
+        "runs": runs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(text: &str) -> Result<u32, String> {
+        text.parse().map_err(|_| format!("{text:?} is not a count"))
+    }
+
+    #[test]
+    fn lists_split_on_semicolons_and_commas_where_allowed() {
+        let occurrences = vec!["1,2".to_string(), "4;8".to_string()];
+        assert_eq!(
+            parse_list("--conv", &occurrences, true, count).unwrap(),
+            vec![1, 2, 4, 8]
+        );
+        let procs = vec!["1,2,4".to_string(), "2;4".to_string()];
+        let choices = parse_list("--cloud-procs", &procs, false, parse_procs_choice).unwrap();
+        assert_eq!(
+            choices.len(),
+            3,
+            "a comma is a mixture, a semicolon another experiment"
+        );
+        assert_eq!(choices[0].max(), 4);
+        assert_eq!(choices[1], ProcsChoice::Fixed(2));
+    }
+
+    #[test]
+    fn bad_lists_name_the_flag_and_the_item() {
+        let err = parse_list("--conv", &["10,x".to_string()], true, count).unwrap_err();
+        assert!(
+            err.to_string().contains("--conv") && err.to_string().contains("\"x\""),
+            "{err}"
+        );
+        let err = parse_list("--conv", &["10,,20".to_string()], true, count).unwrap_err();
+        assert!(err.to_string().contains("empty item"), "{err}");
+        let err = parse_list("--conv", &["10;10".to_string()], true, count).unwrap_err();
+        assert!(err.to_string().contains("twice"), "{err}");
+    }
+
+    #[test]
+    fn csv_fields_with_commas_are_quoted() {
+        let mut out = String::new();
+        csv_field(&mut out, "1:0.5,2:0.5");
+        assert_eq!(out, "\"1:0.5,2:0.5\"");
+        out.clear();
+        csv_field(&mut out, "0.1w");
+        assert_eq!(out, "0.1w");
+    }
+}

@@ -1,0 +1,416 @@
+//! `interstice sweep` end to end on the first day of a real trace (KTH SP2):
+//! one row per point of the grid, each row equal to a separate `interstice
+//! replay` with the same values, the same table whatever the thread count,
+//! the no-cloud baseline delta, and clear errors on bad lists.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// One day of KTH: fast in debug builds, yet thousands of cloud jobs.
+const UNTIL: &str = "86400";
+
+fn kth() -> PathBuf {
+    interstice_tests::shared_dir().join("data/KTH-SP2-1996-2.1-cln.swf.gz")
+}
+
+/// A fresh, empty directory for one test.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = interstice_tests::target_dir()
+        .join("test-scratch")
+        .join(format!("sweep-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn interstice(args: &[&str]) -> Output {
+    Command::new(interstice_tests::interstice_bin())
+        .args(args)
+        .output()
+        .expect("run interstice")
+}
+
+fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "interstice failed\n--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn assert_failure_mentions(output: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "expected a failure, got success; stderr:\n{stderr}"
+    );
+    for needle in needles {
+        assert!(
+            stderr.contains(needle),
+            "stderr does not mention {needle:?}:\n{stderr}"
+        );
+    }
+    assert!(
+        !stderr.contains("panicked"),
+        "a panic is not an error message:\n{stderr}"
+    );
+}
+
+/// Split one CSV line, honouring double quotes.
+fn csv_split(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().unwrap().push(c),
+        }
+    }
+    fields
+}
+
+/// (header, rows) of `sweep.csv`.
+fn sweep_csv(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = csv_split(lines.next().expect("a header"));
+    let rows: Vec<Vec<String>> = lines.map(csv_split).collect();
+    for row in &rows {
+        assert_eq!(row.len(), header.len(), "{row:?}");
+    }
+    (header, rows)
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|column| column == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+/// The common arguments of the sweeps below, then `extra`.
+fn sweep_args(out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "sweep",
+        kth().to_str().unwrap(),
+        "--procs",
+        "100",
+        "--cloud-interval",
+        "10",
+        "--until",
+        UNTIL,
+        "--clip",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|arg| arg.to_string())
+    .collect();
+    args.extend(extra.iter().map(|arg| arg.to_string()));
+    args
+}
+
+fn run_sweep(out: &Path, extra: &[&str]) {
+    let args = sweep_args(out, extra);
+    let output = interstice(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_success(&output);
+    assert!(output.stdout.is_empty(), "--quiet prints nothing");
+}
+
+#[test]
+fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
+    let out = scratch_dir("grid");
+    // 2 policies × 2 areas × 2 widths (a `;` list: fixed h per experiment) × 1 × 2 slacks = 16 runs.
+    run_sweep(
+        &out,
+        &[
+            "--policy",
+            "convergence,easy",
+            "--conv",
+            "10",
+            "--conv",
+            "40",
+            "--cloud-procs",
+            "1;4",
+            "--cloud-runtime",
+            "uniform:0.1w:0.5w",
+            "--slack",
+            "1.25,5",
+            "--jobs",
+            "2",
+        ],
+    );
+    let (header, rows) = sweep_csv(&out);
+    assert_eq!(
+        header[..9],
+        [
+            "run",
+            "policy",
+            "procs",
+            "conv",
+            "admission",
+            "cloud_procs",
+            "cloud_runtime",
+            "slack",
+            "seed"
+        ]
+    );
+    assert_eq!(header.last().map(String::as_str), Some("wall_seconds"));
+    assert_eq!(rows.len(), 2 * 2 * 2 * 2);
+    let at = |name: &str| column(&header, name);
+    // Rows follow the lists: policy, then conv, …, slack innermost.
+    let points: Vec<(String, String, String, String)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row[at("policy")].clone(),
+                row[at("conv")].clone(),
+                row[at("cloud_procs")].clone(),
+                row[at("slack")].clone(),
+            )
+        })
+        .collect();
+    let mut expected = Vec::new();
+    for policy in ["convergence", "easy"] {
+        for conv in ["10", "40"] {
+            for procs in ["1", "4"] {
+                for slack in ["1.25", "5"] {
+                    expected.push((
+                        policy.to_string(),
+                        conv.to_string(),
+                        procs.to_string(),
+                        slack.to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    assert_eq!(points, expected);
+    for (index, row) in rows.iter().enumerate() {
+        assert_eq!(row[at("run")], index.to_string());
+        assert_eq!(row[at("admission")], "admit-all", "the default admission");
+        assert_eq!(row[at("seed")], "1", "the default seed");
+        assert_eq!(
+            row[at("hpc_makespan_delta")].parse::<f64>().unwrap(),
+            0.0,
+            "cloud jobs never delay HPC work: {row:?}"
+        );
+    }
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(json["runs"].as_array().unwrap().len(), rows.len());
+    assert_eq!(
+        json["baselines"].as_array().unwrap().len(),
+        4,
+        "one per (policy, conv)"
+    );
+    assert_eq!(json["runs"][3]["slack"].as_f64(), Some(5.0));
+
+    // Three points checked against `interstice replay` with the same values.
+    let metrics = [
+        ("jobs", "jobs"),
+        ("cloud_jobs", "cloud_jobs"),
+        ("violations", "violations"),
+        ("violation_percent", "violation_percent"),
+        ("evictions", "evictions"),
+        ("rejected", "rejected"),
+        ("hpc_makespan", "hpc_makespan"),
+        ("utilization", "utilization"),
+        ("mean_wait", "mean_wait"),
+        ("tp", "prediction.tp"),
+        ("fp", "prediction.fp"),
+        ("fn", "prediction.fn"),
+        ("tn", "prediction.tn"),
+        ("precision", "prediction.precision"),
+        ("recall", "prediction.recall"),
+        ("accuracy", "prediction.accuracy"),
+        ("f1", "prediction.f1"),
+        ("thesis_accuracy", "prediction.thesis_accuracy"),
+        ("thesis_precision", "prediction.thesis_precision"),
+    ];
+    let mut some_violations = false;
+    for index in [0usize, 7, 13] {
+        let row = &rows[index];
+        let replay_out = scratch_dir(&format!("replay-{index}"));
+        let output = interstice(&[
+            "replay",
+            kth().to_str().unwrap(),
+            "--procs",
+            "100",
+            "--cloud-interval",
+            "10",
+            "--until",
+            UNTIL,
+            "--clip",
+            "--quiet",
+            "--policy",
+            &row[at("policy")],
+            "--conv",
+            &row[at("conv")],
+            "--cloud-procs",
+            &row[at("cloud_procs")],
+            "--cloud-runtime",
+            &row[at("cloud_runtime")],
+            "--slack",
+            &row[at("slack")],
+            "--out",
+            replay_out.to_str().unwrap(),
+        ]);
+        assert_success(&output);
+        let summary: Value =
+            serde_json::from_str(&std::fs::read_to_string(replay_out.join("summary.json")).unwrap()).unwrap();
+        for (csv_name, json_path) in metrics {
+            let value = json_path.split('.').fold(&summary, |value, key| &value[key]);
+            let cell = &row[at(csv_name)];
+            if let Some(count) = value.as_u64() {
+                assert_eq!(
+                    cell,
+                    &count.to_string(),
+                    "{csv_name} of row {index} differs from replay's"
+                );
+            } else if let Some(expected) = value.as_f64() {
+                let got: f64 = cell
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{csv_name} {cell:?} of row {index}"));
+                // serde_json's default float parser may be one ulp off the written text.
+                assert!(
+                    (got - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+                    "{csv_name} of row {index}: {got} in sweep.csv, {expected} in replay's summary.json"
+                );
+            } else {
+                assert!(
+                    value.is_null() && cell.is_empty(),
+                    "{csv_name} of row {index}: {cell:?} vs {value}"
+                );
+            }
+        }
+        some_violations |= summary["violations"].as_u64().unwrap() > 0;
+    }
+    assert!(
+        some_violations || rows.iter().any(|row| row[at("violations")] != "0"),
+        "a 10-processor area with 4-processor jobs every 10 s sees violations"
+    );
+}
+
+#[test]
+fn the_table_does_not_depend_on_the_thread_count() {
+    let one = scratch_dir("threads-1");
+    let two = scratch_dir("threads-2");
+    let grid = [
+        "--policy",
+        "convergence",
+        "--conv",
+        "20",
+        "--cloud-procs",
+        "2",
+        "--cloud-procs",
+        "1,2,4",
+        "--cloud-runtime",
+        "0.1w;walltime",
+        "--slack",
+        "2",
+        "--admission",
+        "admit-all,reject-predicted",
+        "--seed",
+        "1,7",
+    ];
+    run_sweep(&one, &[&grid[..], &["--jobs", "1"]].concat());
+    run_sweep(&two, &[&grid[..], &["--jobs", "2"]].concat());
+    let (header, rows_one) = sweep_csv(&one);
+    let (_, rows_two) = sweep_csv(&two);
+    assert_eq!(
+        rows_one.len(),
+        2 * 2 * 2 * 2,
+        "cloud-procs × runtime × admission × seed"
+    );
+    let wall = column(&header, "wall_seconds");
+    let strip = |rows: &[Vec<String>]| -> Vec<Vec<String>> {
+        rows.iter()
+            .map(|row| {
+                row.iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != wall)
+                    .map(|(_, cell)| cell.clone())
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(strip(&rows_one), strip(&rows_two), "only wall_seconds may differ");
+    let procs = column(&header, "cloud_procs");
+    assert_eq!(rows_one[0][procs], "2");
+    assert_eq!(
+        rows_one[4][procs], "1:1,2:1,4:1",
+        "a comma list is one mixed experiment"
+    );
+    assert_eq!(rows_one[8][procs], "2");
+    let rejected = column(&header, "rejected");
+    let admission = column(&header, "admission");
+    assert!(rows_one
+        .iter()
+        .filter(|row| row[admission] == "admit-all")
+        .all(|row| row[rejected] == "0"));
+    let seeds = column(&header, "seed");
+    let cloud_jobs = column(&header, "cloud_jobs");
+    let violations = column(&header, "violations");
+    let utilization = column(&header, "utilization");
+    // Seeds 1 and 7 of a mixed-width run draw different widths: the same number of
+    // cloud jobs, a different use of the machine.
+    let mixed: Vec<&Vec<String>> = rows_one.iter().filter(|row| row[procs] != "2").collect();
+    assert_eq!(mixed.len(), 8);
+    assert!(mixed.iter().all(|row| row[cloud_jobs] == mixed[0][cloud_jobs]));
+    for pair in mixed.chunks(2) {
+        assert_eq!((pair[0][seeds].as_str(), pair[1][seeds].as_str()), ("1", "7"));
+        assert_ne!(pair[0][utilization], pair[1][utilization], "{pair:?}");
+    }
+    assert!(rows_one
+        .iter()
+        .all(|row| row[violations].parse::<u64>().unwrap() <= row[cloud_jobs].parse::<u64>().unwrap()));
+}
+
+#[test]
+fn bad_lists_are_clear_errors() {
+    let out = scratch_dir("errors");
+    let run = |extra: &[&str]| {
+        let args = sweep_args(&out, extra);
+        interstice(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    assert_failure_mentions(
+        &run(&["--policy", "convergence,fastest"]),
+        &["--policy", "fastest"],
+    );
+    assert_failure_mentions(
+        &run(&["--policy", "easy", "--slack", "1.5,-2"]),
+        &["--slack", "-2", "not a positive number"],
+    );
+    assert_failure_mentions(
+        &run(&["--policy", "easy", "--conv", "10,,20"]),
+        &["--conv", "empty item"],
+    );
+    assert_failure_mentions(
+        &run(&["--policy", "easy", "--conv", "10;10"]),
+        &["--conv", "twice"],
+    );
+    assert_failure_mentions(
+        &run(&["--policy", "easy", "--conv", "200"]),
+        &["--conv 200", "--procs 100"],
+    );
+    assert_failure_mentions(
+        &run(&["--policy", "easy", "--cloud-runtime", "walltime;soon"]),
+        &["--cloud-runtime", "soon"],
+    );
+    assert_failure_mentions(
+        &run(&["--policy", "convergence", "--conv", "2", "--cloud-procs", "1;4"]),
+        &["--cloud-procs 4", "convergence area has 2"],
+    );
+    assert_failure_mentions(&run(&["--policy", "easy", "--jobs", "0"]), &["--jobs"]);
+    assert!(!out.join("sweep.csv").exists(), "no table after an error");
+}
