@@ -2,7 +2,7 @@
 //! repository and `../shared` are, and the workspace's binaries, built on demand.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
 
 /// The repository root.
@@ -54,4 +54,50 @@ pub fn artifact(artifact: &str) -> PathBuf {
 /// The `interstice` CLI binary.
 pub fn interstice_bin() -> PathBuf {
     artifact("interstice")
+}
+
+/// The KTH SP2 trace of `../shared/data` (100 processors, 28,476 jobs).
+pub fn kth_trace() -> PathBuf {
+    shared_dir().join("data/KTH-SP2-1996-2.1-cln.swf.gz")
+}
+
+/// A fresh, empty directory under `target/test-scratch/` for one test
+/// (`suite` names the test file, `name` the test).
+pub fn scratch_dir(suite: &str, name: &str) -> PathBuf {
+    let dir = target_dir()
+        .join("test-scratch")
+        .join(format!("{suite}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch directory");
+    dir
+}
+
+/// Assert a command succeeded, showing its stdout and stderr otherwise.
+pub fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "command failed\n--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Assert a command failed with an error message (not a panic) that
+/// mentions every needle.
+pub fn assert_failure_mentions(output: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "expected a failure, got success; stderr:\n{stderr}"
+    );
+    for needle in needles {
+        assert!(
+            stderr.contains(needle),
+            "stderr does not mention {needle:?}:\n{stderr}"
+        );
+    }
+    assert!(
+        !stderr.contains("panicked"),
+        "a panic is not an error message:\n{stderr}"
+    );
 }

@@ -2,8 +2,9 @@
 //! injected cloud jobs (on the trace's first days, to stay fast in debug
 //! builds), determinism, clipping, and clear errors on bad input.
 
+use interstice_tests::{assert_failure_mentions, assert_success, kth_trace, scratch_dir};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const BATSIM_COLUMNS: &str = "job_id,workload_name,profile,submission_time,requested_number_of_resources,\
@@ -11,53 +12,12 @@ requested_time,success,final_state,starting_time,execution_time,finish_time,wait
 stretch,allocated_resources,consumed_energy,metadata";
 const INTERSTICE_COLUMNS: &str = "kind,slo,predicted_completion,predicted_violation,violated,evictions";
 
-fn kth() -> PathBuf {
-    interstice_tests::shared_dir().join("data/KTH-SP2-1996-2.1-cln.swf.gz")
-}
-
-/// A fresh, empty directory for one test.
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = interstice_tests::target_dir()
-        .join("test-scratch")
-        .join(format!("replay-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn replay(args: &[&str]) -> Output {
     Command::new(interstice_tests::interstice_bin())
         .arg("replay")
         .args(args)
         .output()
         .expect("run interstice")
-}
-
-fn assert_success(output: &Output) {
-    assert!(
-        output.status.success(),
-        "interstice replay failed\n--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-fn assert_failure_mentions(output: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        !output.status.success(),
-        "expected a failure, got success; stderr:\n{stderr}"
-    );
-    for needle in needles {
-        assert!(
-            stderr.contains(needle),
-            "stderr does not mention {needle:?}:\n{stderr}"
-        );
-    }
-    assert!(
-        !stderr.contains("panicked"),
-        "a panic is not an error message:\n{stderr}"
-    );
 }
 
 fn summary(dir: &Path) -> Value {
@@ -84,9 +44,9 @@ fn count(value: &Value, key: &str) -> u64 {
 
 #[test]
 fn kth_replays_under_easy_with_batsim_formatted_output() {
-    let out = scratch_dir("easy");
+    let out = scratch_dir("replay-cli", "easy");
     let output = replay(&[
-        kth().to_str().unwrap(),
+        kth_trace().to_str().unwrap(),
         "--procs",
         "100",
         "--policy",
@@ -149,11 +109,11 @@ fn kth_replays_under_easy_with_batsim_formatted_output() {
 
 #[test]
 fn kth_with_cloud_jobs_every_10s_is_consistent_and_deterministic() {
-    let first = scratch_dir("cloud-a");
-    let second = scratch_dir("cloud-b");
+    let first = scratch_dir("replay-cli", "cloud-a");
+    let second = scratch_dir("replay-cli", "cloud-b");
     let args = |out: &Path| {
         vec![
-            kth().to_str().unwrap().to_string(),
+            kth_trace().to_str().unwrap().to_string(),
             "--procs".into(),
             "100".into(),
             "--conv".into(),
@@ -255,9 +215,9 @@ fn kth_with_cloud_jobs_every_10s_is_consistent_and_deterministic() {
 
 #[test]
 fn bad_input_is_a_clear_error() {
-    let out = scratch_dir("errors");
+    let out = scratch_dir("replay-cli", "errors");
     let out = out.to_str().unwrap();
-    let kth = kth();
+    let kth = kth_trace();
     let kth = kth.to_str().unwrap();
 
     let missing = replay(&["/nonexistent/trace.swf", "--policy", "easy", "--out", out]);
@@ -321,9 +281,9 @@ fn bad_input_is_a_clear_error() {
 
 #[test]
 fn clip_lets_a_small_machine_replay_a_wide_trace() {
-    let out = scratch_dir("clip");
+    let out = scratch_dir("replay-cli", "clip");
     let output = replay(&[
-        kth().to_str().unwrap(),
+        kth_trace().to_str().unwrap(),
         "--procs",
         "10",
         "--until",

@@ -3,59 +3,19 @@
 //! replay` with the same values, the same table whatever the thread count,
 //! the no-cloud baseline delta, and clear errors on bad lists.
 
+use interstice_tests::{assert_failure_mentions, assert_success, kth_trace, scratch_dir};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// One day of KTH: fast in debug builds, yet thousands of cloud jobs.
 const UNTIL: &str = "86400";
-
-fn kth() -> PathBuf {
-    interstice_tests::shared_dir().join("data/KTH-SP2-1996-2.1-cln.swf.gz")
-}
-
-/// A fresh, empty directory for one test.
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = interstice_tests::target_dir()
-        .join("test-scratch")
-        .join(format!("sweep-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn interstice(args: &[&str]) -> Output {
     Command::new(interstice_tests::interstice_bin())
         .args(args)
         .output()
         .expect("run interstice")
-}
-
-fn assert_success(output: &Output) {
-    assert!(
-        output.status.success(),
-        "interstice failed\n--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-fn assert_failure_mentions(output: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        !output.status.success(),
-        "expected a failure, got success; stderr:\n{stderr}"
-    );
-    for needle in needles {
-        assert!(
-            stderr.contains(needle),
-            "stderr does not mention {needle:?}:\n{stderr}"
-        );
-    }
-    assert!(
-        !stderr.contains("panicked"),
-        "a panic is not an error message:\n{stderr}"
-    );
 }
 
 /// Split one CSV line, honouring double quotes.
@@ -100,7 +60,7 @@ fn column(header: &[String], name: &str) -> usize {
 fn sweep_args(out: &Path, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = [
         "sweep",
-        kth().to_str().unwrap(),
+        kth_trace().to_str().unwrap(),
         "--procs",
         "100",
         "--cloud-interval",
@@ -128,7 +88,7 @@ fn run_sweep(out: &Path, extra: &[&str]) {
 
 #[test]
 fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
-    let out = scratch_dir("grid");
+    let out = scratch_dir("sweep-cli", "grid");
     // 2 policies × 2 areas × 2 widths (a `;` list: fixed h per experiment) × 1 × 2 slacks = 16 runs.
     run_sweep(
         &out,
@@ -240,10 +200,10 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     let mut some_violations = false;
     for index in [0usize, 7, 13] {
         let row = &rows[index];
-        let replay_out = scratch_dir(&format!("replay-{index}"));
+        let replay_out = scratch_dir("sweep-cli", &format!("replay-{index}"));
         let output = interstice(&[
             "replay",
-            kth().to_str().unwrap(),
+            kth_trace().to_str().unwrap(),
             "--procs",
             "100",
             "--cloud-interval",
@@ -303,8 +263,8 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
 
 #[test]
 fn the_table_does_not_depend_on_the_thread_count() {
-    let one = scratch_dir("threads-1");
-    let two = scratch_dir("threads-2");
+    let one = scratch_dir("sweep-cli", "threads-1");
+    let two = scratch_dir("sweep-cli", "threads-2");
     let grid = [
         "--policy",
         "convergence",
@@ -378,7 +338,7 @@ fn the_table_does_not_depend_on_the_thread_count() {
 
 #[test]
 fn bad_lists_are_clear_errors() {
-    let out = scratch_dir("errors");
+    let out = scratch_dir("sweep-cli", "errors");
     let run = |extra: &[&str]| {
         let args = sweep_args(&out, extra);
         interstice(&args.iter().map(String::as_str).collect::<Vec<_>>())
