@@ -17,8 +17,8 @@
 //! as [`slurm::run`] does).
 //!
 //! * `config` is the backend's section of the YAML config (`backend: {type: xxx, ...}`);
-//!   the structs live in `crate::config` (`EmbeddedConfig`, `SlurmConfig`). A backend
-//!   may add fields to `SlurmConfig` (and their checks to `Config::validate`).
+//!   the structs live in `crate::config` (`EmbeddedConfig`, `SlurmConfig`); a backend's
+//!   new options go in its struct, with their checks in `Config::validate`.
 //! * `sink.send(update)` hands an update to the daemon; it fails only when the daemon
 //!   is shutting down (return `Ok(())` then).
 //! * `shutdown.wait().await` resolves when the daemon stops; `shutdown.is_stopping()`
