@@ -194,6 +194,9 @@ fn interstice_on_a_real_slurm() {
         .sbatch(&["--slo=300", "-n", "4", "-t", "2", "--wrap", "sleep 60"])
         .expect("C3 accepted");
     cluster.wait_state(&c3, &["RUNNING"], Duration::from_secs(30));
+    // Let C3 do some work first: Slurm's times have one-second resolution, so
+    // a preemption in the second C3 started would leave no lost work to count.
+    std::thread::sleep(Duration::from_secs(2));
     let h3 = cluster
         .sbatch(&["-p", "hpc", "-n", "8", "-t", "1", "--wrap", "sleep 2"])
         .expect("HPC job 3");
