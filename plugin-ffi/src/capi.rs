@@ -160,7 +160,12 @@ pub struct interstice_future_slot {
 }
 
 fn guard(body: impl FnOnce() -> interstice_result) -> interstice_result {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or(interstice_result::Panic)
+    guard_or(interstice_result::Panic, body)
+}
+
+/// Runs an FFI body that has no error channel: a panic becomes `fallback`.
+fn guard_or<T>(fallback: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
 }
 
 fn code_of(error: &ClientError) -> interstice_result {
@@ -245,11 +250,11 @@ pub unsafe extern "C" fn interstice_client_new(
 /// `client` must be NULL or a handle from `interstice_client_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_client_free(client: *mut interstice_client) {
-    let _ = catch_unwind(AssertUnwindSafe(|| {
+    guard_or((), || {
         if !client.is_null() {
             drop(Box::from_raw(client));
         }
-    }));
+    });
 }
 
 /// Copies the text of the last error on `client` into `buf` (`len` bytes,
@@ -484,11 +489,11 @@ pub unsafe extern "C" fn interstice_client_slots(
 /// `slots` must be NULL or a handle not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_slots_free(slots: *mut interstice_slots) {
-    let _ = catch_unwind(AssertUnwindSafe(|| {
+    guard_or((), || {
         if !slots.is_null() {
             drop(Box::from_raw(slots));
         }
-    }));
+    });
 }
 
 /// The daemon's clock when it computed the slots (epoch seconds); 0 for NULL.
@@ -497,10 +502,7 @@ pub unsafe extern "C" fn interstice_slots_free(slots: *mut interstice_slots) {
 /// `slots` must be NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_slots_now(slots: *const interstice_slots) -> f64 {
-    catch_unwind(AssertUnwindSafe(|| {
-        slots.as_ref().map_or(0.0, |slots| slots.slots.now)
-    }))
-    .unwrap_or(0.0)
+    guard_or(0.0, || slots.as_ref().map_or(0.0, |slots| slots.slots.now))
 }
 
 /// How many processors are idle now; 0 for NULL.
@@ -509,10 +511,9 @@ pub unsafe extern "C" fn interstice_slots_now(slots: *const interstice_slots) ->
 /// `slots` must be NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_slots_immediate_len(slots: *const interstice_slots) -> usize {
-    catch_unwind(AssertUnwindSafe(|| {
+    guard_or(0, || {
         slots.as_ref().map_or(0, |slots| slots.slots.immediate.len())
-    }))
-    .unwrap_or(0)
+    })
 }
 
 /// Copies immediate slot `index` into `*out_slot`.
@@ -551,10 +552,7 @@ pub unsafe extern "C" fn interstice_slots_immediate_get(
 /// `slots` must be NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_slots_future_len(slots: *const interstice_slots) -> usize {
-    catch_unwind(AssertUnwindSafe(|| {
-        slots.as_ref().map_or(0, |slots| slots.slots.future.len())
-    }))
-    .unwrap_or(0)
+    guard_or(0, || slots.as_ref().map_or(0, |slots| slots.slots.future.len()))
 }
 
 /// Copies future slot `index` into `*out_slot` (its `procs` text stays owned by `slots`).
