@@ -135,6 +135,22 @@ struct Entry {
     start_order: u64,
 }
 
+impl Entry {
+    /// A job Batsim submitted (or the adapter registered), not yet started.
+    fn waiting(batsim_id: String, description: Map<String, Value>, workload: String) -> Entry {
+        Entry {
+            batsim_id,
+            description,
+            workload,
+            state: Tracked::Waiting,
+            procs: None,
+            needs_registration: false,
+            registrations: 0,
+            start_order: u64::MAX,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct HeldStart {
     batsim_id: String,
@@ -634,34 +650,37 @@ impl Running {
             slo,
         };
         self.by_batsim.insert(batsim_id.clone(), id);
-        let mut entry = Entry {
-            batsim_id: batsim_id.clone(),
-            description: job.clone(),
-            workload,
-            state: Tracked::Waiting,
-            procs: None,
-            needs_registration: false,
-            registrations: 0,
-            start_order: u64::MAX,
-        };
+        let entry = Entry::waiting(batsim_id.clone(), job.clone(), workload);
+        self.submit_to_engine(engine_job, entry, reply)?;
+        Ok(())
+    }
+
+    /// When the job's current run started, relative to the others (unknown jobs last).
+    /// Queue a job in the engine and track it. A job that can never run here
+    /// (more processors than the platform or the area) is rejected instead of
+    /// being left queued forever.
+    fn submit_to_engine(
+        &mut self,
+        job: Job,
+        mut entry: Entry,
+        reply: &mut Vec<Outgoing>,
+    ) -> Result<(), String> {
+        let id = job.id;
         self.engine_events += 1;
-        match self.engine.submit(engine_job) {
+        match self.engine.submit(job) {
             Ok(_prediction) => {}
             Err(EngineError::Unschedulable { .. }) => {
-                // It can never run here (more processors than the platform or
-                // the area): refuse it instead of leaving it queued forever.
                 entry.state = Tracked::Done;
                 reply.push(Outgoing::RejectJob {
-                    job_id: batsim_id.clone(),
+                    job_id: entry.batsim_id.clone(),
                 });
             }
-            Err(other) => return Err(format!("the engine refused job {batsim_id}: {other}")),
+            Err(other) => return Err(format!("the engine refused job {}: {other}", entry.batsim_id)),
         }
         self.entries.insert(id, entry);
         Ok(())
     }
 
-    /// When the job's current run started, relative to the others (unknown jobs last).
     fn start_order(&self, batsim_id: &str) -> u64 {
         self.by_batsim
             .get(batsim_id)
@@ -960,26 +979,9 @@ impl Running {
                 kind: JobKind::Cloud,
                 slo: Some(slo),
             };
-            let mut entry = Entry {
-                batsim_id: batsim_id.clone(),
-                description: description.as_object().cloned().unwrap_or_default(),
-                workload: DYNAMIC_WORKLOAD.into(),
-                state: Tracked::Waiting,
-                procs: None,
-                needs_registration: false,
-                registrations: 0,
-                start_order: u64::MAX,
-            };
-            self.engine_events += 1;
-            match self.engine.submit(job) {
-                Ok(_) => {}
-                Err(EngineError::Unschedulable { .. }) => {
-                    entry.state = Tracked::Done;
-                    reply.push(Outgoing::RejectJob { job_id: batsim_id });
-                }
-                Err(other) => return Err(format!("the engine refused cloud job {batsim_id}: {other}")),
-            }
-            self.entries.insert(id, entry);
+            let description = description.as_object().cloned().unwrap_or_default();
+            let entry = Entry::waiting(batsim_id, description, DYNAMIC_WORKLOAD.into());
+            self.submit_to_engine(job, entry, reply)?;
         }
         Ok(())
     }
