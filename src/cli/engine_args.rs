@@ -14,8 +14,7 @@ use interstice_batsim::protocol::EngineOptions;
 use interstice_core::{Admission, EngineConfig, Policy};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 
-/// `--policy`, `--conv`, `--admission`, `--lambda`, `--tau`,
-/// `--max-resubmissions`, `--max-time-in-system`.
+/// `--policy`, `--conv`, `--admission` and the [`TuningArgs`].
 #[derive(clap::Args, Clone, Debug, Default, PartialEq)]
 pub struct EngineArgs {
     /// Scheduling policy: fcfs, easy, conservative or convergence.
@@ -27,6 +26,16 @@ pub struct EngineArgs {
     /// What to do with a cloud job predicted to miss its SLO: admit-all (default) or reject-predicted.
     #[arg(long, value_parser = parse_admission)]
     pub admission: Option<Admission>,
+    /// λ, τ and the resubmission bounds.
+    #[command(flatten)]
+    pub tuning: TuningArgs,
+}
+
+/// `--lambda`, `--tau`, `--max-resubmissions`, `--max-time-in-system`: the
+/// engine's scalar knobs, shared by `replay`, `batsim` and `sweep` (which
+/// takes lists of the other engine options).
+#[derive(clap::Args, Clone, Debug, Default, PartialEq)]
+pub struct TuningArgs {
     /// Overbooking risk factor λ of the completion prediction (default 1).
     #[arg(long, value_parser = parse_factor)]
     pub lambda: Option<f64>,
@@ -49,10 +58,10 @@ impl EngineArgs {
             policy: self.policy,
             conv: self.conv,
             admission: self.admission,
-            lambda: self.lambda,
-            tau: self.tau,
-            max_resubmissions: self.max_resubmissions,
-            max_time_in_system: self.max_time_in_system,
+            lambda: self.tuning.lambda,
+            tau: self.tuning.tau,
+            max_resubmissions: self.tuning.max_resubmissions,
+            max_time_in_system: self.tuning.max_time_in_system,
         }
     }
 

@@ -14,7 +14,8 @@
 //! only `wall_seconds` differs between two identical sweeps.
 
 use super::engine_args::{
-    parse_admission, parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds, EngineArgs,
+    parse_admission, parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds,
+    EngineArgs, TuningArgs,
 };
 use super::replay::{
     load_trace, procs_choice_text, run_info, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec,
@@ -87,18 +88,9 @@ pub struct SweepArgs {
     /// Seeds of the cloud jobs' random draws (list). Default 1.
     #[arg(long, value_name = "N[,N…]")]
     pub seed: Vec<String>,
-    /// Overbooking risk factor λ of the completion prediction (default 1).
-    #[arg(long, value_parser = parse_factor)]
-    pub lambda: Option<f64>,
-    /// Counter-offer factor τ (default 1).
-    #[arg(long, value_parser = parse_factor)]
-    pub tau: Option<f64>,
-    /// Resubmissions allowed to an evicted cloud job (default 3).
-    #[arg(long, value_name = "N")]
-    pub max_resubmissions: Option<u32>,
-    /// An evicted cloud job older than this many seconds is not resubmitted (default: no limit).
-    #[arg(long, value_name = "S", value_parser = parse_seconds)]
-    pub max_time_in_system: Option<f64>,
+    /// λ, τ and the resubmission bounds, the same for every run.
+    #[command(flatten)]
+    pub tuning: TuningArgs,
     /// Multiply every HPC walltime by this factor.
     #[arg(long, value_parser = parse_factor, default_value = "1")]
     pub walltime_factor: f64,
@@ -316,10 +308,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         policy: Some(policy),
         conv,
         admission,
-        lambda: args.lambda,
-        tau: args.tau,
-        max_resubmissions: args.max_resubmissions,
-        max_time_in_system: args.max_time_in_system,
+        tuning: args.tuning.clone(),
     };
     let cloud_spec = |run: &RunParams| CloudSpec {
         interval: args.cloud_interval,
@@ -677,10 +666,10 @@ fn sweep_json(
         "walltime_factor": args.walltime_factor,
         "cloud_interval": args.cloud_interval,
         "cloud_walltime": args.cloud_walltime,
-        "lambda": args.lambda,
-        "tau": args.tau,
-        "max_resubmissions": args.max_resubmissions,
-        "max_time_in_system": args.max_time_in_system,
+        "lambda": args.tuning.lambda,
+        "tau": args.tuning.tau,
+        "max_resubmissions": args.tuning.max_resubmissions,
+        "max_time_in_system": args.tuning.max_time_in_system,
         "grid": {
             "policy": grid.policies.iter().map(|policy| policy.name()).collect::<Vec<_>>(),
             "conv": grid.convs,
