@@ -13,8 +13,9 @@
 //! `Serialize`). Same inputs give byte-identical files: field order is fixed,
 //! floats go through `serde_json`, and non-finite values become `null`.
 
-use interstice_core::{EndReason, EngineConfig, JobKind, JobRecord, Summary, Time};
+use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, Time};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -30,6 +31,62 @@ kind,slo,predicted_completion,predicted_violation,violated,evictions";
 pub const JOBS_CSV: &str = "jobs.csv";
 /// The name of the summary file inside the output directory.
 pub const SUMMARY_JSON: &str = "summary.json";
+
+/// Batsim's names of a job's last run: the first three columns of its
+/// `_jobs.csv` row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatsimNames {
+    /// The job's name inside its workload (`7` for `w0!7`).
+    pub job: String,
+    /// Its workload (`w0`; `interstice` for jobs the adapter registered).
+    pub workload: String,
+    /// Its profile's name.
+    pub profile: String,
+}
+
+/// How `jobs.csv` names jobs (its `job_id`, `workload_name` and `profile`
+/// columns).
+#[derive(Clone, Copy, Debug)]
+pub enum Naming<'a> {
+    /// As `interstice swf convert` writes a workload: the job's number, one
+    /// workload name, and a `delay_<run time>` profile.
+    Workload(&'a str),
+    /// As Batsim named each job's last run (the adapter knows); a job without
+    /// names is named as by [`Naming::Workload`].
+    Batsim {
+        /// The simulation's (first) workload, also `summary.json`'s `workload_name`.
+        workload: &'a str,
+        /// Names by engine job.
+        names: &'a HashMap<JobId, BatsimNames>,
+    },
+}
+
+impl Naming<'_> {
+    /// The run's workload name.
+    pub fn workload(&self) -> &str {
+        match self {
+            Naming::Workload(name) | Naming::Batsim { workload: name, .. } => name,
+        }
+    }
+
+    fn push_names(&self, line: &mut String, record: &JobRecord) {
+        if let Naming::Batsim { names, .. } = self {
+            if let Some(names) = names.get(&record.job.id) {
+                line.push_str(&names.job);
+                line.push(',');
+                line.push_str(&names.workload);
+                line.push(',');
+                line.push_str(&names.profile);
+                return;
+            }
+        }
+        push_u64(line, record.job.id.0);
+        line.push(',');
+        line.push_str(self.workload());
+        line.push(',');
+        push_profile_name(line, record);
+    }
+}
 
 /// Writing the result files failed.
 #[derive(Debug, thiserror::Error)]
@@ -57,21 +114,21 @@ pub enum OutputError {
 }
 
 /// Write `DIR/jobs.csv` and `DIR/summary.json` (creating `DIR` if needed) and
-/// return the summary. `workload_name` fills Batsim's `workload_name` column.
+/// return the summary. `naming` fills Batsim's name columns.
 pub fn write_outputs(
     dir: &Path,
-    workload_name: &str,
+    naming: Naming<'_>,
     records: &[JobRecord],
     config: &EngineConfig,
 ) -> Result<Summary, OutputError> {
-    write_outputs_with(dir, workload_name, records, config, None)
+    write_outputs_with(dir, naming, records, config, None)
 }
 
 /// [`write_outputs`] plus caller-specific run parameters (workload path,
 /// injection settings…) stored under `"run"` in `summary.json`.
 pub fn write_outputs_with(
     dir: &Path,
-    workload_name: &str,
+    naming: Naming<'_>,
     records: &[JobRecord],
     config: &EngineConfig,
     run: Option<&serde_json::Value>,
@@ -87,15 +144,16 @@ pub fn write_outputs_with(
     };
     let file = File::create(&jobs_path).map_err(io_err)?;
     let mut out = BufWriter::new(file);
-    write_jobs_csv(&mut out, workload_name, records).map_err(io_err)?;
+    write_jobs_csv(&mut out, naming, records).map_err(io_err)?;
     out.flush().map_err(io_err)?;
 
     let summary = Summary::compute(records, config.procs);
     let summary_path = dir.join(SUMMARY_JSON);
-    let text = summary_json(&summary, config, workload_name, run).map_err(|source| OutputError::Json {
-        path: summary_path.clone(),
-        source,
-    })?;
+    let text =
+        summary_json(&summary, config, naming.workload(), run).map_err(|source| OutputError::Json {
+            path: summary_path.clone(),
+            source,
+        })?;
     std::fs::write(&summary_path, text).map_err(|source| OutputError::Io {
         path: summary_path,
         source,
@@ -107,7 +165,7 @@ pub fn write_outputs_with(
 /// (ties and never-ended jobs in submission order).
 pub fn write_jobs_csv(
     out: &mut impl Write,
-    workload_name: &str,
+    naming: Naming<'_>,
     records: &[JobRecord],
 ) -> std::io::Result<()> {
     writeln!(out, "{JOBS_CSV_HEADER}")?;
@@ -116,7 +174,7 @@ pub fn write_jobs_csv(
     let mut line = String::with_capacity(256);
     for idx in order {
         line.clear();
-        format_row(&mut line, workload_name, &records[idx as usize]);
+        format_row(&mut line, naming, &records[idx as usize]);
         out.write_all(line.as_bytes())?;
     }
     Ok(())
@@ -200,20 +258,24 @@ fn push_procs(line: &mut String, procs: &interstice_core::ProcSet) {
     }
 }
 
-fn format_row(line: &mut String, workload_name: &str, record: &JobRecord) {
+fn format_row(line: &mut String, naming: Naming<'_>, record: &JobRecord) {
     let job = &record.job;
     let state = final_state(record);
-    push_u64(line, job.id.0);
-    line.push(',');
-    line.push_str(workload_name);
-    line.push(',');
-    push_profile_name(line, record);
+    naming.push_names(line, record);
     line.push(',');
     push_time(line, job.submit);
     line.push(',');
     push_u64(line, u64::from(job.procs));
     line.push(',');
-    push_time(line, job.walltime);
+    // Batsim's `requested_time` of a job without walltime is -1.
+    push_time(
+        line,
+        if job.walltime_enforced {
+            job.walltime
+        } else {
+            Time::from_secs(-1)
+        },
+    );
     line.push_str(if state == "COMPLETED_SUCCESSFULLY" {
         ",1,"
     } else {

@@ -205,10 +205,11 @@ fn injection_registers_jobs_asks_to_be_called_and_finishes_registration() {
     let all = events(&reply);
     assert_eq!(
         all[0].1,
-        json!({"workload_name": "interstice", "profile_name": "cloud_5000000",
+        json!({"workload_name": "interstice", "profile_name": "cloud0",
         "profile": {"type": "delay", "delay": 5.0}})
     );
     assert_eq!(all[1].1["job_id"], "interstice!cloud0");
+    assert_eq!(all[1].1["job"]["profile"], "cloud0");
     assert_eq!(all[1].1["job"]["res"], 2);
     assert_eq!(all[1].1["job"]["slo"], 60.0);
     assert_eq!(all[1].1["job"]["kind"], "cloud");
@@ -219,9 +220,16 @@ fn injection_registers_jobs_asks_to_be_called_and_finishes_registration() {
         types(&reply).is_empty(),
         "the call at 10 was already requested: {reply}"
     );
+    // Each injected job registers its own profile: without
+    // --enable-profile-reuse Batsim has discarded cloud0's with cloud0.
     let reply = peer.ask(&message(10.0, vec![("REQUESTED_CALL", json!({}))]));
-    assert_eq!(types(&reply), ["REGISTER_JOB", "EXECUTE_JOB", "CALL_ME_LATER"]);
-    assert_eq!(events(&reply)[2].1, json!({"timestamp": 20.0}));
+    assert_eq!(
+        types(&reply),
+        ["REGISTER_PROFILE", "REGISTER_JOB", "EXECUTE_JOB", "CALL_ME_LATER"]
+    );
+    assert_eq!(events(&reply)[0].1["profile_name"], "cloud1");
+    assert_eq!(events(&reply)[1].1["job"]["profile"], "cloud1");
+    assert_eq!(events(&reply)[3].1, json!({"timestamp": 20.0}));
     // Static jobs are over at 12: no injection after that; registration
     // finishes once the running cloud job cannot be resubmitted any more:
     // with the default resubmissions (3) an eviction could still register

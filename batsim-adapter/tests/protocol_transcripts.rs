@@ -12,7 +12,7 @@ use interstice_batsim::sim::{simulate, SimOptions};
 use interstice_core::{EndReason, EngineConfig, JobId, Policy, ProcSet, Time};
 use protocol_support::{config, events, shared, transcript, Adapter, Peer};
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 /// Replay a transcript; returns (recorded reply, our reply) pairs.
 fn replay(name: &str, policy: Policy) -> Vec<(Value, Value)> {
@@ -96,21 +96,38 @@ fn fcfs_answers_the_conversation_with_latencies_as_recorded() {
 }
 
 #[test]
-fn walltime_kills_are_handled_and_every_job_starts_at_once() {
-    // 44 one-resource jobs on 512 resources: all start in the first decision.
-    // Batsim sends same-time jobs sorted by id as text (w0!1, w0!10, w0!1001…);
-    // the adapter submits them by job number, so allocations may differ from
-    // the recorded scheduler's, but the set of started jobs is the same.
+fn walltime_kills_are_handled_and_every_job_starts_once_on_a_free_resource() {
+    // 44 one-resource jobs on 512 resources. Batsim sends same-time jobs
+    // sorted by id as text (w0!1, w0!10, w0!1001…); the adapter submits them
+    // by job number, so allocations may differ from the recorded scheduler's.
+    // With latencies, a job's kill at its walltime is reported a few
+    // milliseconds after the engine's reckoning of its walltime; the adapter
+    // waits for such reports before deciding, so a start may come a few
+    // exchanges (milliseconds) after the recorded scheduler's, never earlier.
     let pairs = replay("transcript-walltime-kills.jsonl", Policy::Fcfs);
-    for (idx, (recorded, ours)) in pairs.iter().enumerate() {
-        let ids = |reply: &Value| -> BTreeSet<String> {
-            decisions(reply)
-                .into_iter()
-                .filter(|(kind, _)| kind == "EXECUTE_JOB")
-                .map(|(_, data)| data["job_id"].as_str().unwrap().to_string())
-                .collect()
-        };
-        assert_eq!(ids(ours), ids(recorded), "exchange {idx}: started jobs differ");
+    let started = |pick: fn(&(Value, Value)) -> &Value| -> HashMap<String, usize> {
+        let mut at = HashMap::new();
+        for (idx, pair) in pairs.iter().enumerate() {
+            for (kind, data) in decisions(pick(pair)) {
+                if kind == "EXECUTE_JOB" {
+                    let id = data["job_id"].as_str().unwrap().to_string();
+                    assert!(at.insert(id.clone(), idx).is_none(), "{id} started twice");
+                }
+            }
+        }
+        at
+    };
+    let ours = started(|pair| &pair.1);
+    let recorded = started(|pair| &pair.0);
+    assert_eq!(ours.len(), 44, "44 jobs, each started once");
+    for (id, &idx) in &recorded {
+        let our_idx = ours.get(id).copied();
+        assert!(
+            our_idx.is_some_and(|i| (idx..=idx + 3).contains(&i)),
+            "{id}: recorded start at exchange {idx}, ours at {our_idx:?}"
+        );
+    }
+    for (idx, (_, ours)) in pairs.iter().enumerate() {
         let mut used = ProcSet::new();
         for (kind, data) in decisions(ours) {
             assert_eq!(kind, "EXECUTE_JOB", "exchange {idx}: only starts expected");
@@ -121,8 +138,6 @@ fn walltime_kills_are_handled_and_every_job_starts_at_once() {
             used = ProcSet::from_ids(used.iter().chain(alloc.iter()));
         }
     }
-    let started: usize = pairs.iter().map(|(_, ours)| decisions(ours).len()).sum();
-    assert_eq!(started, 22 + 22, "44 jobs, each started once");
 }
 
 /// Final state of every job as Batsim 4.2.1 reported it in a transcript.

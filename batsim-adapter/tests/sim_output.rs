@@ -2,7 +2,7 @@
 //! a real Batsim 4.2.1 output), exact rows, determinism, and a simulator run
 //! written through [`write_outputs`].
 
-use interstice_batsim::output::{write_jobs_csv, write_outputs, JOBS_CSV_HEADER};
+use interstice_batsim::output::{write_jobs_csv, write_outputs, Naming, JOBS_CSV_HEADER};
 use interstice_batsim::sim::{simulate, SimOptions};
 use interstice_core::{
     EndReason, EngineConfig, Job, JobId, JobKind, JobRecord, Policy, Prediction, ProcSet, Time,
@@ -28,6 +28,7 @@ fn job(id: u64, kind: JobKind, submit: f64, procs: u32, walltime: i64, runtime: 
         id: JobId(id),
         submit: Time::from_secs_f64(submit),
         walltime: Time::from_secs(walltime),
+        walltime_enforced: true,
         runtime: Some(Time::from_secs(runtime)),
         procs,
         kind,
@@ -111,7 +112,7 @@ fn the_batsim_columns_match_a_real_batsim_output() {
 fn rows_are_batsim_formatted_and_in_completion_order() {
     let records = sample_records();
     let mut out = Vec::new();
-    write_jobs_csv(&mut out, "w0", &records).unwrap();
+    write_jobs_csv(&mut out, Naming::Workload("w0"), &records).unwrap();
     let text = String::from_utf8(out).unwrap();
     let violated = |idx: usize| u8::from(records[idx].violated());
     let expected = [
@@ -161,8 +162,8 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
 
     let first = scratch_dir("first");
     let second = scratch_dir("second");
-    let summary = write_outputs(&first, "w0", &result.records, &config).unwrap();
-    write_outputs(&second, "w0", &result.records, &config).unwrap();
+    let summary = write_outputs(&first, Naming::Workload("w0"), &result.records, &config).unwrap();
+    write_outputs(&second, Naming::Workload("w0"), &result.records, &config).unwrap();
     for name in ["jobs.csv", "summary.json"] {
         let a = std::fs::read(first.join(name)).unwrap();
         let b = std::fs::read(second.join(name)).unwrap();

@@ -19,6 +19,7 @@ fn hpc(id: u64, submit: i64, procs: u32, walltime: i64, runtime: Option<i64>) ->
         id: JobId(id),
         submit: secs(submit),
         walltime: secs(walltime),
+        walltime_enforced: true,
         runtime: runtime.map(secs),
         procs,
         kind: JobKind::Hpc,
@@ -31,6 +32,7 @@ fn cloud(id: u64, submit: i64, procs: u32, walltime: i64, runtime: i64, slo: i64
         id: JobId(id),
         submit: secs(submit),
         walltime: secs(walltime),
+        walltime_enforced: true,
         runtime: Some(secs(runtime)),
         procs,
         kind: JobKind::Cloud,
@@ -205,6 +207,7 @@ fn without_resubmission_an_evicted_cloud_job_ends_killed() {
 fn bad_workloads_are_errors_not_panics() {
     let endless = Job {
         walltime: Time::INFINITY,
+        walltime_enforced: true,
         ..hpc(1, 0, 1, 0, None)
     };
     let err = simulate(

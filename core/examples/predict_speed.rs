@@ -37,6 +37,7 @@ fn main() {
             id: JobId(i),
             submit: Time::ZERO,
             walltime: Time::from_secs(60 + rnd(36_000) as i64),
+            walltime_enforced: true,
             runtime: None,
             procs,
             kind,

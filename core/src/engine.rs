@@ -284,7 +284,8 @@ pub enum Decision {
     },
     /// Kill this running cloud job now: HPC work needs its processors. The
     /// engine already counts its processors as free; the shell reports the
-    /// kill with [`Engine::job_ended`] with [`EndReason::Evicted`] when done.
+    /// kill with [`Engine::job_ended`] with [`EndReason::Evicted`] when done
+    /// (or the job's own end, if it ended before the kill reached it).
     /// If the lifecycle allows, the engine re-queues the job itself (same id).
     Evict {
         /// The cloud job.
@@ -418,9 +419,16 @@ impl Engine {
     /// A running job stopped at `now` (possibly before its walltime).
     ///
     /// For a cloud job the engine evicted ([`Decision::Evict`]), this is the
-    /// acknowledgement of the kill: the job is re-queued if its
-    /// [`Lifecycle`] allows, else it ends. A queued job reported as ended is
-    /// withdrawn as by [`Engine::cancel`].
+    /// acknowledgement of the kill: with [`EndReason::Evicted`] (or
+    /// [`EndReason::Killed`]) the job is re-queued if its [`Lifecycle`]
+    /// allows, else it ends; with [`EndReason::Completed`] or
+    /// [`EndReason::WalltimeReached`] the job ended on its own before the kill
+    /// reached it, so the eviction is undone (not counted, no lost work, no
+    /// resubmission). A queued job reported as ended is withdrawn as by
+    /// [`Engine::cancel`].
+    ///
+    /// Until a running job's end is reported, its processors stay busy, even
+    /// past its walltime (see [`Engine::overdue`]).
     pub fn job_ended(&mut self, id: JobId, now: Time, reason: EndReason) -> Result<(), EngineError> {
         self.st.job_ended(&self.config, id, now, reason)
     }
@@ -442,6 +450,17 @@ impl Engine {
     /// every later decision as if it had not been made.
     pub fn schedule(&mut self, now: Time) -> Vec<Decision> {
         self.st.schedule(&self.config, now)
+    }
+
+    /// Running jobs whose walltime has passed at `now` and whose end has not
+    /// been reported with [`Engine::job_ended`] yet. Their processors stay
+    /// busy until then (each pass holds them until the next tick and moves
+    /// what was planned on them), so a shell that knows the end report is
+    /// on its way (Batsim reports every kill at a walltime, sometimes in a
+    /// later message of the same instant) may wait for it before calling
+    /// [`Engine::schedule`].
+    pub fn overdue(&self, now: Time) -> usize {
+        self.st.overdue(now)
     }
 
     /// The earliest future time at which `schedule` would decide something even

@@ -61,8 +61,15 @@ pub struct Job {
     pub id: JobId,
     /// Arrival time `a_j`.
     pub submit: Time,
-    /// Requested processing time `wt_j`; the job is killed when it is reached.
+    /// Requested processing time `wt_j`: the engine plans the job's
+    /// processors as busy until `start + walltime`.
     pub walltime: Time,
+    /// Whether the platform kills the job when its walltime is reached
+    /// (Batsim, Slurm's time limit). `false` when the job has no limit and
+    /// `walltime` is only the planning estimate (an SWF job without a
+    /// requested time, a Batsim job with walltime `-1`): it then runs its
+    /// whole run time, and its processors stay busy until its end is reported.
+    pub walltime_enforced: bool,
     /// Actual run time when known (traces, simulation). The engine never uses
     /// it for decisions; simulators use it to decide when a job ends.
     pub runtime: Option<Time>,

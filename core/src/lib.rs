@@ -114,11 +114,11 @@
 //! let mut engine = Engine::new(config)?;
 //! let secs = Time::from_secs;
 //! engine.submit(Job {
-//!     id: JobId(1), submit: secs(0), walltime: secs(100), runtime: None,
+//!     id: JobId(1), submit: secs(0), walltime: secs(100), walltime_enforced: true, runtime: None,
 //!     procs: 3, kind: JobKind::Hpc, slo: None,
 //! })?;
 //! let prediction = engine.submit(Job {
-//!     id: JobId(2), submit: secs(0), walltime: secs(30), runtime: None,
+//!     id: JobId(2), submit: secs(0), walltime: secs(30), walltime_enforced: true, runtime: None,
 //!     procs: 1, kind: JobKind::Cloud, slo: Some(secs(60)),
 //! })?.expect("cloud jobs get a prediction");
 //! // The HPC job takes 2-3 (outside the area) and 0; the cloud job fits on 1 now.

@@ -236,6 +236,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             id: JobId(index as u64 + 1),
             submit,
             walltime,
+            walltime_enforced: true,
             runtime: None,
             procs,
             kind: JobKind::Hpc,

@@ -345,8 +345,14 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
 
     let info = run_info(&spec, &trace, cloud.as_ref(), &result);
-    let summary = output::write_outputs_with(&args.out, WORKLOAD_NAME, &result.records, &config, Some(&info))
-        .context("cannot write the results")?;
+    let summary = output::write_outputs_with(
+        &args.out,
+        output::Naming::Workload(WORKLOAD_NAME),
+        &result.records,
+        &config,
+        Some(&info),
+    )
+    .context("cannot write the results")?;
     if !args.quiet {
         print_summary(
             &summary,
@@ -577,8 +583,13 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         let name = policy.name();
         let out_dir = std::env::temp_dir().join(format!("interstice-bench-replay-{}", std::process::id()));
         let writing = Instant::now();
-        output::write_outputs(&out_dir, WORKLOAD_NAME, &result.records, &config)
-            .with_context(|| format!("cannot write results to {}", out_dir.display()))?;
+        output::write_outputs(
+            &out_dir,
+            output::Naming::Workload(WORKLOAD_NAME),
+            &result.records,
+            &config,
+        )
+        .with_context(|| format!("cannot write results to {}", out_dir.display()))?;
         let write = writing.elapsed().as_secs_f64();
         let _ = std::fs::remove_dir_all(&out_dir);
         println!("METRIC:replay_{name}_wall_seconds:{wall:.3}:s");

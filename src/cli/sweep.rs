@@ -352,8 +352,14 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 .join("runs")
                 .join(format!("run-{:04}", index - n_baselines));
             let info = run_info(spec, trace, cloud.as_ref(), &result);
-            output::write_outputs_with(&dir, WORKLOAD_NAME, &result.records, &config, Some(&info))
-                .context("cannot write the run's results")?;
+            output::write_outputs_with(
+                &dir,
+                output::Naming::Workload(WORKLOAD_NAME),
+                &result.records,
+                &config,
+                Some(&info),
+            )
+            .context("cannot write the run's results")?;
         }
         Ok(Outcome {
             summary: result.summary,

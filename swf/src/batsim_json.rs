@@ -10,8 +10,11 @@
 //! Reading: jobs without `kind` are HPC; a job's run time is its profile's
 //! `delay`; for other profile types the run time is unknown and set to the
 //! walltime (counted in [`ExtractStats::runtime_from_walltime`]); a missing or
-//! negative walltime is set to the run time (counted in
-//! [`ExtractStats::walltime_from_runtime`]).
+//! negative walltime (Batsim: no limit) is set to the run time as a planning
+//! estimate that is not enforced ([`Job::walltime_enforced`] false, counted in
+//! [`ExtractStats::walltime_from_runtime`]). Writing does the reverse: a job
+//! whose walltime is not enforced gets `"walltime": -1`, so Batsim runs its
+//! whole delay instead of killing it at the estimate.
 
 use crate::error::SwfError;
 use crate::extract::{check_width, clip_procs, ExtractOptions, ExtractStats, SkipReason};
@@ -28,6 +31,16 @@ fn secs(t: Time) -> String {
         "-1".to_string()
     } else {
         t.to_string()
+    }
+}
+
+/// A job's `walltime` field: `-1` (Batsim: no limit, the job runs its whole
+/// delay) when the walltime is only a planning estimate.
+fn batsim_walltime(job: &Job) -> String {
+    if job.walltime_enforced {
+        secs(job.walltime)
+    } else {
+        "-1".to_string()
     }
 }
 
@@ -50,7 +63,7 @@ pub fn write_workload<W: Write>(jobs: &[Job], nb_res: u32, mut writer: W) -> io:
             "    {{\"id\": {}, \"subtime\": {}, \"walltime\": {}, \"res\": {}, \"profile\": \"{}\", \"kind\": \"{}\"",
             job.id.0,
             secs(job.submit),
-            secs(job.walltime),
+            batsim_walltime(job),
             job.procs,
             profile_name(delay),
             job.kind.as_str(),
@@ -171,15 +184,15 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
             None
         };
         let walltime = rj.walltime.filter(|w| *w > 0.0);
-        let (walltime, runtime) = match (walltime, delay) {
-            (Some(w), Some(d)) => (w, d),
+        let (walltime, runtime, enforced) = match (walltime, delay) {
+            (Some(w), Some(d)) => (w, d, true),
             (None, Some(d)) => {
                 stats.walltime_from_runtime += 1;
-                (d, d)
+                (d, d, false)
             }
             (Some(w), None) => {
                 stats.runtime_from_walltime += 1;
-                (w, w)
+                (w, w, true)
             }
             (None, None) => {
                 stats.skip(SkipReason::Runtime);
@@ -218,6 +231,7 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
             id: JobId(id),
             submit: Time::from_secs_f64(rj.subtime),
             walltime: Time::from_secs_f64(walltime * opts.walltime_factor),
+            walltime_enforced: enforced,
             runtime: Some(Time::from_secs_f64(runtime)),
             procs,
             kind,
@@ -275,6 +289,7 @@ mod tests {
                 id: JobId(3),
                 submit: Time::from_secs(0),
                 walltime: Time::from_secs(100),
+                walltime_enforced: true,
                 runtime: Some(Time::from_secs_f64(50.5)),
                 procs: 2,
                 kind: JobKind::Hpc,
@@ -284,6 +299,7 @@ mod tests {
                 id: JobId(4),
                 submit: Time::from_secs(10),
                 walltime: Time::from_secs(180),
+                walltime_enforced: true,
                 runtime: Some(Time::from_secs(18)),
                 procs: 1,
                 kind: JobKind::Cloud,

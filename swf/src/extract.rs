@@ -147,9 +147,11 @@ pub fn extract_job(
             _ => return Ok(Extracted::Skipped(SkipReason::Procs)),
         },
     };
-    let walltime = match rec.requested_time {
-        Some(w) if w > 0.0 => w,
-        _ => runtime,
+    let enforced = !walltime_from_runtime(rec);
+    let walltime = if enforced {
+        rec.requested_time.unwrap_or(runtime)
+    } else {
+        runtime
     };
     let (procs, clipped) = clip_procs(procs as u64, opts.clip);
     check_width(rec.job, procs, machine)?;
@@ -160,6 +162,7 @@ pub fn extract_job(
         id: JobId(rec.job),
         submit: Time::from_secs_f64(submit),
         walltime: Time::from_secs_f64(walltime * opts.walltime_factor),
+        walltime_enforced: enforced,
         runtime: Some(Time::from_secs_f64(runtime)),
         procs,
         kind: JobKind::Hpc,

@@ -315,6 +315,7 @@ pub fn inject_cloud_jobs(opts: &InjectOptions, from: Time, to: Time, first_id: u
             id: JobId(id),
             submit,
             walltime: opts.walltime,
+            walltime_enforced: true,
             runtime: Some(opts.runtime.sample(opts.walltime, &mut runtime_rng)),
             procs: opts.procs.draw(&mut rng),
             kind: JobKind::Cloud,

@@ -188,6 +188,7 @@ mod tests {
             id: JobId(id),
             submit: Time::from_secs(submit),
             walltime: Time::from_secs(run),
+            walltime_enforced: true,
             runtime: Some(Time::from_secs(run)),
             procs,
             kind: JobKind::Hpc,

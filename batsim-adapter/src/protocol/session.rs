@@ -32,7 +32,7 @@ use super::messages::{
     EventKind, FinalState, JobCompleted, JobSubmitted, Message, Outgoing, SimulationBegins,
 };
 use super::options::{CloudInjection, EngineOptions};
-use crate::output::{self, OutputError};
+use crate::output::{self, BatsimNames, Naming, OutputError};
 use interstice_core::{
     Decision, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, ProcSet, Summary, Time,
 };
@@ -125,6 +125,8 @@ struct Entry {
     description: Map<String, Value>,
     /// The workload of the original job (for its profile).
     workload: String,
+    /// The profile the adapter registered with the job (dynamic jobs).
+    dynamic_profile: Option<Value>,
     state: Tracked,
     /// Processors of the current run (engine numbering).
     procs: Option<ProcSet>,
@@ -142,6 +144,7 @@ impl Entry {
             batsim_id,
             description,
             workload,
+            dynamic_profile: None,
             state: Tracked::Waiting,
             procs: None,
             needs_registration: false,
@@ -149,6 +152,18 @@ impl Entry {
             start_order: u64::MAX,
         }
     }
+}
+
+/// A `KILL_JOB` in flight.
+#[derive(Clone, Debug)]
+struct Kill {
+    /// The engine's job.
+    id: JobId,
+    /// The processors it ran on (engine numbering).
+    procs: ProcSet,
+    /// The job's end was reported to the engine (Batsim's `JOB_COMPLETED`:
+    /// `COMPLETED_KILLED`, or its own end if it ended before the kill).
+    reported: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -167,13 +182,12 @@ struct Running {
     workload_name: String,
     first_workload: Option<String>,
     profiles: Map<String, Value>,
-    registered_profiles: HashSet<String>,
     by_batsim: HashMap<String, JobId>,
     entries: HashMap<JobId, Entry>,
     used_ids: HashSet<u64>,
     next_synthetic: u64,
-    /// Batsim ids of `KILL_JOB`s not yet acknowledged, with their processors.
-    killing: HashMap<String, ProcSet>,
+    /// `KILL_JOB`s Batsim has not acknowledged with `JOB_KILLED` yet, by Batsim id.
+    killing: HashMap<String, Kill>,
     held: Vec<HeldStart>,
     requested_calls: BTreeSet<Time>,
     static_done: bool,
@@ -385,10 +399,14 @@ impl Session {
         if ends {
             self.finished = true;
             if let Some(dir) = &self.config.out_dir {
+                let names = running.batsim_names();
+                let naming = Naming::Batsim {
+                    workload: &running.workload_name,
+                    names: &names,
+                };
                 let records = running.engine.records();
-                let summary =
-                    output::write_outputs(dir, &running.workload_name, records, running.engine.config())
-                        .map_err(SessionError::Output)?;
+                let summary = output::write_outputs(dir, naming, records, running.engine.config())
+                    .map_err(SessionError::Output)?;
                 self.summary = Some(summary);
             }
             // Batsim expects an answer without events to SIMULATION_ENDS.
@@ -415,7 +433,14 @@ impl Session {
             .engine
             .next_wakeup()
             .is_some_and(|t| t <= running.clock && running.last_pass.map_or(true, |last| t > last));
-        let mut passes = if running.engine_events > events_before || wanted {
+        // A job past its walltime whose end Batsim has not reported yet still
+        // holds its processors: Batsim reports that end (a kill at the
+        // walltime, or a job without walltime outrunning its estimate) in a
+        // later message, of this instant or microseconds later. Waiting for
+        // it decides as if it had come in this message; the engine holds the
+        // processors meanwhile (for the predictions of injected jobs).
+        let waiting_for_ends = running.engine.overdue(running.clock) > 0;
+        let mut passes = if (running.engine_events > events_before || wanted) && !waiting_for_ends {
             0
         } else {
             MAX_PASSES_PER_MESSAGE
@@ -426,11 +451,14 @@ impl Session {
             let decisions = running.engine.schedule(running.clock);
             running.last_pass = Some(running.clock);
             let productive = !decisions.is_empty();
+            // After an eviction, the next pass comes with Batsim's report of
+            // the kill (as the simulator passes again after acknowledging it).
+            let evicted = decisions.iter().any(|d| matches!(d, Decision::Evict { .. }));
             running
                 .apply(decisions, &mut reply)
                 .map_err(SessionError::Protocol)?;
             let again = running.engine.next_wakeup().is_some_and(|t| t <= running.clock);
-            if !(productive && again) {
+            if evicted || !(productive && again) {
                 break;
             }
             if passes == MAX_PASSES_PER_MESSAGE {
@@ -499,9 +527,7 @@ impl Session {
         let workload_name = begins
             .workloads
             .first()
-            .and_then(|(_, path)| std::path::Path::new(path).file_stem())
-            .map(|stem| stem.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "batsim".to_string());
+            .map_or_else(|| DYNAMIC_WORKLOAD.to_string(), |(name, _)| name.clone());
         Ok(Running {
             engine,
             resources: begins.compute_resources.clone(),
@@ -510,7 +536,6 @@ impl Session {
             workload_name,
             first_workload: begins.workloads.first().map(|(name, _)| name.clone()),
             profiles: begins.profiles.clone(),
-            registered_profiles: HashSet::new(),
             by_batsim: HashMap::new(),
             entries: HashMap::new(),
             used_ids: HashSet::new(),
@@ -553,6 +578,23 @@ fn seconds_field(job: &Map<String, Value>, key: &str) -> Result<Option<f64>, Str
 }
 
 impl Running {
+    /// Batsim's names of every job's last run, for `jobs.csv`.
+    fn batsim_names(&self) -> HashMap<JobId, BatsimNames> {
+        self.entries
+            .iter()
+            .map(|(&id, entry)| {
+                let (workload, job) = entry.batsim_id.split_once('!').unwrap_or(("", &entry.batsim_id));
+                let profile = entry.description.get("profile").and_then(Value::as_str);
+                let names = BatsimNames {
+                    job: job.to_string(),
+                    workload: workload.to_string(),
+                    profile: profile.unwrap_or_default().to_string(),
+                };
+                (id, names)
+            })
+            .collect()
+    }
+
     fn engine_time(&mut self, at: Time) -> Time {
         self.clock = self.clock.max(at);
         self.clock
@@ -623,11 +665,11 @@ impl Running {
         let workload = batsim_id.split_once('!').map_or("", |(w, _)| w).to_string();
         let profile = job.get("profile").and_then(Value::as_str).unwrap_or_default();
         let runtime = self.profile_delay(&workload, profile);
-        let walltime = match seconds_field(job, "walltime")? {
-            Some(secs) if secs > 0.0 => Time::from_secs_f64(secs),
+        let (walltime, walltime_enforced) = match seconds_field(job, "walltime")? {
+            Some(secs) if secs > 0.0 => (Time::from_secs_f64(secs), true),
             // Batsim's convention: missing or -1 = no walltime; plan with the
             // delay when known (as `interstice replay` reads such a workload).
-            _ => runtime.unwrap_or(Time::INFINITY),
+            _ => (runtime.unwrap_or(Time::INFINITY), false),
         };
         let kind = match job.get("kind") {
             None | Some(Value::Null) => JobKind::Hpc,
@@ -644,6 +686,7 @@ impl Running {
             id,
             submit,
             walltime,
+            walltime_enforced,
             runtime,
             procs,
             kind,
@@ -698,9 +741,16 @@ impl Running {
         let batsim_id = &completed.job_id;
         let id = self.lookup(batsim_id)?;
         if self.killing.contains_key(batsim_id) {
-            // It ended on its own before the kill reached it; the engine has
-            // already counted it as evicted and JOB_KILLED follows.
-            return Ok(());
+            // The kill's outcome: `COMPLETED_KILLED`, or the job's own end
+            // when it ended before the kill reached it (then the eviction
+            // was moot). `JOB_KILLED` follows.
+            let reason = match completed.state {
+                FinalState::Successful | FinalState::Failed => EndReason::Completed,
+                FinalState::WalltimeReached => EndReason::WalltimeReached,
+                FinalState::Killed | FinalState::Rejected => EndReason::Evicted,
+            };
+            let at = self.engine_time(at);
+            return self.report_kill(batsim_id, at, reason);
         }
         let entry = self.entries.get(&id).expect("entry of a known id");
         if entry.batsim_id != *batsim_id {
@@ -746,14 +796,40 @@ impl Running {
         Ok(())
     }
 
+    /// Tell the engine how a job the adapter asked Batsim to kill ended
+    /// (once): evicted, and re-queued if its lifecycle allows, or ended on
+    /// its own before the kill.
+    fn report_kill(&mut self, batsim_id: &str, at: Time, reason: EndReason) -> Result<(), String> {
+        let Some(kill) = self.killing.get_mut(batsim_id) else {
+            return Ok(());
+        };
+        if std::mem::replace(&mut kill.reported, true) {
+            return Ok(());
+        }
+        let id = kill.id;
+        self.engine_events += 1;
+        self.engine
+            .job_ended(id, at, reason)
+            .map_err(|e| format!("job {batsim_id}: {e}"))?;
+        if matches!(self.engine.job_state(id), Some(JobState::Queued { .. })) {
+            let entry = self.entries.get_mut(&id).expect("entry of a killed job");
+            entry.state = Tracked::Waiting;
+            entry.needs_registration = true;
+        }
+        Ok(())
+    }
+
     fn job_killed(&mut self, job_ids: &[String], reply: &mut Vec<Outgoing>) -> Result<(), String> {
         for batsim_id in job_ids {
             self.lookup(batsim_id)?;
-            if self.killing.remove(batsim_id).is_none() {
+            if !self.killing.contains_key(batsim_id) {
                 return Err(format!(
                     "JOB_KILLED names {batsim_id}, which the scheduler never asked to kill"
                 ));
             }
+            let clock = self.clock;
+            self.report_kill(batsim_id, clock, EndReason::Evicted)?;
+            self.killing.remove(batsim_id);
             for held in &mut self.held {
                 held.waiting_for.remove(batsim_id);
             }
@@ -771,16 +847,30 @@ impl Running {
         Ok(())
     }
 
-    /// Register a profile once in the dynamic workload; returns its name there.
-    fn ensure_profile(&mut self, name: String, profile: Value, reply: &mut Vec<Outgoing>) -> String {
-        if self.registered_profiles.insert(name.clone()) {
-            reply.push(Outgoing::RegisterProfile {
-                workload_name: DYNAMIC_WORKLOAD.into(),
-                profile_name: name.clone(),
-                profile,
-            });
-        }
-        name
+    /// Register a job in the dynamic workload with a profile of its own,
+    /// named as the job: without `--enable-profile-reuse`, Batsim discards a
+    /// dynamic profile once its job is gone, so profiles are never shared.
+    /// Returns the job's description as registered.
+    fn register_job(
+        &mut self,
+        name: &str,
+        profile: Value,
+        mut description: Map<String, Value>,
+        reply: &mut Vec<Outgoing>,
+    ) -> Map<String, Value> {
+        let job_id = format!("{DYNAMIC_WORKLOAD}!{name}");
+        reply.push(Outgoing::RegisterProfile {
+            workload_name: DYNAMIC_WORKLOAD.into(),
+            profile_name: name.to_string(),
+            profile,
+        });
+        description.insert("id".into(), json!(job_id));
+        description.insert("profile".into(), json!(name));
+        reply.push(Outgoing::RegisterJob {
+            job_id,
+            job: Value::Object(description.clone()),
+        });
+        description
     }
 
     fn register_resubmission(&mut self, id: JobId, reply: &mut Vec<Outgoing>) -> Result<(), String> {
@@ -791,22 +881,16 @@ impl Running {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let dynamic_profile = if entry.workload == DYNAMIC_WORKLOAD {
-            profile_name
-        } else {
-            let profile = self
-                .profiles
-                .get(&entry.workload)
-                .and_then(|p| p.get(&profile_name))
-                .cloned()
-                .ok_or_else(|| {
-                    format!(
-                        "cannot resubmit evicted job {}: its profile {profile_name:?} was not in SIMULATION_BEGINS",
-                        entry.batsim_id
-                    )
-                })?;
-            self.ensure_profile(format!("{}_{}", entry.workload, profile_name), profile, reply)
-        };
+        let profile = entry
+            .dynamic_profile
+            .clone()
+            .or_else(|| self.profiles.get(&entry.workload)?.get(&profile_name).cloned())
+            .ok_or_else(|| {
+                format!(
+                    "cannot resubmit evicted job {}: its profile {profile_name:?} is unknown",
+                    entry.batsim_id
+                )
+            })?;
         let registrations = entry.registrations + 1;
         let original = entry
             .description
@@ -814,18 +898,17 @@ impl Running {
             .and_then(Value::as_str)
             .unwrap_or(&entry.batsim_id);
         let base = original.split('-').next().unwrap_or(original).replace('!', "_");
-        let new_id = format!("{DYNAMIC_WORKLOAD}!{base}-r{registrations}");
+        let name = format!("{base}-r{registrations}");
         let mut description = entry.description.clone();
-        description.insert("id".into(), json!(new_id));
-        description.insert("profile".into(), json!(dynamic_profile));
         description.insert("subtime".into(), json!(self.clock.as_secs_f64()));
-        reply.push(Outgoing::RegisterJob {
-            job_id: new_id.clone(),
-            job: Value::Object(description),
-        });
+        self.register_job(&name, profile.clone(), description, reply);
+        let new_id = format!("{DYNAMIC_WORKLOAD}!{name}");
         self.by_batsim.insert(new_id.clone(), id);
         let entry = self.entries.get_mut(&id).expect("entry");
+        entry.dynamic_profile = Some(profile);
         entry.batsim_id = new_id;
+        entry.description.insert("profile".into(), json!(name));
+        entry.workload = DYNAMIC_WORKLOAD.into();
         entry.registrations = registrations;
         entry.needs_registration = false;
         Ok(())
@@ -850,21 +933,21 @@ impl Running {
                     let batsim_id = entry.batsim_id.clone();
                     let procs = entry.procs.take().unwrap_or_default();
                     entry.state = Tracked::Done;
-                    self.killing.insert(batsim_id.clone(), procs);
+                    let kill = Kill {
+                        id,
+                        procs,
+                        reported: false,
+                    };
+                    self.killing.insert(batsim_id.clone(), kill);
                     if let Some(pos) = self.held.iter().position(|h| h.batsim_id == batsim_id) {
                         // Never executed in Batsim: nothing to kill there.
-                        let held = self.held.remove(pos);
-                        self.killing.remove(&held.batsim_id);
+                        self.held.remove(pos);
+                        let clock = self.clock;
+                        self.report_kill(&batsim_id, clock, EndReason::Evicted)?;
+                        self.killing.remove(&batsim_id);
                     } else {
+                        // The engine learns the kill's outcome from Batsim.
                         kills.push(batsim_id.clone());
-                    }
-                    self.engine
-                        .job_ended(id, self.clock, EndReason::Evicted)
-                        .map_err(|e| format!("evicting job {batsim_id}: {e}"))?;
-                    if matches!(self.engine.job_state(id), Some(JobState::Queued { .. })) {
-                        let entry = self.entries.get_mut(&id).expect("entry");
-                        entry.state = Tracked::Waiting;
-                        entry.needs_registration = true;
                     }
                 }
                 Decision::Start { id, procs } => {
@@ -890,7 +973,7 @@ impl Running {
                     let waiting_for: HashSet<String> = self
                         .killing
                         .iter()
-                        .filter(|(_, killed)| killed.intersects(&procs))
+                        .filter(|(_, kill)| kill.procs.intersects(&procs))
                         .map(|(kill_id, _)| kill_id.clone())
                         .collect();
                     if waiting_for.is_empty() {
@@ -954,33 +1037,31 @@ impl Running {
             self.next_injection += 1;
             let procs = inject.procs.draw(&mut self.procs_rng);
             let runtime = inject.runtime.sample(inject.walltime, &mut self.runtime_rng);
-            let profile_name = format!("cloud_{}", runtime.ticks());
+            let name = format!("cloud{k}");
+            let batsim_id = format!("{DYNAMIC_WORKLOAD}!{name}");
             let profile = json!({"type": "delay", "delay": runtime.as_secs_f64()});
-            let profile_name = self.ensure_profile(profile_name, profile, reply);
-            let batsim_id = format!("{DYNAMIC_WORKLOAD}!cloud{k}");
             let slo = inject.walltime.mul_f64(inject.slack);
             let submit = self.engine_time(t);
             let description = json!({
-                "id": batsim_id, "subtime": submit.as_secs_f64(), "walltime": inject.walltime.as_secs_f64(),
-                "res": procs, "profile": profile_name, "kind": "cloud", "slo": slo.as_secs_f64(),
+                "subtime": submit.as_secs_f64(), "walltime": inject.walltime.as_secs_f64(),
+                "res": procs, "kind": "cloud", "slo": slo.as_secs_f64(),
             });
-            reply.push(Outgoing::RegisterJob {
-                job_id: batsim_id.clone(),
-                job: description.clone(),
-            });
+            let description = description.as_object().cloned().unwrap_or_default();
+            let description = self.register_job(&name, profile.clone(), description, reply);
             let id = self.new_engine_id(&batsim_id);
             self.by_batsim.insert(batsim_id.clone(), id);
             let job = Job {
                 id,
                 submit,
                 walltime: inject.walltime,
+                walltime_enforced: true,
                 runtime: Some(runtime),
                 procs,
                 kind: JobKind::Cloud,
                 slo: Some(slo),
             };
-            let description = description.as_object().cloned().unwrap_or_default();
-            let entry = Entry::waiting(batsim_id, description, DYNAMIC_WORKLOAD.into());
+            let mut entry = Entry::waiting(batsim_id, description, DYNAMIC_WORKLOAD.into());
+            entry.dynamic_profile = Some(profile);
             self.submit_to_engine(job, entry, reply)?;
         }
         Ok(())

@@ -12,8 +12,9 @@
 //! At each timestamp the loop applies every completion first
 //! ([`Engine::job_ended`]), then every arrival ([`Engine::submit`]), then calls
 //! [`Engine::schedule`] once and carries out its decisions: an eviction ends
-//! the run now ([`EndReason::Evicted`], reported back to the engine, which may
-//! re-queue the job), a start books the run's end event, a rejection only
+//! the run now ([`EndReason::Evicted`], reported back to the engine after the
+//! pass's decisions, as Batsim reports kills in its next message; the engine
+//! may re-queue the job), a start books the run's end event, a rejection only
 //! shows in the records. It also wakes up at [`Engine::next_wakeup`], and
 //! schedules again at the same timestamp when the engine asks for it after a
 //! pass that decided something (e.g. a re-queued evicted job), as Batsim would
@@ -162,15 +163,21 @@ pub fn delay_reaches_walltime(delay: Time, walltime: Time) -> bool {
     !walltime.is_infinite() && delay >= walltime
 }
 
-/// How long a run of `job` lasts and how it ends (`delay` profile semantics).
+/// How long a run of `job` lasts and how it ends (`delay` profile semantics;
+/// a walltime that is not enforced is Batsim's walltime `-1`: no kill).
 fn run_length(job: &Job) -> Result<(Time, EndReason), SimError> {
-    let walltime = job.walltime.max(Time::ZERO);
+    let walltime = if job.walltime_enforced {
+        job.walltime.max(Time::ZERO)
+    } else {
+        Time::INFINITY
+    };
     match job.runtime {
         Some(runtime) if delay_reaches_walltime(runtime.max(Time::ZERO), walltime) => {
             Ok((walltime, EndReason::WalltimeReached))
         }
         Some(runtime) => Ok((runtime.max(Time::ZERO), EndReason::Completed)),
-        None if walltime.is_infinite() => Err(SimError::EndlessJob(job.id)),
+        None if job.walltime.is_infinite() => Err(SimError::EndlessJob(job.id)),
+        None if !job.walltime_enforced => Ok((job.walltime, EndReason::Completed)),
         None => Ok((walltime, EndReason::WalltimeReached)),
     }
 }
@@ -283,6 +290,7 @@ pub fn simulate(
         stats.schedule_passes += 1;
         stats.decisions += decisions.len() as u64;
         let productive = !decisions.is_empty();
+        let mut evicted = Vec::new();
         for decision in decisions {
             match &decision {
                 Decision::Evict { id } => {
@@ -296,13 +304,7 @@ pub fn simulate(
                     }
                     state.running = false;
                     state.run += 1;
-                    engine
-                        .job_ended(*id, now, EndReason::Evicted)
-                        .map_err(|source| SimError::Engine {
-                            time: now,
-                            job: Some(*id),
-                            source,
-                        })?;
+                    evicted.push(*id);
                 }
                 Decision::Start { id, .. } => {
                     let job_idx = index.get(*id)?;
@@ -332,6 +334,17 @@ pub fn simulate(
             if options.log_decisions {
                 decisions_log.push(TimedDecision { time: now, decision });
             }
+        }
+        // Kills take effect at once; they are acknowledged after the pass's
+        // decisions, as Batsim reports them in its next message.
+        for id in evicted {
+            engine
+                .job_ended(id, now, EndReason::Evicted)
+                .map_err(|source| SimError::Engine {
+                    time: now,
+                    job: Some(id),
+                    source,
+                })?;
         }
         last_pass = Some((now, productive, passes_here));
         stats.end_time = now;

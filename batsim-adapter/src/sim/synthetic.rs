@@ -105,6 +105,7 @@ pub fn hpc_workload(options: &SyntheticOptions) -> Vec<Job> {
                 id: JobId(options.first_id + job_idx as u64),
                 submit: Time::from_secs_f64(submit),
                 walltime: Time::from_secs_f64(walltime),
+                walltime_enforced: true,
                 runtime: Some(Time::from_secs_f64(runtime)),
                 procs,
                 kind: JobKind::Hpc,

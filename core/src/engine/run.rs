@@ -49,6 +49,9 @@ struct Entry {
     /// Running cloud job: planned eviction time ([`Time::INFINITY`] = none).
     evict_at: Time,
     resubmissions: u32,
+    /// Evicting: the work the eviction counted as lost (given back if the
+    /// job turns out to have ended on its own before the kill).
+    evicted_lost: Time,
     /// Queued cloud job waiting in the backlog (no reservation).
     in_backlog: bool,
     /// Queue order: the time it entered the queue (then the id).
@@ -101,6 +104,9 @@ pub(super) struct State {
     dooms: BTreeSet<(Time, usize)>,
     running_hpc: BTreeSet<usize>,
     running_cloud: BTreeSet<usize>,
+    /// Running jobs by the end of their walltime (`start + walltime`): those
+    /// at or before now are overdue until the shell reports their end.
+    deadlines: BTreeSet<(Time, usize)>,
     /// Processors running a cloud job now.
     cloud_running: Bits,
     /// Owner of each processor running a cloud job.
@@ -150,6 +156,7 @@ impl State {
             dooms: BTreeSet::new(),
             running_hpc: BTreeSet::new(),
             running_cloud: BTreeSet::new(),
+            deadlines: BTreeSet::new(),
             cloud_running: Bits::empty(cfg.procs),
             owner: BTreeMap::new(),
             head_res: None,
@@ -329,6 +336,7 @@ impl State {
             occ_end: Time::ZERO,
             evict_at: Time::INFINITY,
             resubmissions: 0,
+            evicted_lost: Time::ZERO,
             in_backlog: false,
             qtime: qkey.0,
         });
@@ -410,6 +418,21 @@ impl State {
                 return Ok(());
             }
         }
+        if matches!(reason, EndReason::Completed | EndReason::WalltimeReached) {
+            // Evicting, but the job ended on its own before the kill reached
+            // it: the eviction was moot. It ran to its end, lost nothing and
+            // is not resubmitted.
+            let e = &mut self.jobs[idx];
+            e.st = St::Ended;
+            e.res = None;
+            let lost = std::mem::replace(&mut e.evicted_lost, Time::ZERO);
+            let r = &mut self.records[idx];
+            r.evictions = r.evictions.saturating_sub(1);
+            r.lost_work -= lost;
+            r.end = Some(now);
+            r.end_reason = Some(reason);
+            return Ok(());
+        }
         // Evicting: the kill is acknowledged.
         let r = &mut self.records[idx];
         r.end = Some(now);
@@ -486,6 +509,7 @@ impl State {
         self.dirty = false;
         self.hpc.prune(now);
         self.all.prune(now);
+        self.hold_overdue(cfg, now);
         let mut out: Vec<Decision> = Vec::new();
         for idx in std::mem::take(&mut self.pending_rejects) {
             out.push(Decision::Reject {
@@ -547,6 +571,11 @@ impl State {
     /// `schedule`), then the cloud layer's compression if due.
     fn catch_up(&mut self, cfg: &EngineConfig) {
         let now = self.now;
+        if self.deadlines.first().is_some_and(|&(t, _)| t <= now) {
+            self.hpc.prune(now);
+            self.all.prune(now);
+            self.hold_overdue(cfg, now);
+        }
         if self.hpc_due(now) {
             self.hpc.prune(now);
             self.all.prune(now);
@@ -597,6 +626,12 @@ impl State {
             }
         }
         self.pending_starts.extend(starts);
+        self.replace_displaced(cfg, now);
+    }
+
+    /// Re-plan, in queue order, the queued cloud jobs whose reservation HPC
+    /// work (or a held overdue job) took.
+    fn replace_displaced(&mut self, cfg: &EngineConfig, now: Time) {
         let mut displaced = std::mem::take(&mut self.displaced);
         displaced.sort_by_key(|&i| self.qkey(i));
         displaced.dedup();
@@ -607,6 +642,83 @@ impl State {
                 self.place_cloud(cfg, idx, fit);
             }
         }
+    }
+
+    /// Keep the processors of overdue jobs busy: a running job whose walltime
+    /// has passed but whose end the shell has not reported yet (Batsim may
+    /// report a kill at the walltime in a later message of the same instant,
+    /// or microseconds later; a job without an enforced walltime may outrun
+    /// its estimate) holds its processors until the next tick. Queued
+    /// reservations that would start on them now move (HPC ones are planned
+    /// again by this pass, cloud ones at their next earliest fit); a held
+    /// cloud job in the way of an HPC job starting now is not held, that
+    /// start evicts it.
+    fn hold_overdue(&mut self, cfg: &EngineConfig, now: Time) {
+        let due: Vec<usize> = self
+            .deadlines
+            .iter()
+            .take_while(|&&(t, _)| t <= now)
+            .map(|&(_, idx)| idx)
+            .filter(|&idx| self.jobs[idx].occ_end <= now && self.jobs[idx].evict_at.is_infinite())
+            .collect();
+        if due.is_empty() {
+            return;
+        }
+        let until = now + Time::from_ticks(1);
+        for idx in due {
+            let Some(bits) = self.jobs[idx].res.as_ref().map(|r| r.1.clone()) else {
+                continue;
+            };
+            let overlaps = |st: &State, i: usize| {
+                st.jobs[i].res.as_ref().is_some_and(|(rs, rb)| {
+                    *rs < until && now < *rs + st.job(i).walltime && rb.and_count(&bits) > 0
+                })
+            };
+            match self.job(idx).kind {
+                JobKind::Hpc => {
+                    let moved: Vec<usize> = self
+                        .hpc_queue
+                        .iter()
+                        .map(|k| k.2)
+                        .filter(|&i| overlaps(self, i))
+                        .collect();
+                    for i in moved {
+                        self.unreserve(i);
+                        if self.head_res == Some(i) {
+                            self.head_res = None;
+                        }
+                        self.jobs[i].st = St::Pending;
+                        self.new_hpc.push(i);
+                    }
+                    self.hpc_changed = true;
+                    self.hpc_occupy(&bits, now, until);
+                }
+                JobKind::Cloud => {
+                    if !self.hpc.is_free(&bits, now, until) {
+                        continue;
+                    }
+                    let moved: Vec<usize> = self
+                        .cloud_queue
+                        .iter()
+                        .map(|k| k.2)
+                        .filter(|&i| overlaps(self, i))
+                        .collect();
+                    for i in moved {
+                        self.unreserve(i);
+                        self.displaced.push(i);
+                    }
+                    self.all.reserve(&bits, now, until);
+                }
+            }
+            self.jobs[idx].occ_end = until;
+        }
+        self.replace_displaced(cfg, now);
+    }
+
+    /// Running jobs whose walltime has passed at `now` and whose end the
+    /// shell has not reported yet.
+    pub(super) fn overdue(&self, now: Time) -> usize {
+        self.deadlines.iter().take_while(|&&(t, _)| t <= now).count()
     }
 
     pub(super) fn next_wakeup(&self) -> Option<Time> {
@@ -981,6 +1093,7 @@ impl State {
             r.0 = now;
         }
         self.running_hpc.insert(idx);
+        self.deadlines.insert((now + wt, idx));
         let r = &mut self.records[idx];
         r.start = Some(now);
         r.procs = procs;
@@ -1006,6 +1119,7 @@ impl State {
             self.owner.insert(p, idx);
         }
         self.running_cloud.insert(idx);
+        self.deadlines.insert((now + wt, idx));
         let r = &mut self.records[idx];
         r.start = Some(now);
         r.procs = Some(bits.to_procset());
@@ -1015,6 +1129,9 @@ impl State {
 
     /// A running job stops at `now`: free the rest of its occupancy.
     fn stop_running(&mut self, idx: usize, now: Time) {
+        if let Some(start) = self.records[idx].start {
+            self.deadlines.remove(&(start + self.job(idx).walltime, idx));
+        }
         let e = &self.jobs[idx];
         let occ_end = e.occ_end;
         let bits = e
@@ -1060,6 +1177,7 @@ impl State {
         let job = &self.records[idx].job;
         let ran = now - self.records[idx].start.unwrap_or(now);
         let lost = work(job.procs, ran);
+        self.jobs[idx].evicted_lost = lost;
         let r = &mut self.records[idx];
         r.evictions += 1;
         r.lost_work += lost;
