@@ -3,30 +3,50 @@
 //! reply's events.
 //!
 //! Per message: `SIMULATION_BEGINS` builds the engine; then every
-//! `JOB_COMPLETED`/`JOB_KILLED` is applied, then every `JOB_SUBMITTED` (in a
-//! canonical order: workload, then job number), then due cloud injections,
-//! then one `Engine::schedule(now)`. Decisions cost no simulated time: every
-//! reply event is stamped with the message's `now`.
+//! `JOB_COMPLETED`/`JOB_KILLED` is applied; then, unless an end Batsim must
+//! still report is due (below), every `JOB_SUBMITTED` received so far (in a
+//! canonical order: time, workload, job number), due cloud injections, and
+//! the scheduling passes. Decisions cost no simulated time: every reply event
+//! is stamped with the message's `now`.
+//!
+//! Real Batsim splits one instant's events over several messages and its
+//! (SimGrid's) clock drifts by microseconds from exact sums. The adapter
+//! knows when each run ends in Batsim (start plus its `delay`, or its
+//! walltime: [`crate::sim::run_length`]), so while an end is due and not yet
+//! reported it applies no arrival and decides nothing: the report comes in a
+//! later message, and the decision is then the one the built-in simulator
+//! takes with every end of the instant applied first. An end reported within
+//! [`CLOCK_ROUNDING`] after its expected time counts at that time, and the
+//! engine's clock follows the events rather than the messages' `now`. So on
+//! a zero-latency platform `interstice batsim` and `interstice replay` take
+//! the same decisions; a run's times in Batsim's own output differ from the
+//! engine's by SimGrid's drift (a few microseconds). A job past its walltime
+//! keeps its processors in the engine until Batsim reports its end
+//! ([`Engine::overdue`]).
 //!
 //! The adapter passes when the built-in simulator (`sim`) does: at a message
-//! that brings completions or arrivals (not at one that only acknowledges a
-//! kill or brings an outdated call), when the engine's wake-up is due, and
-//! again at the same time while a pass decided something and the wake-up is
-//! not in the future. A pass with no new event is a no-op in the engine, so
-//! the two need not agree on idle passes (the simulator also passes at the
-//! stale end times of evicted runs). A
+//! that brings ends or arrivals, when the engine's wake-up is due, and again
+//! at a wake-up due by the message's `now`. A pass with no new event is a
+//! no-op in the engine, so the two need not agree on idle passes. A
 //! job without walltime (`-1` or missing) gets its `delay` profile's length as
-//! walltime (unbounded otherwise), as `interstice replay` reads such a
-//! workload.
+//! walltime (unbounded otherwise), not enforced, as `interstice replay` reads
+//! such a workload.
 //!
-//! Evictions: an `Evict` becomes `KILL_JOB` and is reported to the engine
-//! right away (`EndReason::Evicted`, as the simulator does); a start on
-//! processors that a kill is still freeing is held back until Batsim's
-//! `JOB_KILLED` (Batsim must not run two jobs on one host). A killed Batsim
-//! job cannot run again, so an evicted job that the engine re-queues is
-//! registered again under a new id (`interstice!<old id>-r<n>`) when Batsim's
-//! dynamic jobs are enabled; without them the engine is told to allow no
-//! resubmission and an eviction is final.
+//! Evictions: an `Evict` becomes `KILL_JOB`; the engine learns the outcome
+//! from Batsim: `JOB_COMPLETED` with `COMPLETED_KILLED` (or `JOB_KILLED`
+//! alone) is the eviction, the job's own end (it completed in the same
+//! instant, before the kill reached it) undoes it. The pass that evicted is
+//! the message's last: the next comes with Batsim's report, as the simulator
+//! passes again after acknowledging its kills. A start on processors that a
+//! kill is still freeing is held back until Batsim's `JOB_KILLED` (Batsim
+//! must not run two jobs on one host). A killed Batsim job cannot run again,
+//! so an evicted job that the engine re-queues is registered again under a
+//! new id (`interstice!<old id>-r<n>`) when Batsim's dynamic jobs are
+//! enabled; without them the engine is told to allow no resubmission and an
+//! eviction is final. Every job the adapter registers (injected cloud jobs,
+//! resubmissions) gets a profile of its own, named as the job: Batsim
+//! discards a dynamic profile with its job unless `--enable-profile-reuse`
+//! is given, and either way works.
 
 use super::messages::{
     EventKind, FinalState, JobCompleted, JobSubmitted, Message, Outgoing, SimulationBegins,
@@ -114,6 +134,14 @@ enum Tracked {
     Done,
 }
 
+/// How far SimGrid's clock may drift from the exact time of an end: a
+/// run's end reported at most this long after its expected time (start plus
+/// `delay` or walltime) is taken to have happened at that time. Batsim 4.2.1
+/// drifts by a few microseconds over a trace of months; a latency platform's
+/// exchanges cost far more (0.6 ms each on `cluster16.xml`) and are not
+/// taken for drift.
+const CLOCK_ROUNDING: Time = Time::from_ticks(100);
+
 /// Passes at one timestamp after which the adapter gives up (as the simulator does).
 const MAX_PASSES_PER_MESSAGE: u32 = 10_000;
 
@@ -135,6 +163,10 @@ struct Entry {
     registrations: u32,
     /// Rank of the current run's start among all starts.
     start_order: u64,
+    /// How long a run lasts in Batsim, when the job's profile says (a `delay`).
+    run_length: Option<Time>,
+    /// When Batsim will report the current run's end (see `Running::expected_ends`).
+    expected_end: Option<Time>,
 }
 
 impl Entry {
@@ -150,6 +182,8 @@ impl Entry {
             needs_registration: false,
             registrations: 0,
             start_order: u64::MAX,
+            run_length: None,
+            expected_end: None,
         }
     }
 }
@@ -164,6 +198,15 @@ struct Kill {
     /// The job's end was reported to the engine (Batsim's `JOB_COMPLETED`:
     /// `COMPLETED_KILLED`, or its own end if it ended before the kill).
     reported: bool,
+}
+
+/// A `JOB_SUBMITTED` not applied to the engine yet.
+#[derive(Clone, Debug)]
+struct Arrival {
+    /// Its index in its message's `events` (for errors).
+    index: usize,
+    submitted: JobSubmitted,
+    at: Time,
 }
 
 #[derive(Clone, Debug)]
@@ -186,6 +229,13 @@ struct Running {
     entries: HashMap<JobId, Entry>,
     used_ids: HashSet<u64>,
     next_synthetic: u64,
+    /// Running jobs by the time Batsim will report their end (start plus
+    /// their `delay` or walltime); the end of a run started at `t` comes at
+    /// `t + length` or later (latencies, SimGrid's clock rounding), maybe in
+    /// a later message of the same instant.
+    expected_ends: BTreeSet<(Time, JobId)>,
+    /// Arrivals waiting for the expected ends before them.
+    arrivals: Vec<Arrival>,
     /// `KILL_JOB`s Batsim has not acknowledged with `JOB_KILLED` yet, by Batsim id.
     killing: HashMap<String, Kill>,
     held: Vec<HeldStart>,
@@ -342,8 +392,9 @@ impl Session {
         }
         for (index, event) in message.events.iter().enumerate() {
             if let EventKind::JobKilled { job_ids } = &event.kind {
+                let at = Time::from_secs_f64(event.timestamp);
                 running
-                    .job_killed(job_ids, &mut reply)
+                    .job_killed(job_ids, at, &mut reply)
                     .map_err(|problem| SessionError::Event {
                         index,
                         event_type: "JOB_KILLED",
@@ -351,30 +402,15 @@ impl Session {
                     })?;
             }
         }
-        // 2. Arrivals, in a canonical order (Batsim sorts same-time jobs by id as text).
-        let mut submissions: Vec<(usize, &JobSubmitted, Time)> = message
-            .events
-            .iter()
-            .enumerate()
-            .filter_map(|(index, event)| match &event.kind {
-                EventKind::JobSubmitted(submitted) => {
-                    Some((index, submitted, Time::from_secs_f64(event.timestamp)))
-                }
-                _ => None,
-            })
-            .collect();
-        submissions.sort_by(|a, b| {
-            a.2.cmp(&b.2)
-                .then_with(|| job_order_key(&a.1.job_id).cmp(&job_order_key(&b.1.job_id)))
-        });
-        for (index, submitted, at) in submissions {
-            running
-                .job_submitted(submitted, at, &mut reply)
-                .map_err(|problem| SessionError::Event {
+        // 2. Arrivals join the arrivals not applied yet (see below).
+        for (index, event) in message.events.iter().enumerate() {
+            if let EventKind::JobSubmitted(submitted) = &event.kind {
+                running.arrivals.push(Arrival {
                     index,
-                    event_type: "JOB_SUBMITTED",
-                    problem,
-                })?;
+                    submitted: submitted.clone(),
+                    at: Time::from_secs_f64(event.timestamp),
+                });
+            }
         }
         // 3. Calls and notifications.
         let mut ends = false;
@@ -415,31 +451,45 @@ impl Session {
                 finished: true,
             });
         }
-        // 4. Cloud injection (every injection time up to the last static
-        // submission, like `swf inject` over the trace's span), then scheduling.
-        if let Some(inject) = &self.config.inject {
-            running
-                .inject_due(inject, now, &mut reply)
-                .map_err(SessionError::Protocol)?;
+        // 4. A run that has ended by now in Batsim (its `delay` or walltime
+        // has passed) but whose end Batsim has not reported yet: the report
+        // comes in a later message, of this instant (Batsim splits an
+        // instant's events over several messages) or microseconds later
+        // (SimGrid's clock rounding, latencies). Arrivals, injections and
+        // passes wait for it, so that every end of an instant is applied
+        // before its arrivals, as in the built-in simulator. The engine holds
+        // an overdue job's processors meanwhile.
+        //
+        // The engine's clock follows the events (an end reported within
+        // `CLOCK_ROUNDING` after its expected time counts at that time), not
+        // the message's `now`: SimGrid's clock drifts by microseconds from
+        // the exact times, and a decision must not change because of that.
+        let waiting_for_ends = running.engine.overdue(now) > 0
+            || running.expected_ends.first().is_some_and(|&(end, _)| end <= now);
+        if !waiting_for_ends {
+            running.apply_arrivals(&mut reply)?;
+            // Cloud injection (every injection time up to the last static
+            // submission, like `swf inject` over the trace's span).
+            if let Some(inject) = &self.config.inject {
+                running
+                    .inject_due(inject, now, &mut reply)
+                    .map_err(SessionError::Protocol)?;
+            }
         }
         if static_done {
             running.static_done = true;
         }
-        running.clock = running.clock.max(now);
         // Schedule when something happened, or when the engine asked to be
         // woken up since its last pass (as the simulator does): a message that
         // only acknowledges a kill or brings an outdated call changes nothing.
-        let wanted = running
+        let wakeup = running
             .engine
             .next_wakeup()
-            .is_some_and(|t| t <= running.clock && running.last_pass.map_or(true, |last| t > last));
-        // A job past its walltime whose end Batsim has not reported yet still
-        // holds its processors: Batsim reports that end (a kill at the
-        // walltime, or a job without walltime outrunning its estimate) in a
-        // later message, of this instant or microseconds later. Waiting for
-        // it decides as if it had come in this message; the engine holds the
-        // processors meanwhile (for the predictions of injected jobs).
-        let waiting_for_ends = running.engine.overdue(running.clock) > 0;
+            .filter(|&t| t <= now && running.last_pass.map_or(true, |last| t > last));
+        let wanted = wakeup.is_some();
+        if let Some(t) = wakeup.filter(|_| !waiting_for_ends) {
+            running.clock = running.clock.max(t);
+        }
         let mut passes = if (running.engine_events > events_before || wanted) && !waiting_for_ends {
             0
         } else {
@@ -457,9 +507,15 @@ impl Session {
             running
                 .apply(decisions, &mut reply)
                 .map_err(SessionError::Protocol)?;
-            let again = running.engine.next_wakeup().is_some_and(|t| t <= running.clock);
-            if evicted || !(productive && again) {
+            if evicted {
                 break;
+            }
+            // Pass again at a wake-up due by `now`: at once if this pass
+            // decided something, else at the wake-up's time.
+            match running.engine.next_wakeup() {
+                Some(t) if t <= running.clock && productive => {}
+                Some(t) if t > running.clock && t <= now => running.clock = t,
+                _ => break,
             }
             if passes == MAX_PASSES_PER_MESSAGE {
                 return Err(SessionError::Protocol(format!(
@@ -540,6 +596,8 @@ impl Session {
             entries: HashMap::new(),
             used_ids: HashSet::new(),
             next_synthetic: SYNTHETIC_ID_BASE,
+            expected_ends: BTreeSet::new(),
+            arrivals: Vec::new(),
             killing: HashMap::new(),
             held: Vec::new(),
             requested_calls: BTreeSet::new(),
@@ -578,6 +636,25 @@ fn seconds_field(job: &Map<String, Value>, key: &str) -> Result<Option<f64>, Str
 }
 
 impl Running {
+    /// Submit the waiting arrivals, in a canonical order (time, then
+    /// workload and job number: Batsim sorts same-time jobs by id as text).
+    fn apply_arrivals(&mut self, reply: &mut Vec<Outgoing>) -> Result<(), SessionError> {
+        let mut arrivals = std::mem::take(&mut self.arrivals);
+        arrivals.sort_by(|a, b| {
+            a.at.cmp(&b.at)
+                .then_with(|| job_order_key(&a.submitted.job_id).cmp(&job_order_key(&b.submitted.job_id)))
+        });
+        for arrival in arrivals {
+            self.job_submitted(&arrival.submitted, arrival.at, reply)
+                .map_err(|problem| SessionError::Event {
+                    index: arrival.index,
+                    event_type: "JOB_SUBMITTED",
+                    problem,
+                })?;
+        }
+        Ok(())
+    }
+
     /// Batsim's names of every job's last run, for `jobs.csv`.
     fn batsim_names(&self) -> HashMap<JobId, BatsimNames> {
         self.entries
@@ -709,6 +786,9 @@ impl Running {
         reply: &mut Vec<Outgoing>,
     ) -> Result<(), String> {
         let id = job.id;
+        if job.runtime.is_some() {
+            entry.run_length = crate::sim::run_length(&job).ok().map(|(length, _)| length);
+        }
         self.engine_events += 1;
         match self.engine.submit(job) {
             Ok(_prediction) => {}
@@ -740,6 +820,13 @@ impl Running {
     fn job_completed(&mut self, completed: &JobCompleted, at: Time) -> Result<(), String> {
         let batsim_id = &completed.job_id;
         let id = self.lookup(batsim_id)?;
+        // An end reported just after its expected time happened at that time
+        // (SimGrid's clock rounding).
+        let expected = self.entries.get(&id).and_then(|e| e.expected_end);
+        let at = match expected {
+            Some(end) if end <= at && at <= end + CLOCK_ROUNDING => end,
+            _ => at,
+        };
         if self.killing.contains_key(batsim_id) {
             // The kill's outcome: `COMPLETED_KILLED`, or the job's own end
             // when it ended before the kill reached it (then the eviction
@@ -793,6 +880,9 @@ impl Running {
         }
         let entry = self.entries.get_mut(&id).expect("entry");
         entry.state = Tracked::Done;
+        if let Some(end) = entry.expected_end.take() {
+            self.expected_ends.remove(&(end, id));
+        }
         Ok(())
     }
 
@@ -819,7 +909,7 @@ impl Running {
         Ok(())
     }
 
-    fn job_killed(&mut self, job_ids: &[String], reply: &mut Vec<Outgoing>) -> Result<(), String> {
+    fn job_killed(&mut self, job_ids: &[String], at: Time, reply: &mut Vec<Outgoing>) -> Result<(), String> {
         for batsim_id in job_ids {
             self.lookup(batsim_id)?;
             if !self.killing.contains_key(batsim_id) {
@@ -827,8 +917,8 @@ impl Running {
                     "JOB_KILLED names {batsim_id}, which the scheduler never asked to kill"
                 ));
             }
-            let clock = self.clock;
-            self.report_kill(batsim_id, clock, EndReason::Evicted)?;
+            let at = self.engine_time(at);
+            self.report_kill(batsim_id, at, EndReason::Evicted)?;
             self.killing.remove(batsim_id);
             for held in &mut self.held {
                 held.waiting_for.remove(batsim_id);
@@ -933,6 +1023,9 @@ impl Running {
                     let batsim_id = entry.batsim_id.clone();
                     let procs = entry.procs.take().unwrap_or_default();
                     entry.state = Tracked::Done;
+                    if let Some(end) = entry.expected_end.take() {
+                        self.expected_ends.remove(&(end, id));
+                    }
                     let kill = Kill {
                         id,
                         procs,
@@ -967,6 +1060,10 @@ impl Running {
                     }
                     entry.state = Tracked::Running;
                     entry.procs = Some(procs.clone());
+                    entry.expected_end = entry.run_length.map(|length| self.clock + length);
+                    if let Some(end) = entry.expected_end {
+                        self.expected_ends.insert((end, id));
+                    }
                     entry.start_order = self.starts;
                     self.starts += 1;
                     let batsim_id = entry.batsim_id.clone();

@@ -165,7 +165,8 @@ pub fn delay_reaches_walltime(delay: Time, walltime: Time) -> bool {
 
 /// How long a run of `job` lasts and how it ends (`delay` profile semantics;
 /// a walltime that is not enforced is Batsim's walltime `-1`: no kill).
-fn run_length(job: &Job) -> Result<(Time, EndReason), SimError> {
+/// The Batsim adapter uses it to know when Batsim will report a run's end.
+pub fn run_length(job: &Job) -> Result<(Time, EndReason), SimError> {
     let walltime = if job.walltime_enforced {
         job.walltime.max(Time::ZERO)
     } else {
