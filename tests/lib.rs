@@ -101,3 +101,25 @@ pub fn assert_failure_mentions(output: &Output, needles: &[&str]) {
         "a panic is not an error message:\n{stderr}"
     );
 }
+
+/// The real Batsim 4.2.1 the conformance suite runs against:
+/// `$INTERSTICE_BATSIM`, else `.batsim/bin/batsim` in the repository (git
+/// ignored), which `.ci/run` builds from `../shared/batsim/real/`. Panics with
+/// the command that builds it when it is missing.
+pub fn real_batsim() -> PathBuf {
+    let path = std::env::var_os("INTERSTICE_BATSIM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".batsim/bin/batsim"));
+    assert!(
+        path.exists(),
+        "the real Batsim is not at {}: build it with `../shared/batsim/real/build.sh .batsim` \
+         in the repository (about a minute; `bash .ci/run` does it), or point INTERSTICE_BATSIM at one",
+        path.display()
+    );
+    path
+}
+
+/// The NASA iPSC trace of `../shared/data` (128 processors, no requested times).
+pub fn nasa_trace() -> PathBuf {
+    shared_dir().join("data/NASA-iPSC-1993-3.1-cln.swf.gz")
+}

@@ -5,7 +5,7 @@
 mod protocol_support;
 
 use interstice_batsim::protocol::{CloudInjection, ServerError};
-use interstice_core::{Policy, Time};
+use interstice_core::{EndReason, Policy, Time};
 use protocol_support::{begins, config, events, message, submitted, Adapter, Peer};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -446,4 +446,53 @@ fn a_peer_that_disconnects_is_detected_before_the_timeout() {
         started.elapsed() < Duration::from_secs(10),
         "detected well before the 20 s timeout"
     );
+}
+
+#[test]
+fn a_job_that_completes_in_the_instant_it_is_evicted_is_a_success_not_an_eviction() {
+    let mut adapter_config = config(Policy::Convergence);
+    adapter_config.engine.conv = Some(4);
+    let adapter = Adapter::start(adapter_config);
+    let peer = Peer::connect(&adapter.endpoint);
+    // Dynamic jobs: an evicted job would be registered again.
+    peer.ask(&begins(4, true, ""));
+    peer.ask(&message(
+        0.0,
+        vec![("JOB_SUBMITTED", cloud_job(1, 4, 100.0, 1000.0))],
+    ));
+    let reply = peer.ask(&message(
+        10.0,
+        vec![("JOB_SUBMITTED", submitted(2, 4, 50.0, "d10"))],
+    ));
+    assert_eq!(
+        events(&reply),
+        vec![("KILL_JOB".to_string(), json!({"job_ids": ["w0!1"]}))]
+    );
+    // Batsim had already completed w0!1 in this instant (reported in its
+    // next message), so the kill finds nothing to kill.
+    let done =
+        json!({"job_id": "w0!1", "job_state": "COMPLETED_SUCCESSFULLY", "return_code": 0, "alloc": "0-3"});
+    let reply = peer.ask(&message(10.0, vec![("JOB_COMPLETED", done)]));
+    assert!(
+        !types(&reply).iter().any(|t| t == "REGISTER_JOB"),
+        "a completed job is not resubmitted: {reply}"
+    );
+    let killed = json!({"job_ids": ["w0!1"], "job_progress": {}});
+    let reply = peer.ask(&message(10.0, vec![("JOB_KILLED", killed)]));
+    assert_eq!(
+        events(&reply),
+        vec![(
+            "EXECUTE_JOB".to_string(),
+            json!({"job_id": "w0!2", "alloc": "0-3"})
+        )]
+    );
+    peer.ask(&message(20.0, vec![("SIMULATION_ENDS", json!({}))]));
+    let (result, session) = adapter.finish();
+    result.unwrap();
+    let engine = session.engine().unwrap();
+    let record = engine.records().iter().find(|r| r.job.id.0 == 1).unwrap();
+    assert_eq!(record.evictions, 0, "the kill was moot");
+    assert_eq!(record.end_reason, Some(EndReason::Completed));
+    assert_eq!(record.end, Some(Time::from_secs(10)));
+    assert_eq!(record.lost_work, Time::ZERO);
 }

@@ -39,7 +39,9 @@ pub enum Policy {
     /// is reserved at its earliest fit without moving others; when a job ends
     /// early (or is cancelled), every waiting job is re-planned in queue
     /// order (compression, which never moves a job later) and those whose
-    /// start is now start.
+    /// start is now start. (Compression moves a job later only when its
+    /// start passed with no pass, or when a job past its walltime still
+    /// holds its processors: see [`Engine::overdue`].)
     Conservative,
     /// The thesis's convergence-area scheduler (chapter 5, Algorithms 3/4).
     ///

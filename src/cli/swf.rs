@@ -350,7 +350,7 @@ fn print_stats(path: &Path, s: &WorkloadStats) {
     println!("processors per job: {}", dist(&s.procs));
     println!("run time (s):       {}", dist(&s.runtime));
     println!(
-        "walltime = run time: {} jobs (no requested time)",
+        "no walltime:         {} jobs (no requested time: Batsim walltime -1, planned with the run time)",
         s.walltime_from_runtime
     );
     if s.runtime_from_walltime > 0 {

@@ -236,6 +236,9 @@ struct Running {
     expected_ends: BTreeSet<(Time, JobId)>,
     /// Arrivals waiting for the expected ends before them.
     arrivals: Vec<Arrival>,
+    /// The platform's latency as seen so far: the longest delay between a
+    /// job's `subtime` and its `JOB_SUBMITTED` (0 on a zero-latency platform).
+    latency: Time,
     /// `KILL_JOB`s Batsim has not acknowledged with `JOB_KILLED` yet, by Batsim id.
     killing: HashMap<String, Kill>,
     held: Vec<HeldStart>,
@@ -405,10 +408,14 @@ impl Session {
         // 2. Arrivals join the arrivals not applied yet (see below).
         for (index, event) in message.events.iter().enumerate() {
             if let EventKind::JobSubmitted(submitted) = &event.kind {
+                let at = Time::from_secs_f64(event.timestamp);
+                if let Ok(Some(subtime)) = seconds_field(&submitted.job, "subtime") {
+                    running.latency = running.latency.max(at - Time::from_secs_f64(subtime));
+                }
                 running.arrivals.push(Arrival {
                     index,
                     submitted: submitted.clone(),
-                    at: Time::from_secs_f64(event.timestamp),
+                    at,
                 });
             }
         }
@@ -535,9 +542,17 @@ impl Session {
                 wakeups.push(t);
             }
         }
+        // Batsim reads the reply a latency after `now` and refuses a call in
+        // its past: on a platform with latencies, no call earlier than
+        // `now + latency` (a wake-up due before then is served by that call).
         for t in wakeups {
-            if t > now && !t.is_infinite() && running.requested_calls.insert(t) {
-                reply.push(Outgoing::CallMeLater { at: t.as_secs_f64() });
+            let at = if running.latency > Time::ZERO {
+                t.max(now + running.latency)
+            } else {
+                t
+            };
+            if at > now && !at.is_infinite() && running.requested_calls.insert(at) {
+                reply.push(Outgoing::CallMeLater { at: at.as_secs_f64() });
             }
         }
         if running.dynamic_jobs && !running.registration_finished && running.registrations_over(&self.config)
@@ -598,6 +613,7 @@ impl Session {
             next_synthetic: SYNTHETIC_ID_BASE,
             expected_ends: BTreeSet::new(),
             arrivals: Vec::new(),
+            latency: Time::ZERO,
             killing: HashMap::new(),
             held: Vec::new(),
             requested_calls: BTreeSet::new(),

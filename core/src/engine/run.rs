@@ -1298,7 +1298,6 @@ impl State {
                     let prev = self.jobs[idx].res.clone();
                     self.unreserve(idx);
                     self.place_hpc(cfg, idx, now, prev.clone());
-                    debug_assert!(self.jobs[idx].res.as_ref().map(|r| r.0) <= prev.as_ref().map(|p| p.0));
                     moved |= self.jobs[idx].res != prev;
                 }
             }
