@@ -15,7 +15,7 @@ use interstice_batsim::protocol::{serve, AdapterConfig, CloudInjection, ServerOp
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_core::{Policy, Time};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn parse_non_negative(text: &str) -> Result<f64, String> {
@@ -160,6 +160,16 @@ pub struct BenchArgs {
     /// Seed of the synthetic workload.
     #[arg(long, default_value = "2017")]
     pub seed: u64,
+    /// Run this real Batsim (e.g. `.batsim/bin/batsim`) instead of the tiny
+    /// one, on `--workload` and `--platform`, and report its CPU time too.
+    #[arg(long, value_name = "PATH", requires_all = ["workload", "platform"])]
+    pub batsim: Option<PathBuf>,
+    /// Batsim workload JSON for `--batsim` (e.g. from `interstice swf convert`).
+    #[arg(long, value_name = "FILE", requires = "batsim")]
+    pub workload: Option<PathBuf>,
+    /// SimGrid platform for `--batsim` (e.g. from `interstice batsim platform --no-latency`).
+    #[arg(long, value_name = "FILE", requires = "batsim")]
+    pub platform: Option<PathBuf>,
 }
 
 /// Run `interstice batsim …`.
@@ -288,19 +298,40 @@ fn run_drive(args: DriveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The workload and the Batsim that plays it in `interstice batsim bench`.
+enum BenchPeer {
+    /// The tiny Batsim, in this process, on a synthetic workload.
+    Tiny(Workload),
+    /// A real Batsim process.
+    Real {
+        batsim: PathBuf,
+        workload: PathBuf,
+        platform: PathBuf,
+    },
+}
+
 fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
-    let options = SyntheticOptions {
-        procs: args.procs,
-        jobs: args.jobs,
-        duration: Time::from_secs(i64::from(args.days) * 86_400),
-        utilization: 0.7,
-        seed: args.seed,
-        first_id: 1,
+    let peer = match (&args.batsim, &args.workload, &args.platform) {
+        (Some(batsim), Some(workload), Some(platform)) => BenchPeer::Real {
+            batsim: batsim.clone(),
+            workload: workload.clone(),
+            platform: platform.clone(),
+        },
+        _ => {
+            let options = SyntheticOptions {
+                procs: args.procs,
+                jobs: args.jobs,
+                duration: Time::from_secs(i64::from(args.days) * 86_400),
+                utilization: 0.7,
+                seed: args.seed,
+                first_id: 1,
+            };
+            let jobs = hpc_workload(&options);
+            let mut text = Vec::new();
+            interstice_swf::batsim_json::write_workload(&jobs, args.procs, &mut text)?;
+            BenchPeer::Tiny(Workload::from_json(std::str::from_utf8(&text)?, "w0", "synthetic.json")?)
+        }
     };
-    let jobs = hpc_workload(&options);
-    let mut text = Vec::new();
-    interstice_swf::batsim_json::write_workload(&jobs, args.procs, &mut text)?;
-    let workload = Workload::from_json(std::str::from_utf8(&text)?, "w0", "synthetic.json")?;
     let dir = std::env::temp_dir().join(format!("interstice-batsim-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let endpoint = format!("ipc://{}/sched.sock", dir.display());
@@ -315,26 +346,46 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
         serve(&server_options, &mut session).map(|report| (report, session.schedule_time()))
     });
     let started = Instant::now();
-    let drive_result = driver::drive(&workload, &DriverConfig::new(endpoint));
+    let peer_result = match &peer {
+        BenchPeer::Tiny(workload) => driver::drive(workload, &DriverConfig::new(endpoint))
+            .map(|report| {
+                println!("METRIC:batsim_jobs:{}:jobs", args.jobs);
+                println!("METRIC:batsim_procs:{}:procs", args.procs);
+                println!("METRIC:batsim_executions:{}:jobs", report.executions.len());
+                None
+            })
+            .context("the driver failed"),
+        BenchPeer::Real {
+            batsim,
+            workload,
+            platform,
+        } => run_real_batsim(batsim, workload, platform, &endpoint, &dir).map(Some),
+    };
     let wall = started.elapsed();
     let served = server
         .join()
         .map_err(|_| anyhow::anyhow!("the adapter thread panicked"))?;
     let _ = std::fs::remove_dir_all(&dir);
-    let report = drive_result.context("the driver failed")?;
+    let batsim_cpu = peer_result?;
     let (served, schedule_time) = served.context("the adapter failed")?;
     let messages = served.messages.max(1) as f64;
-    println!("METRIC:batsim_jobs:{}:jobs", args.jobs);
-    println!("METRIC:batsim_procs:{}:procs", args.procs);
     println!("METRIC:batsim_policy:{}:name", args.policy);
     println!("METRIC:batsim_messages:{}:messages", served.messages);
-    println!("METRIC:batsim_executions:{}:jobs", report.executions.len());
     if let Some(cpu) = served.thread_cpu {
         println!("METRIC:batsim_adapter_cpu_total:{:.3}:s", cpu.as_secs_f64());
         println!(
             "METRIC:batsim_adapter_cpu_per_message:{:.2}:us",
             cpu.as_secs_f64() * 1e6 / messages
         );
+        if let Some(batsim_cpu) = batsim_cpu {
+            println!("METRIC:batsim_real_cpu_total:{:.3}:s", batsim_cpu.as_secs_f64());
+            println!(
+                "METRIC:batsim_real_cpu_per_message:{:.2}:us",
+                batsim_cpu.as_secs_f64() * 1e6 / messages
+            );
+            let share = cpu.as_secs_f64() / (cpu + batsim_cpu).as_secs_f64().max(1e-9);
+            println!("METRIC:batsim_adapter_cpu_share:{:.1}:%", share * 100.0);
+        }
     }
     println!(
         "METRIC:batsim_adapter_busy_per_message:{:.2}:us",
@@ -350,4 +401,34 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
     );
     println!("METRIC:batsim_wall_total:{:.3}:s", wall.as_secs_f64());
     Ok(())
+}
+
+/// Run a real Batsim against the adapter at `endpoint`; its CPU time (user
+/// plus system) once it exited 0.
+fn run_real_batsim(
+    batsim: &Path,
+    workload: &Path,
+    platform: &Path,
+    endpoint: &str,
+    dir: &Path,
+) -> anyhow::Result<Duration> {
+    let status = std::process::Command::new(batsim)
+        .arg("-p")
+        .arg(platform)
+        .arg("-w")
+        .arg(workload)
+        .arg("-e")
+        .arg(dir.join("out"))
+        .args(["-s", endpoint, "-q"])
+        .status()
+        .with_context(|| format!("cannot run {}", batsim.display()))?;
+    if !status.success() {
+        bail!("{} failed ({status})", batsim.display());
+    }
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .context("cannot read Batsim's CPU time")?;
+    let seconds = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(t.tv_sec().max(0) as u64) + Duration::from_micros(t.tv_usec().max(0) as u64)
+    };
+    Ok(seconds(usage.user_time()) + seconds(usage.system_time()))
 }

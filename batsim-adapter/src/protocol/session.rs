@@ -142,6 +142,11 @@ enum Tracked {
 /// taken for drift.
 const CLOCK_ROUNDING: Time = Time::from_ticks(100);
 
+/// On a platform with latencies, a `CALL_ME_LATER` is at least this many
+/// observed latencies ahead of the message's `now` (Batsim 4.2.1 was seen
+/// reading replies up to ~3 latencies after `now`).
+const CALL_MARGIN: i64 = 10;
+
 /// Passes at one timestamp after which the adapter gives up (as the simulator does).
 const MAX_PASSES_PER_MESSAGE: u32 = 10_000;
 
@@ -542,12 +547,14 @@ impl Session {
                 wakeups.push(t);
             }
         }
-        // Batsim reads the reply a latency after `now` and refuses a call in
-        // its past: on a platform with latencies, no call earlier than
-        // `now + latency` (a wake-up due before then is served by that call).
+        // Batsim reads the reply some time after `now` (its transfer takes
+        // longer the larger it is) and aborts on a call in its past: on a
+        // platform with latencies, no call earlier than `now` plus
+        // `CALL_MARGIN` times the observed latency (a wake-up due before then
+        // is served by that call).
         for t in wakeups {
             let at = if running.latency > Time::ZERO {
-                t.max(now + running.latency)
+                t.max(now + Time::from_ticks(running.latency.ticks().saturating_mul(CALL_MARGIN)))
             } else {
                 t
             };
