@@ -399,3 +399,33 @@ fn random_workloads_respect_capacity_submission_and_area_and_are_deterministic()
         }
     }
 }
+
+#[test]
+fn a_job_without_walltime_runs_its_whole_run_time_and_succeeds() {
+    // As Batsim runs a job with walltime -1: its delay, then success. Its
+    // planning walltime (the run time, or a scaled estimate below it) is no
+    // limit; a later job waits for its real end.
+    let mut unlimited = hpc(1, 0, 4, 50, Some(50));
+    unlimited.walltime_enforced = false;
+    let mut overrun = hpc(2, 0, 4, 30, Some(60));
+    overrun.walltime_enforced = false;
+    let jobs = vec![unlimited, overrun, hpc(3, 1, 8, 10, Some(5))];
+    for policy in Policy::ALL {
+        let result = run(EngineConfig::new(8, policy), jobs.clone());
+        assert_eq!(
+            times(&result, 1),
+            (Some(0), Some(50), Some(EndReason::Completed)),
+            "{policy}"
+        );
+        assert_eq!(
+            times(&result, 2),
+            (Some(0), Some(60), Some(EndReason::Completed)),
+            "{policy}"
+        );
+        assert_eq!(
+            times(&result, 3),
+            (Some(60), Some(65), Some(EndReason::Completed)),
+            "{policy}"
+        );
+    }
+}

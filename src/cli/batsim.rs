@@ -29,7 +29,12 @@ fn parse_non_negative(text: &str) -> Result<f64, String> {
 #[derive(clap::Args, Debug)]
 #[command(
     args_conflicts_with_subcommands = true,
-    after_help = "Example: interstice batsim --policy easy --out results/ &\n         \
+    after_help = "Batsim flags: --inject-cloud, and any resubmission of an evicted job \
+                  (--max-resubmissions), need Batsim's --enable-dynamic-jobs (without it an eviction \
+                  is final); nothing needs --enable-profile-reuse. On a platform without latencies \
+                  (`interstice batsim platform --no-latency`) the decisions are those of \
+                  `interstice replay`.\n\n\
+                  Example: interstice batsim --policy easy --out results/ &\n         \
                   batsim -p platform.xml -w workload.json -e out/x -s tcp://127.0.0.1:28000"
 )]
 pub struct BatsimArgs {
@@ -67,7 +72,8 @@ pub struct ServeArgs {
     /// Give up when Batsim sends nothing for this many seconds (default: wait forever).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<f64>,
-    /// Create cloud jobs through Batsim's dynamic jobs (run Batsim with --enable-dynamic-jobs).
+    /// Create cloud jobs through Batsim's dynamic jobs: run Batsim with --enable-dynamic-jobs
+    /// (each job registers a profile of its own: --enable-profile-reuse is not needed).
     #[arg(long)]
     pub inject_cloud: bool,
     /// Seconds between two injected cloud jobs.
@@ -329,7 +335,11 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
             let jobs = hpc_workload(&options);
             let mut text = Vec::new();
             interstice_swf::batsim_json::write_workload(&jobs, args.procs, &mut text)?;
-            BenchPeer::Tiny(Workload::from_json(std::str::from_utf8(&text)?, "w0", "synthetic.json")?)
+            BenchPeer::Tiny(Workload::from_json(
+                std::str::from_utf8(&text)?,
+                "w0",
+                "synthetic.json",
+            )?)
         }
     };
     let dir = std::env::temp_dir().join(format!("interstice-batsim-bench-{}", std::process::id()));

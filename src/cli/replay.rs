@@ -46,7 +46,8 @@ impl ClipTarget {
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = "Jobs end as in Batsim (delay profiles): a job whose run time is not below its walltime is \
-    killed at the walltime (COMPLETED_WALLTIME_REACHED).\n\n\
+    killed at the walltime (COMPLETED_WALLTIME_REACHED); a job without walltime (SWF: no requested \
+    time; Batsim: -1) runs its whole run time.\n\n\
     Example: interstice replay KTH-SP2.swf.gz --policy convergence --conv 10 --cloud-interval 10 \
     --cloud-procs 1,2,4 --cloud-runtime 0.1w --slack 2 --out results/"
 )]

@@ -305,12 +305,25 @@ mod tests {
                 kind: JobKind::Cloud,
                 slo: Some(Time::from_secs(270)),
             },
+            // No requested time: Batsim's walltime -1, never killed.
+            Job {
+                id: JobId(5),
+                submit: Time::from_secs(20),
+                walltime: Time::from_secs(70),
+                walltime_enforced: false,
+                runtime: Some(Time::from_secs(70)),
+                procs: 4,
+                kind: JobKind::Hpc,
+                slo: None,
+            },
         ];
         let mut out = Vec::new();
         write_workload(&jobs, 8, &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["profiles"]["delay_50.5"]["delay"], 50.5);
         assert_eq!(v["jobs"][1]["kind"], "cloud");
+        assert_eq!(v["jobs"][0]["walltime"], 100);
+        assert_eq!(v["jobs"][2]["walltime"], -1);
         let w = read_workload(&out[..], "x.json", &ExtractOptions::new()).unwrap();
         assert_eq!(w.jobs, jobs);
         assert_eq!(w.machine_procs, Some(8));

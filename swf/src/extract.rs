@@ -5,7 +5,9 @@
 //! - **processors** = allocated processors (field 5) if > 0, else requested
 //!   processors (field 8);
 //! - **walltime** = requested time (field 9) if > 0, else the run time
-//!   (field 4), then multiplied by [`ExtractOptions::walltime_factor`];
+//!   (field 4) as a planning estimate only (no requested time means no
+//!   limit: [`Job::walltime_enforced`] is false, Batsim gets walltime -1),
+//!   then multiplied by [`ExtractOptions::walltime_factor`];
 //! - **runtime** = the run time (field 4); it may exceed the walltime (the
 //!   trace's job overran its request): simulators end such a job at its walltime;
 //! - records are **skipped and counted** for the first reason that applies,

@@ -49,6 +49,11 @@ fn nasa_header_queues() {
     assert_eq!(h.time_zone, Some(-28800));
     assert!(h.notes.len() >= 3);
     assert_eq!(w.stats.records, 18239);
-    // NASA has no requested times: every walltime is the run time.
+    // NASA has no requested times: every walltime is the run time, as a
+    // planning estimate the platform does not enforce.
     assert_eq!(w.stats.walltime_from_runtime, w.stats.jobs);
+    assert!(w
+        .jobs
+        .iter()
+        .all(|j| !j.walltime_enforced && Some(j.walltime) == j.runtime));
 }

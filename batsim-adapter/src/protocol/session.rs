@@ -16,7 +16,7 @@
 //! reported it applies no arrival and decides nothing: the report comes in a
 //! later message, and the decision is then the one the built-in simulator
 //! takes with every end of the instant applied first. An end reported within
-//! [`CLOCK_ROUNDING`] after its expected time counts at that time, and the
+//! `CLOCK_ROUNDING` (100 µs) after its expected time counts at that time, and the
 //! engine's clock follows the events rather than the messages' `now`. So on
 //! a zero-latency platform `interstice batsim` and `interstice replay` take
 //! the same decisions; a run's times in Batsim's own output differ from the
@@ -168,7 +168,8 @@ struct Entry {
     registrations: u32,
     /// Rank of the current run's start among all starts.
     start_order: u64,
-    /// How long a run lasts in Batsim, when the job's profile says (a `delay`).
+    /// How long a run lasts in Batsim at most, when known (a `delay` profile,
+    /// or an enforced walltime).
     run_length: Option<Time>,
     /// When Batsim will report the current run's end (see `Running::expected_ends`).
     expected_end: Option<Time>,
@@ -476,8 +477,7 @@ impl Session {
         // `CLOCK_ROUNDING` after its expected time counts at that time), not
         // the message's `now`: SimGrid's clock drifts by microseconds from
         // the exact times, and a decision must not change because of that.
-        let waiting_for_ends = running.engine.overdue(now) > 0
-            || running.expected_ends.first().is_some_and(|&(end, _)| end <= now);
+        let waiting_for_ends = running.expected_ends.first().is_some_and(|&(end, _)| end <= now);
         if !waiting_for_ends {
             running.apply_arrivals(&mut reply)?;
             // Cloud injection (every injection time up to the last static
@@ -809,9 +809,13 @@ impl Running {
         reply: &mut Vec<Outgoing>,
     ) -> Result<(), String> {
         let id = job.id;
-        if job.runtime.is_some() {
-            entry.run_length = crate::sim::run_length(&job).ok().map(|(length, _)| length);
-        }
+        // How long Batsim runs it at most: its `delay` against its walltime,
+        // or, for another profile, its walltime when Batsim enforces it.
+        entry.run_length = match job.runtime {
+            Some(_) => crate::sim::run_length(&job).ok().map(|(length, _)| length),
+            None if job.walltime_enforced && !job.walltime.is_infinite() => Some(job.walltime),
+            None => None,
+        };
         self.engine_events += 1;
         match self.engine.submit(job) {
             Ok(_prediction) => {}

@@ -648,24 +648,24 @@ impl State {
     /// has passed but whose end the shell has not reported yet (Batsim may
     /// report a kill at the walltime in a later message of the same instant,
     /// or microseconds later; a job without an enforced walltime may outrun
-    /// its estimate) holds its processors until the next tick. Queued
+    /// its estimate) holds its processors for as long again as it has
+    /// overrun (at least one tick): a late report costs a pass or two, a long
+    /// overrun `O(log overrun)` passes, and the plan assumes a job that has
+    /// overrun by `x` runs `x` more. Queued
     /// reservations that would start on them now move (HPC ones are planned
     /// again by this pass, cloud ones at their next earliest fit); a held
     /// cloud job in the way of an HPC job starting now is not held, that
     /// start evicts it.
     fn hold_overdue(&mut self, cfg: &EngineConfig, now: Time) {
-        let due: Vec<usize> = self
+        let due: Vec<(Time, usize)> = self
             .deadlines
             .iter()
             .take_while(|&&(t, _)| t <= now)
-            .map(|&(_, idx)| idx)
-            .filter(|&idx| self.jobs[idx].occ_end <= now && self.jobs[idx].evict_at.is_infinite())
+            .copied()
+            .filter(|&(_, idx)| self.jobs[idx].occ_end <= now && self.jobs[idx].evict_at.is_infinite())
             .collect();
-        if due.is_empty() {
-            return;
-        }
-        let until = now + Time::from_ticks(1);
-        for idx in due {
+        for (deadline, idx) in due {
+            let until = now + (now - deadline).max(Time::from_ticks(1));
             let Some(bits) = self.jobs[idx].res.as_ref().map(|r| r.1.clone()) else {
                 continue;
             };
