@@ -496,3 +496,51 @@ fn a_job_that_completes_in_the_instant_it_is_evicted_is_a_success_not_an_evictio
     assert_eq!(record.end, Some(Time::from_secs(10)));
     assert_eq!(record.lost_work, Time::ZERO);
 }
+
+#[test]
+fn two_walltime_kills_of_one_instant_in_two_messages_never_double_book() {
+    // Real Batsim may report the two kills at t = 10 in two messages. The
+    // second job's processors are busy until its report: deciding on the
+    // first message would give them to job 3 while Batsim still runs job 2.
+    for policy in Policy::ALL {
+        let adapter = Adapter::start(config(policy));
+        let peer = Peer::connect(&adapter.endpoint);
+        peer.ask(&begins(4, false, ""));
+        let reply = peer.ask(&message(
+            0.0,
+            vec![
+                ("JOB_SUBMITTED", submitted(1, 2, 10.0, "d100")),
+                ("JOB_SUBMITTED", submitted(2, 2, 10.0, "d100")),
+            ],
+        ));
+        assert_eq!(types(&reply), ["EXECUTE_JOB", "EXECUTE_JOB"], "{policy}");
+        let reply = peer.ask(&message(
+            1.0,
+            vec![("JOB_SUBMITTED", submitted(3, 4, 10.0, "d10"))],
+        ));
+        assert!(
+            !types(&reply).contains(&"EXECUTE_JOB".to_string()),
+            "{policy}: {reply}"
+        );
+        let killed = |n: u32| {
+            json!({"job_id": format!("w0!{n}"), "job_state": "COMPLETED_WALLTIME_REACHED", "return_code": -1,
+                "alloc": "0-1"})
+        };
+        let reply = peer.ask(&message(10.0, vec![("JOB_COMPLETED", killed(1))]));
+        assert!(
+            !types(&reply).contains(&"EXECUTE_JOB".to_string()),
+            "{policy}: job 2 is still running in Batsim: {reply}"
+        );
+        let reply = peer.ask(&message(10.0, vec![("JOB_COMPLETED", killed(2))]));
+        assert_eq!(
+            events(&reply),
+            vec![(
+                "EXECUTE_JOB".to_string(),
+                json!({"job_id": "w0!3", "alloc": "0-3"})
+            )],
+            "{policy}"
+        );
+        drop(peer);
+        let _ = adapter.finish();
+    }
+}
