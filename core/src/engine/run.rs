@@ -669,20 +669,9 @@ impl State {
             let Some(bits) = self.jobs[idx].res.as_ref().map(|r| r.1.clone()) else {
                 continue;
             };
-            let overlaps = |st: &State, i: usize| {
-                st.jobs[i].res.as_ref().is_some_and(|(rs, rb)| {
-                    *rs < until && now < *rs + st.job(i).walltime && rb.and_count(&bits) > 0
-                })
-            };
             match self.job(idx).kind {
                 JobKind::Hpc => {
-                    let moved: Vec<usize> = self
-                        .hpc_queue
-                        .iter()
-                        .map(|k| k.2)
-                        .filter(|&i| overlaps(self, i))
-                        .collect();
-                    for i in moved {
+                    for i in self.reserved_in(&self.hpc_queue, &bits, now, until) {
                         self.unreserve(i);
                         if self.head_res == Some(i) {
                             self.head_res = None;
@@ -697,13 +686,7 @@ impl State {
                     if !self.hpc.is_free(&bits, now, until) {
                         continue;
                     }
-                    let moved: Vec<usize> = self
-                        .cloud_queue
-                        .iter()
-                        .map(|k| k.2)
-                        .filter(|&i| overlaps(self, i))
-                        .collect();
-                    for i in moved {
+                    for i in self.reserved_in(&self.cloud_queue, &bits, now, until) {
                         self.unreserve(i);
                         self.displaced.push(i);
                     }
@@ -865,11 +848,9 @@ impl State {
         self.all.reserve(bits, s, e);
     }
 
-    /// Remove cloud work from `bits` over `[s, e)` in the `all` layer.
-    fn clear_cloud(&mut self, bits: &Bits, s: Time, e: Time) {
-        let now = self.now;
-        let queued: Vec<usize> = self
-            .cloud_queue
+    /// The jobs of `queue` whose reservation overlaps `bits` over `[s, e)`.
+    fn reserved_in(&self, queue: &BTreeSet<QKey>, bits: &Bits, s: Time, e: Time) -> Vec<usize> {
+        queue
             .iter()
             .map(|k| k.2)
             .filter(|&i| {
@@ -877,8 +858,13 @@ impl State {
                     *rs < e && s < *rs + self.job(i).walltime && rb.and_count(bits) > 0
                 })
             })
-            .collect();
-        for i in queued {
+            .collect()
+    }
+
+    /// Remove cloud work from `bits` over `[s, e)` in the `all` layer.
+    fn clear_cloud(&mut self, bits: &Bits, s: Time, e: Time) {
+        let now = self.now;
+        for i in self.reserved_in(&self.cloud_queue, bits, s, e) {
             self.unreserve(i);
             self.displaced.push(i);
         }
