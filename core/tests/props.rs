@@ -141,6 +141,7 @@ fn check_extra_passes(c: &Case, policy: Policy, window: usize, extra_ms: &[i64])
     let with_extra = Opts {
         window: Some(window),
         extra_passes: extra_ms.iter().map(|&ms| Time::from_ticks(ms * 1000)).collect(),
+        ..Opts::default()
     };
     let (e1, t1) = run_opts(config(c, policy), c.jobs.clone(), &base);
     let (e2, t2) = run_opts(config(c, policy), c.jobs.clone(), &with_extra);
@@ -153,6 +154,17 @@ fn check_extra_passes(c: &Case, policy: Policy, window: usize, extra_ms: &[i64])
         e2.records(),
         "{policy}: extra passes changed records"
     );
+}
+
+/// Ends reported late never let a job start on processors still in use
+/// (the harness checks every start against the runs not yet reported), and
+/// every job still ends.
+fn check_late_reports(c: &Case, policy: Policy, every: u64, late_ticks: i64) {
+    let opts = Opts {
+        late_reports: Some((every, Time::from_ticks(late_ticks))),
+        ..Opts::default()
+    };
+    run_opts(config(c, policy), c.jobs.clone(), &opts);
 }
 
 proptest! {
@@ -178,6 +190,18 @@ proptest! {
         extra in proptest::collection::vec(0i64..2_000_000, 0..60),
     ) {
         check_extra_passes(&c, Policy::ALL[policy], window, &extra);
+    }
+
+    /// Ends reported up to seconds late (a fraction of the jobs).
+    #[test]
+    fn late_end_reports_never_double_book(
+        c in case(),
+        every in 1u64..4,
+        late in prop_oneof![1i64..4, 1i64..5_000_000],
+    ) {
+        for policy in Policy::ALL {
+            check_late_reports(&c, policy, every, late);
+        }
     }
 
     /// FCFS starts jobs strictly in queue order.

@@ -58,6 +58,10 @@ pub struct Opts {
     /// happened since the last pass and `next_wakeup` says nothing is due;
     /// each must decide nothing.
     pub extra_passes: Vec<Time>,
+    /// `(k, d)`: the end of every job whose id is a multiple of `k` is
+    /// reported `d` after it happens (as Batsim may report a kill at the
+    /// walltime); its processors stay busy until then.
+    pub late_reports: Option<(u64, Time)>,
 }
 
 /// Run `jobs` to completion, checking invariants after every pass. Panics
@@ -124,7 +128,7 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
             ends.remove(&(te, id));
             let (start, _, _) = running.remove(&id).expect("ending job runs");
             let job = &by_id[&id];
-            let reason = if te - start >= job.walltime {
+            let reason = if job.runtime.map_or(te - start, |r| r) >= job.walltime {
                 EndReason::WalltimeReached
             } else {
                 EndReason::Completed
@@ -179,7 +183,11 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
                         );
                     }
                     let run = job.runtime.unwrap_or(job.walltime).min(job.walltime);
-                    let te = t + run;
+                    let late = match opts.late_reports {
+                        Some((k, d)) if id.0 % k == 0 => d,
+                        _ => Time::ZERO,
+                    };
+                    let te = t + run + late;
                     running.insert(*id, (t, procs.clone(), te));
                     ends.insert((te, *id));
                     trace.starts.insert(*id, (t, procs.clone()));
