@@ -709,3 +709,37 @@ fn dynamic_injection_with_and_without_profile_reuse_resubmits_evicted_jobs() {
         }
     }
 }
+
+#[test]
+fn the_adapter_benchmark_runs_against_the_real_batsim() {
+    let shared = shared_dir().join("batsim");
+    let batsim = real_batsim();
+    let output = Command::new(interstice_bin())
+        .args([
+            "batsim",
+            "bench",
+            "--policy",
+            "conservative",
+            "--batsim",
+            batsim.to_str().unwrap(),
+        ])
+        .args(["--workload", shared.join("workload10.json").to_str().unwrap()])
+        .args(["--platform", shared.join("cluster16_nolat.xml").to_str().unwrap()])
+        .output()
+        .expect("run interstice batsim bench");
+    assert_success(&output);
+    let text = String::from_utf8_lossy(&output.stdout);
+    let metric = |name: &str| -> f64 {
+        let prefix = format!("METRIC:{name}:");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"));
+        line[prefix.len()..].split(':').next().unwrap().parse().unwrap()
+    };
+    assert!(metric("batsim_messages") >= 10.0, "{text}");
+    assert!(metric("batsim_adapter_cpu_per_message") > 0.0, "{text}");
+    assert!(metric("batsim_real_cpu_total") > 0.0, "{text}");
+    let share = metric("batsim_adapter_cpu_share");
+    assert!(share > 0.0 && share < 100.0, "{text}");
+}
