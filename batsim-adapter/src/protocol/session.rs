@@ -228,8 +228,9 @@ struct Running {
     resources: Vec<u32>,
     identity_resources: bool,
     dynamic_jobs: bool,
+    /// The first workload's name (`w0`): its numeric job names are the
+    /// engine ids, and `summary.json` names the run after it.
     workload_name: String,
-    first_workload: Option<String>,
     profiles: Map<String, Value>,
     by_batsim: HashMap<String, JobId>,
     entries: HashMap<JobId, Entry>,
@@ -263,7 +264,11 @@ struct Running {
     injection_start: Option<Time>,
     procs_rng: SplitMix64,
     runtime_rng: SplitMix64,
+    /// The engine's time: the latest event applied or wake-up served (an
+    /// end reported within `CLOCK_ROUNDING` of its expected time counts at
+    /// that time), never later than Batsim's `now`.
     clock: Time,
+    /// The previous message's `now` (it must not go backwards).
     last_now: f64,
 }
 
@@ -612,7 +617,6 @@ impl Session {
             identity_resources,
             dynamic_jobs: begins.dynamic_jobs_enabled,
             workload_name,
-            first_workload: begins.workloads.first().map(|(name, _)| name.clone()),
             profiles: begins.profiles.clone(),
             by_batsim: HashMap::new(),
             entries: HashMap::new(),
@@ -710,7 +714,7 @@ impl Running {
 
     fn new_engine_id(&mut self, batsim_id: &str) -> JobId {
         if let Some((workload, name)) = batsim_id.split_once('!') {
-            if self.first_workload.as_deref() == Some(workload) {
+            if self.workload_name == workload {
                 if let Ok(number) = name.parse::<u64>() {
                     if number < SYNTHETIC_ID_BASE && self.used_ids.insert(number) {
                         return JobId(number);
