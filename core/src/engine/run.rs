@@ -654,22 +654,39 @@ impl State {
     /// overrun by `x` runs `x` more. Queued
     /// reservations that would start on them now move (HPC ones are planned
     /// again by this pass, cloud ones at their next earliest fit); a held
-    /// cloud job in the way of an HPC job starting now is not held, that
-    /// start evicts it.
+    /// cloud job in the way of HPC work is held until that work is due, and
+    /// evicted then.
+    ///
+    /// Holding an HPC job can move an HPC reservation that had cut a cloud
+    /// hold short, giving that job its hold back up to now
+    /// ([`State::hpc_free`]): it is held again in the same pass. Terminates:
+    /// an HPC job is held once per pass, and only HPC holds give holds back.
     fn hold_overdue(&mut self, cfg: &EngineConfig, now: Time) {
-        let due: Vec<(Time, usize)> = self
-            .deadlines
-            .iter()
-            .take_while(|&&(t, _)| t <= now)
-            .copied()
-            .filter(|&(_, idx)| self.jobs[idx].occ_end <= now && self.jobs[idx].evict_at.is_infinite())
-            .collect();
+        loop {
+            let due: Vec<(Time, usize)> = self
+                .deadlines
+                .iter()
+                .take_while(|&&(t, _)| t <= now)
+                .copied()
+                .filter(|&(_, idx)| self.jobs[idx].occ_end <= now && self.jobs[idx].evict_at.is_infinite())
+                .collect();
+            if due.is_empty() {
+                break;
+            }
+            self.hold(due, now);
+        }
+        self.replace_displaced(cfg, now);
+    }
+
+    /// Hold each of `due` (`(deadline, job)`, overdue at `now`) as
+    /// [`State::hold_overdue`] describes.
+    fn hold(&mut self, due: Vec<(Time, usize)>, now: Time) {
         for (deadline, idx) in due {
             let until = now + (now - deadline).max(Time::from_ticks(1));
             let Some(bits) = self.jobs[idx].res.as_ref().map(|r| r.1.clone()) else {
                 continue;
             };
-            match self.job(idx).kind {
+            let held_until = match self.job(idx).kind {
                 JobKind::Hpc => {
                     for i in self.reserved_in(&self.hpc_queue, &bits, now, until) {
                         self.unreserve(i);
@@ -681,21 +698,29 @@ impl State {
                     }
                     self.hpc_changed = true;
                     self.hpc_occupy(&bits, now, until);
+                    until
                 }
                 JobKind::Cloud => {
-                    if !self.hpc.is_free(&bits, now, until) {
-                        continue;
+                    // HPC work planned on these processors meanwhile evicts
+                    // the job when it is due (as `clear_cloud` does).
+                    let hpc_at = self.hpc.first_conflict(&bits, now, until);
+                    let until = hpc_at.unwrap_or(until);
+                    if until > now {
+                        for i in self.reserved_in(&self.cloud_queue, &bits, now, until) {
+                            self.unreserve(i);
+                            self.displaced.push(i);
+                        }
+                        self.all.reserve(&bits, now, until);
                     }
-                    for i in self.reserved_in(&self.cloud_queue, &bits, now, until) {
-                        self.unreserve(i);
-                        self.displaced.push(i);
+                    if let Some(at) = hpc_at {
+                        self.jobs[idx].evict_at = at;
+                        self.dooms.insert((at, idx));
                     }
-                    self.all.reserve(&bits, now, until);
+                    until
                 }
-            }
-            self.jobs[idx].occ_end = until;
+            };
+            self.jobs[idx].occ_end = held_until;
         }
-        self.replace_displaced(cfg, now);
     }
 
     /// Running jobs whose walltime has passed at `now` and whose end the
@@ -900,6 +925,9 @@ impl State {
 
     /// Free HPC work's `bits` over `[s, e)` (both layers); running cloud jobs
     /// scheduled for eviction get their full run back if it is free again.
+    /// An overdue job (its hold cut short by that HPC work) keeps its hold up
+    /// to the eviction time it had and is held again from there by
+    /// [`State::hold_overdue`].
     fn hpc_free(&mut self, bits: &Bits, s: Time, e: Time) {
         self.hpc.release(bits, s, e);
         self.all.release(bits, s, e);
@@ -911,9 +939,11 @@ impl State {
             let Some(b) = self.jobs[i].res.as_ref().map(|r| r.1.clone()) else {
                 continue;
             };
-            let full_end = self.records[i].start.unwrap_or(t) + self.job(i).walltime;
-            if self.all.is_free(&b, t, full_end) {
-                self.all.reserve(&b, t, full_end);
+            let full_end = (self.records[i].start.unwrap_or(t) + self.job(i).walltime).max(t);
+            if full_end == t || self.all.is_free(&b, t, full_end) {
+                if full_end > t {
+                    self.all.reserve(&b, t, full_end);
+                }
                 self.dooms.remove(&(t, i));
                 let entry = &mut self.jobs[i];
                 entry.occ_end = full_end;
