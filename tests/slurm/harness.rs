@@ -253,6 +253,7 @@ impl Cluster {
                 .expect("start munged"),
         );
         wait_for("munged's socket", Duration::from_secs(10), || {
+            cluster.assert_running();
             munge_socket.exists().then_some(())
         });
 
@@ -275,6 +276,7 @@ impl Cluster {
         );
         let ready = Instant::now() + Duration::from_secs(30);
         loop {
+            cluster.assert_running();
             let state = cluster.run("sinfo", &["-h", "-n", &cluster.node.clone(), "-o", "%T"]);
             let state = String::from_utf8_lossy(&state.stdout).trim().to_string();
             if state.lines().all(|line| line == "idle") && !state.is_empty() {
@@ -303,8 +305,40 @@ impl Cluster {
             .expect("start slurmctld")
     }
 
+    /// Panics, with its logs, if one of the cluster's daemons has exited: a
+    /// daemon that died (a plugin Slurm refused, a bad config) will never
+    /// answer, so waiting for it only hides the reason.
+    pub fn assert_running(&mut self) {
+        let dir = self.dir.path().to_path_buf();
+        let daemons: [(&str, &mut Option<Child>, &[&str]); 3] = [
+            ("munged", &mut self.munged, &["munge/munged.log"]),
+            (
+                "slurmctld",
+                &mut self.slurmctld,
+                &["slurmctld.log", "slurmctld.stderr"],
+            ),
+            ("slurmd", &mut self.slurmd, &["slurmd.log", "slurmd.stderr"]),
+        ];
+        for (name, child, logs) in daemons {
+            let Some(child) = child else { continue };
+            if let Ok(Some(status)) = child.try_wait() {
+                let logs: String = logs
+                    .iter()
+                    .map(|log| format!("\n--- {log}\n{}", tail(&dir.join(log), 30)))
+                    .collect();
+                panic!("{name} exited ({status}){logs}");
+            }
+        }
+    }
+
     /// Restarts slurmctld, with or without `JobSubmitPlugins=interstice`; waits until it answers.
     pub fn restart_slurmctld(&mut self, job_submit_plugin: bool) {
+        self.restart_slurmctld_with(job_submit_plugin.then_some("interstice"));
+    }
+
+    /// Restarts slurmctld with `JobSubmitPlugins=<plugins>` (commented out
+    /// for `None`); waits until it answers, and fails at once if it exits.
+    pub fn restart_slurmctld_with(&mut self, job_submit_plugins: Option<&str>) {
         if let Some(mut child) = self.slurmctld.take() {
             stop_child(&mut child, Duration::from_secs(10));
         }
@@ -313,10 +347,9 @@ impl Cluster {
             .lines()
             .map(|line| {
                 if line.trim_start_matches('#').starts_with("JobSubmitPlugins=") {
-                    if job_submit_plugin {
-                        "JobSubmitPlugins=interstice".to_string()
-                    } else {
-                        "#JobSubmitPlugins=interstice".to_string()
+                    match job_submit_plugins {
+                        Some(plugins) => format!("JobSubmitPlugins={plugins}"),
+                        None => "#JobSubmitPlugins=interstice".to_string(),
                     }
                 } else {
                     line.to_string()
@@ -329,7 +362,10 @@ impl Cluster {
         wait_for(
             "slurmctld to answer after a restart",
             Duration::from_secs(30),
-            || self.run("scontrol", &["ping"]).status.success().then_some(()),
+            || {
+                self.assert_running();
+                self.run("scontrol", &["ping"]).status.success().then_some(())
+            },
         );
     }
 
