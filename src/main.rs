@@ -41,7 +41,12 @@ fn main() -> ExitCode {
         Command::Batsim(args) => cli::batsim::run(*args),
         Command::Client(cmd) => cli::client::run(cmd),
         Command::Bench(cmd) => cli::bench::run(cmd),
-    };
+    }
+    .and_then(|()| {
+        // What `out!` left in stdout's buffer (no newline yet).
+        std::io::Write::flush(&mut std::io::stdout())
+            .map_err(|err| anyhow::Error::new(err).context("cannot write to stdout"))
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -123,3 +123,41 @@ pub fn real_batsim() -> PathBuf {
 pub fn nasa_trace() -> PathBuf {
     shared_dir().join("data/NASA-iPSC-1993-3.1-cln.swf.gz")
 }
+
+/// Runs `command` with its stdout a pipe closed before it writes (`… |
+/// head -0`), then with stdout on `/dev/full`, and checks what a command line
+/// tool owes its user: a closed pipe ends it quietly with success; a full
+/// device is an error naming stdout, with a non-zero exit; never a panic.
+pub fn assert_output_errors_handled(mut command: impl FnMut() -> Command, what: &str) {
+    let mut child = command()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the command");
+    drop(child.stdout.take());
+    let closed = child.wait_with_output().expect("wait for the command");
+    let stderr = String::from_utf8_lossy(&closed.stderr);
+    assert!(
+        closed.status.success() && !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+        "{what} | (closed pipe): {}, stderr:\n{stderr}",
+        closed.status
+    );
+
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let output = command().stdout(full).output().expect("run the command");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{what} > /dev/full must fail with exit 1, stderr:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("stdout")
+            && stderr.contains("No space left on device")
+            && !stderr.contains("panicked"),
+        "{what} > /dev/full: {stderr}"
+    );
+}

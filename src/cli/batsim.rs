@@ -233,16 +233,16 @@ fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {
     }
     let report = serve(&options, &mut session).context("the Batsim conversation failed")?;
     if !args.quiet {
-        println!("messages: {}", report.messages);
+        outln!("messages: {}", report.messages)?;
         if let Some(cpu) = report.thread_cpu {
-            println!(
+            outln!(
                 "adapter CPU time: {:.3} s ({:.1} us per message)",
                 cpu.as_secs_f64(),
                 cpu.as_secs_f64() * 1e6 / report.messages.max(1) as f64
-            );
+            )?;
         }
         if let (Some(summary), Some(dir)) = (&report.summary, &args.out) {
-            println!(
+            outln!(
                 "jobs: {} (hpc {}, cloud {}), makespan {:.0} s, mean wait {:.1} s, utilization {:.3}, \
                  violations {} ({:.2} %), results in {}",
                 summary.jobs,
@@ -254,7 +254,7 @@ fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {
                 summary.violations,
                 summary.violation_percent,
                 dir.display()
-            );
+            )?;
         }
     }
     Ok(())
@@ -271,7 +271,7 @@ fn run_platform(args: PlatformArgs) -> anyhow::Result<()> {
         Some(path) => {
             std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?
         }
-        None => print!("{xml}"),
+        None => out!("{xml}")?,
     }
     Ok(())
 }
@@ -291,7 +291,7 @@ fn run_drive(args: DriveArgs) -> anyhow::Result<()> {
         .iter()
         .filter(|e| e.state == "COMPLETED_KILLED")
         .count();
-    println!(
+    outln!(
         "messages: {}, executions: {} (killed {killed}), rejected: {}, registered: {}, requested calls: {}, \
          end time: {} s",
         report.messages,
@@ -300,7 +300,7 @@ fn run_drive(args: DriveArgs) -> anyhow::Result<()> {
         report.registered.len(),
         report.requested_calls,
         report.end_time
-    );
+    )?;
     Ok(())
 }
 
@@ -358,13 +358,13 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let peer_result = match &peer {
         BenchPeer::Tiny(workload) => driver::drive(workload, &DriverConfig::new(endpoint))
-            .map(|report| {
-                println!("METRIC:batsim_jobs:{}:jobs", args.jobs);
-                println!("METRIC:batsim_procs:{}:procs", args.procs);
-                println!("METRIC:batsim_executions:{}:jobs", report.executions.len());
-                None
-            })
-            .context("the driver failed"),
+            .context("the driver failed")
+            .and_then(|report| {
+                outln!("METRIC:batsim_jobs:{}:jobs", args.jobs)?;
+                outln!("METRIC:batsim_procs:{}:procs", args.procs)?;
+                outln!("METRIC:batsim_executions:{}:jobs", report.executions.len())?;
+                Ok(None)
+            }),
         BenchPeer::Real {
             batsim,
             workload,
@@ -379,37 +379,37 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
     let batsim_cpu = peer_result?;
     let (served, schedule_time) = served.context("the adapter failed")?;
     let messages = served.messages.max(1) as f64;
-    println!("METRIC:batsim_policy:{}:name", args.policy);
-    println!("METRIC:batsim_messages:{}:messages", served.messages);
+    outln!("METRIC:batsim_policy:{}:name", args.policy)?;
+    outln!("METRIC:batsim_messages:{}:messages", served.messages)?;
     if let Some(cpu) = served.thread_cpu {
-        println!("METRIC:batsim_adapter_cpu_total:{:.3}:s", cpu.as_secs_f64());
-        println!(
+        outln!("METRIC:batsim_adapter_cpu_total:{:.3}:s", cpu.as_secs_f64())?;
+        outln!(
             "METRIC:batsim_adapter_cpu_per_message:{:.2}:us",
             cpu.as_secs_f64() * 1e6 / messages
-        );
+        )?;
         if let Some(batsim_cpu) = batsim_cpu {
-            println!("METRIC:batsim_real_cpu_total:{:.3}:s", batsim_cpu.as_secs_f64());
-            println!(
+            outln!("METRIC:batsim_real_cpu_total:{:.3}:s", batsim_cpu.as_secs_f64())?;
+            outln!(
                 "METRIC:batsim_real_cpu_per_message:{:.2}:us",
                 batsim_cpu.as_secs_f64() * 1e6 / messages
-            );
+            )?;
             let share = cpu.as_secs_f64() / (cpu + batsim_cpu).as_secs_f64().max(1e-9);
-            println!("METRIC:batsim_adapter_cpu_share:{:.1}:%", share * 100.0);
+            outln!("METRIC:batsim_adapter_cpu_share:{:.1}:%", share * 100.0)?;
         }
     }
-    println!(
+    outln!(
         "METRIC:batsim_adapter_busy_per_message:{:.2}:us",
         served.busy.as_secs_f64() * 1e6 / messages
-    );
-    println!(
+    )?;
+    outln!(
         "METRIC:batsim_engine_schedule_per_message:{:.2}:us",
         schedule_time.as_secs_f64() * 1e6 / messages
-    );
-    println!(
+    )?;
+    outln!(
         "METRIC:batsim_protocol_busy_per_message:{:.2}:us",
         served.busy.saturating_sub(schedule_time).as_secs_f64() * 1e6 / messages
-    );
-    println!("METRIC:batsim_wall_total:{:.3}:s", wall.as_secs_f64());
+    )?;
+    outln!("METRIC:batsim_wall_total:{:.3}:s", wall.as_secs_f64())?;
     Ok(())
 }
 

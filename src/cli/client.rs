@@ -102,7 +102,7 @@ pub struct CancelArgs {
 }
 
 fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    outln!("{}", serde_json::to_string_pretty(value)?)?;
     Ok(())
 }
 
@@ -246,14 +246,14 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     }
     let now = Time::from_secs(args.jobs as i64);
     engine.schedule(now);
-    println!(
+    outln!(
         "plan: {} HPC jobs on {} processors ({} running, {} queued), built in {:.2} s",
         args.jobs,
         args.procs,
         engine.running(JobKind::Hpc),
         engine.queued(JobKind::Hpc),
         built.elapsed().as_secs_f64()
-    );
+    )?;
     let mut latencies = Vec::with_capacity(args.predictions as usize);
     let mut violations = 0u64;
     let started = Instant::now();
@@ -269,19 +269,19 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let total = started.elapsed();
     latencies.sort();
     let throughput = args.predictions as f64 / total.as_secs_f64();
-    println!(
+    outln!(
         "in-process: {} predictions, {violations} predicted violations",
         args.predictions
-    );
-    println!(
+    )?;
+    outln!(
         "METRIC:predict_inprocess_p50:{:.3}:us",
         percentile(&latencies, 0.50).as_secs_f64() * 1e6
-    );
-    println!(
+    )?;
+    outln!(
         "METRIC:predict_inprocess_p99:{:.3}:us",
         percentile(&latencies, 0.99).as_secs_f64() * 1e6
-    );
-    println!("METRIC:predict_inprocess_throughput:{throughput:.0}:predictions/s");
+    )?;
+    outln!("METRIC:predict_inprocess_throughput:{throughput:.0}:predictions/s")?;
     if let Some(socket) = &args.daemon {
         bench_socket(socket, &args)?;
     }
@@ -323,22 +323,22 @@ fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()
         );
     }
     latencies.sort();
-    println!(
+    outln!(
         "socket: {} predictions with {} threads",
         latencies.len(),
         args.threads
-    );
-    println!(
+    )?;
+    outln!(
         "METRIC:predict_socket_p50:{:.3}:us",
         percentile(&latencies, 0.50).as_secs_f64() * 1e6
-    );
-    println!(
+    )?;
+    outln!(
         "METRIC:predict_socket_p99:{:.3}:us",
         percentile(&latencies, 0.99).as_secs_f64() * 1e6
-    );
-    println!(
+    )?;
+    outln!(
         "METRIC:predict_socket_throughput:{:.0}:predictions/s",
         latencies.len() as f64 / args.seconds
-    );
+    )?;
     Ok(())
 }

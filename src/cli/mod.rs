@@ -1,4 +1,34 @@
 //! One module per subcommand group; each turns its arguments into calls on the library crates.
+//!
+//! Commands print through [`out!`]/[`outln!`], never `print!`: a write error
+//! (a full disk, a closed pipe) comes back as an error, which `main` turns
+//! into a quiet exit for a closed pipe and a message naming stdout otherwise,
+//! instead of the panic of `println!`.
+
+use std::io::Write;
+
+/// `print!` to stdout that returns write errors (`anyhow::Result<()>`).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!($($arg)*), false)
+    };
+}
+
+/// `println!` to stdout that returns write errors (`anyhow::Result<()>`).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!($($arg)*), true)
+    };
+}
+
+/// Write `args` (and a newline) to stdout; errors name stdout.
+pub fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout
+        .write_fmt(args)
+        .and_then(|()| if newline { stdout.write_all(b"\n") } else { Ok(()) });
+    written.map_err(|err| anyhow::Error::new(err).context("cannot write to stdout"))
+}
 
 pub mod batsim;
 pub mod bench;

@@ -362,7 +362,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             &args.out,
             started.elapsed().as_secs_f64(),
             loaded.as_secs_f64(),
-        );
+        )?;
         if trace.skipped() > 0 {
             eprintln!(
                 "note: {} workload records were skipped (see summary.json run.extraction)",
@@ -439,8 +439,8 @@ fn print_summary(
     out: &Path,
     wall: f64,
     load: f64,
-) {
-    println!(
+) -> anyhow::Result<()> {
+    outln!(
         "replayed {} jobs ({} HPC, {} cloud) on {} processors (area {}), policy {}, admission {}",
         summary.jobs,
         summary.hpc_jobs,
@@ -449,18 +449,18 @@ fn print_summary(
         config.conv_procs,
         config.policy,
         config.admission.name()
-    );
-    println!(
+    )?;
+    outln!(
         "makespan {} (HPC {}), utilization {:.1} %, mean wait {}, mean bounded slowdown {:.2}",
         human_duration(summary.makespan),
         human_duration(summary.hpc_makespan),
         summary.utilization * 100.0,
         human_duration(summary.mean_wait),
         summary.mean_bounded_slowdown
-    );
+    )?;
     if summary.cloud_jobs > 0 {
         let quality = &summary.prediction;
-        println!(
+        outln!(
             "cloud: {} violations ({:.4} %), {} evictions, {} rejected; prediction tp {} fp {} fn {} tn {} \
              (precision {:.3}, recall {:.3}; thesis accuracy {:.3}, precision {:.3})",
             summary.violations,
@@ -475,16 +475,17 @@ fn print_summary(
             quality.recall,
             quality.thesis_accuracy,
             quality.thesis_precision
-        );
+        )?;
     }
     if result.stats.never_started > 0 {
-        println!("warning: {} jobs never started", result.stats.never_started);
+        outln!("warning: {} jobs never started", result.stats.never_started)?;
     }
-    println!(
+    outln!(
         "wrote {} and {} in {wall:.2} s (load {load:.2} s)",
         out.join(JOBS_CSV).display(),
         out.join(SUMMARY_JSON).display()
-    );
+    )?;
+    Ok(())
 }
 
 /// Arguments of `interstice bench replay`.
@@ -561,12 +562,12 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let mut jobs = hpc;
     let n_hpc = jobs.len();
     jobs.extend(cloud.jobs(first, last, first_id)?);
-    println!(
+    outln!(
         "METRIC:replay_setup_seconds:{:.3}:s",
         setup.elapsed().as_secs_f64()
-    );
-    println!("METRIC:replay_hpc_jobs:{n_hpc}:jobs");
-    println!("METRIC:replay_jobs:{}:jobs", jobs.len());
+    )?;
+    outln!("METRIC:replay_hpc_jobs:{n_hpc}:jobs")?;
+    outln!("METRIC:replay_jobs:{}:jobs", jobs.len())?;
 
     for policy in &args.policies {
         let config = EngineOptions {
@@ -593,27 +594,27 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write results to {}", out_dir.display()))?;
         let write = writing.elapsed().as_secs_f64();
         let _ = std::fs::remove_dir_all(&out_dir);
-        println!("METRIC:replay_{name}_wall_seconds:{wall:.3}:s");
-        println!("METRIC:replay_{name}_write_seconds:{write:.3}:s");
-        println!(
+        outln!("METRIC:replay_{name}_wall_seconds:{wall:.3}:s")?;
+        outln!("METRIC:replay_{name}_write_seconds:{write:.3}:s")?;
+        outln!(
             "METRIC:replay_{name}_jobs_per_second:{:.0}:jobs/s",
             jobs.len() as f64 / wall.max(1e-9)
-        );
-        println!(
+        )?;
+        outln!(
             "METRIC:replay_{name}_violation_percent:{:.4}:%",
             result.summary.violation_percent
-        );
-        println!(
+        )?;
+        outln!(
             "METRIC:replay_{name}_evictions:{}:evictions",
             result.summary.evictions
-        );
-        println!(
+        )?;
+        outln!(
             "METRIC:replay_{name}_hpc_makespan:{:.0}:s",
             result.summary.hpc_makespan
-        );
+        )?;
     }
     if let Some(peak) = peak_memory_bytes() {
-        println!("METRIC:replay_peak_memory:{peak}:bytes");
+        outln!("METRIC:replay_peak_memory:{peak}:bytes")?;
     }
     Ok(())
 }

@@ -429,13 +429,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     text.push('\n');
     std::fs::write(&json_path, text).with_context(|| format!("cannot write {}", json_path.display()))?;
     if !args.quiet {
-        println!(
+        outln!(
             "swept {} runs (+{} no-cloud baselines) on {workers} threads in {total:.1} s: wrote {} and {}",
             rows.len(),
             n_baselines,
             csv_path.display(),
             json_path.display()
-        );
+        )?;
     }
     Ok(())
 }

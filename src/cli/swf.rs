@@ -266,7 +266,10 @@ fn create_output(path: &Path) -> anyhow::Result<Box<dyn Write>> {
 
 fn write_json(path: &Path, jobs: &[Job], nb_res: u32) -> anyhow::Result<()> {
     let out = create_output(path)?;
-    batsim_json::write_workload(jobs, nb_res, out).with_context(|| format!("cannot write {}", path.display()))
+    batsim_json::write_workload(jobs, nb_res, out).with_context(|| match path == Path::new("-") {
+        true => "cannot write to stdout".to_string(),
+        false => format!("cannot write {}", path.display()),
+    })
 }
 
 fn stats(args: StatsArgs) -> anyhow::Result<()> {
@@ -294,9 +297,9 @@ fn stats(args: StatsArgs) -> anyhow::Result<()> {
     };
     bar.finish_and_clear();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&stats)?);
+        outln!("{}", serde_json::to_string_pretty(&stats)?)?;
     } else {
-        print_stats(&args.file, &stats);
+        print_stats(&args.file, &stats)?;
     }
     Ok(())
 }
@@ -311,33 +314,33 @@ fn batsim_nb_res(path: &Path) -> anyhow::Result<Option<u64>> {
     Ok(value.get("nb_res").and_then(serde_json::Value::as_u64))
 }
 
-fn print_stats(path: &Path, s: &WorkloadStats) {
+fn print_stats(path: &Path, s: &WorkloadStats) -> anyhow::Result<()> {
     let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v}"));
-    println!("file:               {}", path.display());
-    println!("records:            {}", s.records);
-    println!("jobs:               {}", s.jobs);
-    println!(
+    outln!("file:               {}", path.display())?;
+    outln!("records:            {}", s.records)?;
+    outln!("jobs:               {}", s.jobs)?;
+    outln!(
         "skipped:            {} (no submit {}, run time ≤ 0 {}, processors ≤ 0 {}, too wide {}, bad lines {})",
         s.skipped, s.skipped_no_submit, s.skipped_runtime, s.skipped_procs, s.skipped_too_wide, s.bad_lines
-    );
-    println!(
+    )?;
+    outln!(
         "machine processors: {} (header {}, widest job {})",
         s.max_procs.map_or("-".into(), |v| v.to_string()),
         s.header_max_procs.map_or("-".into(), |v| v.to_string()),
         s.observed_max_procs.map_or("-".into(), |v| v.to_string())
-    );
-    println!(
+    )?;
+    outln!(
         "submits:            {} .. {} (span {} s = {:.1} days)",
         opt(s.first_submit),
         opt(s.last_submit),
         s.span,
         s.span / 86400.0
-    );
-    println!(
+    )?;
+    outln!(
         "offered load:       {}",
         s.utilization
             .map_or("-".into(), |u| format!("{:.1} %", u * 100.0))
-    );
+    )?;
     let dist = |d: &interstice_swf::stats::Distribution| {
         format!(
             "min {} median {} p90 {} max {}",
@@ -347,21 +350,22 @@ fn print_stats(path: &Path, s: &WorkloadStats) {
             opt(d.max)
         )
     };
-    println!("processors per job: {}", dist(&s.procs));
-    println!("run time (s):       {}", dist(&s.runtime));
-    println!(
+    outln!("processors per job: {}", dist(&s.procs))?;
+    outln!("run time (s):       {}", dist(&s.runtime))?;
+    outln!(
         "no walltime:         {} jobs (no requested time: Batsim walltime -1, planned with the run time)",
         s.walltime_from_runtime
-    );
+    )?;
     if s.runtime_from_walltime > 0 {
-        println!(
+        outln!(
             "run time = walltime: {} jobs (profile without a delay)",
             s.runtime_from_walltime
-        );
+        )?;
     }
     for p in &s.problems {
-        println!("problem:            {p}");
+        outln!("problem:            {p}")?;
     }
+    Ok(())
 }
 
 fn convert(args: ConvertArgs) -> anyhow::Result<()> {
@@ -431,11 +435,12 @@ fn cat(args: CatArgs) -> anyhow::Result<()> {
     let mut reader = SwfReader::new(input.reader, input.name, args.common.mode())?;
     let stdout = io::stdout().lock();
     let mut out = BufWriter::with_capacity(256 * 1024, stdout);
-    reader.header().write_to(&mut out)?;
+    let write_error = |err: io::Error| anyhow::Error::new(err).context("cannot write to stdout");
+    reader.header().write_to(&mut out).map_err(write_error)?;
     for rec in reader.by_ref() {
-        rec?.write_to(&mut out)?;
+        rec?.write_to(&mut out).map_err(write_error)?;
     }
-    out.flush()?;
+    out.flush().map_err(write_error)?;
     bar.finish_and_clear();
     let bad = reader.bad_lines();
     if bad.count > 0 && !args.common.quiet {
@@ -529,15 +534,15 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     }
     let extract = start.elapsed().as_secs_f64();
     std::hint::black_box(checksum);
-    println!("METRIC:swf_bench_records:{}:records", args.records);
-    println!(
+    outln!("METRIC:swf_bench_records:{}:records", args.records)?;
+    outln!(
         "METRIC:swf_parse_records_per_second:{:.0}:records/s",
         args.records as f64 / best
-    );
-    println!("METRIC:swf_parse_megabytes_per_second:{:.1}:MB/s", mb / best);
-    println!(
+    )?;
+    outln!("METRIC:swf_parse_megabytes_per_second:{:.1}:MB/s", mb / best)?;
+    outln!(
         "METRIC:swf_extract_jobs_per_second:{:.0}:jobs/s",
         jobs as f64 / extract
-    );
+    )?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The shipped demo config runs under the real `intersticed`, and the
 //! `interstice` client subcommands talk to it over its socket.
 
-use interstice_tests::{artifact, interstice_bin, repo_root};
+use interstice_tests::{artifact, assert_output_errors_handled, interstice_bin, repo_root};
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -93,6 +93,16 @@ fn demo_config_serves_the_cli() {
     );
     let slots = json(&cli(&socket, &["slots"]));
     assert!(slots["now"].as_f64().unwrap() > 1.0e9);
+    for command in ["jobs", "slots", "health"] {
+        assert_output_errors_handled(
+            || {
+                let mut cmd = Command::new(interstice_bin());
+                cmd.arg(command).arg("--daemon").arg(&socket);
+                cmd
+            },
+            command,
+        );
+    }
 
     let long = json(&cli(
         &socket,
