@@ -8,7 +8,7 @@
 //! job every 10 s.
 
 use interstice_core::{
-    Decision, EndReason, Engine, EngineConfig, Job, JobId, JobKind, Policy, Summary, Time,
+    Decision, EndReason, Engine, EngineConfig, Job, JobId, JobKind, Policy, Shown, Summary, Time,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -142,11 +142,11 @@ fn main() {
         "replayed in {:.2} s ({passes} passes); violations {} ({:.4} %), evictions {}, hpc makespan {:.0} s, utilisation {:.3}, thesis accuracy {:.3}, thesis precision {:.3}",
         elapsed.as_secs_f64(),
         s.violations,
-        s.violation_percent,
+        Shown(s.violation_percent),
         s.evictions,
         s.hpc_makespan,
-        s.utilization,
-        s.prediction.thesis_accuracy,
-        s.prediction.thesis_precision
+        Shown(s.utilization),
+        Shown(s.prediction.thesis_accuracy),
+        Shown(s.prediction.thesis_precision)
     );
 }

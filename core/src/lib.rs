@@ -148,6 +148,6 @@ pub use engine::{
     Lifecycle, Policy, Prediction, Slots,
 };
 pub use job::{Job, JobId, JobKind};
-pub use metrics::{JobRecord, PredictionQuality, Summary};
+pub use metrics::{JobRecord, PredictionQuality, Shown, Summary};
 pub use procset::ProcSet;
 pub use time::Time;

@@ -87,17 +87,29 @@ impl JobRecord {
     }
 }
 
-/// `a / b`, 0 when `b` is 0 (never NaN).
-fn ratio(a: f64, b: f64) -> f64 {
-    if b == 0.0 {
-        0.0
-    } else {
-        a / b
+/// `a / b`, `None` when `b` is 0: a ratio over nothing is undefined, not 0
+/// (written `null` in JSON, empty in CSV, `n/a` in text).
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b != 0.0).then(|| a / b)
+}
+
+/// Shows a ratio that may be undefined: `n/a` for `None`, else the value
+/// with the format's precision (`format!("{:.3}", Shown(q.precision))`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shown(pub Option<f64>);
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.0, f.precision()) {
+            (None, _) => f.write_str("n/a"),
+            (Some(v), Some(digits)) => write!(f, "{v:.digits$}"),
+            (Some(v), None) => write!(f, "{v}"),
+        }
     }
 }
 
 impl PredictionQuality {
-    /// Fill the derived figures from the four counts (0 when undefined, never NaN).
+    /// Fill the derived figures from the four counts (`None` when undefined, never NaN).
     pub fn from_counts(tp: u64, fp: u64, fn_: u64, tn: u64) -> PredictionQuality {
         let (tpf, fpf, fnf, tnf) = (tp as f64, fp as f64, fn_ as f64, tn as f64);
         let precision = ratio(tpf, tpf + fpf);
@@ -110,7 +122,7 @@ impl PredictionQuality {
             precision,
             recall,
             accuracy: ratio(tpf + tnf, tpf + fpf + fnf + tnf),
-            f1: ratio(2.0 * precision * recall, precision + recall),
+            f1: precision.zip(recall).and_then(|(p, r)| ratio(2.0 * p * r, p + r)),
             thesis_accuracy: ratio(fpf + fnf, tpf + fpf),
             thesis_precision: ratio(tpf, tpf + fnf),
         }
@@ -129,17 +141,17 @@ pub struct PredictionQuality {
     /// Predicted met, met.
     pub tn: u64,
     /// tp / (tp + fp).
-    pub precision: f64,
+    pub precision: Option<f64>,
     /// tp / (tp + fn).
-    pub recall: f64,
+    pub recall: Option<f64>,
     /// (tp + tn) / all.
-    pub accuracy: f64,
+    pub accuracy: Option<f64>,
     /// Harmonic mean of precision and recall.
-    pub f1: f64,
+    pub f1: Option<f64>,
     /// The thesis's "accuracy": (fp + fn) / predicted violations (lower is better).
-    pub thesis_accuracy: f64,
+    pub thesis_accuracy: Option<f64>,
     /// The thesis's "precision": predicted-and-occurred / occurred.
-    pub thesis_precision: f64,
+    pub thesis_precision: Option<f64>,
 }
 
 /// The metrics of a whole run (see `summary.json`).
@@ -155,16 +167,16 @@ pub struct Summary {
     pub makespan: f64,
     /// Same, HPC jobs only.
     pub hpc_makespan: f64,
-    /// Mean wait (start − submit) of started jobs, seconds.
-    pub mean_wait: f64,
-    /// Mean bounded slowdown (10 s bound).
-    pub mean_bounded_slowdown: f64,
-    /// Used processor-seconds / (procs × makespan).
-    pub utilization: f64,
+    /// Mean wait (start − submit) of started jobs, seconds (`None`: none started).
+    pub mean_wait: Option<f64>,
+    /// Mean bounded slowdown (10 s bound; `None`: none ended).
+    pub mean_bounded_slowdown: Option<f64>,
+    /// Used processor-seconds / (procs × makespan) (`None`: makespan 0).
+    pub utilization: Option<f64>,
     /// Cloud jobs that violated their SLO.
     pub violations: u64,
-    /// violations / cloud jobs × 100.
-    pub violation_percent: f64,
+    /// violations / cloud jobs × 100 (`None`: no cloud job).
+    pub violation_percent: Option<f64>,
     /// Evictions.
     pub evictions: u64,
     /// Processor-seconds lost to evictions.

@@ -141,7 +141,7 @@ fn eviction_without_resubmission_counts_as_violation() {
     let (eng, _) = run(cfg, jobs);
     let s = Summary::compute(eng.records(), 4);
     assert_eq!((s.violations, s.evictions, s.cloud_jobs), (1, 1, 1));
-    assert_eq!(s.violation_percent, 100.0);
+    assert_eq!(s.violation_percent, Some(100.0));
     // Predicted fine, violated: a false negative.
     assert_eq!((s.prediction.tp, s.prediction.fn_), (0, 1));
 }

@@ -13,7 +13,7 @@ use interstice_batsim::protocol::driver::{self, DriverConfig, Workload};
 use interstice_batsim::protocol::platform::{platform_xml, PlatformSpec};
 use interstice_batsim::protocol::{serve, AdapterConfig, CloudInjection, ServerOptions, Session};
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
-use interstice_core::{Policy, Time};
+use interstice_core::{Policy, Shown, Time};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -249,10 +249,10 @@ fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {
                 summary.hpc_jobs,
                 summary.cloud_jobs,
                 summary.makespan,
-                summary.mean_wait,
-                summary.utilization,
+                Shown(summary.mean_wait),
+                Shown(summary.utilization),
                 summary.violations,
-                summary.violation_percent,
+                Shown(summary.violation_percent),
                 dir.display()
             )?;
         }

@@ -16,7 +16,7 @@ use interstice_batsim::output::{self, JOBS_CSV, SUMMARY_JSON};
 use interstice_batsim::protocol::EngineOptions;
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_batsim::sim::{simulate, SimOptions, SimResult};
-use interstice_core::{EngineConfig, Job, JobKind, Policy, Summary, Time};
+use interstice_core::{EngineConfig, Job, JobKind, Policy, Shown, Summary, Time};
 use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec};
 use interstice_swf::ExtractOptions;
 use std::io::IsTerminal;
@@ -454,9 +454,9 @@ fn print_summary(
         "makespan {} (HPC {}), utilization {:.1} %, mean wait {}, mean bounded slowdown {:.2}",
         human_duration(summary.makespan),
         human_duration(summary.hpc_makespan),
-        summary.utilization * 100.0,
-        human_duration(summary.mean_wait),
-        summary.mean_bounded_slowdown
+        Shown(summary.utilization.map(|u| u * 100.0)),
+        summary.mean_wait.map_or("n/a".to_string(), human_duration),
+        Shown(summary.mean_bounded_slowdown)
     )?;
     if summary.cloud_jobs > 0 {
         let quality = &summary.prediction;
@@ -464,17 +464,17 @@ fn print_summary(
             "cloud: {} violations ({:.4} %), {} evictions, {} rejected; prediction tp {} fp {} fn {} tn {} \
              (precision {:.3}, recall {:.3}; thesis accuracy {:.3}, precision {:.3})",
             summary.violations,
-            summary.violation_percent,
+            Shown(summary.violation_percent),
             summary.evictions,
             summary.rejected,
             quality.tp,
             quality.fp,
             quality.fn_,
             quality.tn,
-            quality.precision,
-            quality.recall,
-            quality.thesis_accuracy,
-            quality.thesis_precision
+            Shown(quality.precision),
+            Shown(quality.recall),
+            Shown(quality.thesis_accuracy),
+            Shown(quality.thesis_precision)
         )?;
     }
     if result.stats.never_started > 0 {
@@ -602,7 +602,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         )?;
         outln!(
             "METRIC:replay_{name}_violation_percent:{:.4}:%",
-            result.summary.violation_percent
+            Shown(result.summary.violation_percent)
         )?;
         outln!(
             "METRIC:replay_{name}_evictions:{}:evictions",

@@ -24,7 +24,7 @@ use super::replay::{
 use anyhow::{bail, Context};
 use interstice_batsim::output;
 use interstice_batsim::sim::{simulate, SimOptions};
-use interstice_core::{Admission, Policy, Summary};
+use interstice_core::{Admission, Policy, Shown, Summary};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -382,7 +382,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                     ),
                     summary => format!(
                         "{:.4} % violations, {} evictions, {:.2} s",
-                        summary.violation_percent, summary.evictions, outcome.wall_seconds
+                        Shown(summary.violation_percent),
+                        summary.evictions,
+                        outcome.wall_seconds
                     ),
                 }
             );
@@ -533,11 +535,12 @@ pub const SWEEP_CSV_HEADER: &str = "run,policy,procs,conv,admission,cloud_procs,
 jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
 utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,wall_seconds";
 
-/// A cell: text, or a float (empty when not finite).
+/// A cell: text, an integer, or a float (`None` or not finite: undefined,
+/// empty in CSV and `null` in JSON).
 enum Cell {
     Text(String),
     Int(u64),
-    Float(f64),
+    Float(Option<f64>),
 }
 
 impl Row<'_> {
@@ -557,7 +560,7 @@ impl Row<'_> {
             ("admission", Cell::Text(params.admission.name().to_string())),
             ("cloud_procs", Cell::Text(procs_choice_text(&params.cloud_procs))),
             ("cloud_runtime", Cell::Text(params.cloud_runtime.to_string())),
-            ("slack", Cell::Float(params.slack)),
+            ("slack", Cell::Float(Some(params.slack))),
             ("seed", Cell::Int(params.seed)),
             ("jobs", Cell::Int(summary.jobs)),
             ("cloud_jobs", Cell::Int(summary.cloud_jobs)),
@@ -565,8 +568,8 @@ impl Row<'_> {
             ("violation_percent", Cell::Float(summary.violation_percent)),
             ("evictions", Cell::Int(summary.evictions)),
             ("rejected", Cell::Int(summary.rejected)),
-            ("hpc_makespan", Cell::Float(summary.hpc_makespan)),
-            ("hpc_makespan_delta", Cell::Float(self.hpc_makespan_delta())),
+            ("hpc_makespan", Cell::Float(Some(summary.hpc_makespan))),
+            ("hpc_makespan_delta", Cell::Float(Some(self.hpc_makespan_delta()))),
             ("utilization", Cell::Float(summary.utilization)),
             ("mean_wait", Cell::Float(summary.mean_wait)),
             ("tp", Cell::Int(quality.tp)),
@@ -579,7 +582,7 @@ impl Row<'_> {
             ("f1", Cell::Float(quality.f1)),
             ("thesis_accuracy", Cell::Float(quality.thesis_accuracy)),
             ("thesis_precision", Cell::Float(quality.thesis_precision)),
-            ("wall_seconds", Cell::Float(self.outcome.wall_seconds)),
+            ("wall_seconds", Cell::Float(Some(self.outcome.wall_seconds))),
         ]
     }
 }
@@ -606,7 +609,7 @@ fn sweep_csv(rows: &[Row]) -> String {
                 Cell::Int(value) => {
                     let _ = write!(out, "{value}");
                 }
-                Cell::Float(value) if value.is_finite() => {
+                Cell::Float(Some(value)) if value.is_finite() => {
                     let _ = write!(out, "{value}");
                 }
                 Cell::Float(_) => {}
@@ -621,7 +624,7 @@ fn json_cell(cell: Cell) -> serde_json::Value {
     match cell {
         Cell::Text(text) => text.into(),
         Cell::Int(value) => value.into(),
-        Cell::Float(value) if value.is_finite() => value.into(),
+        Cell::Float(Some(value)) if value.is_finite() => value.into(),
         Cell::Float(_) => serde_json::Value::Null,
     }
 }
@@ -646,7 +649,7 @@ fn sweep_json(
                 "policy": policy,
                 "conv": outcome.conv,
                 "hpc_jobs": outcome.summary.hpc_jobs,
-                "hpc_makespan": json_cell(Cell::Float(outcome.summary.hpc_makespan)),
+                "hpc_makespan": json_cell(Cell::Float(Some(outcome.summary.hpc_makespan))),
                 "utilization": json_cell(Cell::Float(outcome.summary.utilization)),
                 "mean_wait": json_cell(Cell::Float(outcome.summary.mean_wait)),
                 "wall_seconds": outcome.wall_seconds,

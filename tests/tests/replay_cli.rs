@@ -300,3 +300,111 @@ fn clip_lets_a_small_machine_replay_a_wide_trace() {
     assert!(rows.iter().all(|row| row[4].parse::<u32>().unwrap() <= 10));
     assert!(summary(&out)["run"]["extraction"]["clipped"].as_u64().unwrap() > 0);
 }
+
+/// A ratio over nothing is undefined: `null` in summary.json and sweep.json,
+/// empty in sweep.csv, `n/a` on the terminal; never a made-up 0 (before:
+/// "thesis accuracy 0.000" with no predicted violation, and
+/// `violation_percent: 0` without a single cloud job).
+#[test]
+fn undefined_ratios_are_null_not_zero() {
+    let kth = kth_trace();
+    let kth = kth.to_str().unwrap();
+    let dir = scratch_dir("replay_cli", "undefined_ratios");
+    let hpc_only = dir.join("hpc");
+    let output = replay(&[
+        kth,
+        "--procs",
+        "100",
+        "--policy",
+        "easy",
+        "--until",
+        "86400",
+        "--out",
+        hpc_only.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+    let s = summary(&hpc_only);
+    assert_eq!(s["cloud_jobs"], 0);
+    assert!(s["violation_percent"].is_null(), "{s}");
+    for ratio in [
+        "precision",
+        "recall",
+        "accuracy",
+        "f1",
+        "thesis_accuracy",
+        "thesis_precision",
+    ] {
+        assert!(s["prediction"][ratio].is_null(), "{ratio}: {s}");
+    }
+    assert!(s["utilization"].as_f64().is_some_and(|u| u > 0.0), "{s}");
+
+    // Generous SLOs: cloud jobs, none predicted to violate, none violating.
+    let relaxed = dir.join("relaxed");
+    let output = replay(&[
+        kth,
+        "--procs",
+        "100",
+        "--policy",
+        "easy",
+        "--until",
+        "86400",
+        "--cloud-interval",
+        "600",
+        "--slack",
+        "100",
+        "--out",
+        relaxed.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+    let s = summary(&relaxed);
+    let q = &s["prediction"];
+    assert_eq!(
+        (q["tp"].as_u64(), q["fp"].as_u64(), q["fn"].as_u64()),
+        (Some(0), Some(0), Some(0)),
+        "{s}"
+    );
+    assert!(q["tn"].as_u64().is_some_and(|tn| tn > 0), "{s}");
+    assert_eq!(s["violation_percent"], 0.0);
+    assert_eq!(q["accuracy"], 1.0);
+    for ratio in ["precision", "recall", "f1", "thesis_accuracy", "thesis_precision"] {
+        assert!(q[ratio].is_null(), "{ratio}: {s}");
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("thesis accuracy n/a, precision n/a"), "{stdout}");
+
+    let swept = dir.join("sweep");
+    let output = Command::new(interstice_tests::interstice_bin())
+        .args([
+            "sweep",
+            kth,
+            "--procs",
+            "100",
+            "--policy",
+            "easy",
+            "--until",
+            "86400",
+            "--cloud-interval",
+            "600",
+        ])
+        .args(["--slack", "100", "--quiet", "--out", swept.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_success(&output);
+    let csv = std::fs::read_to_string(swept.join("sweep.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let cell = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(
+        (cell("precision"), cell("thesis_accuracy"), cell("accuracy")),
+        ("", "", "1"),
+        "{csv}"
+    );
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(swept.join("sweep.json")).unwrap()).unwrap();
+    let run = &json["runs"][0];
+    assert!(
+        run["precision"].is_null() && run["thesis_accuracy"].is_null(),
+        "{run}"
+    );
+}
