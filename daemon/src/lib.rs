@@ -24,6 +24,7 @@ pub mod backend;
 pub mod client;
 pub mod config;
 pub mod exec;
+pub mod lock;
 pub mod metrics;
 pub mod node;
 pub mod server;

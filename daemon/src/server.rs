@@ -1,4 +1,5 @@
-//! Daemon lifecycle: open the state, recover jobs, start the engine actor,
+//! Daemon lifecycle: lock the state directory (one daemon each), open the
+//! state, recover jobs, start the engine actor,
 //! the backend and the listeners, then serve until SIGTERM/SIGINT (stop
 //! admitting, finish in-flight requests, exit 0). SIGHUP re-reads the config
 //! and swaps in what can change without a restart (execution, node, metrics);
@@ -107,6 +108,9 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
             config.state_dir.display()
         ))
     })?;
+    // Held until `run` returns: a second daemon on this state would adopt
+    // and run this one's jobs twice.
+    let _state_lock = crate::lock::lock_state_dir(&config.state_dir).map_err(setup)?;
     let db_path = config.state_dir.join("interstice.sqlite");
     let store = Store::open(&db_path).map_err(|err| setup(format!("{}: {err}", db_path.display())))?;
     let metrics = Metrics::new();

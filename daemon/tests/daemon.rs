@@ -699,3 +699,50 @@ fn embedded_replay_evicts_cloud_work_when_hpc_jobs_arrive() {
     assert!(!alive(running.pid.unwrap()));
     assert_eq!(view.evictions, 1);
 }
+
+#[test]
+fn a_second_daemon_on_the_same_state_directory_refuses_to_start() {
+    let daemon = Daemon::start("");
+    let client = daemon.client();
+    let job_id = client
+        .submit(&job(&["/bin/sleep", "30"], 1, 60.0, 600.0))
+        .unwrap()
+        .id;
+    wait_for(&client, job_id, Duration::from_secs(5), |view| view.pid.is_some());
+    // Same state directory, another socket: only the lock can stop it.
+    let dir = daemon.dir.path();
+    let text = Daemon::config_text(dir, "").replace("d.sock", "second.sock");
+    std::fs::write(dir.join("second.yaml"), text).unwrap();
+    let mut second = Command::new(BIN)
+        .arg("--config")
+        .arg(dir.join("second.yaml"))
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("second.log")).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(status) = second.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = second.kill();
+            let _ = second.wait();
+            panic!("a second daemon is serving the same state directory");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = std::fs::read_to_string(dir.join("second.log")).unwrap();
+    assert!(!status.success(), "{stderr}");
+    let pid = daemon.child.as_ref().unwrap().id();
+    assert!(
+        stderr.contains(&format!("{}/state", dir.display())) && stderr.contains(&format!("pid {pid}")),
+        "{stderr}"
+    );
+    assert!(
+        !dir.join("second.sock").exists(),
+        "the second daemon must not serve"
+    );
+    // The first one still owns its job.
+    assert_eq!(client.job(job_id).unwrap().state, "running");
+}
