@@ -218,6 +218,9 @@ pub(crate) fn load_trace(spec: &TraceSpec) -> anyhow::Result<LoadedTrace> {
         // mode lets the loader skip (and count) jobs wider than the machine.
         machine_procs: if spec.lenient { spec.procs } else { None },
         clip: clip_to,
+        // `--clip=machine` (or `--clip` without an area) with the machine
+        // size from the trace: clip to it rather than reject.
+        clip_to_machine: spec.clip.is_some(),
         walltime_factor: spec.walltime_factor,
         mode: if spec.lenient {
             interstice_swf::Strictness::Lenient
@@ -225,8 +228,17 @@ pub(crate) fn load_trace(spec: &TraceSpec) -> anyhow::Result<LoadedTrace> {
             interstice_swf::Strictness::Strict
         },
     };
-    let workload =
-        interstice_swf::load_workload(&spec.workload, &extract).context("cannot load the workload")?;
+    let workload = interstice_swf::load_workload(&spec.workload, &extract).map_err(|err| match err {
+        // The loader's advice names `swf convert`'s `--clip M`: give replay's.
+        interstice_swf::SwfError::Line {
+            file,
+            line,
+            kind: interstice_swf::LineError::TooWide { job, procs, machine },
+        } => anyhow::anyhow!(
+            "{file}:{line}: hpc job {job} needs {procs} processors but the machine has {machine}: {WIDE_JOB_ADVICE}"
+        ),
+        err => anyhow::Error::new(err).context("cannot load the workload"),
+    })?;
     let procs = match spec.procs.or(workload.machine_procs) {
         Some(procs) if procs > 0 => procs,
         _ => bail!(
@@ -387,6 +399,10 @@ fn clip_jobs(jobs: &mut [Job], to: Option<u32>) -> u64 {
     clipped
 }
 
+/// What to do about a job wider than the machine or the area.
+const WIDE_JOB_ADVICE: &str =
+    "use --clip=machine or --clip=area to clip HPC jobs, --lenient to skip them, or raise --procs/--conv";
+
 /// Every job must fit: HPC jobs in the machine, cloud jobs in the area.
 fn check_widths(jobs: &[Job], procs: u32, conv: u32, path: &Path) -> anyhow::Result<()> {
     for job in jobs {
@@ -398,9 +414,7 @@ fn check_widths(jobs: &[Job], procs: u32, conv: u32, path: &Path) -> anyhow::Res
                 "machine"
             };
             bail!(
-                "{}: {} job {} needs {} processors but the {place} has {limit}: \
-                 use --clip=machine or --clip=area to clip HPC jobs, --lenient to skip them, \
-                 or raise --procs/--conv",
+                "{}: {} job {} needs {} processors but the {place} has {limit}: {WIDE_JOB_ADVICE}",
                 path.display(),
                 job.kind,
                 job.id,

@@ -210,6 +210,7 @@ fn extract_options(machine_procs: Option<u32>, hpc: &HpcArgs, common: &CommonArg
     ExtractOptions {
         machine_procs,
         clip: hpc.clip,
+        clip_to_machine: false,
         walltime_factor: hpc.walltime_factor,
         mode: common.mode(),
     }

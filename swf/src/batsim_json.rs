@@ -203,7 +203,8 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
             stats.skip(SkipReason::Procs);
             continue;
         }
-        let (procs, clipped) = clip_procs(rj.res.min(u64::MAX as f64) as u64, opts.clip);
+        let clip = opts.clip.or(machine.filter(|_| opts.clip_to_machine));
+        let (procs, clipped) = clip_procs(rj.res.min(u64::MAX as f64) as u64, clip);
         if let Err(kind) = check_width(id, procs, machine) {
             let err = SwfError::Line {
                 file: name.to_string(),

@@ -32,6 +32,9 @@ pub struct ExtractOptions {
     pub machine_procs: Option<u32>,
     /// Clip wider jobs to this many processors.
     pub clip: Option<u32>,
+    /// Without `clip`: clip jobs wider than the machine (`machine_procs`,
+    /// else the header's or `nb_res`) to the machine, when its size is known.
+    pub clip_to_machine: bool,
     /// Multiply every walltime by this factor (1.0 = as in the trace).
     pub walltime_factor: f64,
     /// Stop at the first bad line, or skip bad lines.
@@ -44,6 +47,7 @@ impl ExtractOptions {
         ExtractOptions {
             machine_procs: None,
             clip: None,
+            clip_to_machine: false,
             walltime_factor: 1.0,
             mode: Strictness::Strict,
         }

@@ -30,9 +30,13 @@ impl<R: BufRead> JobStream<R> {
             .machine_procs()
             .map(|p| u32::try_from(p).unwrap_or(u32::MAX));
         let machine = opts.machine_procs.or(header_procs);
+        let mut opts = opts.clone();
+        if opts.clip_to_machine {
+            opts.clip = opts.clip.or(machine);
+        }
         JobStream {
             reader,
-            opts: opts.clone(),
+            opts,
             machine,
             stats: ExtractStats::default(),
             failed: false,

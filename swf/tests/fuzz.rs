@@ -54,7 +54,7 @@ proptest! {
         // non-blank byte is `{` is taken for a Batsim JSON workload by design.
         let swf = [b"; fuzz\n".as_slice(), &bytes].concat();
         for clip in [None, Some(2)] {
-            let opts = ExtractOptions { mode: Strictness::Lenient, clip, machine_procs: Some(4), walltime_factor: 1.5 };
+            let opts = ExtractOptions { mode: Strictness::Lenient, clip, clip_to_machine: false, machine_procs: Some(4), walltime_factor: 1.5 };
             let w = load_workload_from(std::io::Cursor::new(swf.clone()), "fuzz", &opts).unwrap();
             prop_assert!(w.jobs.iter().all(|j| j.procs >= 1 && j.procs <= 4));
             prop_assert_eq!(w.stats.jobs as usize, w.jobs.len());

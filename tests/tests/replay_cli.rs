@@ -408,3 +408,46 @@ fn undefined_ratios_are_null_not_zero() {
         "{run}"
     );
 }
+
+/// `--clip=machine` clips to the machine size the trace's header gives when
+/// `--procs` is not given (before: the loader rejected the job and advised
+/// `--clip 4`, which replay does not accept).
+#[test]
+fn clip_machine_uses_the_header_size_and_errors_advise_replay_options() {
+    let dir = scratch_dir("replay_cli", "clip_machine");
+    let trace = dir.join("wide.swf");
+    std::fs::write(
+        &trace,
+        "; MaxProcs: 4\n\
+         1 0 0 100 8 -1 -1 8 100 -1 1 1 1 1 1 -1 -1 -1\n\
+         2 10 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let trace = trace.to_str().unwrap();
+    let output = replay(&[
+        trace,
+        "--policy",
+        "easy",
+        "--clip=machine",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+    let (header, rows) = jobs_csv(&out);
+    let width = header
+        .split(',')
+        .position(|c| c == "requested_number_of_resources")
+        .unwrap();
+    let widths: Vec<&str> = rows.iter().map(|row| row[width].as_str()).collect();
+    assert_eq!(widths, ["4", "2"]);
+    assert_eq!(summary(&out)["run"]["extraction"]["clipped"], 1);
+
+    let refused = replay(&[trace, "--policy", "easy", "--out", out.to_str().unwrap()]);
+    assert_failure_mentions(
+        &refused,
+        &["wide.swf:2", "job 1 needs 8 processors", "--clip=machine"],
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!stderr.contains("--clip 4"), "{stderr}");
+}
