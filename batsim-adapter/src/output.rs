@@ -113,6 +113,26 @@ pub enum OutputError {
     },
 }
 
+/// Check, before a run, that its results can be written: create `dir` if
+/// needed and the two result files in it (empty until the run writes them),
+/// so a bad `--out` fails before any work instead of after it.
+pub fn prepare_out_dir(dir: &Path) -> Result<(), OutputError> {
+    std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    for name in [JOBS_CSV, SUMMARY_JSON] {
+        let path = dir.join(name);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|source| OutputError::Io { path, source })?;
+    }
+    Ok(())
+}
+
 /// Write `DIR/jobs.csv` and `DIR/summary.json` (creating `DIR` if needed) and
 /// return the summary. `naming` fills Batsim's name columns.
 pub fn write_outputs(

@@ -400,6 +400,32 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
             ],
             &["message 2", "backwards"],
         ),
+        // Events of a message happened after the previous message.
+        (
+            vec![
+                first.clone(),
+                message(5.0, vec![]).to_string(),
+                json!({"now": 6.0, "events": [{"timestamp": 4.0, "type": "REQUESTED_CALL", "data": {}}]})
+                    .to_string(),
+            ],
+            &[
+                "message 2",
+                "events[0].timestamp",
+                "before the previous message's now 5",
+            ],
+        ),
+        (
+            vec![first.clone(), message(-100.0, vec![]).to_string()],
+            &["message 1", "now", "-100 is not a simulation time"],
+        ),
+        (
+            vec![first.clone(), message(1e300, vec![]).to_string()],
+            &["message 1", "now", "is not a simulation time"],
+        ),
+        (
+            vec![message(-1.0, vec![]).to_string()],
+            &["message 0", "now", "-1 is not a simulation time"],
+        ),
     ];
     for (messages, expected) in cases {
         let error = expect_error(config(Policy::Fcfs), &messages);

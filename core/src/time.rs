@@ -25,6 +25,18 @@ impl Time {
         Time(secs.saturating_mul(TICKS_PER_SECOND))
     }
 
+    /// The latest instant a workload or a peer may name, in seconds (about
+    /// 31,700 years): far below the tick range, so an instant plus any
+    /// walltime or SLO still fits.
+    pub const MAX_INSTANT_SECS: f64 = 1e12;
+
+    /// An instant read from outside (a trace, a peer): finite, not negative,
+    /// at most [`Time::MAX_INSTANT_SECS`]; `None` otherwise.
+    pub fn instant_from_secs_f64(secs: f64) -> Option<Time> {
+        (secs.is_finite() && (0.0..=Time::MAX_INSTANT_SECS).contains(&secs))
+            .then(|| Time::from_secs_f64(secs))
+    }
+
     /// From fractional seconds, rounded to the nearest microsecond.
     /// NaN maps to zero, values beyond the range saturate.
     pub fn from_secs_f64(secs: f64) -> Time {

@@ -9,6 +9,7 @@ use super::engine_args::{
 };
 use anyhow::{bail, Context};
 use clap::Subcommand;
+use interstice_batsim::output;
 use interstice_batsim::protocol::driver::{self, DriverConfig, Workload};
 use interstice_batsim::protocol::platform::{platform_xml, PlatformSpec};
 use interstice_batsim::protocol::{serve, AdapterConfig, CloudInjection, ServerOptions, Session};
@@ -224,6 +225,9 @@ fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {
         endpoint: args.socket.clone(),
         timeout: args.timeout.map(Duration::from_secs_f64),
     };
+    if let Some(dir) = &args.out {
+        output::prepare_out_dir(dir).context("--out is not usable")?;
+    }
     let mut session = Session::new(config);
     if !args.quiet {
         eprintln!(

@@ -336,6 +336,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         clip: args.clip,
         lenient: args.lenient,
     };
+    output::prepare_out_dir(&args.out).context("--out is not usable")?;
     let trace = load_trace(&spec)?;
     let cloud = args.cloud_interval.map(|interval| CloudSpec {
         interval,

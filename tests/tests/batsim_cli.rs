@@ -151,3 +151,40 @@ fn platform_writes_the_recorded_cluster_files() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("at least one host"));
 }
+
+/// An unusable `--out` fails before the adapter answers Batsim (before: it
+/// was found only when writing the results at the end of the simulation).
+#[test]
+fn an_unusable_out_directory_fails_before_the_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = file.join("results");
+    let started = std::time::Instant::now();
+    let output = Command::new(interstice_bin())
+        .args([
+            "batsim",
+            "--policy",
+            "easy",
+            "--socket",
+            "tcp://127.0.0.1:0",
+            "--timeout",
+            "20",
+            "--out",
+        ])
+        .arg(&out)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = text(&output);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        stderr.contains("--out is not usable") && stderr.contains(&out.display().to_string()),
+        "{stderr}"
+    );
+}

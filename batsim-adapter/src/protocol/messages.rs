@@ -5,6 +5,7 @@
 //! that every problem names the JSON path that is wrong (`events[2].data.job_id`)
 //! and what was expected, instead of serde's generic "invalid type".
 
+use interstice_core::Time;
 use serde_json::{json, Map, Value};
 use std::fmt;
 
@@ -203,6 +204,22 @@ fn as_f64(value: &Value, path: &str) -> Result<f64, MessageError> {
     }
 }
 
+/// A time of the simulation: a number of seconds that is a valid instant
+/// ([`Time::instant_from_secs_f64`]).
+fn as_instant(value: &Value, path: &str) -> Result<f64, MessageError> {
+    let secs = as_f64(value, path)?;
+    match Time::instant_from_secs_f64(secs) {
+        Some(_) => Ok(secs),
+        None => Err(err(
+            path,
+            format!(
+                "{secs} is not a simulation time: expected seconds from 0 to {:e}",
+                Time::MAX_INSTANT_SECS
+            ),
+        )),
+    }
+}
+
 fn as_str<'a>(value: &'a Value, path: &str) -> Result<&'a str, MessageError> {
     value
         .as_str()
@@ -225,7 +242,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
     let text = std::str::from_utf8(bytes).map_err(|e| err("", format!("not UTF-8 text ({e})")))?;
     let value: Value = serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON ({e})")))?;
     let obj = as_object(&value, "")?;
-    let now = as_f64(field(obj, "", "now")?, "now")?;
+    let now = as_instant(field(obj, "", "now")?, "now")?;
     let events_value = field(obj, "", "events")?;
     let events_array = events_value.as_array().ok_or_else(|| {
         err(
@@ -253,7 +270,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
 
 fn parse_event(value: &Value, path: &str) -> Result<Event, MessageError> {
     let obj = as_object(value, path)?;
-    let timestamp = as_f64(field(obj, path, "timestamp")?, &format!("{path}.timestamp"))?;
+    let timestamp = as_instant(field(obj, path, "timestamp")?, &format!("{path}.timestamp"))?;
     let type_name = as_str(field(obj, path, "type")?, &format!("{path}.type"))?;
     let data_path = format!("{path}.data");
     let data_value = field(obj, path, "data")?;

@@ -373,6 +373,19 @@ impl Session {
                 message.now, running.last_now
             )));
         }
+        // Events happen between the previous message and this one.
+        if let Some((index, event)) = message
+            .events
+            .iter()
+            .enumerate()
+            .find(|(_, event)| event.timestamp < running.last_now)
+        {
+            return Err(SessionError::Protocol(format!(
+                "events[{index}].timestamp {} is before the previous message's now {}: \
+                 events must not go back in time",
+                event.timestamp, running.last_now
+            )));
+        }
         running.last_now = message.now;
         let events_before = running.engine_events;
         let now = Time::from_secs_f64(message.now);
