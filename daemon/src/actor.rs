@@ -267,6 +267,8 @@ pub struct Actor {
     next_job_id: u64,
     last_now: Time,
     last_plan_update: Option<Time>,
+    /// See [`BackendConfig::plan_stale_after`](crate::config::BackendConfig::plan_stale_after).
+    plan_stale_after: Option<Time>,
     last_sample: Option<Instant>,
     last_gauges: Option<Instant>,
     last_schedule: Instant,
@@ -309,6 +311,7 @@ impl Actor {
             next_job_id,
             last_now: Time::ZERO,
             last_plan_update: None,
+            plan_stale_after: setup.config.backend.plan_stale_after().map(Time::from_secs_f64),
             last_sample: None,
             last_gauges: None,
             last_schedule: Instant::now(),
@@ -427,6 +430,10 @@ impl Actor {
             Command::Hpc(HpcUpdate::Snapshot { time, jobs }) => self.hpc_snapshot(time, jobs),
             Command::Health { reply } => {
                 let now = self.now();
+                if let Err(err) = self.ready(now) {
+                    let _ = reply.send(Err(err));
+                    return;
+                }
                 let _ = reply.send(Ok(HealthResponse {
                     status: "ok".to_string(),
                     backend: self.backend_name.to_string(),
@@ -443,6 +450,35 @@ impl Actor {
                 tracing::info!("reloaded execution, node and metrics settings");
             }
             Command::Shutdown => self.stopping = true,
+        }
+    }
+
+    /// Can the daemon answer from a plan at `now`? Not before the backend's
+    /// first successful plan read, nor when the last one is older than
+    /// `plan_stale_after`: a prediction from no plan or an old one would be
+    /// a guess presented as a promise (503; the plugins' fail mode decides).
+    fn ready(&self, now: Time) -> Result<(), ApiError> {
+        let Some(stale_after) = self.plan_stale_after else {
+            return Ok(());
+        };
+        match self.last_plan_update {
+            None => Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "no plan yet: the {} backend has not read the HPC plan (is the batch system up?)",
+                    self.backend_name
+                ),
+            )),
+            Some(at) if now - at > stale_after => Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "the HPC plan is stale: last read {:.0} s ago, more than backend.plan_stale_seconds ({:.0} s); \
+                     is the batch system up?",
+                    secs(now - at),
+                    secs(stale_after)
+                ),
+            )),
+            Some(_) => Ok(()),
         }
     }
 
@@ -471,6 +507,8 @@ impl Actor {
                 "the daemon is shutting down; retry later",
             ));
         }
+        let now = self.now();
+        self.ready(now)?;
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
         let env = request.env.clone().unwrap_or_default();
         check_argv(
@@ -603,6 +641,7 @@ impl Actor {
     fn predict(&mut self, request: PredictRequest) -> Result<PredictResponse, ApiError> {
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
         let now = self.now();
+        self.ready(now)?;
         let prediction = self.engine.predict(request.procs, walltime, Some(slo), now);
         let rejected =
             self.engine.config().admission == Admission::RejectPredicted && prediction.predicts_violation;
@@ -781,7 +820,7 @@ impl Actor {
         };
         self.metrics.hpc_events.with_label_values(&[kind]).inc();
         let now = self.event_time(event.time);
-        self.last_plan_update = Some(now);
+        self.plan_updated(now);
         let mut evicted = Vec::new();
         match event.kind {
             HpcEventKind::Submitted => {
@@ -818,7 +857,7 @@ impl Actor {
 
     fn hpc_snapshot(&mut self, time: Time, jobs: Vec<HpcJobSnapshot>) {
         let now = self.event_time(time);
-        self.last_plan_update = Some(now);
+        self.plan_updated(now);
         let present: std::collections::HashSet<&str> = jobs.iter().map(|job| job.id.as_str()).collect();
         let gone: Vec<String> = self
             .hpc
@@ -1191,12 +1230,18 @@ impl Actor {
         }
     }
 
+    /// The backend has just given the plan: the daemon is ready, and the
+    /// plan-age gauge gets its first sample at once (not at the next tick).
+    fn plan_updated(&mut self, now: Time) {
+        self.last_plan_update = Some(now);
+        self.metrics.set_plan_age(Some(0.0));
+    }
+
     fn update_gauges(&mut self, now: Time) {
         self.metrics.cloud_jobs_running.set(self.count_running() as i64);
         self.metrics.cloud_jobs_queued.set(self.count_queued() as i64);
         self.metrics
-            .plan_age_seconds
-            .set(self.last_plan_update.map_or(0.0, |at| secs(now - at)));
+            .set_plan_age(self.last_plan_update.map(|at| secs(now - at)));
         if self
             .last_gauges
             .is_some_and(|at| at.elapsed() < Duration::from_secs(1))

@@ -206,6 +206,30 @@ pub struct SlurmConfig {
     /// Count a cloud job preempted by Slurm as an SLO violation too (it is not rerun).
     #[serde(default = "yes")]
     pub evictions_violate: bool,
+    /// The daemon is ready only once it has read the plan, and stops being
+    /// ready when the last successful read is older than this (default: three
+    /// read intervals): `/healthz` and predictions answer 503 meanwhile.
+    #[serde(default)]
+    pub plan_stale_seconds: Option<f64>,
+}
+
+impl SlurmConfig {
+    /// How old the last plan read may be while the daemon is ready.
+    pub fn plan_stale_after(&self) -> f64 {
+        self.plan_stale_seconds.unwrap_or(3.0 * self.bf_interval_seconds)
+    }
+}
+
+impl BackendConfig {
+    /// How old the backend's plan may be while the daemon is ready; `None`
+    /// for backends that do not read a plan (the embedded cluster is its own
+    /// plan, the plugin backend is told every event).
+    pub fn plan_stale_after(&self) -> Option<f64> {
+        match self {
+            BackendConfig::Slurm(slurm) => Some(slurm.plan_stale_after()),
+            BackendConfig::Embedded(_) | BackendConfig::Plugin(_) => None,
+        }
+    }
 }
 
 fn default_bf_interval() -> f64 {
@@ -465,6 +489,14 @@ impl Config {
                     "backend.bf_interval_seconds",
                     slurm.bf_interval_seconds,
                 );
+                if let Some(stale) = slurm.plan_stale_seconds {
+                    if !(stale.is_finite() && stale >= slurm.bf_interval_seconds) {
+                        problems.push(format!(
+                            "backend.plan_stale_seconds: {stale} must be at least backend.bf_interval_seconds ({})",
+                            slurm.bf_interval_seconds
+                        ));
+                    }
+                }
                 if slurm.partition_hpc.is_empty() {
                     problems.push("backend.partition_hpc: must not be empty".to_string());
                 }

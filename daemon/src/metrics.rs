@@ -32,8 +32,10 @@ pub struct Metrics {
     pub prediction_outcomes: IntCounterVec,
     /// Time to answer an admission (submit or predict).
     pub admission_duration: Histogram,
-    /// Seconds since the backend last updated the plan.
-    pub plan_age_seconds: Gauge,
+    /// Seconds since the backend last updated the plan: no sample at all
+    /// before the first plan (an unknown age is not 0); see
+    /// [`Metrics::set_plan_age`].
+    plan_age_seconds: GaugeVec,
     /// Starts held back because the node was busier than the plan believes.
     pub starts_deferred: IntCounter,
     /// Fraction of the node's CPU capacity in use (0..1).
@@ -121,10 +123,13 @@ impl Metrics {
             ]),
         )
         .expect("valid");
-        let plan_age_seconds = Gauge::with_opts(opts(
-            "plan_age_seconds",
-            "Seconds since the backend last updated the HPC plan",
-        ))
+        let plan_age_seconds = GaugeVec::new(
+            opts(
+                "plan_age_seconds",
+                "Seconds since the backend last updated the HPC plan (absent before the first plan)",
+            ),
+            &[],
+        )
         .expect("valid");
         let starts_deferred = IntCounter::with_opts(opts(
             "starts_deferred_total",
@@ -212,6 +217,15 @@ impl Metrics {
         }
     }
 
+    /// Seconds since the last plan update; `None` (no plan yet) leaves the
+    /// series without a sample.
+    pub fn set_plan_age(&self, seconds: Option<f64>) {
+        match seconds {
+            Some(seconds) => self.plan_age_seconds.with_label_values(&[]).set(seconds),
+            None => self.plan_age_seconds.reset(),
+        }
+    }
+
     /// The registry every daemon metric lives in. Backends register their own
     /// series here (e.g. the Slurm backend's `interstice_slurm_*`).
     pub fn registry(&self) -> &Registry {
@@ -279,5 +293,16 @@ mod tests {
         let text = Metrics::new().render();
         assert!(!text.contains("interstice_test_default_registry_total"), "{text}");
         assert!(text.contains("interstice_evictions_total 0"), "{text}");
+    }
+
+    #[test]
+    fn plan_age_has_no_sample_until_a_plan_arrived() {
+        let metrics = Metrics::new();
+        let text = metrics.render();
+        assert!(!text.contains("interstice_plan_age_seconds"), "{text}");
+        metrics.set_plan_age(Some(2.5));
+        assert!(metrics.render().contains("interstice_plan_age_seconds 2.5"));
+        metrics.set_plan_age(None);
+        assert!(!metrics.render().contains("interstice_plan_age_seconds"));
     }
 }

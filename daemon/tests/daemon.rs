@@ -331,6 +331,18 @@ fn crash_and_restart_loses_no_accepted_job() {
 fn metrics_pass_promtool() {
     let daemon = Daemon::start("");
     let client = daemon.client();
+    // No plan age before the batch system said anything.
+    assert!(!client.metrics().unwrap().contains("interstice_plan_age_seconds"));
+    client
+        .hpc_event(&HpcEventRequest {
+            kind: "submitted".to_string(),
+            id: "slurm-1".to_string(),
+            procs: 1,
+            walltime: 60.0,
+            time: None,
+            cpus: None,
+        })
+        .unwrap();
     client.submit(&job(&["/bin/true"], 1, 5.0, 60.0)).unwrap();
     client
         .predict(&PredictRequest {
@@ -340,7 +352,15 @@ fn metrics_pass_promtool() {
             admission: true,
         })
         .unwrap();
-    let text = client.metrics().unwrap();
+    // Gauges follow the engine's 100 ms tick.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let text = loop {
+        let text = client.metrics().unwrap();
+        if text.contains("interstice_plan_age_seconds") || Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     for name in [
         "interstice_idle_processor_seconds",
         "interstice_admissions_total",
@@ -745,4 +765,68 @@ fn a_second_daemon_on_the_same_state_directory_refuses_to_start() {
     );
     // The first one still owns its job.
     assert_eq!(client.job(job_id).unwrap().state, "running");
+}
+
+/// A backend that cannot read the plan (squeue failing, as with slurmctld
+/// down) leaves the daemon not ready: `/healthz` and predictions answer 503
+/// "no plan yet" (the plugins' fail mode then decides), and the plan-age gauge has no sample (before: "ok", "accepted,
+/// start now", and a plan age of 0).
+#[test]
+fn without_a_plan_the_daemon_is_not_ready_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("d.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "api: {{socket: {dir}/d.sock}}\nstate_dir: {dir}/state\nengine: {{procs: 4}}\n\
+             backend: {{type: slurm, squeue: /bin/false, scontrol: /bin/false, bf_interval_seconds: 0.1}}\nlog_level: warn\n",
+            dir = dir.path().display()
+        ),
+    )
+    .unwrap();
+    let log = std::fs::File::create(dir.path().join("log")).unwrap();
+    let mut daemon = Daemon {
+        dir,
+        child: Some(
+            Command::new(BIN)
+                .arg("--config")
+                .arg(&config)
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .unwrap(),
+        ),
+    };
+    let client = daemon.client();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let health = loop {
+        match client.health() {
+            Err(ClientError::Connect { .. }) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            other => break other,
+        }
+    };
+    match health {
+        Err(ClientError::Api { status: 503, message }) => {
+            assert!(
+                message.contains("no plan yet") && message.contains("slurm"),
+                "{message}"
+            )
+        }
+        other => panic!("health without a plan: {other:?}\n{}", daemon.log()),
+    }
+    let predicted = client.predict(&PredictRequest {
+        procs: 1,
+        walltime: 60.0,
+        slo: 600.0,
+        admission: true,
+    });
+    assert!(
+        matches!(&predicted, Err(ClientError::Api { status: 503, message }) if message.contains("no plan yet")),
+        "{predicted:?}"
+    );
+    let metrics = client.metrics().unwrap();
+    assert!(!metrics.contains("interstice_plan_age_seconds"), "{metrics}");
+    daemon.kill9();
 }

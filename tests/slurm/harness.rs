@@ -331,6 +331,13 @@ impl Cluster {
         }
     }
 
+    /// Stops slurmctld (SIGTERM, then SIGKILL); `restart_slurmctld` brings it back.
+    pub fn stop_slurmctld(&mut self) {
+        if let Some(mut child) = self.slurmctld.take() {
+            stop_child(&mut child, Duration::from_secs(10));
+        }
+    }
+
     /// Restarts slurmctld, with or without `JobSubmitPlugins=interstice`; waits until it answers.
     pub fn restart_slurmctld(&mut self, job_submit_plugin: bool) {
         self.restart_slurmctld_with(job_submit_plugin.then_some("interstice"));

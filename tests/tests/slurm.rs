@@ -114,7 +114,7 @@ const FP: &str = "interstice_prediction_outcomes_total{outcome=\"fp\"}";
 #[test]
 fn interstice_on_a_real_slurm() {
     let started = Instant::now();
-    let cluster = Cluster::start(&PluginSettings::default());
+    let mut cluster = Cluster::start(&PluginSettings::default());
     let mut daemon = Daemon::start(&cluster, 1);
     let long = Duration::from_secs(90);
 
@@ -289,7 +289,32 @@ fn interstice_on_a_real_slurm() {
         "the third met job is C4 ({c4}):\n{}",
         daemon2.log_text()
     );
-    assert!(metrics.contains("interstice_plan_age_seconds"));
+    assert!(metrics.contains("interstice_plan_age_seconds"), "{metrics}");
+
+    // 6. slurmctld down: once the plan is older than three read intervals
+    //    the daemon is not ready (503 on /healthz and predictions, so the
+    //    plugins' fail mode decides) and ready again once Slurm is back.
+    cluster.stop_slurmctld();
+    let stale = wait_for(
+        "the daemon to report a stale plan",
+        Duration::from_secs(20),
+        || harness::http(&daemon2.socket, "GET", "/healthz", None).err(),
+    );
+    assert!(stale.contains("status 503") && stale.contains("stale"), "{stale}");
+    let predict = harness::http(
+        &daemon2.socket,
+        "POST",
+        "/v1/predict",
+        Some(r#"{"procs": 1, "walltime": 60, "slo": 600}"#),
+    );
+    assert!(
+        predict.as_ref().is_err_and(|err| err.contains("status 503")),
+        "{predict:?}"
+    );
+    cluster.restart_slurmctld(true);
+    wait_for("the daemon to be ready again", Duration::from_secs(30), || {
+        harness::http(&daemon2.socket, "GET", "/healthz", None).ok()
+    });
     drop(daemon2);
     drop(daemon);
     drop(cluster);
