@@ -1188,10 +1188,17 @@ impl Actor {
                 let (state, why) = match code {
                     Some(0) => ("completed", "exited with status 0".to_string()),
                     Some(code) => ("failed", format!("exited with status {code}")),
-                    None if adopted => (
-                        "completed",
-                        "adopted process ended (exit status unknown)".to_string(),
-                    ),
+                    None if adopted => match self.executor.ended_while_away(id) {
+                        Some(end) => {
+                            let (state, why) = recorded_outcome(&end);
+                            self.finish(id, now, state, end.code, false, &why);
+                            return;
+                        }
+                        None => (
+                            "failed",
+                            "adopted process gone without a recorded status".to_string(),
+                        ),
+                    },
                     None => ("failed", "killed by a signal".to_string()),
                 };
                 self.finish(id, now, state, code, false, &why);
@@ -1319,6 +1326,20 @@ impl Actor {
                     let start = started_at.unwrap_or(now);
                     walltime = (start + walltime - now).max(Time::from_secs(1));
                     adopted.insert(id, (pid, ticks, start));
+                } else if let Some(end) = self.executor.ended_while_away(id) {
+                    // It ended while the daemon was down: its real outcome,
+                    // never a second run.
+                    let (state, why) = recorded_outcome(&end);
+                    tracing::info!(job = id, state, "ended while the daemon was down: {why}");
+                    let _ = self.store.job_ended(
+                        id,
+                        end.ended_at,
+                        state,
+                        end.code,
+                        false,
+                        &format!("{why} while the daemon was down"),
+                    );
+                    continue;
                 } else {
                     self.metrics.lost_runs.inc();
                     if let Some(start) = started_at {
@@ -1515,5 +1536,15 @@ fn prediction_answer(prediction: &Prediction, rejected: bool) -> PredictResponse
         predicted_completion: finite_secs(prediction.completion),
         violation_seconds: prediction.violation_seconds,
         counter_offer_slo: finite_secs(prediction.counter_offer_slo),
+    }
+}
+
+/// The state and reason of a job from its wrapper's record.
+fn recorded_outcome(end: &exec::RecordedEnd) -> (&'static str, String) {
+    match (end.code, end.signal) {
+        (Some(0), _) => ("completed", "exited with status 0".to_string()),
+        (Some(code), _) => ("failed", format!("exited with status {code}")),
+        (None, Some(signal)) => ("failed", format!("killed by signal {signal}")),
+        (None, None) => ("failed", "ended without a status".to_string()),
     }
 }

@@ -2,16 +2,26 @@
 //! configured unprivileged user (when the daemon is root), resource limits,
 //! output to per-job files, signals to the whole group.
 //!
-//! Resource limits are set by a tiny exec wrapper (`intersticed __exec-job`)
+//! Resource limits are set by a tiny wrapper (`intersticed __exec-job`)
 //! instead of a `pre_exec` hook, so the workspace stays free of `unsafe`: the
-//! wrapper applies the limits to itself and `exec`s the job (same pid).
+//! wrapper applies the limits to itself, runs the job as its child (same
+//! process group), and when the job ends writes its exit status and end time
+//! to `jobs/<id>.status`, then exits the way the job did. The daemon creates
+//! that file itself (never following a symlink) and hands it to the wrapper
+//! as stdin, so a job that ends while the daemon is down leaves its real
+//! outcome for the restarted daemon ([`Executor::ended_while_away`]). The
+//! wrapper outlives SIGTERM/SIGINT/SIGHUP sent to the group (the job gets
+//! them); SIGKILL ends both, without a status.
 
 use crate::config::{ExecutionConfig, RlimitConfig};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
-use std::os::unix::process::CommandExt;
+use std::io::Write;
+use std::os::fd::AsFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -103,6 +113,18 @@ impl Executor {
         self.jobs_dir.join(format!("{id}.out"))
     }
 
+    /// Where the wrapper records how the job ended.
+    pub fn status_path(&self, id: u64) -> PathBuf {
+        self.jobs_dir.join(format!("{id}.status"))
+    }
+
+    /// How job `id` ended according to its wrapper, if it wrote a status
+    /// (a job that ended while the daemon was down or was adopted).
+    pub fn ended_while_away(&self, id: u64) -> Option<RecordedEnd> {
+        let text = std::fs::read_to_string(self.status_path(id)).ok()?;
+        RecordedEnd::parse(&text)
+    }
+
     /// Where a job's stderr goes.
     pub fn stderr_path(&self, id: u64) -> PathBuf {
         self.jobs_dir.join(format!("{id}.err"))
@@ -138,6 +160,20 @@ impl Executor {
         };
         let stdout = open(self.stdout_path(launch.id))?;
         let stderr = open(self.stderr_path(launch.id))?;
+        // A fresh status file of our own (a rerun replaces the last run's).
+        let status_path = self.status_path(launch.id);
+        match std::fs::remove_file(&status_path) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => return Err(prepare(format!("{}: {err}", status_path.display()))),
+        }
+        let status = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(nix::libc::O_NOFOLLOW)
+            .open(&status_path)
+            .map_err(|err| prepare(format!("{}: {err}", status_path.display())))?;
         let mut command = Command::new(&self.wrapper);
         command.arg(EXEC_WRAPPER_ARG);
         for (name, value) in rlimit_args(&self.config.rlimits) {
@@ -152,7 +188,7 @@ impl Executor {
         command.env("INTERSTICE_JOB_ID", launch.id.to_string());
         command
             .current_dir(&workdir)
-            .stdin(Stdio::null())
+            .stdin(status)
             .stdout(stdout)
             .stderr(stderr)
             .process_group(0);
@@ -205,9 +241,43 @@ pub fn same_process_alive(pid: u32, start_ticks: u64) -> bool {
     process_start_ticks(pid) == Some(start_ticks)
 }
 
-/// The exec wrapper: `intersticed __exec-job [NAME=VALUE...] -- argv...`.
-/// Applies the limits to itself, then replaces itself with the job. Only
-/// returns (with an exit code) on failure.
+/// How a job ended, as its wrapper recorded it (`exit CODE END` or
+/// `signal NUMBER END`, END in seconds since the epoch).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RecordedEnd {
+    /// Exit code, when it exited.
+    pub code: Option<i32>,
+    /// Signal, when one killed it.
+    pub signal: Option<i32>,
+    /// When it ended (seconds since the epoch).
+    pub ended_at: f64,
+}
+
+impl RecordedEnd {
+    fn parse(text: &str) -> Option<RecordedEnd> {
+        let mut words = text.split_whitespace();
+        let (kind, value, ended_at) = (words.next()?, words.next()?, words.next()?);
+        let value: i32 = value.parse().ok()?;
+        let ended_at: f64 = ended_at.parse().ok().filter(|t: &f64| t.is_finite())?;
+        match kind {
+            "exit" => Some(RecordedEnd {
+                code: Some(value),
+                signal: None,
+                ended_at,
+            }),
+            "signal" => Some(RecordedEnd {
+                code: None,
+                signal: Some(value),
+                ended_at,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The wrapper: `intersticed __exec-job [NAME=VALUE...] -- argv...`, with
+/// the job's status file as stdin (see the module docs). Returns the exit
+/// code to leave with (a job killed by a signal is re-raised instead).
 pub fn exec_wrapper(args: &[String]) -> i32 {
     use nix::sys::resource::{setrlimit, Resource};
     let Some(split) = args.iter().position(|arg| arg == "--") else {
@@ -243,9 +313,51 @@ pub fn exec_wrapper(args: &[String]) -> i32 {
         eprintln!("intersticed {EXEC_WRAPPER_ARG}: empty argv");
         return 127;
     };
-    let err = Command::new(program).args(&argv[1..]).exec();
-    eprintln!("interstice: cannot execute {program:?}: {err}");
-    127
+    let mut status_file = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .ok();
+    // Signals for the job's group are the job's to handle: the wrapper
+    // stays to record how it ended (the job gets default dispositions).
+    for signal in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGHUP,
+    ] {
+        let _ = signal_hook::flag::register(
+            signal,
+            std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        );
+    }
+    let (record, exit) = match Command::new(program)
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .status()
+    {
+        Ok(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => (format!("exit {code}"), Ok(code)),
+            (None, Some(signal)) => (format!("signal {signal}"), Err(signal)),
+            (None, None) => ("exit 127".to_string(), Ok(127)),
+        },
+        Err(err) => {
+            eprintln!("interstice: cannot execute {program:?}: {err}");
+            ("exit 127".to_string(), Ok(127))
+        }
+    };
+    if let Some(file) = status_file.as_mut() {
+        let ended_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |elapsed| elapsed.as_secs_f64());
+        let _ = writeln!(file, "{record} {ended_at:.6}").and_then(|()| file.sync_data());
+    }
+    match exit {
+        Ok(code) => code,
+        Err(signal) => {
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
+            128 + signal
+        }
+    }
 }
 
 #[cfg(test)]

@@ -830,3 +830,59 @@ fn without_a_plan_the_daemon_is_not_ready_and_says_so() {
     assert!(!metrics.contains("interstice_plan_age_seconds"), "{metrics}");
     daemon.kill9();
 }
+
+/// A job that ends while the daemon is down keeps its real outcome (exit
+/// status, end time) and never runs again; before, the restarted daemon
+/// counted it as a lost run and started it a second time.
+#[test]
+fn a_job_that_ends_while_the_daemon_is_down_is_recorded_not_rerun() {
+    let mut daemon = Daemon::start(", max_resubmissions: 3");
+    let client = daemon.client();
+    let answer = client
+        .submit(&job(
+            &["/bin/sh", "-c", "echo run >> runs.txt; sleep 1; exit 3"],
+            1,
+            60.0,
+            600.0,
+        ))
+        .unwrap();
+    let running = wait_for(&client, answer.id, Duration::from_secs(5), |view| {
+        view.pid.is_some()
+    });
+    let pid = running.pid.unwrap();
+    daemon.kill9();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "the job did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ended_by = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    std::thread::sleep(Duration::from_millis(300));
+    daemon.spawn();
+    let client = daemon.client();
+    let view = client.job(answer.id).unwrap();
+    assert_eq!(
+        (view.state.as_str(), view.exit_code),
+        ("failed", Some(3)),
+        "{view:?}"
+    );
+    let ended_at = view.ended_at.expect("an end time");
+    assert!(
+        ended_at <= ended_by && ended_at >= running.started_at.unwrap() + 0.9,
+        "{view:?}"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let runs = std::fs::read_to_string(
+        daemon
+            .dir
+            .path()
+            .join(format!("state/jobs/{}/runs.txt", answer.id)),
+    )
+    .unwrap();
+    assert_eq!(runs, "run\n", "the job ran again");
+    let metrics = client.metrics().unwrap();
+    assert!(metrics.contains("interstice_lost_runs_total 0"), "{metrics}");
+}
