@@ -27,6 +27,7 @@ pub mod exec;
 pub mod lock;
 pub mod metrics;
 pub mod node;
+pub mod reload;
 pub mod server;
 pub mod store;
 pub mod wire;

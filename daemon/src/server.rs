@@ -12,6 +12,7 @@ use crate::config::BackendConfig;
 use crate::config::Config;
 use crate::exec::Executor;
 use crate::metrics::Metrics;
+use crate::reload::ConfigText;
 use crate::store::Store;
 use futures_util::StreamExt;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -179,10 +180,12 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
         .map_err(|err| setup(format!("cannot install signal handlers: {err}")))?;
     let mut outcome = Ok(());
     let mut backend_done = false;
+    // The file as it was loaded, to say what each SIGHUP changes.
+    let mut in_effect = ConfigText::read(&config_path).unwrap_or_default();
     loop {
         tokio::select! {
             signal = signals.next() => match signal {
-                Some(SIGHUP) => reload(&config_path, &overrides, &commands),
+                Some(SIGHUP) => reload(&config_path, &overrides, &commands, &mut in_effect),
                 Some(signal) => {
                     tracing::info!(signal, "stopping: no new admissions, finishing in-flight requests");
                     break;
@@ -226,17 +229,48 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     outcome
 }
 
-fn reload(config_path: &Path, overrides: &Overrides, commands: &mpsc::Sender<Command>) {
-    match load_config(config_path, overrides) {
-        Ok(config) => {
-            let reloadable = Reloadable {
-                execution: config.execution,
-                node: config.node,
-                metrics: config.metrics,
-            };
-            let _ = commands.send(Command::Reload(Box::new(reloadable)));
-            tracing::info!(config = %config_path.display(), "SIGHUP: configuration reloaded");
+/// SIGHUP: re-read the file, apply its reloadable sections, and say which
+/// changed keys were applied and which need a restart.
+fn reload(
+    config_path: &Path,
+    overrides: &Overrides,
+    commands: &mpsc::Sender<Command>,
+    in_effect: &mut ConfigText,
+) {
+    let config = match load_config(config_path, overrides) {
+        Ok(config) => config,
+        Err(err) => {
+            tracing::error!("SIGHUP: keeping the old configuration: {err}");
+            return;
         }
-        Err(err) => tracing::error!("SIGHUP: keeping the old configuration: {err}"),
+    };
+    let Some(new_text) = ConfigText::read(config_path) else {
+        tracing::error!(config = %config_path.display(), "SIGHUP: the file changed while being read; keeping the old configuration");
+        return;
+    };
+    let reloadable = Reloadable {
+        execution: config.execution,
+        node: config.node,
+        metrics: config.metrics,
+    };
+    let _ = commands.send(Command::Reload(Box::new(reloadable)));
+    let (changes, now_in_effect) = in_effect.reload(&new_text);
+    *in_effect = now_in_effect;
+    let list = |keys: &[String]| {
+        if keys.is_empty() {
+            "none".to_string()
+        } else {
+            keys.join(", ")
+        }
+    };
+    if changes.need_restart.is_empty() {
+        tracing::info!(config = %config_path.display(), "SIGHUP: applied: {}", list(&changes.applied));
+    } else {
+        tracing::warn!(
+            config = %config_path.display(),
+            "SIGHUP: applied: {}; changed but NOT applied until a restart: {}",
+            list(&changes.applied),
+            list(&changes.need_restart)
+        );
     }
 }

@@ -647,11 +647,8 @@ fn tcp_clients_cannot_cancel_socket_jobs_and_signals_are_handled() {
     daemon.kill9();
     let config = daemon.dir.path().join("d.yaml");
     let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(
-        &config,
-        text.replace("api: {", &format!("api: {{listen: '{addr}', ")),
-    )
-    .unwrap();
+    let text = text.replace("api: {", &format!("api: {{listen: '{addr}', "));
+    std::fs::write(&config, &text).unwrap();
     daemon.spawn();
     let client = daemon.client();
     let answer = client.submit(&job(&["/bin/sleep", "5"], 1, 10.0, 60.0)).unwrap();
@@ -674,6 +671,35 @@ fn tcp_clients_cannot_cancel_socket_jobs_and_signals_are_handled() {
         daemon.log().contains("keeping the old configuration"),
         "{}",
         daemon.log()
+    );
+    // A good file: SIGHUP says what it applied and what needs a restart
+    // (before: "configuration reloaded", also for keys it ignored).
+    let changed = text
+        .replace("procs: 4", "procs: 8")
+        .replace("grace_seconds: 1", "grace_seconds: 2");
+    assert_ne!(changed, text);
+    std::fs::write(&config, changed).unwrap();
+    assert!(Command::new("kill")
+        .args(["-HUP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let expected = "applied: execution.grace_seconds; changed but NOT applied until a restart: engine.procs";
+    while !daemon.log().contains(expected) {
+        assert!(Instant::now() < deadline, "{}", daemon.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // engine.procs is still 4: 8 processors do not fit.
+    let too_wide = client.predict(&PredictRequest {
+        procs: 8,
+        walltime: 10.0,
+        slo: 60.0,
+        admission: false,
+    });
+    assert!(
+        matches!(too_wide, Err(ClientError::Api { status: 422, .. })),
+        "{too_wide:?}"
     );
     // SIGTERM: exit 0, socket removed.
     assert!(Command::new("kill")

@@ -1,0 +1,139 @@
+//! What a SIGHUP changes: the keys that differ between the configuration
+//! in effect and the file as it is now, split into those applied at once
+//! (the [`Reloadable`](crate::actor::Reloadable) sections) and those that
+//! need a restart.
+
+use serde_yaml::Value;
+use std::path::Path;
+
+/// Top-level sections SIGHUP applies without a restart.
+pub const RELOADABLE_SECTIONS: [&str; 3] = ["execution", "node", "metrics"];
+
+/// The configuration file as written, to compare reloads against.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConfigText(Value);
+
+/// The keys a reload changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Applied now (`execution.grace_seconds`…).
+    pub applied: Vec<String>,
+    /// Changed in the file but in effect only after a restart (`engine.procs`…).
+    pub need_restart: Vec<String>,
+}
+
+impl ConfigText {
+    /// Read `path` as YAML (`None` if it cannot be read or parsed; the
+    /// config loader reports why).
+    pub fn read(path: &Path) -> Option<ConfigText> {
+        let text = std::fs::read_to_string(path).ok()?;
+        serde_yaml::from_str(&text).ok().map(ConfigText)
+    }
+
+    /// The keys that differ from `new`, and the text now in effect once the
+    /// reloadable sections of `new` are applied.
+    pub fn reload(&self, new: &ConfigText) -> (Changes, ConfigText) {
+        let mut changed = Vec::new();
+        diff("", &self.0, &new.0, &mut changed);
+        let (applied, need_restart) = changed
+            .into_iter()
+            .partition(|key: &String| RELOADABLE_SECTIONS.iter().any(|section| in_section(key, section)));
+        let mut in_effect = self.0.clone();
+        if let (Value::Mapping(effect), Value::Mapping(new)) = (&mut in_effect, &new.0) {
+            for section in RELOADABLE_SECTIONS {
+                let key = Value::String(section.to_string());
+                match new.get(&key) {
+                    Some(value) => effect.insert(key, value.clone()),
+                    None => effect.remove(&key),
+                };
+            }
+        }
+        (
+            Changes {
+                applied,
+                need_restart,
+            },
+            ConfigText(in_effect),
+        )
+    }
+}
+
+fn in_section(key: &str, section: &str) -> bool {
+    key == section
+        || key
+            .strip_prefix(section)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// Dotted paths of every leaf that differs (added, removed or changed).
+fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
+    match (old, new) {
+        (Value::Mapping(old), Value::Mapping(new)) => {
+            let mut keys: Vec<String> = old.keys().chain(new.keys()).map(key_text).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let child = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                let lookup = Value::String(key);
+                match (old.get(&lookup), new.get(&lookup)) {
+                    (Some(a), Some(b)) => diff(&child, a, b, out),
+                    (None, None) => {}
+                    _ => out.push(child),
+                }
+            }
+        }
+        (a, b) if a != b => out.push(if path.is_empty() {
+            "(whole file)".to_string()
+        } else {
+            path.to_string()
+        }),
+        _ => {}
+    }
+}
+
+fn key_text(key: &Value) -> String {
+    match key {
+        Value::String(text) => text.clone(),
+        other => serde_yaml::to_string(other)
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(yaml: &str) -> ConfigText {
+        ConfigText(serde_yaml::from_str(yaml).unwrap())
+    }
+
+    #[test]
+    fn changed_keys_are_split_into_applied_and_needing_a_restart() {
+        let old = text("engine: {procs: 4, policy: easy}\nexecution: {grace_seconds: 1}\nlog_level: info\n");
+        let new = text(
+            "engine: {procs: 8, policy: easy}\nexecution: {grace_seconds: 2, user: nobody}\nlog_level: info\nnode: {x: 1}\n",
+        );
+        let (changes, in_effect) = old.reload(&new);
+        assert_eq!(
+            changes.applied,
+            ["execution.grace_seconds", "execution.user", "node"]
+        );
+        assert_eq!(changes.need_restart, ["engine.procs"]);
+        // Still pending at the next reload; the applied ones are not.
+        let (again, _) = in_effect.reload(&new);
+        assert!(again.applied.is_empty());
+        assert_eq!(again.need_restart, ["engine.procs"]);
+    }
+
+    #[test]
+    fn an_unchanged_file_changes_nothing() {
+        let same = text("engine: {procs: 4}\n");
+        assert_eq!(same.reload(&same).0, Changes::default());
+    }
+}
