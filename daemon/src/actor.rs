@@ -1279,17 +1279,21 @@ impl Actor {
             .set(future.max(0.0));
     }
 
+    /// Jobs whose process runs. A job the node gate holds back is not one
+    /// of them: its process has not started, and `jobs` says "queued".
     fn count_running(&self) -> usize {
         self.jobs
             .values()
-            .filter(|job| !matches!(job.phase, Phase::Queued))
+            .filter(|job| matches!(job.phase, Phase::Running { .. }))
             .count()
     }
 
+    /// Jobs waiting for their process to start (queued in the plan, or held
+    /// back by the node gate).
     fn count_queued(&self) -> usize {
         self.jobs
             .values()
-            .filter(|job| matches!(job.phase, Phase::Queued))
+            .filter(|job| matches!(job.phase, Phase::Queued | Phase::Held))
             .count()
     }
 

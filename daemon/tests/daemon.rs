@@ -912,3 +912,53 @@ fn a_job_that_ends_while_the_daemon_is_down_is_recorded_not_rerun() {
     let metrics = client.metrics().unwrap();
     assert!(metrics.contains("interstice_lost_runs_total 0"), "{metrics}");
 }
+
+/// A job the node gate holds back (the node is busier than the plan
+/// believes) is queued everywhere: `jobs`, `/healthz` and `/metrics` agree
+/// (before: running in the gauges and health, queued in `jobs`).
+#[test]
+fn a_job_held_by_the_node_gate_is_queued_in_every_view() {
+    let mut daemon = Daemon::start("");
+    daemon.kill9();
+    let config = daemon.dir.path().join("d.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    // Never enough free memory: every start is held back.
+    let held = text.replace(
+        "node: {busy_margin_cpus: 1000}",
+        "node: {min_available_memory_bytes: 1000000000000000000}",
+    );
+    assert_ne!(held, text);
+    std::fs::write(&config, held).unwrap();
+    daemon.spawn();
+    let client = daemon.client();
+    // The gate needs a first sample of the node.
+    let sampled = Instant::now() + Duration::from_secs(5);
+    while client.metrics().unwrap().contains("interstice_node_cpus 0") {
+        assert!(Instant::now() < sampled, "no node sample");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let id = client
+        .submit(&job(&["/bin/sleep", "30"], 1, 60.0, 600.0))
+        .unwrap()
+        .id;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let metrics = client.metrics().unwrap();
+        // Gauges follow the 100 ms tick.
+        let deferred = metrics
+            .lines()
+            .any(|line| line.starts_with("interstice_starts_deferred_total") && !line.ends_with(" 0"));
+        if deferred && metrics.contains("interstice_cloud_jobs_queued 1") {
+            assert!(metrics.contains("interstice_cloud_jobs_running 0"), "{metrics}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "a held start is not one queued job: {metrics}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(client.job(id).unwrap().state, "queued");
+    let health = client.health().unwrap();
+    assert_eq!((health.running, health.queued), (0, 1), "{health:?}");
+}
