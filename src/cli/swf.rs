@@ -227,12 +227,13 @@ fn load(path: &Path, opts: &ExtractOptions, common: &CommonArgs) -> anyhow::Resu
 
 /// Lenient mode: say how many lines were skipped and show the first problems.
 fn report_problems(stats: &ExtractStats, common: &CommonArgs) {
-    if common.quiet || (stats.bad_lines == 0 && stats.skipped_too_wide == 0) {
+    if common.quiet || (stats.bad_lines == 0 && stats.extraction_problems() == 0) {
         return;
     }
     eprintln!(
-        "interstice: warning: skipped {} bad line(s) and {} job(s) wider than the machine; first problems:",
-        stats.bad_lines, stats.skipped_too_wide
+        "interstice: warning: skipped {} bad line(s), {} job(s) wider than the machine, {} out-of-range value(s) \
+         and {} repeated job number(s); first problems:",
+        stats.bad_lines, stats.skipped_too_wide, stats.skipped_out_of_range, stats.skipped_duplicate_id
     );
     for p in &stats.problems {
         eprintln!("  {p}");
@@ -275,7 +276,8 @@ fn write_json(path: &Path, jobs: &[Job], nb_res: u32) -> anyhow::Result<()> {
 
 fn stats(args: StatsArgs) -> anyhow::Result<()> {
     let (mut input, bar) = open(&args.file, &args.common)?;
-    let json_input = input::looks_like_json(&mut input.reader).context("cannot read the input")?;
+    let json_input = input::looks_like_json(&mut input.reader)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
     // No width check here: statistics report header and observed sizes side by side.
     let opts = ExtractOptions {
         machine_procs: Some(u32::MAX),
@@ -321,8 +323,16 @@ fn print_stats(path: &Path, s: &WorkloadStats) -> anyhow::Result<()> {
     outln!("records:            {}", s.records)?;
     outln!("jobs:               {}", s.jobs)?;
     outln!(
-        "skipped:            {} (no submit {}, run time ≤ 0 {}, processors ≤ 0 {}, too wide {}, bad lines {})",
-        s.skipped, s.skipped_no_submit, s.skipped_runtime, s.skipped_procs, s.skipped_too_wide, s.bad_lines
+        "skipped:            {} (no submit {}, run time ≤ 0 {}, processors ≤ 0 {}, too wide {}, out of range {}, \
+         repeated job number {}, bad lines {})",
+        s.skipped,
+        s.skipped_no_submit,
+        s.skipped_runtime,
+        s.skipped_procs,
+        s.skipped_too_wide,
+        s.skipped_out_of_range,
+        s.skipped_duplicate_id,
+        s.bad_lines
     )?;
     outln!(
         "machine processors: {} (header {}, widest job {})",

@@ -94,6 +94,23 @@ pub enum LineError {
         /// What was expected (`a whole number`).
         expected: &'static str,
     },
+    /// A value the engine cannot take (a submit time of -50 or 1e30, a
+    /// walltime that rounds to 0 µs).
+    NotInRange {
+        /// 1-based field number.
+        field: usize,
+        /// The value (after `--walltime-factor` for walltimes).
+        value: String,
+        /// The allowed range, in words.
+        allowed: &'static str,
+    },
+    /// A job number an earlier line already used.
+    DuplicateId {
+        /// SWF job number.
+        job: u64,
+        /// Line of its first use.
+        first_line: u64,
+    },
     /// A job needs more processors than the machine has.
     TooWide {
         /// SWF job number.
@@ -129,6 +146,21 @@ impl fmt::Display for LineError {
                     field_name(*field)
                 )
             }
+            LineError::NotInRange {
+                field,
+                value,
+                allowed,
+            } => write!(
+                f,
+                "field {field} ({}): {value} is outside its allowed range, {allowed} \
+                 (fix the trace, or pass --lenient to skip such lines)",
+                field_name(*field)
+            ),
+            LineError::DuplicateId { job, first_line } => write!(
+                f,
+                "job number {job} was already used at line {first_line}: job numbers must be unique \
+                 (renumber the trace, or pass --lenient to skip the repeats)"
+            ),
             LineError::FieldCount { found } => write!(
                 f,
                 "expected the 18 fields of the standard workload format, found {found} \

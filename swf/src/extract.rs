@@ -71,6 +71,21 @@ pub enum SkipReason {
     Procs,
     /// Wider than the machine (lenient mode only).
     TooWide,
+    /// A value outside its allowed range (lenient mode only).
+    OutOfRange,
+    /// A job number already used by an earlier line (lenient mode only).
+    DuplicateId,
+}
+
+impl SkipReason {
+    /// Why a line with this extraction problem is skipped in lenient mode.
+    pub fn of(problem: &LineError) -> SkipReason {
+        match problem {
+            LineError::DuplicateId { .. } => SkipReason::DuplicateId,
+            LineError::TooWide { .. } => SkipReason::TooWide,
+            _ => SkipReason::OutOfRange,
+        }
+    }
 }
 
 /// Counts of what extraction kept, skipped and changed.
@@ -88,6 +103,10 @@ pub struct ExtractStats {
     pub skipped_procs: u64,
     /// Skipped: wider than the machine (lenient mode).
     pub skipped_too_wide: u64,
+    /// Skipped: a value outside its allowed range (lenient mode).
+    pub skipped_out_of_range: u64,
+    /// Skipped: a repeated job number (lenient mode).
+    pub skipped_duplicate_id: u64,
     /// Lines that did not parse (lenient mode).
     pub bad_lines: u64,
     /// Jobs whose processors were clipped.
@@ -108,7 +127,15 @@ impl ExtractStats {
             + self.skipped_runtime
             + self.skipped_procs
             + self.skipped_too_wide
+            + self.skipped_out_of_range
+            + self.skipped_duplicate_id
             + self.bad_lines
+    }
+
+    /// Lines skipped for an extraction problem (counted in the reader's bad
+    /// lines too).
+    pub fn extraction_problems(&self) -> u64 {
+        self.skipped_too_wide + self.skipped_out_of_range + self.skipped_duplicate_id
     }
 
     /// Count one skipped record.
@@ -118,6 +145,8 @@ impl ExtractStats {
             SkipReason::Runtime => self.skipped_runtime += 1,
             SkipReason::Procs => self.skipped_procs += 1,
             SkipReason::TooWide => self.skipped_too_wide += 1,
+            SkipReason::OutOfRange => self.skipped_out_of_range += 1,
+            SkipReason::DuplicateId => self.skipped_duplicate_id += 1,
         }
     }
 }
@@ -159,6 +188,15 @@ pub fn extract_job(
     } else {
         runtime
     };
+    let submit = in_range(2, submit, Time::instant_from_secs_f64, INSTANT_RANGE)?;
+    let runtime = in_range(4, runtime, duration, DURATION_RANGE)?;
+    let walltime_field = if enforced { 9 } else { 4 };
+    let walltime = in_range(
+        walltime_field,
+        walltime * opts.walltime_factor,
+        duration,
+        DURATION_RANGE,
+    )?;
     let (procs, clipped) = clip_procs(procs as u64, opts.clip);
     check_width(rec.job, procs, machine)?;
     let Ok(procs) = u32::try_from(procs) else {
@@ -166,15 +204,42 @@ pub fn extract_job(
     };
     let job = Job {
         id: JobId(rec.job),
-        submit: Time::from_secs_f64(submit),
-        walltime: Time::from_secs_f64(walltime * opts.walltime_factor),
+        submit,
+        walltime,
         walltime_enforced: enforced,
-        runtime: Some(Time::from_secs_f64(runtime)),
+        runtime: Some(runtime),
         procs,
         kind: JobKind::Hpc,
         slo: None,
     };
     Ok(Extracted::Job(job, clipped))
+}
+
+/// The allowed range of an instant read from a trace.
+const INSTANT_RANGE: &str = "0 to 1e12 seconds";
+/// The allowed range of a duration read from a trace (run time, walltime
+/// after `--walltime-factor`): at least the engine's one-microsecond tick.
+const DURATION_RANGE: &str = "0.000001 to 1e12 seconds";
+
+/// A duration of at least one tick and at most [`Time::MAX_INSTANT_SECS`].
+fn duration(secs: f64) -> Option<Time> {
+    let time = Time::from_secs_f64(secs);
+    (secs.is_finite() && secs <= Time::MAX_INSTANT_SECS && time > Time::ZERO).then_some(time)
+}
+
+/// `value` of SWF field `field` as a [`Time`], or the error naming the field
+/// and its allowed range.
+fn in_range(
+    field: usize,
+    value: f64,
+    convert: fn(f64) -> Option<Time>,
+    allowed: &'static str,
+) -> Result<Time, LineError> {
+    convert(value).ok_or_else(|| LineError::NotInRange {
+        field,
+        value: value.to_string(),
+        allowed,
+    })
 }
 
 /// Clip `procs` to `clip` when it is wider; says whether it was.

@@ -1,7 +1,7 @@
 //! [`JobStream`]: an SWF reader with the extraction rules applied, one job at
 //! a time, counting what it skips.
 
-use crate::error::SwfError;
+use crate::error::{LineError, SwfError};
 use crate::extract::{
     extract_job, walltime_from_runtime, ExtractOptions, ExtractStats, Extracted, SkipReason,
 };
@@ -19,6 +19,8 @@ pub struct JobStream<R> {
     machine: Option<u32>,
     stats: ExtractStats,
     failed: bool,
+    /// Job number → line of its first use.
+    seen: std::collections::HashMap<u64, u64>,
 }
 
 impl<R: BufRead> JobStream<R> {
@@ -40,6 +42,7 @@ impl<R: BufRead> JobStream<R> {
             machine,
             stats: ExtractStats::default(),
             failed: false,
+            seen: std::collections::HashMap::new(),
         }
     }
 
@@ -57,7 +60,7 @@ impl<R: BufRead> JobStream<R> {
     pub fn stats(&self) -> ExtractStats {
         let mut stats = self.stats.clone();
         let bad = self.reader.bad_lines();
-        stats.bad_lines = bad.count - self.stats.skipped_too_wide;
+        stats.bad_lines = bad.count - self.stats.extraction_problems();
         stats.problems = bad.first.iter().map(ToString::to_string).collect();
         stats
     }
@@ -66,7 +69,22 @@ impl<R: BufRead> JobStream<R> {
         while let Some(rec) = self.reader.next() {
             let rec = rec?;
             self.stats.records += 1;
-            match extract_job(&rec, &self.opts, self.machine) {
+            let extracted = extract_job(&rec, &self.opts, self.machine).and_then(|extracted| {
+                let Extracted::Job(job, _) = &extracted else {
+                    return Ok(extracted);
+                };
+                match self.seen.entry(job.id.0) {
+                    std::collections::hash_map::Entry::Occupied(first) => Err(LineError::DuplicateId {
+                        job: job.id.0,
+                        first_line: *first.get(),
+                    }),
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        slot.insert(self.reader.line());
+                        Ok(extracted)
+                    }
+                }
+            });
+            match extracted {
                 Ok(Extracted::Job(job, clipped)) => {
                     self.stats.jobs += 1;
                     self.stats.clipped += u64::from(clipped);
@@ -75,8 +93,9 @@ impl<R: BufRead> JobStream<R> {
                 }
                 Ok(Extracted::Skipped(reason)) => self.stats.skip(reason),
                 Err(kind) => {
+                    let reason = SkipReason::of(&kind);
                     self.reader.problem(kind)?;
-                    self.stats.skip(SkipReason::TooWide);
+                    self.stats.skip(reason);
                 }
             }
         }

@@ -60,6 +60,10 @@ pub struct WorkloadStats {
     pub skipped_procs: u64,
     /// Skipped: wider than the machine (lenient mode).
     pub skipped_too_wide: u64,
+    /// Skipped: a value outside its allowed range (lenient mode).
+    pub skipped_out_of_range: u64,
+    /// Skipped: a repeated job number (lenient mode).
+    pub skipped_duplicate_id: u64,
     /// Skipped: lines that did not parse (lenient mode).
     pub bad_lines: u64,
     /// Jobs whose processors were clipped.
@@ -139,6 +143,8 @@ impl StatsBuilder {
             skipped_runtime: extract.skipped_runtime,
             skipped_procs: extract.skipped_procs,
             skipped_too_wide: extract.skipped_too_wide,
+            skipped_out_of_range: extract.skipped_out_of_range,
+            skipped_duplicate_id: extract.skipped_duplicate_id,
             bad_lines: extract.bad_lines,
             clipped: extract.clipped,
             walltime_from_runtime: extract.walltime_from_runtime,

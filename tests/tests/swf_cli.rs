@@ -406,3 +406,98 @@ fn stats_reads_batsim_workloads_too() {
     let u = s["utilization"].as_f64().unwrap();
     assert!((u - 1940.0 / 960.0).abs() < 1e-9, "{u}");
 }
+
+/// Values the engine cannot take and repeated job numbers are errors naming
+/// the file, the line and the field with its allowed range (before: a
+/// "time went backwards" or "job id appears twice" from the simulation, with
+/// no line, and `--lenient` could not skip them; a submit time of 1e30 became
+/// `inf`); `--lenient` skips each such line, counted by reason. A truncated
+/// gzip file is an error naming the file.
+#[test]
+fn out_of_range_values_and_repeated_job_numbers_name_file_line_and_field() {
+    let dir = interstice_tests::scratch_dir("swf_cli", "ranges");
+    let good = "1 0 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n";
+    let cases = [
+        (
+            "negative.swf",
+            "2 -50 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 2 (submit time): -50",
+            "out_of_range",
+        ),
+        (
+            "huge.swf",
+            "2 1e30 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 2 (submit time)",
+            "out_of_range",
+        ),
+        (
+            "zero_walltime.swf",
+            "2 5 0 100 2 -1 -1 2 0.0000001 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 9 (requested time)",
+            "out_of_range",
+        ),
+        (
+            "repeated.swf",
+            "1 5 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n",
+            "job number 1 was already used at line 1",
+            "duplicate_id",
+        ),
+    ];
+    for (name, second, message, reason) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("{good}{second}")).unwrap();
+        let path = p(&path);
+        let err = failing(&["swf", "stats", path]);
+        assert!(err.contains(&format!("{name}:2: {message}")), "{err}");
+        assert!(err.contains("--lenient") && !err.contains("panicked"), "{err}");
+        let replayed = failing(&[
+            "replay",
+            path,
+            "--procs",
+            "4",
+            "--policy",
+            "easy",
+            "--out",
+            p(&dir.join("out")),
+        ]);
+        assert!(replayed.contains(&format!("{name}:2:")), "{replayed}");
+
+        let stats = json_of(&ok(&["swf", "stats", "--json", "--lenient", "--quiet", path]));
+        assert_eq!(
+            (
+                stats["jobs"].as_u64(),
+                stats[format!("skipped_{reason}")].as_u64()
+            ),
+            (Some(1), Some(1)),
+            "{stats}"
+        );
+        let out = dir.join(format!("out-{name}"));
+        ok(&[
+            "replay",
+            path,
+            "--procs",
+            "4",
+            "--policy",
+            "easy",
+            "--lenient",
+            "--out",
+            p(&out),
+        ]);
+        let summary = read_json(&out.join("summary.json"));
+        assert_eq!(
+            summary["run"]["extraction"]["skipped_by_reason"][reason], 1,
+            "{summary}"
+        );
+        assert_eq!(summary["jobs"], 1, "{summary}");
+    }
+
+    let kth = std::fs::read(trace("KTH-SP2-1996-2.1-cln.swf.gz")).unwrap();
+    let truncated = dir.join("truncated.swf.gz");
+    std::fs::write(&truncated, &kth[..kth.len() / 2]).unwrap();
+    for command in [&["swf", "stats"][..], &["swf", "cat"][..]] {
+        let mut args = command.to_vec();
+        args.push(p(&truncated));
+        let err = failing(&args);
+        assert!(err.contains("truncated.swf.gz"), "{args:?}: {err}");
+    }
+}
