@@ -17,7 +17,10 @@
 //! whole delay instead of killing it at the estimate.
 
 use crate::error::SwfError;
-use crate::extract::{check_width, clip_procs, ExtractOptions, ExtractStats, SkipReason};
+use crate::extract::{
+    check_width, clip_procs, duration, ExtractOptions, ExtractStats, SkipReason, DURATION_RANGE,
+    INSTANT_RANGE,
+};
 use crate::reader::{Strictness, KEPT_PROBLEMS};
 use crate::Workload;
 use interstice_core::{Job, JobId, JobKind, Time};
@@ -162,6 +165,8 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
     let machine = opts.machine_procs.or(nb_res);
     let mut stats = ExtractStats::default();
     let mut jobs = Vec::with_capacity(raw.jobs.len());
+    // Job id -> index of its first use.
+    let mut seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     for (index, rj) in raw.jobs.iter().enumerate() {
         stats.records += 1;
         let id = job_id(name, index, &rj.id)?;
@@ -226,14 +231,57 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
             stats.skip(SkipReason::Procs);
             continue;
         };
+        // Values the engine cannot take, and repeated ids: errors, or
+        // skipped lines in lenient mode.
+        let checked = (|| {
+            let out_of_range = |field: &str, value: f64, allowed: &str| {
+                (
+                    format!("{what}: {field} {value} is outside its allowed range, {allowed}"),
+                    SkipReason::OutOfRange,
+                )
+            };
+            let submit = Time::instant_from_secs_f64(rj.subtime)
+                .ok_or_else(|| out_of_range("subtime", rj.subtime, INSTANT_RANGE))?;
+            let walltime = walltime * opts.walltime_factor;
+            let walltime =
+                duration(walltime).ok_or_else(|| out_of_range("walltime", walltime, DURATION_RANGE))?;
+            let runtime =
+                duration(runtime).ok_or_else(|| out_of_range("profile delay", runtime, DURATION_RANGE))?;
+            if let Some(&first) = seen.get(&id) {
+                return Err((
+                    format!("{what} appears twice (jobs[{first}] and jobs[{index}]): job ids must be unique"),
+                    SkipReason::DuplicateId,
+                ));
+            }
+            seen.insert(id, index);
+            Ok((submit, walltime, runtime))
+        })();
+        let (submit, walltime, runtime) = match checked {
+            Ok(values) => values,
+            Err((message, reason)) => match opts.mode {
+                Strictness::Strict => {
+                    return Err(json_err(
+                        name,
+                        format!("{message} (fix the workload, or pass --lenient to skip such jobs)"),
+                    ))
+                }
+                Strictness::Lenient => {
+                    stats.skip(reason);
+                    if stats.problems.len() < KEPT_PROBLEMS {
+                        stats.problems.push(format!("{name}: {message}"));
+                    }
+                    continue;
+                }
+            },
+        };
         stats.clipped += u64::from(clipped);
         stats.jobs += 1;
         jobs.push(Job {
             id: JobId(id),
-            submit: Time::from_secs_f64(rj.subtime),
-            walltime: Time::from_secs_f64(walltime * opts.walltime_factor),
+            submit,
+            walltime,
             walltime_enforced: enforced,
-            runtime: Some(Time::from_secs_f64(runtime)),
+            runtime: Some(runtime),
             procs,
             kind,
             slo: rj.slo.filter(|s| *s >= 0.0).map(Time::from_secs_f64),

@@ -216,13 +216,13 @@ pub fn extract_job(
 }
 
 /// The allowed range of an instant read from a trace.
-const INSTANT_RANGE: &str = "0 to 1e12 seconds";
+pub(crate) const INSTANT_RANGE: &str = "0 to 1e12 seconds";
 /// The allowed range of a duration read from a trace (run time, walltime
 /// after `--walltime-factor`): at least the engine's one-microsecond tick.
-const DURATION_RANGE: &str = "0.000001 to 1e12 seconds";
+pub(crate) const DURATION_RANGE: &str = "0.000001 to 1e12 seconds";
 
 /// A duration of at least one tick and at most [`Time::MAX_INSTANT_SECS`].
-fn duration(secs: f64) -> Option<Time> {
+pub(crate) fn duration(secs: f64) -> Option<Time> {
     let time = Time::from_secs_f64(secs);
     (secs.is_finite() && secs <= Time::MAX_INSTANT_SECS && time > Time::ZERO).then_some(time)
 }

@@ -501,3 +501,35 @@ fn out_of_range_values_and_repeated_job_numbers_name_file_line_and_field() {
         assert!(err.contains("truncated.swf.gz"), "{args:?}: {err}");
     }
 }
+
+/// The same checks for Batsim workload JSON: a value out of range or a
+/// repeated id names the job; `--lenient` skips it, counted by reason.
+#[test]
+fn batsim_json_values_are_range_checked_and_ids_unique() {
+    let dir = interstice_tests::scratch_dir("swf_cli", "json_ranges");
+    let path = dir.join("w.json");
+    std::fs::write(
+        &path,
+        r#"{"nb_res": 4, "jobs": [
+            {"id": 1, "subtime": 0, "walltime": 100, "res": 1, "profile": "d"},
+            {"id": 2, "subtime": -5, "walltime": 100, "res": 1, "profile": "d"},
+            {"id": 1, "subtime": 3, "walltime": 100, "res": 1, "profile": "d"}],
+          "profiles": {"d": {"type": "delay", "delay": 10}}}"#,
+    )
+    .unwrap();
+    let err = failing(&["swf", "stats", p(&path)]);
+    assert!(
+        err.contains("w.json: job 2: subtime -5 is outside its allowed range"),
+        "{err}"
+    );
+    let stats = json_of(&ok(&["swf", "stats", "--json", "--lenient", "--quiet", p(&path)]));
+    assert_eq!(
+        (
+            stats["jobs"].as_u64(),
+            stats["skipped_out_of_range"].as_u64(),
+            stats["skipped_duplicate_id"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1)),
+        "{stats}"
+    );
+}
