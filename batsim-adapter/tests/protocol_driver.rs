@@ -125,7 +125,7 @@ fn mixed_workload(dir: &std::path::Path) -> (Vec<Job>, Workload) {
         slack: 2.0,
         seed: 5,
     };
-    let cloud = inject_cloud_jobs(&inject, Time::ZERO, Time::from_secs(120), 100);
+    let cloud = inject_cloud_jobs(&inject, Time::ZERO, Time::from_secs(120), 100).collect::<Vec<_>>();
     let mut jobs: Vec<Job> = hpc.into_iter().chain(cloud).collect();
     jobs.sort_by_key(|job| (job.submit, job.id));
     let path = dir.join("mixed.json");
@@ -286,7 +286,8 @@ fn injected_cloud_jobs_match_the_simulator_and_registration_finishes() {
             slack: inject.slack,
             seed,
         };
-        let cloud_jobs = inject_cloud_jobs(&options, Time::ZERO, Time::from_secs(60), 1 << 40);
+        let cloud_jobs =
+            inject_cloud_jobs(&options, Time::ZERO, Time::from_secs(60), 1 << 40).collect::<Vec<_>>();
         assert!(cloud_jobs.iter().all(|job| job.kind == JobKind::Cloud));
         let jobs: Vec<Job> = hpc.into_iter().chain(cloud_jobs).collect();
         let sim = simulate(
@@ -335,7 +336,7 @@ fn adapter_matches_the_simulator_on_a_synthetic_trace_with_many_evictions() {
         slack: 2.0,
         seed,
     };
-    let cloud = inject_cloud_jobs(&inject, Time::ZERO, last_submit, 100_000);
+    let cloud = inject_cloud_jobs(&inject, Time::ZERO, last_submit, 100_000).collect::<Vec<_>>();
     let mut jobs: Vec<Job> = hpc.into_iter().chain(cloud).collect();
     jobs.sort_by_key(|job| (job.submit, job.id));
     let mut text = Vec::new();

@@ -19,13 +19,6 @@ use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn parse_non_negative(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
-        _ => Err(format!("{text:?} is not a non-negative number of seconds")),
-    }
-}
-
 /// Be Batsim's external scheduler (or make a platform, drive a scheduler, benchmark).
 #[derive(clap::Args, Debug)]
 #[command(
@@ -94,10 +87,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "F", value_parser = parse_factor, default_value = "2")]
     pub slack: f64,
     /// First cloud submit time, seconds (default: the first static job's submission).
-    #[arg(long, value_name = "T", value_parser = parse_non_negative)]
+    #[arg(long, value_name = "T", value_parser = super::engine_args::parse_instant)]
     pub cloud_from: Option<f64>,
     /// Last cloud submit time, seconds (default: until Batsim's no_more_static_job_to_submit).
-    #[arg(long, value_name = "T", value_parser = parse_non_negative)]
+    #[arg(long, value_name = "T", value_parser = super::engine_args::parse_instant)]
     pub cloud_to: Option<f64>,
     /// Seed of the cloud jobs' random draws.
     #[arg(long, default_value = "1")]

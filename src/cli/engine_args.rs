@@ -11,7 +11,7 @@
 
 use interstice_batsim::protocol::options::DEFAULT_MAX_RESUBMISSIONS;
 use interstice_batsim::protocol::EngineOptions;
-use interstice_core::{Admission, EngineConfig, Policy};
+use interstice_core::{Admission, EngineConfig, Policy, Time};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 
 /// `--policy`, `--conv`, `--admission` and the [`TuningArgs`].
@@ -101,8 +101,22 @@ pub fn parse_procs_choice(text: &str) -> Result<ProcsChoice, String> {
 /// Positive, finite seconds.
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
-        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
-        _ => Err(format!("{text:?} is not a positive number of seconds")),
+        Ok(value) if value.is_finite() && value > 0.0 && value <= Time::MAX_INSTANT_SECS => Ok(value),
+        _ => Err(format!(
+            "{text:?} is not a positive number of seconds (at most {:e})",
+            Time::MAX_INSTANT_SECS
+        )),
+    }
+}
+
+/// An instant in seconds, from 0 to [`Time::MAX_INSTANT_SECS`].
+pub fn parse_instant(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if Time::instant_from_secs_f64(value).is_some() => Ok(value),
+        _ => Err(format!(
+            "{text:?} is not a time in seconds from 0 to {:e}",
+            Time::MAX_INSTANT_SECS
+        )),
     }
 }
 

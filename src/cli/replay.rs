@@ -128,7 +128,7 @@ impl CloudSpec {
             seed: self.seed,
         };
         options.validate().context("bad cloud-job options")?;
-        Ok(inject_cloud_jobs(&options, from, to, first_id))
+        Ok(inject_cloud_jobs(&options, from, to, first_id).collect::<Vec<_>>())
     }
 
     fn max_procs(&self) -> u32 {

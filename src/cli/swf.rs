@@ -121,10 +121,10 @@ pub struct InjectArgs {
     #[arg(long, value_name = "R", value_parser = super::engine_args::parse_runtime)]
     pub runtime: Option<RuntimeSpec>,
     /// First cloud submit time, seconds (default: the first HPC submit).
-    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = super::engine_args::parse_instant)]
     pub from: Option<f64>,
     /// Last cloud submit time, seconds (default: the last HPC submit).
-    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = super::engine_args::parse_instant)]
     pub to: Option<f64>,
     /// Seed of the random draws (processors, run times).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -266,7 +266,22 @@ fn create_output(path: &Path) -> anyhow::Result<Box<dyn Write>> {
     Ok(Box::new(BufWriter::new(file)))
 }
 
-fn write_json(path: &Path, jobs: &[Job], nb_res: u32) -> anyhow::Result<()> {
+/// Two job streams, each in (submit, id) order, merged in that order.
+fn merge_by_submit(a: Vec<Job>, b: impl Iterator<Item = Job>) -> impl Iterator<Item = Job> {
+    let mut a = a.into_iter().peekable();
+    let mut b = b.peekable();
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if (y.submit, y.id) < (x.submit, x.id) => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
+fn write_json<J: std::borrow::Borrow<Job>>(
+    path: &Path,
+    jobs: impl IntoIterator<Item = J>,
+    nb_res: u32,
+) -> anyhow::Result<()> {
     let out = create_output(path)?;
     batsim_json::write_workload(jobs, nb_res, out).with_context(|| match path == Path::new("-") {
         true => "cannot write to stdout".to_string(),
@@ -425,13 +440,13 @@ fn inject(args: InjectArgs) -> anyhow::Result<()> {
         bail!("--to {to} is before --from {from}");
     }
     let first_id = workload.jobs.iter().map(|j| j.id.0 + 1).max().unwrap_or(1);
-    let cloud = inject_cloud_jobs(&inject, from, to, first_id);
-    let n_cloud = cloud.len();
-    let mut jobs = workload.jobs;
-    let n_hpc = jobs.len();
-    jobs.extend(cloud);
-    jobs.sort_by_key(|j| (j.submit, j.id));
-    write_json(&args.output, &jobs, nb_res)?;
+    // Streamed: the cloud jobs are generated while they are written, merged
+    // in (submit, id) order with the trace's jobs (already in that order).
+    let n_hpc = workload.jobs.len();
+    let n_cloud = std::cell::Cell::new(0u64);
+    let cloud = inject_cloud_jobs(&inject, from, to, first_id).inspect(|_| n_cloud.set(n_cloud.get() + 1));
+    write_json(&args.output, merge_by_submit(workload.jobs, cloud), nb_res)?;
+    let n_cloud = n_cloud.get();
     if !args.common.quiet {
         eprintln!(
             "interstice: wrote {n_hpc} HPC and {n_cloud} cloud jobs on {nb_res} processors to {}",

@@ -53,12 +53,21 @@ fn profile_name(delay: Time) -> String {
 
 /// Write `jobs` as a Batsim workload for a machine of `nb_res` processors.
 /// Jobs without a run time get a delay equal to their walltime.
-pub fn write_workload<W: Write>(jobs: &[Job], nb_res: u32, mut writer: W) -> io::Result<()> {
+///
+/// Streams: jobs are written as they come; only the distinct delays are
+/// kept, for the `profiles` section written after them.
+pub fn write_workload<W: Write, J: std::borrow::Borrow<Job>>(
+    jobs: impl IntoIterator<Item = J>,
+    nb_res: u32,
+    mut writer: W,
+) -> io::Result<()> {
     let mut delays = BTreeSet::new();
     writeln!(writer, "{{")?;
     writeln!(writer, "  \"nb_res\": {nb_res},")?;
-    writeln!(writer, "  \"jobs\": [")?;
-    for (i, job) in jobs.iter().enumerate() {
+    write!(writer, "  \"jobs\": [")?;
+    for (i, job) in jobs.into_iter().enumerate() {
+        let job = job.borrow();
+        writer.write_all(if i == 0 { b"\n" } else { b",\n" })?;
         let delay = job.runtime.unwrap_or(job.walltime);
         delays.insert(delay);
         write!(
@@ -74,10 +83,9 @@ pub fn write_workload<W: Write>(jobs: &[Job], nb_res: u32, mut writer: W) -> io:
         if let Some(slo) = job.slo {
             write!(writer, ", \"slo\": {}", secs(slo))?;
         }
-        let sep = if i + 1 < jobs.len() { "," } else { "" };
-        writeln!(writer, "}}{sep}")?;
+        write!(writer, "}}")?;
     }
-    writeln!(writer, "  ],")?;
+    writeln!(writer, "\n  ],")?;
     writeln!(writer, "  \"profiles\": {{")?;
     for (i, delay) in delays.iter().enumerate() {
         let sep = if i + 1 < delays.len() { "," } else { "" };

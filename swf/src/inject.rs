@@ -249,7 +249,7 @@ impl fmt::Display for RuntimeSpec {
 /// Positive, finite seconds.
 pub fn parse_duration(s: &str) -> Option<Time> {
     let v: f64 = s.trim().parse().ok()?;
-    (v.is_finite() && v > 0.0).then(|| Time::from_secs_f64(v))
+    (v.is_finite() && v > 0.0 && v <= Time::MAX_INSTANT_SECS).then(|| Time::from_secs_f64(v))
 }
 
 /// Everything that shapes the injected cloud jobs.
@@ -298,37 +298,57 @@ impl InjectOptions {
 }
 
 /// Cloud jobs submitted at `from`, `from + interval`, … up to and including
-/// `to`, with ids `first_id`, `first_id + 1`, …. Returns nothing when `to < from`
-/// or the interval is not positive.
-pub fn inject_cloud_jobs(opts: &InjectOptions, from: Time, to: Time, first_id: u64) -> Vec<Job> {
-    let mut jobs = Vec::new();
-    if opts.interval <= Time::ZERO || to < from {
-        return jobs;
+/// `to`, with ids `first_id`, `first_id + 1`, …, generated one at a time
+/// (memory does not grow with their number). Nothing when `to < from` or
+/// the interval is not positive.
+pub fn inject_cloud_jobs(opts: &InjectOptions, from: Time, to: Time, first_id: u64) -> CloudJobs {
+    CloudJobs {
+        rng: SplitMix64::new(opts.seed),
+        runtime_rng: SplitMix64::new(opts.seed ^ RUNTIME_SEED_MIX),
+        slo: opts.slo(),
+        next: (opts.interval > Time::ZERO && to >= from).then_some(from),
+        to,
+        id: first_id,
+        opts: opts.clone(),
     }
-    let mut rng = SplitMix64::new(opts.seed);
-    let mut runtime_rng = SplitMix64::new(opts.seed ^ RUNTIME_SEED_MIX);
-    let slo = opts.slo();
-    let mut submit = from;
-    let mut id = first_id;
-    while submit <= to {
-        jobs.push(Job {
-            id: JobId(id),
+}
+
+/// The iterator of [`inject_cloud_jobs`], in submission order.
+#[derive(Clone, Debug)]
+pub struct CloudJobs {
+    opts: InjectOptions,
+    rng: SplitMix64,
+    runtime_rng: SplitMix64,
+    slo: Time,
+    next: Option<Time>,
+    to: Time,
+    id: u64,
+}
+
+impl Iterator for CloudJobs {
+    type Item = Job;
+
+    fn next(&mut self) -> Option<Job> {
+        let submit = self.next.filter(|&submit| submit <= self.to)?;
+        let job = Job {
+            id: JobId(self.id),
             submit,
-            walltime: opts.walltime,
+            walltime: self.opts.walltime,
             walltime_enforced: true,
-            runtime: Some(opts.runtime.sample(opts.walltime, &mut runtime_rng)),
-            procs: opts.procs.draw(&mut rng),
+            runtime: Some(
+                self.opts
+                    .runtime
+                    .sample(self.opts.walltime, &mut self.runtime_rng),
+            ),
+            procs: self.opts.procs.draw(&mut self.rng),
             kind: JobKind::Cloud,
-            slo: Some(slo),
-        });
-        id += 1;
-        let next = submit + opts.interval;
-        if next == submit || next.is_infinite() {
-            break;
-        }
-        submit = next;
+            slo: Some(self.slo),
+        };
+        self.id += 1;
+        let next = submit + self.opts.interval;
+        self.next = (next != submit && !next.is_infinite()).then_some(next);
+        Some(job)
     }
-    jobs
 }
 
 #[cfg(test)]
@@ -346,9 +366,25 @@ mod tests {
         }
     }
 
+    /// Jobs are generated as they are asked for: a span of 1e12 s at one
+    /// job per second (the old version built them all in a vector first and
+    /// ran out of memory).
+    #[test]
+    fn injection_is_lazy() {
+        let opts = InjectOptions {
+            interval: Time::from_secs(1),
+            ..opts("1,2,4")
+        };
+        let far = Time::from_secs_f64(Time::MAX_INSTANT_SECS);
+        let first: Vec<Job> = inject_cloud_jobs(&opts, Time::ZERO, far, 1).take(3).collect();
+        assert_eq!(first.iter().map(|j| j.id.0).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(first[2].submit, Time::from_secs(2));
+    }
+
     #[test]
     fn regular_jobs_with_slo() {
-        let jobs = inject_cloud_jobs(&opts("4"), Time::from_secs(100), Time::from_secs(150), 1000);
+        let jobs = inject_cloud_jobs(&opts("4"), Time::from_secs(100), Time::from_secs(150), 1000)
+            .collect::<Vec<_>>();
         assert_eq!(jobs.len(), 6);
         assert_eq!(jobs[5].submit, Time::from_secs(150));
         assert_eq!(jobs[5].id, JobId(1005));
@@ -360,13 +396,13 @@ mod tests {
     #[test]
     fn weighted_choice_follows_weights_and_seed() {
         let o = opts("1:0.5,2:0.3,4:0.2");
-        let jobs = inject_cloud_jobs(&o, Time::ZERO, Time::from_secs(10 * 9999), 1);
+        let jobs = inject_cloud_jobs(&o, Time::ZERO, Time::from_secs(10 * 9999), 1).collect::<Vec<_>>();
         let count = |p| jobs.iter().filter(|j| j.procs == p).count() as f64 / jobs.len() as f64;
         assert!((count(1) - 0.5).abs() < 0.03, "{}", count(1));
         assert!((count(4) - 0.2).abs() < 0.03, "{}", count(4));
         assert_eq!(
             jobs,
-            inject_cloud_jobs(&o, Time::ZERO, Time::from_secs(10 * 9999), 1)
+            inject_cloud_jobs(&o, Time::ZERO, Time::from_secs(10 * 9999), 1).collect::<Vec<_>>()
         );
         let other = InjectOptions {
             seed: 43,
@@ -374,7 +410,7 @@ mod tests {
         };
         assert_ne!(
             jobs,
-            inject_cloud_jobs(&other, Time::ZERO, Time::from_secs(10 * 9999), 1)
+            inject_cloud_jobs(&other, Time::ZERO, Time::from_secs(10 * 9999), 1).collect::<Vec<_>>()
         );
     }
 
@@ -473,7 +509,7 @@ mod tests {
             runtime: "uniform:0.1w:0.9w".parse().unwrap(),
             ..opts("1,2,4")
         };
-        let jobs = inject_cloud_jobs(&o, Time::ZERO, Time::from_secs(990), 1);
+        let jobs = inject_cloud_jobs(&o, Time::ZERO, Time::from_secs(990), 1).collect::<Vec<_>>();
         assert_eq!(jobs.len(), 100);
         let mut procs_rng = SplitMix64::new(o.seed);
         let mut runtime_rng = SplitMix64::new(o.seed ^ RUNTIME_SEED_MIX);
@@ -484,7 +520,7 @@ mod tests {
         let distinct: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.runtime).collect();
         assert!(distinct.len() > 90, "run times are drawn per job");
         // A fixed run time does not depend on the seed.
-        let fixed = inject_cloud_jobs(&opts("4"), Time::ZERO, Time::from_secs(50), 1);
+        let fixed = inject_cloud_jobs(&opts("4"), Time::ZERO, Time::from_secs(50), 1).collect::<Vec<_>>();
         assert!(fixed.iter().all(|j| j.runtime == Some(Time::from_secs(18))));
     }
 }

@@ -533,3 +533,34 @@ fn batsim_json_values_are_range_checked_and_ids_unique() {
         "{stats}"
     );
 }
+
+/// Injection options beyond the engine's time range are refused up front
+/// (before: `--from 1e30` aborted the process, SIGABRT).
+#[test]
+fn injection_times_beyond_the_time_range_are_refused() {
+    let kth = trace("KTH-SP2-1996-2.1-cln.swf.gz");
+    let out = interstice_tests::scratch_dir("swf_cli", "inject_range").join("w.json");
+    for (flag, value) in [("--from", "1e30"), ("--to", "-5"), ("--interval", "1e30")] {
+        let mut args = vec![
+            "swf",
+            "inject",
+            p(&kth),
+            "--procs",
+            "1",
+            "--walltime",
+            "60",
+            "--slack",
+            "2",
+            "-o",
+            p(&out),
+        ];
+        if flag != "--interval" {
+            args.extend(["--interval", "100"]);
+        }
+        args.extend([flag, value]);
+        let output = run(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(stderr.contains(flag) && stderr.contains(value), "{stderr}");
+    }
+}
