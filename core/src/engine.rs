@@ -128,6 +128,13 @@ impl Admission {
             Admission::RejectPredicted => "reject-predicted",
         }
     }
+
+    /// The admission rule: is a cloud job with this prediction refused?
+    /// ([`Engine::submit`] applies it; a shell answering a what-if question
+    /// calls it rather than restating it.)
+    pub fn rejects(self, prediction: &Prediction) -> bool {
+        self == Admission::RejectPredicted && prediction.predicts_violation
+    }
 }
 
 impl std::str::FromStr for Admission {
@@ -331,6 +338,45 @@ pub struct Prediction {
     pub counter_offer_slo: Option<Time>,
 }
 
+/// The engine's answer to [`Engine::submit`]: the one admission rule
+/// (Algorithm 1 with the configured [`Admission`] mode), so that no shell
+/// re-derives it from the prediction or from the next pass's decisions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Submitted {
+    /// An HPC job: queued, decided on at the next [`Engine::schedule`].
+    Queued,
+    /// A cloud job admitted with this prediction (it may still predict a
+    /// violation under `admit-all`).
+    Admitted(Prediction),
+    /// A cloud job refused (`reject-predicted` and a predicted violation); the
+    /// next pass reports it as [`Decision::Reject`]. Its prediction carries
+    /// the counter-offer.
+    Rejected(Prediction),
+}
+
+impl Submitted {
+    /// The admission prediction (cloud jobs).
+    pub fn prediction(&self) -> Option<&Prediction> {
+        match self {
+            Submitted::Queued => None,
+            Submitted::Admitted(prediction) | Submitted::Rejected(prediction) => Some(prediction),
+        }
+    }
+
+    /// The admission prediction, by value (cloud jobs).
+    pub fn into_prediction(self) -> Option<Prediction> {
+        match self {
+            Submitted::Queued => None,
+            Submitted::Admitted(prediction) | Submitted::Rejected(prediction) => Some(prediction),
+        }
+    }
+
+    /// Was the job refused?
+    pub fn is_rejected(&self) -> bool {
+        matches!(self, Submitted::Rejected(_))
+    }
+}
+
 /// A processor idle now, with how long it stays idle (`W_immediate`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImmediateSlot {
@@ -405,16 +451,17 @@ impl Engine {
     }
 
     /// A job arrives at `job.submit` (which becomes the engine's time). Cloud
-    /// jobs get their prediction computed on the current plan and returned
-    /// (also kept in the job's record). The job is decided on at the next
-    /// [`Engine::schedule`].
+    /// jobs get their prediction computed on the current plan and the
+    /// admission verdict returned ([`Submitted`]; the prediction is also kept
+    /// in the job's record). The job is started (or its rejection reported)
+    /// at the next [`Engine::schedule`].
     ///
     /// Under `admit-all` (and for a cloud job predicted to meet its SLO) the
     /// cloud job is immediately reserved at exactly the predicted slot, so the
     /// next cloud job's prediction already accounts for it; in overload (the
     /// reservation window full) it joins the FIFO backlog instead, with a
     /// tail-estimated prediction (crate docs, "Overload").
-    pub fn submit(&mut self, job: Job) -> Result<Option<Prediction>, EngineError> {
+    pub fn submit(&mut self, job: Job) -> Result<Submitted, EngineError> {
         self.st.submit(&self.config, job)
     }
 

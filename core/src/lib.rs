@@ -120,7 +120,7 @@
 //! let prediction = engine.submit(Job {
 //!     id: JobId(2), submit: secs(0), walltime: secs(30), walltime_enforced: true, runtime: None,
 //!     procs: 1, kind: JobKind::Cloud, slo: Some(secs(60)),
-//! })?.expect("cloud jobs get a prediction");
+//! })?.into_prediction().expect("cloud jobs get a prediction");
 //! // The HPC job takes 2-3 (outside the area) and 0; the cloud job fits on 1 now.
 //! assert_eq!(prediction.start, Some(secs(0)));
 //! assert!(!prediction.predicts_violation);
@@ -141,13 +141,15 @@ pub mod job;
 pub mod metrics;
 mod plan;
 pub mod procset;
+pub mod slo;
 pub mod time;
 
 pub use engine::{
     Admission, Decision, EndReason, Engine, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState,
-    Lifecycle, Policy, Prediction, Slots,
+    Lifecycle, Policy, Prediction, Slots, Submitted,
 };
 pub use job::{Job, JobId, JobKind};
 pub use metrics::{JobRecord, PredictionQuality, Shown, Summary};
 pub use procset::ProcSet;
+pub use slo::{slo_for, DEFAULT_SLACK};
 pub use time::Time;

@@ -72,6 +72,7 @@ fn an_overdue_cloud_job_keeps_its_processors() {
         let prediction = engine
             .submit(cloud(3, 10, 10, 5, 2, 100))
             .unwrap()
+            .into_prediction()
             .expect("a cloud job gets a prediction");
         assert!(
             prediction.start.is_some_and(|s| s > secs(10)),

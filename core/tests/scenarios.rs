@@ -191,7 +191,11 @@ fn predict_is_consistent_with_placement() {
     assert!(p3.predicts_violation);
     assert_eq!(p3.violation_seconds, Some(90.0));
     assert_eq!(p3.counter_offer_slo, Some(secs(130)));
-    let got = eng.submit(cloud(2, 0, 30, 30, 2, 40)).unwrap().unwrap();
+    let got = eng
+        .submit(cloud(2, 0, 30, 30, 2, 40))
+        .unwrap()
+        .into_prediction()
+        .unwrap();
     assert_eq!(got, p);
     let d = eng.schedule(secs(0));
     assert_eq!(
@@ -256,7 +260,11 @@ fn backlog_beyond_the_window() {
     eng.set_cloud_window(2);
     let mut starts = Vec::new();
     for id in 1..=6 {
-        let p = eng.submit(cloud(id, 0, 10, 10, 1, 100)).unwrap().unwrap();
+        let p = eng
+            .submit(cloud(id, 0, 10, 10, 1, 100))
+            .unwrap()
+            .into_prediction()
+            .unwrap();
         starts.push(p.start.map(|s| s.ticks() / 1_000_000));
     }
     // Jobs 1-2 are reserved at 0 (exact fits). The window serves 20 proc-s

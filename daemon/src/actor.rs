@@ -19,8 +19,7 @@ use crate::wire::{
     PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse,
 };
 use interstice_core::{
-    Admission, Decision, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, Prediction, ProcSet,
-    Time,
+    Decision, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, Prediction, ProcSet, Time,
 };
 use nix::sys::signal::Signal;
 use std::cmp::Reverse;
@@ -538,27 +537,18 @@ impl Actor {
             kind: JobKind::Cloud,
             slo: Some(slo),
         };
-        let prediction = self.engine.submit(job).map_err(engine_error)?;
+        let verdict = self.engine.submit(job).map_err(engine_error)?;
         let decisions = self.engine.schedule(now);
-        let rejected = decisions.iter().find_map(|decision| match decision {
-            Decision::Reject {
-                id: rejected,
-                counter_offer_slo,
-            } if rejected.0 == id => Some(*counter_offer_slo),
-            _ => None,
-        });
-        let prediction =
-            prediction.unwrap_or_else(|| self.engine.predict(request.procs, walltime, Some(slo), now));
-        let decision = if rejected.is_some() {
-            "rejected"
-        } else {
-            "accepted"
-        };
-        let counter_offer = rejected.flatten().or(if rejected.is_some() {
+        let rejected = verdict.is_rejected();
+        let prediction = verdict
+            .into_prediction()
+            .unwrap_or_else(|| self.engine.predict(request.procs, walltime, Some(slo), now));
+        let decision = if rejected { "rejected" } else { "accepted" };
+        let counter_offer = if rejected {
             prediction.counter_offer_slo
         } else {
             None
-        });
+        };
         let argv_json = serde_json::to_string(&request.argv).map_err(ApiError::internal)?;
         let env_json = request
             .env
@@ -584,18 +574,18 @@ impl Actor {
             violation_seconds: prediction.violation_seconds,
             predicts_violation: prediction.predicts_violation,
             counter_offer_slo: counter_offer.map(secs),
-            state: if rejected.is_some() { "rejected" } else { "queued" },
+            state: if rejected { "rejected" } else { "queued" },
         };
         // Durable before the answer: if the row cannot be written, the job is withdrawn.
         if let Err(err) = self.store.insert_job(&row) {
-            if rejected.is_none() {
+            if !rejected {
                 let _ = self.engine.cancel(JobId(id), now);
             }
             self.dirty = true;
             self.apply(decisions, now, Some(id));
             return Err(ApiError::internal(format!("cannot record the job: {err}")));
         }
-        if rejected.is_some() {
+        if rejected {
             self.metrics.admissions.with_label_values(&["rejected"]).inc();
             if counter_offer.is_some() {
                 self.metrics.counter_offers.inc();
@@ -623,12 +613,12 @@ impl Actor {
         Ok(SubmitResponse {
             id,
             decision: decision.to_string(),
-            predicted_start: if rejected.is_some() {
+            predicted_start: if rejected {
                 None
             } else {
                 finite_secs(prediction.start)
             },
-            predicted_completion: if rejected.is_some() {
+            predicted_completion: if rejected {
                 None
             } else {
                 finite_secs(prediction.completion)
@@ -643,8 +633,7 @@ impl Actor {
         let now = self.now();
         self.ready(now)?;
         let prediction = self.engine.predict(request.procs, walltime, Some(slo), now);
-        let rejected =
-            self.engine.config().admission == Admission::RejectPredicted && prediction.predicts_violation;
+        let rejected = self.engine.config().admission.rejects(&prediction);
         let answer = prediction_answer(&prediction, rejected);
         if request.admission {
             let decision = if rejected { "rejected" } else { "admitted" };

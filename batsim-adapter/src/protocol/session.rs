@@ -835,7 +835,7 @@ impl Running {
         };
         self.engine_events += 1;
         match self.engine.submit(job) {
-            Ok(_prediction) => {}
+            Ok(_verdict) => {}
             Err(EngineError::Unschedulable { .. }) => {
                 entry.state = Tracked::Done;
                 reply.push(Outgoing::RejectJob {

@@ -16,8 +16,8 @@
 //! reservation moves away and the processors stay free).
 
 use super::{
-    Admission, Decision, EndReason, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState, Policy,
-    Prediction, Slots,
+    Decision, EndReason, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState, Policy, Prediction,
+    Slots, Submitted,
 };
 use crate::bits::Bits;
 use crate::job::{Job, JobId, JobKind};
@@ -297,7 +297,7 @@ impl State {
 
     // ----- public operations -------------------------------------------------
 
-    pub(super) fn submit(&mut self, cfg: &EngineConfig, job: Job) -> Result<Option<Prediction>, EngineError> {
+    pub(super) fn submit(&mut self, cfg: &EngineConfig, job: Job) -> Result<Submitted, EngineError> {
         if self.index.contains_key(&job.id) {
             return Err(EngineError::DuplicateJob(job.id));
         }
@@ -358,7 +358,7 @@ impl State {
                 self.hpc_queue.insert((qkey.0, qkey.1, idx));
                 self.new_hpc.push(idx);
                 self.hpc_changed = true;
-                Ok(None)
+                Ok(Submitted::Queued)
             }
             JobKind::Cloud => {
                 // Bring the plan up to date with this instant's earlier events,
@@ -376,15 +376,16 @@ impl State {
                 };
                 let pred = prediction(cfg, start, wt, slo, a);
                 self.records[idx].prediction = Some(pred.clone());
-                if cfg.admission == Admission::RejectPredicted && pred.predicts_violation {
+                if cfg.admission.rejects(&pred) {
                     self.jobs[idx].st = St::Rejected;
                     self.records[idx].rejected = true;
                     self.records[idx].counter_offer_slo = pred.counter_offer_slo;
                     self.pending_rejects.push(idx);
+                    Ok(Submitted::Rejected(pred))
                 } else {
                     self.enqueue_cloud(cfg, idx, fit, backlog);
+                    Ok(Submitted::Admitted(pred))
                 }
-                Ok(Some(pred))
             }
         }
     }

@@ -139,7 +139,7 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
             for j in batch {
                 let kind = j.kind;
                 let pred = eng.submit(j).expect("submit");
-                assert_eq!(pred.is_some(), kind == JobKind::Cloud);
+                assert_eq!(pred.prediction().is_some(), kind == JobKind::Cloud);
             }
         }
         let decisions = eng.schedule(t);
