@@ -30,18 +30,28 @@ pub struct JobRecord {
     pub counter_offer_slo: Option<Time>,
 }
 
+/// The violation rule, for every shell: a cloud job whose SLO deadline is
+/// `deadline` (first arrival + SLO, also after resubmissions) and whose last
+/// run ended at `end` for a reason (`None`: not ended yet) missed its SLO when
+///
+/// * its last run ended on its own or at its walltime after the deadline
+///   (`C > a + SLO`), or
+/// * its last run was evicted (no resubmission left) or killed, or it has
+///   not ended.
+pub fn violates(deadline: Time, end: Option<(Time, EndReason)>) -> bool {
+    match end {
+        Some((end, EndReason::Completed | EndReason::WalltimeReached)) => end > deadline,
+        _ => true,
+    }
+}
+
 /// The bound of the bounded slowdown: runs shorter than this count as this long.
 pub const SLOWDOWN_BOUND: Time = Time::from_secs(10);
 
 impl JobRecord {
-    /// Did this cloud job miss its SLO?
-    ///
-    /// * HPC jobs, cloud jobs without an SLO and rejected cloud jobs never
-    ///   violate (a rejection is counted apart, see [`Summary::rejected`]).
-    /// * A run that ended on its own or at its walltime violates when
-    ///   `C > a + SLO` (`a` is the first arrival, also after resubmissions).
-    /// * A job whose last run was evicted (no resubmission left) or killed,
-    ///   or that has not ended (yet), violates.
+    /// Did this cloud job miss its SLO? HPC jobs, cloud jobs without an SLO
+    /// and rejected cloud jobs never violate (a rejection is counted apart,
+    /// see [`Summary::rejected`]); otherwise [`violates`] decides.
     pub fn violated(&self) -> bool {
         if self.job.kind != JobKind::Cloud || self.rejected {
             return false;
@@ -49,10 +59,7 @@ impl JobRecord {
         let Some(deadline) = self.job.deadline() else {
             return false;
         };
-        match (self.end, self.end_reason) {
-            (Some(end), Some(EndReason::Completed | EndReason::WalltimeReached)) => end > deadline,
-            _ => true,
-        }
+        violates(deadline, self.end.zip(self.end_reason))
     }
 
     /// Wait `start − submit` of the last run (from the first arrival).
