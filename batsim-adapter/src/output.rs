@@ -13,9 +13,9 @@
 //! `Serialize`). Same inputs give byte-identical files: field order is fixed,
 //! floats go through `serde_json`, and non-finite values become `null`.
 
-use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, Time};
+use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -134,11 +134,12 @@ pub fn prepare_out_dir(dir: &Path) -> Result<(), OutputError> {
 }
 
 /// Write `DIR/jobs.csv` and `DIR/summary.json` (creating `DIR` if needed) and
-/// return the summary. `naming` fills Batsim's name columns.
-pub fn write_outputs(
+/// return the summary. `naming` fills Batsim's name columns; `records` come
+/// in submission order.
+pub fn write_outputs<'r>(
     dir: &Path,
     naming: Naming<'_>,
-    records: &[JobRecord],
+    records: impl IntoIterator<Item = &'r JobRecord>,
     config: &EngineConfig,
 ) -> Result<Summary, OutputError> {
     write_outputs_with(dir, naming, records, config, None)
@@ -146,58 +147,160 @@ pub fn write_outputs(
 
 /// [`write_outputs`] plus caller-specific run parameters (workload path,
 /// injection settings…) stored under `"run"` in `summary.json`.
-pub fn write_outputs_with(
+pub fn write_outputs_with<'r>(
     dir: &Path,
     naming: Naming<'_>,
-    records: &[JobRecord],
+    records: impl IntoIterator<Item = &'r JobRecord>,
     config: &EngineConfig,
     run: Option<&serde_json::Value>,
 ) -> Result<Summary, OutputError> {
-    std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let jobs_path = dir.join(JOBS_CSV);
-    let io_err = |source| OutputError::Io {
-        path: jobs_path.clone(),
-        source,
-    };
-    let file = File::create(&jobs_path).map_err(io_err)?;
-    let mut out = BufWriter::new(file);
-    write_jobs_csv(&mut out, naming, records).map_err(io_err)?;
-    out.flush().map_err(io_err)?;
-
-    let summary = Summary::compute(records, config.procs);
-    let summary_path = dir.join(SUMMARY_JSON);
-    let text =
-        summary_json(&summary, config, naming.workload(), run).map_err(|source| OutputError::Json {
-            path: summary_path.clone(),
-            source,
-        })?;
-    std::fs::write(&summary_path, text).map_err(|source| OutputError::Io {
-        path: summary_path,
-        source,
-    })?;
-    Ok(summary)
+    let mut writer = ResultWriter::create(dir, naming)?;
+    for (seq, record) in records.into_iter().enumerate() {
+        writer.add(seq as u64, record);
+    }
+    writer.finish(config, run)
 }
 
-/// Write the `jobs.csv` header and one row per record, in completion order
-/// (ties and never-ended jobs in submission order).
-pub fn write_jobs_csv(
-    out: &mut impl Write,
-    naming: Naming<'_>,
-    records: &[JobRecord],
-) -> std::io::Result<()> {
-    writeln!(out, "{JOBS_CSV_HEADER}")?;
-    let mut order: Vec<u32> = (0..records.len() as u32).collect();
-    order.sort_by_key(|&idx| row_time(&records[idx as usize]));
-    let mut line = String::with_capacity(256);
-    for idx in order {
-        line.clear();
-        format_row(&mut line, naming, &records[idx as usize]);
-        out.write_all(line.as_bytes())?;
+/// `jobs.csv` written while a run goes: rows in Batsim's order (completion
+/// time, then submission order; rejected jobs at their submission; jobs that
+/// never ended last). A row is held only until no earlier row can still
+/// come: the caller says how far the run has gone with
+/// [`JobsCsv::write_before`], so memory follows the rows of one instant, not
+/// the run.
+pub struct JobsCsv<'n, W: Write> {
+    out: W,
+    naming: Naming<'n>,
+    /// Formatted rows not written yet, by (row time, submission order).
+    held: BTreeMap<(Time, u64), String>,
+}
+
+impl<'n, W: Write> JobsCsv<'n, W> {
+    /// Start the file with its header.
+    pub fn new(mut out: W, naming: Naming<'n>) -> std::io::Result<JobsCsv<'n, W>> {
+        writeln!(out, "{JOBS_CSV_HEADER}")?;
+        Ok(JobsCsv {
+            out,
+            naming,
+            held: BTreeMap::new(),
+        })
     }
-    Ok(())
+
+    /// Take the final record of the job submitted `seq`-th (0-based).
+    pub fn add(&mut self, seq: u64, record: &JobRecord) {
+        let mut line = String::with_capacity(256);
+        format_row(&mut line, self.naming, record);
+        self.held.insert((row_time(record), seq), line);
+    }
+
+    /// Write the rows whose row time is before `time`: the caller promises
+    /// that every record it adds from now on has a row time at or after
+    /// `time` (a simulation at `time` has finished every earlier instant).
+    pub fn write_before(&mut self, time: Time) -> std::io::Result<()> {
+        while let Some(entry) = self.held.first_entry() {
+            if entry.key().0 >= time {
+                break;
+            }
+            self.out.write_all(entry.remove().as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Write the remaining rows and give the writer back (flushed).
+    pub fn finish(mut self) -> std::io::Result<W> {
+        for line in std::mem::take(&mut self.held).into_values() {
+            self.out.write_all(line.as_bytes())?;
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// Writes a run's two result files while it runs: `jobs.csv` through
+/// [`JobsCsv`] and `summary.json`, tallied from the same records
+/// ([`SummaryTally`]) and written by [`ResultWriter::finish`].
+pub struct ResultWriter<'n> {
+    path: PathBuf,
+    dir: PathBuf,
+    csv: JobsCsv<'n, BufWriter<File>>,
+    tally: SummaryTally,
+}
+
+impl<'n> ResultWriter<'n> {
+    /// Create `dir` if needed and start `dir/jobs.csv`.
+    pub fn create(dir: &Path, naming: Naming<'n>) -> Result<ResultWriter<'n>, OutputError> {
+        std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let path = dir.join(JOBS_CSV);
+        let io = |source| OutputError::Io {
+            path: path.clone(),
+            source,
+        };
+        let csv = File::create(&path)
+            .and_then(|file| JobsCsv::new(BufWriter::new(file), naming))
+            .map_err(io)?;
+        Ok(ResultWriter {
+            path,
+            dir: dir.to_path_buf(),
+            csv,
+            tally: SummaryTally::default(),
+        })
+    }
+
+    /// Take the final record of the job submitted `seq`-th (0-based).
+    pub fn add(&mut self, seq: u64, record: &JobRecord) {
+        self.tally.add(record);
+        self.csv.add(seq, record);
+    }
+
+    /// See [`JobsCsv::write_before`].
+    pub fn write_before(&mut self, time: Time) -> Result<(), OutputError> {
+        self.csv.write_before(time).map_err(|source| OutputError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    /// Write the remaining rows, close `jobs.csv`, write `summary.json` and
+    /// return the summary.
+    pub fn finish(
+        self,
+        config: &EngineConfig,
+        run: Option<&serde_json::Value>,
+    ) -> Result<Summary, OutputError> {
+        let naming = self.csv.naming;
+        self.csv.finish().map_err(|source| OutputError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        let summary = self.tally.summary(config.procs);
+        let summary_path = self.dir.join(SUMMARY_JSON);
+        let text =
+            summary_json(&summary, config, naming.workload(), run).map_err(|source| OutputError::Json {
+                path: summary_path.clone(),
+                source,
+            })?;
+        std::fs::write(&summary_path, text).map_err(|source| OutputError::Io {
+            path: summary_path,
+            source,
+        })?;
+        Ok(summary)
+    }
+}
+
+/// Write the `jobs.csv` header and one row per record (records in submission
+/// order), in Batsim's order (see [`JobsCsv`]).
+pub fn write_jobs_csv<'r, W: Write>(
+    out: W,
+    naming: Naming<'_>,
+    records: impl IntoIterator<Item = &'r JobRecord>,
+) -> std::io::Result<W> {
+    let mut csv = JobsCsv::new(out, naming)?;
+    for (seq, record) in records.into_iter().enumerate() {
+        csv.add(seq as u64, record);
+    }
+    csv.finish()
 }
 
 /// The time at which Batsim would have written the row: the end, or the

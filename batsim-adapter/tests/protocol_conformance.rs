@@ -176,7 +176,6 @@ fn an_eviction_is_a_kill_job_and_the_waiting_start_follows_job_killed() {
         .engine()
         .unwrap()
         .records()
-        .iter()
         .find(|r| r.job.id.0 == 1)
         .unwrap();
     assert_eq!(record.evictions, 1, "the engine counted the eviction");
@@ -516,7 +515,7 @@ fn a_job_that_completes_in_the_instant_it_is_evicted_is_a_success_not_an_evictio
     let (result, session) = adapter.finish();
     result.unwrap();
     let engine = session.engine().unwrap();
-    let record = engine.records().iter().find(|r| r.job.id.0 == 1).unwrap();
+    let record = engine.records().find(|r| r.job.id.0 == 1).unwrap();
     assert_eq!(record.evictions, 0, "the kill was moot");
     assert_eq!(record.end_reason, Some(EndReason::Completed));
     assert_eq!(record.end, Some(Time::from_secs(10)));

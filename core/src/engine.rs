@@ -17,6 +17,7 @@ use crate::time::Time;
 use std::fmt;
 
 mod run;
+mod table;
 
 /// A scheduling policy, chosen by name. The queue is ordered by submit time,
 /// then job id. The policy decides HPC jobs; cloud jobs always go to their
@@ -547,10 +548,37 @@ impl Engine {
         self.st.job_state(id)
     }
 
-    /// Every job's record so far (submitted, started, ended, predicted,
-    /// evicted), in submission order; feed it to [`crate::metrics::Summary::compute`].
-    pub fn records(&self) -> &[crate::metrics::JobRecord] {
-        &self.st.records
+    /// The record of every job the engine holds (submitted, started, ended,
+    /// predicted, evicted), in submission order: all jobs so far, less those
+    /// handed over with [`Engine::take_finished`]. Feed it to
+    /// [`crate::metrics::Summary::compute`].
+    pub fn records(&self) -> impl Iterator<Item = &crate::metrics::JobRecord> + '_ {
+        self.st.records.iter()
+    }
+
+    /// Hand over finished jobs: from now on, a job that becomes final (ended
+    /// for good, or rejected and reported by a pass) is kept only until
+    /// [`Engine::take_finished`] takes it. A long simulation calls this once,
+    /// before the first event, and takes the finished records after each
+    /// pass, so that the engine's memory follows the jobs in the system, not
+    /// every job ever submitted. Decisions are the same either way.
+    pub fn hand_over_finished(&mut self) {
+        self.st.set_hand_over(true);
+    }
+
+    /// The records of the jobs that were final at the end of the last
+    /// [`Engine::schedule`] pass (in the order they became final), removed
+    /// from the engine: they leave [`Engine::records`], [`Engine::job_state`]
+    /// no longer knows their ids, and those ids may be submitted again. Empty
+    /// unless [`Engine::hand_over_finished`] was called.
+    pub fn take_finished(&mut self) -> Vec<crate::metrics::JobRecord> {
+        self.st.take_finished()
+    }
+
+    /// Jobs whose state the engine holds: queued, running, or final and not
+    /// taken by [`Engine::take_finished`] yet.
+    pub fn jobs_held(&self) -> usize {
+        self.st.held()
     }
 
     /// Number of queued jobs of a kind (for cloud jobs: the reservation
@@ -584,7 +612,7 @@ impl Engine {
         self.st.reserve(additional);
     }
 
-    /// Consume the engine and return every job's record (as
+    /// Consume the engine and return the records it holds (as
     /// [`Engine::records`], without copying them).
     pub fn into_records(self) -> Vec<crate::metrics::JobRecord> {
         self.st.into_records()

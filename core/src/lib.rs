@@ -149,7 +149,7 @@ pub use engine::{
     Lifecycle, Policy, Prediction, Slots, Submitted,
 };
 pub use job::{Job, JobId, JobKind};
-pub use metrics::{violates, JobRecord, PredictionQuality, Shown, Summary};
+pub use metrics::{violates, JobRecord, PredictionQuality, Shown, Summary, SummaryTally};
 pub use procset::ProcSet;
 pub use slo::{slo_for, DEFAULT_SLACK};
 pub use time::Time;

@@ -195,7 +195,8 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Compute the summary of a run on `procs` processors.
+    /// Compute the summary of a run on `procs` processors from its records
+    /// (any order: every sum is exact, so the order never changes a digit).
     ///
     /// * `makespan` = last end of any job − first submission of any job;
     ///   `hpc_makespan` the same over HPC jobs alone (the thesis's `C_max`);
@@ -209,73 +210,127 @@ impl Summary {
     /// * `prediction` over cloud jobs with an SLO and a prediction that were
     ///   not rejected: predicted = [`Prediction::predicts_violation`],
     ///   occurred = [`JobRecord::violated`].
-    pub fn compute(records: &[JobRecord], procs: u32) -> Summary {
-        let mut s = Summary {
-            jobs: records.len() as u64,
-            ..Summary::default()
+    pub fn compute<'a>(records: impl IntoIterator<Item = &'a JobRecord>, procs: u32) -> Summary {
+        let mut tally = SummaryTally::default();
+        for record in records {
+            tally.add(record);
+        }
+        tally.summary(procs)
+    }
+}
+
+/// A [`Summary`] built one record at a time, so that a run can hand its
+/// records over as jobs end and keep only this. Sums of times are kept in
+/// integer ticks and bounded slowdowns in fixed point, so the result does not
+/// depend on the order the records come in.
+#[derive(Clone, Debug, Default)]
+pub struct SummaryTally {
+    jobs: u64,
+    hpc_jobs: u64,
+    cloud_jobs: u64,
+    /// (first submission, last end) of all jobs, then of HPC jobs.
+    span: (Option<Time>, Option<Time>),
+    hpc_span: (Option<Time>, Option<Time>),
+    wait_ticks: i128,
+    waits: u64,
+    /// Σ bounded slowdown × 2^52 (every value is ≥ 1, so exact).
+    bsld_fixed: i128,
+    bslds: u64,
+    /// Processor-ticks used (runs and lost work).
+    used_ticks: i128,
+    lost_ticks: i128,
+    evictions: u64,
+    rejected: u64,
+    violations: u64,
+    confusion: [u64; 4],
+}
+
+/// Fixed-point scale of bounded slowdowns: 2^52, so a value ≥ 1 is an integer.
+const BSLD_SCALE: f64 = (1u64 << 52) as f64;
+
+/// Ticks to seconds, exact for whole seconds whatever the total.
+fn ticks_to_secs(ticks: i128) -> f64 {
+    let per_sec = Time::from_secs(1).ticks() as i128;
+    ticks.div_euclid(per_sec) as f64 + ticks.rem_euclid(per_sec) as f64 / per_sec as f64
+}
+
+impl SummaryTally {
+    /// Count one job's (final or current) record.
+    pub fn add(&mut self, r: &JobRecord) {
+        self.jobs += 1;
+        let widen = |span: &mut (Option<Time>, Option<Time>)| {
+            span.0 = Some(span.0.map_or(r.job.submit, |first| first.min(r.job.submit)));
+            if let Some(end) = r.end {
+                span.1 = Some(span.1.map_or(end, |last| last.max(end)));
+            }
         };
-        let span = |it: &mut dyn Iterator<Item = &JobRecord>| -> f64 {
-            let mut first: Option<Time> = None;
-            let mut last: Option<Time> = None;
-            for r in it {
-                first = Some(first.map_or(r.job.submit, |f| f.min(r.job.submit)));
-                if let Some(e) = r.end {
-                    last = Some(last.map_or(e, |l| l.max(e)));
-                }
+        widen(&mut self.span);
+        match r.job.kind {
+            JobKind::Hpc => {
+                self.hpc_jobs += 1;
+                widen(&mut self.hpc_span);
             }
-            match (first, last) {
-                (Some(f), Some(l)) if l > f => (l - f).as_secs_f64(),
-                _ => 0.0,
-            }
-        };
-        s.makespan = span(&mut records.iter());
-        s.hpc_makespan = span(&mut records.iter().filter(|r| r.job.kind == JobKind::Hpc));
-        let (mut waits, mut n_wait, mut bsld, mut n_bsld, mut used) = (0.0, 0u64, 0.0, 0u64, 0.0);
-        let (mut tp, mut fp, mut fn_, mut tn) = (0u64, 0u64, 0u64, 0u64);
-        for r in records {
-            match r.job.kind {
-                JobKind::Hpc => s.hpc_jobs += 1,
-                JobKind::Cloud => s.cloud_jobs += 1,
-            }
-            if let Some(w) = r.wait() {
-                waits += w.as_secs_f64();
-                n_wait += 1;
-            }
-            if let Some(b) = r.bounded_slowdown() {
-                bsld += b;
-                n_bsld += 1;
-            }
-            if r.end_reason != Some(EndReason::Evicted) {
-                if let Some(run) = r.run_time() {
-                    used += run.as_secs_f64() * r.job.procs as f64;
-                }
-            }
-            used += r.lost_work.as_secs_f64();
-            s.evictions += r.evictions as u64;
-            s.lost_work += r.lost_work.as_secs_f64();
-            if r.rejected {
-                s.rejected += 1;
-            }
-            let violated = r.violated();
-            if violated {
-                s.violations += 1;
-            }
-            if r.job.kind == JobKind::Cloud && !r.rejected && r.job.slo.is_some() {
-                if let Some(p) = &r.prediction {
-                    match (p.predicts_violation, violated) {
-                        (true, true) => tp += 1,
-                        (true, false) => fp += 1,
-                        (false, true) => fn_ += 1,
-                        (false, false) => tn += 1,
-                    }
-                }
+            JobKind::Cloud => self.cloud_jobs += 1,
+        }
+        if let Some(wait) = r.wait() {
+            self.wait_ticks += wait.ticks() as i128;
+            self.waits += 1;
+        }
+        if let Some(bsld) = r.bounded_slowdown() {
+            self.bsld_fixed += (bsld * BSLD_SCALE) as i128;
+            self.bslds += 1;
+        }
+        if r.end_reason != Some(EndReason::Evicted) {
+            if let Some(run) = r.run_time() {
+                self.used_ticks += run.ticks() as i128 * r.job.procs as i128;
             }
         }
-        s.mean_wait = ratio(waits, n_wait as f64);
-        s.mean_bounded_slowdown = ratio(bsld, n_bsld as f64);
-        s.utilization = ratio(used, procs as f64 * s.makespan);
-        s.violation_percent = ratio(s.violations as f64 * 100.0, s.cloud_jobs as f64);
-        s.prediction = PredictionQuality::from_counts(tp, fp, fn_, tn);
-        s
+        self.used_ticks += r.lost_work.ticks() as i128;
+        self.lost_ticks += r.lost_work.ticks() as i128;
+        self.evictions += r.evictions as u64;
+        if r.rejected {
+            self.rejected += 1;
+        }
+        let violated = r.violated();
+        if violated {
+            self.violations += 1;
+        }
+        if r.job.kind == JobKind::Cloud && !r.rejected && r.job.slo.is_some() {
+            if let Some(p) = &r.prediction {
+                let cell = match (p.predicts_violation, violated) {
+                    (true, true) => 0,
+                    (true, false) => 1,
+                    (false, true) => 2,
+                    (false, false) => 3,
+                };
+                self.confusion[cell] += 1;
+            }
+        }
+    }
+
+    /// The summary of what was added, on `procs` processors (see [`Summary::compute`]).
+    pub fn summary(&self, procs: u32) -> Summary {
+        let span_secs = |span: (Option<Time>, Option<Time>)| match span {
+            (Some(first), Some(last)) if last > first => (last - first).as_secs_f64(),
+            _ => 0.0,
+        };
+        let makespan = span_secs(self.span);
+        let [tp, fp, fn_, tn] = self.confusion;
+        Summary {
+            jobs: self.jobs,
+            hpc_jobs: self.hpc_jobs,
+            cloud_jobs: self.cloud_jobs,
+            makespan,
+            hpc_makespan: span_secs(self.hpc_span),
+            mean_wait: ratio(ticks_to_secs(self.wait_ticks), self.waits as f64),
+            mean_bounded_slowdown: ratio(self.bsld_fixed as f64 / BSLD_SCALE, self.bslds as f64),
+            utilization: ratio(ticks_to_secs(self.used_ticks), procs as f64 * makespan),
+            violations: self.violations,
+            violation_percent: ratio(self.violations as f64 * 100.0, self.cloud_jobs as f64),
+            evictions: self.evictions,
+            lost_work: ticks_to_secs(self.lost_ticks),
+            rejected: self.rejected,
+            prediction: PredictionQuality::from_counts(tp, fp, fn_, tn),
+        }
     }
 }

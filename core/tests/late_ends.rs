@@ -114,7 +114,7 @@ fn a_kill_that_arrives_after_the_job_completed_is_not_an_eviction() {
             .job_ended(JobId(1), secs(10), EndReason::Completed)
             .unwrap();
         assert_eq!(engine.job_state(JobId(1)), Some(JobState::Ended), "{policy}");
-        let record = &engine.records()[0];
+        let record = engine.records().next().unwrap();
         assert_eq!(record.evictions, 0, "{policy}");
         assert_eq!(record.lost_work, Time::ZERO, "{policy}");
         assert_eq!(record.end, Some(secs(10)), "{policy}");
@@ -136,6 +136,6 @@ fn a_kill_that_arrives_after_the_job_completed_is_not_an_eviction() {
             matches!(engine.job_state(JobId(3)), Some(JobState::Queued { .. })),
             "{policy}"
         );
-        assert_eq!(engine.records()[2].evictions, 1, "{policy}");
+        assert_eq!(engine.records().nth(2).unwrap().evictions, 1, "{policy}");
     }
 }

@@ -150,10 +150,38 @@ fn check_extra_passes(c: &Case, policy: Policy, window: usize, extra_ms: &[i64])
         "{policy}: extra passes changed decisions"
     );
     assert_eq!(
-        e1.records(),
-        e2.records(),
+        e1.records().collect::<Vec<_>>(),
+        e2.records().collect::<Vec<_>>(),
         "{policy}: extra passes changed records"
     );
+}
+
+/// The same run with and without `hand_over_finished`: same decisions, and
+/// the records taken plus those left equal the records kept.
+fn check_hand_over(c: &Case, policy: Policy, window: usize, late_us: i64) {
+    let late_reports = (late_us > 0).then(|| (2, Time::from_ticks(late_us)));
+    let keep = Opts {
+        window: Some(window),
+        late_reports,
+        ..Opts::default()
+    };
+    let hand_over = Opts {
+        hand_over: true,
+        ..keep.clone()
+    };
+    let (e1, t1) = run_opts(config(c, policy), c.jobs.clone(), &keep);
+    let (e2, t2) = run_opts(config(c, policy), c.jobs.clone(), &hand_over);
+    assert_eq!(
+        t1.decisions, t2.decisions,
+        "{policy}: handing over changed decisions"
+    );
+    assert!(t1.handed_over.is_empty(), "nothing is handed over unless asked");
+    let kept: Vec<_> = e1.records().cloned().collect();
+    let held = e2.jobs_held();
+    let mut taken: Vec<_> = t2.handed_over.iter().cloned().chain(e2.into_records()).collect();
+    taken.sort_by_key(|record| kept.iter().position(|k| k.job.id == record.job.id));
+    assert_eq!(taken, kept, "{policy}: records lost or changed by handing over");
+    assert_eq!(held + t2.handed_over.len(), kept.len());
 }
 
 /// Ends reported late never let a job start on processors still in use
@@ -192,6 +220,18 @@ proptest! {
         check_extra_passes(&c, Policy::ALL[policy], window, &extra);
     }
 
+    /// Handing finished jobs over after every pass changes no decision and
+    /// loses no record, also with ends reported late.
+    #[test]
+    fn handing_over_finished_jobs_changes_nothing(
+        c in case(),
+        policy in 0usize..4,
+        window in 1usize..6,
+        late in prop_oneof![Just(0i64), 1i64..5_000_000],
+    ) {
+        check_hand_over(&c, Policy::ALL[policy], window, late);
+    }
+
     /// Ends reported up to seconds late (a fraction of the jobs).
     #[test]
     fn late_end_reports_never_double_book(
@@ -222,7 +262,7 @@ proptest! {
         for (_, d) in &t.decisions {
             if let Decision::Reject { id, counter_offer_slo } = d {
                 prop_assert!(c.reject);
-                let r = eng.records().iter().find(|r| r.job.id == *id).unwrap();
+                let r = eng.records().find(|r| r.job.id == *id).unwrap();
                 prop_assert!(r.rejected && r.prediction.as_ref().unwrap().predicts_violation);
                 prop_assert_eq!(*counter_offer_slo, r.counter_offer_slo);
             }

@@ -101,7 +101,7 @@ fn cloud_job_in_hole_is_evicted_by_compressed_hpc_job() {
     assert_eq!(start_of(&t, 2), (10, "0-3".into()));
     // After compression at 10 job 2 runs [10, 110): the cloud job moves to 110.
     assert_eq!(start_of(&t, 3), (110, "3".into()));
-    let pred = eng.records()[2].prediction.clone().unwrap();
+    let pred = eng.records().nth(2).unwrap().prediction.clone().unwrap();
     assert_eq!(pred.start, Some(secs(200)));
     assert_eq!(pred.completion, Some(secs(250)));
     assert!(!pred.predicts_violation);
@@ -125,7 +125,7 @@ fn hpc_arrival_evicts_running_cloud_job() {
     assert_eq!(start_of(&t, 2), (10, "0-3".into()));
     // Resubmitted at 10, restarted when job 2 ends at 60, ends at 160 <= 0 + 1000.
     assert_eq!(start_of(&t, 1), (60, "3".into()));
-    let r = &eng.records()[0];
+    let r = eng.records().next().unwrap();
     assert_eq!(r.evictions, 1);
     assert_eq!(r.lost_work, secs(10));
     assert!(!r.violated());
@@ -317,7 +317,7 @@ fn backlog_beyond_the_window() {
             planned_start: Some(secs(20))
         })
     );
-    let records = eng.records().to_vec();
+    let records: Vec<_> = eng.records().cloned().collect();
     let owned = eng.into_records();
     assert_eq!(owned, records);
     assert_eq!(owned[3].end_reason, Some(EndReason::Killed));

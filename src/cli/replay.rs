@@ -15,9 +15,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use interstice_batsim::output::{self, JOBS_CSV, SUMMARY_JSON};
 use interstice_batsim::protocol::EngineOptions;
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
-use interstice_batsim::sim::{simulate, SimOptions, SimResult};
+use interstice_batsim::sim::{simulate, simulate_stream, SimOptions, SimStats};
 use interstice_core::{EngineConfig, Job, JobKind, Policy, Shown, Summary, Time};
-use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec};
+use interstice_swf::inject::{inject_cloud_jobs, CloudJobs, InjectOptions, ProcsChoice, RuntimeSpec};
+use interstice_swf::merge_by_submit;
 use interstice_swf::ExtractOptions;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -117,8 +118,9 @@ pub(crate) struct CloudSpec {
 
 impl CloudSpec {
     /// Cloud jobs every `interval` over `[from, to]`, ids from `first_id`, with
-    /// their run times drawn (the draws of `swf inject` and of the Batsim adapter).
-    fn jobs(&self, from: Time, to: Time, first_id: u64) -> anyhow::Result<Vec<Job>> {
+    /// their run times drawn (the draws of `swf inject` and of the Batsim
+    /// adapter), generated as they are pulled.
+    fn jobs(&self, from: Time, to: Time, first_id: u64) -> anyhow::Result<CloudJobs> {
         let options = InjectOptions {
             interval: Time::from_secs_f64(self.interval),
             procs: self.procs.clone(),
@@ -128,7 +130,7 @@ impl CloudSpec {
             seed: self.seed,
         };
         options.validate().context("bad cloud-job options")?;
-        Ok(inject_cloud_jobs(&options, from, to, first_id).collect::<Vec<_>>())
+        Ok(inject_cloud_jobs(&options, from, to, first_id))
     }
 
     fn max_procs(&self) -> u32 {
@@ -275,7 +277,21 @@ pub(crate) fn load_trace(spec: &TraceSpec) -> anyhow::Result<LoadedTrace> {
 
 /// The trace's jobs plus the cloud jobs of `cloud`, injected over the HPC jobs' submission span.
 pub(crate) fn with_cloud_jobs(trace: &LoadedTrace, cloud: Option<&CloudSpec>) -> anyhow::Result<Vec<Job>> {
+    Ok(arrivals(trace, cloud)?.0.collect())
+}
+
+/// The trace's jobs and the cloud jobs of `cloud` (injected over the HPC
+/// jobs' submission span, numbered after the trace's largest id), merged in
+/// submission order as they are pulled, ties in the trace's order first
+/// (what a stable sort of the trace followed by the cloud jobs gives); and
+/// how many there are.
+pub(crate) fn arrivals(
+    trace: &LoadedTrace,
+    cloud: Option<&CloudSpec>,
+) -> anyhow::Result<(impl Iterator<Item = Job>, u64)> {
     let mut jobs = trace.jobs.clone();
+    jobs.sort_by_key(|job| job.submit);
+    let mut injected = None;
     if let Some(cloud) = cloud {
         if cloud.max_procs() > trace.conv {
             bail!(
@@ -285,17 +301,17 @@ pub(crate) fn with_cloud_jobs(trace: &LoadedTrace, cloud: Option<&CloudSpec>) ->
                 trace.conv
             );
         }
-        let hpc: Vec<&Job> = jobs.iter().filter(|job| job.kind == JobKind::Hpc).collect();
-        if let (Some(first), Some(last)) = (
-            hpc.iter().map(|job| job.submit).min(),
-            hpc.iter().map(|job| job.submit).max(),
-        ) {
+        let hpc = jobs
+            .iter()
+            .filter(|job| job.kind == JobKind::Hpc)
+            .map(|job| job.submit);
+        if let (Some(first), Some(last)) = (hpc.clone().min(), hpc.max()) {
             let first_id = jobs.iter().map(|job| job.id.0).max().unwrap_or(0) + 1;
-            let injected = cloud.jobs(first, last, first_id)?;
-            jobs.extend(injected);
+            injected = Some(cloud.jobs(first, last, first_id)?);
         }
     }
-    Ok(jobs)
+    let total = jobs.len() as u64 + injected.as_ref().map_or(0, |cloud| cloud.size_hint().0 as u64);
+    Ok((merge_by_submit(jobs, injected.into_iter().flatten()), total))
 }
 
 /// The `"run"` object of `summary.json`: what was replayed and how.
@@ -303,7 +319,7 @@ pub(crate) fn run_info(
     spec: &TraceSpec,
     trace: &LoadedTrace,
     cloud: Option<&CloudSpec>,
-    result: &SimResult,
+    stats: &SimStats,
 ) -> serde_json::Value {
     serde_json::json!({
         "workload": spec.workload.display().to_string(),
@@ -326,7 +342,7 @@ pub(crate) fn run_info(
             },
             "clipped": trace.stats.clipped + trace.clipped_late,
         },
-        "never_started": result.stats.never_started,
+        "never_started": stats.never_started,
     })
 }
 
@@ -355,32 +371,34 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         slack: args.slack,
         seed: args.seed,
     });
-    let jobs = with_cloud_jobs(&trace, cloud.as_ref())?;
+    let (jobs, n_jobs) = arrivals(&trace, cloud.as_ref())?;
 
     let config = args.engine.to_config(trace.procs)?;
     let loaded = started.elapsed();
-    let n_jobs = jobs.len();
-    let bar = progress_bar(n_jobs as u64, args.quiet);
-    let result = simulate(config.clone(), jobs, &SimOptions::default(), |done, _| {
-        bar.set_position(done as u64)
-    })
+    let bar = progress_bar(n_jobs, args.quiet);
+    // Records are written as jobs end and the summary tallied from them, so
+    // memory follows the jobs in the system, not the workload.
+    let mut writer = output::ResultWriter::create(&args.out, output::Naming::Workload(WORKLOAD_NAME))
+        .context("cannot write the results")?;
+    let run = simulate_stream(
+        config.clone(),
+        jobs,
+        &SimOptions::default(),
+        &mut writer,
+        |done| bar.set_position(done),
+    )
     .context("simulation failed")?;
     bar.finish_and_clear();
 
-    let info = run_info(&spec, &trace, cloud.as_ref(), &result);
-    let summary = output::write_outputs_with(
-        &args.out,
-        output::Naming::Workload(WORKLOAD_NAME),
-        &result.records,
-        &config,
-        Some(&info),
-    )
-    .context("cannot write the results")?;
+    let info = run_info(&spec, &trace, cloud.as_ref(), &run.stats);
+    let summary = writer
+        .finish(&config, Some(&info))
+        .context("cannot write the results")?;
     if !args.quiet {
         print_summary(
             &summary,
             &config,
-            &result,
+            &run.stats,
             &args.out,
             started.elapsed().as_secs_f64(),
             loaded.as_secs_f64(),
@@ -459,7 +477,7 @@ fn human_duration(secs: f64) -> String {
 fn print_summary(
     summary: &Summary,
     config: &EngineConfig,
-    result: &SimResult,
+    stats: &SimStats,
     out: &Path,
     wall: f64,
     load: f64,
@@ -501,8 +519,8 @@ fn print_summary(
             Shown(quality.thesis_precision)
         )?;
     }
-    if result.stats.never_started > 0 {
-        outln!("warning: {} jobs never started", result.stats.never_started)?;
+    if stats.never_started > 0 {
+        outln!("warning: {} jobs never started", stats.never_started)?;
     }
     outln!(
         "wrote {} and {} in {wall:.2} s (load {load:.2} s)",

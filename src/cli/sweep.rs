@@ -351,7 +351,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 .out
                 .join("runs")
                 .join(format!("run-{:04}", index - n_baselines));
-            let info = run_info(spec, trace, cloud.as_ref(), &result);
+            let info = run_info(spec, trace, cloud.as_ref(), &result.stats);
             output::write_outputs_with(
                 &dir,
                 output::Naming::Workload(WORKLOAD_NAME),

@@ -12,8 +12,8 @@ use interstice_swf::inject::{
 };
 use interstice_swf::input::{self, Input};
 use interstice_swf::{
-    batsim_json, write_trace, ExtractOptions, ExtractStats, JobStream, StatsBuilder, Strictness, SwfReader,
-    Workload, WorkloadStats,
+    batsim_json, merge_by_submit, write_trace, ExtractOptions, ExtractStats, JobStream, StatsBuilder,
+    Strictness, SwfReader, Workload, WorkloadStats,
 };
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
@@ -267,16 +267,6 @@ fn create_output(path: &Path) -> anyhow::Result<Box<dyn Write>> {
 }
 
 /// Two job streams, each in (submit, id) order, merged in that order.
-fn merge_by_submit(a: Vec<Job>, b: impl Iterator<Item = Job>) -> impl Iterator<Item = Job> {
-    let mut a = a.into_iter().peekable();
-    let mut b = b.peekable();
-    std::iter::from_fn(move || match (a.peek(), b.peek()) {
-        (Some(x), Some(y)) if (y.submit, y.id) < (x.submit, x.id) => b.next(),
-        (Some(_), _) => a.next(),
-        (None, _) => b.next(),
-    })
-}
-
 fn write_json<J: std::borrow::Borrow<Job>>(
     path: &Path,
     jobs: impl IntoIterator<Item = J>,

@@ -349,6 +349,19 @@ impl Iterator for CloudJobs {
         self.next = (next != submit && !next.is_infinite()).then_some(next);
         Some(job)
     }
+
+    /// Exact: the injection instants left up to `to`.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = match self.next {
+            Some(next) if next <= self.to && self.opts.interval > Time::ZERO => {
+                usize::try_from((self.to - next).ticks() / self.opts.interval.ticks())
+                    .ok()
+                    .and_then(|n| n.checked_add(1))
+            }
+            _ => Some(0),
+        };
+        (left.unwrap_or(usize::MAX), left)
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use interstice_core::{
     Decision, EndReason, Engine, EngineConfig, EngineError, Job, JobId, JobRecord, Summary, Time,
 };
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 /// A simulation failed.
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +56,19 @@ pub enum SimError {
     /// A job id appears twice in the workload.
     #[error("job id {0} appears twice in the workload: job ids must be unique")]
     DuplicateJob(JobId),
+    /// A streamed workload was not in submission order.
+    #[error("job {job} is submitted at t={submit}s, before an earlier job (t={previous}s): a streamed workload must come in submission order")]
+    Unsorted {
+        /// The job out of order.
+        job: JobId,
+        /// Its submission time.
+        submit: Time,
+        /// The submission time it follows.
+        previous: Time,
+    },
+    /// The sink could not take a record (e.g. `jobs.csv` could not be written).
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
     /// The engine named a job the simulator does not know.
     #[error("the engine decided on job {0}, which is not in the workload")]
     UnknownJob(JobId),
@@ -140,17 +153,9 @@ struct EndEvent {
     time: Time,
     /// Booking order: ties end in the order the runs started.
     seq: u64,
-    job_idx: u32,
+    job: JobId,
     run: u32,
     walltime_reached: bool,
-}
-
-/// The simulator's view of one job.
-#[derive(Clone, Copy, Debug, Default)]
-struct RunState {
-    /// Incremented at every start and eviction; an end event is live only if it carries the current value.
-    run: u32,
-    running: bool,
 }
 
 /// Batsim's rule for a job with a `delay` profile: it sleeps the delay only
@@ -184,41 +189,119 @@ pub fn run_length(job: &Job) -> Result<(Time, EndReason), SimError> {
 }
 
 /// Progress is reported every this many submissions.
-const PROGRESS_EVERY: usize = 4096;
+const PROGRESS_EVERY: u64 = 4096;
 /// Passes at one timestamp after which the loop gives up.
 const MAX_PASSES_PER_TIMESTAMP: u32 = 10_000;
 
+/// Where a streamed simulation puts each job's final record.
+pub trait RecordSink {
+    /// The final record of the job submitted `seq`-th (0-based): it ended
+    /// for good, was rejected, or (at the end of the run) never ended.
+    fn record(&mut self, seq: u64, record: JobRecord) -> Result<(), SimError>;
+
+    /// Every record still to come ends (or was rejected) at or after `now`.
+    fn reached(&mut self, now: Time) -> Result<(), SimError>;
+}
+
+/// What a streamed simulation produced besides its records.
+#[derive(Clone, Debug)]
+pub struct SimRun {
+    /// Every decision in order, if [`SimOptions::log_decisions`] was set.
+    pub decisions: Vec<TimedDecision>,
+    /// Loop counters.
+    pub stats: SimStats,
+}
+
 /// Simulate `jobs` (any order; sorted by submission time, stably) on an engine
-/// built from `config`. `progress(submitted, total)` is called now and then.
+/// built from `config`, keeping every record. `progress(submitted, total)` is
+/// called now and then.
 pub fn simulate(
     config: EngineConfig,
     jobs: Vec<Job>,
     options: &SimOptions,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<SimResult, SimError> {
-    let mut engine = Engine::new(config.clone()).map_err(SimError::Config)?;
     let mut jobs = jobs;
     jobs.sort_by_key(|job| job.submit);
+    let mut ids = HashSet::with_capacity(jobs.len());
+    for job in &jobs {
+        if !ids.insert(job.id) {
+            return Err(SimError::DuplicateJob(job.id));
+        }
+        run_length(job)?;
+    }
+    drop(ids);
     let total = jobs.len();
-    engine.reserve(total);
+    let procs = config.procs;
+    let mut collected = Collect(Vec::with_capacity(total));
+    let run = simulate_stream(config, jobs, options, &mut collected, |submitted| {
+        progress(submitted as usize, total)
+    })?;
+    let mut records = collected.0;
+    records.sort_unstable_by_key(|(seq, _)| *seq);
+    let records: Vec<JobRecord> = records.into_iter().map(|(_, record)| record).collect();
+    let summary = Summary::compute(&records, procs);
+    Ok(SimResult {
+        records,
+        summary,
+        decisions: run.decisions,
+        stats: run.stats,
+    })
+}
 
-    let index = IdIndex::new(&jobs)?;
-    let lengths = jobs.iter().map(run_length).collect::<Result<Vec<_>, _>>()?;
-    let ids: Vec<JobId> = jobs.iter().map(|job| job.id).collect();
+/// Keeps every record with its submission order.
+struct Collect(Vec<(u64, JobRecord)>);
 
-    let mut states = vec![RunState::default(); total];
+impl RecordSink for Collect {
+    fn record(&mut self, seq: u64, record: JobRecord) -> Result<(), SimError> {
+        self.0.push((seq, record));
+        Ok(())
+    }
+
+    fn reached(&mut self, _now: Time) -> Result<(), SimError> {
+        Ok(())
+    }
+}
+
+/// The simulator's view of a job in the system.
+#[derive(Clone, Copy, Debug)]
+struct Live {
+    /// Submission order (0-based).
+    seq: u64,
+    /// Incremented at every start and eviction; an end event is live only if it carries the current value.
+    run: u32,
+    running: bool,
+    length: Time,
+    reason: EndReason,
+}
+
+/// Simulate the jobs of `arrivals`, which must come in submission order,
+/// pulling them one at a time, and hand each job's final record to `sink`
+/// as soon as it is known (the engine forgets it): memory follows the jobs in
+/// the system, not the workload. `progress(submitted)` is called now and then.
+/// Decisions are those of [`simulate`] on the same jobs.
+pub fn simulate_stream(
+    config: EngineConfig,
+    arrivals: impl IntoIterator<Item = Job>,
+    options: &SimOptions,
+    sink: &mut impl RecordSink,
+    mut progress: impl FnMut(u64),
+) -> Result<SimRun, SimError> {
+    let mut engine = Engine::new(config).map_err(SimError::Config)?;
+    engine.hand_over_finished();
+    let mut live: HashMap<JobId, Live> = HashMap::new();
     let mut ends: BinaryHeap<Reverse<EndEvent>> = BinaryHeap::new();
     let mut decisions_log = Vec::new();
     let mut stats = SimStats::default();
-    let mut next_job = 0usize;
+    let mut submitted = 0u64;
     let mut seq = 0u64;
     // The last timestamp a pass ran at, whether that pass decided anything,
     // and how many passes ran there.
     let mut last_pass: Option<(Time, bool, u32)> = None;
-    let mut pending = jobs.into_iter();
+    let mut pending = arrivals.into_iter();
     let mut pending_job = pending.next();
 
-    progress(0, total);
+    progress(0);
     loop {
         let next_submit = pending_job.as_ref().map(|job| job.submit);
         let next_end = ends.peek().map(|Reverse(event)| event.time);
@@ -229,6 +312,7 @@ pub fn simulate(
         let Some(now) = [next_submit, next_end, next_wakeup].into_iter().flatten().min() else {
             break;
         };
+        sink.reached(now)?;
 
         // Completions first.
         while let Some(Reverse(event)) = ends.peek().copied() {
@@ -236,23 +320,25 @@ pub fn simulate(
                 break;
             }
             ends.pop();
-            let state = &mut states[event.job_idx as usize];
-            if !state.running || state.run != event.run {
+            // The end of a run that was evicted since (its job may be gone).
+            let Some(state) = live
+                .get_mut(&event.job)
+                .filter(|state| state.running && state.run == event.run)
+            else {
                 stats.stale_ends += 1;
                 continue;
-            }
+            };
             state.running = false;
             let reason = if event.walltime_reached {
                 EndReason::WalltimeReached
             } else {
                 EndReason::Completed
             };
-            let id = ids[event.job_idx as usize];
             engine
-                .job_ended(id, now, reason)
+                .job_ended(event.job, now, reason)
                 .map_err(|source| SimError::Engine {
                     time: now,
-                    job: Some(id),
+                    job: Some(event.job),
                     source,
                 })?;
         }
@@ -261,16 +347,36 @@ pub fn simulate(
         while pending_job.as_ref().is_some_and(|job| job.submit == now) {
             let job = pending_job.take().expect("checked above");
             let id = job.id;
+            let (length, reason) = run_length(&job)?;
+            let state = Live {
+                seq: submitted,
+                run: 0,
+                running: false,
+                length,
+                reason,
+            };
+            if live.insert(id, state).is_some() {
+                return Err(SimError::DuplicateJob(id));
+            }
             engine.submit(job).map_err(|source| SimError::Engine {
                 time: now,
                 job: Some(id),
                 source,
             })?;
-            next_job += 1;
-            if next_job % PROGRESS_EVERY == 0 {
-                progress(next_job, total);
+            submitted += 1;
+            if submitted % PROGRESS_EVERY == 0 {
+                progress(submitted);
             }
             pending_job = pending.next();
+            if let Some(next) = &pending_job {
+                if next.submit < now {
+                    return Err(SimError::Unsorted {
+                        job: next.id,
+                        submit: next.submit,
+                        previous: now,
+                    });
+                }
+            }
         }
 
         // One scheduling pass.
@@ -295,8 +401,7 @@ pub fn simulate(
         for decision in decisions {
             match &decision {
                 Decision::Evict { id } => {
-                    let job_idx = index.get(*id)?;
-                    let state = &mut states[job_idx as usize];
+                    let state = live.get_mut(id).ok_or(SimError::UnknownJob(*id))?;
                     if !state.running {
                         return Err(SimError::BadDecision {
                             time: now,
@@ -308,8 +413,7 @@ pub fn simulate(
                     evicted.push(*id);
                 }
                 Decision::Start { id, .. } => {
-                    let job_idx = index.get(*id)?;
-                    let state = &mut states[job_idx as usize];
+                    let state = live.get_mut(id).ok_or(SimError::UnknownJob(*id))?;
                     if state.running {
                         return Err(SimError::BadDecision {
                             time: now,
@@ -318,18 +422,19 @@ pub fn simulate(
                     }
                     state.running = true;
                     state.run += 1;
-                    let (length, reason) = lengths[job_idx as usize];
                     ends.push(Reverse(EndEvent {
-                        time: now + length,
+                        time: now + state.length,
                         seq,
-                        job_idx,
+                        job: *id,
                         run: state.run,
-                        walltime_reached: reason == EndReason::WalltimeReached,
+                        walltime_reached: state.reason == EndReason::WalltimeReached,
                     }));
                     seq += 1;
                 }
                 Decision::Reject { id, .. } => {
-                    index.get(*id)?;
+                    if !live.contains_key(id) {
+                        return Err(SimError::UnknownJob(*id));
+                    }
                 }
             }
             if options.log_decisions {
@@ -347,73 +452,53 @@ pub fn simulate(
                     source,
                 })?;
         }
+        hand_over(&mut engine, &mut live, sink)?;
         last_pass = Some((now, productive, passes_here));
         stats.end_time = now;
     }
-    progress(total, total);
+    progress(submitted);
 
-    // Free the loop's own state before taking the records out of the engine.
-    drop((pending, states, ends, index, lengths, ids));
-    let records = engine.into_records();
-    stats.never_started = records
-        .iter()
-        .filter(|record| record.start.is_none() && !record.rejected)
-        .count() as u64;
-    let summary = Summary::compute(&records, config.procs);
-    Ok(SimResult {
-        records,
-        summary,
+    // What is left never ended: it comes last, in submission order.
+    hand_over(&mut engine, &mut live, sink)?;
+    sink.reached(Time::INFINITY)?;
+    for record in engine.into_records() {
+        if record.start.is_none() && !record.rejected {
+            stats.never_started += 1;
+        }
+        let state = live
+            .get(&record.job.id)
+            .ok_or(SimError::UnknownJob(record.job.id))?;
+        sink.record(state.seq, record)?;
+    }
+    Ok(SimRun {
         decisions: decisions_log,
         stats,
     })
 }
 
-/// Job id → position in the sorted workload. Trace ids are usually dense
-/// (SWF numbers, then injected ids), so a table indexed by `id - min` is used
-/// when it is at most a few times larger than the workload; a hash map otherwise.
-enum IdIndex {
-    Dense { min: u64, slots: Vec<u32> },
-    Sparse(HashMap<JobId, u32>),
+/// Give the sink the records of the jobs the engine is done with.
+fn hand_over(
+    engine: &mut Engine,
+    live: &mut HashMap<JobId, Live>,
+    sink: &mut impl RecordSink,
+) -> Result<(), SimError> {
+    for record in engine.take_finished() {
+        let state = live
+            .remove(&record.job.id)
+            .ok_or(SimError::UnknownJob(record.job.id))?;
+        sink.record(state.seq, record)?;
+    }
+    Ok(())
 }
 
-impl IdIndex {
-    const EMPTY: u32 = u32::MAX;
-
-    fn new(jobs: &[Job]) -> Result<IdIndex, SimError> {
-        let min = jobs.iter().map(|job| job.id.0).min().unwrap_or(0);
-        let max = jobs.iter().map(|job| job.id.0).max().unwrap_or(0);
-        let span = max - min;
-        if span <= 4 * jobs.len() as u64 + 1024 {
-            let mut slots = vec![IdIndex::EMPTY; span as usize + 1];
-            for (job_idx, job) in jobs.iter().enumerate() {
-                let slot = &mut slots[(job.id.0 - min) as usize];
-                if *slot != IdIndex::EMPTY {
-                    return Err(SimError::DuplicateJob(job.id));
-                }
-                *slot = job_idx as u32;
-            }
-            Ok(IdIndex::Dense { min, slots })
-        } else {
-            let mut map = HashMap::with_capacity(jobs.len());
-            for (job_idx, job) in jobs.iter().enumerate() {
-                if map.insert(job.id, job_idx as u32).is_some() {
-                    return Err(SimError::DuplicateJob(job.id));
-                }
-            }
-            Ok(IdIndex::Sparse(map))
-        }
+/// A run's result files, written as the run goes.
+impl RecordSink for crate::output::ResultWriter<'_> {
+    fn record(&mut self, seq: u64, record: JobRecord) -> Result<(), SimError> {
+        self.add(seq, &record);
+        Ok(())
     }
 
-    fn get(&self, id: JobId) -> Result<u32, SimError> {
-        let found = match self {
-            IdIndex::Dense { min, slots } => {
-                id.0.checked_sub(*min)
-                    .and_then(|offset| slots.get(usize::try_from(offset).ok()?))
-                    .copied()
-                    .filter(|&slot| slot != IdIndex::EMPTY)
-            }
-            IdIndex::Sparse(map) => map.get(&id).copied(),
-        };
-        found.ok_or(SimError::UnknownJob(id))
+    fn reached(&mut self, now: Time) -> Result<(), SimError> {
+        Ok(self.write_before(now)?)
     }
 }

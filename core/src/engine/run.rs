@@ -15,6 +15,7 @@
 //! and scheduled for eviction when it starts (un-scheduled again if that HPC
 //! reservation moves away and the processors stay free).
 
+use super::table::JobTable;
 use super::{
     Decision, EndReason, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState, Policy, Prediction,
     Slots, Submitted,
@@ -78,8 +79,8 @@ pub(super) struct State {
     pub(super) now: Time,
     width: u32,
     area: Bits,
-    pub(super) records: Vec<JobRecord>,
-    jobs: Vec<Entry>,
+    pub(super) records: JobTable<JobRecord>,
+    jobs: JobTable<Entry>,
     index: HashMap<JobId, usize>,
     hpc: Profile,
     all: Profile,
@@ -124,6 +125,12 @@ pub(super) struct State {
     cloud_compress: bool,
     /// Queued cloud jobs whose reservation HPC work took, to re-plan.
     displaced: Vec<usize>,
+    /// Keep final jobs for [`State::take_finished`].
+    hand_over: bool,
+    /// Jobs that became final since the last pass ended.
+    newly_final: Vec<usize>,
+    /// Jobs final as of the last pass, not handed over yet.
+    final_ready: Vec<usize>,
 }
 
 fn work(procs: u32, d: Time) -> Time {
@@ -140,8 +147,8 @@ impl State {
             all: hpc.clone(),
             hpc,
             area,
-            records: Vec::new(),
-            jobs: Vec::new(),
+            records: JobTable::default(),
+            jobs: JobTable::default(),
             index: HashMap::new(),
             hpc_queue: BTreeSet::new(),
             new_hpc: Vec::new(),
@@ -168,6 +175,9 @@ impl State {
             compressed_at: None,
             cloud_compress: false,
             displaced: Vec::new(),
+            hand_over: false,
+            newly_final: Vec::new(),
+            final_ready: Vec::new(),
         }
     }
 
@@ -266,7 +276,8 @@ impl State {
             let Some(idx) = self.backlog.pop_front() else {
                 break;
             };
-            if !self.jobs[idx].in_backlog {
+            // Lazily deleted: the job left the backlog (and may have been handed over since).
+            if !self.jobs.get(idx).is_some_and(|entry| entry.in_backlog) {
                 continue;
             }
             self.jobs[idx].in_backlog = false;
@@ -327,7 +338,7 @@ impl State {
             return unsched(format!("its SLO is negative ({} s)", job.slo.unwrap_or_default()));
         }
         self.advance(job.submit)?;
-        let idx = self.records.len();
+        let idx = self.records.next_index();
         self.index.insert(job.id, idx);
         let qkey = (job.submit, job.id);
         self.jobs.push(Entry {
@@ -416,6 +427,7 @@ impl State {
                 r.end_reason = Some(reason);
                 self.jobs[idx].st = St::Ended;
                 self.jobs[idx].res = None;
+                self.finished(idx);
                 return Ok(());
             }
         }
@@ -432,6 +444,7 @@ impl State {
             r.lost_work -= lost;
             r.end = Some(now);
             r.end_reason = Some(reason);
+            self.finished(idx);
             return Ok(());
         }
         // Evicting: the kill is acknowledged.
@@ -459,6 +472,7 @@ impl State {
         } else {
             self.jobs[idx].st = St::Ended;
             self.jobs[idx].res = None;
+            self.finished(idx);
         }
         Ok(())
     }
@@ -495,11 +509,20 @@ impl State {
         }
         self.jobs[idx].st = St::Ended;
         self.records[idx].end_reason = Some(EndReason::Killed);
+        self.finished(idx);
         self.promote(cfg);
         Ok(())
     }
 
     pub(super) fn schedule(&mut self, cfg: &EngineConfig, now: Time) -> Vec<Decision> {
+        let decisions = self.pass(cfg, now);
+        // What became final up to and during this pass is no longer needed
+        // by any queue or timer: it can be handed over.
+        self.final_ready.append(&mut self.newly_final);
+        decisions
+    }
+
+    fn pass(&mut self, cfg: &EngineConfig, now: Time) -> Vec<Decision> {
         let now = now.max(self.now);
         self.now = now;
         // A pass with no event since the last one and nothing due is a
@@ -517,6 +540,7 @@ impl State {
                 id: self.job(idx).id,
                 counter_offer_slo: self.records[idx].counter_offer_slo,
             });
+            self.finished(idx);
         }
         if self.hpc_due(now) {
             self.hpc_phase(cfg, now);
@@ -845,14 +869,47 @@ impl State {
     }
 
     pub(super) fn reserve(&mut self, additional: usize) {
-        self.records.reserve_exact(additional);
-        self.jobs.reserve_exact(additional);
+        self.records.reserve(additional);
+        self.jobs.reserve(additional);
         self.index.reserve(additional);
     }
 
-    /// Give the records away.
+    /// Give the records away (those not handed over yet), in submission order.
     pub(super) fn into_records(self) -> Vec<JobRecord> {
-        self.records
+        self.records.into_values().collect()
+    }
+
+    /// Start keeping the jobs that become final (ended, or rejected once
+    /// reported) for [`State::take_finished`].
+    pub(super) fn set_hand_over(&mut self, on: bool) {
+        self.hand_over = on;
+    }
+
+    /// Mark `idx` final: it is handed over after the pass that made it so.
+    fn finished(&mut self, idx: usize) {
+        if self.hand_over {
+            self.newly_final.push(idx);
+        }
+    }
+
+    /// Hand over the records of the jobs final as of the last pass, in the
+    /// order they became final, and forget those jobs.
+    pub(super) fn take_finished(&mut self) -> Vec<JobRecord> {
+        let ready = std::mem::take(&mut self.final_ready);
+        let mut out = Vec::with_capacity(ready.len());
+        for idx in ready {
+            self.jobs.release(idx);
+            if let Some(record) = self.records.release(idx) {
+                self.index.remove(&record.job.id);
+                out.push(record);
+            }
+        }
+        out
+    }
+
+    /// Jobs the engine still holds (queued, running, or final and not handed over).
+    pub(super) fn held(&self) -> usize {
+        self.records.held()
     }
 
     pub(super) fn running(&self, kind: JobKind) -> usize {

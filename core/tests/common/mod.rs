@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use interstice_core::{
-    Decision, EndReason, Engine, EngineConfig, Job, JobId, JobKind, JobState, ProcSet, Time,
+    Decision, EndReason, Engine, EngineConfig, Job, JobId, JobKind, JobRecord, JobState, ProcSet, Time,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,6 +17,8 @@ pub struct Trace {
     pub first_plan: BTreeMap<JobId, Time>,
     /// Smallest planned start ever seen for each queued job.
     pub evictions: u64,
+    /// Records taken with `take_finished` after each pass ([`Opts::hand_over`]).
+    pub handed_over: Vec<JobRecord>,
 }
 
 pub fn secs(s: i64) -> Time {
@@ -62,6 +64,9 @@ pub struct Opts {
     /// reported `d` after it happens (as Batsim may report a kill at the
     /// walltime); its processors stay busy until then.
     pub late_reports: Option<(u64, Time)>,
+    /// Hand finished jobs over (`Engine::hand_over_finished`) and take them
+    /// after every pass; each taken record must be final.
+    pub hand_over: bool,
 }
 
 /// Run `jobs` to completion, checking invariants after every pass. Panics
@@ -77,6 +82,9 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
     let mut eng = Engine::new(cfg).expect("valid config");
     if let Some(k) = opts.window {
         eng.set_cloud_window(k);
+    }
+    if opts.hand_over {
+        eng.hand_over_finished();
     }
     let mut extra: BTreeSet<Time> = opts.extra_passes.iter().copied().collect();
     // No event since the last pass (evictions are acknowledged after it).
@@ -143,6 +151,14 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
             }
         }
         let decisions = eng.schedule(t);
+        for record in eng.take_finished() {
+            assert!(
+                record.rejected || (record.end.is_some() && !running.contains_key(&record.job.id)),
+                "job {} handed over before it was final: {record:?}",
+                record.job.id
+            );
+            trace.handed_over.push(record);
+        }
         let mut seen_start = false;
         let mut evicted = Vec::new();
         for d in &decisions {
@@ -212,7 +228,8 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
             }
         }
     }
-    for id in by_id.keys() {
+    let handed: BTreeSet<JobId> = trace.handed_over.iter().map(|record| record.job.id).collect();
+    for id in by_id.keys().filter(|id| !handed.contains(id)) {
         let st = eng.job_state(*id).expect("known job");
         assert!(
             matches!(st, JobState::Ended | JobState::Rejected),

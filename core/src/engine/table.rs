@@ -1,0 +1,177 @@
+//! Per-job storage indexed by submission number, whose memory is given back
+//! as jobs are handed over.
+//!
+//! The engine numbers jobs in submission order and keeps that number (its
+//! `idx`) in every queue and timer, so a job's slot must not move while the
+//! job is known. Slots live in pages of [`PAGE`] jobs; when every job of a
+//! full page has been released (handed over to the shell, see
+//! [`super::Engine::take_finished`]) the page is freed. A long run thus holds
+//! the pages of the jobs still in the system (plus one pointer per page),
+//! not one slot per job ever submitted.
+
+use std::ops::{Index, IndexMut};
+
+/// Jobs per page (a power of two).
+const PAGE: usize = 64;
+const SHIFT: u32 = PAGE.trailing_zeros();
+
+#[derive(Clone, Debug)]
+struct Page<T> {
+    slots: Vec<Option<T>>,
+    /// Slots holding a value.
+    live: usize,
+}
+
+/// A vector of per-job values that can release values one by one and frees
+/// whole pages once all their values are released.
+#[derive(Clone, Debug)]
+pub(super) struct JobTable<T> {
+    pages: Vec<Option<Box<Page<T>>>>,
+    /// The index the next `push` gets.
+    len: usize,
+    /// Values held (pushed and not released).
+    held: usize,
+}
+
+impl<T> Default for JobTable<T> {
+    fn default() -> Self {
+        JobTable {
+            pages: Vec::new(),
+            len: 0,
+            held: 0,
+        }
+    }
+}
+
+impl<T> JobTable<T> {
+    /// The index the next [`JobTable::push`] returns.
+    pub(super) fn next_index(&self) -> usize {
+        self.len
+    }
+
+    /// Values held.
+    pub(super) fn held(&self) -> usize {
+        self.held
+    }
+
+    /// Store `value` at the next index and return that index.
+    pub(super) fn push(&mut self, value: T) -> usize {
+        let idx = self.len;
+        let page = idx >> SHIFT;
+        if page == self.pages.len() {
+            self.pages.push(Some(Box::new(Page {
+                slots: Vec::with_capacity(PAGE),
+                live: 0,
+            })));
+        }
+        let page = self.pages[page].as_mut().expect("the last page is never freed");
+        page.slots.push(Some(value));
+        page.live += 1;
+        self.len += 1;
+        self.held += 1;
+        idx
+    }
+
+    /// The value at `idx`, if it is still held.
+    pub(super) fn get(&self, idx: usize) -> Option<&T> {
+        self.pages
+            .get(idx >> SHIFT)?
+            .as_ref()?
+            .slots
+            .get(idx & (PAGE - 1))?
+            .as_ref()
+    }
+
+    /// Take the value at `idx` out (`None` if it was already released);
+    /// frees its page when that was the page's last value and the page is full.
+    pub(super) fn release(&mut self, idx: usize) -> Option<T> {
+        let page_no = idx >> SHIFT;
+        let page = self.pages.get_mut(page_no)?.as_mut()?;
+        let value = page.slots.get_mut(idx & (PAGE - 1))?.take()?;
+        page.live -= 1;
+        self.held -= 1;
+        if page.live == 0 && page.slots.len() == PAGE {
+            self.pages[page_no] = None;
+        }
+        Some(value)
+    }
+
+    /// The values held, in index order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        self.pages
+            .iter()
+            .flatten()
+            .flat_map(|page| page.slots.iter().flatten())
+    }
+
+    /// The values held, in index order, by value.
+    pub(super) fn into_values(self) -> impl Iterator<Item = T> {
+        self.pages
+            .into_iter()
+            .flatten()
+            .flat_map(|page| page.slots.into_iter().flatten())
+    }
+
+    /// Make room for `additional` more values (the page table only: pages
+    /// are allocated as they fill).
+    pub(super) fn reserve(&mut self, additional: usize) {
+        self.pages.reserve(additional.div_ceil(PAGE));
+    }
+}
+
+impl<T> Index<usize> for JobTable<T> {
+    type Output = T;
+
+    fn index(&self, idx: usize) -> &T {
+        match self.get(idx) {
+            Some(value) => value,
+            None => panic!("job slot {idx} was released or never filled"),
+        }
+    }
+}
+
+impl<T> IndexMut<usize> for JobTable<T> {
+    fn index_mut(&mut self, idx: usize) -> &mut T {
+        let slot = self
+            .pages
+            .get_mut(idx >> SHIFT)
+            .and_then(|page| page.as_mut())
+            .and_then(|page| page.slots.get_mut(idx & (PAGE - 1)))
+            .and_then(|slot| slot.as_mut());
+        match slot {
+            Some(value) => value,
+            None => panic!("job slot {idx} was released or never filled"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_pages_are_freed_when_every_value_is_released() {
+        let mut table = JobTable::default();
+        for i in 0..(2 * PAGE + 3) {
+            assert_eq!(table.push(i), i);
+        }
+        for i in 0..PAGE {
+            assert_eq!(table.release(i), Some(i));
+        }
+        assert!(table.pages[0].is_none(), "a full, empty page is freed");
+        assert_eq!(table.release(3), None, "released twice");
+        assert_eq!(table.get(3), None);
+        assert_eq!(table[PAGE + 1], PAGE + 1);
+        // The last, partial page stays even when empty: it is still filling.
+        for i in 2 * PAGE..2 * PAGE + 3 {
+            table.release(i);
+        }
+        assert!(table.pages[2].is_some());
+        assert_eq!(table.held(), PAGE);
+        assert_eq!(
+            table.iter().copied().collect::<Vec<_>>(),
+            (PAGE..2 * PAGE).collect::<Vec<_>>()
+        );
+        assert_eq!(table.next_index(), 2 * PAGE + 3);
+    }
+}
