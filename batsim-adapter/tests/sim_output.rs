@@ -226,3 +226,112 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
     let _ = std::fs::remove_dir_all(first);
     let _ = std::fs::remove_dir_all(second);
 }
+
+/// HPC jobs and a cloud job every `interval` seconds over `[0, span)`.
+fn mixed_stream(span: u64, interval: u64) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for k in 0..span / 400 {
+        jobs.push(job(
+            k + 1,
+            JobKind::Hpc,
+            (k * 400 + k * 37 % 300) as f64,
+            1 + (k % 4) as u32 * 2,
+            900,
+            60 + (k * 131 % 600) as i64,
+        ));
+    }
+    for k in 0..span / interval {
+        jobs.push(job(
+            1_000_000 + k,
+            JobKind::Cloud,
+            (k * interval) as f64,
+            [1, 2, 4][k as usize % 3],
+            180,
+            20 + (k * 7 % 60) as i64,
+        ));
+    }
+    jobs.sort_by_key(|job| job.submit);
+    jobs
+}
+
+/// A streamed run (records written as jobs end) writes exactly the files of
+/// a run that keeps every record and writes them at the end, with
+/// evictions, rejections and walltime kills.
+#[test]
+fn a_streamed_run_writes_the_same_files_as_a_collected_one() {
+    use interstice_batsim::output::ResultWriter;
+    use interstice_batsim::sim::simulate_stream;
+    use interstice_core::Admission;
+    let jobs = mixed_stream(20_000, 30);
+    for admission in [Admission::AdmitAll, Admission::RejectPredicted] {
+        let mut config = EngineConfig::new(8, Policy::Conservative);
+        config.conv_procs = 4;
+        config.admission = admission;
+        let collected = simulate(config.clone(), jobs.clone(), &SimOptions::default(), |_, _| {}).unwrap();
+        let kept = scratch_dir(&format!("kept-{}", admission.name()));
+        write_outputs(&kept, Naming::Workload("w0"), &collected.records, &config).unwrap();
+
+        let streamed_dir = scratch_dir(&format!("streamed-{}", admission.name()));
+        let mut writer = ResultWriter::create(&streamed_dir, Naming::Workload("w0")).unwrap();
+        let run = simulate_stream(
+            config.clone(),
+            jobs.clone(),
+            &SimOptions::default(),
+            &mut writer,
+            |_| {},
+        )
+        .unwrap();
+        writer.finish(&config, None).unwrap();
+        assert_eq!(run.stats, collected.stats);
+        assert!(collected.summary.evictions > 0, "the workload evicts");
+        if admission == Admission::RejectPredicted {
+            assert!(collected.summary.rejected > 0);
+        }
+        for name in ["jobs.csv", "summary.json"] {
+            let a = std::fs::read_to_string(kept.join(name)).unwrap();
+            let b = std::fs::read_to_string(streamed_dir.join(name)).unwrap();
+            if a != b {
+                let diff: Vec<_> = a.lines().zip(b.lines()).filter(|(x, y)| x != y).take(3).collect();
+                panic!("{name} differs between a streamed and a collected run ({admission:?}): {diff:#?}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(kept);
+        let _ = std::fs::remove_dir_all(streamed_dir);
+    }
+}
+
+/// The engine forgets finished jobs: ten times more injected cloud jobs do
+/// not make it hold more jobs at once (before, it held every job until the
+/// end: 460 bytes a job, 13 GB for KTH with a cloud job every second).
+#[test]
+fn a_streamed_run_holds_the_jobs_in_the_system_not_the_workload() {
+    use interstice_batsim::output::ResultWriter;
+    use interstice_batsim::sim::simulate_stream;
+    let mut config = EngineConfig::new(8, Policy::Convergence);
+    config.conv_procs = 4;
+    let mut peaks = Vec::new();
+    for span in [4_000, 40_000] {
+        let jobs = mixed_stream(span, 60);
+        let total = jobs.len() as u64;
+        let dir = scratch_dir(&format!("held-{span}"));
+        let mut writer = ResultWriter::create(&dir, Naming::Workload("w0")).unwrap();
+        let run = simulate_stream(config.clone(), jobs, &SimOptions::default(), &mut writer, |_| {}).unwrap();
+        let summary = writer.finish(&config, None).unwrap();
+        assert_eq!(summary.jobs, total, "every job has its row");
+        if span > 10_000 {
+            assert!(
+                run.stats.peak_held < total / 20,
+                "held {} of {total} jobs at once",
+                run.stats.peak_held
+            );
+        }
+        peaks.push(run.stats.peak_held);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    assert!(
+        peaks[1] < 5 * peaks[0],
+        "10x the jobs, peak held {} -> {}",
+        peaks[0],
+        peaks[1]
+    );
+}

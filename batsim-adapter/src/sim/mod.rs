@@ -122,6 +122,9 @@ pub struct SimStats {
     pub never_started: u64,
     /// Time of the last event processed.
     pub end_time: Time,
+    /// Most jobs the engine held at once (queued, running, or final and not
+    /// handed over yet): what the run's memory follows.
+    pub peak_held: u64,
 }
 
 /// What a simulation produced.
@@ -312,7 +315,6 @@ pub fn simulate_stream(
         let Some(now) = [next_submit, next_end, next_wakeup].into_iter().flatten().min() else {
             break;
         };
-        sink.reached(now)?;
 
         // Completions first.
         while let Some(Reverse(event)) = ends.peek().copied() {
@@ -452,7 +454,12 @@ pub fn simulate_stream(
                     source,
                 })?;
         }
+        stats.peak_held = stats.peak_held.max(engine.jobs_held() as u64);
         hand_over(&mut engine, &mut live, sink)?;
+        // Jobs final after this pass (the evictions just acknowledged) are
+        // handed over after the next one, at `now` or later: every record
+        // still to come ends at `now` or later.
+        sink.reached(now)?;
         last_pass = Some((now, productive, passes_here));
         stats.end_time = now;
     }
