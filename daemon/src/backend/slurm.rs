@@ -37,11 +37,11 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use interstice_core::Time;
+use interstice_core::{violates, EndReason, Time};
 use prometheus::{IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry};
 
 use super::{BackendError, HpcJobSnapshot, HpcSink, HpcUpdate, Shutdown};
-use crate::actor::wall_clock;
+use crate::clock::wall_clock;
 use crate::config::SlurmConfig;
 use crate::metrics::Metrics;
 
@@ -73,6 +73,18 @@ pub enum JobStateName {
 }
 
 impl JobStateName {
+    /// How the job's run ended, in the engine's terms; None while it has not.
+    /// A job Slurm cancelled at its deadline was killed.
+    pub fn end_reason(self) -> Option<EndReason> {
+        match self {
+            JobStateName::Pending | JobStateName::Running => None,
+            JobStateName::Completed | JobStateName::Failed => Some(EndReason::Completed),
+            JobStateName::Timeout => Some(EndReason::WalltimeReached),
+            JobStateName::Preempted => Some(EndReason::Evicted),
+            JobStateName::Cancelled | JobStateName::Deadline => Some(EndReason::Killed),
+        }
+    }
+
     fn parse(text: &str) -> JobStateName {
         // "CANCELLED by 0" is how some versions print a cancelled job.
         match text.split_whitespace().next().unwrap_or_default() {
@@ -92,7 +104,7 @@ impl JobStateName {
 
     /// Whether the job is done.
     pub fn is_terminal(self) -> bool {
-        !matches!(self, JobStateName::Pending | JobStateName::Running)
+        self.end_reason().is_some()
     }
 }
 
@@ -366,8 +378,8 @@ pub struct Finished {
     pub id: String,
     /// Its outcome.
     pub outcome: Outcome,
-    /// Whether it violated its SLO; None when no verdict applies (cancelled, failed
-    /// without an end time, or evicted with `evictions_violate: false`).
+    /// Whether it violated its SLO; None when no verdict applies (cancelled,
+    /// submit or end time unknown, or evicted with `evictions_violate: false`).
     pub slo_violated: Option<bool>,
     /// Whether the admission predicted a violation; None for fail-open admissions.
     pub predicted_violation: Option<bool>,
@@ -376,24 +388,29 @@ pub struct Finished {
 }
 
 /// What a finished cloud job means for the metrics; None while it runs or for
-/// jobs without an interstice marker. An evicted job violates its SLO when
-/// `evictions_violate` (nobody reruns it), like a locally run job evicted with no
-/// resubmission left; timed-out and failed jobs are judged by their end time,
-/// like locally run ones.
+/// jobs without an interstice marker. The SLO verdict is core's rule
+/// ([`violates`]) on how Slurm says the job ended ([`JobStateName::end_reason`]);
+/// what is Slurm's own is which verdicts count: an evicted job's only when
+/// `evictions_violate` (nobody reruns it, like a locally run job evicted with
+/// no resubmission left), a cancelled job's never, and none without the
+/// submit and end times.
 pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
     let marker = job.marker?;
+    let reason = job.state.end_reason()?;
     let deadline = job.submit.map(|submit| submit as f64 + marker.slo_seconds);
-    let late = match (job.end, deadline) {
-        (Some(end), Some(deadline)) => Some(end as f64 > deadline),
-        _ => None,
-    };
+    let verdict = deadline.zip(job.end).map(|(deadline, end)| {
+        violates(
+            Time::from_secs_f64(deadline),
+            Some((Time::from_secs(end), reason)),
+        )
+    });
     let (outcome, slo_violated) = match job.state {
         JobStateName::Pending | JobStateName::Running => return None,
-        JobStateName::Completed if late == Some(true) => (Outcome::Violated, Some(true)),
-        JobStateName::Completed => (Outcome::Met, Some(false)),
-        JobStateName::Deadline => (Outcome::Violated, Some(true)),
-        JobStateName::Preempted => (Outcome::Evicted, evictions_violate.then_some(true)),
-        JobStateName::Timeout | JobStateName::Failed => (Outcome::Failed, late),
+        JobStateName::Completed if verdict == Some(true) => (Outcome::Violated, verdict),
+        JobStateName::Completed => (Outcome::Met, verdict),
+        JobStateName::Deadline => (Outcome::Violated, verdict),
+        JobStateName::Preempted => (Outcome::Evicted, verdict.filter(|_| evictions_violate)),
+        JobStateName::Timeout | JobStateName::Failed => (Outcome::Failed, verdict),
         JobStateName::Cancelled => (Outcome::Failed, None),
     };
     let predicted_late = match (marker.predicted_completion, deadline) {
@@ -799,6 +816,13 @@ mod tests {
         assert_eq!(
             finished(&timeout, true).map(|job| (job.outcome, job.slo_violated)),
             Some((Outcome::Failed, Some(true)))
+        );
+        // Without an end time there is no verdict (core judges an end), not "met".
+        let mut no_end = by_id("9").clone();
+        no_end.end = None;
+        assert_eq!(
+            finished(&no_end, true).map(|job| (job.outcome, job.slo_violated)),
+            Some((Outcome::Met, None))
         );
     }
 
