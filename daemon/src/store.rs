@@ -346,6 +346,30 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
 mod tests {
     use super::*;
 
+    /// An accepted job submitted at 100 with a 30 s SLO.
+    fn queued(id: u64) -> NewJob<'static> {
+        NewJob {
+            id,
+            owner_uid: None,
+            owner_pid: None,
+            procs: 1,
+            walltime: 10.0,
+            slo: 30.0,
+            argv_json: r#"["/bin/true"]"#,
+            env_json: None,
+            workdir: None,
+            class: None,
+            submitted_at: 100.0,
+            decision: "accepted",
+            predicted_start: None,
+            predicted_completion: None,
+            violation_seconds: None,
+            predicts_violation: false,
+            counter_offer_slo: None,
+            state: "queued",
+        }
+    }
+
     #[test]
     fn insert_update_and_reopen() {
         let dir = tempfile::tempdir().unwrap();
@@ -353,24 +377,13 @@ mod tests {
         {
             let mut store = Store::open(&path).unwrap();
             let job = NewJob {
-                id: 7,
                 owner_uid: Some(1000),
                 owner_pid: Some(42),
                 procs: 2,
-                walltime: 10.0,
-                slo: 30.0,
-                argv_json: r#"["/bin/true"]"#,
-                env_json: None,
-                workdir: None,
-                class: None,
-                submitted_at: 100.0,
-                decision: "accepted",
                 predicted_start: Some(100.0),
                 predicted_completion: Some(110.0),
                 violation_seconds: Some(-20.0),
-                predicts_violation: false,
-                counter_offer_slo: None,
-                state: "queued",
+                ..queued(7)
             };
             store.insert_job(&job).unwrap();
             store.job_started(7, 101.0, 4242, Some(99)).unwrap();
@@ -401,28 +414,7 @@ mod tests {
         ];
         for (id, (state, end, _)) in cases.iter().enumerate() {
             let id = id as u64 + 1;
-            store
-                .insert_job(&NewJob {
-                    id,
-                    owner_uid: None,
-                    owner_pid: None,
-                    procs: 1,
-                    walltime: 10.0,
-                    slo: 30.0,
-                    argv_json: r#"["/bin/true"]"#,
-                    env_json: None,
-                    workdir: None,
-                    class: None,
-                    submitted_at: 100.0,
-                    decision: "accepted",
-                    predicted_start: None,
-                    predicted_completion: None,
-                    violation_seconds: None,
-                    predicts_violation: false,
-                    counter_offer_slo: None,
-                    state: "queued",
-                })
-                .unwrap();
+            store.insert_job(&queued(id)).unwrap();
             store
                 .job_ended(id, *end, state, None, *state == "evicted", "test")
                 .unwrap();

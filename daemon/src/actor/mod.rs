@@ -6,12 +6,12 @@
 //! This module is the loop and the dispatch; each job of the actor has its
 //! own module:
 //!
-//! - [`command`]: the requests it serves and its error answers;
-//! - [`admission`]: the answers to clients (submit, predict, cancel, slots, jobs);
-//! - [`hpc`]: the mirror of the batch system's jobs in the engine;
-//! - [`supervisor`]: the cloud jobs' processes (start, evict, kill, reap, walltime);
-//! - [`recovery`]: picking up the jobs SQLite says were queued or running;
-//! - [`telemetry`]: readiness, `/healthz`, node samples and gauges.
+//! - `command`: the requests it serves and its error answers;
+//! - `admission`: the answers to clients (submit, predict, cancel, slots, jobs);
+//! - `hpc`: the mirror of the batch system's jobs in the engine;
+//! - `supervisor`: the cloud jobs' processes (start, evict, kill, reap, walltime);
+//! - `recovery`: picking up the jobs SQLite says were queued or running;
+//! - `telemetry`: readiness, `/healthz`, node samples and gauges.
 //!
 //! The loop wakes for each command and at least every [`TICK`]: it reaps
 //! exited jobs, enforces walltimes and kill deadlines, ends simulated HPC jobs,

@@ -561,8 +561,41 @@ pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
     }
 }
 
+/// Why one read of the plan failed (logged and counted; the next read retries).
+#[derive(Debug, thiserror::Error)]
+enum PlanReadError {
+    /// The program could not be started.
+    #[error("cannot run {program}: {source}")]
+    Spawn { program: String, source: std::io::Error },
+    /// It ran longer than [`COMMAND_TIMEOUT`] and was killed.
+    #[error("{program} {args} took longer than {COMMAND_TIMEOUT:?}")]
+    Timeout { program: String, args: String },
+    /// Its status or output could not be collected.
+    #[error("{action} {program}: {source}")]
+    Collect {
+        action: &'static str,
+        program: String,
+        source: std::io::Error,
+    },
+    /// It exited unsuccessfully.
+    #[error("{program} {args} failed ({status}): {stderr}")]
+    Failed {
+        program: String,
+        args: String,
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+    /// Its output did not parse.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+}
+
 /// Runs `program args…` with `SLURM_TIME_FORMAT=%s`, killed after [`COMMAND_TIMEOUT`].
-fn run_command(program: &PathBuf, args: &[&str], slurm_conf: Option<&PathBuf>) -> Result<String, String> {
+fn run_command(
+    program: &PathBuf,
+    args: &[&str],
+    slurm_conf: Option<&PathBuf>,
+) -> Result<String, PlanReadError> {
     let mut command = Command::new(program);
     command
         .args(args)
@@ -574,9 +607,15 @@ fn run_command(program: &PathBuf, args: &[&str], slurm_conf: Option<&PathBuf>) -
         command.env("SLURM_CONF", conf);
     }
     let name = program.display().to_string();
-    let mut child = command
-        .spawn()
-        .map_err(|err| format!("cannot run {name}: {err}"))?;
+    let collect = |action, source| PlanReadError::Collect {
+        action,
+        program: name.clone(),
+        source,
+    };
+    let mut child = command.spawn().map_err(|source| PlanReadError::Spawn {
+        program: name.clone(),
+        source,
+    })?;
     let started = Instant::now();
     loop {
         match child.try_wait() {
@@ -585,39 +624,37 @@ fn run_command(program: &PathBuf, args: &[&str], slurm_conf: Option<&PathBuf>) -
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
-                    "{name} {} took longer than {COMMAND_TIMEOUT:?}",
-                    args.join(" ")
-                ));
+                return Err(PlanReadError::Timeout {
+                    program: name,
+                    args: args.join(" "),
+                });
             }
-            Err(err) => return Err(format!("waiting for {name}: {err}")),
+            Err(err) => return Err(collect("waiting for", err)),
         }
     }
-    let output = child
-        .wait_with_output()
-        .map_err(|err| format!("reading {name}: {err}"))?;
+    let output = child.wait_with_output().map_err(|err| collect("reading", err))?;
     if !output.status.success() {
-        return Err(format!(
-            "{name} {} failed ({}): {}",
-            args.join(" "),
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
+        return Err(PlanReadError::Failed {
+            program: name,
+            args: args.join(" "),
+            status: output.status,
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// One read of the plan: the queue (all states) and the nodes.
-fn read_plan(config: &SlurmConfig) -> Result<(Vec<SqueueJob>, Vec<NodeCpus>), String> {
+fn read_plan(config: &SlurmConfig) -> Result<(Vec<SqueueJob>, Vec<NodeCpus>), PlanReadError> {
     let conf = config.slurm_conf.as_ref();
     let queue = run_command(
         &config.squeue,
         &["-h", "-a", "-t", "all", "-o", SQUEUE_FORMAT],
         conf,
     )?;
-    let jobs = parse_squeue(&queue).map_err(|err| err.to_string())?;
+    let jobs = parse_squeue(&queue)?;
     let nodes = run_command(&config.scontrol, &["-o", "show", "node"], conf)?;
-    let nodes = parse_nodes(&nodes).map_err(|err| err.to_string())?;
+    let nodes = parse_nodes(&nodes)?;
     Ok((jobs, nodes))
 }
 
