@@ -5,7 +5,7 @@
 //! (the embedded backend's trace) that is not found there is looked up next to
 //! the config file.
 
-use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, Time};
+use interstice_core::{Admission, EngineConfig, Policy, Time};
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -79,7 +79,10 @@ impl Default for ApiConfig {
     }
 }
 
-/// `engine:` section.
+/// `engine:` section, as written. A key left out takes core's default
+/// ([`EngineConfig::new`]), except the two modes the daemon chooses for
+/// itself: [`DEFAULT_POLICY`] and [`DEFAULT_ADMISSION`]. Names are parsed by
+/// core ([`Policy`], [`Admission`]) in [`EngineSection::resolve`].
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct EngineSection {
@@ -89,36 +92,75 @@ pub struct EngineSection {
     #[serde(default)]
     pub conv_procs: Option<u32>,
     /// fcfs, easy, conservative, convergence.
-    #[serde(default = "default_policy")]
-    pub policy: String,
+    #[serde(default)]
+    pub policy: Option<String>,
     /// admit-all or reject-predicted.
-    #[serde(default = "default_admission")]
-    pub admission: String,
+    #[serde(default)]
+    pub admission: Option<String>,
     /// Overbooking risk factor λ.
-    #[serde(default = "one")]
-    pub lambda: f64,
+    #[serde(default)]
+    pub lambda: Option<f64>,
     /// Counter-offer factor τ.
-    #[serde(default = "one")]
-    pub tau: f64,
+    #[serde(default)]
+    pub tau: Option<f64>,
     /// Resubmissions allowed after evictions (and lost runs).
-    #[serde(default = "default_resubmissions")]
-    pub max_resubmissions: u32,
+    #[serde(default)]
+    pub max_resubmissions: Option<u32>,
     /// No resubmission after this long in the system.
     #[serde(default)]
     pub max_time_in_system_seconds: Option<f64>,
 }
 
-fn default_policy() -> String {
-    "conservative".to_string()
+/// The policy when `engine.policy` is not set: the daemon's promises need
+/// every queued job's reservation.
+pub const DEFAULT_POLICY: Policy = Policy::Conservative;
+
+/// The admission mode when `engine.admission` is not set: a daemon answers
+/// clients, so a predicted violation is rejected with a counter-offer.
+pub const DEFAULT_ADMISSION: Admission = Admission::RejectPredicted;
+
+/// Values of the `engine:` section core does not accept, each naming its key path.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{}", .problems.join("; "))]
+pub struct EngineSectionError {
+    /// One line per bad key, `engine.<key>: <why>`.
+    pub problems: Vec<String>,
 }
-fn default_admission() -> String {
-    "reject-predicted".to_string()
-}
-fn one() -> f64 {
-    1.0
-}
-fn default_resubmissions() -> u32 {
-    2
+
+impl EngineSection {
+    /// The engine config: core's defaults for `procs` and the policy, with
+    /// every key that is set applied over them.
+    pub fn resolve(&self) -> Result<EngineConfig, EngineSectionError> {
+        let mut problems = Vec::new();
+        let policy = parse_name("engine.policy", &self.policy, DEFAULT_POLICY, &mut problems);
+        let admission = parse_name(
+            "engine.admission",
+            &self.admission,
+            DEFAULT_ADMISSION,
+            &mut problems,
+        );
+        let (Some(policy), Some(admission)) = (policy, admission) else {
+            return Err(EngineSectionError { problems });
+        };
+        let mut config = EngineConfig::new(self.procs, policy);
+        config.admission = admission;
+        if let Some(conv_procs) = self.conv_procs {
+            config.conv_procs = conv_procs;
+        }
+        if let Some(lambda) = self.lambda {
+            config.lambda = lambda;
+        }
+        if let Some(tau) = self.tau {
+            config.tau = tau;
+        }
+        if let Some(max_resubmissions) = self.max_resubmissions {
+            config.lifecycle.max_resubmissions = max_resubmissions;
+        }
+        if let Some(max) = self.max_time_in_system_seconds {
+            config.lifecycle.max_time_in_system = Some(Time::from_secs_f64(max));
+        }
+        Ok(config)
+    }
 }
 
 /// `backend:` section, chosen by `type`.
@@ -317,11 +359,14 @@ pub struct NodeConfig {
     #[serde(default)]
     pub min_available_memory_bytes: u64,
     /// Seconds between two samples of CPU and memory use.
-    #[serde(default = "one")]
+    #[serde(default = "default_sample_interval")]
     pub sample_interval_seconds: f64,
 }
 
 fn default_margin() -> f64 {
+    1.0
+}
+fn default_sample_interval() -> f64 {
     1.0
 }
 
@@ -330,7 +375,7 @@ impl Default for NodeConfig {
         NodeConfig {
             busy_margin_cpus: default_margin(),
             min_available_memory_bytes: 0,
-            sample_interval_seconds: 1.0,
+            sample_interval_seconds: default_sample_interval(),
         }
     }
 }
@@ -392,9 +437,9 @@ impl Config {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut config = Config::parse(&text).map_err(|message| ConfigError::Parse {
+        let mut config = Config::parse(&text).map_err(|err| ConfigError::Parse {
             path: path.to_path_buf(),
-            message,
+            message: err.to_string(),
         })?;
         config.resolve_paths(path.parent().unwrap_or(Path::new(".")));
         let problems = config.validate();
@@ -409,8 +454,8 @@ impl Config {
     }
 
     /// Parse YAML text (no validation).
-    pub fn parse(text: &str) -> Result<Config, String> {
-        serde_yaml::from_str(text).map_err(|err| err.to_string())
+    pub fn parse(text: &str) -> Result<Config, serde_yaml::Error> {
+        serde_yaml::from_str(text)
     }
 
     /// Look the embedded trace up next to the config file when it is not found
@@ -455,14 +500,15 @@ impl Config {
                 ));
             }
         }
-        if let Err(err) = engine.policy.parse::<Policy>() {
-            problems.push(format!("engine.policy: {err}"));
+        if let Err(err) = engine.resolve() {
+            problems.extend(err.problems);
         }
-        if let Err(err) = engine.admission.parse::<Admission>() {
-            problems.push(format!("engine.admission: {err}"));
+        if let Some(lambda) = engine.lambda {
+            positive(&mut problems, "engine.lambda", lambda);
         }
-        positive(&mut problems, "engine.lambda", engine.lambda);
-        positive(&mut problems, "engine.tau", engine.tau);
+        if let Some(tau) = engine.tau {
+            positive(&mut problems, "engine.tau", tau);
+        }
         if let Some(max) = engine.max_time_in_system_seconds {
             positive(&mut problems, "engine.max_time_in_system_seconds", max);
         }
@@ -548,20 +594,26 @@ impl Config {
         problems
     }
 
-    /// The engine config (call after [`Config::validate`] found nothing).
-    pub fn engine_config(&self) -> EngineConfig {
-        let engine = &self.engine;
-        EngineConfig {
-            procs: engine.procs,
-            conv_procs: engine.conv_procs.unwrap_or(engine.procs),
-            policy: engine.policy.parse().unwrap_or(Policy::Conservative),
-            admission: engine.admission.parse().unwrap_or(Admission::RejectPredicted),
-            lambda: engine.lambda,
-            tau: engine.tau,
-            lifecycle: Lifecycle {
-                max_resubmissions: engine.max_resubmissions,
-                max_time_in_system: engine.max_time_in_system_seconds.map(Time::from_secs_f64),
-            },
+    /// The engine config ([`EngineSection::resolve`]).
+    pub fn engine_config(&self) -> Result<EngineConfig, EngineSectionError> {
+        self.engine.resolve()
+    }
+}
+
+/// A name parsed by core's `FromStr` (`default` when unset); a bad name is a
+/// problem naming `key`.
+fn parse_name<T: std::str::FromStr<Err = String>>(
+    key: &str,
+    value: &Option<String>,
+    default: T,
+    problems: &mut Vec<String>,
+) -> Option<T> {
+    match value.as_deref().map(str::parse) {
+        None => Some(default),
+        Some(Ok(parsed)) => Some(parsed),
+        Some(Err(err)) => {
+            problems.push(format!("{key}: {err}"));
+            None
         }
     }
 }
@@ -594,8 +646,8 @@ mod tests {
     fn minimal_config_is_valid() {
         let config = Config::parse(MINIMAL).unwrap();
         assert_eq!(config.validate(), Vec::<String>::new());
-        assert_eq!(config.engine_config().conv_procs, 8);
-        assert_eq!(config.engine_config().policy, Policy::Conservative);
+        assert_eq!(config.engine_config().unwrap().conv_procs, 8);
+        assert_eq!(config.engine_config().unwrap().policy, Policy::Conservative);
     }
 
     #[test]
@@ -610,9 +662,13 @@ mod tests {
 
     #[test]
     fn unknown_key_names_its_path() {
-        let err = Config::parse("engine: {procs: 8, polcy: easy}\n").unwrap_err();
+        let err = Config::parse("engine: {procs: 8, polcy: easy}\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("engine") && err.contains("polcy"), "{err}");
-        let err = Config::parse("engine: {procs: 8}\nbackend: {type: pbs}\n").unwrap_err();
+        let err = Config::parse("engine: {procs: 8}\nbackend: {type: pbs}\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("embedded") && err.contains("slurm"), "{err}");
     }
 
@@ -636,6 +692,34 @@ mod tests {
         assert!(
             joined.contains("fcfs, easy, conservative, convergence"),
             "{joined}"
+        );
+    }
+
+    #[test]
+    fn engine_defaults_are_cores_but_for_the_daemons_two_modes() {
+        let config = Config::parse(MINIMAL).unwrap().engine_config().unwrap();
+        let mut expected = EngineConfig::new(8, DEFAULT_POLICY);
+        expected.admission = DEFAULT_ADMISSION;
+        assert_eq!(config, expected);
+    }
+
+    #[test]
+    fn unknown_policy_or_admission_is_an_error_naming_its_key() {
+        let config = Config::parse("engine: {procs: 8, policy: sjf, admission: maybe}\n").unwrap();
+        let err = config.engine_config().unwrap_err();
+        assert_eq!(err.problems.len(), 2, "{err}");
+        assert!(
+            err.problems[0].starts_with("engine.policy: unknown policy \"sjf\""),
+            "{err}"
+        );
+        assert!(
+            err.problems[1].starts_with("engine.admission: unknown admission mode \"maybe\""),
+            "{err}"
+        );
+        let problems = config.validate().join("\n");
+        assert!(
+            problems.contains("engine.policy") && problems.contains("engine.admission"),
+            "{problems}"
         );
     }
 }

@@ -35,7 +35,7 @@ pub struct Launch<'a> {
     pub id: u64,
     /// Program and arguments.
     pub argv: &'a [String],
-    /// Environment.
+    /// Variables set besides `PATH` and `INTERSTICE_JOB_ID` (nothing is inherited).
     pub env: &'a BTreeMap<String, String>,
     /// Working directory (None = the job's directory under the state dir).
     pub workdir: Option<&'a str>,
@@ -47,21 +47,37 @@ pub enum ExecError {
     /// Setting the job up failed.
     #[error("cannot prepare job {id}: {message}")]
     Prepare {
-        /// Job.
+        /// The job's daemon id.
         id: u64,
-        /// Why.
+        /// What could not be set up (a file or directory, with the OS error).
         message: String,
     },
     /// The process could not be spawned.
     #[error("cannot start job {id} ({program}): {source}")]
     Spawn {
-        /// Job.
+        /// The job's daemon id.
         id: u64,
-        /// argv[0].
+        /// The program (`argv[0]`).
         program: String,
-        /// Why.
+        /// The OS error.
         source: std::io::Error,
     },
+}
+
+/// Why the executor cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecutorError {
+    /// The directory of the jobs' output and status files cannot be created.
+    #[error("cannot create {}: {source}", .path.display())]
+    JobsDir {
+        /// `state_dir/jobs`.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The daemon runs as root and `execution.user` does not exist.
+    #[error("execution.user: no user named {0:?}")]
+    NoUser(String),
 }
 
 /// Spawns job processes.
@@ -76,14 +92,22 @@ pub struct Executor {
 impl Executor {
     /// An executor writing under `state_dir/jobs`, re-executing `wrapper` (the
     /// `intersticed` binary) to apply limits.
-    pub fn new(state_dir: &Path, wrapper: PathBuf, config: ExecutionConfig) -> Result<Executor, String> {
+    pub fn new(
+        state_dir: &Path,
+        wrapper: PathBuf,
+        config: ExecutionConfig,
+    ) -> Result<Executor, ExecutorError> {
         let jobs_dir = state_dir.join("jobs");
-        std::fs::create_dir_all(&jobs_dir)
-            .map_err(|err| format!("cannot create {}: {err}", jobs_dir.display()))?;
+        if let Err(source) = std::fs::create_dir_all(&jobs_dir) {
+            return Err(ExecutorError::JobsDir {
+                path: jobs_dir,
+                source,
+            });
+        }
         let run_as = if nix::unistd::geteuid().is_root() {
             match nix::unistd::User::from_name(&config.user) {
                 Ok(Some(user)) => Some((user.uid.as_raw(), user.gid.as_raw())),
-                _ => return Err(format!("execution.user: no user named {:?}", config.user)),
+                _ => return Err(ExecutorError::NoUser(config.user)),
             }
         } else {
             None

@@ -12,7 +12,8 @@
 //! - [`server`]: the lifecycle (listeners, signals, shutdown).
 //! - [`api`]: the HTTP routes; [`wire`]: their JSON types; [`client`]: a
 //!   blocking client for the `interstice` CLI and tests.
-//! - [`actor`]: the one thread that owns the engine, the store and the processes.
+//! - [`actor`]: the one thread that owns the engine, the store and the processes;
+//!   [`clock`]: where its time comes from (the wall clock, or a manual one in tests).
 //! - [`backend`]: where the HPC plan comes from (embedded replay, plugin, Slurm).
 //! - [`exec`]: process launch and signals; [`node`]: real CPU/memory load;
 //!   [`store`]: SQLite; [`metrics`]: Prometheus.
@@ -22,6 +23,7 @@ pub mod actor;
 pub mod api;
 pub mod backend;
 pub mod client;
+pub mod clock;
 pub mod config;
 pub mod exec;
 pub mod lock;

@@ -8,6 +8,7 @@
 use crate::actor::{Actor, ActorSetup, Command, Reloadable};
 use crate::api::{router, AppState, Peer};
 use crate::backend::{self, HpcSink, Shutdown};
+use crate::clock::Clock;
 use crate::config::BackendConfig;
 use crate::config::Config;
 use crate::exec::Executor;
@@ -127,6 +128,7 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
         store,
         metrics: metrics.clone(),
         executor,
+        clock: Clock::System,
     })
     .map_err(setup)?;
     let (commands, receiver) = mpsc::channel();

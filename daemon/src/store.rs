@@ -4,6 +4,7 @@
 //! `PRAGMA user_version`).
 
 use crate::wire::JobView;
+use interstice_core::{violates, EndReason, Time};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use std::path::Path;
 
@@ -19,23 +20,23 @@ pub enum StoreError {
     /// The database is newer than this daemon.
     #[error("database schema version {found} is newer than this daemon's ({known}); upgrade intersticed")]
     TooNew {
-        /// Found.
+        /// The database's schema version.
         found: i64,
-        /// Known.
+        /// The newest schema version this daemon knows.
         known: i64,
     },
 }
 
-/// A new job row.
+/// A new job row: the request and the admission answer, written before the answer is sent.
 #[derive(Clone, Debug)]
 pub struct NewJob<'a> {
-    /// Id.
+    /// The daemon's job id.
     pub id: u64,
     /// Owner uid.
     pub owner_uid: Option<u32>,
     /// Owner pid.
     pub owner_pid: Option<i32>,
-    /// Processors.
+    /// Processors asked for.
     pub procs: u32,
     /// Walltime, s.
     pub walltime: f64,
@@ -47,23 +48,23 @@ pub struct NewJob<'a> {
     pub env_json: Option<&'a str>,
     /// Working directory.
     pub workdir: Option<&'a str>,
-    /// Class.
+    /// Free-form class label from the request.
     pub class: Option<&'a str>,
     /// Submission, epoch s.
     pub submitted_at: f64,
     /// accepted / rejected.
     pub decision: &'a str,
-    /// Prediction.
+    /// Predicted start, epoch s (none: never, or rejected).
     pub predicted_start: Option<f64>,
-    /// Prediction.
+    /// Predicted completion, epoch s.
     pub predicted_completion: Option<f64>,
-    /// Prediction.
+    /// Predicted completion minus the deadline, s (positive: late).
     pub violation_seconds: Option<f64>,
-    /// Prediction.
+    /// The prediction said the SLO would be missed (scored against the outcome).
     pub predicts_violation: bool,
-    /// Counter-offer.
+    /// SLO offered instead, s (rejected jobs).
     pub counter_offer_slo: Option<f64>,
-    /// Initial state.
+    /// Initial state: `queued` or `rejected`.
     pub state: &'a str,
 }
 
@@ -299,10 +300,18 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
     let submitted_at: f64 = row.get(9)?;
     let slo: f64 = row.get(6)?;
     let state: String = row.get(1)?;
-    let slo_violated = match (state.as_str(), ended_at) {
-        ("completed" | "failed" | "timeout", Some(end)) => Some(end > submitted_at + slo),
+    // The verdict is core's rule; cancelled, lost and rejected jobs get none,
+    // as in the metrics.
+    let end_reason = match state.as_str() {
+        "completed" | "failed" => Some(EndReason::Completed),
+        "timeout" => Some(EndReason::WalltimeReached),
+        "evicted" => Some(EndReason::Evicted),
         _ => None,
     };
+    let slo_violated = end_reason.zip(ended_at).map(|(reason, end)| {
+        let deadline = Time::from_secs_f64(submitted_at) + Time::from_secs_f64(slo);
+        violates(deadline, Some((Time::from_secs_f64(end), reason)))
+    });
     Ok(StoredJob {
         view: JobView {
             id: row.get::<_, i64>(0)? as u64,
@@ -337,6 +346,30 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
 mod tests {
     use super::*;
 
+    /// An accepted job submitted at 100 with a 30 s SLO.
+    fn queued(id: u64) -> NewJob<'static> {
+        NewJob {
+            id,
+            owner_uid: None,
+            owner_pid: None,
+            procs: 1,
+            walltime: 10.0,
+            slo: 30.0,
+            argv_json: r#"["/bin/true"]"#,
+            env_json: None,
+            workdir: None,
+            class: None,
+            submitted_at: 100.0,
+            decision: "accepted",
+            predicted_start: None,
+            predicted_completion: None,
+            violation_seconds: None,
+            predicts_violation: false,
+            counter_offer_slo: None,
+            state: "queued",
+        }
+    }
+
     #[test]
     fn insert_update_and_reopen() {
         let dir = tempfile::tempdir().unwrap();
@@ -344,24 +377,13 @@ mod tests {
         {
             let mut store = Store::open(&path).unwrap();
             let job = NewJob {
-                id: 7,
                 owner_uid: Some(1000),
                 owner_pid: Some(42),
                 procs: 2,
-                walltime: 10.0,
-                slo: 30.0,
-                argv_json: r#"["/bin/true"]"#,
-                env_json: None,
-                workdir: None,
-                class: None,
-                submitted_at: 100.0,
-                decision: "accepted",
                 predicted_start: Some(100.0),
                 predicted_completion: Some(110.0),
                 violation_seconds: Some(-20.0),
-                predicts_violation: false,
-                counter_offer_slo: None,
-                state: "queued",
+                ..queued(7)
             };
             store.insert_job(&job).unwrap();
             store.job_started(7, 101.0, 4242, Some(99)).unwrap();
@@ -374,5 +396,32 @@ mod tests {
         assert_eq!(job.pid_start_ticks, Some(99));
         assert_eq!(job.view.argv, vec!["/bin/true".to_string()]);
         assert_eq!(store.jobs(true, 10).unwrap().len(), 1);
+    }
+
+    /// A job's SLO verdict is core's rule on how it ended (deadline 130 here).
+    #[test]
+    fn slo_verdict_follows_how_the_job_ended() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
+        let cases = [
+            ("completed", 130.0, Some(false)),
+            ("completed", 131.0, Some(true)),
+            ("failed", 131.0, Some(true)),
+            ("timeout", 110.0, Some(false)),
+            ("evicted", 110.0, Some(true)),
+            ("cancelled", 110.0, None),
+            ("lost", 110.0, None),
+        ];
+        for (id, (state, end, _)) in cases.iter().enumerate() {
+            let id = id as u64 + 1;
+            store.insert_job(&queued(id)).unwrap();
+            store
+                .job_ended(id, *end, state, None, *state == "evicted", "test")
+                .unwrap();
+        }
+        for (id, (state, end, violated)) in cases.iter().enumerate() {
+            let view = store.job(id as u64 + 1).unwrap().unwrap().view;
+            assert_eq!(view.slo_violated, *violated, "{state} at {end}");
+        }
     }
 }

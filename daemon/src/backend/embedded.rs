@@ -5,7 +5,7 @@
 //! `runtime` after the engine starts it (see [`super::HpcEvent::runtime`]).
 
 use super::{BackendError, HpcEvent, HpcEventKind, HpcSink, HpcUpdate, Shutdown};
-use crate::actor::wall_clock;
+use crate::clock::wall_clock;
 use crate::config::EmbeddedConfig;
 use interstice_core::{Job, Time};
 use interstice_swf::{ExtractOptions, Strictness};

@@ -37,11 +37,11 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use interstice_core::Time;
+use interstice_core::{violates, EndReason, Time};
 use prometheus::{IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry};
 
 use super::{BackendError, HpcJobSnapshot, HpcSink, HpcUpdate, Shutdown};
-use crate::actor::wall_clock;
+use crate::clock::wall_clock;
 use crate::config::SlurmConfig;
 use crate::metrics::Metrics;
 
@@ -73,6 +73,18 @@ pub enum JobStateName {
 }
 
 impl JobStateName {
+    /// How the job's run ended, in the engine's terms; None while it has not.
+    /// A job Slurm cancelled at its deadline was killed.
+    pub fn end_reason(self) -> Option<EndReason> {
+        match self {
+            JobStateName::Pending | JobStateName::Running => None,
+            JobStateName::Completed | JobStateName::Failed => Some(EndReason::Completed),
+            JobStateName::Timeout => Some(EndReason::WalltimeReached),
+            JobStateName::Preempted => Some(EndReason::Evicted),
+            JobStateName::Cancelled | JobStateName::Deadline => Some(EndReason::Killed),
+        }
+    }
+
     fn parse(text: &str) -> JobStateName {
         // "CANCELLED by 0" is how some versions print a cancelled job.
         match text.split_whitespace().next().unwrap_or_default() {
@@ -92,7 +104,7 @@ impl JobStateName {
 
     /// Whether the job is done.
     pub fn is_terminal(self) -> bool {
-        !matches!(self, JobStateName::Pending | JobStateName::Running)
+        self.end_reason().is_some()
     }
 }
 
@@ -366,8 +378,8 @@ pub struct Finished {
     pub id: String,
     /// Its outcome.
     pub outcome: Outcome,
-    /// Whether it violated its SLO; None when no verdict applies (cancelled, failed
-    /// without an end time, or evicted with `evictions_violate: false`).
+    /// Whether it violated its SLO; None when no verdict applies (cancelled,
+    /// submit or end time unknown, or evicted with `evictions_violate: false`).
     pub slo_violated: Option<bool>,
     /// Whether the admission predicted a violation; None for fail-open admissions.
     pub predicted_violation: Option<bool>,
@@ -376,24 +388,29 @@ pub struct Finished {
 }
 
 /// What a finished cloud job means for the metrics; None while it runs or for
-/// jobs without an interstice marker. An evicted job violates its SLO when
-/// `evictions_violate` (nobody reruns it), like a locally run job evicted with no
-/// resubmission left; timed-out and failed jobs are judged by their end time,
-/// like locally run ones.
+/// jobs without an interstice marker. The SLO verdict is core's rule
+/// ([`violates`]) on how Slurm says the job ended ([`JobStateName::end_reason`]);
+/// what is Slurm's own is which verdicts count: an evicted job's only when
+/// `evictions_violate` (nobody reruns it, like a locally run job evicted with
+/// no resubmission left), a cancelled job's never, and none without the
+/// submit and end times.
 pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
     let marker = job.marker?;
+    let reason = job.state.end_reason()?;
     let deadline = job.submit.map(|submit| submit as f64 + marker.slo_seconds);
-    let late = match (job.end, deadline) {
-        (Some(end), Some(deadline)) => Some(end as f64 > deadline),
-        _ => None,
-    };
+    let verdict = deadline.zip(job.end).map(|(deadline, end)| {
+        violates(
+            Time::from_secs_f64(deadline),
+            Some((Time::from_secs(end), reason)),
+        )
+    });
     let (outcome, slo_violated) = match job.state {
         JobStateName::Pending | JobStateName::Running => return None,
-        JobStateName::Completed if late == Some(true) => (Outcome::Violated, Some(true)),
-        JobStateName::Completed => (Outcome::Met, Some(false)),
-        JobStateName::Deadline => (Outcome::Violated, Some(true)),
-        JobStateName::Preempted => (Outcome::Evicted, evictions_violate.then_some(true)),
-        JobStateName::Timeout | JobStateName::Failed => (Outcome::Failed, late),
+        JobStateName::Completed if verdict == Some(true) => (Outcome::Violated, verdict),
+        JobStateName::Completed => (Outcome::Met, verdict),
+        JobStateName::Deadline => (Outcome::Violated, verdict),
+        JobStateName::Preempted => (Outcome::Evicted, verdict.filter(|_| evictions_violate)),
+        JobStateName::Timeout | JobStateName::Failed => (Outcome::Failed, verdict),
         JobStateName::Cancelled => (Outcome::Failed, None),
     };
     let predicted_late = match (marker.predicted_completion, deadline) {
@@ -544,8 +561,41 @@ pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
     }
 }
 
+/// Why one read of the plan failed (logged and counted; the next read retries).
+#[derive(Debug, thiserror::Error)]
+enum PlanReadError {
+    /// The program could not be started.
+    #[error("cannot run {program}: {source}")]
+    Spawn { program: String, source: std::io::Error },
+    /// It ran longer than [`COMMAND_TIMEOUT`] and was killed.
+    #[error("{program} {args} took longer than {COMMAND_TIMEOUT:?}")]
+    Timeout { program: String, args: String },
+    /// Its status or output could not be collected.
+    #[error("{action} {program}: {source}")]
+    Collect {
+        action: &'static str,
+        program: String,
+        source: std::io::Error,
+    },
+    /// It exited unsuccessfully.
+    #[error("{program} {args} failed ({status}): {stderr}")]
+    Failed {
+        program: String,
+        args: String,
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+    /// Its output did not parse.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+}
+
 /// Runs `program args…` with `SLURM_TIME_FORMAT=%s`, killed after [`COMMAND_TIMEOUT`].
-fn run_command(program: &PathBuf, args: &[&str], slurm_conf: Option<&PathBuf>) -> Result<String, String> {
+fn run_command(
+    program: &PathBuf,
+    args: &[&str],
+    slurm_conf: Option<&PathBuf>,
+) -> Result<String, PlanReadError> {
     let mut command = Command::new(program);
     command
         .args(args)
@@ -557,9 +607,15 @@ fn run_command(program: &PathBuf, args: &[&str], slurm_conf: Option<&PathBuf>) -
         command.env("SLURM_CONF", conf);
     }
     let name = program.display().to_string();
-    let mut child = command
-        .spawn()
-        .map_err(|err| format!("cannot run {name}: {err}"))?;
+    let collect = |action, source| PlanReadError::Collect {
+        action,
+        program: name.clone(),
+        source,
+    };
+    let mut child = command.spawn().map_err(|source| PlanReadError::Spawn {
+        program: name.clone(),
+        source,
+    })?;
     let started = Instant::now();
     loop {
         match child.try_wait() {
@@ -568,39 +624,37 @@ fn run_command(program: &PathBuf, args: &[&str], slurm_conf: Option<&PathBuf>) -
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
-                    "{name} {} took longer than {COMMAND_TIMEOUT:?}",
-                    args.join(" ")
-                ));
+                return Err(PlanReadError::Timeout {
+                    program: name,
+                    args: args.join(" "),
+                });
             }
-            Err(err) => return Err(format!("waiting for {name}: {err}")),
+            Err(err) => return Err(collect("waiting for", err)),
         }
     }
-    let output = child
-        .wait_with_output()
-        .map_err(|err| format!("reading {name}: {err}"))?;
+    let output = child.wait_with_output().map_err(|err| collect("reading", err))?;
     if !output.status.success() {
-        return Err(format!(
-            "{name} {} failed ({}): {}",
-            args.join(" "),
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
+        return Err(PlanReadError::Failed {
+            program: name,
+            args: args.join(" "),
+            status: output.status,
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// One read of the plan: the queue (all states) and the nodes.
-fn read_plan(config: &SlurmConfig) -> Result<(Vec<SqueueJob>, Vec<NodeCpus>), String> {
+fn read_plan(config: &SlurmConfig) -> Result<(Vec<SqueueJob>, Vec<NodeCpus>), PlanReadError> {
     let conf = config.slurm_conf.as_ref();
     let queue = run_command(
         &config.squeue,
         &["-h", "-a", "-t", "all", "-o", SQUEUE_FORMAT],
         conf,
     )?;
-    let jobs = parse_squeue(&queue).map_err(|err| err.to_string())?;
+    let jobs = parse_squeue(&queue)?;
     let nodes = run_command(&config.scontrol, &["-o", "show", "node"], conf)?;
-    let nodes = parse_nodes(&nodes).map_err(|err| err.to_string())?;
+    let nodes = parse_nodes(&nodes)?;
     Ok((jobs, nodes))
 }
 
@@ -799,6 +853,13 @@ mod tests {
         assert_eq!(
             finished(&timeout, true).map(|job| (job.outcome, job.slo_violated)),
             Some((Outcome::Failed, Some(true)))
+        );
+        // Without an end time there is no verdict (core judges an end), not "met".
+        let mut no_end = by_id("9").clone();
+        no_end.end = None;
+        assert_eq!(
+            finished(&no_end, true).map(|job| (job.outcome, job.slo_violated)),
+            Some((Outcome::Met, None))
         );
     }
 

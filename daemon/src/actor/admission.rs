@@ -1,0 +1,378 @@
+//! Answers to clients: submit (admit or reject with a counter-offer, and
+//! queue), predict, cancel, and the read-only views (slots, jobs). The
+//! admission verdict is the engine's (`Engine::submit`, `Admission::rejects`);
+//! this module checks the request's shape, records the answer in SQLite
+//! before sending it, and counts it.
+
+use super::command::{ApiError, ErrorKind, Owner};
+use super::supervisor::{engine_job, CloudJob, KillReason, Phase};
+use super::{finite_secs, secs, Actor};
+use crate::store::NewJob;
+use crate::wire::{
+    FutureSlotView, ImmediateSlotView, JobList, JobView, PredictRequest, PredictResponse, SlotsResponse,
+    SubmitRequest, SubmitResponse,
+};
+use interstice_core::{EndReason, EngineError, JobId, Prediction, Time};
+use std::collections::BTreeMap;
+
+impl Actor {
+    /// `POST /v1/jobs`: the engine's verdict on the job, written to SQLite
+    /// before it is returned; an admitted job is queued for the supervisor.
+    pub(super) fn submit(
+        &mut self,
+        request: SubmitRequest,
+        owner: Owner,
+    ) -> Result<SubmitResponse, ApiError> {
+        if self.stopping {
+            return Err(ApiError::new(
+                ErrorKind::Unavailable,
+                "the daemon is shutting down; retry later",
+            ));
+        }
+        let now = self.now();
+        self.ready(now)?;
+        let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
+        let env = request.env.clone().unwrap_or_default();
+        check_argv(
+            &request.argv,
+            env.get("PATH")
+                .map(String::as_str)
+                .unwrap_or(&self.reloadable.execution.path),
+        )?;
+        check_env(&env)?;
+        if let Some(dir) = &request.workdir {
+            if !std::path::Path::new(dir).is_absolute() || !std::path::Path::new(dir).is_dir() {
+                return Err(ApiError::bad_request(format!(
+                    "workdir: {dir:?} is not an existing absolute directory"
+                )));
+            }
+        }
+        let now = self.now();
+        let id = self.next_job_id;
+        self.next_job_id += 1;
+        let job = engine_job(id, request.procs, walltime, now, Some(slo));
+        let deadline = job.deadline().expect("the job has an SLO");
+        let verdict = self.engine.submit(job).map_err(engine_error)?;
+        let decisions = self.engine.schedule(now);
+        let rejected = verdict.is_rejected();
+        let prediction = verdict
+            .into_prediction()
+            .unwrap_or_else(|| self.engine.predict(request.procs, walltime, Some(slo), now));
+        let decision = if rejected { "rejected" } else { "accepted" };
+        let counter_offer = if rejected {
+            prediction.counter_offer_slo
+        } else {
+            None
+        };
+        let argv_json = serde_json::to_string(&request.argv).map_err(ApiError::internal)?;
+        let env_json = request
+            .env
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(ApiError::internal)?;
+        let row = NewJob {
+            id,
+            owner_uid: owner.uid,
+            owner_pid: owner.pid,
+            procs: request.procs,
+            walltime: request.walltime,
+            slo: request.slo,
+            argv_json: &argv_json,
+            env_json: env_json.as_deref(),
+            workdir: request.workdir.as_deref(),
+            class: request.class.as_deref(),
+            submitted_at: secs(now),
+            decision,
+            predicted_start: finite_secs(prediction.start),
+            predicted_completion: finite_secs(prediction.completion),
+            violation_seconds: prediction.violation_seconds,
+            predicts_violation: prediction.predicts_violation,
+            counter_offer_slo: counter_offer.map(secs),
+            state: if rejected { "rejected" } else { "queued" },
+        };
+        // Durable before the answer: if the row cannot be written, the job is withdrawn.
+        if let Err(err) = self.store.insert_job(&row) {
+            if !rejected {
+                let _ = self.engine.cancel(JobId(id), now);
+            }
+            self.dirty = true;
+            self.apply(decisions, now, Some(id));
+            return Err(ApiError::internal(format!("cannot record the job: {err}")));
+        }
+        if rejected {
+            self.metrics.admissions.with_label_values(&["rejected"]).inc();
+            if counter_offer.is_some() {
+                self.metrics.counter_offers.inc();
+            }
+        } else {
+            self.metrics.admissions.with_label_values(&["admitted"]).inc();
+            self.jobs.insert(
+                id,
+                CloudJob {
+                    owner_uid: owner.uid,
+                    procs: request.procs,
+                    walltime,
+                    deadline,
+                    argv: request.argv,
+                    env,
+                    workdir: request.workdir,
+                    predicts_violation: prediction.predicts_violation,
+                    engine_procs: None,
+                    phase: Phase::Queued,
+                },
+            );
+        }
+        self.apply(decisions, now, Some(id));
+        Ok(SubmitResponse {
+            id,
+            decision: decision.to_string(),
+            predicted_start: if rejected {
+                None
+            } else {
+                finite_secs(prediction.start)
+            },
+            predicted_completion: if rejected {
+                None
+            } else {
+                finite_secs(prediction.completion)
+            },
+            violation_seconds: prediction.violation_seconds,
+            counter_offer_slo: counter_offer.map(secs),
+        })
+    }
+
+    /// `POST /v1/predict`: what a submission would be answered now; with
+    /// `admission: true` (a plugin deciding for its batch system) it is
+    /// counted and recorded like an admission.
+    pub(super) fn predict(&mut self, request: PredictRequest) -> Result<PredictResponse, ApiError> {
+        let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
+        let now = self.now();
+        self.ready(now)?;
+        let prediction = self.engine.predict(request.procs, walltime, Some(slo), now);
+        let rejected = self.engine.config().admission.rejects(&prediction);
+        let answer = prediction_answer(&prediction, rejected);
+        if request.admission {
+            let decision = if rejected { "rejected" } else { "admitted" };
+            self.metrics.admissions.with_label_values(&[decision]).inc();
+            if rejected && answer.counter_offer_slo.is_some() {
+                self.metrics.counter_offers.inc();
+            }
+            self.store
+                .admission(
+                    secs(now),
+                    request.procs,
+                    request.walltime,
+                    request.slo,
+                    &answer.decision,
+                    answer.predicted_start,
+                    answer.predicted_completion,
+                    answer.counter_offer_slo,
+                )
+                .map_err(ApiError::internal)?;
+        }
+        Ok(answer)
+    }
+
+    /// `GET /v1/slots`: the idle holes of the plan at the actor's now.
+    pub(super) fn slots(&mut self) -> SlotsResponse {
+        let now = self.now();
+        let slots = self.engine.slots(now);
+        SlotsResponse {
+            now: secs(now),
+            immediate: slots
+                .immediate
+                .iter()
+                .map(|slot| ImmediateSlotView {
+                    proc: slot.proc,
+                    idle_until: finite_secs(Some(slot.idle_until)),
+                })
+                .collect(),
+            future: slots
+                .future
+                .iter()
+                .map(|slot| FutureSlotView {
+                    start: secs(slot.start),
+                    end: finite_secs(Some(slot.end)),
+                    procs: slot.procs.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    /// `GET /v1/jobs`: every job SQLite knows, ended ones included.
+    pub(super) fn job_list(&self) -> Result<JobList, ApiError> {
+        self.store
+            .jobs(false, 100_000)
+            .map(|jobs| JobList {
+                jobs: jobs.into_iter().map(|job| job.view).collect(),
+            })
+            .map_err(ApiError::internal)
+    }
+
+    /// `GET /v1/jobs/{id}`.
+    pub(super) fn job_view(&self, id: u64) -> Result<JobView, ApiError> {
+        match self.store.job(id) {
+            Ok(Some(job)) => Ok(job.view),
+            Ok(None) => Err(ApiError::not_found(id)),
+            Err(err) => Err(ApiError::internal(err)),
+        }
+    }
+
+    /// `DELETE /v1/jobs/{id}`: only the owner or root. A queued or held job
+    /// ends at once; a running one is stopped by the supervisor (SIGTERM,
+    /// then SIGKILL after the grace period) and shows as `cancelling`.
+    pub(super) fn cancel(&mut self, id: u64, owner: Owner) -> Result<JobView, ApiError> {
+        let now = self.now();
+        let Some(job) = self.jobs.get(&id) else {
+            return match self.store.job(id) {
+                Ok(Some(stored)) => Err(ApiError::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "job {id} already ended ({}); nothing to cancel",
+                        stored.view.state
+                    ),
+                )),
+                Ok(None) => Err(ApiError::not_found(id)),
+                Err(err) => Err(ApiError::internal(err)),
+            };
+        };
+        let allowed = owner.uid == Some(0) || owner.uid == job.owner_uid;
+        if !allowed {
+            return Err(ApiError::new(
+                ErrorKind::Forbidden,
+                format!(
+                    "job {id} belongs to {}; only its owner or root may cancel it",
+                    Owner::describe(job.owner_uid)
+                ),
+            ));
+        }
+        let why = format!("cancelled by {}", Owner::describe(owner.uid));
+        match job.phase {
+            Phase::Queued => {
+                let _ = self.engine.cancel(JobId(id), now);
+                self.finish(id, now, "cancelled", None, false, &why);
+            }
+            Phase::Held => {
+                let _ = self.engine.job_ended(JobId(id), now, EndReason::Killed);
+                self.finish(id, now, "cancelled", None, false, &why);
+            }
+            Phase::Running { .. } => {
+                self.stop(id, KillReason::Cancel, now);
+                let _ = self.store.event(secs(now), Some(id), "cancelling", &why);
+            }
+        }
+        self.dirty = true;
+        let mut view = self
+            .store
+            .job(id)
+            .map_err(ApiError::internal)?
+            .ok_or_else(|| ApiError::not_found(id))?
+            .view;
+        if view.state == "running" {
+            view.state = "cancelling".to_string();
+        }
+        Ok(view)
+    }
+
+    /// The request's processors, walltime and SLO, checked against the area.
+    fn check_shape(&self, procs: u32, walltime: f64, slo: f64) -> Result<(Time, Time), ApiError> {
+        if procs == 0 {
+            return Err(ApiError::bad_request("procs: must be at least 1"));
+        }
+        let area = self.engine.config().conv_procs;
+        if procs > area {
+            return Err(ApiError::new(
+                ErrorKind::Unprocessable,
+                format!("procs: {procs} is more than the convergence area's {area} processors; ask for at most {area}"),
+            ));
+        }
+        let walltime = positive_seconds("walltime", walltime)?;
+        let slo = positive_seconds("slo", slo)?;
+        Ok((walltime, slo))
+    }
+}
+
+/// A duration from the API (or the store): positive, finite and at most ~31 years.
+pub(super) fn positive_seconds(key: &str, value: f64) -> Result<Time, ApiError> {
+    if !value.is_finite() || value <= 0.0 {
+        return Err(ApiError::bad_request(format!(
+            "{key}: {value} must be a positive number of seconds"
+        )));
+    }
+    if value > 1e9 {
+        return Err(ApiError::bad_request(format!(
+            "{key}: {value} seconds is more than 31 years; use a smaller value"
+        )));
+    }
+    Ok(Time::from_secs_f64(value))
+}
+
+/// The program exists and is executable (searched in `path` when it has no
+/// slash), so a bad argv is a 400 now rather than a failed job later.
+fn check_argv(argv: &[String], path: &str) -> Result<(), ApiError> {
+    let Some(program) = argv.first() else {
+        return Err(ApiError::bad_request(
+            "argv: must name a program, e.g. [\"/bin/sleep\", \"5\"]",
+        ));
+    };
+    if argv.iter().any(|arg| arg.contains('\0')) {
+        return Err(ApiError::bad_request(
+            "argv: arguments must not contain NUL bytes",
+        ));
+    }
+    let executable = |candidate: &std::path::Path| {
+        use std::os::unix::fs::PermissionsExt;
+        candidate
+            .metadata()
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    };
+    let found = if program.contains('/') {
+        executable(std::path::Path::new(program))
+    } else {
+        path.split(':')
+            .any(|dir| executable(&std::path::Path::new(dir).join(program)))
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(format!(
+            "argv[0]: {program:?} is not an executable file{}",
+            if program.contains('/') {
+                String::new()
+            } else {
+                format!(" in PATH {path:?}")
+            }
+        )))
+    }
+}
+
+/// Variable names an `execve` environment can carry.
+fn check_env(env: &BTreeMap<String, String>) -> Result<(), ApiError> {
+    for (name, value) in env {
+        if name.is_empty() || name.contains('=') || name.contains('\0') || value.contains('\0') {
+            return Err(ApiError::bad_request(format!(
+                "env: {name:?} is not a valid variable name (no '=', no NUL, not empty)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// An unschedulable job is the client's problem (422); anything else is ours.
+pub(super) fn engine_error(err: EngineError) -> ApiError {
+    match err {
+        EngineError::Unschedulable { .. } => ApiError::new(ErrorKind::Unprocessable, err.to_string()),
+        other => ApiError::internal(other),
+    }
+}
+
+fn prediction_answer(prediction: &Prediction, rejected: bool) -> PredictResponse {
+    PredictResponse {
+        decision: if rejected { "rejected" } else { "accepted" }.to_string(),
+        predicted_start: finite_secs(prediction.start),
+        predicted_completion: finite_secs(prediction.completion),
+        violation_seconds: prediction.violation_seconds,
+        counter_offer_slo: finite_secs(prediction.counter_offer_slo),
+    }
+}

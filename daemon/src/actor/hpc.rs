@@ -1,0 +1,237 @@
+//! The HPC mirror: the batch system's jobs, as the backends report them
+//! (events and snapshots), kept in the engine as HPC jobs so that cloud work
+//! only fills the holes they leave. An HPC job that takes processors a cloud
+//! job holds evicts it at once.
+
+use super::admission::engine_error;
+use super::command::ApiError;
+use super::supervisor::Phase;
+use super::{secs, Actor};
+use crate::backend::{HpcEvent, HpcEventKind, HpcJobSnapshot, HpcUpdate};
+use interstice_core::{EndReason, Job, JobId, JobKind, JobState, ProcSet, Time};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+/// Engine ids of HPC jobs start here; cloud jobs use their daemon id below it.
+const HPC_ID_BASE: u64 = 1 << 62;
+
+/// The batch system's jobs the engine knows, by the batch system's id.
+#[derive(Debug)]
+pub(super) struct HpcMirror {
+    jobs: HashMap<String, HpcJob>,
+    names: HashMap<JobId, String>,
+    /// When simulated jobs (embedded replay) end by themselves.
+    simulated_ends: BinaryHeap<Reverse<(Time, JobId)>>,
+    next_id: u64,
+}
+
+#[derive(Debug)]
+struct HpcJob {
+    engine_id: JobId,
+    /// Simulated run time (embedded replay): the job ends this long after it starts.
+    runtime: Option<Time>,
+}
+
+impl Default for HpcMirror {
+    fn default() -> Self {
+        HpcMirror {
+            jobs: HashMap::new(),
+            names: HashMap::new(),
+            simulated_ends: BinaryHeap::new(),
+            next_id: HPC_ID_BASE,
+        }
+    }
+}
+
+impl HpcMirror {
+    /// How many HPC jobs the engine knows.
+    pub(super) fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Is `id` one of the mirrored HPC jobs?
+    pub(super) fn knows(&self, id: JobId) -> bool {
+        self.names.contains_key(&id)
+    }
+
+    /// The engine started HPC job `id`: a simulated one gets its end due.
+    pub(super) fn started(&mut self, id: JobId, now: Time) {
+        let runtime = self
+            .names
+            .get(&id)
+            .and_then(|name| self.jobs.get(name))
+            .and_then(|job| job.runtime);
+        if let Some(runtime) = runtime {
+            self.simulated_ends.push(Reverse((now + runtime, id)));
+        }
+    }
+}
+
+impl Actor {
+    /// `POST /v1/hpc/events`: logged, then applied; returns the cloud jobs it evicted.
+    pub(super) fn pushed_hpc_event(&mut self, event: HpcEvent) -> Result<Vec<u64>, ApiError> {
+        let now = self.now();
+        let _ = self.store.event(
+            secs(now),
+            None,
+            "hpc_event",
+            &format!(
+                "{:?} {} procs={} walltime={}",
+                event.kind, event.id, event.procs, event.walltime
+            ),
+        );
+        self.hpc_event(event)
+    }
+
+    /// An update from the backend task; a bad event is logged and dropped.
+    pub(super) fn hpc_update(&mut self, update: HpcUpdate) {
+        match update {
+            HpcUpdate::Event(event) => {
+                if let Err(err) = self.hpc_event(event) {
+                    tracing::warn!("backend event ignored: {}", err.message);
+                }
+            }
+            HpcUpdate::Snapshot { time, jobs } => self.hpc_snapshot(time, jobs),
+        }
+    }
+
+    /// End the simulated HPC jobs whose run time is over by `now`.
+    pub(super) fn end_simulated_hpc_jobs(&mut self, now: Time) {
+        while let Some(Reverse((end, id))) = self.hpc.simulated_ends.peek().copied() {
+            if end > now {
+                break;
+            }
+            self.hpc.simulated_ends.pop();
+            if let Some(name) = self.hpc.names.get(&id).cloned() {
+                self.forget_hpc(&name, end.max(self.last_now).min(now), EndReason::Completed);
+            }
+        }
+    }
+
+    /// The engine id of HPC job `name`, submitting it if it is new.
+    fn submit_hpc(
+        &mut self,
+        name: &str,
+        procs: u32,
+        walltime: Time,
+        runtime: Option<Time>,
+        now: Time,
+    ) -> Result<JobId, ApiError> {
+        if let Some(known) = self.hpc.jobs.get(name) {
+            return Ok(known.engine_id);
+        }
+        let engine_id = JobId(self.hpc.next_id);
+        let job = Job {
+            id: engine_id,
+            submit: now,
+            walltime,
+            walltime_enforced: true,
+            runtime,
+            procs,
+            kind: JobKind::Hpc,
+            slo: None,
+        };
+        self.engine.submit(job).map_err(engine_error)?;
+        self.hpc.next_id += 1;
+        self.hpc
+            .jobs
+            .insert(name.to_string(), HpcJob { engine_id, runtime });
+        self.hpc.names.insert(engine_id, name.to_string());
+        self.dirty = true;
+        Ok(engine_id)
+    }
+
+    /// HPC job `name` left the batch system: it ended (running) or was withdrawn (queued).
+    fn forget_hpc(&mut self, name: &str, now: Time, reason: EndReason) {
+        let Some(job) = self.hpc.jobs.remove(name) else {
+            return;
+        };
+        self.hpc.names.remove(&job.engine_id);
+        match self.engine.job_state(job.engine_id) {
+            Some(JobState::Running { .. }) => {
+                let _ = self.engine.job_ended(job.engine_id, now, reason);
+            }
+            Some(JobState::Queued { .. }) => {
+                let _ = self.engine.cancel(job.engine_id, now);
+            }
+            _ => {}
+        }
+        self.dirty = true;
+    }
+
+    /// Apply one HPC event; returns the cloud jobs it evicted.
+    fn hpc_event(&mut self, event: HpcEvent) -> Result<Vec<u64>, ApiError> {
+        if event.procs == 0 {
+            return Err(ApiError::bad_request("procs: must be at least 1"));
+        }
+        let kind = match event.kind {
+            HpcEventKind::Submitted => "submitted",
+            HpcEventKind::Started => "started",
+            HpcEventKind::Ended => "ended",
+            HpcEventKind::Killed => "killed",
+        };
+        self.metrics.hpc_events.with_label_values(&[kind]).inc();
+        let now = self.event_time(event.time);
+        self.plan_updated(now);
+        let mut evicted = Vec::new();
+        match event.kind {
+            HpcEventKind::Submitted => {
+                self.submit_hpc(&event.id, event.procs, event.walltime, event.runtime, now)?;
+            }
+            HpcEventKind::Started => {
+                self.submit_hpc(&event.id, event.procs, event.walltime, event.runtime, now)?;
+                if let Some(cpus) = &event.cpus {
+                    evicted.extend(self.evict_holding(cpus, now));
+                }
+            }
+            HpcEventKind::Ended => self.forget_hpc(&event.id, now, EndReason::Completed),
+            HpcEventKind::Killed => self.forget_hpc(&event.id, now, EndReason::Killed),
+        }
+        evicted.extend(self.schedule_now(now));
+        Ok(evicted)
+    }
+
+    /// Make the engine's HPC jobs the snapshot's: new ones are submitted,
+    /// vanished ones end, running ones take their processors from cloud jobs.
+    fn hpc_snapshot(&mut self, time: Time, jobs: Vec<HpcJobSnapshot>) {
+        let now = self.event_time(time);
+        self.plan_updated(now);
+        let present: HashSet<&str> = jobs.iter().map(|job| job.id.as_str()).collect();
+        let gone: Vec<String> = self
+            .hpc
+            .jobs
+            .keys()
+            .filter(|name| !present.contains(name.as_str()))
+            .cloned()
+            .collect();
+        for name in gone {
+            self.forget_hpc(&name, now, EndReason::Completed);
+        }
+        for job in &jobs {
+            if let Err(err) = self.submit_hpc(&job.id, job.procs, job.walltime, None, now) {
+                tracing::warn!("snapshot job {} ignored: {}", job.id, err.message);
+                continue;
+            }
+            if let (Some(_), Some(cpus)) = (job.start, &job.cpus) {
+                self.evict_holding(cpus, now);
+            }
+        }
+        self.schedule_now(now);
+    }
+
+    /// Evict every cloud job holding one of `cpus` (an HPC job takes them now).
+    fn evict_holding(&mut self, cpus: &ProcSet, now: Time) -> Vec<u64> {
+        let holding: Vec<u64> = self
+            .jobs
+            .iter()
+            .filter(|(_, job)| !matches!(job.phase, Phase::Queued))
+            .filter(|(_, job)| {
+                job.engine_procs
+                    .as_ref()
+                    .is_some_and(|procs| procs.intersects(cpus))
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        holding.into_iter().filter(|id| self.evict(*id, now)).collect()
+    }
+}

@@ -1,0 +1,310 @@
+//! The engine actor: one OS thread owns the [`Engine`], the SQLite store and
+//! the job processes. Everything else talks to it through [`Command`]s on a
+//! channel, so the engine needs no locks and every change is written to
+//! SQLite in the order it happened.
+//!
+//! This module is the loop and the dispatch; each job of the actor has its
+//! own module:
+//!
+//! - `command`: the requests it serves and its error answers;
+//! - `admission`: the answers to clients (submit, predict, cancel, slots, jobs);
+//! - `hpc`: the mirror of the batch system's jobs in the engine;
+//! - `supervisor`: the cloud jobs' processes (start, evict, kill, reap, walltime);
+//! - `recovery`: picking up the jobs SQLite says were queued or running;
+//! - `telemetry`: readiness, `/healthz`, node samples and gauges.
+//!
+//! The loop wakes for each command and at least every [`TICK`]: it reaps
+//! exited jobs, enforces walltimes and kill deadlines, ends simulated HPC jobs,
+//! retries held starts, samples the node, calls `Engine::schedule(now)` when
+//! something changed (or `next_wakeup` is due) and carries out the decisions.
+//! Its time comes from the injected [`Clock`], never from the wall clock
+//! directly.
+
+mod admission;
+mod command;
+mod hpc;
+mod recovery;
+mod supervisor;
+mod telemetry;
+#[cfg(test)]
+mod tests;
+
+pub use crate::clock::wall_clock;
+pub use command::{ApiError, Command, ErrorKind, Owner, Reloadable};
+
+use crate::clock::Clock;
+use crate::config::{Config, EngineSectionError};
+use crate::exec::Executor;
+use crate::metrics::Metrics;
+use crate::node::NodeMonitor;
+use crate::store::{Store, StoreError};
+use crate::wire::HpcEventResponse;
+use hpc::HpcMirror;
+use interstice_core::{Decision, Engine, EngineError, Time};
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use supervisor::CloudJob;
+use telemetry::Readiness;
+
+/// Longest sleep of the actor loop.
+pub const TICK: Duration = Duration::from_millis(100);
+
+/// How long the actor goes without calling `Engine::schedule` when nothing changed.
+const IDLE_SCHEDULE_INTERVAL: Time = Time::from_secs(1);
+
+/// Everything the actor needs to start.
+#[derive(Debug)]
+pub struct ActorSetup {
+    /// The validated config.
+    pub config: Config,
+    /// The opened store.
+    pub store: Store,
+    /// The metrics (shared with the HTTP layer for `/metrics`).
+    pub metrics: Metrics,
+    /// The process launcher.
+    pub executor: Executor,
+    /// Where "now" comes from: [`Clock::System`] in the daemon, a manual clock in tests.
+    pub clock: Clock,
+}
+
+/// Why the actor could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ActorError {
+    /// The `engine:` section names a policy or admission mode core does not know.
+    #[error("{0}")]
+    Config(#[from] EngineSectionError),
+    /// The engine refused the config.
+    #[error("engine: {0}")]
+    Engine(#[from] EngineError),
+    /// The state database could not be read.
+    #[error("state database: {0}")]
+    Store(#[from] StoreError),
+    /// Recovering the jobs of the last run failed.
+    #[error("recovering jobs from the state database: {0}")]
+    Recovery(StoreError),
+}
+
+/// The actor's state: the engine and everything whose changes must be
+/// ordered with the engine's.
+pub struct Actor {
+    engine: Engine,
+    store: Store,
+    metrics: Metrics,
+    executor: Executor,
+    monitor: NodeMonitor,
+    reloadable: Reloadable,
+    clock: Clock,
+    /// Admitted cloud jobs not yet ended (queued, held or running).
+    jobs: HashMap<u64, CloudJob>,
+    hpc: HpcMirror,
+    readiness: Readiness,
+    next_job_id: u64,
+    /// The actor's time never goes back, even when the clock does.
+    last_now: Time,
+    last_sample: Option<Time>,
+    last_gauges: Option<Time>,
+    last_schedule: Time,
+    /// Something changed since the last `Engine::schedule`.
+    dirty: bool,
+    stopping: bool,
+}
+
+impl std::fmt::Debug for Actor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Actor")
+            .field("jobs", &self.jobs.len())
+            .field("hpc", &self.hpc.len())
+            .finish()
+    }
+}
+
+impl Actor {
+    /// Build the engine and recover the jobs SQLite says were queued or running.
+    pub fn start(setup: ActorSetup) -> Result<Actor, ActorError> {
+        let engine = Engine::new(setup.config.engine_config()?)?;
+        let next_job_id = setup.store.max_job_id()? + 1;
+        let mut actor = Actor {
+            engine,
+            store: setup.store,
+            metrics: setup.metrics,
+            executor: setup.executor,
+            monitor: NodeMonitor::new(),
+            reloadable: Reloadable {
+                execution: setup.config.execution.clone(),
+                node: setup.config.node.clone(),
+                metrics: setup.config.metrics.clone(),
+            },
+            clock: setup.clock,
+            jobs: HashMap::new(),
+            hpc: HpcMirror::default(),
+            readiness: Readiness::new(&setup.config.backend),
+            next_job_id,
+            last_now: Time::ZERO,
+            last_sample: None,
+            last_gauges: None,
+            last_schedule: Time::ZERO,
+            dirty: true,
+            stopping: false,
+        };
+        actor.recover().map_err(ActorError::Recovery)?;
+        Ok(actor)
+    }
+
+    /// Serve commands until [`Command::Shutdown`] or until every sender is gone.
+    pub fn run(mut self, commands: mpsc::Receiver<Command>) {
+        let mut last_tick = Instant::now();
+        loop {
+            let wait = TICK.saturating_sub(last_tick.elapsed());
+            match commands.recv_timeout(wait) {
+                Ok(Command::Shutdown) => break,
+                Ok(command) => self.handle(command),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if last_tick.elapsed() >= TICK {
+                self.tick();
+                last_tick = Instant::now();
+            }
+        }
+        self.stopping = true;
+        tracing::info!(
+            running = self.count_running(),
+            "engine actor stopped; running jobs keep running"
+        );
+    }
+
+    /// The clock's time, never before the last time the actor used.
+    fn now(&mut self) -> Time {
+        let now = self.clock.now().max(self.last_now);
+        self.last_now = now;
+        now
+    }
+
+    /// Clamp an outside event time into `[last_now, clock]`.
+    fn event_time(&mut self, time: Time) -> Time {
+        let clock = self.clock.now().max(self.last_now);
+        let time = time.clamp(self.last_now, clock);
+        self.last_now = time;
+        time
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Submit {
+                request,
+                owner,
+                reply,
+            } => {
+                let started = Instant::now();
+                let answer = self.submit(request, owner);
+                self.metrics
+                    .admission_duration
+                    .observe(started.elapsed().as_secs_f64());
+                let _ = reply.send(answer);
+            }
+            Command::Predict { request, reply } => {
+                let started = Instant::now();
+                let answer = self.predict(request);
+                self.metrics
+                    .admission_duration
+                    .observe(started.elapsed().as_secs_f64());
+                let _ = reply.send(answer);
+            }
+            Command::Slots { reply } => {
+                let _ = reply.send(Ok(self.slots()));
+            }
+            Command::Jobs { reply } => {
+                let _ = reply.send(self.job_list());
+            }
+            Command::Job { id, reply } => {
+                let _ = reply.send(self.job_view(id));
+            }
+            Command::Cancel { id, owner, reply } => {
+                let _ = reply.send(self.cancel(id, owner));
+            }
+            Command::HpcEvent { event, reply } => {
+                let answer = self.pushed_hpc_event(event);
+                let _ = reply.send(answer.map(|evicted| HpcEventResponse { ok: true, evicted }));
+            }
+            Command::Hpc(update) => self.hpc_update(update),
+            Command::Health { reply } => {
+                let _ = reply.send(self.health());
+            }
+            Command::Reload(reloadable) => {
+                self.executor.reload(reloadable.execution.clone());
+                self.reloadable = *reloadable;
+                tracing::info!("reloaded execution, node and metrics settings");
+            }
+            Command::Shutdown => self.stopping = true,
+        }
+    }
+
+    /// What the loop does at least every [`TICK`].
+    fn tick(&mut self) {
+        let now = self.now();
+        self.sample_node(now);
+        self.reap(now);
+        self.enforce(now);
+        self.end_simulated_hpc_jobs(now);
+        self.retry_held(now);
+        let wakeup_due = self.engine.next_wakeup().is_some_and(|wakeup| wakeup <= now);
+        if self.dirty || wakeup_due || now - self.last_schedule >= IDLE_SCHEDULE_INTERVAL {
+            self.schedule_now(now);
+        }
+        self.update_gauges(now);
+    }
+
+    /// Schedule at `now` and carry out the decisions; returns evicted cloud jobs.
+    fn schedule_now(&mut self, now: Time) -> Vec<u64> {
+        let decisions = self.engine.schedule(now);
+        self.last_schedule = now;
+        self.dirty = false;
+        self.apply(decisions, now, None)
+    }
+
+    /// Carry out the engine's decisions; returns the cloud jobs evicted.
+    /// `answered` is the job whose rejection the caller is answering itself.
+    fn apply(&mut self, decisions: Vec<Decision>, now: Time, answered: Option<u64>) -> Vec<u64> {
+        let mut evicted = Vec::new();
+        for decision in decisions {
+            match decision {
+                Decision::Evict { id } => {
+                    if self.evict(id.0, now) {
+                        evicted.push(id.0);
+                    }
+                }
+                Decision::Start { id, procs } => {
+                    if self.hpc.knows(id) {
+                        self.hpc.started(id, now);
+                    } else if self.jobs.contains_key(&id.0) {
+                        self.start_cloud(id.0, procs, now);
+                    }
+                }
+                Decision::Reject {
+                    id,
+                    counter_offer_slo,
+                } => {
+                    if Some(id.0) != answered && self.jobs.contains_key(&id.0) {
+                        let detail = format!(
+                            "rejected on resubmission (counter-offer {})",
+                            counter_offer_slo.map_or("none".to_string(), |slo| slo.to_string())
+                        );
+                        self.finish(id.0, now, "failed", None, false, &detail);
+                    }
+                }
+            }
+        }
+        evicted
+    }
+}
+
+/// Epoch seconds of an engine time, as the wire and the store spell times.
+fn secs(time: Time) -> f64 {
+    time.as_secs_f64()
+}
+
+/// Epoch seconds of a time that may be "never" (infinite or absent).
+fn finite_secs(time: Option<Time>) -> Option<f64> {
+    time.filter(|t| !t.is_infinite()).map(secs)
+}

@@ -1,0 +1,432 @@
+//! The process supervisor: the admitted cloud jobs and their processes. It
+//! starts a job when the engine says so (unless the node gate holds it),
+//! stops it on eviction, cancel or walltime (SIGTERM, then SIGKILL after the
+//! grace period), reaps it, tells the engine how it ended and writes its
+//! final state. Processes themselves are `crate::exec`'s.
+
+use super::{secs, Actor};
+use crate::exec::{self, Launch, RecordedEnd};
+use crate::node;
+use interstice_core::{violates, EndReason, Job, JobId, JobKind, JobState, ProcSet, Time};
+use nix::sys::signal::Signal;
+use std::collections::BTreeMap;
+use std::process::Child;
+
+/// An admitted cloud job the daemon has not finished with.
+#[derive(Debug)]
+pub(super) struct CloudJob {
+    /// Whose job it is (`None`: submitted over TCP).
+    pub(super) owner_uid: Option<u32>,
+    pub(super) procs: u32,
+    pub(super) walltime: Time,
+    /// First arrival + SLO (`Job::deadline`), kept across resubmissions.
+    pub(super) deadline: Time,
+    pub(super) argv: Vec<String>,
+    pub(super) env: BTreeMap<String, String>,
+    pub(super) workdir: Option<String>,
+    /// The admission prediction said it would miss its SLO.
+    pub(super) predicts_violation: bool,
+    /// Processors of its current (or held) start.
+    pub(super) engine_procs: Option<ProcSet>,
+    pub(super) phase: Phase,
+}
+
+/// The engine's view of cloud job `id`, which the daemon kills at its walltime.
+pub(super) fn engine_job(id: u64, procs: u32, walltime: Time, submit: Time, slo: Option<Time>) -> Job {
+    Job {
+        id: JobId(id),
+        submit,
+        walltime,
+        walltime_enforced: true,
+        runtime: None,
+        procs,
+        kind: JobKind::Cloud,
+        slo,
+    }
+}
+
+/// Where a cloud job is in its run.
+#[derive(Debug)]
+pub(super) enum Phase {
+    /// Waiting for the engine to start it.
+    Queued,
+    /// The engine started it but the node is too busy: the process waits.
+    Held,
+    /// Its process runs (or is being stopped).
+    Running {
+        pid: u32,
+        /// `None` for a process adopted after a restart (not our child).
+        child: Option<Child>,
+        /// Start time in clock ticks, to tell the process from a pid reuse.
+        start_ticks: Option<u64>,
+        started_at: Time,
+        kill: Option<Kill>,
+    },
+}
+
+/// Why a running job is being stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum KillReason {
+    Evict,
+    Walltime,
+    Cancel,
+}
+
+impl KillReason {
+    /// How the engine is told the run ended.
+    fn end_reason(self) -> EndReason {
+        match self {
+            KillReason::Evict => EndReason::Evicted,
+            KillReason::Walltime => EndReason::WalltimeReached,
+            KillReason::Cancel => EndReason::Killed,
+        }
+    }
+}
+
+/// A stop in progress: SIGTERM was sent, SIGKILL follows at `sigkill_at`.
+#[derive(Debug)]
+pub(super) struct Kill {
+    reason: KillReason,
+    sigkill_at: Time,
+    sigkill_sent: bool,
+}
+
+/// Send SIGTERM to the job's process group and set when SIGKILL follows.
+fn terminate(pid: u32, kill: &mut Option<Kill>, reason: KillReason, now: Time, grace: Time) {
+    exec::signal_group(pid, Signal::SIGTERM);
+    *kill = Some(Kill {
+        reason,
+        sigkill_at: now + grace,
+        sigkill_sent: false,
+    });
+}
+
+impl Actor {
+    fn grace(&self) -> Time {
+        Time::from_secs_f64(self.executor.grace_seconds())
+    }
+
+    /// Start stopping running job `id` for `reason`, unless a stop is already under way.
+    pub(super) fn stop(&mut self, id: u64, reason: KillReason, now: Time) {
+        let grace = self.grace();
+        if let Some(CloudJob {
+            phase: Phase::Running { pid, kill, .. },
+            ..
+        }) = self.jobs.get_mut(&id)
+        {
+            if kill.is_none() {
+                terminate(*pid, kill, reason, now, grace);
+            }
+        }
+    }
+
+    /// The engine started job `id` on `procs`: spawn its process, or hold
+    /// it while the node is busier than the plan believes.
+    pub(super) fn start_cloud(&mut self, id: u64, procs: ProcSet, now: Time) {
+        let hold = self.monitor.last().and_then(|sample| {
+            let job = &self.jobs[&id];
+            node::hold_reason(
+                &sample,
+                &self.reloadable.node,
+                self.planned_local_cpus(),
+                job.procs,
+            )
+        });
+        let job = self.jobs.get_mut(&id).expect("caller checked");
+        job.engine_procs = Some(procs);
+        if let Some(reason) = hold {
+            if !matches!(job.phase, Phase::Held) {
+                self.metrics.starts_deferred.inc();
+                let _ = self.store.event(secs(now), Some(id), "held", &reason);
+                tracing::info!(job = id, "start held: {reason}");
+            }
+            job.phase = Phase::Held;
+            return;
+        }
+        let launch = Launch {
+            id,
+            argv: &job.argv,
+            env: &job.env,
+            workdir: job.workdir.as_deref(),
+        };
+        match self.executor.spawn(&launch) {
+            Ok(child) => {
+                let pid = child.id();
+                let start_ticks = exec::process_start_ticks(pid);
+                job.phase = Phase::Running {
+                    pid,
+                    child: Some(child),
+                    start_ticks,
+                    started_at: now,
+                    kill: None,
+                };
+                if let Err(err) = self.store.job_started(id, secs(now), pid, start_ticks) {
+                    tracing::error!(job = id, "cannot record start: {err}");
+                }
+                tracing::info!(job = id, pid, "started");
+            }
+            Err(err) => {
+                tracing::warn!("{err}");
+                let _ = self.engine.job_ended(JobId(id), now, EndReason::Killed);
+                self.finish(id, now, "failed", None, false, &err.to_string());
+            }
+        }
+    }
+
+    /// Try again to start the jobs the node gate held back.
+    pub(super) fn retry_held(&mut self, now: Time) {
+        let held: Vec<(u64, ProcSet)> = self
+            .jobs
+            .iter()
+            .filter(|(_, job)| matches!(job.phase, Phase::Held))
+            .filter_map(|(id, job)| job.engine_procs.clone().map(|procs| (*id, procs)))
+            .collect();
+        for (id, procs) in held {
+            self.start_cloud(id, procs, now);
+        }
+    }
+
+    /// CPUs the plan gives the cloud jobs whose processes run.
+    fn planned_local_cpus(&self) -> f64 {
+        self.jobs
+            .values()
+            .filter(|job| matches!(job.phase, Phase::Running { .. }))
+            .map(|job| job.procs as f64)
+            .sum()
+    }
+
+    /// Start evicting a job; false if it is not running or already being evicted.
+    pub(super) fn evict(&mut self, id: u64, now: Time) -> bool {
+        let grace = self.grace();
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return false;
+        };
+        match &mut job.phase {
+            Phase::Queued => return false,
+            Phase::Held => {
+                self.metrics.evictions.inc();
+                let _ = self.engine.job_ended(JobId(id), now, EndReason::Evicted);
+                self.after_eviction(id, now, "evicted before it started (node was busy)");
+            }
+            Phase::Running {
+                pid,
+                kill,
+                started_at,
+                ..
+            } => {
+                if kill.as_ref().is_some_and(|kill| kill.reason == KillReason::Evict) {
+                    return false;
+                }
+                terminate(*pid, kill, KillReason::Evict, now, grace);
+                self.metrics.evictions.inc();
+                self.metrics
+                    .lost_work_processor_seconds
+                    .inc_by(job.procs as f64 * secs(now - *started_at));
+                let _ = self
+                    .store
+                    .event(secs(now), Some(id), "evicting", "HPC work needs its processors");
+                tracing::info!(job = id, "evicting");
+            }
+        }
+        self.dirty = true;
+        true
+    }
+
+    /// The engine was told about an eviction: requeued or ended, per its lifecycle.
+    fn after_eviction(&mut self, id: u64, now: Time, why: &str) {
+        match self.engine.job_state(JobId(id)) {
+            Some(JobState::Queued { .. }) => {
+                if let Some(job) = self.jobs.get_mut(&id) {
+                    job.phase = Phase::Queued;
+                    job.engine_procs = None;
+                }
+                if let Err(err) = self.store.job_requeued(id, secs(now), true, why) {
+                    tracing::error!(job = id, "cannot record requeue: {err}");
+                }
+            }
+            _ => {
+                self.outcome(id, now, EndReason::Evicted);
+                self.finish(
+                    id,
+                    now,
+                    "evicted",
+                    None,
+                    true,
+                    &format!("{why}; no resubmission left"),
+                );
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// Count the SLO verdict (core's rule, [`violates`]) and the prediction
+    /// outcome of a job whose last run ended at `now` for `reason`.
+    fn outcome(&mut self, id: u64, now: Time, reason: EndReason) {
+        let Some(job) = self.jobs.get(&id) else { return };
+        let violated = violates(job.deadline, Some((now, reason)));
+        if violated {
+            self.metrics.slo_violations.inc();
+        }
+        self.metrics.prediction_outcome(job.predicts_violation, violated);
+    }
+
+    /// Final state: write it and forget the job.
+    pub(super) fn finish(
+        &mut self,
+        id: u64,
+        now: Time,
+        state: &str,
+        exit_code: Option<i32>,
+        evicted: bool,
+        why: &str,
+    ) {
+        if let Err(err) = self
+            .store
+            .job_ended(id, secs(now), state, exit_code, evicted, why)
+        {
+            tracing::error!(job = id, "cannot record end: {err}");
+        }
+        self.jobs.remove(&id);
+        self.dirty = true;
+    }
+
+    /// Walltimes and SIGKILL deadlines due at `now`.
+    pub(super) fn enforce(&mut self, now: Time) {
+        let grace = self.grace();
+        for (id, job) in self.jobs.iter_mut() {
+            if let Phase::Running {
+                pid,
+                started_at,
+                kill,
+                ..
+            } = &mut job.phase
+            {
+                match kill {
+                    None if now >= *started_at + job.walltime => {
+                        terminate(*pid, kill, KillReason::Walltime, now, grace);
+                        tracing::info!(job = id, "walltime reached");
+                    }
+                    Some(kill) if !kill.sigkill_sent && now >= kill.sigkill_at => {
+                        exec::signal_group(*pid, Signal::SIGKILL);
+                        kill.sigkill_sent = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Collect exited processes and turn them into engine events.
+    pub(super) fn reap(&mut self, now: Time) {
+        let mut exited = Vec::new();
+        for (id, job) in self.jobs.iter_mut() {
+            if let Phase::Running {
+                pid,
+                child,
+                start_ticks,
+                kill,
+                ..
+            } = &mut job.phase
+            {
+                let status = match child {
+                    Some(child) => match child.try_wait() {
+                        Ok(Some(status)) => Some(status.code()),
+                        Ok(None) => None,
+                        Err(_) => Some(None),
+                    },
+                    None => match start_ticks {
+                        Some(ticks) if exec::same_process_alive(*pid, *ticks) => None,
+                        _ => Some(None),
+                    },
+                };
+                if let Some(code) = status {
+                    // The leader is gone: clear out whatever is left of its group.
+                    exec::signal_group(*pid, Signal::SIGKILL);
+                    exited.push((*id, code, kill.as_ref().map(|kill| kill.reason), child.is_none()));
+                }
+            }
+        }
+        for (id, code, reason, adopted) in exited {
+            self.process_exited(id, now, code, reason, adopted);
+        }
+    }
+
+    /// Job `id`'s process is gone: tell the engine and record how it ended.
+    fn process_exited(
+        &mut self,
+        id: u64,
+        now: Time,
+        code: Option<i32>,
+        reason: Option<KillReason>,
+        adopted: bool,
+    ) {
+        let engine_reason = reason.map_or(EndReason::Completed, KillReason::end_reason);
+        if let Err(err) = self.engine.job_ended(JobId(id), now, engine_reason) {
+            tracing::warn!(job = id, "engine: {err}");
+        }
+        match reason {
+            Some(KillReason::Evict) => self.after_eviction(id, now, "evicted for HPC work"),
+            Some(KillReason::Cancel) => {
+                self.finish(id, now, "cancelled", code, false, "cancelled by its owner")
+            }
+            Some(KillReason::Walltime) => {
+                self.outcome(id, now, EndReason::WalltimeReached);
+                self.finish(id, now, "timeout", code, false, "killed at its walltime");
+            }
+            None => {
+                self.outcome(id, now, EndReason::Completed);
+                let (state, why) = match code {
+                    Some(code) => exit_outcome(code),
+                    None if adopted => match self.executor.ended_while_away(id) {
+                        Some(end) => {
+                            let (state, why) = recorded_outcome(&end);
+                            self.finish(id, now, state, end.code, false, &why);
+                            return;
+                        }
+                        None => (
+                            "failed",
+                            "adopted process gone without a recorded status".to_string(),
+                        ),
+                    },
+                    None => ("failed", "killed by a signal".to_string()),
+                };
+                self.finish(id, now, state, code, false, &why);
+            }
+        }
+    }
+
+    /// Jobs whose process runs. A job the node gate holds back is not one
+    /// of them: its process has not started, and `jobs` says "queued".
+    pub(super) fn count_running(&self) -> usize {
+        self.jobs
+            .values()
+            .filter(|job| matches!(job.phase, Phase::Running { .. }))
+            .count()
+    }
+
+    /// Jobs waiting for their process to start (queued in the plan, or held
+    /// back by the node gate).
+    pub(super) fn count_queued(&self) -> usize {
+        self.jobs
+            .values()
+            .filter(|job| matches!(job.phase, Phase::Queued | Phase::Held))
+            .count()
+    }
+}
+
+/// The state and reason of a job from its wrapper's record.
+pub(super) fn recorded_outcome(end: &RecordedEnd) -> (&'static str, String) {
+    match (end.code, end.signal) {
+        (Some(code), _) => exit_outcome(code),
+        (None, Some(signal)) => ("failed", format!("killed by signal {signal}")),
+        (None, None) => ("failed", "ended without a status".to_string()),
+    }
+}
+
+/// The state and reason of a job that exited with `code`.
+fn exit_outcome(code: i32) -> (&'static str, String) {
+    match code {
+        0 => ("completed", "exited with status 0".to_string()),
+        code => ("failed", format!("exited with status {code}")),
+    }
+}

@@ -1,0 +1,144 @@
+//! Telemetry: whether the daemon can answer from a plan (readiness and
+//! `/healthz`), the node samples and the gauges of `/metrics`. Counters of
+//! events are incremented where the events happen.
+
+use super::command::{ApiError, ErrorKind};
+use super::{secs, Actor};
+use crate::config::BackendConfig;
+use crate::wire::HealthResponse;
+use interstice_core::Time;
+
+/// How often the idle processor-seconds gauges are recomputed.
+const GAUGE_INTERVAL: Time = Time::from_secs(1);
+
+/// When the daemon last had the HPC plan, and how old it may get.
+#[derive(Debug)]
+pub(super) struct Readiness {
+    backend_name: &'static str,
+    last_plan_update: Option<Time>,
+    /// See [`BackendConfig::plan_stale_after`]; `None`: always ready.
+    plan_stale_after: Option<Time>,
+}
+
+impl Readiness {
+    pub(super) fn new(backend: &BackendConfig) -> Readiness {
+        Readiness {
+            backend_name: crate::backend::name(backend),
+            last_plan_update: None,
+            plan_stale_after: backend.plan_stale_after().map(Time::from_secs_f64),
+        }
+    }
+
+    /// Age of the plan at `now`, if there is one.
+    fn plan_age(&self, now: Time) -> Option<Time> {
+        self.last_plan_update.map(|at| now - at)
+    }
+
+    /// Can the daemon answer from a plan at `now`? Not before the backend's
+    /// first successful plan read, nor when the last one is older than
+    /// `plan_stale_after`: a prediction from no plan or an old one would be
+    /// a guess presented as a promise (503; the plugins' fail mode decides).
+    fn check(&self, now: Time) -> Result<(), ApiError> {
+        let Some(stale_after) = self.plan_stale_after else {
+            return Ok(());
+        };
+        match self.plan_age(now) {
+            None => Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "no plan yet: the {} backend has not read the HPC plan (is the batch system up?)",
+                    self.backend_name
+                ),
+            )),
+            Some(age) if age > stale_after => Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "the HPC plan is stale: last read {:.0} s ago, more than backend.plan_stale_seconds ({:.0} s); \
+                     is the batch system up?",
+                    secs(age),
+                    secs(stale_after)
+                ),
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+impl Actor {
+    /// See [`Readiness::check`].
+    pub(super) fn ready(&self, now: Time) -> Result<(), ApiError> {
+        self.readiness.check(now)
+    }
+
+    /// `GET /healthz`: the status, or 503 with the reason the daemon is not ready.
+    pub(super) fn health(&mut self) -> Result<HealthResponse, ApiError> {
+        let now = self.now();
+        self.ready(now)?;
+        Ok(HealthResponse {
+            status: "ok".to_string(),
+            backend: self.readiness.backend_name.to_string(),
+            now: secs(now),
+            running: self.count_running() as u64,
+            queued: self.count_queued() as u64,
+            plan_age_seconds: self.readiness.plan_age(now).map(secs),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        })
+    }
+
+    /// The backend has just given the plan: the daemon is ready, and the
+    /// plan-age gauge gets its first sample at once (not at the next tick).
+    pub(super) fn plan_updated(&mut self, now: Time) {
+        self.readiness.last_plan_update = Some(now);
+        self.metrics.set_plan_age(Some(0.0));
+    }
+
+    /// Job counts and plan age every tick; the idle processor-seconds
+    /// within `metrics.future_window_seconds` every [`GAUGE_INTERVAL`].
+    pub(super) fn update_gauges(&mut self, now: Time) {
+        self.metrics.cloud_jobs_running.set(self.count_running() as i64);
+        self.metrics.cloud_jobs_queued.set(self.count_queued() as i64);
+        self.metrics.set_plan_age(self.readiness.plan_age(now).map(secs));
+        if self.last_gauges.is_some_and(|at| now - at < GAUGE_INTERVAL) {
+            return;
+        }
+        self.last_gauges = Some(now);
+        let horizon = now + Time::from_secs_f64(self.reloadable.metrics.future_window_seconds);
+        let slots = self.engine.slots(now);
+        let immediate: f64 = slots
+            .immediate
+            .iter()
+            .map(|slot| secs(slot.idle_until.min(horizon) - now))
+            .sum();
+        let future: f64 = slots
+            .future
+            .iter()
+            .filter(|slot| slot.start > now && slot.start < horizon)
+            .map(|slot| slot.procs.len() as f64 * secs(slot.end.min(horizon) - slot.start))
+            .sum();
+        self.metrics
+            .idle_processor_seconds
+            .with_label_values(&["immediate"])
+            .set(immediate.max(0.0));
+        self.metrics
+            .idle_processor_seconds
+            .with_label_values(&["future"])
+            .set(future.max(0.0));
+    }
+
+    /// Sample the node's CPU and memory every `node.sample_interval_seconds`
+    /// (the node gate reads the last sample).
+    pub(super) fn sample_node(&mut self, now: Time) {
+        let interval = Time::from_secs_f64(self.reloadable.node.sample_interval_seconds);
+        if self.last_sample.is_some_and(|at| now - at < interval) {
+            return;
+        }
+        self.last_sample = Some(now);
+        let sample = self.monitor.sample();
+        self.metrics.node_cpu_usage_ratio.set(sample.cpu_usage);
+        self.metrics.node_cpus.set(sample.cpus as i64);
+        self.metrics.node_memory_used_bytes.set(sample.memory_used as i64);
+        self.metrics
+            .node_memory_total_bytes
+            .set(sample.memory_total as i64);
+    }
+}
