@@ -95,10 +95,10 @@ pub struct EngineSection {
     #[serde(default = "default_admission")]
     pub admission: String,
     /// Overbooking risk factor λ.
-    #[serde(default = "one")]
+    #[serde(default = "interstice_swf::defaults::lambda")]
     pub lambda: f64,
     /// Counter-offer factor τ.
-    #[serde(default = "one")]
+    #[serde(default = "interstice_swf::defaults::tau")]
     pub tau: f64,
     /// Resubmissions allowed after evictions (and lost runs).
     #[serde(default = "default_resubmissions")]
@@ -118,7 +118,7 @@ fn one() -> f64 {
     1.0
 }
 fn default_resubmissions() -> u32 {
-    2
+    interstice_swf::defaults::MAX_RESUBMISSIONS
 }
 
 /// `backend:` section, chosen by `type`.

@@ -17,15 +17,14 @@ use super::engine_args::{
     parse_admission, parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds,
     EngineArgs, TuningArgs,
 };
-use super::replay::{
-    load_trace, procs_choice_text, run_info, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec,
-    WORKLOAD_NAME,
-};
+use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
 use interstice_batsim::output;
 use interstice_batsim::sim::{simulate, SimOptions};
 use interstice_core::{Admission, Policy, Shown, Summary};
+use interstice_swf::defaults;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use interstice_swf::{load_trace, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -185,8 +184,11 @@ impl Grid {
                 parse_list("--cloud-runtime", &args.cloud_runtime, true, parse_runtime)?,
                 RuntimeSpec::WALLTIME,
             ),
-            slacks: or_default(parse_list("--slack", &args.slack, true, parse_factor)?, 2.0),
-            seeds: or_default(parse_list("--seed", &args.seed, true, seed)?, 1),
+            slacks: or_default(
+                parse_list("--slack", &args.slack, true, parse_factor)?,
+                defaults::SLACK,
+            ),
+            seeds: or_default(parse_list("--seed", &args.seed, true, seed)?, defaults::SEED),
         })
     }
 
@@ -295,7 +297,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 bail!(
                     "--cloud-procs {} asks for up to {} processors but the convergence area has {}: \
                      lower --cloud-procs or raise --conv",
-                    procs_choice_text(choice),
+                    choice.to_string(),
                     choice.max(),
                     trace.conv
                 );
@@ -513,7 +515,7 @@ fn describe(task: &Task) -> String {
             run.policy,
             conv(run.conv),
             run.admission.name(),
-            procs_choice_text(&run.cloud_procs),
+            &run.cloud_procs.to_string(),
             run.cloud_runtime,
             run.slack,
             run.seed
@@ -558,7 +560,7 @@ impl Row<'_> {
             ("procs", Cell::Int(u64::from(self.procs))),
             ("conv", Cell::Int(u64::from(self.outcome.conv))),
             ("admission", Cell::Text(params.admission.name().to_string())),
-            ("cloud_procs", Cell::Text(procs_choice_text(&params.cloud_procs))),
+            ("cloud_procs", Cell::Text(params.cloud_procs.to_string())),
             ("cloud_runtime", Cell::Text(params.cloud_runtime.to_string())),
             ("slack", Cell::Float(Some(params.slack))),
             ("seed", Cell::Int(params.seed)),
@@ -683,7 +685,7 @@ fn sweep_json(
             "policy": grid.policies.iter().map(|policy| policy.name()).collect::<Vec<_>>(),
             "conv": grid.convs,
             "admission": grid.admissions.iter().map(|admission| admission.name()).collect::<Vec<_>>(),
-            "cloud_procs": grid.cloud_procs.iter().map(procs_choice_text).collect::<Vec<_>>(),
+            "cloud_procs": grid.cloud_procs.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "cloud_runtime": grid.runtimes.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "slack": grid.slacks,
             "seed": grid.seeds,
