@@ -235,6 +235,9 @@ pub struct Profile {
     /// `delay`, seconds, for `delay` profiles.
     #[serde(default)]
     pub delay: Option<f64>,
+    /// `cpu`, flops per host, for `parallel_homogeneous` profiles.
+    #[serde(default)]
+    pub cpu: Option<f64>,
 }
 
 impl Profile {
@@ -242,6 +245,15 @@ impl Profile {
     pub fn delay_secs(&self) -> Option<f64> {
         if self.kind == "delay" {
             self.delay.filter(|d| d.is_finite() && *d >= 0.0)
+        } else {
+            None
+        }
+    }
+
+    /// The flops per host of a `parallel_homogeneous` profile (≥ 0), else `None`.
+    pub fn cpu_flops(&self) -> Option<f64> {
+        if self.kind == "parallel_homogeneous" {
+            self.cpu.filter(|c| c.is_finite() && *c >= 0.0)
         } else {
             None
         }

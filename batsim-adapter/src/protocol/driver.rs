@@ -23,6 +23,7 @@
 //! `parallel_homogeneous` profiles `cpu / host speed` (communication ignored).
 
 use interstice_core::{ProcSet, Time};
+use interstice_swf::{JobDescription, JobFieldError, Profile};
 use serde_json::{json, Map, Value};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
@@ -158,25 +159,18 @@ impl Workload {
             } else {
                 format!("{name}!{raw_id}")
             };
-            let subtime = obj
-                .get("subtime")
-                .and_then(Value::as_f64)
+            let job_error = |e: JobFieldError| bad(format!("jobs[{idx}]: {e}"));
+            let description = JobDescription::from_object(obj).map_err(job_error)?;
+            let subtime = description
+                .subtime
                 .filter(|t| t.is_finite() && *t >= 0.0)
                 .ok_or_else(|| bad(format!("jobs[{idx}].subtime: expected a non-negative number")))?;
-            let walltime = match obj.get("walltime").and_then(Value::as_f64) {
-                Some(w) if w > 0.0 => Some(Time::from_secs_f64(w)),
-                _ => None,
-            };
-            let res = obj
-                .get("res")
-                .and_then(Value::as_u64)
+            let walltime = description.walltime_secs().map(Time::from_secs_f64);
+            let res = description
+                .procs()
                 .and_then(|n| u32::try_from(n).ok())
                 .ok_or_else(|| bad(format!("jobs[{idx}].res: expected a number of resources")))?;
-            let profile = obj
-                .get("profile")
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad(format!("jobs[{idx}].profile: expected a profile name")))?
-                .to_string();
+            let profile = description.profile;
             if !profiles.contains_key(&profile) {
                 return Err(bad(format!("jobs[{idx}].profile: no profile named {profile:?}")));
             }
@@ -509,17 +503,14 @@ fn run(
 /// it in errors): a `delay` profile's delay, or a `parallel_homogeneous`
 /// profile's `cpu / host_speed` seconds (communication ignored).
 pub fn profile_run(profile_name: &str, profile: &Value, host_speed: f64) -> Result<(Time, RunKind), String> {
-    match profile.get("type").and_then(Value::as_str) {
+    let profile = Profile::from_value(profile);
+    match profile.as_ref().map(|p| p.kind.as_str()) {
         Some("delay") => profile
-            .get("delay")
-            .and_then(Value::as_f64)
-            .filter(|d| d.is_finite() && *d >= 0.0)
+            .and_then(|p| p.delay_secs())
             .map(|delay| (Time::from_secs_f64(delay), RunKind::Delay))
             .ok_or_else(|| format!("profile {profile_name:?}: delay must be a non-negative number")),
         Some("parallel_homogeneous") => profile
-            .get("cpu")
-            .and_then(Value::as_f64)
-            .filter(|c| c.is_finite() && *c >= 0.0)
+            .and_then(|p| p.cpu_flops())
             .map(|cpu| (Time::from_secs_f64(cpu / host_speed), RunKind::ParallelTask))
             .ok_or_else(|| format!("profile {profile_name:?}: cpu must be a non-negative number")),
         other => Err(format!(
