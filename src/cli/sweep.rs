@@ -25,6 +25,7 @@ use interstice_batsim::sim::{simulate, SimOptions};
 use interstice_batsim::sweep::{self, run_parallel, Grid, Outcome, Row, Task};
 use interstice_core::{Admission, Policy, Shown};
 use interstice_swf::defaults;
+use interstice_swf::experiment::check_cloud_fits;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use interstice_swf::{load_trace, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
 use std::collections::BTreeMap;
@@ -163,11 +164,11 @@ fn or_default<T>(values: Vec<T>, default: T) -> Vec<T> {
 
 /// Split every occurrence of `flag` on `;` (and on `,` when `comma_separates`), parse each
 /// item, and refuse empty items and duplicates.
-fn parse_list<T: PartialEq>(
+fn parse_list<T: PartialEq, E: std::fmt::Display>(
     flag: &str,
     occurrences: &[String],
     comma_separates: bool,
-    parse: impl Fn(&str) -> Result<T, String>,
+    parse: impl Fn(&str) -> Result<T, E>,
 ) -> anyhow::Result<Vec<T>> {
     let mut values: Vec<T> = Vec::new();
     let mut texts: Vec<String> = Vec::new();
@@ -224,15 +225,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             None => "with the whole machine as the area".to_string(),
         })?;
         for choice in &grid.cloud_procs {
-            if choice.max() > trace.conv {
-                bail!(
-                    "--cloud-procs {} asks for up to {} processors but the convergence area has {}: \
-                     lower --cloud-procs or raise --conv",
-                    choice.to_string(),
-                    choice.max(),
-                    trace.conv
-                );
-            }
+            check_cloud_fits(choice, trace.conv)?;
         }
         traces.insert(conv, (spec, trace));
     }

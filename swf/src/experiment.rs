@@ -250,14 +250,7 @@ impl CloudSpec {
 
     /// Check that the jobs fit in an area of `conv` processors.
     pub fn check_fits(&self, conv: u32) -> Result<(), WorkloadError> {
-        if self.procs.max() > conv {
-            return Err(WorkloadError::CloudTooWide {
-                procs: self.procs.clone(),
-                max: self.procs.max(),
-                conv,
-            });
-        }
-        Ok(())
+        check_cloud_fits(&self.procs, conv)
     }
 
     /// The settings as recorded in `summary.json`.
@@ -271,6 +264,18 @@ impl CloudSpec {
             "seed": self.seed,
         })
     }
+}
+
+/// Check that cloud jobs of `procs` processors fit in an area of `conv`.
+pub fn check_cloud_fits(procs: &ProcsChoice, conv: u32) -> Result<(), WorkloadError> {
+    if procs.max() > conv {
+        return Err(WorkloadError::CloudTooWide {
+            procs: procs.clone(),
+            max: procs.max(),
+            conv,
+        });
+    }
+    Ok(())
 }
 
 /// The trace's jobs plus the cloud jobs of `cloud`, injected over the HPC
