@@ -244,19 +244,40 @@ fn bool_or(obj: &Map<String, Value>, path: &str, key: &str) -> Result<bool, Mess
     }
 }
 
-/// Parse one message from Batsim.
-pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
+/// `{"now": …, "events": […]}`: the time and the events, either way of the protocol.
+fn parse_envelope(bytes: &[u8]) -> Result<(f64, Vec<Value>), MessageError> {
     let text = std::str::from_utf8(bytes).map_err(|e| err("", format!("not UTF-8 text ({e})")))?;
-    let value: Value = serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON ({e})")))?;
+    let mut value: Value =
+        serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON ({e})")))?;
     let obj = as_object(&value, "")?;
     let now = as_instant(field(obj, "", "now")?, "now")?;
-    let events_value = field(obj, "", "events")?;
-    let events_array = events_value.as_array().ok_or_else(|| {
-        err(
+    match value.get_mut("events").map(Value::take) {
+        Some(Value::Array(events)) => Ok((now, events)),
+        Some(other) => Err(err(
             "events",
-            format!("expected an array, found {}", describe(events_value)),
-        )
-    })?;
+            format!("expected an array, found {}", describe(&other)),
+        )),
+        None => Err(err("", "missing field `events`")),
+    }
+}
+
+/// `data.key`: an array of strings (job ids).
+fn strings(data: &Map<String, Value>, data_path: &str, key: &str) -> Result<Vec<String>, MessageError> {
+    let path = format!("{data_path}.{key}");
+    let value = field(data, data_path, key)?;
+    let items = value
+        .as_array()
+        .ok_or_else(|| err(&path, format!("expected an array, found {}", describe(value))))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, id)| as_str(id, &format!("{path}[{i}]")).map(str::to_string))
+        .collect()
+}
+
+/// Parse one message from Batsim.
+pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
+    let (now, events_array) = parse_envelope(bytes)?;
     let mut events = Vec::with_capacity(events_array.len());
     for (idx, event) in events_array.iter().enumerate() {
         let path = format!("events[{idx}]");
@@ -325,22 +346,9 @@ fn parse_event(value: &Value, path: &str) -> Result<Event, MessageError> {
                 alloc: data.get("alloc").and_then(Value::as_str).map(str::to_string),
             })
         }
-        "JOB_KILLED" => {
-            let ids_path = format!("{data_path}.job_ids");
-            let ids_value = field(data, &data_path, "job_ids")?;
-            let ids = ids_value.as_array().ok_or_else(|| {
-                err(
-                    &ids_path,
-                    format!("expected an array, found {}", describe(ids_value)),
-                )
-            })?;
-            let job_ids = ids
-                .iter()
-                .enumerate()
-                .map(|(i, id)| as_str(id, &format!("{ids_path}[{i}]")).map(str::to_string))
-                .collect::<Result<Vec<_>, _>>()?;
-            EventKind::JobKilled { job_ids }
-        }
+        "JOB_KILLED" => EventKind::JobKilled {
+            job_ids: strings(data, &data_path, "job_ids")?,
+        },
         "REQUESTED_CALL" => EventKind::RequestedCall,
         "NOTIFY" => {
             let notify_type = as_str(field(data, &data_path, "type")?, &format!("{data_path}.type"))?;
@@ -599,17 +607,7 @@ pub struct Reply {
 /// Parse a scheduler's reply (the Batsim side of [`encode_reply`]), naming
 /// the JSON path of any problem.
 pub fn parse_reply(bytes: &[u8]) -> Result<Reply, MessageError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| err("", format!("not UTF-8 text ({e})")))?;
-    let value: Value = serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON ({e})")))?;
-    let obj = as_object(&value, "")?;
-    let now = as_instant(field(obj, "", "now")?, "now")?;
-    let events_value = field(obj, "", "events")?;
-    let events_array = events_value.as_array().ok_or_else(|| {
-        err(
-            "events",
-            format!("expected an array, found {}", describe(events_value)),
-        )
-    })?;
+    let (now, events_array) = parse_envelope(bytes)?;
     let mut events = Vec::with_capacity(events_array.len());
     for (idx, event) in events_array.iter().enumerate() {
         let path = format!("events[{idx}]");
@@ -637,22 +635,9 @@ pub fn parse_reply(bytes: &[u8]) -> Result<Reply, MessageError> {
             "REJECT_JOB" => Outgoing::RejectJob {
                 job_id: text_field("job_id")?,
             },
-            "KILL_JOB" => {
-                let ids_path = format!("{data_path}.job_ids");
-                let ids_value = field(data, &data_path, "job_ids")?;
-                let ids = ids_value.as_array().ok_or_else(|| {
-                    err(
-                        &ids_path,
-                        format!("expected an array, found {}", describe(ids_value)),
-                    )
-                })?;
-                let job_ids = ids
-                    .iter()
-                    .enumerate()
-                    .map(|(i, id)| as_str(id, &format!("{ids_path}[{i}]")).map(str::to_string))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Outgoing::KillJob { job_ids }
-            }
+            "KILL_JOB" => Outgoing::KillJob {
+                job_ids: strings(data, &data_path, "job_ids")?,
+            },
             "CALL_ME_LATER" => Outgoing::CallMeLater {
                 at: as_f64(
                     field(data, &data_path, "timestamp")?,
