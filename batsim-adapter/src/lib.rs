@@ -7,8 +7,11 @@
 //!   and `summary.json`, written by both the simulator and the adapter.
 //! - [`protocol`] — Batsim's JSON messages and the ZeroMQ REP server
 //!   (`interstice batsim`).
+//! - [`sweep`] — the experiment grid of `interstice sweep`, run on threads
+//!   with the simulator, and its `sweep.csv`/`sweep.json` rows.
 #![deny(missing_docs)]
 
 pub mod output;
 pub mod protocol;
 pub mod sim;
+pub mod sweep;

@@ -6,6 +6,7 @@ mod protocol_support;
 
 use interstice_batsim::protocol::{CloudInjection, ServerError};
 use interstice_core::{EndReason, Policy, Time};
+use interstice_swf::InjectOptions;
 use protocol_support::{begins, config, events, message, submitted, Adapter, Peer};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -185,14 +186,16 @@ fn an_eviction_is_a_kill_job_and_the_waiting_start_follows_job_killed() {
 fn injection_registers_jobs_asks_to_be_called_and_finishes_registration() {
     let mut adapter_config = config(Policy::Fcfs);
     adapter_config.inject = Some(CloudInjection {
-        interval: Time::from_secs(10),
+        jobs: InjectOptions {
+            interval: Time::from_secs(10),
+            procs: "2".parse().unwrap(),
+            walltime: Time::from_secs(30),
+            runtime: "5".parse().unwrap(),
+            slack: 2.0,
+            seed: 1,
+        },
         start: Some(Time::ZERO),
         until: None,
-        procs: "2".parse().unwrap(),
-        walltime: Time::from_secs(30),
-        runtime: "5".parse().unwrap(),
-        slack: 2.0,
-        seed: 1,
     });
     let adapter = Adapter::start(adapter_config);
     let peer = Peer::connect(&adapter.endpoint);
@@ -261,14 +264,16 @@ fn injection_registers_jobs_asks_to_be_called_and_finishes_registration() {
 fn injection_without_dynamic_jobs_is_a_clear_error() {
     let mut adapter_config = config(Policy::Fcfs);
     adapter_config.inject = Some(CloudInjection {
-        interval: Time::from_secs(10),
+        jobs: InjectOptions {
+            interval: Time::from_secs(10),
+            procs: "1".parse().unwrap(),
+            walltime: Time::from_secs(30),
+            runtime: "walltime".parse().unwrap(),
+            slack: 2.0,
+            seed: 1,
+        },
         start: None,
         until: None,
-        procs: "1".parse().unwrap(),
-        walltime: Time::from_secs(30),
-        runtime: "walltime".parse().unwrap(),
-        slack: 2.0,
-        seed: 1,
     });
     let error = expect_error(adapter_config, &[begins(4, false, "").to_string()]);
     assert!(error.contains("--enable-dynamic-jobs"), "{error}");

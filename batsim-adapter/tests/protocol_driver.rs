@@ -245,14 +245,16 @@ fn injected_cloud_jobs_match_the_simulator_and_registration_finishes() {
     let runtime: RuntimeSpec = "uniform:0.2w:0.8w".parse().unwrap();
     let seed = 9;
     let inject = CloudInjection {
-        interval: Time::from_secs(10),
+        jobs: InjectOptions {
+            interval: Time::from_secs(10),
+            procs: procs.clone(),
+            walltime: Time::from_secs(40),
+            runtime,
+            slack: 3.0,
+            seed,
+        },
         start: None,
         until: None,
-        procs: procs.clone(),
-        walltime: Time::from_secs(40),
-        runtime,
-        slack: 3.0,
-        seed,
     };
     for policy in Policy::ALL {
         let mut adapter_config = config(policy);
@@ -278,14 +280,7 @@ fn injected_cloud_jobs_match_the_simulator_and_registration_finishes() {
             interstice_swf::batsim_json::read_workload(file, "w10", &interstice_swf::ExtractOptions::new())
                 .unwrap()
                 .jobs;
-        let options = InjectOptions {
-            interval: inject.interval,
-            procs: procs.clone(),
-            walltime: inject.walltime,
-            runtime,
-            slack: inject.slack,
-            seed,
-        };
+        let options = inject.jobs.clone();
         let cloud_jobs =
             inject_cloud_jobs(&options, Time::ZERO, Time::from_secs(60), 1 << 40).collect::<Vec<_>>();
         assert!(cloud_jobs.iter().all(|job| job.kind == JobKind::Cloud));

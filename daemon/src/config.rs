@@ -153,6 +153,8 @@ impl EngineSection {
         if let Some(tau) = self.tau {
             config.tau = tau;
         }
+        // The product's default (the one table of defaults), not the bare engine's 0.
+        config.lifecycle.max_resubmissions = interstice_swf::defaults::MAX_RESUBMISSIONS;
         if let Some(max_resubmissions) = self.max_resubmissions {
             config.lifecycle.max_resubmissions = max_resubmissions;
         }

@@ -15,7 +15,8 @@ use interstice_batsim::protocol::platform::{platform_xml, PlatformSpec};
 use interstice_batsim::protocol::{serve, AdapterConfig, CloudInjection, ServerOptions, Session};
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_core::{Policy, Shown, Time};
-use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use interstice_swf::defaults;
+use interstice_swf::inject::{InjectOptions, ProcsChoice, RuntimeSpec};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -74,17 +75,17 @@ pub struct ServeArgs {
     #[arg(long, value_name = "S", value_parser = parse_seconds, default_value = "10")]
     pub cloud_interval: f64,
     /// Processors per cloud job: a count (4), a uniform list (1,2,4) or weights (1:0.5,2:0.3,4:0.2).
-    #[arg(long, value_name = "H", value_parser = parse_procs_choice, default_value = "1")]
+    #[arg(long, value_name = "H", value_parser = parse_procs_choice, default_value = defaults::CLOUD_PROCS)]
     pub cloud_procs: ProcsChoice,
     /// Walltime of each cloud job, seconds.
-    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value = "180")]
+    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value_t = defaults::CLOUD_WALLTIME_SECS)]
     pub cloud_walltime: f64,
     /// Run time of each cloud job: `walltime`, seconds, `0.1w`, `uniform:LO:HI`, `exp:MEAN` (the
     /// `delay` of its Batsim profile: Batsim kills a job whose delay is not below its walltime).
-    #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = "walltime")]
+    #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = defaults::CLOUD_RUNTIME)]
     pub cloud_runtime: RuntimeSpec,
     /// Slack factor f: each cloud job's SLO is f × its walltime.
-    #[arg(long, value_name = "F", value_parser = parse_factor, default_value = "2")]
+    #[arg(long, value_name = "F", value_parser = parse_factor, default_value_t = defaults::SLACK)]
     pub slack: f64,
     /// First cloud submit time, seconds (default: the first static job's submission).
     #[arg(long, value_name = "T", value_parser = super::engine_args::parse_instant)]
@@ -93,7 +94,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "T", value_parser = super::engine_args::parse_instant)]
     pub cloud_to: Option<f64>,
     /// Seed of the cloud jobs' random draws.
-    #[arg(long, default_value = "1")]
+    #[arg(long, default_value_t = defaults::SEED)]
     pub seed: u64,
     /// Print nothing on success.
     #[arg(long)]
@@ -185,19 +186,18 @@ pub fn run(args: BatsimArgs) -> anyhow::Result<()> {
 fn adapter_config(args: &ServeArgs) -> anyhow::Result<AdapterConfig> {
     let inject = if args.inject_cloud {
         let inject = CloudInjection {
-            interval: Time::from_secs_f64(args.cloud_interval),
+            jobs: InjectOptions {
+                interval: Time::from_secs_f64(args.cloud_interval),
+                procs: args.cloud_procs.clone(),
+                walltime: Time::from_secs_f64(args.cloud_walltime),
+                runtime: args.cloud_runtime,
+                slack: args.slack,
+                seed: args.seed,
+            },
             start: args.cloud_from.map(Time::from_secs_f64),
             until: args.cloud_to.map(Time::from_secs_f64),
-            procs: args.cloud_procs.clone(),
-            walltime: Time::from_secs_f64(args.cloud_walltime),
-            runtime: args.cloud_runtime,
-            slack: args.slack,
-            seed: args.seed,
         };
-        inject
-            .validate()
-            .map_err(anyhow::Error::msg)
-            .context("bad cloud injection options")?;
+        inject.validate().context("bad cloud injection options")?;
         Some(inject)
     } else {
         None

@@ -5,6 +5,7 @@ use anyhow::{bail, Context};
 use interstice_core::{Admission, Engine, EngineConfig, Job, JobId, JobKind, Policy, Time};
 use interstice_daemon::client::{Client, ClientError};
 use interstice_daemon::wire::{PredictRequest, SubmitRequest};
+use interstice_swf::SplitMix64;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -197,22 +198,6 @@ pub struct BenchArgs {
     seed: u64,
 }
 
-/// A tiny seeded generator (SplitMix64), so the plan is the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 fn percentile(sorted: &[Duration], q: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -226,7 +211,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let mut config = EngineConfig::new(args.procs, policy);
     config.admission = Admission::RejectPredicted;
     let mut engine = Engine::new(config).context("engine config")?;
-    let mut rng = Rng(args.seed);
+    let mut rng = SplitMix64::new(args.seed);
     let built = Instant::now();
     for index in 0..args.jobs {
         let procs = (1u32 << rng.below(7)).min(args.procs);
@@ -298,7 +283,7 @@ fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()
             let client = Client::new(socket);
             std::thread::spawn(move || -> Result<Vec<Duration>, ClientError> {
                 let mut latencies = Vec::new();
-                let mut rng = Rng(thread as u64 + 7);
+                let mut rng = SplitMix64::new(thread as u64 + 7);
                 while Instant::now() < deadline {
                     let request = PredictRequest {
                         procs: 1 << rng.below(3),

@@ -13,6 +13,7 @@ use interstice_batsim::protocol::options::DEFAULT_MAX_RESUBMISSIONS;
 use interstice_batsim::protocol::EngineOptions;
 use interstice_core::{Admission, EngineConfig, Policy, Time};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use interstice_swf::SwfError;
 
 /// `--policy`, `--conv`, `--admission` and the [`TuningArgs`].
 #[derive(clap::Args, Clone, Debug, Default, PartialEq)]
@@ -73,7 +74,7 @@ impl EngineArgs {
 
 const _: () = assert!(
     DEFAULT_MAX_RESUBMISSIONS == 3,
-    "update the --max-resubmissions help text"
+    "update the --max-resubmissions help text (the default is interstice_swf::defaults)"
 );
 
 /// A policy name.
@@ -87,15 +88,13 @@ pub fn parse_admission(text: &str) -> Result<Admission, String> {
 }
 
 /// A cloud job's run time (`walltime`, `120`, `0.1w`, `uniform:LO:HI`, `exp:MEAN`).
-pub fn parse_runtime(text: &str) -> Result<RuntimeSpec, String> {
+pub fn parse_runtime(text: &str) -> Result<RuntimeSpec, SwfError> {
     text.parse()
-        .map_err(|err: interstice_swf::SwfError| err.to_string())
 }
 
 /// Processors of each cloud job (`4`, `1,2,4`, `1:0.5,2:0.5`).
-pub fn parse_procs_choice(text: &str) -> Result<ProcsChoice, String> {
+pub fn parse_procs_choice(text: &str) -> Result<ProcsChoice, SwfError> {
     text.parse()
-        .map_err(|err: interstice_swf::SwfError| err.to_string())
 }
 
 /// Positive, finite seconds.

@@ -16,32 +16,16 @@ use interstice_batsim::output::{self, JOBS_CSV, SUMMARY_JSON};
 use interstice_batsim::protocol::EngineOptions;
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_batsim::sim::{simulate, simulate_stream, SimOptions, SimStats};
-use interstice_core::{EngineConfig, Job, JobKind, Policy, Shown, Summary, Time};
-use interstice_swf::inject::{inject_cloud_jobs, CloudJobs, InjectOptions, ProcsChoice, RuntimeSpec};
-use interstice_swf::merge_by_submit;
-use interstice_swf::ExtractOptions;
+use interstice_core::{EngineConfig, Policy, Shown, Summary, Time};
+use interstice_swf::defaults;
+use interstice_swf::experiment::clip_jobs;
+use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use interstice_swf::{
+    arrivals, load_trace, ClipTarget, CloudSpec, ExtractOptions, LoadedTrace, TraceSpec,
+};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// What `--clip` clips HPC jobs to.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClipTarget {
-    /// The convergence area (`--conv`), as the thesis does.
-    Area,
-    /// The whole machine (`--procs`).
-    Machine,
-}
-
-impl ClipTarget {
-    /// `area` or `machine`.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            ClipTarget::Area => "area",
-            ClipTarget::Machine => "machine",
-        }
-    }
-}
 
 /// Simulate a whole workload with the engine, no outside simulator.
 #[derive(clap::Args, Debug)]
@@ -65,21 +49,21 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub cloud_interval: Option<f64>,
     /// Processors of each cloud job: `4`, a uniform list `1,2,4`, or weights `1:0.5,2:0.3,4:0.2`.
-    #[arg(long, value_name = "H", value_parser = parse_procs_choice, default_value = "1")]
+    #[arg(long, value_name = "H", value_parser = parse_procs_choice, default_value = defaults::CLOUD_PROCS)]
     pub cloud_procs: ProcsChoice,
     /// Walltime of each cloud job, seconds.
-    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value = "180")]
+    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value_t = defaults::CLOUD_WALLTIME_SECS)]
     pub cloud_walltime: f64,
     /// Actual run time of each cloud job: `walltime`, seconds, `0.1w`, `uniform:LO:HI`, `exp:MEAN`.
     /// As in Batsim (a `delay` profile), a job whose run time is not below its walltime is killed
     /// at its walltime (COMPLETED_WALLTIME_REACHED), so `walltime` makes every cloud job end killed.
-    #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = "walltime")]
+    #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = defaults::CLOUD_RUNTIME)]
     pub cloud_runtime: RuntimeSpec,
     /// Slack factor f: each cloud job's SLO is f × its walltime.
-    #[arg(long, value_name = "F", value_parser = parse_factor, default_value = "2")]
+    #[arg(long, value_name = "F", value_parser = parse_factor, default_value_t = defaults::SLACK)]
     pub slack: f64,
     /// Multiply every HPC walltime by this factor.
-    #[arg(long, value_parser = parse_factor, default_value = "1")]
+    #[arg(long, value_parser = parse_factor, default_value_t = defaults::WALLTIME_FACTOR)]
     pub walltime_factor: f64,
     /// Only replay the jobs submitted in the first S seconds after the workload's first submission.
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
@@ -92,7 +76,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub lenient: bool,
     /// Seed of the cloud jobs' random draws.
-    #[arg(long, default_value = "1")]
+    #[arg(long, default_value_t = defaults::SEED)]
     pub seed: u64,
     /// Output directory (jobs.csv, summary.json).
     #[arg(long, value_name = "DIR")]
@@ -104,215 +88,6 @@ pub struct ReplayArgs {
 
 /// The workload Batsim calls `w0`.
 pub(crate) const WORKLOAD_NAME: &str = "w0";
-
-/// The cloud injection settings of a run.
-#[derive(Clone, Debug)]
-pub(crate) struct CloudSpec {
-    pub(crate) interval: f64,
-    pub(crate) procs: ProcsChoice,
-    pub(crate) walltime: f64,
-    pub(crate) runtime: RuntimeSpec,
-    pub(crate) slack: f64,
-    pub(crate) seed: u64,
-}
-
-impl CloudSpec {
-    /// Cloud jobs every `interval` over `[from, to]`, ids from `first_id`, with
-    /// their run times drawn (the draws of `swf inject` and of the Batsim
-    /// adapter), generated as they are pulled.
-    fn jobs(&self, from: Time, to: Time, first_id: u64) -> anyhow::Result<CloudJobs> {
-        let options = InjectOptions {
-            interval: Time::from_secs_f64(self.interval),
-            procs: self.procs.clone(),
-            walltime: Time::from_secs_f64(self.walltime),
-            runtime: self.runtime,
-            slack: self.slack,
-            seed: self.seed,
-        };
-        options.validate().context("bad cloud-job options")?;
-        Ok(inject_cloud_jobs(&options, from, to, first_id))
-    }
-
-    fn max_procs(&self) -> u32 {
-        self.procs.max()
-    }
-
-    fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "interval": self.interval,
-            "procs": procs_choice_text(&self.procs),
-            "walltime": self.walltime,
-            "runtime": self.runtime.to_string(),
-            "slack": self.slack,
-            "seed": self.seed,
-        })
-    }
-}
-
-/// `4`, or `1:0.5,2:0.5` for a weighted choice (the form `summary.json` records).
-pub(crate) fn procs_choice_text(choice: &ProcsChoice) -> String {
-    match choice {
-        ProcsChoice::Fixed(procs) => procs.to_string(),
-        ProcsChoice::Weighted(choices) => choices
-            .iter()
-            .map(|(procs, weight)| format!("{procs}:{weight}"))
-            .collect::<Vec<_>>()
-            .join(","),
-    }
-}
-
-/// Which HPC trace a run replays, and how it is cut and clipped: the
-/// workload-side options of `replay` (shared with `sweep`).
-#[derive(Clone, Debug)]
-pub(crate) struct TraceSpec {
-    pub(crate) workload: PathBuf,
-    pub(crate) procs: Option<u32>,
-    pub(crate) conv: Option<u32>,
-    pub(crate) walltime_factor: f64,
-    pub(crate) until: Option<f64>,
-    pub(crate) clip: Option<ClipTarget>,
-    pub(crate) lenient: bool,
-}
-
-/// A loaded, cut and clipped trace, before any cloud injection.
-#[derive(Clone, Debug)]
-pub(crate) struct LoadedTrace {
-    /// The trace's jobs (HPC, plus any cloud jobs a Batsim JSON already holds).
-    pub(crate) jobs: Vec<Job>,
-    /// Processors of the machine.
-    pub(crate) procs: u32,
-    /// Processors of the convergence area.
-    pub(crate) conv: u32,
-    stats: interstice_swf::ExtractStats,
-    clipped_late: u64,
-}
-
-impl LoadedTrace {
-    /// Workload records skipped by the loader.
-    pub(crate) fn skipped(&self) -> u64 {
-        self.stats.skipped()
-    }
-}
-
-/// Load, cut (`until`) and clip the trace of `spec`, checking that every job fits.
-pub(crate) fn load_trace(spec: &TraceSpec) -> anyhow::Result<LoadedTrace> {
-    if let (Some(procs), Some(conv)) = (spec.procs, spec.conv) {
-        if conv > procs {
-            bail!(
-                "--conv {conv} is larger than --procs {procs}: the convergence area is part of the machine"
-            );
-        }
-    }
-    if spec.procs == Some(0) {
-        bail!("--procs must be at least 1");
-    }
-    if spec.conv == Some(0) {
-        bail!("--conv must be at least 1 (the area is processors 0..C)");
-    }
-
-    let clip_to = match spec.clip {
-        Some(ClipTarget::Area) => spec.conv.or(spec.procs),
-        Some(ClipTarget::Machine) => spec.procs,
-        None => None,
-    };
-    let extract = ExtractOptions {
-        // Strict mode checks widths below, with replay's own advice; lenient
-        // mode lets the loader skip (and count) jobs wider than the machine.
-        machine_procs: if spec.lenient { spec.procs } else { None },
-        clip: clip_to,
-        // `--clip=machine` (or `--clip` without an area) with the machine
-        // size from the trace: clip to it rather than reject.
-        clip_to_machine: spec.clip.is_some(),
-        walltime_factor: spec.walltime_factor,
-        mode: if spec.lenient {
-            interstice_swf::Strictness::Lenient
-        } else {
-            interstice_swf::Strictness::Strict
-        },
-    };
-    let workload = interstice_swf::load_workload(&spec.workload, &extract).map_err(|err| match err {
-        // The loader's advice names `swf convert`'s `--clip M`: give replay's.
-        interstice_swf::SwfError::Line {
-            file,
-            line,
-            kind: interstice_swf::LineError::TooWide { job, procs, machine },
-        } => anyhow::anyhow!(
-            "{file}:{line}: hpc job {job} needs {procs} processors but the machine has {machine}: {WIDE_JOB_ADVICE}"
-        ),
-        err => anyhow::Error::new(err).context("cannot load the workload"),
-    })?;
-    let procs = match spec.procs.or(workload.machine_procs) {
-        Some(procs) if procs > 0 => procs,
-        _ => bail!(
-            "the machine size of {} is unknown (no MaxProcs/MaxNodes header or nb_res): give --procs",
-            spec.workload.display()
-        ),
-    };
-    let conv = spec.conv.unwrap_or(procs);
-    if conv > procs {
-        bail!(
-            "--conv {conv} is larger than the machine ({procs} processors): the area is part of the machine"
-        );
-    }
-    let mut jobs = workload.jobs;
-    if let Some(until) = spec.until {
-        let first = jobs.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
-        let end = first + Time::from_secs_f64(until);
-        jobs.retain(|job| job.submit < end);
-    }
-    let clipped_late = clip_jobs(
-        &mut jobs,
-        spec.clip
-            .map(|target| if target == ClipTarget::Area { conv } else { procs }),
-    );
-    check_widths(&jobs, procs, conv, &spec.workload)?;
-    Ok(LoadedTrace {
-        jobs,
-        procs,
-        conv,
-        stats: workload.stats,
-        clipped_late,
-    })
-}
-
-/// The trace's jobs plus the cloud jobs of `cloud`, injected over the HPC jobs' submission span.
-pub(crate) fn with_cloud_jobs(trace: &LoadedTrace, cloud: Option<&CloudSpec>) -> anyhow::Result<Vec<Job>> {
-    Ok(arrivals(trace, cloud)?.0.collect())
-}
-
-/// The trace's jobs and the cloud jobs of `cloud` (injected over the HPC
-/// jobs' submission span, numbered after the trace's largest id), merged in
-/// submission order as they are pulled, ties in the trace's order first
-/// (what a stable sort of the trace followed by the cloud jobs gives); and
-/// how many there are.
-pub(crate) fn arrivals(
-    trace: &LoadedTrace,
-    cloud: Option<&CloudSpec>,
-) -> anyhow::Result<(impl Iterator<Item = Job>, u64)> {
-    let mut jobs = trace.jobs.clone();
-    jobs.sort_by_key(|job| job.submit);
-    let mut injected = None;
-    if let Some(cloud) = cloud {
-        if cloud.max_procs() > trace.conv {
-            bail!(
-                "--cloud-procs asks for up to {} processors but the convergence area has {}: \
-                 lower --cloud-procs or raise --conv",
-                cloud.max_procs(),
-                trace.conv
-            );
-        }
-        let hpc = jobs
-            .iter()
-            .filter(|job| job.kind == JobKind::Hpc)
-            .map(|job| job.submit);
-        if let (Some(first), Some(last)) = (hpc.clone().min(), hpc.max()) {
-            let first_id = jobs.iter().map(|job| job.id.0).max().unwrap_or(0) + 1;
-            injected = Some(cloud.jobs(first, last, first_id)?);
-        }
-    }
-    let total = jobs.len() as u64 + injected.as_ref().map_or(0, |cloud| cloud.size_hint().0 as u64);
-    Ok((merge_by_submit(jobs, injected.into_iter().flatten()), total))
-}
 
 /// The `"run"` object of `summary.json`: what was replayed and how.
 pub(crate) fn run_info(
@@ -340,7 +115,7 @@ pub(crate) fn run_info(
                 "duplicate_id": trace.stats.skipped_duplicate_id,
                 "bad_lines": trace.stats.bad_lines,
             },
-            "clipped": trace.stats.clipped + trace.clipped_late,
+            "clipped": trace.stats.clipped,
         },
         "never_started": stats.never_started,
     })
@@ -380,13 +155,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     // memory follows the jobs in the system, not the workload.
     let mut writer = output::ResultWriter::create(&args.out, output::Naming::Workload(WORKLOAD_NAME))
         .context("cannot write the results")?;
-    let run = simulate_stream(
-        config.clone(),
-        jobs,
-        &SimOptions::default(),
-        &mut writer,
-        |done| bar.set_position(done),
-    )
+    let run = simulate_stream(config.clone(), jobs, &SimOptions::default(), &mut writer, |done| {
+        bar.set_position(done)
+    })
     .context("simulation failed")?;
     bar.finish_and_clear();
 
@@ -407,46 +178,6 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             eprintln!(
                 "note: {} workload records were skipped (see summary.json run.extraction)",
                 trace.skipped()
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Clip HPC jobs wider than `to` (when known); returns how many were clipped.
-fn clip_jobs(jobs: &mut [Job], to: Option<u32>) -> u64 {
-    let Some(to) = to else { return 0 };
-    let mut clipped = 0;
-    for job in jobs
-        .iter_mut()
-        .filter(|job| job.kind == JobKind::Hpc && job.procs > to)
-    {
-        job.procs = to;
-        clipped += 1;
-    }
-    clipped
-}
-
-/// What to do about a job wider than the machine or the area.
-const WIDE_JOB_ADVICE: &str =
-    "use --clip=machine or --clip=area to clip HPC jobs, --lenient to skip them, or raise --procs/--conv";
-
-/// Every job must fit: HPC jobs in the machine, cloud jobs in the area.
-fn check_widths(jobs: &[Job], procs: u32, conv: u32, path: &Path) -> anyhow::Result<()> {
-    for job in jobs {
-        let limit = if job.kind == JobKind::Cloud { conv } else { procs };
-        if job.procs > limit {
-            let place = if job.kind == JobKind::Cloud {
-                "convergence area"
-            } else {
-                "machine"
-            };
-            bail!(
-                "{}: {} job {} needs {} processors but the {place} has {limit}: {WIDE_JOB_ADVICE}",
-                path.display(),
-                job.kind,
-                job.id,
-                job.procs
             );
         }
     }
@@ -589,15 +320,15 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             first_id: 1,
         }),
     };
-    clip_jobs(&mut hpc, Some(conv));
+    clip_jobs(&mut hpc, conv);
     let first = hpc.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
     let last = hpc.iter().map(|job| job.submit).max().unwrap_or(Time::ZERO);
     let cloud = CloudSpec {
         interval: args.cloud_interval,
         procs: parse_procs_choice("1,2,4").map_err(anyhow::Error::msg)?,
-        walltime: 180.0,
+        walltime: defaults::CLOUD_WALLTIME_SECS,
         runtime: args.cloud_runtime,
-        slack: 2.0,
+        slack: defaults::SLACK,
         seed: args.seed,
     };
     let first_id = hpc.iter().map(|job| job.id.0).max().unwrap_or(0) + 1;

@@ -3,9 +3,10 @@
 //! run time, slack, seed), in parallel, into one `sweep.csv` + `sweep.json`.
 //!
 //! Every run is exactly a `replay` with those values: the trace is loaded,
-//! cut and clipped by [`super::replay::load_trace`], cloud jobs are injected
-//! by [`super::replay::with_cloud_jobs`] and the engine config comes from the
-//! same [`EngineArgs`]. Once per (policy, area) the HPC trace is also replayed
+//! cut and clipped by [`interstice_swf::load_trace`], cloud jobs are injected
+//! by [`interstice_swf::with_cloud_jobs`] and the engine config comes from the
+//! same [`EngineArgs`]; the grid, the parallel runner and the rows are
+//! [`interstice_batsim::sweep`]'s. Once per (policy, area) the HPC trace is also replayed
 //! without any cloud job, so each row carries `hpc_makespan_delta`, the change
 //! of the HPC makespan that the cloud jobs caused.
 //!
@@ -17,20 +18,18 @@ use super::engine_args::{
     parse_admission, parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds,
     EngineArgs, TuningArgs,
 };
-use super::replay::{
-    load_trace, procs_choice_text, run_info, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec,
-    WORKLOAD_NAME,
-};
+use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
 use interstice_batsim::output;
 use interstice_batsim::sim::{simulate, SimOptions};
-use interstice_core::{Admission, Policy, Shown, Summary};
+use interstice_batsim::sweep::{self, run_parallel, Grid, Outcome, Row, Task};
+use interstice_core::{Admission, Policy, Shown};
+use interstice_swf::defaults;
+use interstice_swf::experiment::check_cloud_fits;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use interstice_swf::{load_trace, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// The name of the table of runs inside the output directory.
@@ -117,107 +116,42 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
-/// The values of one run.
-#[derive(Clone, Debug)]
-struct RunParams {
-    policy: Policy,
-    conv: Option<u32>,
-    admission: Admission,
-    cloud_procs: ProcsChoice,
-    cloud_runtime: RuntimeSpec,
-    slack: f64,
-    seed: u64,
-}
-
-/// One simulation to carry out: a run of the grid, or a no-cloud baseline.
-#[derive(Clone, Debug)]
-enum Task {
-    Run(RunParams),
-    Baseline { policy: Policy, conv: Option<u32> },
-}
-
-/// What a simulation measured.
-#[derive(Clone, Debug)]
-struct Outcome {
-    summary: Summary,
-    conv: u32,
-    wall_seconds: f64,
-}
-
-/// The parsed lists of a sweep.
-struct Grid {
-    policies: Vec<Policy>,
-    convs: Vec<Option<u32>>,
-    admissions: Vec<Admission>,
-    cloud_procs: Vec<ProcsChoice>,
-    runtimes: Vec<RuntimeSpec>,
-    slacks: Vec<f64>,
-    seeds: Vec<u64>,
-}
-
-impl Grid {
-    fn parse(args: &SweepArgs) -> anyhow::Result<Grid> {
-        let positive_count = |text: &str| match text.parse::<u32>() {
-            Ok(value) if value > 0 => Ok(value),
-            _ => Err(format!("{text:?} is not a positive processor count")),
-        };
-        let seed = |text: &str| {
-            text.parse::<u64>()
-                .map_err(|_| format!("{text:?} is not a seed (a non-negative integer)"))
-        };
-        let convs = parse_list("--conv", &args.conv, true, positive_count)?;
-        Ok(Grid {
-            policies: parse_list("--policy", &args.policy, true, parse_policy)?,
-            convs: if convs.is_empty() {
-                vec![None]
-            } else {
-                convs.into_iter().map(Some).collect()
-            },
-            admissions: or_default(
-                parse_list("--admission", &args.admission, true, parse_admission)?,
-                Admission::AdmitAll,
-            ),
-            cloud_procs: or_default(
-                parse_list("--cloud-procs", &args.cloud_procs, false, parse_procs_choice)?,
-                ProcsChoice::Fixed(1),
-            ),
-            runtimes: or_default(
-                parse_list("--cloud-runtime", &args.cloud_runtime, true, parse_runtime)?,
-                RuntimeSpec::WALLTIME,
-            ),
-            slacks: or_default(parse_list("--slack", &args.slack, true, parse_factor)?, 2.0),
-            seeds: or_default(parse_list("--seed", &args.seed, true, seed)?, 1),
-        })
-    }
-
-    /// Every run, in row order.
-    fn runs(&self) -> Vec<RunParams> {
-        let mut runs = Vec::new();
-        for &policy in &self.policies {
-            for &conv in &self.convs {
-                for &admission in &self.admissions {
-                    for cloud_procs in &self.cloud_procs {
-                        for &cloud_runtime in &self.runtimes {
-                            for &slack in &self.slacks {
-                                for &seed in &self.seeds {
-                                    runs.push(RunParams {
-                                        policy,
-                                        conv,
-                                        admission,
-                                        cloud_procs: cloud_procs.clone(),
-                                        cloud_runtime,
-                                        slack,
-                                        seed,
-                                    });
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        runs
-    }
+/// The lists of `args`, defaults filled in.
+fn parse_grid(args: &SweepArgs) -> anyhow::Result<Grid> {
+    let positive_count = |text: &str| match text.parse::<u32>() {
+        Ok(value) if value > 0 => Ok(value),
+        _ => Err(format!("{text:?} is not a positive processor count")),
+    };
+    let seed = |text: &str| {
+        text.parse::<u64>()
+            .map_err(|_| format!("{text:?} is not a seed (a non-negative integer)"))
+    };
+    let convs = parse_list("--conv", &args.conv, true, positive_count)?;
+    Ok(Grid {
+        policies: parse_list("--policy", &args.policy, true, parse_policy)?,
+        convs: if convs.is_empty() {
+            vec![None]
+        } else {
+            convs.into_iter().map(Some).collect()
+        },
+        admissions: or_default(
+            parse_list("--admission", &args.admission, true, parse_admission)?,
+            Admission::AdmitAll,
+        ),
+        cloud_procs: or_default(
+            parse_list("--cloud-procs", &args.cloud_procs, false, parse_procs_choice)?,
+            ProcsChoice::Fixed(1),
+        ),
+        runtimes: or_default(
+            parse_list("--cloud-runtime", &args.cloud_runtime, true, parse_runtime)?,
+            RuntimeSpec::WALLTIME,
+        ),
+        slacks: or_default(
+            parse_list("--slack", &args.slack, true, parse_factor)?,
+            defaults::SLACK,
+        ),
+        seeds: or_default(parse_list("--seed", &args.seed, true, seed)?, defaults::SEED),
+    })
 }
 
 fn or_default<T>(values: Vec<T>, default: T) -> Vec<T> {
@@ -230,11 +164,11 @@ fn or_default<T>(values: Vec<T>, default: T) -> Vec<T> {
 
 /// Split every occurrence of `flag` on `;` (and on `,` when `comma_separates`), parse each
 /// item, and refuse empty items and duplicates.
-fn parse_list<T: PartialEq>(
+fn parse_list<T: PartialEq, E: std::fmt::Display>(
     flag: &str,
     occurrences: &[String],
     comma_separates: bool,
-    parse: impl Fn(&str) -> Result<T, String>,
+    parse: impl Fn(&str) -> Result<T, E>,
 ) -> anyhow::Result<Vec<T>> {
     let mut values: Vec<T> = Vec::new();
     let mut texts: Vec<String> = Vec::new();
@@ -266,7 +200,7 @@ fn parse_list<T: PartialEq>(
 /// Run a sweep.
 pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let grid = Grid::parse(&args)?;
+    let grid = parse_grid(&args)?;
     let workers = match args.jobs {
         Some(0) => bail!("--jobs must be at least 1"),
         Some(n) => n,
@@ -291,15 +225,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             None => "with the whole machine as the area".to_string(),
         })?;
         for choice in &grid.cloud_procs {
-            if choice.max() > trace.conv {
-                bail!(
-                    "--cloud-procs {} asks for up to {} processors but the convergence area has {}: \
-                     lower --cloud-procs or raise --conv",
-                    procs_choice_text(choice),
-                    choice.max(),
-                    trace.conv
-                );
-            }
+            check_cloud_fits(choice, trace.conv)?;
         }
         traces.insert(conv, (spec, trace));
     }
@@ -310,7 +236,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         admission,
         tuning: args.tuning.clone(),
     };
-    let cloud_spec = |run: &RunParams| CloudSpec {
+    let cloud_spec = |run: &sweep::RunParams| CloudSpec {
         interval: args.cloud_interval,
         procs: run.cloud_procs.clone(),
         walltime: args.cloud_walltime,
@@ -321,15 +247,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     // The engine configs are checked now too (λ, τ…), before hours of simulation.
     engine_args(grid.policies[0], grid.convs[0], None).to_config(procs)?;
 
-    let runs = grid.runs();
-    let mut tasks: Vec<Task> = Vec::new();
-    for &policy in &grid.policies {
-        for &conv in &grid.convs {
-            tasks.push(Task::Baseline { policy, conv });
-        }
-    }
-    let n_baselines = tasks.len();
-    tasks.extend(runs.iter().cloned().map(Task::Run));
+    let (tasks, n_baselines) = grid.tasks();
     if args.keep_runs {
         std::fs::create_dir_all(args.out.join("runs"))
             .with_context(|| format!("cannot create {}", args.out.join("runs").display()))?;
@@ -374,7 +292,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 "[{}/{}] {}: {}",
                 finished + 1,
                 tasks.len(),
-                describe(task),
+                task,
                 match &outcome.summary {
                     summary if matches!(task, Task::Baseline { .. }) => format!(
                         "HPC makespan {:.0} s, {:.2} s",
@@ -391,30 +309,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         }
     })?;
 
-    let baselines: BTreeMap<(&'static str, Option<u32>), &Outcome> = tasks[..n_baselines]
-        .iter()
-        .zip(&outcomes)
-        .map(|(task, outcome)| match task {
-            Task::Baseline { policy, conv } => ((policy.name(), *conv), outcome),
-            Task::Run(_) => unreachable!("baselines come first"),
-        })
-        .collect();
-    let rows: Vec<Row> = runs
-        .iter()
-        .zip(&outcomes[n_baselines..])
-        .enumerate()
-        .map(|(index, (params, outcome))| Row {
-            index,
-            params,
-            procs,
-            outcome,
-            baseline: baselines[&(params.policy.name(), params.conv)],
-        })
-        .collect();
+    let rows = sweep::rows(&tasks, &outcomes, n_baselines, procs);
 
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let csv_path = args.out.join(SWEEP_CSV);
-    std::fs::write(&csv_path, sweep_csv(&rows))
+    std::fs::write(&csv_path, sweep::sweep_csv(&rows))
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
     let total = started.elapsed().as_secs_f64();
     let json = sweep_json(
@@ -442,193 +341,6 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Run every task on `workers` threads; results come back in task order, and
-/// `report(finished_before, task, outcome)` is called as each one ends. The first
-/// error stops the other workers (they finish their current task) and is returned,
-/// naming the task.
-fn run_parallel(
-    tasks: &[Task],
-    workers: usize,
-    execute: impl Fn(usize, &Task) -> anyhow::Result<Outcome> + Sync,
-    report: impl Fn(usize, &Task, &Outcome) + Sync,
-) -> anyhow::Result<Vec<Outcome>> {
-    let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let slots: Mutex<Vec<Option<anyhow::Result<Outcome>>>> =
-        Mutex::new((0..tasks.len()).map(|_| None).collect());
-    let work = || loop {
-        if failed.load(Ordering::SeqCst) {
-            return;
-        }
-        let index = next.fetch_add(1, Ordering::SeqCst);
-        let Some(task) = tasks.get(index) else { return };
-        let outcome = execute(index, task).with_context(|| format!("run {}", describe(task)));
-        match &outcome {
-            Ok(done) => report(finished.fetch_add(1, Ordering::SeqCst), task, done),
-            Err(_) => failed.store(true, Ordering::SeqCst),
-        }
-        slots.lock().unwrap_or_else(|poison| poison.into_inner())[index] = Some(outcome);
-    };
-    std::thread::scope(|scope| -> anyhow::Result<()> {
-        let mut handles = Vec::new();
-        for worker in 0..workers.min(tasks.len()).max(1) {
-            let handle = std::thread::Builder::new()
-                .name(format!("sweep-{worker}"))
-                .stack_size(16 << 20)
-                .spawn_scoped(scope, work)
-                .context("cannot start a worker thread")?;
-            handles.push(handle);
-        }
-        for handle in handles {
-            if handle.join().is_err() {
-                bail!("a sweep worker thread panicked");
-            }
-        }
-        Ok(())
-    })?;
-    let slots = slots.into_inner().unwrap_or_else(|poison| poison.into_inner());
-    let mut outcomes = Vec::with_capacity(tasks.len());
-    for slot in slots {
-        match slot {
-            Some(Ok(outcome)) => outcomes.push(outcome),
-            Some(Err(err)) => return Err(err),
-            None => {}
-        }
-    }
-    if outcomes.len() != tasks.len() {
-        bail!("the sweep stopped early without an error");
-    }
-    Ok(outcomes)
-}
-
-fn describe(task: &Task) -> String {
-    let conv = |conv: Option<u32>| conv.map_or("machine".to_string(), |conv| conv.to_string());
-    match task {
-        Task::Baseline { policy, conv: area } => {
-            format!("baseline policy {policy} conv {} (no cloud jobs)", conv(*area))
-        }
-        Task::Run(run) => format!(
-            "policy {} conv {} admission {} cloud-procs {} cloud-runtime {} slack {} seed {}",
-            run.policy,
-            conv(run.conv),
-            run.admission.name(),
-            procs_choice_text(&run.cloud_procs),
-            run.cloud_runtime,
-            run.slack,
-            run.seed
-        ),
-    }
-}
-
-/// One row of `sweep.csv`.
-struct Row<'a> {
-    index: usize,
-    params: &'a RunParams,
-    procs: u32,
-    outcome: &'a Outcome,
-    baseline: &'a Outcome,
-}
-
-/// The columns of `sweep.csv`.
-pub const SWEEP_CSV_HEADER: &str = "run,policy,procs,conv,admission,cloud_procs,cloud_runtime,slack,seed,\
-jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
-utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,wall_seconds";
-
-/// A cell: text, an integer, or a float (`None` or not finite: undefined,
-/// empty in CSV and `null` in JSON).
-enum Cell {
-    Text(String),
-    Int(u64),
-    Float(Option<f64>),
-}
-
-impl Row<'_> {
-    fn hpc_makespan_delta(&self) -> f64 {
-        self.outcome.summary.hpc_makespan - self.baseline.summary.hpc_makespan
-    }
-
-    fn cells(&self) -> Vec<(&'static str, Cell)> {
-        let summary = &self.outcome.summary;
-        let quality = &summary.prediction;
-        let params = self.params;
-        vec![
-            ("run", Cell::Int(self.index as u64)),
-            ("policy", Cell::Text(params.policy.name().to_string())),
-            ("procs", Cell::Int(u64::from(self.procs))),
-            ("conv", Cell::Int(u64::from(self.outcome.conv))),
-            ("admission", Cell::Text(params.admission.name().to_string())),
-            ("cloud_procs", Cell::Text(procs_choice_text(&params.cloud_procs))),
-            ("cloud_runtime", Cell::Text(params.cloud_runtime.to_string())),
-            ("slack", Cell::Float(Some(params.slack))),
-            ("seed", Cell::Int(params.seed)),
-            ("jobs", Cell::Int(summary.jobs)),
-            ("cloud_jobs", Cell::Int(summary.cloud_jobs)),
-            ("violations", Cell::Int(summary.violations)),
-            ("violation_percent", Cell::Float(summary.violation_percent)),
-            ("evictions", Cell::Int(summary.evictions)),
-            ("rejected", Cell::Int(summary.rejected)),
-            ("hpc_makespan", Cell::Float(Some(summary.hpc_makespan))),
-            ("hpc_makespan_delta", Cell::Float(Some(self.hpc_makespan_delta()))),
-            ("utilization", Cell::Float(summary.utilization)),
-            ("mean_wait", Cell::Float(summary.mean_wait)),
-            ("tp", Cell::Int(quality.tp)),
-            ("fp", Cell::Int(quality.fp)),
-            ("fn", Cell::Int(quality.fn_)),
-            ("tn", Cell::Int(quality.tn)),
-            ("precision", Cell::Float(quality.precision)),
-            ("recall", Cell::Float(quality.recall)),
-            ("accuracy", Cell::Float(quality.accuracy)),
-            ("f1", Cell::Float(quality.f1)),
-            ("thesis_accuracy", Cell::Float(quality.thesis_accuracy)),
-            ("thesis_precision", Cell::Float(quality.thesis_precision)),
-            ("wall_seconds", Cell::Float(Some(self.outcome.wall_seconds))),
-        ]
-    }
-}
-
-/// A CSV field, quoted when it holds a comma or a quote.
-fn csv_field(out: &mut String, text: &str) {
-    if text.contains([',', '"', '\n']) {
-        let _ = write!(out, "\"{}\"", text.replace('"', "\"\""));
-    } else {
-        out.push_str(text);
-    }
-}
-
-fn sweep_csv(rows: &[Row]) -> String {
-    let mut out = String::from(SWEEP_CSV_HEADER);
-    out.push('\n');
-    for row in rows {
-        for (column, (_, cell)) in row.cells().into_iter().enumerate() {
-            if column > 0 {
-                out.push(',');
-            }
-            match cell {
-                Cell::Text(text) => csv_field(&mut out, &text),
-                Cell::Int(value) => {
-                    let _ = write!(out, "{value}");
-                }
-                Cell::Float(Some(value)) if value.is_finite() => {
-                    let _ = write!(out, "{value}");
-                }
-                Cell::Float(_) => {}
-            }
-        }
-        out.push('\n');
-    }
-    out
-}
-
-fn json_cell(cell: Cell) -> serde_json::Value {
-    match cell {
-        Cell::Text(text) => text.into(),
-        Cell::Int(value) => value.into(),
-        Cell::Float(Some(value)) if value.is_finite() => value.into(),
-        Cell::Float(_) => serde_json::Value::Null,
-    }
-}
-
 fn sweep_json(
     args: &SweepArgs,
     grid: &Grid,
@@ -638,35 +350,6 @@ fn sweep_json(
     workers: usize,
     wall_seconds: f64,
 ) -> serde_json::Value {
-    let baselines: Vec<serde_json::Value> = baseline_tasks
-        .iter()
-        .zip(baselines)
-        .map(|(task, outcome)| {
-            let policy = match task {
-                Task::Baseline { policy, .. } | Task::Run(RunParams { policy, .. }) => policy.name(),
-            };
-            serde_json::json!({
-                "policy": policy,
-                "conv": outcome.conv,
-                "hpc_jobs": outcome.summary.hpc_jobs,
-                "hpc_makespan": json_cell(Cell::Float(Some(outcome.summary.hpc_makespan))),
-                "utilization": json_cell(Cell::Float(outcome.summary.utilization)),
-                "mean_wait": json_cell(Cell::Float(outcome.summary.mean_wait)),
-                "wall_seconds": outcome.wall_seconds,
-            })
-        })
-        .collect();
-    let runs: Vec<serde_json::Value> = rows
-        .iter()
-        .map(|row| {
-            serde_json::Value::Object(
-                row.cells()
-                    .into_iter()
-                    .map(|(name, cell)| (name.to_string(), json_cell(cell)))
-                    .collect(),
-            )
-        })
-        .collect();
     serde_json::json!({
         "workload": args.workload.display().to_string(),
         "procs": args.procs,
@@ -679,19 +362,11 @@ fn sweep_json(
         "tau": args.tuning.tau,
         "max_resubmissions": args.tuning.max_resubmissions,
         "max_time_in_system": args.tuning.max_time_in_system,
-        "grid": {
-            "policy": grid.policies.iter().map(|policy| policy.name()).collect::<Vec<_>>(),
-            "conv": grid.convs,
-            "admission": grid.admissions.iter().map(|admission| admission.name()).collect::<Vec<_>>(),
-            "cloud_procs": grid.cloud_procs.iter().map(procs_choice_text).collect::<Vec<_>>(),
-            "cloud_runtime": grid.runtimes.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "slack": grid.slacks,
-            "seed": grid.seeds,
-        },
+        "grid": grid.to_json(),
         "threads": workers,
         "wall_seconds": wall_seconds,
-        "baselines": baselines,
-        "runs": runs,
+        "baselines": sweep::baselines_json(baseline_tasks, baselines),
+        "runs": sweep::rows_json(rows),
     })
 }
 
@@ -732,15 +407,5 @@ mod tests {
         assert!(err.to_string().contains("empty item"), "{err}");
         let err = parse_list("--conv", &["10;10".to_string()], true, count).unwrap_err();
         assert!(err.to_string().contains("twice"), "{err}");
-    }
-
-    #[test]
-    fn csv_fields_with_commas_are_quoted() {
-        let mut out = String::new();
-        csv_field(&mut out, "1:0.5,2:0.5");
-        assert_eq!(out, "\"1:0.5,2:0.5\"");
-        out.clear();
-        csv_field(&mut out, "0.1w");
-        assert_eq!(out, "0.1w");
     }
 }

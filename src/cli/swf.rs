@@ -4,6 +4,7 @@
 //! Everything here is composition: the formats and rules live in `interstice-swf`.
 //! The progress bar goes to stderr and only when stderr is a terminal.
 
+use super::engine_args::parse_factor;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use interstice_core::{Job, Time};
@@ -74,7 +75,7 @@ pub struct HpcArgs {
     #[arg(long, value_name = "M")]
     pub clip: Option<u32>,
     /// Multiply every walltime by F.
-    #[arg(long, value_name = "F", default_value_t = 1.0, value_parser = parse_factor)]
+    #[arg(long, value_name = "F", default_value_t = interstice_swf::defaults::WALLTIME_FACTOR, value_parser = parse_factor)]
     pub walltime_factor: f64,
 }
 
@@ -107,13 +108,13 @@ pub struct InjectArgs {
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub interval: Time,
     /// Processors per cloud job: a count (4), a uniform list (1,2,4) or weights (1:0.5,2:0.3,4:0.2).
-    #[arg(long, value_name = "H", value_parser = parse_procs)]
+    #[arg(long, value_name = "H", value_parser = super::engine_args::parse_procs_choice)]
     pub procs: ProcsChoice,
     /// Walltime of each cloud job, seconds.
     #[arg(long, value_name = "W", value_parser = parse_seconds)]
     pub walltime: Time,
     /// SLO of each cloud job = F × walltime.
-    #[arg(long, value_name = "F", value_parser = parse_factor)]
+    #[arg(long, value_name = "F", value_parser = parse_factor, default_value_t = interstice_swf::defaults::SLACK)]
     pub slack: f64,
     /// Run time of each cloud job: `walltime` (the default), seconds (90), a fraction of the walltime
     /// (0.1w), `uniform:LO:HI` or `exp:MEAN` (drawn with --seed). Batsim kills a job whose run time is
@@ -127,7 +128,7 @@ pub struct InjectArgs {
     #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = super::engine_args::parse_instant)]
     pub to: Option<f64>,
     /// Seed of the random draws (processors, run times).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = interstice_swf::defaults::SEED)]
     pub seed: u64,
     /// Processors of the machine (default: the header's MaxProcs/MaxNodes or nb_res).
     #[arg(long, value_name = "M")]
@@ -157,17 +158,6 @@ pub struct BenchArgs {
 
 fn parse_seconds(text: &str) -> Result<Time, String> {
     parse_duration(text).ok_or_else(|| format!("{text:?} is not a positive number of seconds"))
-}
-
-fn parse_factor(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("{text:?} is not a positive number")),
-    }
-}
-
-fn parse_procs(text: &str) -> Result<ProcsChoice, String> {
-    text.parse().map_err(|e: interstice_swf::SwfError| e.to_string())
 }
 
 /// Run an SWF subcommand.

@@ -104,31 +104,165 @@ pub fn write_workload<W: Write, J: std::borrow::Borrow<Job>>(
 #[derive(Deserialize)]
 struct RawWorkload {
     nb_res: Option<f64>,
-    jobs: Vec<RawJob>,
+    jobs: Vec<JobDescription>,
     #[serde(default)]
-    profiles: HashMap<String, RawProfile>,
+    profiles: HashMap<String, Profile>,
 }
 
-#[derive(Deserialize)]
-struct RawJob {
-    id: serde_json::Value,
-    subtime: f64,
+/// One job of a Batsim workload, as in the workload file and in Batsim's
+/// `JOB_SUBMITTED` events (the one reader of both: `swf` and the adapter).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct JobDescription {
+    /// `id`: a number in a workload file, `"workload!name"` from Batsim.
+    pub id: serde_json::Value,
+    /// `subtime`, seconds.
     #[serde(default)]
-    walltime: Option<f64>,
-    res: f64,
-    profile: String,
+    pub subtime: Option<f64>,
+    /// `walltime`, seconds (missing or ≤ 0: no limit).
     #[serde(default)]
-    kind: Option<String>,
+    pub walltime: Option<f64>,
+    /// `res`: processors.
+    pub res: f64,
+    /// `profile`: a name in the workload's profiles.
     #[serde(default)]
-    slo: Option<f64>,
+    pub profile: String,
+    /// `kind`: `"hpc"` (default) or `"cloud"`, an Interstice extension.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// `slo`, seconds, an Interstice extension.
+    #[serde(default)]
+    pub slo: Option<f64>,
 }
 
-#[derive(Deserialize)]
-struct RawProfile {
+/// A field of a job description that cannot be used.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JobFieldError {
+    /// A required field is absent.
+    #[error("job.{field} is missing: expected {expected}")]
+    Missing {
+        /// The field.
+        field: &'static str,
+        /// What it should hold.
+        expected: &'static str,
+    },
+    /// A field holds the wrong kind of value.
+    #[error("job.{field}: expected {expected}, found {found}")]
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// What it should hold.
+        expected: &'static str,
+        /// The value found.
+        found: String,
+    },
+}
+
+impl JobDescription {
+    /// Read a job description from a JSON object (a `JOB_SUBMITTED`'s `job`).
+    pub fn from_object(job: &serde_json::Map<String, serde_json::Value>) -> Result<Self, JobFieldError> {
+        fn field<T: serde::de::DeserializeOwned>(
+            job: &serde_json::Map<String, serde_json::Value>,
+            field: &'static str,
+            expected: &'static str,
+        ) -> Result<Option<T>, JobFieldError> {
+            match job.get(field) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(value) => {
+                    serde_json::from_value(value.clone())
+                        .map(Some)
+                        .map_err(|_| JobFieldError::Invalid {
+                            field,
+                            expected,
+                            found: value.to_string(),
+                        })
+                }
+            }
+        }
+        const SECONDS: &str = "a number of seconds";
+        const RESOURCES: &str = "a number of resources";
+        let res: f64 = field(job, "res", RESOURCES)?.ok_or(JobFieldError::Missing {
+            field: "res",
+            expected: "the number of resources",
+        })?;
+        Ok(JobDescription {
+            id: job.get("id").cloned().unwrap_or_default(),
+            subtime: field(job, "subtime", SECONDS)?,
+            walltime: field(job, "walltime", SECONDS)?,
+            res,
+            profile: field(job, "profile", "a profile name")?.unwrap_or_default(),
+            kind: field(job, "kind", "\"hpc\" or \"cloud\"")?,
+            slo: field(job, "slo", SECONDS)?,
+        })
+    }
+
+    /// The job's kind: `hpc` when not given.
+    pub fn job_kind(&self) -> Result<JobKind, JobFieldError> {
+        match self.kind.as_deref() {
+            None => Ok(JobKind::Hpc),
+            Some(text) => text.parse().map_err(|_| JobFieldError::Invalid {
+                field: "kind",
+                expected: "\"hpc\" or \"cloud\"",
+                found: format!("{text:?}"),
+            }),
+        }
+    }
+
+    /// The walltime in seconds, `None` for Batsim's "no limit" (missing or ≤ 0).
+    pub fn walltime_secs(&self) -> Option<f64> {
+        self.walltime.filter(|w| *w > 0.0)
+    }
+
+    /// The processor count, when `res` is a positive whole number.
+    pub fn procs(&self) -> Option<u64> {
+        (self.res >= 1.0 && self.res.fract() == 0.0).then(|| self.res.min(u64::MAX as f64) as u64)
+    }
+
+    /// The SLO, when given and not negative.
+    pub fn slo(&self) -> Option<Time> {
+        self.slo
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(Time::from_secs_f64)
+    }
+}
+
+/// A Batsim profile: only `delay` profiles have a known run time.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct Profile {
+    /// `type`.
     #[serde(rename = "type")]
-    kind: String,
+    pub kind: String,
+    /// `delay`, seconds, for `delay` profiles.
     #[serde(default)]
-    delay: Option<f64>,
+    pub delay: Option<f64>,
+    /// `cpu`, flops per host, for `parallel_homogeneous` profiles.
+    #[serde(default)]
+    pub cpu: Option<f64>,
+}
+
+impl Profile {
+    /// The run time of a `delay` profile (a delay ≥ 0), else `None`.
+    pub fn delay_secs(&self) -> Option<f64> {
+        if self.kind == "delay" {
+            self.delay.filter(|d| d.is_finite() && *d >= 0.0)
+        } else {
+            None
+        }
+    }
+
+    /// The flops per host of a `parallel_homogeneous` profile (≥ 0), else `None`.
+    pub fn cpu_flops(&self) -> Option<f64> {
+        if self.kind == "parallel_homogeneous" {
+            self.cpu.filter(|c| c.is_finite() && *c >= 0.0)
+        } else {
+            None
+        }
+    }
+
+    /// The profile in a JSON value, when it is one.
+    pub fn from_value(value: &serde_json::Value) -> Option<Profile> {
+        serde_json::from_value(value.clone()).ok()
+    }
 }
 
 fn json_err(name: &str, message: String) -> SwfError {
@@ -179,24 +313,20 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
         stats.records += 1;
         let id = job_id(name, index, &rj.id)?;
         let what = format!("job {id}");
-        let kind = match rj.kind.as_deref() {
-            None => JobKind::Hpc,
-            Some(k) => k
-                .parse::<JobKind>()
-                .map_err(|e| json_err(name, format!("{what}: {e}")))?,
-        };
+        let subtime = rj
+            .subtime
+            .ok_or_else(|| json_err(name, format!("{what}: missing field `subtime`")))?;
+        let kind = rj
+            .job_kind()
+            .map_err(|e| json_err(name, format!("{what}: {e}")))?;
         let profile = raw.profiles.get(&rj.profile).ok_or_else(|| {
             json_err(
                 name,
                 format!("{what}: profile {:?} is not defined in \"profiles\"", rj.profile),
             )
         })?;
-        let delay = if profile.kind == "delay" {
-            profile.delay.filter(|d| *d >= 0.0)
-        } else {
-            None
-        };
-        let walltime = rj.walltime.filter(|w| *w > 0.0);
+        let delay = profile.delay_secs();
+        let walltime = rj.walltime_secs();
         let (walltime, runtime, enforced) = match (walltime, delay) {
             (Some(w), Some(d)) => (w, d, true),
             (None, Some(d)) => {
@@ -212,12 +342,12 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
                 continue;
             }
         };
-        if !(rj.res >= 1.0 && rj.res.fract() == 0.0) {
+        let Some(procs) = rj.procs() else {
             stats.skip(SkipReason::Procs);
             continue;
-        }
+        };
         let clip = opts.clip.or(machine.filter(|_| opts.clip_to_machine));
-        let (procs, clipped) = clip_procs(rj.res.min(u64::MAX as f64) as u64, clip);
+        let (procs, clipped) = clip_procs(procs, clip);
         if let Err(kind) = check_width(id, procs, machine) {
             let err = SwfError::Line {
                 file: name.to_string(),
@@ -248,8 +378,8 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
                     SkipReason::OutOfRange,
                 )
             };
-            let submit = Time::instant_from_secs_f64(rj.subtime)
-                .ok_or_else(|| out_of_range("subtime", rj.subtime, INSTANT_RANGE))?;
+            let submit = Time::instant_from_secs_f64(subtime)
+                .ok_or_else(|| out_of_range("subtime", subtime, INSTANT_RANGE))?;
             let walltime = walltime * opts.walltime_factor;
             let walltime =
                 duration(walltime).ok_or_else(|| out_of_range("walltime", walltime, DURATION_RANGE))?;
@@ -292,7 +422,7 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
             runtime: Some(runtime),
             procs,
             kind,
-            slo: rj.slo.filter(|s| *s >= 0.0).map(Time::from_secs_f64),
+            slo: rj.slo(),
         });
     }
     sort_jobs(&mut jobs);

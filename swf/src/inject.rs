@@ -1,13 +1,14 @@
 //! Cloud-job injection (the thesis's validation, SPEC §7): one cloud job every
 //! `interval` over a time span, with a processor count drawn from a fixed
 //! value or a weighted list, a walltime, a run time, and an SLO of
-//! `slack × walltime`.
+//! `slack × walltime` ([`interstice_core::slo_for`]).
 //!
-//! Randomness comes only from [`SplitMix64`]: processor counts from
-//! `SplitMix64(seed)` and run times from `SplitMix64(seed ^ RUNTIME_SEED_MIX)`,
-//! one draw each per job in submission order, so the same options give the
-//! same jobs on every platform, and `interstice replay` and the Batsim
-//! adapter's own injection draw the same jobs for the same seed.
+//! The one injector: `swf inject`, `interstice replay`/`sweep` and the Batsim
+//! adapter (which pulls from [`CloudJobs`] as simulated time advances) all use
+//! [`inject_cloud_jobs`]. Randomness comes only from [`SplitMix64`]: processor
+//! counts from `SplitMix64(seed)` and run times from
+//! `SplitMix64(seed ^ RUNTIME_SEED_MIX)`, one draw each per job in submission
+//! order, so the same options give the same jobs on every platform.
 
 use crate::error::SwfError;
 pub use crate::rng::SplitMix64;
@@ -16,8 +17,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Mixed into [`InjectOptions::seed`] to seed the run-time draws, so they do
-/// not follow the processor draws (used by every injector: `swf inject`,
-/// `replay`, the Batsim adapter).
+/// not follow the processor draws.
 pub const RUNTIME_SEED_MIX: u64 = 0x5EED_C10D_0000_0001;
 
 /// How many processors each cloud job asks for.
@@ -123,22 +123,34 @@ impl Amount {
     }
 }
 
+/// Why a length ([`Amount`]) does not parse.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum AmountError {
+    /// Neither seconds nor a walltime fraction.
+    #[error("{0:?} is not a length: expected seconds (`120`) or a walltime fraction (`0.1w`)")]
+    NotALength(String),
+    /// Negative, infinite or NaN.
+    #[error("{0:?} must be a finite number >= 0")]
+    OutOfRange(String),
+}
+
 /// Parses seconds (`120`, `120s`) or a fraction of the walltime (`0.1w`):
 /// a finite number ≥ 0.
 impl FromStr for Amount {
-    type Err = String;
+    type Err = AmountError;
 
-    fn from_str(text: &str) -> Result<Self, String> {
+    fn from_str(text: &str) -> Result<Self, AmountError> {
         let text = text.trim();
         let (number, of_walltime) = match text.strip_suffix(['w', 'W']) {
             Some(number) => (number, true),
             None => (text.strip_suffix('s').unwrap_or(text), false),
         };
-        let value: f64 = number.trim().parse().map_err(|_| {
-            format!("{text:?} is not a length: expected seconds (`120`) or a walltime fraction (`0.1w`)")
-        })?;
+        let value: f64 = number
+            .trim()
+            .parse()
+            .map_err(|_| AmountError::NotALength(text.to_string()))?;
         if !value.is_finite() || value < 0.0 {
-            return Err(format!("{text:?} must be a finite number >= 0"));
+            return Err(AmountError::OutOfRange(text.to_string()));
         }
         Ok(if of_walltime {
             Amount::OfWalltime(value)
@@ -210,21 +222,24 @@ impl FromStr for RuntimeSpec {
         let parts: Vec<&str> = text.split(':').collect();
         let spec = match parts.as_slice() {
             [single] => {
-                let amount: Amount = single.parse().map_err(bad)?;
+                let amount: Amount = single.parse().map_err(|e: AmountError| bad(e.to_string()))?;
                 if amount.value() <= 0.0 {
                     return Err(bad("a run time must be positive".into()));
                 }
                 RuntimeSpec::Fixed(amount)
             }
             ["uniform", lo, hi] => {
-                let (lo, hi): (Amount, Amount) = (lo.parse().map_err(bad)?, hi.parse().map_err(bad)?);
+                let (lo, hi): (Amount, Amount) = (
+                    lo.parse().map_err(|e: AmountError| bad(e.to_string()))?,
+                    hi.parse().map_err(|e: AmountError| bad(e.to_string()))?,
+                );
                 if std::mem::discriminant(&lo) == std::mem::discriminant(&hi) && lo.value() > hi.value() {
                     return Err(bad(format!("LO {lo} is above HI {hi}")));
                 }
                 RuntimeSpec::Uniform(lo, hi)
             }
             ["exp", mean] => {
-                let mean: Amount = mean.parse().map_err(bad)?;
+                let mean: Amount = mean.parse().map_err(|e: AmountError| bad(e.to_string()))?;
                 if mean.value() <= 0.0 {
                     return Err(bad("the mean must be positive".into()));
                 }
@@ -277,12 +292,12 @@ impl InjectOptions {
                 "--interval must be positive seconds".to_string(),
             ));
         }
-        if self.walltime <= Time::ZERO {
+        if self.walltime <= Time::ZERO || self.walltime.is_infinite() {
             return Err(SwfError::Option(
                 "--walltime must be positive seconds".to_string(),
             ));
         }
-        if !(self.slack.is_finite() && self.slack > 0.0) {
+        if !interstice_core::slo::valid_slack(self.slack) {
             return Err(SwfError::Option(format!(
                 "--slack {} must be a positive number",
                 self.slack
@@ -291,9 +306,9 @@ impl InjectOptions {
         Ok(())
     }
 
-    /// The SLO of every injected job.
+    /// The SLO of every injected job ([`interstice_core::slo_for`]).
     pub fn slo(&self) -> Time {
-        self.walltime.mul_f64(self.slack)
+        interstice_core::slo_for(self.walltime, self.slack)
     }
 }
 
@@ -325,11 +340,23 @@ pub struct CloudJobs {
     id: u64,
 }
 
+impl CloudJobs {
+    /// The submit time of the next job, if any (without drawing it).
+    pub fn next_submit(&self) -> Option<Time> {
+        self.next.filter(|&submit| submit <= self.to)
+    }
+
+    /// The options the jobs are drawn with.
+    pub fn options(&self) -> &InjectOptions {
+        &self.opts
+    }
+}
+
 impl Iterator for CloudJobs {
     type Item = Job;
 
     fn next(&mut self) -> Option<Job> {
-        let submit = self.next.filter(|&submit| submit <= self.to)?;
+        let submit = self.next_submit()?;
         let job = Job {
             id: JobId(self.id),
             submit,

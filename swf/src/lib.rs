@@ -18,6 +18,9 @@
 //!   SWF or Batsim JSON workload, sorted.
 //! - [`batsim_json`] writes and reads Batsim input workloads; [`inject`] adds
 //!   cloud jobs at a regular interval; [`stats`] summarises a workload.
+//! - [`experiment`] loads an experiment's trace (cut, clipped and checked
+//!   once) and adds its cloud jobs; [`defaults`] is the one table of
+//!   experiment defaults (seed, slack, resubmissions, λ, τ).
 //!
 //! # Job extraction rules
 //!
@@ -53,7 +56,9 @@
 #![deny(missing_docs)]
 
 pub mod batsim_json;
+pub mod defaults;
 pub mod error;
+pub mod experiment;
 pub mod extract;
 pub mod header;
 pub mod inject;
@@ -66,10 +71,14 @@ pub mod rng;
 pub mod stats;
 pub mod writer;
 
+pub use batsim_json::{JobDescription, JobFieldError, Profile};
 pub use error::{LineError, SwfError};
+pub use experiment::{
+    arrivals, load_trace, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec, WorkloadError,
+};
 pub use extract::{ExtractOptions, ExtractStats, SkipReason};
 pub use header::Header;
-pub use inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec, RUNTIME_SEED_MIX};
+pub use inject::{inject_cloud_jobs, CloudJobs, InjectOptions, ProcsChoice, RuntimeSpec, RUNTIME_SEED_MIX};
 pub use interstice_core::Job;
 pub use jobs::JobStream;
 pub use merge::merge_by_submit;

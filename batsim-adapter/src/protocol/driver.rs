@@ -21,8 +21,17 @@
 //! existing resources that are free (no double booking). A violation is an
 //! error naming the message. Run times: `delay` profiles use their delay,
 //! `parallel_homogeneous` profiles `cpu / host speed` (communication ignored).
+//!
+//! It speaks the adapter's own message types ([`super::messages`]: it writes
+//! [`Event`]s and reads [`Outgoing`]s) and reads workloads with swf's
+//! [`JobDescription`] and [`Profile`].
 
+use super::messages::{
+    encode_message, parse_reply, Event, EventKind, FinalState, JobCompleted, JobSubmitted, Message, Outgoing,
+    Reply, SimulationBegins,
+};
 use interstice_core::{ProcSet, Time};
+use interstice_swf::{JobDescription, JobFieldError, Profile};
 use serde_json::{json, Map, Value};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
@@ -158,25 +167,18 @@ impl Workload {
             } else {
                 format!("{name}!{raw_id}")
             };
-            let subtime = obj
-                .get("subtime")
-                .and_then(Value::as_f64)
+            let job_error = |e: JobFieldError| bad(format!("jobs[{idx}]: {e}"));
+            let description = JobDescription::from_object(obj).map_err(job_error)?;
+            let subtime = description
+                .subtime
                 .filter(|t| t.is_finite() && *t >= 0.0)
                 .ok_or_else(|| bad(format!("jobs[{idx}].subtime: expected a non-negative number")))?;
-            let walltime = match obj.get("walltime").and_then(Value::as_f64) {
-                Some(w) if w > 0.0 => Some(Time::from_secs_f64(w)),
-                _ => None,
-            };
-            let res = obj
-                .get("res")
-                .and_then(Value::as_u64)
+            let walltime = description.walltime_secs().map(Time::from_secs_f64);
+            let res = description
+                .procs()
                 .and_then(|n| u32::try_from(n).ok())
                 .ok_or_else(|| bad(format!("jobs[{idx}].res: expected a number of resources")))?;
-            let profile = obj
-                .get("profile")
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad(format!("jobs[{idx}].profile: expected a profile name")))?
-                .to_string();
+            let profile = description.profile;
             if !profiles.contains_key(&profile) {
                 return Err(bad(format!("jobs[{idx}].profile: no profile named {profile:?}")));
             }
@@ -341,7 +343,7 @@ struct Sim<'a> {
     ends: BinaryHeap<Reverse<(Time, String)>>,
     calls: BTreeSet<Time>,
     /// Events for the next message at `now` (kill and registration acknowledgements).
-    immediate: Vec<Value>,
+    immediate: Vec<Event>,
     /// Resources freed when the next message is sent (kills).
     to_free: Vec<ProcSet>,
     /// workload → profile name → profile.
@@ -439,31 +441,21 @@ fn run(
             error,
         })?;
 
-    let resources: Vec<Value> = (0..nb_res)
-        .map(|id| json!({"id": id, "name": format!("host{id}"), "state": "idle", "properties": {}}))
-        .collect();
-    let profiles: Map<String, Value> = sim
-        .profiles
-        .iter()
-        .map(|(name, profiles)| (name.clone(), Value::Object(profiles.clone())))
-        .collect();
-    let begins = json!({
-        "timestamp": 0.0, "type": "SIMULATION_BEGINS",
-        "data": {
-            "nb_resources": nb_res, "nb_compute_resources": nb_res, "nb_storage_resources": 0,
-            "allow_compute_sharing": false, "allow_storage_sharing": true,
-            "config": {
-                "redis-enabled": false, "profiles-forwarded-on-submission": false,
-                "dynamic-jobs-enabled": config.dynamic_jobs,
-                "dynamic-jobs-acknowledged": config.acknowledge_dynamic_jobs,
-                "profile-reuse-enabled": false, "sched-config": config.sched_config,
-                "forward-unknown-events": false,
-            },
-            "compute_resources": resources, "storage_resources": [],
-            "workloads": {workload.name.clone(): workload.path.clone()},
-            "profiles": profiles,
-        }
-    });
+    let begins = Event {
+        timestamp: 0.0,
+        kind: EventKind::SimulationBegins(SimulationBegins {
+            compute_resources: (0..nb_res).collect(),
+            dynamic_jobs_enabled: config.dynamic_jobs,
+            dynamic_jobs_acknowledged: config.acknowledge_dynamic_jobs,
+            sched_config: config.sched_config.clone(),
+            workloads: vec![(workload.name.clone(), workload.path.clone())],
+            profiles: sim
+                .profiles
+                .iter()
+                .map(|(name, profiles)| (name.clone(), Value::Object(profiles.clone())))
+                .collect(),
+        }),
+    };
     sim.exchange(&socket, vec![begins])?;
     loop {
         let Some(t) = sim.next_time() else {
@@ -477,7 +469,10 @@ fn run(
                                 .into(),
                     });
                 }
-                let ends = json!({"timestamp": sim.now.as_secs_f64(), "type": "SIMULATION_ENDS", "data": {}});
+                let ends = Event {
+                    timestamp: sim.now.as_secs_f64(),
+                    kind: EventKind::SimulationEnds,
+                };
                 let events = sim.exchange(&socket, vec![ends])?;
                 if events > 0 {
                     return Err(sim.bad_reply("the reply to SIMULATION_ENDS must have no events".into(), ""));
@@ -509,17 +504,14 @@ fn run(
 /// it in errors): a `delay` profile's delay, or a `parallel_homogeneous`
 /// profile's `cpu / host_speed` seconds (communication ignored).
 pub fn profile_run(profile_name: &str, profile: &Value, host_speed: f64) -> Result<(Time, RunKind), String> {
-    match profile.get("type").and_then(Value::as_str) {
+    let profile = Profile::from_value(profile);
+    match profile.as_ref().map(|p| p.kind.as_str()) {
         Some("delay") => profile
-            .get("delay")
-            .and_then(Value::as_f64)
-            .filter(|d| d.is_finite() && *d >= 0.0)
+            .and_then(|p| p.delay_secs())
             .map(|delay| (Time::from_secs_f64(delay), RunKind::Delay))
             .ok_or_else(|| format!("profile {profile_name:?}: delay must be a non-negative number")),
         Some("parallel_homogeneous") => profile
-            .get("cpu")
-            .and_then(Value::as_f64)
-            .filter(|c| c.is_finite() && *c >= 0.0)
+            .and_then(|p| p.cpu_flops())
             .map(|cpu| (Time::from_secs_f64(cpu / host_speed), RunKind::ParallelTask))
             .ok_or_else(|| format!("profile {profile_name:?}: cpu must be a non-negative number")),
         other => Err(format!(
@@ -574,7 +566,7 @@ impl Sim<'_> {
                 .all(|j| matches!(j.state, JobState::Done | JobState::Rejected))
     }
 
-    fn collect_events(&mut self) -> Vec<Value> {
+    fn collect_events(&mut self) -> Vec<Event> {
         let now = self.now;
         let mut events = Vec::new();
         // Completions.
@@ -603,10 +595,15 @@ impl Sim<'_> {
                 self.busy[p as usize] = None;
             }
             let return_code = if state == "COMPLETED_SUCCESSFULLY" { 0 } else { -1 };
-            events.push(json!({
-                "timestamp": end.as_secs_f64(), "type": "JOB_COMPLETED",
-                "data": {"job_id": id, "job_state": state, "return_code": return_code, "alloc": alloc.to_string()}
-            }));
+            events.push(Event {
+                timestamp: end.as_secs_f64(),
+                kind: EventKind::JobCompleted(JobCompleted {
+                    job_id: id.clone(),
+                    state: FinalState::from_name(state).unwrap_or(FinalState::Failed),
+                    return_code: Some(return_code),
+                    alloc: Some(alloc.to_string()),
+                }),
+            });
             self.report.executions.push(Execution {
                 job_id: id,
                 submit: job.submit,
@@ -631,10 +628,13 @@ impl Sim<'_> {
             }
             let job = self.jobs.get_mut(id).expect("known job");
             job.state = JobState::Submitted;
-            events.push(json!({
-                "timestamp": job.submit.as_secs_f64(), "type": "JOB_SUBMITTED",
-                "data": {"job_id": id, "job": Value::Object(job.description.clone())}
-            }));
+            events.push(Event {
+                timestamp: job.submit.as_secs_f64(),
+                kind: EventKind::JobSubmitted(JobSubmitted {
+                    job_id: id.clone(),
+                    job: job.description.clone(),
+                }),
+            });
             self.next_static += 1;
         }
         while let Some(&call) = self.calls.first() {
@@ -643,13 +643,19 @@ impl Sim<'_> {
             }
             self.calls.pop_first();
             self.report.requested_calls += 1;
-            events.push(json!({"timestamp": call.as_secs_f64(), "type": "REQUESTED_CALL", "data": {}}));
+            events.push(Event {
+                timestamp: call.as_secs_f64(),
+                kind: EventKind::RequestedCall,
+            });
         }
         if self.next_static >= self.static_order.len() && !self.static_notified {
             self.static_notified = true;
-            events.push(json!({
-                "timestamp": now.as_secs_f64(), "type": "NOTIFY", "data": {"type": "no_more_static_job_to_submit"}
-            }));
+            events.push(Event {
+                timestamp: now.as_secs_f64(),
+                kind: EventKind::Notify {
+                    notify_type: "no_more_static_job_to_submit".into(),
+                },
+            });
         }
         events
     }
@@ -664,8 +670,11 @@ impl Sim<'_> {
     }
 
     /// Send one message, wait for the reply and apply it; returns its number of events.
-    fn exchange(&mut self, socket: &zmq::Socket, events: Vec<Value>) -> Result<usize, DriverError> {
-        let message = json!({"now": self.now.as_secs_f64(), "events": events}).to_string();
+    fn exchange(&mut self, socket: &zmq::Socket, events: Vec<Event>) -> Result<usize, DriverError> {
+        let message = encode_message(&Message {
+            now: self.now.as_secs_f64(),
+            events,
+        });
         socket
             .send(message.as_bytes(), 0)
             .map_err(|error| DriverError::Zmq {
@@ -689,38 +698,27 @@ impl Sim<'_> {
             }
         };
         let text = String::from_utf8_lossy(&reply).into_owned();
-        let value: Value = serde_json::from_str(&text)
-            .map_err(|e| self.bad_reply(format!("not valid JSON ({e})"), &text))?;
+        let parsed = parse_reply(&reply).map_err(|e| self.bad_reply(e.to_string(), &text))?;
         let count = self
-            .apply_reply(&value)
+            .apply_reply(&parsed)
             .map_err(|problem| self.bad_reply(problem, &text))?;
         if self.record_replies {
-            self.report.replies.push(value);
+            if let Ok(value) = serde_json::from_slice(&reply) {
+                self.report.replies.push(value);
+            }
         }
         Ok(count)
     }
 
-    fn apply_reply(&mut self, reply: &Value) -> Result<usize, String> {
-        let now_value = reply
-            .get("now")
-            .and_then(Value::as_f64)
-            .ok_or("missing or non-numeric `now`")?;
-        let reply_now = Time::from_secs_f64(now_value);
+    fn apply_reply(&mut self, reply: &Reply) -> Result<usize, String> {
+        let reply_now = Time::from_secs_f64(reply.now);
         if reply_now < self.now {
-            return Err(format!("`now` {now_value} is before Batsim's now {}", self.now));
+            return Err(format!("`now` {} is before Batsim's now {}", reply.now, self.now));
         }
-        let events = reply
-            .get("events")
-            .and_then(Value::as_array)
-            .ok_or("missing `events` array")?;
         self.now = reply_now;
         let mut last = Time::ZERO;
-        for (idx, event) in events.iter().enumerate() {
-            let at = event
-                .get("timestamp")
-                .and_then(Value::as_f64)
-                .map(Time::from_secs_f64);
-            let at = at.ok_or_else(|| format!("events[{idx}]: missing timestamp"))?;
+        for (idx, (timestamp, event)) in reply.events.iter().enumerate() {
+            let at = Time::from_secs_f64(*timestamp);
             if at > reply_now {
                 return Err(format!(
                     "events[{idx}]: timestamp {at} is after the reply's now {reply_now}"
@@ -730,25 +728,10 @@ impl Sim<'_> {
                 return Err(format!("events[{idx}]: timestamps are not in ascending order"));
             }
             last = at;
-            let kind = event
-                .get("type")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("events[{idx}]: missing type"))?;
-            let data = event
-                .get("data")
-                .and_then(Value::as_object)
-                .ok_or_else(|| format!("events[{idx}] ({kind}): missing data object"))?;
-            self.apply_event(kind, data)
-                .map_err(|problem| format!("events[{idx}] ({kind}): {problem}"))?;
+            self.apply_event(event)
+                .map_err(|problem| format!("events[{idx}] ({}): {problem}", event.type_name()))?;
         }
-        Ok(events.len())
-    }
-
-    fn job_id(data: &Map<String, Value>) -> Result<String, String> {
-        data.get("job_id")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| "missing job_id".to_string())
+        Ok(reply.events.len())
     }
 
     /// The job `id`, which must be submitted and waiting.
@@ -760,12 +743,12 @@ impl Sim<'_> {
         Ok(job)
     }
 
-    fn apply_event(&mut self, kind: &str, data: &Map<String, Value>) -> Result<(), String> {
+    fn apply_event(&mut self, event: &Outgoing) -> Result<(), String> {
         let now = self.now;
-        match kind {
-            "EXECUTE_JOB" => {
-                let id = Self::job_id(data)?;
-                let alloc_text = data.get("alloc").and_then(Value::as_str).ok_or("missing alloc")?;
+        match event {
+            Outgoing::ExecuteJob { job_id, alloc } => {
+                let id = job_id.clone();
+                let alloc_text = alloc.as_str();
                 let alloc: ProcSet = alloc_text
                     .parse()
                     .map_err(|e| format!("alloc {alloc_text:?}: {e}"))?;
@@ -806,20 +789,15 @@ impl Sim<'_> {
                 };
                 self.ends.push(Reverse((end, id)));
             }
-            "REJECT_JOB" => {
-                let id = Self::job_id(data)?;
-                let job = Self::waiting_job(&mut self.jobs, &id)?;
+            Outgoing::RejectJob { job_id } => {
+                let job = Self::waiting_job(&mut self.jobs, job_id)?;
                 job.state = JobState::Rejected;
-                self.report.rejected.push(id);
+                self.report.rejected.push(job_id.clone());
             }
-            "KILL_JOB" => {
-                let ids = data
-                    .get("job_ids")
-                    .and_then(Value::as_array)
-                    .ok_or("missing job_ids array")?;
+            Outgoing::KillJob { job_ids } => {
                 let mut killed = Vec::new();
-                for id in ids {
-                    let id = id.as_str().ok_or("job_ids must be strings")?.to_string();
+                for id in job_ids {
+                    let id = id.clone();
                     let job = self
                         .jobs
                         .get_mut(&id)
@@ -842,78 +820,65 @@ impl Sim<'_> {
                     }
                     killed.push(id);
                 }
-                self.immediate.push(json!({
-                    "timestamp": now.as_secs_f64(), "type": "JOB_KILLED", "data": {"job_ids": killed, "job_progress": {}}
-                }));
+                self.immediate.push(Event {
+                    timestamp: now.as_secs_f64(),
+                    kind: EventKind::JobKilled { job_ids: killed },
+                });
             }
-            "CALL_ME_LATER" => {
-                let at = data
-                    .get("timestamp")
-                    .and_then(Value::as_f64)
-                    .ok_or("missing timestamp")?;
-                let at = Time::from_secs_f64(at);
+            Outgoing::CallMeLater { at } => {
+                let at = Time::from_secs_f64(*at);
                 if at < now {
                     return Err(format!("asks to be called at {at}, in the past"));
                 }
                 self.calls.insert(at);
             }
-            "REGISTER_PROFILE" => {
+            Outgoing::RegisterProfile {
+                workload_name,
+                profile_name,
+                profile,
+            } => {
                 if !self.config.dynamic_jobs {
                     return Err("dynamic jobs are disabled (Batsim's --enable-dynamic-jobs)".into());
                 }
-                let workload = data
-                    .get("workload_name")
-                    .and_then(Value::as_str)
-                    .ok_or("missing workload_name")?;
-                let name = data
-                    .get("profile_name")
-                    .and_then(Value::as_str)
-                    .ok_or("missing profile_name")?;
-                let profile = data
-                    .get("profile")
-                    .filter(|p| p.is_object())
-                    .ok_or("missing profile object")?;
                 self.profiles
-                    .entry(workload.to_string())
+                    .entry(workload_name.clone())
                     .or_default()
-                    .insert(name.to_string(), profile.clone());
+                    .insert(profile_name.clone(), profile.clone());
             }
-            "REGISTER_JOB" => {
+            Outgoing::RegisterJob { job_id, job } => {
                 if !self.config.dynamic_jobs {
                     return Err("dynamic jobs are disabled (Batsim's --enable-dynamic-jobs)".into());
                 }
                 if self.registration_finished {
                     return Err("registration_finished was already notified".into());
                 }
-                let id = Self::job_id(data)?;
+                let id = job_id.clone();
                 let (workload, _) = id
                     .split_once('!')
                     .ok_or_else(|| format!("job id {id:?} is not WORKLOAD!NAME"))?;
                 if self.jobs.contains_key(&id) {
                     return Err(format!("job id {id} is already used"));
                 }
-                let job = data
-                    .get("job")
-                    .and_then(Value::as_object)
-                    .ok_or("missing job object")?;
-                let res = job.get("res").and_then(Value::as_u64).ok_or("job.res missing")? as u32;
-                let profile = job
-                    .get("profile")
-                    .and_then(Value::as_str)
-                    .ok_or("job.profile missing")?;
-                let (runtime, kind) = self.runtime(workload, profile)?;
-                let walltime = job
-                    .get("walltime")
-                    .and_then(Value::as_f64)
-                    .filter(|w| *w > 0.0)
-                    .map(Time::from_secs_f64);
+                let job = job.as_object().ok_or("missing job object")?;
+                let parsed = JobDescription::from_object(job).map_err(|e| e.to_string())?;
+                let res = parsed
+                    .procs()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| {
+                        format!("job.res: expected a number of resources, found {}", parsed.res)
+                    })?;
+                let (runtime, kind) = self.runtime(workload, &parsed.profile)?;
+                let walltime = parsed.walltime_secs().map(Time::from_secs_f64);
                 let mut description = job.clone();
                 description.insert("subtime".into(), json!(now.as_secs_f64()));
                 if self.config.acknowledge_dynamic_jobs {
-                    self.immediate.push(json!({
-                        "timestamp": now.as_secs_f64(), "type": "JOB_SUBMITTED",
-                        "data": {"job_id": id, "job": Value::Object(description.clone())}
-                    }));
+                    self.immediate.push(Event {
+                        timestamp: now.as_secs_f64(),
+                        kind: EventKind::JobSubmitted(JobSubmitted {
+                            job_id: id.clone(),
+                            job: description.clone(),
+                        }),
+                    });
                 }
                 self.jobs.insert(
                     id.clone(),
@@ -929,12 +894,11 @@ impl Sim<'_> {
                 );
                 self.report.registered.push(id);
             }
-            "NOTIFY" => match data.get("type").and_then(Value::as_str) {
-                Some("registration_finished") => self.registration_finished = true,
-                Some("continue_registration") => self.registration_finished = false,
+            Outgoing::Notify { notify_type } => match notify_type.as_str() {
+                "registration_finished" => self.registration_finished = true,
+                "continue_registration" => self.registration_finished = false,
                 other => return Err(format!("unknown notification {other:?}")),
             },
-            other => return Err(format!("unknown event type {other:?}")),
         }
         Ok(())
     }

@@ -1,5 +1,7 @@
 //! Batsim 4's JSON messages: parsing what Batsim sends, writing what the
-//! scheduler answers.
+//! scheduler answers, and the other way round for the tiny Batsim of
+//! [`super::driver`] ([`encode_message`], [`parse_reply`]), so both sides of
+//! the protocol share these types.
 //!
 //! Parsing goes through `serde_json::Value` and hand-written field access so
 //! that every problem names the JSON path that is wrong (`events[2].data.job_id`)
@@ -121,7 +123,8 @@ impl FinalState {
         }
     }
 
-    fn parse(s: &str) -> Option<FinalState> {
+    /// The state named `s` (Batsim's name).
+    pub fn from_name(s: &str) -> Option<FinalState> {
         [
             FinalState::Successful,
             FinalState::Failed,
@@ -141,6 +144,10 @@ pub struct JobCompleted {
     pub job_id: String,
     /// How it ended.
     pub state: FinalState,
+    /// The job's return code, when Batsim gives it.
+    pub return_code: Option<i64>,
+    /// The resources it ran on (interval set), when Batsim gives them.
+    pub alloc: Option<String>,
 }
 
 /// What is wrong with a message: the JSON path and the problem.
@@ -237,19 +244,40 @@ fn bool_or(obj: &Map<String, Value>, path: &str, key: &str) -> Result<bool, Mess
     }
 }
 
-/// Parse one message from Batsim.
-pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
+/// `{"now": …, "events": […]}`: the time and the events, either way of the protocol.
+fn parse_envelope(bytes: &[u8]) -> Result<(f64, Vec<Value>), MessageError> {
     let text = std::str::from_utf8(bytes).map_err(|e| err("", format!("not UTF-8 text ({e})")))?;
-    let value: Value = serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON ({e})")))?;
+    let mut value: Value =
+        serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON ({e})")))?;
     let obj = as_object(&value, "")?;
     let now = as_instant(field(obj, "", "now")?, "now")?;
-    let events_value = field(obj, "", "events")?;
-    let events_array = events_value.as_array().ok_or_else(|| {
-        err(
+    match value.get_mut("events").map(Value::take) {
+        Some(Value::Array(events)) => Ok((now, events)),
+        Some(other) => Err(err(
             "events",
-            format!("expected an array, found {}", describe(events_value)),
-        )
-    })?;
+            format!("expected an array, found {}", describe(&other)),
+        )),
+        None => Err(err("", "missing field `events`")),
+    }
+}
+
+/// `data.key`: an array of strings (job ids).
+fn strings(data: &Map<String, Value>, data_path: &str, key: &str) -> Result<Vec<String>, MessageError> {
+    let path = format!("{data_path}.{key}");
+    let value = field(data, data_path, key)?;
+    let items = value
+        .as_array()
+        .ok_or_else(|| err(&path, format!("expected an array, found {}", describe(value))))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, id)| as_str(id, &format!("{path}[{i}]")).map(str::to_string))
+        .collect()
+}
+
+/// Parse one message from Batsim.
+pub fn parse_message(bytes: &[u8]) -> Result<Message, MessageError> {
+    let (now, events_array) = parse_envelope(bytes)?;
     let mut events = Vec::with_capacity(events_array.len());
     for (idx, event) in events_array.iter().enumerate() {
         let path = format!("events[{idx}]");
@@ -302,7 +330,7 @@ fn parse_event(value: &Value, path: &str) -> Result<Event, MessageError> {
             let job_id = as_str(field(data, &data_path, "job_id")?, &format!("{data_path}.job_id"))?;
             let state_path = format!("{data_path}.job_state");
             let state_name = as_str(field(data, &data_path, "job_state")?, &state_path)?;
-            let state = FinalState::parse(state_name).ok_or_else(|| {
+            let state = FinalState::from_name(state_name).ok_or_else(|| {
                 err(
                     &state_path,
                     format!(
@@ -314,24 +342,13 @@ fn parse_event(value: &Value, path: &str) -> Result<Event, MessageError> {
             EventKind::JobCompleted(JobCompleted {
                 job_id: job_id.to_string(),
                 state,
+                return_code: data.get("return_code").and_then(Value::as_i64),
+                alloc: data.get("alloc").and_then(Value::as_str).map(str::to_string),
             })
         }
-        "JOB_KILLED" => {
-            let ids_path = format!("{data_path}.job_ids");
-            let ids_value = field(data, &data_path, "job_ids")?;
-            let ids = ids_value.as_array().ok_or_else(|| {
-                err(
-                    &ids_path,
-                    format!("expected an array, found {}", describe(ids_value)),
-                )
-            })?;
-            let job_ids = ids
-                .iter()
-                .enumerate()
-                .map(|(i, id)| as_str(id, &format!("{ids_path}[{i}]")).map(str::to_string))
-                .collect::<Result<Vec<_>, _>>()?;
-            EventKind::JobKilled { job_ids }
-        }
+        "JOB_KILLED" => EventKind::JobKilled {
+            job_ids: strings(data, &data_path, "job_ids")?,
+        },
         "REQUESTED_CALL" => EventKind::RequestedCall,
         "NOTIFY" => {
             let notify_type = as_str(field(data, &data_path, "type")?, &format!("{data_path}.type"))?;
@@ -514,6 +531,146 @@ pub fn encode_reply(now: f64, events: &[Outgoing]) -> String {
     json!({"now": now, "events": events}).to_string()
 }
 
+impl SimulationBegins {
+    /// The event's `data` as Batsim 4.2.1 writes it (resources named
+    /// `host<id>`, no storage, sharing off for compute resources).
+    fn data(&self) -> Value {
+        let resources: Vec<Value> = self
+            .compute_resources
+            .iter()
+            .map(|id| json!({"id": id, "name": format!("host{id}"), "state": "idle", "properties": {}}))
+            .collect();
+        let workloads: Map<String, Value> = self
+            .workloads
+            .iter()
+            .map(|(name, path)| (name.clone(), json!(path)))
+            .collect();
+        let nb_res = self.compute_resources.len();
+        json!({
+            "nb_resources": nb_res, "nb_compute_resources": nb_res, "nb_storage_resources": 0,
+            "allow_compute_sharing": false, "allow_storage_sharing": true,
+            "config": {
+                "redis-enabled": false, "profiles-forwarded-on-submission": false,
+                "dynamic-jobs-enabled": self.dynamic_jobs_enabled,
+                "dynamic-jobs-acknowledged": self.dynamic_jobs_acknowledged,
+                "profile-reuse-enabled": false, "sched-config": self.sched_config,
+                "forward-unknown-events": false,
+            },
+            "compute_resources": resources, "storage_resources": [],
+            "workloads": workloads,
+            "profiles": self.profiles,
+        })
+    }
+}
+
+impl Event {
+    /// The event as Batsim writes it (the inverse of [`parse_message`]).
+    pub fn to_json(&self) -> Value {
+        let data = match &self.kind {
+            EventKind::SimulationBegins(begins) => begins.data(),
+            EventKind::SimulationEnds | EventKind::RequestedCall => json!({}),
+            EventKind::JobSubmitted(submitted) => {
+                json!({"job_id": submitted.job_id, "job": Value::Object(submitted.job.clone())})
+            }
+            EventKind::JobCompleted(completed) => {
+                let mut data = json!({"job_id": completed.job_id, "job_state": completed.state.name()});
+                if let Some(code) = completed.return_code {
+                    data["return_code"] = json!(code);
+                }
+                if let Some(alloc) = &completed.alloc {
+                    data["alloc"] = json!(alloc);
+                }
+                data
+            }
+            EventKind::JobKilled { job_ids } => json!({"job_ids": job_ids, "job_progress": {}}),
+            EventKind::Notify { notify_type } => json!({"type": notify_type}),
+        };
+        json!({"timestamp": self.timestamp, "type": self.kind.type_name(), "data": data})
+    }
+}
+
+/// Write a message from Batsim (what the tiny Batsim of [`super::driver`] sends).
+pub fn encode_message(message: &Message) -> String {
+    let events: Vec<Value> = message.events.iter().map(Event::to_json).collect();
+    json!({"now": message.now, "events": events}).to_string()
+}
+
+/// A scheduler's reply as Batsim reads it: `now` and the events with their timestamps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// The reply's time, seconds.
+    pub now: f64,
+    /// `(timestamp, event)` in the reply's order.
+    pub events: Vec<(f64, Outgoing)>,
+}
+
+/// Parse a scheduler's reply (the Batsim side of [`encode_reply`]), naming
+/// the JSON path of any problem.
+pub fn parse_reply(bytes: &[u8]) -> Result<Reply, MessageError> {
+    let (now, events_array) = parse_envelope(bytes)?;
+    let mut events = Vec::with_capacity(events_array.len());
+    for (idx, event) in events_array.iter().enumerate() {
+        let path = format!("events[{idx}]");
+        let event_obj = as_object(event, &path)?;
+        let timestamp = as_instant(
+            field(event_obj, &path, "timestamp")?,
+            &format!("{path}.timestamp"),
+        )?;
+        let type_name = as_str(field(event_obj, &path, "type")?, &format!("{path}.type"))?;
+        let data_path = format!("{path}.data");
+        let data = as_object(field(event_obj, &path, "data")?, &data_path)?;
+        let text_field = |key: &str| -> Result<String, MessageError> {
+            as_str(field(data, &data_path, key)?, &format!("{data_path}.{key}")).map(str::to_string)
+        };
+        let object_field = |key: &str| -> Result<Value, MessageError> {
+            let value = field(data, &data_path, key)?;
+            as_object(value, &format!("{data_path}.{key}"))?;
+            Ok(value.clone())
+        };
+        let outgoing = match type_name {
+            "EXECUTE_JOB" => Outgoing::ExecuteJob {
+                job_id: text_field("job_id")?,
+                alloc: text_field("alloc")?,
+            },
+            "REJECT_JOB" => Outgoing::RejectJob {
+                job_id: text_field("job_id")?,
+            },
+            "KILL_JOB" => Outgoing::KillJob {
+                job_ids: strings(data, &data_path, "job_ids")?,
+            },
+            "CALL_ME_LATER" => Outgoing::CallMeLater {
+                at: as_f64(
+                    field(data, &data_path, "timestamp")?,
+                    &format!("{data_path}.timestamp"),
+                )?,
+            },
+            "REGISTER_PROFILE" => Outgoing::RegisterProfile {
+                workload_name: text_field("workload_name")?,
+                profile_name: text_field("profile_name")?,
+                profile: object_field("profile")?,
+            },
+            "REGISTER_JOB" => Outgoing::RegisterJob {
+                job_id: text_field("job_id")?,
+                job: object_field("job")?,
+            },
+            "NOTIFY" => Outgoing::Notify {
+                notify_type: text_field("type")?,
+            },
+            other => {
+                return Err(err(
+                    format!("{path}.type"),
+                    format!(
+                        "unknown event type {other:?}: expected EXECUTE_JOB, REJECT_JOB, KILL_JOB, \
+                         CALL_ME_LATER, REGISTER_PROFILE, REGISTER_JOB or NOTIFY"
+                    ),
+                ))
+            }
+        };
+        events.push((timestamp, outgoing));
+    }
+    Ok(Reply { now, events })
+}
+
 /// The first bytes of a message, for error messages (at most 120 characters).
 pub fn excerpt(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
@@ -552,6 +709,71 @@ mod tests {
                 {"timestamp": 2.5, "type": "CALL_ME_LATER", "data": {"timestamp": 7.25}},
             ]})
         );
+    }
+
+    #[test]
+    fn messages_read_back_as_written() {
+        let message = Message {
+            now: 5.0,
+            events: vec![
+                Event {
+                    timestamp: 4.0,
+                    kind: EventKind::JobCompleted(JobCompleted {
+                        job_id: "w0!1".into(),
+                        state: FinalState::WalltimeReached,
+                        return_code: Some(-1),
+                        alloc: Some("0-3".into()),
+                    }),
+                },
+                Event {
+                    timestamp: 5.0,
+                    kind: EventKind::JobKilled {
+                        job_ids: vec!["w0!2".into()],
+                    },
+                },
+                Event {
+                    timestamp: 5.0,
+                    kind: EventKind::Notify {
+                        notify_type: "no_more_static_job_to_submit".into(),
+                    },
+                },
+            ],
+        };
+        assert_eq!(
+            parse_message(encode_message(&message).as_bytes()).unwrap(),
+            message
+        );
+    }
+
+    #[test]
+    fn replies_read_back_as_written() {
+        let events = vec![
+            Outgoing::RegisterProfile {
+                workload_name: "interstice".into(),
+                profile_name: "cloud0".into(),
+                profile: json!({"type": "delay", "delay": 9}),
+            },
+            Outgoing::RegisterJob {
+                job_id: "interstice!cloud0".into(),
+                job: json!({"res": 2, "profile": "cloud0"}),
+            },
+            Outgoing::RejectJob {
+                job_id: "w0!3".into(),
+            },
+            Outgoing::Notify {
+                notify_type: "registration_finished".into(),
+            },
+        ];
+        let reply = parse_reply(encode_reply(4.0, &events).as_bytes()).unwrap();
+        assert_eq!(reply.now, 4.0);
+        assert_eq!(
+            reply.events,
+            events.into_iter().map(|event| (4.0, event)).collect::<Vec<_>>()
+        );
+        let bad = parse_reply(
+            br#"{"now": 1, "events": [{"timestamp": 1, "type": "EXECUTE_JOB", "data": {"job_id": "w0!1"}}]}"#,
+        );
+        assert_eq!(bad.unwrap_err().path, "events[0].data");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! Batsim's `--sched-cfg` JSON) and cloud-job injection.
 
 use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, Time};
-use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use interstice_swf::{inject_cloud_jobs, CloudJobs, InjectOptions, SwfError};
 use serde_json::Value;
 
 /// Engine options; `None` = not given here (another source or the default applies).
@@ -27,8 +27,8 @@ pub struct EngineOptions {
 }
 
 /// Resubmissions allowed to an evicted cloud job when no option says
-/// otherwise, the same for `interstice replay` and `interstice batsim`.
-pub const DEFAULT_MAX_RESUBMISSIONS: u32 = 3;
+/// otherwise: the experiment default, [`interstice_swf::defaults::MAX_RESUBMISSIONS`].
+pub const DEFAULT_MAX_RESUBMISSIONS: u32 = interstice_swf::defaults::MAX_RESUBMISSIONS;
 
 const SCHED_CONFIG_KEYS: &str = "policy, conv, admission, lambda, tau, max_resubmissions, max_time_in_system";
 
@@ -153,57 +153,37 @@ impl EngineOptions {
 }
 
 /// Cloud jobs the adapter creates itself through Batsim's dynamic jobs
-/// (`REGISTER_PROFILE`/`REGISTER_JOB`), one every `interval` from `start`.
-///
-/// Draws match `interstice replay`'s and `swf inject`'s with the same seed
-/// (both use [`interstice_swf::inject::inject_cloud_jobs`]): processor counts
-/// come from `SplitMix64(seed)` in job order, run times from
-/// `SplitMix64(seed ^ RUNTIME_SEED_MIX)`.
+/// (`REGISTER_PROFILE`/`REGISTER_JOB`), one every `jobs.interval` from
+/// `start`, drawn by swf's injector ([`interstice_swf::inject_cloud_jobs`]),
+/// so they are the jobs `swf inject` and `interstice replay` make with the
+/// same options.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CloudInjection {
-    /// Time between two cloud jobs.
-    pub interval: Time,
+    /// Interval, processors, walltime, run time, slack and seed of the jobs.
+    pub jobs: InjectOptions,
     /// First injection time; `None`: the first static job submission (as
     /// `swf inject` starts at the trace's first submission).
     pub start: Option<Time>,
     /// Last possible injection time (default: until Batsim says
     /// `no_more_static_job_to_submit`).
     pub until: Option<Time>,
-    /// Processors of each cloud job.
-    pub procs: ProcsChoice,
-    /// Requested walltime of each cloud job.
-    pub walltime: Time,
-    /// Actual run time (the `delay` of each job's Batsim profile).
-    pub runtime: RuntimeSpec,
-    /// Slack factor `f`: SLO = f × walltime.
-    pub slack: f64,
-    /// Seed of the random draws.
-    pub seed: u64,
 }
 
 impl CloudInjection {
     /// Check the settings (positive interval, walltime and slack).
-    pub fn validate(&self) -> Result<(), String> {
-        if self.interval <= Time::ZERO {
-            return Err("the cloud injection interval must be positive".into());
-        }
-        if self.walltime <= Time::ZERO || self.walltime.is_infinite() {
-            return Err("the cloud job walltime must be a positive number of seconds".into());
-        }
-        if !(self.slack.is_finite() && self.slack > 0.0) {
-            return Err(format!("slack factor {} must be a positive number", self.slack));
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), SwfError> {
+        self.jobs.validate()
     }
 
-    /// The injection time of cloud job `k` when the first is at `start`.
-    pub fn time_of(&self, start: Time, k: u64) -> Time {
-        start + Time::from_ticks(self.interval.ticks().saturating_mul(k as i64))
+    /// The cloud jobs from `start` on, generated as they are asked for;
+    /// cloud job `k` has the id `k`.
+    pub fn injector(&self, start: Time) -> CloudJobs {
+        inject_cloud_jobs(&self.jobs, start, self.until.unwrap_or(Time::INFINITY), 0)
     }
 
     /// The largest processor count a cloud job may ask for.
     pub fn max_procs(&self) -> u32 {
-        self.procs.max()
+        self.jobs.procs.max()
     }
 }
 

@@ -56,8 +56,7 @@ use crate::output::{self, BatsimNames, Naming, OutputError};
 use interstice_core::{
     Decision, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, ProcSet, Summary, Time,
 };
-use interstice_swf::inject::RUNTIME_SEED_MIX;
-use interstice_swf::SplitMix64;
+use interstice_swf::{CloudJobs, JobDescription, Profile};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -252,7 +251,6 @@ struct Running {
     requested_calls: BTreeSet<Time>,
     static_done: bool,
     registration_finished: bool,
-    next_injection: u64,
     starts: u64,
     /// Engine calls made for Batsim events (ends, arrivals, injections).
     engine_events: u64,
@@ -260,10 +258,11 @@ struct Running {
     last_pass: Option<Time>,
     /// Wall time spent in scheduling passes.
     schedule_time: std::time::Duration,
-    /// Time of the first injection, once known.
-    injection_start: Option<Time>,
-    procs_rng: SplitMix64,
-    runtime_rng: SplitMix64,
+    /// Cloud injection settings.
+    inject: Option<CloudInjection>,
+    /// The cloud jobs still to inject (swf's injector), once the first
+    /// injection time is known.
+    injector: Option<CloudJobs>,
     /// The engine's time: the latest event applied or wake-up served (an
     /// end reported within `CLOCK_ROUNDING` of its expected time counts at
     /// that time), never later than Batsim's `now`.
@@ -433,7 +432,10 @@ impl Session {
         for (index, event) in message.events.iter().enumerate() {
             if let EventKind::JobSubmitted(submitted) = &event.kind {
                 let at = Time::from_secs_f64(event.timestamp);
-                if let Ok(Some(subtime)) = seconds_field(&submitted.job, "subtime") {
+                if let Some(subtime) = JobDescription::from_object(&submitted.job)
+                    .ok()
+                    .and_then(|description| description.subtime)
+                {
                     running.latency = running.latency.max(at - Time::from_secs_f64(subtime));
                 }
                 running.arrivals.push(Arrival {
@@ -500,11 +502,9 @@ impl Session {
             running.apply_arrivals(&mut reply)?;
             // Cloud injection (every injection time up to the last static
             // submission, like `swf inject` over the trace's span).
-            if let Some(inject) = &self.config.inject {
-                running
-                    .inject_due(inject, now, &mut reply)
-                    .map_err(SessionError::Protocol)?;
-            }
+            running
+                .inject_due(now, &mut reply)
+                .map_err(SessionError::Protocol)?;
         }
         if static_done {
             running.static_done = true;
@@ -560,10 +560,8 @@ impl Session {
         if let Some(t) = running.engine.next_wakeup() {
             wakeups.push(t);
         }
-        if let Some(inject) = &self.config.inject {
-            if let Some(t) = running.pending_injection(inject) {
-                wakeups.push(t);
-            }
+        if let Some(t) = running.pending_injection() {
+            wakeups.push(t);
         }
         // Batsim reads the reply some time after `now` (its transfer takes
         // longer the larger it is) and aborts on a call in its past: on a
@@ -580,8 +578,7 @@ impl Session {
                 reply.push(Outgoing::CallMeLater { at: at.as_secs_f64() });
             }
         }
-        if running.dynamic_jobs && !running.registration_finished && running.registrations_over(&self.config)
-        {
+        if running.dynamic_jobs && !running.registration_finished && running.registrations_over() {
             running.registration_finished = true;
             reply.push(Outgoing::Notify {
                 notify_type: "registration_finished".into(),
@@ -612,7 +609,7 @@ impl Session {
             config.lifecycle.max_resubmissions = 0;
         }
         if let Some(inject) = &self.config.inject {
-            inject.validate()?;
+            inject.validate().map_err(|e| e.to_string())?;
         }
         let engine = Engine::new(config).map_err(|e| e.to_string())?;
         let identity_resources = begins
@@ -643,16 +640,16 @@ impl Session {
             requested_calls: BTreeSet::new(),
             static_done: false,
             registration_finished: false,
-            next_injection: 0,
             starts: 0,
             engine_events: 0,
             last_pass: None,
             schedule_time: std::time::Duration::ZERO,
-            injection_start: self.config.inject.as_ref().and_then(|i| i.start),
-            procs_rng: SplitMix64::new(self.config.inject.as_ref().map_or(0, |i| i.seed)),
-            runtime_rng: SplitMix64::new(
-                self.config.inject.as_ref().map_or(0, |i| i.seed) ^ RUNTIME_SEED_MIX,
-            ),
+            inject: self.config.inject.clone(),
+            injector: self
+                .config
+                .inject
+                .as_ref()
+                .and_then(|inject| Some(inject.injector(inject.start?))),
             clock: Time::from_secs_f64(now).max(Time::ZERO),
             last_now: now,
         })
@@ -663,16 +660,6 @@ impl Session {
 fn job_order_key(batsim_id: &str) -> (&str, u64, &str) {
     let (workload, name) = batsim_id.split_once('!').unwrap_or(("", batsim_id));
     (workload, name.parse::<u64>().unwrap_or(u64::MAX), name)
-}
-
-fn seconds_field(job: &Map<String, Value>, key: &str) -> Result<Option<f64>, String> {
-    match job.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(value) => match value.as_f64() {
-            Some(secs) if secs.is_finite() => Ok(Some(secs)),
-            _ => Err(format!("job.{key}: expected a number of seconds, found {value}")),
-        },
-    }
 }
 
 impl Running {
@@ -745,12 +732,8 @@ impl Running {
     }
 
     fn profile_delay(&self, workload: &str, profile: &str) -> Option<Time> {
-        let profile = self.profiles.get(workload)?.get(profile)?;
-        if profile.get("type")?.as_str()? == "delay" {
-            profile.get("delay")?.as_f64().map(Time::from_secs_f64)
-        } else {
-            None
-        }
+        let profile = Profile::from_value(self.profiles.get(workload)?.get(profile)?)?;
+        profile.delay_secs().map(Time::from_secs_f64)
     }
 
     fn job_submitted(
@@ -772,32 +755,31 @@ impl Running {
             return Err(format!("job {batsim_id} was already submitted"));
         }
         let job = &submitted.job;
-        let procs_value = job
-            .get("res")
-            .ok_or("job.res is missing: expected the number of resources")?;
-        let procs = procs_value
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| format!("job.res: expected a number of resources, found {procs_value}"))?;
+        let description = JobDescription::from_object(job).map_err(|e| e.to_string())?;
+        let procs = u32::try_from(description.res as u64)
+            .ok()
+            .filter(|_| description.res >= 0.0 && description.res.fract() == 0.0)
+            .ok_or_else(|| {
+                format!(
+                    "job.res: expected a number of resources, found {}",
+                    description.res
+                )
+            })?;
         let workload = batsim_id.split_once('!').map_or("", |(w, _)| w).to_string();
-        let profile = job.get("profile").and_then(Value::as_str).unwrap_or_default();
-        let runtime = self.profile_delay(&workload, profile);
-        let (walltime, walltime_enforced) = match seconds_field(job, "walltime")? {
-            Some(secs) if secs > 0.0 => (Time::from_secs_f64(secs), true),
+        let runtime = self.profile_delay(&workload, &description.profile);
+        let (walltime, walltime_enforced) = match description.walltime_secs() {
+            Some(secs) => (Time::from_secs_f64(secs), true),
             // Batsim's convention: missing or -1 = no walltime; plan with the
             // delay when known (as `interstice replay` reads such a workload).
-            _ => (runtime.unwrap_or(Time::INFINITY), false),
+            None => (runtime.unwrap_or(Time::INFINITY), false),
         };
-        let kind = match job.get("kind") {
-            None | Some(Value::Null) => JobKind::Hpc,
-            Some(Value::String(text)) => text.parse::<JobKind>().map_err(|e| format!("job.kind: {e}"))?,
-            Some(other) => return Err(format!("job.kind: expected \"hpc\" or \"cloud\", found {other}")),
-        };
-        let slo = seconds_field(job, "slo")?.map(Time::from_secs_f64);
+        let kind = description.job_kind().map_err(|e| e.to_string())?;
+        let slo = description.slo();
         let id = self.new_engine_id(batsim_id);
         let submit = self.engine_time(at);
-        if self.injection_start.is_none() {
-            self.injection_start = Some(submit);
+        if self.injector.is_none() {
+            // Injection starts with the first static submission.
+            self.injector = self.inject.as_ref().map(|inject| inject.injector(submit));
         }
         let engine_job = Job {
             id,
@@ -1153,54 +1135,36 @@ impl Running {
         Ok(())
     }
 
-    fn pending_injection(&self, inject: &CloudInjection) -> Option<Time> {
+    /// The time of the next cloud job, until Batsim has no more static jobs.
+    fn pending_injection(&self) -> Option<Time> {
         if self.static_done {
             return None;
         }
-        let t = inject.time_of(self.injection_start?, self.next_injection);
-        match inject.until {
-            Some(until) if t > until => None,
-            _ => Some(t),
-        }
+        self.injector.as_ref()?.next_submit()
     }
 
-    fn inject_due(
-        &mut self,
-        inject: &CloudInjection,
-        now: Time,
-        reply: &mut Vec<Outgoing>,
-    ) -> Result<(), String> {
-        while let Some(t) = self.pending_injection(inject) {
-            if t > now {
+    /// Register and submit the cloud jobs due by `now`, pulled from swf's
+    /// injector: cloud job `k` is `interstice!cloud<k>`.
+    fn inject_due(&mut self, now: Time, reply: &mut Vec<Outgoing>) -> Result<(), String> {
+        while self.pending_injection().is_some_and(|t| t <= now) {
+            let Some(cloud) = self.injector.as_mut().and_then(Iterator::next) else {
                 break;
-            }
-            let k = self.next_injection;
-            self.next_injection += 1;
-            let procs = inject.procs.draw(&mut self.procs_rng);
-            let runtime = inject.runtime.sample(inject.walltime, &mut self.runtime_rng);
-            let name = format!("cloud{k}");
+            };
+            let name = format!("cloud{}", cloud.id.0);
             let batsim_id = format!("{DYNAMIC_WORKLOAD}!{name}");
+            let runtime = cloud.runtime.unwrap_or(cloud.walltime);
             let profile = json!({"type": "delay", "delay": runtime.as_secs_f64()});
-            let slo = inject.walltime.mul_f64(inject.slack);
-            let submit = self.engine_time(t);
+            let slo = cloud.slo.unwrap_or(Time::INFINITY);
+            let submit = self.engine_time(cloud.submit);
             let description = json!({
-                "subtime": submit.as_secs_f64(), "walltime": inject.walltime.as_secs_f64(),
-                "res": procs, "kind": "cloud", "slo": slo.as_secs_f64(),
+                "subtime": submit.as_secs_f64(), "walltime": cloud.walltime.as_secs_f64(),
+                "res": cloud.procs, "kind": "cloud", "slo": slo.as_secs_f64(),
             });
             let description = description.as_object().cloned().unwrap_or_default();
             let description = self.register_job(&name, profile.clone(), description, reply);
             let id = self.new_engine_id(&batsim_id);
             self.by_batsim.insert(batsim_id.clone(), id);
-            let job = Job {
-                id,
-                submit,
-                walltime: inject.walltime,
-                walltime_enforced: true,
-                runtime: Some(runtime),
-                procs,
-                kind: JobKind::Cloud,
-                slo: Some(slo),
-            };
+            let job = Job { id, submit, ..cloud };
             let mut entry = Entry::waiting(batsim_id, description, DYNAMIC_WORKLOAD.into());
             entry.dynamic_profile = Some(profile);
             self.submit_to_engine(job, entry, reply)?;
@@ -1210,15 +1174,11 @@ impl Running {
 
     /// No registration can be needed any more: static jobs are all in, no
     /// injection is pending and no evicted job may come back.
-    fn registrations_over(&self, config: &AdapterConfig) -> bool {
+    fn registrations_over(&self) -> bool {
         if !self.static_done || !self.killing.is_empty() || !self.held.is_empty() {
             return false;
         }
-        if config
-            .inject
-            .as_ref()
-            .is_some_and(|inject| self.pending_injection(inject).is_some())
-        {
+        if self.pending_injection().is_some() {
             return false;
         }
         if self.entries.values().any(|e| e.needs_registration) {

@@ -1,0 +1,459 @@
+//! The experiment sweep behind `interstice sweep`: the cartesian product of
+//! lists of parameters (policy, area, admission, cloud-job width, run time,
+//! slack, seed), its simulations run on worker threads, and the rows of
+//! `sweep.csv` / `sweep.json`.
+//!
+//! [`Grid::tasks`] gives one no-cloud baseline per (policy, area), then every
+//! run in the lists' order (policy, then conv, admission, cloud-procs,
+//! cloud-runtime, slack, seed); [`run_parallel`] carries them out on threads
+//! and returns the outcomes in task order, so the rows never depend on the
+//! thread scheduling (only `wall_seconds` does).
+
+use interstice_core::{Admission, Policy, Summary};
+use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use std::fmt::{self, Write as _};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The values of one run.
+#[derive(Clone, Debug)]
+pub struct RunParams {
+    /// Scheduling policy.
+    pub policy: Policy,
+    /// Convergence area (`None`: the whole machine).
+    pub conv: Option<u32>,
+    /// Admission mode.
+    pub admission: Admission,
+    /// Processors of each cloud job.
+    pub cloud_procs: ProcsChoice,
+    /// Run time of each cloud job.
+    pub cloud_runtime: RuntimeSpec,
+    /// Slack factor of the SLOs.
+    pub slack: f64,
+    /// Seed of the cloud jobs' draws.
+    pub seed: u64,
+}
+
+/// One simulation to carry out: a run of the grid, or a no-cloud baseline.
+#[derive(Clone, Debug)]
+pub enum Task {
+    /// A run with cloud jobs.
+    Run(RunParams),
+    /// The HPC trace alone, for the makespan delta.
+    Baseline {
+        /// Scheduling policy.
+        policy: Policy,
+        /// Convergence area.
+        conv: Option<u32>,
+    },
+}
+
+impl fmt::Display for Task {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let conv = |conv: Option<u32>| conv.map_or("machine".to_string(), |conv| conv.to_string());
+        match self {
+            Task::Baseline { policy, conv: area } => {
+                write!(f, "baseline policy {policy} conv {} (no cloud jobs)", conv(*area))
+            }
+            Task::Run(run) => write!(
+                f,
+                "policy {} conv {} admission {} cloud-procs {} cloud-runtime {} slack {} seed {}",
+                run.policy,
+                conv(run.conv),
+                run.admission.name(),
+                run.cloud_procs,
+                run.cloud_runtime,
+                run.slack,
+                run.seed
+            ),
+        }
+    }
+}
+
+/// What a simulation measured.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The run's summary.
+    pub summary: Summary,
+    /// Processors of its convergence area.
+    pub conv: u32,
+    /// Wall-clock seconds it took.
+    pub wall_seconds: f64,
+}
+
+/// The lists of a sweep, each non-empty (`convs` holds `None` for the whole machine).
+#[derive(Clone, Debug)]
+pub struct Grid {
+    /// Policies.
+    pub policies: Vec<Policy>,
+    /// Areas.
+    pub convs: Vec<Option<u32>>,
+    /// Admission modes.
+    pub admissions: Vec<Admission>,
+    /// Cloud-job widths.
+    pub cloud_procs: Vec<ProcsChoice>,
+    /// Cloud-job run times.
+    pub runtimes: Vec<RuntimeSpec>,
+    /// Slack factors.
+    pub slacks: Vec<f64>,
+    /// Seeds.
+    pub seeds: Vec<u64>,
+}
+
+impl Grid {
+    /// Every run, in row order.
+    pub fn runs(&self) -> Vec<RunParams> {
+        let mut runs = Vec::new();
+        for &policy in &self.policies {
+            for &conv in &self.convs {
+                for &admission in &self.admissions {
+                    for cloud_procs in &self.cloud_procs {
+                        for &cloud_runtime in &self.runtimes {
+                            for &slack in &self.slacks {
+                                for &seed in &self.seeds {
+                                    runs.push(RunParams {
+                                        policy,
+                                        conv,
+                                        admission,
+                                        cloud_procs: cloud_procs.clone(),
+                                        cloud_runtime,
+                                        slack,
+                                        seed,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        runs
+    }
+
+    /// The baselines (one per policy and area) followed by every run; the
+    /// number of baselines.
+    pub fn tasks(&self) -> (Vec<Task>, usize) {
+        let mut tasks: Vec<Task> = Vec::new();
+        for &policy in &self.policies {
+            for &conv in &self.convs {
+                tasks.push(Task::Baseline { policy, conv });
+            }
+        }
+        let n_baselines = tasks.len();
+        tasks.extend(self.runs().into_iter().map(Task::Run));
+        (tasks, n_baselines)
+    }
+
+    /// The lists as recorded in `sweep.json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "policy": self.policies.iter().map(|policy| policy.name()).collect::<Vec<_>>(),
+            "conv": self.convs,
+            "admission": self.admissions.iter().map(|admission| admission.name()).collect::<Vec<_>>(),
+            "cloud_procs": self.cloud_procs.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "cloud_runtime": self.runtimes.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "slack": self.slacks,
+            "seed": self.seeds,
+        })
+    }
+}
+
+/// Why a sweep stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SweepError {
+    /// One simulation failed (the first failure; the others were stopped).
+    #[error("run {task}")]
+    Run {
+        /// The task, described.
+        task: String,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A worker thread could not be started.
+    #[error("cannot start a worker thread")]
+    Thread(#[source] std::io::Error),
+    /// A worker thread panicked.
+    #[error("a sweep worker thread panicked")]
+    Panicked,
+    /// Fewer outcomes than tasks, without an error.
+    #[error("the sweep stopped early without an error")]
+    StoppedEarly,
+}
+
+/// Run every task on `workers` threads; results come back in task order, and
+/// `report(finished_before, task, outcome)` is called as each one ends. The first
+/// error stops the other workers (they finish their current task) and is returned,
+/// naming the task.
+pub fn run_parallel<E: Into<Box<dyn std::error::Error + Send + Sync>>>(
+    tasks: &[Task],
+    workers: usize,
+    execute: impl Fn(usize, &Task) -> Result<Outcome, E> + Sync,
+    report: impl Fn(usize, &Task, &Outcome) + Sync,
+) -> Result<Vec<Outcome>, SweepError> {
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let slots: Mutex<Vec<Option<Result<Outcome, SweepError>>>> =
+        Mutex::new((0..tasks.len()).map(|_| None).collect());
+    let work = || loop {
+        if failed.load(Ordering::SeqCst) {
+            return;
+        }
+        let index = next.fetch_add(1, Ordering::SeqCst);
+        let Some(task) = tasks.get(index) else { return };
+        let outcome = execute(index, task).map_err(|source| SweepError::Run {
+            task: task.to_string(),
+            source: source.into(),
+        });
+        match &outcome {
+            Ok(done) => report(finished.fetch_add(1, Ordering::SeqCst), task, done),
+            Err(_) => failed.store(true, Ordering::SeqCst),
+        }
+        slots.lock().unwrap_or_else(|poison| poison.into_inner())[index] = Some(outcome);
+    };
+    std::thread::scope(|scope| -> Result<(), SweepError> {
+        let mut handles = Vec::new();
+        for worker in 0..workers.min(tasks.len()).max(1) {
+            let handle = std::thread::Builder::new()
+                .name(format!("sweep-{worker}"))
+                .stack_size(16 << 20)
+                .spawn_scoped(scope, work)
+                .map_err(SweepError::Thread)?;
+            handles.push(handle);
+        }
+        for handle in handles {
+            if handle.join().is_err() {
+                return Err(SweepError::Panicked);
+            }
+        }
+        Ok(())
+    })?;
+    let slots = slots.into_inner().unwrap_or_else(|poison| poison.into_inner());
+    let mut outcomes = Vec::with_capacity(tasks.len());
+    for slot in slots {
+        match slot {
+            Some(Ok(outcome)) => outcomes.push(outcome),
+            Some(Err(err)) => return Err(err),
+            None => {}
+        }
+    }
+    if outcomes.len() != tasks.len() {
+        return Err(SweepError::StoppedEarly);
+    }
+    Ok(outcomes)
+}
+
+/// One row of `sweep.csv`.
+pub struct Row<'a> {
+    /// Run number (0-based, in grid order).
+    pub index: usize,
+    /// Its values.
+    pub params: &'a RunParams,
+    /// Processors of the machine.
+    pub procs: u32,
+    /// What it measured.
+    pub outcome: &'a Outcome,
+    /// Its no-cloud baseline.
+    pub baseline: &'a Outcome,
+}
+
+/// The rows of the runs: `tasks` and `outcomes` as from [`Grid::tasks`] and
+/// [`run_parallel`].
+pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize, procs: u32) -> Vec<Row<'a>> {
+    let baseline = |policy: Policy, conv: Option<u32>| {
+        tasks[..n_baselines]
+            .iter()
+            .zip(outcomes)
+            .find_map(|(task, outcome)| match task {
+                Task::Baseline { policy: p, conv: c } if *p == policy && *c == conv => Some(outcome),
+                _ => None,
+            })
+    };
+    tasks[n_baselines..]
+        .iter()
+        .zip(&outcomes[n_baselines..])
+        .enumerate()
+        .filter_map(|(index, (task, outcome))| match task {
+            Task::Run(params) => Some(Row {
+                index,
+                params,
+                procs,
+                outcome,
+                baseline: baseline(params.policy, params.conv)?,
+            }),
+            Task::Baseline { .. } => None,
+        })
+        .collect()
+}
+
+/// The columns of `sweep.csv`.
+pub const SWEEP_CSV_HEADER: &str = "run,policy,procs,conv,admission,cloud_procs,cloud_runtime,slack,seed,\
+jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
+utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,wall_seconds";
+
+/// A cell: text, an integer, or a float (`None` or not finite: undefined,
+/// empty in CSV and `null` in JSON).
+enum Cell {
+    Text(String),
+    Int(u64),
+    Float(Option<f64>),
+}
+
+impl Row<'_> {
+    fn hpc_makespan_delta(&self) -> f64 {
+        self.outcome.summary.hpc_makespan - self.baseline.summary.hpc_makespan
+    }
+
+    fn cells(&self) -> Vec<(&'static str, Cell)> {
+        let summary = &self.outcome.summary;
+        let quality = &summary.prediction;
+        let params = self.params;
+        vec![
+            ("run", Cell::Int(self.index as u64)),
+            ("policy", Cell::Text(params.policy.name().to_string())),
+            ("procs", Cell::Int(u64::from(self.procs))),
+            ("conv", Cell::Int(u64::from(self.outcome.conv))),
+            ("admission", Cell::Text(params.admission.name().to_string())),
+            ("cloud_procs", Cell::Text(params.cloud_procs.to_string())),
+            ("cloud_runtime", Cell::Text(params.cloud_runtime.to_string())),
+            ("slack", Cell::Float(Some(params.slack))),
+            ("seed", Cell::Int(params.seed)),
+            ("jobs", Cell::Int(summary.jobs)),
+            ("cloud_jobs", Cell::Int(summary.cloud_jobs)),
+            ("violations", Cell::Int(summary.violations)),
+            ("violation_percent", Cell::Float(summary.violation_percent)),
+            ("evictions", Cell::Int(summary.evictions)),
+            ("rejected", Cell::Int(summary.rejected)),
+            ("hpc_makespan", Cell::Float(Some(summary.hpc_makespan))),
+            ("hpc_makespan_delta", Cell::Float(Some(self.hpc_makespan_delta()))),
+            ("utilization", Cell::Float(summary.utilization)),
+            ("mean_wait", Cell::Float(summary.mean_wait)),
+            ("tp", Cell::Int(quality.tp)),
+            ("fp", Cell::Int(quality.fp)),
+            ("fn", Cell::Int(quality.fn_)),
+            ("tn", Cell::Int(quality.tn)),
+            ("precision", Cell::Float(quality.precision)),
+            ("recall", Cell::Float(quality.recall)),
+            ("accuracy", Cell::Float(quality.accuracy)),
+            ("f1", Cell::Float(quality.f1)),
+            ("thesis_accuracy", Cell::Float(quality.thesis_accuracy)),
+            ("thesis_precision", Cell::Float(quality.thesis_precision)),
+            ("wall_seconds", Cell::Float(Some(self.outcome.wall_seconds))),
+        ]
+    }
+}
+
+/// A CSV field, quoted when it holds a comma or a quote.
+fn csv_field(out: &mut String, text: &str) {
+    if text.contains([',', '"', '\n']) {
+        let _ = write!(out, "\"{}\"", text.replace('"', "\"\""));
+    } else {
+        out.push_str(text);
+    }
+}
+
+/// `sweep.csv`: the header and one line per row.
+pub fn sweep_csv(rows: &[Row]) -> String {
+    let mut out = String::from(SWEEP_CSV_HEADER);
+    out.push('\n');
+    for row in rows {
+        for (column, (_, cell)) in row.cells().into_iter().enumerate() {
+            if column > 0 {
+                out.push(',');
+            }
+            match cell {
+                Cell::Text(text) => csv_field(&mut out, &text),
+                Cell::Int(value) => {
+                    let _ = write!(out, "{value}");
+                }
+                Cell::Float(Some(value)) if value.is_finite() => {
+                    let _ = write!(out, "{value}");
+                }
+                Cell::Float(_) => {}
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn json_cell(cell: Cell) -> serde_json::Value {
+    match cell {
+        Cell::Text(text) => text.into(),
+        Cell::Int(value) => value.into(),
+        Cell::Float(Some(value)) if value.is_finite() => value.into(),
+        Cell::Float(_) => serde_json::Value::Null,
+    }
+}
+
+/// The `baselines` of `sweep.json`.
+pub fn baselines_json(baseline_tasks: &[Task], baselines: &[Outcome]) -> Vec<serde_json::Value> {
+    baseline_tasks
+        .iter()
+        .zip(baselines)
+        .map(|(task, outcome)| {
+            let policy = match task {
+                Task::Baseline { policy, .. } | Task::Run(RunParams { policy, .. }) => policy.name(),
+            };
+            serde_json::json!({
+                "policy": policy,
+                "conv": outcome.conv,
+                "hpc_jobs": outcome.summary.hpc_jobs,
+                "hpc_makespan": json_cell(Cell::Float(Some(outcome.summary.hpc_makespan))),
+                "utilization": json_cell(Cell::Float(outcome.summary.utilization)),
+                "mean_wait": json_cell(Cell::Float(outcome.summary.mean_wait)),
+                "wall_seconds": outcome.wall_seconds,
+            })
+        })
+        .collect()
+}
+
+/// The `runs` of `sweep.json`: the rows, one object each.
+pub fn rows_json(rows: &[Row]) -> Vec<serde_json::Value> {
+    rows.iter()
+        .map(|row| {
+            serde_json::Value::Object(
+                row.cells()
+                    .into_iter()
+                    .map(|(name, cell)| (name.to_string(), json_cell(cell)))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_with_commas_are_quoted() {
+        let mut out = String::new();
+        csv_field(&mut out, "1:0.5,2:0.5");
+        assert_eq!(out, "\"1:0.5,2:0.5\"");
+        out.clear();
+        csv_field(&mut out, "0.1w");
+        assert_eq!(out, "0.1w");
+    }
+
+    #[test]
+    fn baselines_come_first_then_runs_in_list_order() {
+        let grid = Grid {
+            policies: vec![Policy::Easy, Policy::Fcfs],
+            convs: vec![None, Some(4)],
+            admissions: vec![Admission::AdmitAll],
+            cloud_procs: vec![ProcsChoice::Fixed(1)],
+            runtimes: vec![RuntimeSpec::WALLTIME],
+            slacks: vec![1.5, 2.0],
+            seeds: vec![1],
+        };
+        let (tasks, n_baselines) = grid.tasks();
+        assert_eq!((tasks.len(), n_baselines), (12, 4));
+        assert_eq!(
+            tasks[4].to_string(),
+            "policy easy conv machine admission admit-all cloud-procs 1 cloud-runtime 1w slack 1.5 seed 1"
+        );
+    }
+}

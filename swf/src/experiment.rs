@@ -1,0 +1,342 @@
+//! An experiment's workload: which trace, cut and clipped how, and which
+//! cloud jobs are injected over it. The one place where processor counts are
+//! clipped and checked against the machine and the convergence area, shared
+//! by `interstice replay` and `interstice sweep`.
+
+use crate::error::{LineError, SwfError};
+use crate::extract::{clip_procs, ExtractOptions, ExtractStats};
+use crate::inject::{inject_cloud_jobs, CloudJobs, InjectOptions, ProcsChoice, RuntimeSpec};
+use crate::merge::merge_by_submit;
+use crate::reader::Strictness;
+use interstice_core::{Job, JobKind, Time};
+use std::fmt;
+use std::path::PathBuf;
+
+/// What `--clip` clips HPC jobs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum ClipTarget {
+    /// The convergence area (`--conv`), as the thesis does.
+    Area,
+    /// The whole machine (`--procs`).
+    Machine,
+}
+
+impl ClipTarget {
+    /// `area` or `machine`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClipTarget::Area => "area",
+            ClipTarget::Machine => "machine",
+        }
+    }
+}
+
+/// What to do about a job wider than the machine or the area.
+pub const WIDE_JOB_ADVICE: &str =
+    "use --clip=machine or --clip=area to clip HPC jobs, --lenient to skip them, or raise --procs/--conv";
+
+/// Why an experiment's workload cannot be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorkloadError {
+    /// `--procs` or `--conv` is 0, or the area does not fit in the machine.
+    #[error("{0}")]
+    Sizes(String),
+    /// The workload file cannot be read.
+    #[error("cannot load the workload")]
+    Load(#[source] SwfError),
+    /// The machine size is neither given nor in the workload.
+    #[error("the machine size of {} is unknown (no MaxProcs/MaxNodes header or nb_res): give --procs", .0.display())]
+    UnknownMachine(PathBuf),
+    /// A job is wider than the machine (HPC) or the area (cloud).
+    #[error(
+        "{place}: {kind} job {job} needs {procs} processors but the {area} has {limit}: {WIDE_JOB_ADVICE}"
+    )]
+    TooWide {
+        /// The file, and the line when known.
+        place: String,
+        /// The job's kind.
+        kind: JobKind,
+        /// The job's number.
+        job: u64,
+        /// Its processors.
+        procs: u64,
+        /// `machine` or `convergence area`.
+        area: &'static str,
+        /// Processors there.
+        limit: u32,
+    },
+    /// Injected cloud jobs would not fit in the area.
+    #[error(
+        "--cloud-procs {procs} asks for up to {max} processors but the convergence area has {conv}: \
+         lower --cloud-procs or raise --conv"
+    )]
+    CloudTooWide {
+        /// The processor choice.
+        procs: ProcsChoice,
+        /// Its widest draw.
+        max: u32,
+        /// The area.
+        conv: u32,
+    },
+    /// The cloud-job options are not usable.
+    #[error("bad cloud-job options")]
+    Cloud(#[source] SwfError),
+}
+
+/// Which HPC trace a run replays, and how it is cut and clipped.
+#[derive(Clone, Debug)]
+pub struct TraceSpec {
+    /// The workload file (SWF or Batsim JSON).
+    pub workload: PathBuf,
+    /// Processors of the machine (default: the workload's).
+    pub procs: Option<u32>,
+    /// Processors of the convergence area (default: the machine).
+    pub conv: Option<u32>,
+    /// Factor on every HPC walltime.
+    pub walltime_factor: f64,
+    /// Only the jobs submitted in the first `until` seconds.
+    pub until: Option<f64>,
+    /// Clip wide HPC jobs.
+    pub clip: Option<ClipTarget>,
+    /// Skip bad lines instead of stopping.
+    pub lenient: bool,
+}
+
+/// A loaded, cut and clipped trace, before any cloud injection.
+#[derive(Clone, Debug)]
+pub struct LoadedTrace {
+    /// The trace's jobs (HPC, plus any cloud jobs a Batsim JSON already holds).
+    pub jobs: Vec<Job>,
+    /// Processors of the machine.
+    pub procs: u32,
+    /// Processors of the convergence area.
+    pub conv: u32,
+    /// What extraction kept, skipped and clipped.
+    pub stats: ExtractStats,
+}
+
+impl LoadedTrace {
+    /// Workload records skipped by the loader.
+    pub fn skipped(&self) -> u64 {
+        self.stats.skipped()
+    }
+}
+
+/// Load, cut (`until`) and clip the trace of `spec`, checking that every job
+/// fits: HPC jobs in the machine (while extracting), cloud jobs in the area.
+pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
+    if let (Some(procs), Some(conv)) = (spec.procs, spec.conv) {
+        if conv > procs {
+            return Err(WorkloadError::Sizes(format!(
+                "--conv {conv} is larger than --procs {procs}: the convergence area is part of the machine"
+            )));
+        }
+    }
+    if spec.procs == Some(0) {
+        return Err(WorkloadError::Sizes("--procs must be at least 1".into()));
+    }
+    if spec.conv == Some(0) {
+        return Err(WorkloadError::Sizes(
+            "--conv must be at least 1 (the area is processors 0..C)".into(),
+        ));
+    }
+    let extract = ExtractOptions {
+        machine_procs: spec.procs,
+        clip: match spec.clip {
+            Some(ClipTarget::Area) => spec.conv.or(spec.procs),
+            Some(ClipTarget::Machine) => spec.procs,
+            None => None,
+        },
+        // Without a size on the command line, clip to the machine size of
+        // the trace (which is then also the area).
+        clip_to_machine: spec.clip.is_some(),
+        walltime_factor: spec.walltime_factor,
+        mode: if spec.lenient {
+            Strictness::Lenient
+        } else {
+            Strictness::Strict
+        },
+    };
+    let workload = crate::load_workload(&spec.workload, &extract).map_err(|err| match err {
+        SwfError::Line {
+            file,
+            line,
+            kind: LineError::TooWide { job, procs, machine },
+        } => WorkloadError::TooWide {
+            place: if line > 0 { format!("{file}:{line}") } else { file },
+            kind: JobKind::Hpc,
+            job,
+            procs,
+            area: "machine",
+            limit: machine,
+        },
+        err => WorkloadError::Load(err),
+    })?;
+    let procs = match workload.machine_procs {
+        Some(procs) if procs > 0 => procs,
+        _ => return Err(WorkloadError::UnknownMachine(spec.workload.clone())),
+    };
+    let conv = spec.conv.unwrap_or(procs);
+    if conv > procs {
+        return Err(WorkloadError::Sizes(format!(
+            "--conv {conv} is larger than the machine ({procs} processors): the area is part of the machine"
+        )));
+    }
+    let mut jobs = workload.jobs;
+    if let Some(until) = spec.until {
+        let first = jobs.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
+        let end = first + Time::from_secs_f64(until);
+        jobs.retain(|job| job.submit < end);
+    }
+    if let Some(job) = jobs
+        .iter()
+        .find(|job| job.kind == JobKind::Cloud && job.procs > conv)
+    {
+        return Err(WorkloadError::TooWide {
+            place: spec.workload.display().to_string(),
+            kind: JobKind::Cloud,
+            job: job.id.0,
+            procs: u64::from(job.procs),
+            area: "convergence area",
+            limit: conv,
+        });
+    }
+    Ok(LoadedTrace {
+        jobs,
+        procs,
+        conv,
+        stats: workload.stats,
+    })
+}
+
+/// The cloud injection settings of a run, as given on the command line.
+#[derive(Clone, Debug)]
+pub struct CloudSpec {
+    /// Seconds between two cloud jobs.
+    pub interval: f64,
+    /// Processors of each.
+    pub procs: ProcsChoice,
+    /// Walltime of each, seconds.
+    pub walltime: f64,
+    /// Run time of each.
+    pub runtime: RuntimeSpec,
+    /// SLO = slack × walltime.
+    pub slack: f64,
+    /// Seed of the draws.
+    pub seed: u64,
+}
+
+impl CloudSpec {
+    /// The injector's options.
+    pub fn options(&self) -> InjectOptions {
+        InjectOptions {
+            interval: Time::from_secs_f64(self.interval),
+            procs: self.procs.clone(),
+            walltime: Time::from_secs_f64(self.walltime),
+            runtime: self.runtime,
+            slack: self.slack,
+            seed: self.seed,
+        }
+    }
+
+    /// Cloud jobs every `interval` over `[from, to]`, ids from `first_id`
+    /// (the jobs `swf inject` and the Batsim adapter draw with these
+    /// options), generated as they are pulled.
+    pub fn jobs(&self, from: Time, to: Time, first_id: u64) -> Result<CloudJobs, WorkloadError> {
+        let options = self.options();
+        options.validate().map_err(WorkloadError::Cloud)?;
+        Ok(inject_cloud_jobs(&options, from, to, first_id))
+    }
+
+    /// Check that the jobs fit in an area of `conv` processors.
+    pub fn check_fits(&self, conv: u32) -> Result<(), WorkloadError> {
+        check_cloud_fits(&self.procs, conv)
+    }
+
+    /// The settings as recorded in `summary.json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "interval": self.interval,
+            "procs": self.procs.to_string(),
+            "walltime": self.walltime,
+            "runtime": self.runtime.to_string(),
+            "slack": self.slack,
+            "seed": self.seed,
+        })
+    }
+}
+
+/// Check that cloud jobs of `procs` processors fit in an area of `conv`.
+pub fn check_cloud_fits(procs: &ProcsChoice, conv: u32) -> Result<(), WorkloadError> {
+    if procs.max() > conv {
+        return Err(WorkloadError::CloudTooWide {
+            procs: procs.clone(),
+            max: procs.max(),
+            conv,
+        });
+    }
+    Ok(())
+}
+
+/// The trace's jobs plus the cloud jobs of `cloud`, injected over the HPC
+/// jobs' submission span with ids after the trace's, in submission order.
+pub fn with_cloud_jobs(trace: &LoadedTrace, cloud: Option<&CloudSpec>) -> Result<Vec<Job>, WorkloadError> {
+    Ok(arrivals(trace, cloud)?.0.collect())
+}
+
+/// The jobs of [`with_cloud_jobs`], generated as they are pulled (memory
+/// does not grow with the number of cloud jobs), and how many there are:
+/// the trace's jobs sorted by submission (stably) merged with the cloud jobs,
+/// a tie putting the trace's job first.
+pub fn arrivals(
+    trace: &LoadedTrace,
+    cloud: Option<&CloudSpec>,
+) -> Result<(impl Iterator<Item = Job>, u64), WorkloadError> {
+    let mut jobs = trace.jobs.clone();
+    jobs.sort_by_key(|job| job.submit);
+    let mut injected = None;
+    if let Some(cloud) = cloud {
+        cloud.check_fits(trace.conv)?;
+        let hpc = jobs.iter().filter(|job| job.kind == JobKind::Hpc);
+        let first = hpc.clone().map(|job| job.submit).min();
+        let last = hpc.map(|job| job.submit).max();
+        if let (Some(first), Some(last)) = (first, last) {
+            let first_id = jobs.iter().map(|job| job.id.0).max().unwrap_or(0) + 1;
+            injected = Some(cloud.jobs(first, last, first_id)?);
+        }
+    }
+    let total = jobs.len() as u64 + injected.as_ref().map_or(0, |cloud| cloud.size_hint().0 as u64);
+    Ok((merge_by_submit(jobs, injected.into_iter().flatten()), total))
+}
+
+/// Clip HPC jobs wider than `to` to it (the rule of [`ExtractOptions::clip`],
+/// for jobs that were not read from a file); returns how many were clipped.
+pub fn clip_jobs(jobs: &mut [Job], to: u32) -> u64 {
+    let mut clipped = 0;
+    for job in jobs.iter_mut().filter(|job| job.kind == JobKind::Hpc) {
+        let (procs, was_clipped) = clip_procs(u64::from(job.procs), Some(to));
+        job.procs = procs as u32;
+        clipped += u64::from(was_clipped);
+    }
+    clipped
+}
+
+impl fmt::Display for ProcsChoice {
+    /// `4`, or `1:0.5,2:0.5` for a weighted choice (the form `summary.json` records).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProcsChoice::Fixed(procs) => write!(f, "{procs}"),
+            ProcsChoice::Weighted(choices) => {
+                for (index, (procs, weight)) in choices.iter().enumerate() {
+                    if index > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{procs}:{weight}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
