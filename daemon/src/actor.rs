@@ -14,7 +14,7 @@ use crate::exec::{self, Executor, Launch};
 use crate::metrics::Metrics;
 use crate::node::{self, NodeMonitor};
 use crate::store::{NewJob, Store, StoredJob};
-use crate::wire::{
+use interstice_api::wire::{
     FutureSlotView, HealthResponse, HpcEventResponse, ImmediateSlotView, JobList, JobView, PredictRequest,
     PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse,
 };

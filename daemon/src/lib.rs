@@ -10,8 +10,8 @@
 //!
 //! - [`config`]: the YAML config and its validation.
 //! - [`server`]: the lifecycle (listeners, signals, shutdown).
-//! - [`api`]: the HTTP routes; [`wire`]: their JSON types; [`client`]: a
-//!   blocking client for the `interstice` CLI and tests.
+//! - [`api`]: the HTTP routes; their JSON types and the blocking client of
+//!   the CLI, the tests and the plugins are in `interstice_api`.
 //! - [`actor`]: the one thread that owns the engine, the store and the processes.
 //! - [`backend`]: where the HPC plan comes from (embedded replay, plugin, Slurm).
 //! - [`exec`]: process launch and signals; [`node`]: real CPU/memory load;
@@ -21,7 +21,6 @@
 pub mod actor;
 pub mod api;
 pub mod backend;
-pub mod client;
 pub mod config;
 pub mod exec;
 pub mod lock;
@@ -30,4 +29,3 @@ pub mod node;
 pub mod reload;
 pub mod server;
 pub mod store;
-pub mod wire;
