@@ -505,6 +505,16 @@ mod tests {
         ));
     }
 
+    /// A fresh socket in a scratch directory (removed by the caller).
+    fn listening(name: &str) -> (PathBuf, PathBuf, std::os::unix::net::UnixListener) {
+        let dir = std::env::temp_dir().join(format!("interstice-api-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.sock");
+        let _ = std::fs::remove_file(&path);
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        (dir, path, listener)
+    }
+
     #[test]
     fn missing_socket_is_a_connect_error() {
         let client = Client::new("/nonexistent/interstice.sock", Duration::from_millis(50));
@@ -513,11 +523,7 @@ mod tests {
 
     #[test]
     fn silent_server_times_out_within_the_bound() {
-        let dir = std::env::temp_dir().join(format!("interstice-api-timeout-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("silent.sock");
-        let _ = std::fs::remove_file(&path);
-        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let (dir, path, listener) = listening("timeout");
         let holder = std::thread::spawn(move || {
             let (stream, _) = listener.accept().unwrap();
             std::thread::sleep(Duration::from_millis(400));
@@ -535,11 +541,7 @@ mod tests {
 
     #[test]
     fn answers_split_across_reads_are_joined() {
-        let dir = std::env::temp_dir().join(format!("interstice-api-split-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("split.sock");
-        let _ = std::fs::remove_file(&path);
-        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let (dir, path, listener) = listening("split");
         let server = std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
             let mut request = [0u8; 1024];
