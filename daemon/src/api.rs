@@ -5,7 +5,6 @@
 use crate::actor::{ApiError, Command, ErrorKind, Owner};
 use crate::backend::{HpcEvent, HpcEventKind};
 use crate::metrics::Metrics;
-use crate::wire::{ErrorBody, HpcEventRequest, PredictRequest, SubmitRequest};
 use axum::body::Bytes;
 use axum::extract::connect_info::{ConnectInfo, Connected};
 use axum::extract::{Path, State};
@@ -14,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::serve::IncomingStream;
 use axum::{Json, Router};
+use interstice_api::wire::{ErrorBody, HpcEventRequest, PredictRequest, SubmitRequest};
 use interstice_core::{ProcSet, Time};
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -66,7 +66,7 @@ pub struct ApiConfig {
 }
 
 fn default_socket() -> PathBuf {
-    PathBuf::from("/run/interstice/interstice.sock")
+    PathBuf::from(interstice_api::paths::DEFAULT_SOCKET)
 }
 
 impl Default for ApiConfig {

@@ -10,8 +10,8 @@
 //!
 //! - [`config`]: the YAML config and its validation.
 //! - [`server`]: the lifecycle (listeners, signals, shutdown).
-//! - [`api`]: the HTTP routes; [`wire`]: their JSON types; [`client`]: a
-//!   blocking client for the `interstice` CLI and tests.
+//! - [`api`]: the HTTP routes; their JSON types and the blocking client of
+//!   the CLI, the tests and the plugins are in `interstice_api`.
 //! - [`actor`]: the one thread that owns the engine, the store and the processes;
 //!   [`clock`]: where its time comes from (the wall clock, or a manual one in tests).
 //! - [`backend`]: where the HPC plan comes from (embedded replay, plugin, Slurm).
@@ -22,7 +22,6 @@
 pub mod actor;
 pub mod api;
 pub mod backend;
-pub mod client;
 pub mod clock;
 pub mod config;
 pub mod exec;
@@ -32,4 +31,3 @@ pub mod node;
 pub mod reload;
 pub mod server;
 pub mod store;
-pub mod wire;

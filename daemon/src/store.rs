@@ -3,7 +3,7 @@
 //! `daemon/migrations/`, embedded and applied in order on open (tracked with
 //! `PRAGMA user_version`).
 
-use crate::wire::JobView;
+use interstice_api::wire::JobView;
 use interstice_core::{violates, EndReason, Time};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use std::path::Path;

@@ -1,8 +1,8 @@
 //! End-to-end tests of the real `intersticed` binary: real Unix sockets, real
 //! SQLite, real processes, real promtool.
 
-use interstice_daemon::client::{Client, ClientError};
-use interstice_daemon::wire::{HpcEventRequest, JobView, PredictRequest, SubmitRequest};
+use interstice_api::client::{Client, ClientError, DEFAULT_TIMEOUT};
+use interstice_api::wire::{HpcEventRequest, JobView, PredictRequest, SubmitRequest};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -75,7 +75,7 @@ impl Daemon {
     }
 
     fn client(&self) -> Client {
-        Client::new(self.socket())
+        Client::new(self.socket(), DEFAULT_TIMEOUT)
     }
 
     fn kill9(&mut self) {
@@ -274,7 +274,7 @@ fn crash_and_restart_loses_no_accepted_job() {
     // Keep submitting from another thread while the daemon is killed.
     let socket = daemon.socket();
     let submitter = std::thread::spawn(move || {
-        let client = Client::new(socket);
+        let client = Client::new(socket, DEFAULT_TIMEOUT);
         let mut accepted = Vec::new();
         for index in 0..400 {
             let argv = if index % 2 == 0 {
@@ -502,7 +502,7 @@ fn bad_requests_get_clear_4xx_errors() {
         view.state == "completed"
     });
     match client.cancel(done.id) {
-        Err(ClientError::Api { status: 409, message }) => {
+        Err(ClientError::Http { status: 409, message }) => {
             assert!(message.contains("already ended"), "{message}")
         }
         other => panic!("expected 409, got {other:?}"),
@@ -698,7 +698,7 @@ fn tcp_clients_cannot_cancel_socket_jobs_and_signals_are_handled() {
         admission: false,
     });
     assert!(
-        matches!(too_wide, Err(ClientError::Api { status: 422, .. })),
+        matches!(too_wide, Err(ClientError::Http { status: 422, .. })),
         "{too_wide:?}"
     );
     // SIGTERM: exit 0, socket removed.
@@ -834,7 +834,7 @@ fn without_a_plan_the_daemon_is_not_ready_and_says_so() {
         }
     };
     match health {
-        Err(ClientError::Api { status: 503, message }) => {
+        Err(ClientError::Http { status: 503, message }) => {
             assert!(
                 message.contains("no plan yet") && message.contains("slurm"),
                 "{message}"
@@ -849,7 +849,7 @@ fn without_a_plan_the_daemon_is_not_ready_and_says_so() {
         admission: true,
     });
     assert!(
-        matches!(&predicted, Err(ClientError::Api { status: 503, message }) if message.contains("no plan yet")),
+        matches!(&predicted, Err(ClientError::Http { status: 503, message }) if message.contains("no plan yet")),
         "{predicted:?}"
     );
     let metrics = client.metrics().unwrap();

@@ -16,7 +16,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::client::{Client, ClientError, EventKind, HpcEvent, PredictRequest, Slots};
+use interstice_api::wire::{EventKind, HpcEventRequest, PredictRequest, SlotsResponse};
+use interstice_api::{Client, ClientError};
 
 /// Result of every fallible call.
 #[repr(C)]
@@ -74,7 +75,7 @@ pub struct interstice_client {
 ///
 /// Returned by `interstice_client_slots`, released by `interstice_slots_free`.
 pub struct interstice_slots {
-    slots: Slots,
+    slots: SlotsResponse,
     future_procs: Vec<CString>,
 }
 
@@ -174,7 +175,6 @@ fn code_of(error: &ClientError) -> interstice_result {
         ClientError::Timeout(_) => interstice_result::Timeout,
         ClientError::Io(_) => interstice_result::Io,
         ClientError::Http { .. } => interstice_result::Http,
-        ClientError::InvalidArgument(_) => interstice_result::InvalidArgument,
         _ => interstice_result::Protocol,
     }
 }
@@ -317,7 +317,7 @@ pub unsafe extern "C" fn interstice_client_health(client: *const interstice_clie
             return interstice_result::NullArgument;
         };
         match client.client.health() {
-            Ok(()) => interstice_result::Ok,
+            Ok(_) => interstice_result::Ok,
             Err(error) => client.fail(error),
         }
     })
@@ -366,8 +366,8 @@ pub unsafe extern "C" fn interstice_client_report_event(
             3 => EventKind::Killed,
             other => return client.invalid(&format!("unknown event kind {other}")),
         };
-        let request = HpcEvent {
-            kind,
+        let request = HpcEventRequest {
+            kind: kind.as_str().to_string(),
             id: job_id.to_string(),
             procs: event.procs,
             walltime: event.walltime_seconds,
@@ -375,9 +375,9 @@ pub unsafe extern "C" fn interstice_client_report_event(
             cpus,
         };
         match client.client.hpc_event(&request) {
-            Ok(evicted) => {
+            Ok(answer) => {
                 if !out_n_evicted.is_null() {
-                    *out_n_evicted = u32::try_from(evicted.len()).unwrap_or(u32::MAX);
+                    *out_n_evicted = u32::try_from(answer.evicted.len()).unwrap_or(u32::MAX);
                 }
                 interstice_result::Ok
             }
@@ -429,7 +429,7 @@ pub unsafe extern "C" fn interstice_client_predict(
                 let (has_violation_seconds, violation_seconds) = split(prediction.violation_seconds);
                 let (has_counter_offer_slo, counter_offer_slo_seconds) = split(prediction.counter_offer_slo);
                 *out_prediction = interstice_prediction {
-                    accepted: prediction.accepted(),
+                    accepted: prediction.decision == "accepted",
                     has_predicted_start,
                     predicted_start,
                     has_predicted_completion,

@@ -2,17 +2,17 @@
 //! of a running `intersticed`, and `interstice bench predict`.
 
 use anyhow::{bail, Context};
-use interstice_core::{Admission, Engine, EngineConfig, Job, JobId, JobKind, Policy, Time};
-use interstice_daemon::client::{Client, ClientError};
-use interstice_daemon::wire::{PredictRequest, SubmitRequest};
+use interstice_api::client::{Client, ClientError, DEFAULT_TIMEOUT};
+use interstice_api::paths::DEFAULT_SOCKET;
+use interstice_api::wire::{PredictRequest, SubmitRequest};
+use interstice_core::{
+    slo_for, Admission, Engine, EngineConfig, Job, JobId, JobKind, Policy, Time, DEFAULT_SLACK,
+};
 use interstice_swf::SplitMix64;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// Where the daemon listens unless `--daemon` says otherwise.
-const DEFAULT_SOCKET: &str = "/run/interstice/interstice.sock";
 
 /// The daemon's socket.
 #[derive(clap::Args, Debug, Clone)]
@@ -51,7 +51,7 @@ pub struct SubmitArgs {
     /// Walltime in seconds (the job is killed when it is reached).
     #[arg(long, default_value_t = 60.0)]
     walltime: f64,
-    /// Maximum response time in seconds (default: 3 × walltime).
+    /// Maximum response time in seconds (default: the engine's default slack, 2 × walltime).
     #[arg(long)]
     slo: Option<f64>,
     /// Environment variable NAME=VALUE (repeatable); nothing else is inherited but PATH.
@@ -79,7 +79,7 @@ pub struct PredictArgs {
     /// Walltime in seconds.
     #[arg(long, default_value_t = 60.0)]
     walltime: f64,
-    /// SLO in seconds (default: 3 × walltime).
+    /// SLO in seconds (default: the engine's default slack, 2 × walltime).
     #[arg(long)]
     slo: Option<f64>,
 }
@@ -121,15 +121,25 @@ fn parse_env(pairs: &[String]) -> anyhow::Result<Option<BTreeMap<String, String>
     Ok(Some(env))
 }
 
+/// The SLO of a job given without `--slo`: the engine's rule.
+fn default_slo(walltime_seconds: f64) -> f64 {
+    slo_for(Time::from_secs_f64(walltime_seconds), DEFAULT_SLACK).as_secs_f64()
+}
+
+/// A client of the daemon at `socket`.
+fn client(socket: &std::path::Path) -> Client {
+    Client::new(socket, DEFAULT_TIMEOUT)
+}
+
 /// Run a client subcommand.
 pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
     match cmd {
         ClientCommand::Submit(args) => {
-            let client = Client::new(&args.daemon.daemon);
+            let client = client(&args.daemon.daemon);
             let request = SubmitRequest {
                 procs: args.procs,
                 walltime: args.walltime,
-                slo: args.slo.unwrap_or(args.walltime * 3.0),
+                slo: args.slo.unwrap_or_else(|| default_slo(args.walltime)),
                 argv: args.argv,
                 env: parse_env(&args.env)?,
                 workdir: args.workdir,
@@ -147,25 +157,25 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
             Ok(())
         }
         ClientCommand::Predict(args) => {
-            let client = Client::new(&args.daemon.daemon);
+            let client = client(&args.daemon.daemon);
             let request = PredictRequest {
                 procs: args.procs,
                 walltime: args.walltime,
-                slo: args.slo.unwrap_or(args.walltime * 3.0),
+                slo: args.slo.unwrap_or_else(|| default_slo(args.walltime)),
                 admission: false,
             };
             print_json(&client.predict(&request)?)
         }
-        ClientCommand::Slots(args) => print_json(&Client::new(&args.daemon).slots()?),
+        ClientCommand::Slots(args) => print_json(&client(&args.daemon).slots()?),
         ClientCommand::Jobs(args) => {
-            let client = Client::new(&args.daemon.daemon);
+            let client = client(&args.daemon.daemon);
             match args.id {
                 Some(id) => print_json(&client.job(id)?),
                 None => print_json(&client.jobs()?),
             }
         }
-        ClientCommand::Cancel(args) => print_json(&Client::new(&args.daemon.daemon).cancel(args.id)?),
-        ClientCommand::Health(args) => print_json(&Client::new(&args.daemon).health()?),
+        ClientCommand::Cancel(args) => print_json(&client(&args.daemon.daemon).cancel(args.id)?),
+        ClientCommand::Health(args) => print_json(&client(&args.daemon).health()?),
     }
 }
 
@@ -274,13 +284,11 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
 }
 
 fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()> {
-    Client::new(socket)
-        .health()
-        .context("the daemon does not answer")?;
+    client(socket).health().context("the daemon does not answer")?;
     let deadline = Instant::now() + Duration::from_secs_f64(args.seconds);
     let workers: Vec<_> = (0..args.threads.max(1))
         .map(|thread| {
-            let client = Client::new(socket);
+            let client = client(socket);
             std::thread::spawn(move || -> Result<Vec<Duration>, ClientError> {
                 let mut latencies = Vec::new();
                 let mut rng = SplitMix64::new(thread as u64 + 7);

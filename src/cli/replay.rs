@@ -20,9 +20,7 @@ use interstice_core::{EngineConfig, Policy, Shown, Summary, Time};
 use interstice_swf::defaults;
 use interstice_swf::experiment::clip_jobs;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
-use interstice_swf::{
-    arrivals, load_trace, ClipTarget, CloudSpec, ExtractOptions, LoadedTrace, TraceSpec,
-};
+use interstice_swf::{arrivals, load_trace, ClipTarget, CloudSpec, ExtractOptions, LoadedTrace, TraceSpec};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -155,9 +153,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     // memory follows the jobs in the system, not the workload.
     let mut writer = output::ResultWriter::create(&args.out, output::Naming::Workload(WORKLOAD_NAME))
         .context("cannot write the results")?;
-    let run = simulate_stream(config.clone(), jobs, &SimOptions::default(), &mut writer, |done| {
-        bar.set_position(done)
-    })
+    let run = simulate_stream(
+        config.clone(),
+        jobs,
+        &SimOptions::default(),
+        &mut writer,
+        |done| bar.set_position(done),
+    )
     .context("simulation failed")?;
     bar.finish_and_clear();
 

@@ -8,7 +8,7 @@ use super::command::{ApiError, ErrorKind, Owner};
 use super::supervisor::{engine_job, CloudJob, KillReason, Phase};
 use super::{finite_secs, secs, Actor};
 use crate::store::NewJob;
-use crate::wire::{
+use interstice_api::wire::{
     FutureSlotView, ImmediateSlotView, JobList, JobView, PredictRequest, PredictResponse, SlotsResponse,
     SubmitRequest, SubmitResponse,
 };

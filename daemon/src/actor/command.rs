@@ -3,7 +3,7 @@
 
 use crate::backend::{HpcEvent, HpcUpdate};
 use crate::config::{ExecutionConfig, MetricsConfig, NodeConfig};
-use crate::wire::{
+use interstice_api::wire::{
     HealthResponse, HpcEventResponse, JobList, JobView, PredictRequest, PredictResponse, SlotsResponse,
     SubmitRequest, SubmitResponse,
 };

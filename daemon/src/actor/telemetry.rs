@@ -5,7 +5,7 @@
 use super::command::{ApiError, ErrorKind};
 use super::{secs, Actor};
 use crate::config::BackendConfig;
-use crate::wire::HealthResponse;
+use interstice_api::wire::HealthResponse;
 use interstice_core::Time;
 
 /// How often the idle processor-seconds gauges are recomputed.

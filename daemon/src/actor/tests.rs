@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::exec::Executor;
 use crate::metrics::Metrics;
 use crate::store::Store;
-use crate::wire::SubmitRequest;
+use interstice_api::wire::SubmitRequest;
 use interstice_core::Time;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

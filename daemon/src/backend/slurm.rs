@@ -37,6 +37,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use interstice_api::slurm::{parse_duration, parse_marker, Marker};
 use interstice_core::{violates, EndReason, Time};
 use prometheus::{IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry};
 
@@ -108,17 +109,6 @@ impl JobStateName {
     }
 }
 
-/// What `job_submit/interstice` wrote in the job's comment.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Marker {
-    /// The daemon made a prediction and admitted the job (false: fail-open, unpredicted).
-    pub predicted: bool,
-    /// The SLO in seconds.
-    pub slo_seconds: f64,
-    /// The predicted completion (epoch seconds, rounded), when the daemon gave one.
-    pub predicted_completion: Option<f64>,
-}
-
 /// One line of `squeue -o SQUEUE_FORMAT`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SqueueJob {
@@ -140,7 +130,7 @@ pub struct SqueueJob {
     pub end: Option<i64>,
     /// Why a pending job waits (`Resources`, `Priority`, `JobHeldUser`, …).
     pub reason: String,
-    /// The interstice marker in the comment, if any.
+    /// The interstice marker in the comment, if any (written by `job_submit/interstice`).
     pub marker: Option<Marker>,
 }
 
@@ -165,53 +155,9 @@ pub struct ParseError {
     pub text: String,
 }
 
-/// Slurm durations: `[D-]HH:MM:SS`, `MM:SS`, `MM`; None for `UNLIMITED`, `INVALID`, `N/A`.
-pub fn parse_duration(text: &str) -> Option<u64> {
-    let (days, rest) = match text.split_once('-') {
-        Some((days, rest)) => (days.parse::<u64>().ok()?, rest),
-        None => (0, text),
-    };
-    let parts = rest
-        .split(':')
-        .map(|part| part.parse::<u64>().ok())
-        .collect::<Option<Vec<_>>>()?;
-    let seconds = match parts.as_slice() {
-        [minutes] => minutes * 60,
-        [minutes, seconds] => minutes * 60 + seconds,
-        [hours, minutes, seconds] => hours * 3600 + minutes * 60 + seconds,
-        _ => return None,
-    };
-    Some(days * 86_400 + seconds)
-}
-
 /// An epoch-seconds field (`SLURM_TIME_FORMAT=%s`); None for `N/A`, `Unknown`, `0`.
 fn parse_epoch(text: &str) -> Option<i64> {
     text.trim().parse::<i64>().ok().filter(|seconds| *seconds > 0)
-}
-
-/// The marker `interstice:accepted slo=120 …` / `interstice:unpredicted slo=120` in a comment.
-pub fn parse_marker(comment: &str) -> Option<Marker> {
-    let start = comment.find("interstice:")?;
-    let mut words = comment[start + "interstice:".len()..].split_whitespace();
-    let predicted = match words.next()? {
-        "accepted" => true,
-        "unpredicted" => false,
-        _ => return None,
-    };
-    let mut slo_seconds = None;
-    let mut predicted_completion = None;
-    for word in words {
-        if let Some(value) = word.strip_prefix("slo=") {
-            slo_seconds = value.parse::<f64>().ok();
-        } else if let Some(value) = word.strip_prefix("predicted_completion=") {
-            predicted_completion = value.parse::<f64>().ok();
-        }
-    }
-    Some(Marker {
-        predicted,
-        slo_seconds: slo_seconds?,
-        predicted_completion,
-    })
 }
 
 /// Parses `squeue -h -o SQUEUE_FORMAT` output (with `SLURM_TIME_FORMAT=%s`).
@@ -936,33 +882,5 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("CPUTot"));
-    }
-
-    #[test]
-    fn durations_and_markers() {
-        assert_eq!(parse_duration("1-02:03:04"), Some(93_784));
-        assert_eq!(parse_duration("2:00"), Some(120));
-        assert_eq!(parse_duration("INVALID"), None);
-        assert_eq!(
-            parse_marker("interstice:unpredicted slo=410"),
-            Some(Marker {
-                predicted: false,
-                slo_seconds: 410.0,
-                predicted_completion: None,
-            })
-        );
-        assert_eq!(
-            parse_marker("run 7 interstice:accepted slo=300 predicted_completion=1060"),
-            Some(Marker {
-                predicted: true,
-                slo_seconds: 300.0,
-                predicted_completion: Some(1060.0),
-            })
-        );
-        assert_eq!(
-            parse_marker("interstice:accepted predicted_completion=1060"),
-            None
-        );
-        assert_eq!(parse_marker("nothing here"), None);
     }
 }

@@ -1,7 +1,10 @@
 //! The admission decision, free of Slurm and of I/O: what the plugin does with
 //! one submission given its settings and the daemon's answer.
 
-use interstice_ffi::{ClientError, PredictRequest, Prediction};
+use interstice_api::slurm::Marker;
+use interstice_api::wire::{PredictRequest, PredictResponse};
+use interstice_api::ClientError;
+use interstice_core::{slo_for, Time};
 
 use crate::config::{Config, FailMode};
 
@@ -12,8 +15,6 @@ use crate::config::{Config, FailMode};
 pub const SLO_VARIABLE: &str = "INTERSTICE_SLO";
 /// The job-control variable `spank_interstice` sets for `--evictable`.
 pub const EVICTABLE_VARIABLE: &str = "INTERSTICE_EVICTABLE";
-/// The prefix of comments the plugin writes (the daemon's Slurm backend reads them).
-pub const COMMENT_PREFIX: &str = "interstice:";
 
 /// What the plugin knows about a submission.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -109,7 +110,7 @@ pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Opt
         .time_limit_minutes
         .map_or(config.default_walltime_seconds, |minutes| u64::from(minutes) * 60);
     let slo_seconds =
-        slo.unwrap_or_else(|| (walltime_seconds as f64 * config.default_slack_factor).ceil() as u64);
+        slo.unwrap_or_else(|| default_slo_seconds(walltime_seconds, config.default_slack_factor));
     Ok(Some(Request {
         slo_seconds,
         walltime_seconds,
@@ -117,8 +118,20 @@ pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Opt
     }))
 }
 
+/// The SLO of a job without `--slo`: the engine's rule ([`slo_for`]) with the
+/// configured slack factor, rounded up to whole seconds for Slurm.
+pub fn default_slo_seconds(walltime_seconds: u64, slack: f64) -> u64 {
+    let walltime = Time::from_secs(i64::try_from(walltime_seconds).unwrap_or(i64::MAX));
+    let slo = slo_for(walltime, slack);
+    if slo.is_infinite() {
+        return u64::MAX;
+    }
+    let ticks = u64::try_from(slo.ticks()).unwrap_or(0);
+    ticks.div_ceil(Time::from_secs(1).ticks().unsigned_abs())
+}
+
 /// The message a rejected user reads.
-pub fn rejection_message(slo_seconds: u64, prediction: &Prediction) -> String {
+pub fn rejection_message(slo_seconds: u64, prediction: &PredictResponse) -> String {
     match prediction.counter_offer_slo {
         Some(offer) if offer.is_finite() => {
             let offer = offer.ceil() as u64;
@@ -139,7 +152,7 @@ pub fn decide(
     config: &Config,
     submission: &Submission,
     now: i64,
-    ask: impl FnOnce(&PredictRequest) -> Result<Prediction, ClientError>,
+    ask: impl FnOnce(&PredictRequest) -> Result<PredictResponse, ClientError>,
 ) -> Verdict {
     let request = match evictable_request(config, submission) {
         Ok(None) => return Verdict::NotEvictable,
@@ -152,20 +165,24 @@ pub fn decide(
         slo: request.slo_seconds as f64,
         admission: true,
     };
+    let slo_seconds = request.slo_seconds as f64;
     let (marker, unpredicted) = match ask(&wire) {
-        Ok(prediction) if prediction.accepted() => {
-            let completion = prediction
-                .predicted_completion
-                .map_or(String::new(), |c| format!(" predicted_completion={c:.0}"));
-            (
-                format!("{COMMENT_PREFIX}accepted slo={}{completion}", request.slo_seconds),
-                false,
-            )
-        }
+        Ok(prediction) if prediction.decision == "accepted" => (
+            Marker {
+                predicted: true,
+                slo_seconds,
+                predicted_completion: prediction.predicted_completion,
+            },
+            false,
+        ),
         Ok(prediction) => return Verdict::Reject(rejection_message(request.slo_seconds, &prediction)),
         Err(error) => match config.fail_mode {
             FailMode::Open => (
-                format!("{COMMENT_PREFIX}unpredicted slo={}", request.slo_seconds),
+                Marker {
+                    predicted: false,
+                    slo_seconds,
+                    predicted_completion: None,
+                },
                 true,
             ),
             FailMode::Closed => {
@@ -183,7 +200,7 @@ pub fn decide(
         .filter(|c| !c.is_empty())
     {
         Some(user) => format!("{user} {marker}"),
-        None => marker,
+        None => marker.to_string(),
     };
     let non_empty = |text: &str| (!text.is_empty()).then(|| text.to_string());
     Verdict::Accept(Routing {
@@ -203,8 +220,8 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn prediction(decision: &str, offer: Option<f64>) -> Prediction {
-        Prediction {
+    fn prediction(decision: &str, offer: Option<f64>) -> PredictResponse {
+        PredictResponse {
             decision: decision.into(),
             predicted_start: Some(1000.0),
             predicted_completion: Some(1060.0),
@@ -307,11 +324,19 @@ mod tests {
         assert_eq!(
             request,
             Request {
-                slo_seconds: 1404,
+                slo_seconds: 1200,
                 walltime_seconds: 600,
                 procs: 1
             }
         );
+    }
+
+    #[test]
+    fn default_slo_is_the_engines_rule_rounded_up_to_seconds() {
+        assert_eq!(default_slo_seconds(600, interstice_core::DEFAULT_SLACK), 1200);
+        assert_eq!(default_slo_seconds(600, 2.34), 1404);
+        assert_eq!(default_slo_seconds(7, 1.1), 8);
+        assert_eq!(default_slo_seconds(0, 2.0), 0);
     }
 
     #[test]

@@ -37,7 +37,9 @@ pub struct Config {
     pub evictable_qos: Vec<String>,
     /// `set_deadline`: set the job's deadline to submit + SLO.
     pub set_deadline: bool,
-    /// `default_slack_factor`: SLO = factor × walltime for evictable jobs without `--slo`.
+    /// `default_slack_factor`: SLO = factor × walltime for evictable jobs without
+    /// `--slo` (`interstice_core::slo_for`, rounded up to whole seconds); by
+    /// default the engine's `DEFAULT_SLACK`.
     pub default_slack_factor: f64,
     /// `default_walltime_seconds`: walltime for jobs submitted without `--time`.
     pub default_walltime_seconds: u64,
@@ -47,7 +49,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             source: None,
-            socket: PathBuf::from("/run/interstice/intersticed.sock"),
+            socket: PathBuf::from(interstice_api::paths::DEFAULT_SOCKET),
             timeout: Duration::from_millis(50),
             fail_mode: FailMode::Open,
             cloud_partition: "cloud".into(),
@@ -55,7 +57,7 @@ impl Default for Config {
             evictable_partitions: Vec::new(),
             evictable_qos: Vec::new(),
             set_deadline: true,
-            default_slack_factor: 2.34,
+            default_slack_factor: interstice_core::DEFAULT_SLACK,
             default_walltime_seconds: 600,
         }
     }
@@ -74,17 +76,10 @@ pub struct ConfigError {
 }
 
 impl Config {
-    /// The file the plugin reads: `$INTERSTICE_CONF`, else beside `$SLURM_CONF`, else `/etc/slurm/`.
+    /// The file the plugin reads: `$INTERSTICE_CONF`, else beside `$SLURM_CONF`, else `/etc/slurm/`
+    /// (`interstice_api::paths::plugin_config_path`).
     pub fn default_path() -> PathBuf {
-        if let Some(path) = std::env::var_os("INTERSTICE_CONF") {
-            return PathBuf::from(path);
-        }
-        if let Some(slurm_conf) = std::env::var_os("SLURM_CONF") {
-            if let Some(dir) = Path::new(&slurm_conf).parent() {
-                return dir.join("interstice.conf");
-            }
-        }
-        PathBuf::from("/etc/slurm/interstice.conf")
+        interstice_api::paths::plugin_config_path()
     }
 
     /// Reads `path`; a missing file gives the defaults.

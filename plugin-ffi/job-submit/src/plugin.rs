@@ -136,7 +136,7 @@ unsafe fn submit_inner(job_desc: *mut c_void, submit_uid: u32, err_msg: *mut *mu
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
     let started = Instant::now();
-    let client = interstice_ffi::Client::new(&config.socket, config.timeout);
+    let client = interstice_api::Client::new(&config.socket, config.timeout);
     let mut daemon_error = None;
     let verdict = decide(&config, &submission, now, |request| {
         client

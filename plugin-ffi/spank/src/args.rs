@@ -1,6 +1,7 @@
 //! The plugin's arguments, from its `plugstack.conf` line:
-//! `required /usr/lib/slurm/spank_interstice.so socket=/run/interstice/intersticed.sock timeout_ms=200 cloud_partition=cloud`.
+//! `required /usr/lib/slurm/spank_interstice.so socket=/run/interstice/interstice.sock timeout_ms=200 cloud_partition=cloud`.
 
+use interstice_api::slurm::parse_duration;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -20,7 +21,7 @@ pub struct Args {
 impl Default for Args {
     fn default() -> Self {
         Args {
-            socket: PathBuf::from("/run/interstice/intersticed.sock"),
+            socket: PathBuf::from(interstice_api::paths::DEFAULT_SOCKET),
             timeout: Duration::from_millis(500),
             cloud_partition: "cloud".into(),
             report: true,
@@ -154,25 +155,6 @@ pub fn parse_job_details(text: &str) -> JobDetails {
     details
 }
 
-/// Slurm durations: `[D-]HH:MM:SS`, `MM:SS`, `MM`; None for `UNLIMITED`/garbage.
-pub fn parse_duration(text: &str) -> Option<u64> {
-    let (days, rest) = match text.split_once('-') {
-        Some((days, rest)) => (days.parse::<u64>().ok()?, rest),
-        None => (0, text),
-    };
-    let parts = rest
-        .split(':')
-        .map(|part| part.parse::<u64>().ok())
-        .collect::<Option<Vec<_>>>()?;
-    let seconds = match parts.as_slice() {
-        [minutes] => minutes * 60,
-        [minutes, seconds] => minutes * 60 + seconds,
-        [hours, minutes, seconds] => hours * 3600 + minutes * 60 + seconds,
-        _ => return None,
-    };
-    Some(days * 86_400 + seconds)
-}
-
 #[cfg(test)]
 mod job_detail_tests {
     use super::*;
@@ -189,12 +171,5 @@ mod job_detail_tests {
                 cpu_ids: Some("0-2".into())
             }
         );
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("1-00:00:10"), Some(86_410));
-        assert_eq!(parse_duration("05:30"), Some(330));
-        assert_eq!(parse_duration("UNLIMITED"), None);
     }
 }

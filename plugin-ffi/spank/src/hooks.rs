@@ -6,7 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use interstice_ffi::{Client, EventKind, HpcEvent};
+use interstice_api::wire::{EventKind, HpcEventRequest};
+use interstice_api::Client;
 
 use crate::args::{cpus_to_interval_set, parse_job_details, parse_slo, Args, JobDetails};
 use crate::slurm::{self, Context, Spank, SpankOption};
@@ -196,8 +197,8 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
         .or_else(|| cpus.as_deref().map(count_procs))
         .unwrap_or(1);
     let walltime = details.time_limit_seconds.unwrap_or(0) as f64;
-    let event = HpcEvent {
-        kind,
+    let event = HpcEventRequest {
+        kind: kind.as_str().to_string(),
         id: job_id.clone(),
         procs,
         walltime,
@@ -206,10 +207,10 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
     };
     let client = Client::new(&args.socket, args.timeout.max(Duration::from_millis(1)));
     match client.hpc_event(&event) {
-        Ok(evicted) => slurm::info(&format!(
+        Ok(answer) => slurm::info(&format!(
             "spank_interstice: job {job_id} {kind:?} on cpus {} reported; daemon evicted {} cloud job(s)",
             cpus.as_deref().unwrap_or("?"),
-            evicted.len()
+            answer.evicted.len()
         )),
         Err(error) => slurm::error(&format!(
             "spank_interstice: job {job_id} {kind:?} not reported: {error}"

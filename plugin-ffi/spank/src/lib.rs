@@ -23,18 +23,8 @@ mod hooks;
 mod slurm;
 
 /// `SLURM_VERSION_NUMBER` of the headers this plugin was built against (0: none).
-pub const SLURM_VERSION_NUMBER: u32 = parse_decimal(env!("INTERSTICE_SLURM_VERSION_NUMBER"));
-
-const fn parse_decimal(text: &str) -> u32 {
-    let bytes = text.as_bytes();
-    let mut value = 0u32;
-    let mut index = 0;
-    while index < bytes.len() {
-        value = value * 10 + (bytes[index] - b'0') as u32;
-        index += 1;
-    }
-    value
-}
+pub const SLURM_VERSION_NUMBER: u32 =
+    interstice_api::slurm::version_number(env!("INTERSTICE_SLURM_VERSION_NUMBER"));
 
 /// Plugin name (`_SLURM_SPANK_OPTION_interstice_*` in job environments).
 #[no_mangle]

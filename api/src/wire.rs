@@ -1,6 +1,7 @@
 //! The HTTP/JSON wire types of the daemon's API (times are epoch seconds, as
-//! JSON numbers; durations are seconds). The engine's types are converted at
-//! this edge and never serialized directly.
+//! JSON numbers; durations are seconds): what `intersticed` serves and what
+//! the CLI, the C ABI and the Slurm plugins send and read. The engine's types
+//! are converted at the daemon's edge and never serialized directly.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -75,11 +76,37 @@ pub struct PredictResponse {
     pub counter_offer_slo: Option<f64>,
 }
 
+/// What happened to an HPC job: the `type` of [`HpcEventRequest`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// The job entered the queue.
+    Submitted,
+    /// The job started on processors.
+    Started,
+    /// The job ended.
+    Ended,
+    /// The job was killed or cancelled.
+    Killed,
+}
+
+impl EventKind {
+    /// How the wire spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Submitted => "submitted",
+            EventKind::Started => "started",
+            EventKind::Ended => "ended",
+            EventKind::Killed => "killed",
+        }
+    }
+}
+
 /// `POST /v1/hpc/events`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HpcEventRequest {
-    /// `submitted`, `started`, `ended` or `killed`.
+    /// `submitted`, `started`, `ended` or `killed` ([`EventKind::as_str`]); kept
+    /// as text so that the daemon names the accepted values when it is not one.
     #[serde(rename = "type")]
     pub kind: String,
     /// The batch system's job id.

@@ -1,0 +1,568 @@
+//! The one blocking HTTP/1.1 client of `intersticed`'s Unix socket, used by
+//! the `interstice` CLI, the tests, the C ABI and the Slurm plugins.
+//!
+//! Why not hyper: the client runs inside `slurmctld` (job_submit plugin) and
+//! `slurmstepd` (SPANK), where spawning a runtime or threads is unwelcome.
+//! One request = one connection (`Connection: close`). Every call has one
+//! deadline for the whole exchange: every write and every read gets the time
+//! that remains, so a daemon that accepts and then stays silent costs at most
+//! the client's timeout. Answers are bounded ([`MAX_HEADER_BYTES`],
+//! [`MAX_RESPONSE_BYTES`]); bodies come with `Content-Length`, chunked, or run
+//! to the end of the connection.
+
+use crate::wire::{
+    ErrorBody, HealthResponse, HpcEventRequest, HpcEventResponse, JobList, JobView, PredictRequest,
+    PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse,
+};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The timeout of interactive clients (the CLI, tests); the plugins set their own.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Longest status line and headers accepted.
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+
+/// Longest whole answer accepted (headers, body and chunk framing).
+pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+/// What went wrong talking to the daemon.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The socket could not be reached (missing, refused, permission).
+    #[error("cannot connect to intersticed at {path}: {source} (is it running, and is this its socket?)")]
+    Connect {
+        /// The socket path.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The deadline passed before the daemon answered.
+    #[error("intersticed did not answer within {0:?}")]
+    Timeout(Duration),
+    /// Reading or writing the socket failed.
+    #[error("i/o error talking to intersticed: {0}")]
+    Io(std::io::Error),
+    /// The daemon answered with a non-2xx status.
+    #[error("intersticed answered {status}: {message}")]
+    Http {
+        /// The HTTP status code.
+        status: u16,
+        /// The `error` field of the JSON body, or the raw body.
+        message: String,
+    },
+    /// The answer was not HTTP as expected.
+    #[error("unexpected answer from intersticed: {0}")]
+    Protocol(String),
+    /// The answer was larger than the client accepts.
+    #[error("intersticed's answer is larger than {limit} bytes ({what})")]
+    TooLarge {
+        /// Headers or the whole answer.
+        what: &'static str,
+        /// The bound that was passed.
+        limit: usize,
+    },
+    /// A request could not be encoded or an answer's JSON was not the expected type.
+    #[error("{what}: {source}")]
+    Json {
+        /// Which request or answer, with the body when it is an answer.
+        what: String,
+        /// The serde error.
+        source: serde_json::Error,
+    },
+}
+
+impl ClientError {
+    fn from_io(error: std::io::Error, timeout: Duration) -> Self {
+        match error.kind() {
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => ClientError::Timeout(timeout),
+            _ => ClientError::Io(error),
+        }
+    }
+}
+
+/// An HTTP answer of any status.
+#[derive(Clone, Debug)]
+pub struct RawResponse {
+    /// Status code.
+    pub status: u16,
+    /// Body bytes (chunked framing removed).
+    pub body: Vec<u8>,
+}
+
+impl RawResponse {
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The body of a 2xx answer; any other status becomes [`ClientError::Http`]
+    /// with the `error` field of its JSON body, or the body's text.
+    pub fn success(self) -> Result<Vec<u8>, ClientError> {
+        if (200..300).contains(&self.status) {
+            return Ok(self.body);
+        }
+        let message = serde_json::from_slice::<ErrorBody>(&self.body)
+            .map(|error| error.error)
+            .unwrap_or_else(|_| self.text().trim().to_string());
+        Err(ClientError::Http {
+            status: self.status,
+            message,
+        })
+    }
+}
+
+/// A connection recipe for one daemon: socket path and per-call deadline.
+#[derive(Clone, Debug)]
+pub struct Client {
+    socket: PathBuf,
+    timeout: Duration,
+}
+
+impl Client {
+    /// A client for the daemon at `socket`; every call completes or fails within `timeout`.
+    pub fn new(socket: impl Into<PathBuf>, timeout: Duration) -> Client {
+        Client {
+            socket: socket.into(),
+            timeout,
+        }
+    }
+
+    /// The socket path.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The per-call deadline.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// One HTTP exchange with an optional JSON body; answers of every status are returned.
+    pub fn raw(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<RawResponse, ClientError> {
+        let deadline = Instant::now() + self.timeout;
+        let remaining = || {
+            deadline
+                .checked_duration_since(Instant::now())
+                .filter(|left| !left.is_zero())
+                .ok_or(ClientError::Timeout(self.timeout))
+        };
+        let mut stream = UnixStream::connect(&self.socket).map_err(|source| ClientError::Connect {
+            path: self.socket.clone(),
+            source,
+        })?;
+        let body = body.unwrap_or_default();
+        let mut request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAccept: application/json\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        request.extend_from_slice(body);
+        let mut written = 0;
+        while written < request.len() {
+            stream
+                .set_write_timeout(Some(remaining()?))
+                .map_err(ClientError::Io)?;
+            match stream.write(&request[written..]) {
+                Ok(0) => return Err(ClientError::Protocol("daemon closed the connection".into())),
+                Ok(n) => written += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ClientError::from_io(e, self.timeout)),
+            }
+        }
+        let mut answer = Vec::new();
+        let mut buffer = [0u8; 8192];
+        loop {
+            stream
+                .set_read_timeout(Some(remaining()?))
+                .map_err(ClientError::Io)?;
+            match stream.read(&mut buffer) {
+                Ok(0) => {
+                    if answer.is_empty() {
+                        return Err(ClientError::Protocol(
+                            "daemon closed the connection without answering".into(),
+                        ));
+                    }
+                    return parse_final(&answer);
+                }
+                Ok(n) => {
+                    answer.extend_from_slice(&buffer[..n]);
+                    if let Parsed::Complete(response) = parse_response(&answer, false)? {
+                        return Ok(response);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ClientError::from_io(e, self.timeout)),
+            }
+        }
+    }
+
+    /// Sends a JSON request and decodes a JSON answer; non-2xx answers become [`ClientError::Http`].
+    pub fn call<B: Serialize, T: DeserializeOwned>(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&B>,
+    ) -> Result<T, ClientError> {
+        let body = body
+            .map(serde_json::to_vec)
+            .transpose()
+            .map_err(|source| ClientError::Json {
+                what: format!("encoding the request to {method} {path}"),
+                source,
+            })?;
+        let answer = self.raw(method, path, body.as_deref())?.success()?;
+        serde_json::from_slice(&answer).map_err(|source| ClientError::Json {
+            what: format!(
+                "bad answer from intersticed to {method} {path} ({:?})",
+                String::from_utf8_lossy(&answer)
+            ),
+            source,
+        })
+    }
+
+    /// `POST /v1/jobs`.
+    pub fn submit(&self, request: &SubmitRequest) -> Result<SubmitResponse, ClientError> {
+        self.call("POST", "/v1/jobs", Some(request))
+    }
+
+    /// `POST /v1/predict`.
+    pub fn predict(&self, request: &PredictRequest) -> Result<PredictResponse, ClientError> {
+        self.call("POST", "/v1/predict", Some(request))
+    }
+
+    /// `GET /v1/slots`.
+    pub fn slots(&self) -> Result<SlotsResponse, ClientError> {
+        self.call::<(), _>("GET", "/v1/slots", None)
+    }
+
+    /// `GET /v1/jobs`.
+    pub fn jobs(&self) -> Result<JobList, ClientError> {
+        self.call::<(), _>("GET", "/v1/jobs", None)
+    }
+
+    /// `GET /v1/jobs/{id}`.
+    pub fn job(&self, id: u64) -> Result<JobView, ClientError> {
+        self.call::<(), _>("GET", &format!("/v1/jobs/{id}"), None)
+    }
+
+    /// `DELETE /v1/jobs/{id}`.
+    pub fn cancel(&self, id: u64) -> Result<JobView, ClientError> {
+        self.call::<(), _>("DELETE", &format!("/v1/jobs/{id}"), None)
+    }
+
+    /// `POST /v1/hpc/events`.
+    pub fn hpc_event(&self, request: &HpcEventRequest) -> Result<HpcEventResponse, ClientError> {
+        self.call("POST", "/v1/hpc/events", Some(request))
+    }
+
+    /// `GET /healthz`.
+    pub fn health(&self) -> Result<HealthResponse, ClientError> {
+        self.call::<(), _>("GET", "/healthz", None)
+    }
+
+    /// `GET /metrics` (Prometheus text).
+    pub fn metrics(&self) -> Result<String, ClientError> {
+        let body = self.raw("GET", "/metrics", None)?.success()?;
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+}
+
+/// What the bytes read so far hold.
+#[derive(Debug)]
+enum Parsed {
+    /// More is needed.
+    Incomplete,
+    /// A whole answer.
+    Complete(RawResponse),
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|window| window == needle)
+}
+
+/// Parses an HTTP/1.1 answer read so far; `at_eof` = the peer closed, so a
+/// body without a length runs to the end.
+fn parse_response(raw: &[u8], at_eof: bool) -> Result<Parsed, ClientError> {
+    if raw.len() > MAX_RESPONSE_BYTES {
+        return Err(ClientError::TooLarge {
+            what: "answer",
+            limit: MAX_RESPONSE_BYTES,
+        });
+    }
+    let Some(header_end) = find(raw, b"\r\n\r\n") else {
+        if raw.len() > MAX_HEADER_BYTES {
+            return Err(ClientError::TooLarge {
+                what: "headers",
+                limit: MAX_HEADER_BYTES,
+            });
+        }
+        return Ok(Parsed::Incomplete);
+    };
+    if header_end > MAX_HEADER_BYTES {
+        return Err(ClientError::TooLarge {
+            what: "headers",
+            limit: MAX_HEADER_BYTES,
+        });
+    }
+    let head = std::str::from_utf8(&raw[..header_end])
+        .map_err(|_| ClientError::Protocol("response headers are not UTF-8".into()))?;
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default();
+    let mut parts = status_line.splitn(3, ' ');
+    let version = parts.next().unwrap_or_default();
+    let status: u16 = parts
+        .next()
+        .and_then(|code| code.parse().ok())
+        .filter(|_| version.starts_with("HTTP/1."))
+        .ok_or_else(|| ClientError::Protocol(format!("bad status line {status_line:?}")))?;
+    let mut content_length = None;
+    let mut chunked = false;
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        if name.eq_ignore_ascii_case("content-length") {
+            content_length = Some(
+                value
+                    .parse::<usize>()
+                    .map_err(|_| ClientError::Protocol(format!("bad Content-Length {value:?}")))?,
+            );
+        } else if name.eq_ignore_ascii_case("transfer-encoding") && value.eq_ignore_ascii_case("chunked") {
+            chunked = true;
+        }
+    }
+    let rest = &raw[header_end + 4..];
+    let body = if chunked {
+        match decode_chunked(rest)? {
+            Some(body) => body,
+            None => return Ok(Parsed::Incomplete),
+        }
+    } else if let Some(length) = content_length {
+        if length > MAX_RESPONSE_BYTES {
+            return Err(ClientError::TooLarge {
+                what: "answer",
+                limit: MAX_RESPONSE_BYTES,
+            });
+        }
+        if rest.len() < length {
+            return Ok(Parsed::Incomplete);
+        }
+        rest[..length].to_vec()
+    } else if at_eof {
+        rest.to_vec()
+    } else {
+        return Ok(Parsed::Incomplete);
+    };
+    Ok(Parsed::Complete(RawResponse { status, body }))
+}
+
+/// Parses the whole answer once the peer closed: an incomplete one is an error.
+fn parse_final(raw: &[u8]) -> Result<RawResponse, ClientError> {
+    match parse_response(raw, true)? {
+        Parsed::Complete(response) => Ok(response),
+        Parsed::Incomplete => Err(ClientError::Protocol(format!(
+            "answer cut short after {} bytes",
+            raw.len()
+        ))),
+    }
+}
+
+/// Decodes a chunked body; `None` while incomplete.
+fn decode_chunked(mut rest: &[u8]) -> Result<Option<Vec<u8>>, ClientError> {
+    let mut body = Vec::new();
+    loop {
+        let Some(line_end) = find(rest, b"\r\n") else {
+            return Ok(None);
+        };
+        let size_line = String::from_utf8_lossy(&rest[..line_end]);
+        let size_text = size_line.split(';').next().unwrap_or_default().trim();
+        let size = usize::from_str_radix(size_text, 16)
+            .map_err(|_| ClientError::Protocol(format!("bad chunk size {size_text:?}")))?;
+        if size > MAX_RESPONSE_BYTES - body.len() {
+            return Err(ClientError::TooLarge {
+                what: "answer",
+                limit: MAX_RESPONSE_BYTES,
+            });
+        }
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return Ok(Some(body));
+        }
+        if rest.len() < size + 2 {
+            return Ok(None);
+        }
+        if &rest[size..size + 2] != b"\r\n" {
+            return Err(ClientError::Protocol("chunk not followed by CRLF".into()));
+        }
+        body.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn complete(raw: &[u8], at_eof: bool) -> RawResponse {
+        match parse_response(raw, at_eof) {
+            Ok(Parsed::Complete(response)) => response,
+            other => panic!("expected a whole answer, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn content_length_body_is_returned() {
+        let raw = b"HTTP/1.1 200 OK\r\ncontent-length: 11\r\n\r\n{\"ok\":true}";
+        assert_eq!(complete(raw, false).body, b"{\"ok\":true}");
+    }
+
+    #[test]
+    fn parses_plain_and_chunked_answers() {
+        let plain = complete(b"HTTP/1.1 404 Not Found\r\ncontent-length: 2\r\n\r\n{}", false);
+        assert_eq!((plain.status, plain.text().as_str()), (404, "{}"));
+        let chunked = complete(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
+            false,
+        );
+        assert_eq!(chunked.text(), "abcde");
+        let chunked =
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n";
+        assert_eq!(complete(chunked, false).body, b"{\"a\":1}");
+        assert!(parse_final(b"garbage").is_err());
+    }
+
+    #[test]
+    fn short_body_is_incomplete_until_eof() {
+        let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n{\"ok\"";
+        assert!(matches!(parse_response(raw, false), Ok(Parsed::Incomplete)));
+        let open = b"HTTP/1.1 200 OK\r\n\r\n{\"ok\"";
+        assert!(matches!(parse_response(open, false), Ok(Parsed::Incomplete)));
+        assert_eq!(complete(open, true).body, b"{\"ok\"");
+        let cut = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nab";
+        assert!(matches!(parse_final(cut), Err(ClientError::Protocol(_))));
+        let short = b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n{\"ok\"";
+        assert!(matches!(parse_final(short), Err(ClientError::Protocol(_))));
+    }
+
+    #[test]
+    fn error_status_carries_the_json_error_text() {
+        let body = r#"{"error":"procs is 0"}"#;
+        let raw = format!(
+            "HTTP/1.1 400 Bad Request\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        match complete(raw.as_bytes(), false).success() {
+            Err(ClientError::Http { status, message }) => {
+                assert_eq!(status, 400);
+                assert_eq!(message, "procs is 0");
+            }
+            other => panic!("expected an HTTP error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn garbage_is_a_protocol_error() {
+        assert!(matches!(
+            parse_response(b"SSH-2.0\r\n\r\n", true),
+            Err(ClientError::Protocol(_))
+        ));
+        assert!(matches!(
+            parse_response(
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                false
+            ),
+            Err(ClientError::Protocol(_))
+        ));
+    }
+
+    #[test]
+    fn oversized_answers_are_refused() {
+        let endless_headers = vec![b'a'; MAX_HEADER_BYTES + 1];
+        assert!(matches!(
+            parse_response(&endless_headers, false),
+            Err(ClientError::TooLarge { what: "headers", .. })
+        ));
+        let huge = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n",
+            MAX_RESPONSE_BYTES + 1
+        );
+        assert!(matches!(
+            parse_response(huge.as_bytes(), false),
+            Err(ClientError::TooLarge { what: "answer", .. })
+        ));
+        let huge_chunk = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n";
+        assert!(matches!(
+            parse_response(huge_chunk, false),
+            Err(ClientError::TooLarge { .. })
+        ));
+    }
+
+    /// A fresh socket in a scratch directory (removed by the caller).
+    fn listening(name: &str) -> (PathBuf, PathBuf, std::os::unix::net::UnixListener) {
+        let dir = std::env::temp_dir().join(format!("interstice-api-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.sock");
+        let _ = std::fs::remove_file(&path);
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        (dir, path, listener)
+    }
+
+    #[test]
+    fn missing_socket_is_a_connect_error() {
+        let client = Client::new("/nonexistent/interstice.sock", Duration::from_millis(50));
+        assert!(matches!(client.health(), Err(ClientError::Connect { .. })));
+    }
+
+    #[test]
+    fn silent_server_times_out_within_the_bound() {
+        let (dir, path, listener) = listening("timeout");
+        let holder = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            std::thread::sleep(Duration::from_millis(400));
+            drop(stream);
+        });
+        let client = Client::new(&path, Duration::from_millis(60));
+        let started = Instant::now();
+        let result = client.health();
+        let took = started.elapsed();
+        assert!(matches!(result, Err(ClientError::Timeout(_))), "{result:?}");
+        assert!(took < Duration::from_millis(300), "took {took:?}");
+        holder.join().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn answers_split_across_reads_are_joined() {
+        let (dir, path, listener) = listening("split");
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0u8; 1024];
+            let _ = stream.read(&mut request).unwrap();
+            for part in [
+                &b"HTTP/1.1 200 OK\r\nTransfer-Enc"[..],
+                b"oding: chunked\r\n\r\n5\r\n{\"ok\"",
+                b"\r\n1\r\n}\r\n0\r\n\r\n",
+            ] {
+                stream.write_all(part).unwrap();
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // Keeps the connection open: the client must stop at the last chunk.
+            std::thread::sleep(Duration::from_millis(300));
+        });
+        let client = Client::new(&path, Duration::from_secs(5));
+        let started = Instant::now();
+        let response = client.raw("GET", "/x", None).unwrap();
+        assert_eq!((response.status, response.text().as_str()), (200, "{\"ok\"}"));
+        assert!(started.elapsed() < Duration::from_millis(250));
+        server.join().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

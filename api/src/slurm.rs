@@ -1,0 +1,220 @@
+//! The Slurm text formats the daemon and the Slurm plugins share: the marker
+//! `job_submit/interstice` writes into an admitted job's comment (the daemon's
+//! Slurm backend reads it back from `squeue`), Slurm's duration syntax (time
+//! limits in `squeue` and `scontrol` output), and the `SLURM_VERSION_NUMBER`
+//! the plugins' build scripts hand to the compiler.
+
+use std::fmt;
+
+/// Where the marker starts in a job's comment.
+pub const MARKER_PREFIX: &str = "interstice:";
+
+/// What `job_submit/interstice` writes in an admitted job's comment:
+/// `interstice:accepted slo=120 predicted_completion=1060` or, when the daemon
+/// did not answer and fail-open let the job in, `interstice:unpredicted slo=120`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Marker {
+    /// The daemon made a prediction and admitted the job (false: fail-open, unpredicted).
+    pub predicted: bool,
+    /// The SLO in seconds.
+    pub slo_seconds: f64,
+    /// The predicted completion (epoch seconds, written rounded), when the daemon gave one.
+    pub predicted_completion: Option<f64>,
+}
+
+impl fmt::Display for Marker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.predicted { "accepted" } else { "unpredicted" };
+        write!(f, "{MARKER_PREFIX}{verdict} slo={}", self.slo_seconds)?;
+        if let Some(completion) = self.predicted_completion {
+            write!(f, " predicted_completion={completion:.0}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The marker anywhere in a comment (the user's own text may precede it);
+/// `None` without one or without its `slo=`.
+pub fn parse_marker(comment: &str) -> Option<Marker> {
+    let start = comment.find(MARKER_PREFIX)?;
+    let mut words = comment[start + MARKER_PREFIX.len()..].split_whitespace();
+    let predicted = match words.next()? {
+        "accepted" => true,
+        "unpredicted" => false,
+        _ => return None,
+    };
+    let mut slo_seconds = None;
+    let mut predicted_completion = None;
+    for word in words {
+        if let Some(value) = word.strip_prefix("slo=") {
+            slo_seconds = value.parse::<f64>().ok();
+        } else if let Some(value) = word.strip_prefix("predicted_completion=") {
+            predicted_completion = value.parse::<f64>().ok();
+        }
+    }
+    Some(Marker {
+        predicted,
+        slo_seconds: slo_seconds?,
+        predicted_completion,
+    })
+}
+
+/// A Slurm duration in seconds: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
+/// `D-HH:MM`, `D-HH:MM:SS` (as `sbatch --time` takes them and `squeue`/
+/// `scontrol` print them); `None` for `UNLIMITED`, `INVALID`, `N/A`, garbage
+/// and values beyond `u64` seconds.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let numbers = |text: &str| {
+        text.split(':')
+            .map(|part| part.parse::<u64>().ok())
+            .collect::<Option<Vec<_>>>()
+    };
+    let seconds = |hours: u64, minutes: u64, seconds: u64| {
+        hours
+            .checked_mul(3600)?
+            .checked_add(minutes.checked_mul(60)?)?
+            .checked_add(seconds)
+    };
+    match text.trim().split_once('-') {
+        Some((days, rest)) => {
+            let days = days.parse::<u64>().ok()?;
+            let time = match numbers(rest)?.as_slice() {
+                [hours] => seconds(*hours, 0, 0),
+                [hours, minutes] => seconds(*hours, *minutes, 0),
+                [hours, minutes, secs] => seconds(*hours, *minutes, *secs),
+                _ => None,
+            }?;
+            days.checked_mul(86_400)?.checked_add(time)
+        }
+        None => match numbers(text.trim())?.as_slice() {
+            [minutes] => seconds(0, *minutes, 0),
+            [minutes, secs] => seconds(0, *minutes, *secs),
+            [hours, minutes, secs] => seconds(*hours, *minutes, *secs),
+            _ => None,
+        },
+    }
+}
+
+/// The `SLURM_VERSION_NUMBER` a plugin's build script passed as decimal text
+/// (`INTERSTICE_SLURM_VERSION_NUMBER`, read with `env!`): usable in a `const`,
+/// so the plugin's exported `plugin_version` is fixed at compile time. Anything
+/// but a decimal `u32` gives 0, which the plugins treat as "built without
+/// Slurm headers" and refuse to load.
+pub const fn version_number(decimal: &str) -> u32 {
+    let bytes = decimal.as_bytes();
+    if bytes.is_empty() {
+        return 0;
+    }
+    let mut value = 0u32;
+    let mut index = 0;
+    while index < bytes.len() {
+        let digit = bytes[index];
+        if !digit.is_ascii_digit() {
+            return 0;
+        }
+        value = match value.checked_mul(10) {
+            Some(tens) => match tens.checked_add((digit - b'0') as u32) {
+                Some(next) => next,
+                None => return 0,
+            },
+            None => return 0,
+        };
+        index += 1;
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("1-02:03:04"), Some(93_784));
+        assert_eq!(parse_duration("1-00:00:10"), Some(86_410));
+        assert_eq!(parse_duration("2:00"), Some(120));
+        assert_eq!(parse_duration("05:30"), Some(330));
+        assert_eq!(parse_duration("00:02:00"), Some(120));
+        assert_eq!(parse_duration("10"), Some(600));
+        assert_eq!(parse_duration("INVALID"), None);
+        assert_eq!(parse_duration("UNLIMITED"), None);
+        assert_eq!(parse_duration("N/A"), None);
+        assert_eq!(parse_duration(""), None);
+        assert_eq!(parse_duration("1:2:3:4"), None);
+    }
+
+    #[test]
+    fn durations_with_days_count_hours_after_the_dash() {
+        assert_eq!(parse_duration("2-3"), Some(2 * 86_400 + 3 * 3600));
+        assert_eq!(parse_duration("1-02:03"), Some(86_400 + 2 * 3600 + 3 * 60));
+    }
+
+    #[test]
+    fn huge_durations_are_refused_not_wrapped() {
+        assert_eq!(parse_duration("18446744073709551615"), None);
+        assert_eq!(parse_duration("999999999999999-00:00:00"), None);
+    }
+
+    #[test]
+    fn markers_are_found_in_comments() {
+        assert_eq!(
+            parse_marker("interstice:unpredicted slo=410"),
+            Some(Marker {
+                predicted: false,
+                slo_seconds: 410.0,
+                predicted_completion: None,
+            })
+        );
+        assert_eq!(
+            parse_marker("run 7 interstice:accepted slo=300 predicted_completion=1060"),
+            Some(Marker {
+                predicted: true,
+                slo_seconds: 300.0,
+                predicted_completion: Some(1060.0),
+            })
+        );
+        assert_eq!(
+            parse_marker("interstice:accepted predicted_completion=1060"),
+            None
+        );
+        assert_eq!(parse_marker("interstice:maybe slo=3"), None);
+        assert_eq!(parse_marker("nothing here"), None);
+    }
+
+    #[test]
+    fn markers_read_back_what_they_write() {
+        let accepted = Marker {
+            predicted: true,
+            slo_seconds: 120.0,
+            predicted_completion: Some(1060.4),
+        };
+        assert_eq!(
+            accepted.to_string(),
+            "interstice:accepted slo=120 predicted_completion=1060"
+        );
+        assert_eq!(
+            parse_marker(&accepted.to_string()),
+            Some(Marker {
+                predicted_completion: Some(1060.0),
+                ..accepted
+            })
+        );
+        let unpredicted = Marker {
+            predicted: false,
+            slo_seconds: 410.0,
+            predicted_completion: None,
+        };
+        assert_eq!(unpredicted.to_string(), "interstice:unpredicted slo=410");
+        assert_eq!(parse_marker(&unpredicted.to_string()), Some(unpredicted));
+    }
+
+    #[test]
+    fn version_numbers_are_decimal_or_zero() {
+        const VERSION: u32 = version_number("1443074");
+        assert_eq!(VERSION, 0x160502);
+        assert_eq!(version_number("0"), 0);
+        assert_eq!(version_number(""), 0);
+        assert_eq!(version_number("0x160502"), 0);
+        assert_eq!(version_number("99999999999"), 0);
+    }
+}
