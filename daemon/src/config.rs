@@ -698,10 +698,11 @@ mod tests {
     }
 
     #[test]
-    fn engine_defaults_are_cores_but_for_the_daemons_two_modes() {
+    fn engine_defaults_are_cores_but_for_the_daemons_two_modes_and_the_tables_resubmissions() {
         let config = Config::parse(MINIMAL).unwrap().engine_config().unwrap();
         let mut expected = EngineConfig::new(8, DEFAULT_POLICY);
         expected.admission = DEFAULT_ADMISSION;
+        expected.lifecycle.max_resubmissions = interstice_swf::defaults::MAX_RESUBMISSIONS;
         assert_eq!(config, expected);
     }
 
