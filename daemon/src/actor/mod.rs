@@ -258,18 +258,24 @@ impl Actor {
 
     /// Schedule at `now` and carry out the decisions; returns evicted cloud jobs.
     fn schedule_now(&mut self, now: Time) -> Vec<u64> {
-        let decisions = self.pass(now);
         self.last_schedule = now;
         self.dirty = false;
+        let decisions = self.pass(now);
         self.apply(decisions, now, None)
     }
 
-    /// One pass at `now` (a livelock is logged and decides nothing).
+    /// One pass at `now`. A livelock (too many passes at one instant, e.g.
+    /// while the clock stands still) is logged and decides nothing; the
+    /// next tick passes again.
     fn pass(&mut self, now: Time) -> Vec<Decision> {
-        self.driver.pass(now).unwrap_or_else(|livelock| {
-            tracing::error!("{livelock}");
-            Vec::new()
-        })
+        match self.driver.pass(now) {
+            Ok(decisions) => decisions,
+            Err(livelock) => {
+                tracing::error!("{livelock}");
+                self.dirty = true;
+                Vec::new()
+            }
+        }
     }
 
     /// Carry out the engine's decisions; returns the cloud jobs evicted.
