@@ -8,7 +8,7 @@
 //! job every 10 s.
 
 use interstice_core::{
-    Decision, EndReason, Engine, EngineConfig, Job, JobId, JobKind, Policy, Shown, Summary, Time,
+    Decision, Driver, EndReason, Engine, EngineConfig, Job, JobId, JobKind, Policy, Shown, Summary, Time,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -89,7 +89,7 @@ fn main() {
     );
     let mut cfg = EngineConfig::new(m, policy);
     cfg.conv_procs = conv;
-    let mut eng = Engine::new(cfg).expect("config");
+    let mut eng = Driver::new(Engine::new(cfg).expect("config"));
     let by_id: BTreeMap<JobId, Job> = jobs.iter().map(|j| (j.id, j.clone())).collect();
     let mut ends: BTreeSet<(Time, JobId)> = BTreeSet::new();
     let mut end_of: BTreeMap<JobId, Time> = BTreeMap::new();
@@ -100,7 +100,7 @@ fn main() {
         let cand = [
             ends.first().map(|e| e.0),
             jobs.get(next).map(|j| j.submit),
-            eng.next_wakeup(),
+            eng.next_pass(),
         ];
         let Some(now) = cand.into_iter().flatten().min() else {
             break;
@@ -118,7 +118,7 @@ fn main() {
             next += 1;
         }
         passes += 1;
-        for d in eng.schedule(now) {
+        for d in eng.pass(now).expect("no livelock") {
             match d {
                 Decision::Start { id, .. } => {
                     let j = &by_id[&id];
@@ -137,7 +137,7 @@ fn main() {
         }
     }
     let elapsed = started.elapsed();
-    let s = Summary::compute(eng.records(), m);
+    let s = Summary::compute(eng.engine().records(), m);
     println!(
         "replayed in {:.2} s ({passes} passes); violations {} ({:.4} %), evictions {}, hpc makespan {:.0} s, utilisation {:.3}, thesis accuracy {:.3}, thesis precision {:.3}",
         elapsed.as_secs_f64(),

@@ -14,6 +14,9 @@
 //!   `cancel`, `schedule`, `next_wakeup`), [`Decision`]s, [`Prediction`]s
 //!   (Algorithm 1's `F^σ`, `F^C` with λ, `F^V`, `F^SLO` with τ) and the idle
 //!   [`Slots`] (`W_immediate`, `W_future`).
+//! * [`driver`] — [`Driver`]: an engine with the rules of when to pass
+//!   (events, due wake-ups, passing again after a productive pass, the
+//!   livelock bound [`Livelock`]), which every shell drives.
 //! * [`metrics`] — per-job [`JobRecord`]s and the run's [`Summary`]
 //!   (violations, evictions, the prediction's confusion matrix and the
 //!   thesis's own accuracy/precision).
@@ -60,7 +63,8 @@
 //! **Scheduling points.** The shell applies all events of one timestamp
 //! (completions first, then submissions), then calls [`Engine::schedule`]
 //! once, and wakes up at [`Engine::next_wakeup`] if nothing else happens
-//! before (reserved starts and planned evictions are time-triggered).
+//! before (reserved starts and planned evictions are time-triggered);
+//! shells do so through a [`Driver`], which owns these rules.
 //! Passes are driven by events only: a `schedule` call with no event since
 //! the previous pass and nothing due (`next_wakeup` later than `now`) is a
 //! no-op, and later decisions are exactly those of a run without it (a
@@ -136,6 +140,7 @@
 #![deny(missing_docs)]
 
 mod bits;
+pub mod driver;
 pub mod engine;
 pub mod job;
 pub mod metrics;
@@ -144,6 +149,7 @@ pub mod procset;
 pub mod slo;
 pub mod time;
 
+pub use driver::{Driver, Livelock};
 pub use engine::{
     Admission, Decision, EndReason, Engine, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState,
     Lifecycle, Policy, Prediction, Slots, Submitted,

@@ -25,8 +25,9 @@
 //! ([`Engine::overdue`]).
 //!
 //! The adapter passes when the built-in simulator (`sim`) does: at a message
-//! that brings ends or arrivals, when the engine's wake-up is due, and again
-//! at a wake-up due by the message's `now`. A pass with no new event is a
+//! that brings ends or arrivals, and whenever [`Driver::due`] says a pass is
+//! due by the message's `now` (at the wake-up's time, or again at once after
+//! a productive pass). A pass with no new event is a
 //! no-op in the engine, so the two need not agree on idle passes. A
 //! job without walltime (`-1` or missing) gets its `delay` profile's length as
 //! walltime (unbounded otherwise), not enforced, as `interstice replay` reads
@@ -54,7 +55,7 @@ use super::messages::{
 use super::options::{CloudInjection, EngineOptions};
 use crate::output::{self, BatsimNames, Naming, OutputError};
 use interstice_core::{
-    Decision, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, ProcSet, Summary, Time,
+    Decision, Driver, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, ProcSet, Summary, Time,
 };
 use interstice_swf::{CloudJobs, JobDescription, Profile};
 use serde_json::{json, Map, Value};
@@ -146,9 +147,6 @@ const CLOCK_ROUNDING: Time = Time::from_ticks(100);
 /// reading replies up to ~3 latencies after `now`).
 const CALL_MARGIN: i64 = 10;
 
-/// Passes at one timestamp after which the adapter gives up (as the simulator does).
-const MAX_PASSES_PER_MESSAGE: u32 = 10_000;
-
 #[derive(Clone, Debug)]
 struct Entry {
     /// The Batsim id of the job's current incarnation.
@@ -222,7 +220,7 @@ struct HeldStart {
 }
 
 struct Running {
-    engine: Engine,
+    driver: Driver,
     /// Engine processor `i` is Batsim resource `resources[i]`.
     resources: Vec<u32>,
     identity_resources: bool,
@@ -252,10 +250,6 @@ struct Running {
     static_done: bool,
     registration_finished: bool,
     starts: u64,
-    /// Engine calls made for Batsim events (ends, arrivals, injections).
-    engine_events: u64,
-    /// Time of the last scheduling pass.
-    last_pass: Option<Time>,
     /// Wall time spent in scheduling passes.
     schedule_time: std::time::Duration,
     /// Cloud injection settings.
@@ -292,7 +286,7 @@ impl Session {
 
     /// The engine, once `SIMULATION_BEGINS` was handled.
     pub fn engine(&self) -> Option<&Engine> {
-        self.running.as_ref().map(|r| &r.engine)
+        self.running.as_ref().map(|r| r.driver.engine())
     }
 
     /// The Batsim id of the current incarnation of an engine job.
@@ -386,7 +380,7 @@ impl Session {
             )));
         }
         running.last_now = message.now;
-        let events_before = running.engine_events;
+        let events_before = running.driver.events();
         let now = Time::from_secs_f64(message.now);
         let mut reply = Vec::new();
 
@@ -473,8 +467,8 @@ impl Session {
                     workload: &running.workload_name,
                     names: &names,
                 };
-                let records = running.engine.records();
-                let summary = output::write_outputs(dir, naming, records, running.engine.config())
+                let records = running.driver.engine().records();
+                let summary = output::write_outputs(dir, naming, records, running.driver.engine().config())
                     .map_err(SessionError::Output)?;
                 self.summary = Some(summary);
             }
@@ -509,55 +503,41 @@ impl Session {
         if static_done {
             running.static_done = true;
         }
-        // Schedule when something happened, or when the engine asked to be
-        // woken up since its last pass (as the simulator does): a message that
-        // only acknowledges a kill or brings an outdated call changes nothing.
-        let wakeup = running
-            .engine
-            .next_wakeup()
-            .filter(|&t| t <= now && running.last_pass.map_or(true, |last| t > last));
-        let wanted = wakeup.is_some();
-        if let Some(t) = wakeup.filter(|_| !waiting_for_ends) {
-            running.clock = running.clock.max(t);
-        }
-        let mut passes = if (running.engine_events > events_before || wanted) && !waiting_for_ends {
-            0
-        } else {
-            MAX_PASSES_PER_MESSAGE
-        };
+        // Schedule when this message brought an event, or when a pass is due
+        // (the driver's rule, as in the simulator): a message that only
+        // acknowledges a kill or brings an outdated call changes nothing. A
+        // pass due at an earlier time than `now` runs at that time.
+        let mut due = running.driver.due(now).filter(|_| !waiting_for_ends);
+        let events = running.driver.events() > events_before && !waiting_for_ends;
         let passes_started = std::time::Instant::now();
-        while passes < MAX_PASSES_PER_MESSAGE {
-            passes += 1;
-            let decisions = running.engine.schedule(running.clock);
-            running.last_pass = Some(running.clock);
-            let productive = !decisions.is_empty();
-            // After an eviction, the next pass comes with Batsim's report of
-            // the kill (as the simulator passes again after acknowledging it).
-            let evicted = decisions.iter().any(|d| matches!(d, Decision::Evict { .. }));
-            running
-                .apply(decisions, &mut reply)
-                .map_err(SessionError::Protocol)?;
-            if evicted {
-                break;
-            }
-            // Pass again at a wake-up due by `now`: at once if this pass
-            // decided something, else at the wake-up's time.
-            match running.engine.next_wakeup() {
-                Some(t) if t <= running.clock && productive => {}
-                Some(t) if t > running.clock && t <= now => running.clock = t,
-                _ => break,
-            }
-            if passes == MAX_PASSES_PER_MESSAGE {
-                return Err(SessionError::Protocol(format!(
-                    "the engine kept deciding at t = {} s for {MAX_PASSES_PER_MESSAGE} passes",
-                    message.now
-                )));
+        if events || due.is_some() {
+            loop {
+                if let Some(t) = due {
+                    running.clock = running.clock.max(t);
+                }
+                let decisions = running
+                    .driver
+                    .pass(running.clock)
+                    .map_err(|livelock| SessionError::Protocol(livelock.to_string()))?;
+                // After an eviction, the next pass comes with Batsim's report of
+                // the kill (as the simulator passes again after acknowledging it).
+                let evicted = decisions.iter().any(|d| matches!(d, Decision::Evict { .. }));
+                running
+                    .apply(decisions, &mut reply)
+                    .map_err(SessionError::Protocol)?;
+                if evicted {
+                    break;
+                }
+                due = running.driver.due(now);
+                if due.is_none() {
+                    break;
+                }
             }
         }
         running.schedule_time += passes_started.elapsed();
         // 5. Wake-ups and the end of registrations.
         let mut wakeups = Vec::new();
-        if let Some(t) = running.engine.next_wakeup() {
+        if let Some(t) = running.driver.engine().next_wakeup() {
             wakeups.push(t);
         }
         if let Some(t) = running.pending_injection() {
@@ -622,7 +602,7 @@ impl Session {
             .first()
             .map_or_else(|| DYNAMIC_WORKLOAD.to_string(), |(name, _)| name.clone());
         Ok(Running {
-            engine,
+            driver: Driver::new(engine),
             resources: begins.compute_resources.clone(),
             identity_resources,
             dynamic_jobs: begins.dynamic_jobs_enabled,
@@ -641,8 +621,6 @@ impl Session {
             static_done: false,
             registration_finished: false,
             starts: 0,
-            engine_events: 0,
-            last_pass: None,
             schedule_time: std::time::Duration::ZERO,
             inject: self.config.inject.clone(),
             injector: self
@@ -815,8 +793,7 @@ impl Running {
             None if job.walltime_enforced && !job.walltime.is_infinite() => Some(job.walltime),
             None => None,
         };
-        self.engine_events += 1;
-        match self.engine.submit(job) {
+        match self.driver.submit(job) {
             Ok(_verdict) => {}
             Err(EngineError::Unschedulable { .. }) => {
                 entry.state = Tracked::Done;
@@ -879,7 +856,6 @@ impl Running {
         }
         let state = entry.state;
         let at = self.engine_time(at);
-        self.engine_events += 1;
         let reason = match completed.state {
             FinalState::Successful | FinalState::Failed => EndReason::Completed,
             FinalState::WalltimeReached => EndReason::WalltimeReached,
@@ -887,12 +863,12 @@ impl Running {
         };
         match state {
             Tracked::Running => {
-                self.engine
+                self.driver
                     .job_ended(id, at, reason)
                     .map_err(|e| format!("job {batsim_id}: {e}"))?;
             }
             Tracked::Waiting if completed.state == FinalState::Rejected => {
-                self.engine
+                self.driver
                     .cancel(id, at)
                     .map_err(|e| format!("job {batsim_id}: {e}"))?;
             }
@@ -923,11 +899,10 @@ impl Running {
             return Ok(());
         }
         let id = kill.id;
-        self.engine_events += 1;
-        self.engine
+        self.driver
             .job_ended(id, at, reason)
             .map_err(|e| format!("job {batsim_id}: {e}"))?;
-        if matches!(self.engine.job_state(id), Some(JobState::Queued { .. })) {
+        if matches!(self.driver.engine().job_state(id), Some(JobState::Queued { .. })) {
             let entry = self.entries.get_mut(&id).expect("entry of a killed job");
             entry.state = Tracked::Waiting;
             entry.needs_registration = true;
@@ -1184,6 +1159,7 @@ impl Running {
         if self.entries.values().any(|e| e.needs_registration) {
             return false;
         }
-        self.engine.config().lifecycle.max_resubmissions == 0 || self.engine.running(JobKind::Cloud) == 0
+        let engine = self.driver.engine();
+        engine.config().lifecycle.max_resubmissions == 0 || engine.running(JobKind::Cloud) == 0
     }
 }

@@ -15,10 +15,10 @@
 //! the run now ([`EndReason::Evicted`], reported back to the engine after the
 //! pass's decisions, as Batsim reports kills in its next message; the engine
 //! may re-queue the job), a start books the run's end event, a rejection only
-//! shows in the records. It also wakes up at [`Engine::next_wakeup`], and
-//! schedules again at the same timestamp when the engine asks for it after a
-//! pass that decided something (e.g. a re-queued evicted job), as Batsim would
-//! call the scheduler again after `JOB_KILLED`.
+//! shows in the records. When to pass without an event (the engine's
+//! wake-up, again at the same timestamp after a pass that decided something,
+//! e.g. a re-queued evicted job) and the livelock bound are
+//! [`Driver`]'s rules.
 //!
 //! Completions live in a binary heap keyed by (time, booking order); every
 //! run of a job has a run number, so the end event of a run that was evicted
@@ -27,7 +27,8 @@
 pub mod synthetic;
 
 use interstice_core::{
-    Decision, EndReason, Engine, EngineConfig, EngineError, Job, JobId, JobRecord, Summary, Time,
+    Decision, Driver, EndReason, Engine, EngineConfig, EngineError, Job, JobId, JobRecord, Livelock, Summary,
+    Time,
 };
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -193,8 +194,6 @@ pub fn run_length(job: &Job) -> Result<(Time, EndReason), SimError> {
 
 /// Progress is reported every this many submissions.
 const PROGRESS_EVERY: u64 = 4096;
-/// Passes at one timestamp after which the loop gives up.
-const MAX_PASSES_PER_TIMESTAMP: u32 = 10_000;
 
 /// Where a streamed simulation puts each job's final record.
 pub trait RecordSink {
@@ -292,15 +291,13 @@ pub fn simulate_stream(
 ) -> Result<SimRun, SimError> {
     let mut engine = Engine::new(config).map_err(SimError::Config)?;
     engine.hand_over_finished();
+    let mut driver = Driver::new(engine);
     let mut live: HashMap<JobId, Live> = HashMap::new();
     let mut ends: BinaryHeap<Reverse<EndEvent>> = BinaryHeap::new();
     let mut decisions_log = Vec::new();
     let mut stats = SimStats::default();
     let mut submitted = 0u64;
     let mut seq = 0u64;
-    // The last timestamp a pass ran at, whether that pass decided anything,
-    // and how many passes ran there.
-    let mut last_pass: Option<(Time, bool, u32)> = None;
     let mut pending = arrivals.into_iter();
     let mut pending_job = pending.next();
 
@@ -308,10 +305,7 @@ pub fn simulate_stream(
     loop {
         let next_submit = pending_job.as_ref().map(|job| job.submit);
         let next_end = ends.peek().map(|Reverse(event)| event.time);
-        let next_wakeup = engine.next_wakeup().and_then(|wakeup| match last_pass {
-            Some((time, productive, _)) if wakeup <= time => productive.then_some(time),
-            _ => Some(wakeup),
-        });
+        let next_wakeup = driver.next_pass();
         let Some(now) = [next_submit, next_end, next_wakeup].into_iter().flatten().min() else {
             break;
         };
@@ -336,7 +330,7 @@ pub fn simulate_stream(
             } else {
                 EndReason::Completed
             };
-            engine
+            driver
                 .job_ended(event.job, now, reason)
                 .map_err(|source| SimError::Engine {
                     time: now,
@@ -360,7 +354,7 @@ pub fn simulate_stream(
             if live.insert(id, state).is_some() {
                 return Err(SimError::DuplicateJob(id));
             }
-            engine.submit(job).map_err(|source| SimError::Engine {
+            driver.submit(job).map_err(|source| SimError::Engine {
                 time: now,
                 job: Some(id),
                 source,
@@ -382,23 +376,14 @@ pub fn simulate_stream(
         }
 
         // One scheduling pass.
-        let passes_here = match last_pass {
-            Some((time, _, passes)) if time == now => passes + 1,
-            _ => {
-                stats.timestamps += 1;
-                1
-            }
-        };
-        if passes_here > MAX_PASSES_PER_TIMESTAMP {
-            return Err(SimError::Livelock {
-                time: now,
-                passes: passes_here - 1,
-            });
+        if driver.last_pass() != Some(now) {
+            stats.timestamps += 1;
         }
-        let decisions = engine.schedule(now);
+        let decisions = driver
+            .pass(now)
+            .map_err(|Livelock { time, passes }| SimError::Livelock { time, passes })?;
         stats.schedule_passes += 1;
         stats.decisions += decisions.len() as u64;
-        let productive = !decisions.is_empty();
         let mut evicted = Vec::new();
         for decision in decisions {
             match &decision {
@@ -446,7 +431,7 @@ pub fn simulate_stream(
         // Kills take effect at once; they are acknowledged after the pass's
         // decisions, as Batsim reports them in its next message.
         for id in evicted {
-            engine
+            driver
                 .job_ended(id, now, EndReason::Evicted)
                 .map_err(|source| SimError::Engine {
                     time: now,
@@ -454,21 +439,20 @@ pub fn simulate_stream(
                     source,
                 })?;
         }
-        stats.peak_held = stats.peak_held.max(engine.jobs_held() as u64);
-        hand_over(&mut engine, &mut live, sink)?;
+        stats.peak_held = stats.peak_held.max(driver.engine().jobs_held() as u64);
+        hand_over(&mut driver, &mut live, sink)?;
         // Jobs final after this pass (the evictions just acknowledged) are
         // handed over after the next one, at `now` or later: every record
         // still to come ends at `now` or later.
         sink.reached(now)?;
-        last_pass = Some((now, productive, passes_here));
         stats.end_time = now;
     }
     progress(submitted);
 
     // What is left never ended: it comes last, in submission order.
-    hand_over(&mut engine, &mut live, sink)?;
+    hand_over(&mut driver, &mut live, sink)?;
     sink.reached(Time::INFINITY)?;
-    for record in engine.into_records() {
+    for record in driver.into_engine().into_records() {
         if record.start.is_none() && !record.rejected {
             stats.never_started += 1;
         }
@@ -485,11 +469,11 @@ pub fn simulate_stream(
 
 /// Give the sink the records of the jobs the engine is done with.
 fn hand_over(
-    engine: &mut Engine,
+    driver: &mut Driver,
     live: &mut HashMap<JobId, Live>,
     sink: &mut impl RecordSink,
 ) -> Result<(), SimError> {
-    for record in engine.take_finished() {
+    for record in driver.take_finished() {
         let state = live
             .remove(&record.job.id)
             .ok_or(SimError::UnknownJob(record.job.id))?;

@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use interstice_core::{
-    Decision, EndReason, Engine, EngineConfig, Job, JobId, JobKind, JobRecord, JobState, ProcSet, Time,
+    Decision, Driver, EndReason, Engine, EngineConfig, Job, JobId, JobKind, JobRecord, JobState, ProcSet,
+    Time,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -86,9 +87,8 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
     if opts.hand_over {
         eng.hand_over_finished();
     }
+    let mut eng = Driver::new(eng);
     let mut extra: BTreeSet<Time> = opts.extra_passes.iter().copied().collect();
-    // No event since the last pass (evictions are acknowledged after it).
-    let mut quiet = true;
     jobs.sort_by_key(|j| (j.submit, j.id));
     let by_id: BTreeMap<JobId, Job> = jobs.iter().map(|j| (j.id, j.clone())).collect();
     let mut arrivals: BTreeMap<Time, Vec<Job>> = BTreeMap::new();
@@ -100,12 +100,11 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
     let mut running: BTreeMap<JobId, (Time, ProcSet, Time)> = BTreeMap::new();
     let mut trace = Trace::default();
     let mut last_t = Time::from_ticks(i64::MIN);
-    let mut same_t = 0;
     loop {
         let candidates = [
             ends.first().map(|e| e.0),
             arrivals.keys().next().copied(),
-            eng.next_wakeup(),
+            eng.next_pass(),
         ];
         let Some(t) = candidates.into_iter().flatten().min() else {
             break;
@@ -116,18 +115,14 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
                 break;
             }
             extra.remove(&te);
-            if quiet && te >= last_t && eng.next_wakeup().map_or(true, |w| w > te) {
-                let d = eng.schedule(te);
+            // No event since the last pass (evictions are acknowledged after it).
+            let quiet = !eng.events_pending();
+            if quiet && te >= last_t && eng.engine().next_wakeup().map_or(true, |w| w > te) {
+                let d = eng.pass(te).expect("no livelock");
                 assert!(d.is_empty(), "extra pass at {te} with no event decided {d:?}");
             }
         }
         assert!(t >= last_t, "time went backwards: {t} after {last_t}");
-        if t == last_t {
-            same_t += 1;
-            assert!(same_t < 100, "no progress at {t}");
-        } else {
-            same_t = 0;
-        }
         last_t = t;
         while let Some(&(te, id)) = ends.first() {
             if te > t {
@@ -150,7 +145,7 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
                 assert_eq!(pred.prediction().is_some(), kind == JobKind::Cloud);
             }
         }
-        let decisions = eng.schedule(t);
+        let decisions = eng.pass(t).expect("no livelock");
         for record in eng.take_finished() {
             assert!(
                 record.rejected || (record.end.is_some() && !running.contains_key(&record.job.id)),
@@ -215,14 +210,13 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
         }
         let used: u32 = running.values().map(|(_, p, _)| p.len()).sum();
         assert!(used <= m, "capacity exceeded: {used} > {m}");
-        quiet = evicted.is_empty();
         for id in evicted {
             eng.job_ended(id, t, EndReason::Evicted).expect("ack eviction");
         }
         for id in by_id.keys() {
             if let Some(JobState::Queued {
                 planned_start: Some(p),
-            }) = eng.job_state(*id)
+            }) = eng.engine().job_state(*id)
             {
                 trace.first_plan.entry(*id).or_insert(p);
             }
@@ -230,12 +224,13 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
     }
     let handed: BTreeSet<JobId> = trace.handed_over.iter().map(|record| record.job.id).collect();
     for id in by_id.keys().filter(|id| !handed.contains(id)) {
-        let st = eng.job_state(*id).expect("known job");
+        let st = eng.engine().job_state(*id).expect("known job");
         assert!(
             matches!(st, JobState::Ended | JobState::Rejected),
             "job {id} never ended: {st:?}"
         );
     }
+    let eng = eng.into_engine();
     assert_eq!(eng.queued(JobKind::Hpc) + eng.queued(JobKind::Cloud), 0);
     assert_eq!(eng.running(JobKind::Hpc) + eng.running(JobKind::Cloud), 0);
     (eng, trace)

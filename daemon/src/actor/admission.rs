@@ -52,12 +52,14 @@ impl Actor {
         self.next_job_id += 1;
         let job = engine_job(id, request.procs, walltime, now, Some(slo));
         let deadline = job.deadline().expect("the job has an SLO");
-        let verdict = self.engine.submit(job).map_err(engine_error)?;
-        let decisions = self.engine.schedule(now);
+        let verdict = self.driver.submit(job).map_err(engine_error)?;
+        let decisions = self.pass(now);
         let rejected = verdict.is_rejected();
-        let prediction = verdict
-            .into_prediction()
-            .unwrap_or_else(|| self.engine.predict(request.procs, walltime, Some(slo), now));
+        let prediction = verdict.into_prediction().unwrap_or_else(|| {
+            self.driver
+                .engine()
+                .predict(request.procs, walltime, Some(slo), now)
+        });
         let decision = if rejected { "rejected" } else { "accepted" };
         let counter_offer = if rejected {
             prediction.counter_offer_slo
@@ -94,7 +96,7 @@ impl Actor {
         // Durable before the answer: if the row cannot be written, the job is withdrawn.
         if let Err(err) = self.store.insert_job(&row) {
             if !rejected {
-                let _ = self.engine.cancel(JobId(id), now);
+                let _ = self.driver.cancel(JobId(id), now);
             }
             self.dirty = true;
             self.apply(decisions, now, Some(id));
@@ -149,8 +151,11 @@ impl Actor {
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
         let now = self.now();
         self.ready(now)?;
-        let prediction = self.engine.predict(request.procs, walltime, Some(slo), now);
-        let rejected = self.engine.config().admission.rejects(&prediction);
+        let prediction = self
+            .driver
+            .engine()
+            .predict(request.procs, walltime, Some(slo), now);
+        let rejected = self.driver.engine().config().admission.rejects(&prediction);
         let answer = prediction_answer(&prediction, rejected);
         if request.admission {
             let decision = if rejected { "rejected" } else { "admitted" };
@@ -177,7 +182,7 @@ impl Actor {
     /// `GET /v1/slots`: the idle holes of the plan at the actor's now.
     pub(super) fn slots(&mut self) -> SlotsResponse {
         let now = self.now();
-        let slots = self.engine.slots(now);
+        let slots = self.driver.engine().slots(now);
         SlotsResponse {
             now: secs(now),
             immediate: slots
@@ -250,11 +255,11 @@ impl Actor {
         let why = format!("cancelled by {}", Owner::describe(owner.uid));
         match job.phase {
             Phase::Queued => {
-                let _ = self.engine.cancel(JobId(id), now);
+                let _ = self.driver.cancel(JobId(id), now);
                 self.finish(id, now, "cancelled", None, false, &why);
             }
             Phase::Held => {
-                let _ = self.engine.job_ended(JobId(id), now, EndReason::Killed);
+                let _ = self.driver.job_ended(JobId(id), now, EndReason::Killed);
                 self.finish(id, now, "cancelled", None, false, &why);
             }
             Phase::Running { .. } => {
@@ -280,7 +285,7 @@ impl Actor {
         if procs == 0 {
             return Err(ApiError::bad_request("procs: must be at least 1"));
         }
-        let area = self.engine.config().conv_procs;
+        let area = self.driver.engine().config().conv_procs;
         if procs > area {
             return Err(ApiError::new(
                 ErrorKind::Unprocessable,

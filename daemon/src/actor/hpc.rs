@@ -131,7 +131,7 @@ impl Actor {
             kind: JobKind::Hpc,
             slo: None,
         };
-        self.engine.submit(job).map_err(engine_error)?;
+        self.driver.submit(job).map_err(engine_error)?;
         self.hpc.next_id += 1;
         self.hpc
             .jobs
@@ -147,12 +147,12 @@ impl Actor {
             return;
         };
         self.hpc.names.remove(&job.engine_id);
-        match self.engine.job_state(job.engine_id) {
+        match self.driver.engine().job_state(job.engine_id) {
             Some(JobState::Running { .. }) => {
-                let _ = self.engine.job_ended(job.engine_id, now, reason);
+                let _ = self.driver.job_ended(job.engine_id, now, reason);
             }
             Some(JobState::Queued { .. }) => {
-                let _ = self.engine.cancel(job.engine_id, now);
+                let _ = self.driver.cancel(job.engine_id, now);
             }
             _ => {}
         }

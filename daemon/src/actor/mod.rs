@@ -15,8 +15,9 @@
 //!
 //! The loop wakes for each command and at least every [`TICK`]: it reaps
 //! exited jobs, enforces walltimes and kill deadlines, ends simulated HPC jobs,
-//! retries held starts, samples the node, calls `Engine::schedule(now)` when
-//! something changed (or `next_wakeup` is due) and carries out the decisions.
+//! retries held starts, samples the node, passes (`Driver::pass(now)`) when
+//! something changed or the driver says a pass is due (`Driver::due`), and
+//! carries out the decisions.
 //! Its time comes from the injected [`Clock`], never from the wall clock
 //! directly.
 
@@ -40,7 +41,7 @@ use crate::node::NodeMonitor;
 use crate::store::{Store, StoreError};
 use hpc::HpcMirror;
 use interstice_api::wire::HpcEventResponse;
-use interstice_core::{Decision, Engine, EngineError, Time};
+use interstice_core::{Decision, Driver, Engine, EngineError, Time};
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -88,7 +89,7 @@ pub enum ActorError {
 /// The actor's state: the engine and everything whose changes must be
 /// ordered with the engine's.
 pub struct Actor {
-    engine: Engine,
+    driver: Driver,
     store: Store,
     metrics: Metrics,
     executor: Executor,
@@ -125,7 +126,7 @@ impl Actor {
         let engine = Engine::new(setup.config.engine_config()?)?;
         let next_job_id = setup.store.max_job_id()? + 1;
         let mut actor = Actor {
-            engine,
+            driver: Driver::new(engine),
             store: setup.store,
             metrics: setup.metrics,
             executor: setup.executor,
@@ -248,7 +249,7 @@ impl Actor {
         self.enforce(now);
         self.end_simulated_hpc_jobs(now);
         self.retry_held(now);
-        let wakeup_due = self.engine.next_wakeup().is_some_and(|wakeup| wakeup <= now);
+        let wakeup_due = self.driver.due(now).is_some();
         if self.dirty || wakeup_due || now - self.last_schedule >= IDLE_SCHEDULE_INTERVAL {
             self.schedule_now(now);
         }
@@ -257,10 +258,24 @@ impl Actor {
 
     /// Schedule at `now` and carry out the decisions; returns evicted cloud jobs.
     fn schedule_now(&mut self, now: Time) -> Vec<u64> {
-        let decisions = self.engine.schedule(now);
         self.last_schedule = now;
         self.dirty = false;
+        let decisions = self.pass(now);
         self.apply(decisions, now, None)
+    }
+
+    /// One pass at `now`. A livelock (too many passes at one instant, e.g.
+    /// while the clock stands still) is logged and decides nothing; the
+    /// next tick passes again.
+    fn pass(&mut self, now: Time) -> Vec<Decision> {
+        match self.driver.pass(now) {
+            Ok(decisions) => decisions,
+            Err(livelock) => {
+                tracing::error!("{livelock}");
+                self.dirty = true;
+                Vec::new()
+            }
+        }
     }
 
     /// Carry out the engine's decisions; returns the cloud jobs evicted.

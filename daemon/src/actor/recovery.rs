@@ -24,7 +24,7 @@ impl Actor {
             return Ok(());
         }
         let now = self.now();
-        let lifecycle = self.engine.config().lifecycle;
+        let lifecycle = self.driver.engine().config().lifecycle;
         let mut adopted: HashMap<u64, Adopted> = HashMap::new();
         // Adopted jobs first, so they get their processors back before anything queued.
         let mut ordered: Vec<StoredJob> = stored;
@@ -99,7 +99,7 @@ impl Actor {
             let deadline = engine_job(id, view.procs, walltime, submitted_at, Some(slo))
                 .deadline()
                 .expect("the job has an SLO");
-            if let Err(err) = self.engine.submit(job) {
+            if let Err(err) = self.driver.submit(job) {
                 let _ = self.store.job_ended(
                     id,
                     secs(now),
@@ -126,7 +126,7 @@ impl Actor {
                 },
             );
         }
-        let decisions = self.engine.schedule(now);
+        let decisions = self.pass(now);
         let rest = self.adopt(decisions, &mut adopted, now);
         // Adopted processes the plan has no room for any more: stop them, run them again later.
         for (id, (pid, _, _)) in adopted {

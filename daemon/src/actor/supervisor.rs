@@ -167,7 +167,7 @@ impl Actor {
             }
             Err(err) => {
                 tracing::warn!("{err}");
-                let _ = self.engine.job_ended(JobId(id), now, EndReason::Killed);
+                let _ = self.driver.job_ended(JobId(id), now, EndReason::Killed);
                 self.finish(id, now, "failed", None, false, &err.to_string());
             }
         }
@@ -205,7 +205,7 @@ impl Actor {
             Phase::Queued => return false,
             Phase::Held => {
                 self.metrics.evictions.inc();
-                let _ = self.engine.job_ended(JobId(id), now, EndReason::Evicted);
+                let _ = self.driver.job_ended(JobId(id), now, EndReason::Evicted);
                 self.after_eviction(id, now, "evicted before it started (node was busy)");
             }
             Phase::Running {
@@ -234,7 +234,7 @@ impl Actor {
 
     /// The engine was told about an eviction: requeued or ended, per its lifecycle.
     fn after_eviction(&mut self, id: u64, now: Time, why: &str) {
-        match self.engine.job_state(JobId(id)) {
+        match self.driver.engine().job_state(JobId(id)) {
             Some(JobState::Queued { .. }) => {
                 if let Some(job) = self.jobs.get_mut(&id) {
                     job.phase = Phase::Queued;
@@ -361,7 +361,7 @@ impl Actor {
         adopted: bool,
     ) {
         let engine_reason = reason.map_or(EndReason::Completed, KillReason::end_reason);
-        if let Err(err) = self.engine.job_ended(JobId(id), now, engine_reason) {
+        if let Err(err) = self.driver.job_ended(JobId(id), now, engine_reason) {
             tracing::warn!(job = id, "engine: {err}");
         }
         match reason {

@@ -103,7 +103,7 @@ impl Actor {
         }
         self.last_gauges = Some(now);
         let horizon = now + Time::from_secs_f64(self.reloadable.metrics.future_window_seconds);
-        let slots = self.engine.slots(now);
+        let slots = self.driver.engine().slots(now);
         let immediate: f64 = slots
             .immediate
             .iter()
