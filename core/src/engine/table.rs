@@ -6,9 +6,10 @@
 //! job is known. Slots live in pages of [`PAGE`] jobs; when every job of a
 //! full page has been released (handed over to the shell, see
 //! [`super::Engine::take_finished`]) the page is freed. A long run thus holds
-//! the pages of the jobs still in the system (plus one pointer per page),
-//! not one slot per job ever submitted.
+//! the pages of the jobs still in the system (plus one pointer per page from
+//! the oldest such job on), not one slot per job ever submitted.
 
+use std::collections::VecDeque;
 use std::ops::{Index, IndexMut};
 
 /// Jobs per page (a power of two).
@@ -26,7 +27,10 @@ struct Page<T> {
 /// whole pages once all their values are released.
 #[derive(Clone, Debug)]
 pub(super) struct JobTable<T> {
-    pages: Vec<Option<Box<Page<T>>>>,
+    /// Pages from page number `first_page` on (`None`: freed); freed pages
+    /// at the front are dropped, so the table follows the oldest value held.
+    pages: VecDeque<Option<Box<Page<T>>>>,
+    first_page: usize,
     /// The index the next `push` gets.
     len: usize,
     /// Values held (pushed and not released).
@@ -36,7 +40,8 @@ pub(super) struct JobTable<T> {
 impl<T> Default for JobTable<T> {
     fn default() -> Self {
         JobTable {
-            pages: Vec::new(),
+            pages: VecDeque::new(),
+            first_page: 0,
             len: 0,
             held: 0,
         }
@@ -54,17 +59,22 @@ impl<T> JobTable<T> {
         self.held
     }
 
+    /// Where the page of `idx` is in `pages`, unless it was dropped.
+    fn position(&self, idx: usize) -> Option<usize> {
+        (idx >> SHIFT).checked_sub(self.first_page)
+    }
+
     /// Store `value` at the next index and return that index.
     pub(super) fn push(&mut self, value: T) -> usize {
         let idx = self.len;
-        let page = idx >> SHIFT;
-        if page == self.pages.len() {
-            self.pages.push(Some(Box::new(Page {
+        let at = (idx >> SHIFT) - self.first_page;
+        if at == self.pages.len() {
+            self.pages.push_back(Some(Box::new(Page {
                 slots: Vec::with_capacity(PAGE),
                 live: 0,
             })));
         }
-        let page = self.pages[page].as_mut().expect("the last page is never freed");
+        let page = self.pages[at].as_mut().expect("the last page is never freed");
         page.slots.push(Some(value));
         page.live += 1;
         self.len += 1;
@@ -75,7 +85,7 @@ impl<T> JobTable<T> {
     /// The value at `idx`, if it is still held.
     pub(super) fn get(&self, idx: usize) -> Option<&T> {
         self.pages
-            .get(idx >> SHIFT)?
+            .get(self.position(idx)?)?
             .as_ref()?
             .slots
             .get(idx & (PAGE - 1))?
@@ -85,13 +95,17 @@ impl<T> JobTable<T> {
     /// Take the value at `idx` out (`None` if it was already released);
     /// frees its page when that was the page's last value and the page is full.
     pub(super) fn release(&mut self, idx: usize) -> Option<T> {
-        let page_no = idx >> SHIFT;
-        let page = self.pages.get_mut(page_no)?.as_mut()?;
+        let at = self.position(idx)?;
+        let page = self.pages.get_mut(at)?.as_mut()?;
         let value = page.slots.get_mut(idx & (PAGE - 1))?.take()?;
         page.live -= 1;
         self.held -= 1;
         if page.live == 0 && page.slots.len() == PAGE {
-            self.pages[page_no] = None;
+            self.pages[at] = None;
+            while self.pages.front().is_some_and(Option::is_none) {
+                self.pages.pop_front();
+                self.first_page += 1;
+            }
         }
         Some(value)
     }
@@ -133,8 +147,8 @@ impl<T> Index<usize> for JobTable<T> {
 impl<T> IndexMut<usize> for JobTable<T> {
     fn index_mut(&mut self, idx: usize) -> &mut T {
         let slot = self
-            .pages
-            .get_mut(idx >> SHIFT)
+            .position(idx)
+            .and_then(|at| self.pages.get_mut(at))
             .and_then(|page| page.as_mut())
             .and_then(|page| page.slots.get_mut(idx & (PAGE - 1)))
             .and_then(|slot| slot.as_mut());
@@ -158,7 +172,7 @@ mod tests {
         for i in 0..PAGE {
             assert_eq!(table.release(i), Some(i));
         }
-        assert!(table.pages[0].is_none(), "a full, empty page is freed");
+        assert_eq!(table.first_page, 1, "a full, empty page at the front is dropped");
         assert_eq!(table.release(3), None, "released twice");
         assert_eq!(table.get(3), None);
         assert_eq!(table[PAGE + 1], PAGE + 1);
@@ -166,12 +180,31 @@ mod tests {
         for i in 2 * PAGE..2 * PAGE + 3 {
             table.release(i);
         }
-        assert!(table.pages[2].is_some());
+        assert!(table.pages[1].is_some());
         assert_eq!(table.held(), PAGE);
         assert_eq!(
             table.iter().copied().collect::<Vec<_>>(),
             (PAGE..2 * PAGE).collect::<Vec<_>>()
         );
         assert_eq!(table.next_index(), 2 * PAGE + 3);
+    }
+
+    #[test]
+    fn the_page_table_follows_the_oldest_value_held() {
+        let mut table = JobTable::default();
+        for i in 0..100 * PAGE {
+            table.push(i);
+            // Each job leaves a page later than it came, the middle page
+            // (holding the first job) last of its batch.
+            if i >= PAGE && i % PAGE != PAGE / 2 {
+                table.release(i - PAGE);
+            }
+            if i >= PAGE && i % PAGE == PAGE - 1 {
+                table.release(i + 1 - 2 * PAGE + PAGE / 2);
+            }
+        }
+        assert!(table.pages.len() <= 3, "{} pages kept", table.pages.len());
+        assert_eq!(table.get(99 * PAGE), Some(&(99 * PAGE)));
+        assert_eq!(table.get(0), None);
     }
 }
