@@ -53,13 +53,14 @@ impl Actor {
         let job = engine_job(id, request.procs, walltime, now, Some(slo));
         let deadline = job.deadline().expect("the job has an SLO");
         let verdict = self.driver.submit(job).map_err(engine_error)?;
-        let decisions = self.pass(now);
         let rejected = verdict.is_rejected();
-        let prediction = verdict.into_prediction().unwrap_or_else(|| {
-            self.driver
-                .engine()
-                .predict(request.procs, walltime, Some(slo), now)
-        });
+        // A cloud job always gets its admission prediction with the verdict.
+        let Some(prediction) = verdict.into_prediction() else {
+            return Err(ApiError::internal(
+                "the engine gave a cloud job no admission prediction",
+            ));
+        };
+        let decisions = self.pass(now);
         let decision = if rejected { "rejected" } else { "accepted" };
         let counter_offer = if rejected {
             prediction.counter_offer_slo
