@@ -37,18 +37,7 @@ fn job(id: u64, kind: JobKind, submit: f64, procs: u32, walltime: i64, runtime: 
 }
 
 fn record(job: Job) -> JobRecord {
-    JobRecord {
-        job,
-        start: None,
-        end: None,
-        procs: None,
-        end_reason: None,
-        prediction: None,
-        evictions: 0,
-        lost_work: Time::ZERO,
-        rejected: false,
-        counter_offer_slo: None,
-    }
+    JobRecord::new(job)
 }
 
 fn prediction(completion: Option<f64>, predicts_violation: bool) -> Prediction {

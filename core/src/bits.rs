@@ -126,23 +126,18 @@ impl Bits {
 
     /// Move up to `k` lowest ids of `from` into `self`, removing them from `from`'s copy; returns how many.
     pub(crate) fn take_lowest(&mut self, from: &Bits, k: u32) -> u32 {
-        let mut taken = 0;
-        for i in from.iter() {
-            if taken == k {
-                break;
-            }
-            if !self.get(i) {
-                self.set(i);
-                taken += 1;
-            }
-        }
-        taken
+        self.take_first(from.iter(), k)
     }
 
     /// Like [`Bits::take_lowest`] but from the highest ids down.
     pub(crate) fn take_highest(&mut self, from: &Bits, k: u32) -> u32 {
+        self.take_first(from.iter().rev(), k)
+    }
+
+    /// Set the first `k` ids of `ids` not already set; returns how many.
+    fn take_first(&mut self, ids: impl Iterator<Item = u32>, k: u32) -> u32 {
         let mut taken = 0;
-        for i in from.iter().rev() {
+        for i in ids {
             if taken == k {
                 break;
             }

@@ -49,6 +49,22 @@ pub fn violates(deadline: Time, end: Option<(Time, EndReason)>) -> bool {
 pub const SLOWDOWN_BOUND: Time = Time::from_secs(10);
 
 impl JobRecord {
+    /// The record of a job just submitted: not started, not predicted, never evicted.
+    pub fn new(job: Job) -> JobRecord {
+        JobRecord {
+            job,
+            start: None,
+            end: None,
+            procs: None,
+            end_reason: None,
+            prediction: None,
+            evictions: 0,
+            lost_work: Time::ZERO,
+            rejected: false,
+            counter_offer_slo: None,
+        }
+    }
+
     /// Did this cloud job miss its SLO? HPC jobs, cloud jobs without an SLO
     /// and rejected cloud jobs never violate (a rejection is counted apart,
     /// see [`Summary::rejected`]); otherwise [`violates`] decides.

@@ -4,9 +4,8 @@
 //! things without Batsim installed); `interstice batsim bench` measures the
 //! adapter's own cost per message.
 
-use super::engine_args::{
-    parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds, EngineArgs,
-};
+use super::engine_args::{parse_factor, parse_policy, parse_seconds, EngineArgs};
+use super::experiment_args::CloudArgs;
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use interstice_batsim::output;
@@ -16,7 +15,6 @@ use interstice_batsim::protocol::{serve, AdapterConfig, CloudInjection, ServerOp
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_core::{Policy, Shown, Time};
 use interstice_swf::defaults;
-use interstice_swf::inject::{InjectOptions, ProcsChoice, RuntimeSpec};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -72,30 +70,17 @@ pub struct ServeArgs {
     #[arg(long)]
     pub inject_cloud: bool,
     /// Seconds between two injected cloud jobs.
-    #[arg(long, value_name = "S", value_parser = parse_seconds, default_value = "10")]
+    #[arg(long, value_name = "S", value_parser = parse_seconds, default_value_t = defaults::CLOUD_INTERVAL_SECS)]
     pub cloud_interval: f64,
-    /// Processors per cloud job: a count (4), a uniform list (1,2,4) or weights (1:0.5,2:0.3,4:0.2).
-    #[arg(long, value_name = "H", value_parser = parse_procs_choice, default_value = defaults::CLOUD_PROCS)]
-    pub cloud_procs: ProcsChoice,
-    /// Walltime of each cloud job, seconds.
-    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value_t = defaults::CLOUD_WALLTIME_SECS)]
-    pub cloud_walltime: f64,
-    /// Run time of each cloud job: `walltime`, seconds, `0.1w`, `uniform:LO:HI`, `exp:MEAN` (the
-    /// `delay` of its Batsim profile: Batsim kills a job whose delay is not below its walltime).
-    #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = defaults::CLOUD_RUNTIME)]
-    pub cloud_runtime: RuntimeSpec,
-    /// Slack factor f: each cloud job's SLO is f × its walltime.
-    #[arg(long, value_name = "F", value_parser = parse_factor, default_value_t = defaults::SLACK)]
-    pub slack: f64,
+    /// The injected cloud jobs (each job's run time is the `delay` of its Batsim profile).
+    #[command(flatten)]
+    pub cloud: CloudArgs,
     /// First cloud submit time, seconds (default: the first static job's submission).
     #[arg(long, value_name = "T", value_parser = super::engine_args::parse_instant)]
     pub cloud_from: Option<f64>,
     /// Last cloud submit time, seconds (default: until Batsim's no_more_static_job_to_submit).
     #[arg(long, value_name = "T", value_parser = super::engine_args::parse_instant)]
     pub cloud_to: Option<f64>,
-    /// Seed of the cloud jobs' random draws.
-    #[arg(long, default_value_t = defaults::SEED)]
-    pub seed: u64,
     /// Print nothing on success.
     #[arg(long)]
     pub quiet: bool,
@@ -186,14 +171,7 @@ pub fn run(args: BatsimArgs) -> anyhow::Result<()> {
 fn adapter_config(args: &ServeArgs) -> anyhow::Result<AdapterConfig> {
     let inject = if args.inject_cloud {
         let inject = CloudInjection {
-            jobs: InjectOptions {
-                interval: Time::from_secs_f64(args.cloud_interval),
-                procs: args.cloud_procs.clone(),
-                walltime: Time::from_secs_f64(args.cloud_walltime),
-                runtime: args.cloud_runtime,
-                slack: args.slack,
-                seed: args.seed,
-            },
+            jobs: args.cloud.spec(args.cloud_interval).options(),
             start: args.cloud_from.map(Time::from_secs_f64),
             until: args.cloud_to.map(Time::from_secs_f64),
         };

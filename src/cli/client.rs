@@ -1,6 +1,7 @@
 //! `interstice submit|predict|slots|jobs|cancel|health --daemon SOCKET`: clients
 //! of a running `intersticed`, and `interstice bench predict`.
 
+use super::engine_args::{parse_policy, parse_seconds};
 use anyhow::{bail, Context};
 use interstice_api::client::{Client, ClientError, DEFAULT_TIMEOUT};
 use interstice_api::paths::DEFAULT_SOCKET;
@@ -45,15 +46,8 @@ pub enum ClientCommand {
 pub struct SubmitArgs {
     #[command(flatten)]
     daemon: DaemonArg,
-    /// Processors.
-    #[arg(long, default_value_t = 1)]
-    procs: u32,
-    /// Walltime in seconds (the job is killed when it is reached).
-    #[arg(long, default_value_t = 60.0)]
-    walltime: f64,
-    /// Maximum response time in seconds (default: the engine's default slack, 2 × walltime).
-    #[arg(long)]
-    slo: Option<f64>,
+    #[command(flatten)]
+    shape: JobShape,
     /// Environment variable NAME=VALUE (repeatable); nothing else is inherited but PATH.
     #[arg(long = "env", value_name = "NAME=VALUE")]
     env: Vec<String>,
@@ -73,15 +67,32 @@ pub struct SubmitArgs {
 pub struct PredictArgs {
     #[command(flatten)]
     daemon: DaemonArg,
+    #[command(flatten)]
+    shape: JobShape,
+}
+
+/// The shape of a cloud job, for `submit` and `predict`.
+#[derive(clap::Args, Debug)]
+pub struct JobShape {
     /// Processors.
     #[arg(long, default_value_t = 1)]
     procs: u32,
-    /// Walltime in seconds.
-    #[arg(long, default_value_t = 60.0)]
+    /// Walltime in seconds (the job is killed when it is reached).
+    #[arg(long, value_parser = parse_seconds, default_value_t = 60.0)]
     walltime: f64,
-    /// SLO in seconds (default: the engine's default slack, 2 × walltime).
-    #[arg(long)]
+    /// Maximum response time in seconds.
+    #[arg(long, value_parser = parse_seconds, help = format!(
+        "Maximum response time in seconds [default: the engine's default slack, {DEFAULT_SLACK} × walltime]"
+    ))]
     slo: Option<f64>,
+}
+
+impl JobShape {
+    /// The SLO asked for, else the engine's rule for a job given without one.
+    fn slo(&self) -> f64 {
+        self.slo
+            .unwrap_or_else(|| slo_for(Time::from_secs_f64(self.walltime), DEFAULT_SLACK).as_secs_f64())
+    }
 }
 
 /// `interstice jobs`.
@@ -121,11 +132,6 @@ fn parse_env(pairs: &[String]) -> anyhow::Result<Option<BTreeMap<String, String>
     Ok(Some(env))
 }
 
-/// The SLO of a job given without `--slo`: the engine's rule.
-fn default_slo(walltime_seconds: f64) -> f64 {
-    slo_for(Time::from_secs_f64(walltime_seconds), DEFAULT_SLACK).as_secs_f64()
-}
-
 /// A client of the daemon at `socket`.
 fn client(socket: &std::path::Path) -> Client {
     Client::new(socket, DEFAULT_TIMEOUT)
@@ -137,9 +143,9 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
         ClientCommand::Submit(args) => {
             let client = client(&args.daemon.daemon);
             let request = SubmitRequest {
-                procs: args.procs,
-                walltime: args.walltime,
-                slo: args.slo.unwrap_or_else(|| default_slo(args.walltime)),
+                procs: args.shape.procs,
+                walltime: args.shape.walltime,
+                slo: args.shape.slo(),
                 argv: args.argv,
                 env: parse_env(&args.env)?,
                 workdir: args.workdir,
@@ -159,9 +165,9 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
         ClientCommand::Predict(args) => {
             let client = client(&args.daemon.daemon);
             let request = PredictRequest {
-                procs: args.procs,
-                walltime: args.walltime,
-                slo: args.slo.unwrap_or_else(|| default_slo(args.walltime)),
+                procs: args.shape.procs,
+                walltime: args.shape.walltime,
+                slo: args.shape.slo(),
                 admission: false,
             };
             print_json(&client.predict(&request)?)
@@ -189,8 +195,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1024)]
     procs: u32,
     /// Policy of the plan.
-    #[arg(long, default_value = "conservative")]
-    policy: String,
+    #[arg(long, value_parser = parse_policy, default_value = "conservative")]
+    policy: Policy,
     /// Predictions to time in-process.
     #[arg(long, default_value_t = 100_000)]
     predictions: u32,
@@ -217,7 +223,7 @@ fn percentile(sorted: &[Duration], q: f64) -> Duration {
 
 /// Run the prediction benchmark.
 pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
-    let policy: Policy = args.policy.parse().map_err(anyhow::Error::msg)?;
+    let policy = args.policy;
     let mut config = EngineConfig::new(args.procs, policy);
     config.admission = Admission::RejectPredicted;
     let mut engine = Engine::new(config).context("engine config")?;

@@ -5,13 +5,13 @@
 //! Every option is optional on the command line; what is not given comes from
 //! Batsim's `--sched-cfg` (for `batsim`) or the defaults of
 //! [`EngineOptions::to_config`]: area = the whole machine, admit-all, λ = τ = 1,
-//! [`DEFAULT_MAX_RESUBMISSIONS`] resubmissions (`batsim` forces 0 when Batsim
+//! [`defaults::MAX_RESUBMISSIONS`] resubmissions (`batsim` forces 0 when Batsim
 //! runs without `--enable-dynamic-jobs`: a killed Batsim job cannot run again),
 //! no limit on the time in the system.
 
-use interstice_batsim::protocol::options::DEFAULT_MAX_RESUBMISSIONS;
 use interstice_batsim::protocol::EngineOptions;
 use interstice_core::{Admission, EngineConfig, Policy, Time};
+use interstice_swf::defaults;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use interstice_swf::SwfError;
 
@@ -24,8 +24,11 @@ pub struct EngineArgs {
     /// Processors of the convergence area, 0..C (default: the whole machine).
     #[arg(long, value_name = "C")]
     pub conv: Option<u32>,
-    /// What to do with a cloud job predicted to miss its SLO: admit-all (default) or reject-predicted.
-    #[arg(long, value_parser = parse_admission)]
+    /// What to do with a cloud job predicted to miss its SLO: admit-all or reject-predicted.
+    #[arg(long, value_parser = parse_admission, help = with_default(
+        "What to do with a cloud job predicted to miss its SLO: admit-all or reject-predicted",
+        defaults::admission().name(),
+    ))]
     pub admission: Option<Admission>,
     /// λ, τ and the resubmission bounds.
     #[command(flatten)]
@@ -37,19 +40,29 @@ pub struct EngineArgs {
 /// takes lists of the other engine options).
 #[derive(clap::Args, Clone, Debug, Default, PartialEq)]
 pub struct TuningArgs {
-    /// Overbooking risk factor λ of the completion prediction (default 1).
-    #[arg(long, value_parser = parse_factor)]
+    /// Overbooking risk factor λ of the completion prediction.
+    #[arg(long, value_parser = parse_factor, help = with_default("Overbooking risk factor λ of the completion prediction", defaults::lambda()))]
     pub lambda: Option<f64>,
-    /// Counter-offer factor τ (default 1).
-    #[arg(long, value_parser = parse_factor)]
+    /// Counter-offer factor τ.
+    #[arg(long, value_parser = parse_factor, help = with_default("Counter-offer factor τ", defaults::tau()))]
     pub tau: Option<f64>,
-    /// Resubmissions allowed to an evicted cloud job (default 3; `batsim` needs Batsim's
+    /// Resubmissions allowed to an evicted cloud job (`batsim` needs Batsim's
     /// --enable-dynamic-jobs for any).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = with_default(
+        "Resubmissions allowed to an evicted cloud job (`batsim` needs Batsim's --enable-dynamic-jobs for any)",
+        defaults::MAX_RESUBMISSIONS,
+    ))]
     pub max_resubmissions: Option<u32>,
     /// An evicted cloud job older than this many seconds is not resubmitted (default: no limit).
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub max_time_in_system: Option<f64>,
+}
+
+/// A help line ending in clap's own `[default: …]` for an option that is an
+/// `Option` (so that `batsim` can tell "not given" from the default, which
+/// then comes from `--sched-cfg` first) and so cannot declare a clap default.
+fn with_default(help: &str, default: impl std::fmt::Display) -> String {
+    format!("{help} [default: {default}]")
 }
 
 impl EngineArgs {
@@ -72,11 +85,6 @@ impl EngineArgs {
     }
 }
 
-const _: () = assert!(
-    DEFAULT_MAX_RESUBMISSIONS == 3,
-    "update the --max-resubmissions help text (the default is interstice_swf::defaults)"
-);
-
 /// A policy name.
 pub fn parse_policy(text: &str) -> Result<Policy, String> {
     text.parse()
@@ -97,33 +105,52 @@ pub fn parse_procs_choice(text: &str) -> Result<ProcsChoice, SwfError> {
     text.parse()
 }
 
-/// Positive, finite seconds.
-pub fn parse_seconds(text: &str) -> Result<f64, String> {
+/// A command-line value out of its range.
+#[derive(Debug, thiserror::Error)]
+pub enum BadValue {
+    /// Not a positive number of seconds.
+    #[error("{0:?} is not a positive number of seconds (at most {max:e})", max = Time::MAX_INSTANT_SECS)]
+    Seconds(String),
+    /// Not an instant.
+    #[error("{0:?} is not a time in seconds from 0 to {max:e}", max = Time::MAX_INSTANT_SECS)]
+    Instant(String),
+    /// Not a positive number.
+    #[error("{0:?} is not a positive number")]
+    Factor(String),
+    /// Not a positive processor count.
+    #[error("{0:?} is not a positive processor count")]
+    Count(String),
+    /// Not a seed.
+    #[error("{0:?} is not a seed (a non-negative integer)")]
+    Seed(String),
+}
+
+/// Positive, finite seconds, at most [`Time::MAX_INSTANT_SECS`].
+pub fn parse_seconds(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {
         Ok(value) if value.is_finite() && value > 0.0 && value <= Time::MAX_INSTANT_SECS => Ok(value),
-        _ => Err(format!(
-            "{text:?} is not a positive number of seconds (at most {:e})",
-            Time::MAX_INSTANT_SECS
-        )),
+        _ => Err(BadValue::Seconds(text.to_string())),
     }
 }
 
+/// [`parse_seconds`] as a [`Time`].
+pub fn parse_duration(text: &str) -> Result<Time, BadValue> {
+    parse_seconds(text).map(Time::from_secs_f64)
+}
+
 /// An instant in seconds, from 0 to [`Time::MAX_INSTANT_SECS`].
-pub fn parse_instant(text: &str) -> Result<f64, String> {
+pub fn parse_instant(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {
         Ok(value) if Time::instant_from_secs_f64(value).is_some() => Ok(value),
-        _ => Err(format!(
-            "{text:?} is not a time in seconds from 0 to {:e}",
-            Time::MAX_INSTANT_SECS
-        )),
+        _ => Err(BadValue::Instant(text.to_string())),
     }
 }
 
 /// A positive, finite number.
-pub fn parse_factor(text: &str) -> Result<f64, String> {
+pub fn parse_factor(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {
         Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
-        _ => Err(format!("{text:?} is not a positive number")),
+        _ => Err(BadValue::Factor(text.to_string())),
     }
 }
 
@@ -152,7 +179,7 @@ mod tests {
         assert_eq!(config.conv_procs, 8);
         assert_eq!(config.admission, Admission::AdmitAll);
         assert_eq!((config.lambda, config.tau), (1.0, 1.0));
-        assert_eq!(config.lifecycle.max_resubmissions, DEFAULT_MAX_RESUBMISSIONS);
+        assert_eq!(config.lifecycle.max_resubmissions, defaults::MAX_RESUBMISSIONS);
         assert_eq!(config.lifecycle.max_time_in_system, None);
     }
 

@@ -34,6 +34,7 @@ pub mod batsim;
 pub mod bench;
 pub mod client;
 pub mod engine_args;
+pub mod experiment_args;
 pub mod replay;
 pub mod sweep;
 pub mod swf;

@@ -7,9 +7,8 @@
 //! its walltime completes (`COMPLETED_SUCCESSFULLY`); one whose run time is
 //! equal to or above it is killed at the walltime (`COMPLETED_WALLTIME_REACHED`).
 
-use super::engine_args::{
-    parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds, EngineArgs,
-};
+use super::engine_args::{parse_policy, parse_procs_choice, parse_runtime, parse_seconds, EngineArgs};
+use super::experiment_args::{CloudArgs, TraceArgs};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use interstice_batsim::output::{self, JOBS_CSV, SUMMARY_JSON};
@@ -18,8 +17,8 @@ use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_batsim::sim::{simulate, simulate_stream, SimOptions, SimStats};
 use interstice_core::{EngineConfig, Policy, Shown, Summary, Time};
 use interstice_swf::defaults;
-use interstice_swf::experiment::clip_jobs;
-use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use interstice_swf::experiment::{clip_jobs, first_injected_id, injection_span};
+use interstice_swf::inject::RuntimeSpec;
 use interstice_swf::{arrivals, load_trace, ClipTarget, CloudSpec, ExtractOptions, LoadedTrace, TraceSpec};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -35,47 +34,18 @@ use std::time::Instant;
     --cloud-procs 1,2,4 --cloud-runtime 0.1w --slack 2 --out results/"
 )]
 pub struct ReplayArgs {
-    /// The workload: SWF (plain or .gz) or a Batsim workload JSON (from `swf inject`).
-    pub workload: PathBuf,
-    /// Processors of the machine (default: the workload's machine size).
-    #[arg(long)]
-    pub procs: Option<u32>,
+    /// The HPC trace.
+    #[command(flatten)]
+    pub trace: TraceArgs,
     /// Engine options (--policy is required).
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Inject one cloud job every S seconds over the HPC trace's span (no injection without it).
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub cloud_interval: Option<f64>,
-    /// Processors of each cloud job: `4`, a uniform list `1,2,4`, or weights `1:0.5,2:0.3,4:0.2`.
-    #[arg(long, value_name = "H", value_parser = parse_procs_choice, default_value = defaults::CLOUD_PROCS)]
-    pub cloud_procs: ProcsChoice,
-    /// Walltime of each cloud job, seconds.
-    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value_t = defaults::CLOUD_WALLTIME_SECS)]
-    pub cloud_walltime: f64,
-    /// Actual run time of each cloud job: `walltime`, seconds, `0.1w`, `uniform:LO:HI`, `exp:MEAN`.
-    /// As in Batsim (a `delay` profile), a job whose run time is not below its walltime is killed
-    /// at its walltime (COMPLETED_WALLTIME_REACHED), so `walltime` makes every cloud job end killed.
-    #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = defaults::CLOUD_RUNTIME)]
-    pub cloud_runtime: RuntimeSpec,
-    /// Slack factor f: each cloud job's SLO is f × its walltime.
-    #[arg(long, value_name = "F", value_parser = parse_factor, default_value_t = defaults::SLACK)]
-    pub slack: f64,
-    /// Multiply every HPC walltime by this factor.
-    #[arg(long, value_parser = parse_factor, default_value_t = defaults::WALLTIME_FACTOR)]
-    pub walltime_factor: f64,
-    /// Only replay the jobs submitted in the first S seconds after the workload's first submission.
-    #[arg(long, value_name = "S", value_parser = parse_seconds)]
-    pub until: Option<f64>,
-    /// Clip HPC jobs wider than the area (`--clip`, `--clip=area`, as the thesis does) or the machine
-    /// (`--clip=machine`) to it.
-    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "area")]
-    pub clip: Option<ClipTarget>,
-    /// Skip bad workload lines (counted in the summary) instead of stopping at the first.
-    #[arg(long)]
-    pub lenient: bool,
-    /// Seed of the cloud jobs' random draws.
-    #[arg(long, default_value_t = defaults::SEED)]
-    pub seed: u64,
+    /// The injected cloud jobs.
+    #[command(flatten)]
+    pub cloud: CloudArgs,
     /// Output directory (jobs.csv, summary.json).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -125,25 +95,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     if args.engine.policy.is_none() {
         bail!("--policy is required: fcfs, easy, conservative or convergence");
     }
-    let spec = TraceSpec {
-        workload: args.workload.clone(),
-        procs: args.procs,
-        conv: args.engine.conv,
-        walltime_factor: args.walltime_factor,
-        until: args.until,
-        clip: args.clip,
-        lenient: args.lenient,
-    };
+    let spec = args.trace.spec(args.engine.conv);
     output::prepare_out_dir(&args.out).context("--out is not usable")?;
     let trace = load_trace(&spec)?;
-    let cloud = args.cloud_interval.map(|interval| CloudSpec {
-        interval,
-        procs: args.cloud_procs.clone(),
-        walltime: args.cloud_walltime,
-        runtime: args.cloud_runtime,
-        slack: args.slack,
-        seed: args.seed,
-    });
+    let cloud = args.cloud_interval.map(|interval| args.cloud.spec(interval));
     let (jobs, n_jobs) = arrivals(&trace, cloud.as_ref())?;
 
     let config = args.engine.to_config(trace.procs)?;
@@ -282,7 +237,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "30")]
     pub days: u32,
     /// Seconds between cloud jobs.
-    #[arg(long, value_parser = parse_seconds, default_value = "10")]
+    #[arg(long, value_parser = parse_seconds, default_value_t = defaults::CLOUD_INTERVAL_SECS)]
     pub cloud_interval: f64,
     /// Cloud jobs' run time (see `replay --cloud-runtime`).
     #[arg(long, value_parser = parse_runtime, default_value = "uniform:0.1w:0.5w")]
@@ -323,20 +278,21 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         }),
     };
     clip_jobs(&mut hpc, conv);
-    let first = hpc.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
-    let last = hpc.iter().map(|job| job.submit).max().unwrap_or(Time::ZERO);
     let cloud = CloudSpec {
         interval: args.cloud_interval,
-        procs: parse_procs_choice("1,2,4").map_err(anyhow::Error::msg)?,
+        procs: parse_procs_choice("1,2,4")?,
         walltime: defaults::CLOUD_WALLTIME_SECS,
         runtime: args.cloud_runtime,
         slack: defaults::SLACK,
         seed: args.seed,
     };
-    let first_id = hpc.iter().map(|job| job.id.0).max().unwrap_or(0) + 1;
+    let first_id = first_injected_id(&hpc);
+    let span = injection_span(&hpc);
     let mut jobs = hpc;
     let n_hpc = jobs.len();
-    jobs.extend(cloud.jobs(first, last, first_id)?);
+    if let Some((first, last)) = span {
+        jobs.extend(cloud.jobs(first, last, first_id)?);
+    }
     outln!(
         "METRIC:replay_setup_seconds:{:.3}:s",
         setup.elapsed().as_secs_f64()

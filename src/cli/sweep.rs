@@ -15,9 +15,10 @@
 //! only `wall_seconds` differs between two identical sweeps.
 
 use super::engine_args::{
-    parse_admission, parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds,
+    parse_admission, parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds, BadValue,
     EngineArgs, TuningArgs,
 };
+use super::experiment_args::TraceArgs;
 use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
 use interstice_batsim::output;
@@ -25,8 +26,7 @@ use interstice_batsim::sim::{simulate, SimOptions};
 use interstice_batsim::sweep::{self, run_parallel, Grid, Outcome, Row, Task};
 use interstice_core::{Admission, Policy, Shown};
 use interstice_swf::defaults;
-use interstice_swf::experiment::check_cloud_fits;
-use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
+use interstice_swf::experiment::{check_cloud_fits, CloudRoom};
 use interstice_swf::{load_trace, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -53,55 +53,41 @@ pub const SWEEP_JSON: &str = "sweep.json";
     --until 2592000 --out results/"
 )]
 pub struct SweepArgs {
-    /// The workload: SWF (plain or .gz) or a Batsim workload JSON.
-    pub workload: PathBuf,
-    /// Processors of the machine (default: the workload's machine size).
-    #[arg(long)]
-    pub procs: Option<u32>,
+    /// The HPC trace, the same for every run.
+    #[command(flatten)]
+    pub trace: TraceArgs,
     /// Scheduling policies (list): fcfs, easy, conservative, convergence.
     #[arg(long, value_name = "P[,P…]", required = true)]
     pub policy: Vec<String>,
     /// Sizes of the convergence area (list; default: the whole machine).
     #[arg(long, value_name = "C[,C…]")]
     pub conv: Vec<String>,
-    /// Admission modes (list): admit-all (default), reject-predicted.
-    #[arg(long, value_name = "A[,A…]")]
+    /// Admission modes (list): admit-all, reject-predicted.
+    #[arg(long, value_name = "A[,A…]", default_values_t = [defaults::admission().name().to_string()])]
     pub admission: Vec<String>,
     /// Inject one cloud job every S seconds over the HPC trace's span.
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub cloud_interval: f64,
     /// Processors of each cloud job, one experiment per `;`-separated value or per occurrence
-    /// (a value is `4`, a uniform mixture `1,2,4` or weights `1:0.5,2:0.5`). Default 1.
-    #[arg(long, value_name = "H[;H…]")]
+    /// (a value is `4`, a uniform mixture `1,2,4` or weights `1:0.5,2:0.5`).
+    #[arg(long, value_name = "H[;H…]", default_value = defaults::CLOUD_PROCS)]
     pub cloud_procs: Vec<String>,
     /// Walltime of each cloud job, seconds.
-    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value = "180")]
+    #[arg(long, value_name = "W", value_parser = parse_seconds, default_value_t = defaults::CLOUD_WALLTIME_SECS)]
     pub cloud_walltime: f64,
-    /// Actual run times of the cloud jobs (list): `walltime` (default), seconds, `0.1w`,
+    /// Actual run times of the cloud jobs (list): `walltime`, seconds, `0.1w`,
     /// `uniform:LO:HI`, `exp:MEAN` (see `replay --cloud-runtime`).
-    #[arg(long, value_name = "R[;R…]")]
+    #[arg(long, value_name = "R[;R…]", default_value = defaults::CLOUD_RUNTIME)]
     pub cloud_runtime: Vec<String>,
-    /// Slack factors f (list): each cloud job's SLO is f × its walltime. Default 2.
-    #[arg(long, value_name = "F[,F…]")]
+    /// Slack factors f (list): each cloud job's SLO is f × its walltime.
+    #[arg(long, value_name = "F[,F…]", default_values_t = [defaults::SLACK.to_string()])]
     pub slack: Vec<String>,
-    /// Seeds of the cloud jobs' random draws (list). Default 1.
-    #[arg(long, value_name = "N[,N…]")]
+    /// Seeds of the cloud jobs' random draws (list).
+    #[arg(long, value_name = "N[,N…]", default_values_t = [defaults::SEED.to_string()])]
     pub seed: Vec<String>,
     /// λ, τ and the resubmission bounds, the same for every run.
     #[command(flatten)]
     pub tuning: TuningArgs,
-    /// Multiply every HPC walltime by this factor.
-    #[arg(long, value_parser = parse_factor, default_value = "1")]
-    pub walltime_factor: f64,
-    /// Only replay the jobs submitted in the first S seconds after the workload's first submission.
-    #[arg(long, value_name = "S", value_parser = parse_seconds)]
-    pub until: Option<f64>,
-    /// Clip HPC jobs wider than the area (`--clip`, `--clip=area`) or the machine (`--clip=machine`).
-    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "area")]
-    pub clip: Option<ClipTarget>,
-    /// Skip bad workload lines instead of stopping at the first.
-    #[arg(long)]
-    pub lenient: bool,
     /// Worker threads (default: the available cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -120,12 +106,9 @@ pub struct SweepArgs {
 fn parse_grid(args: &SweepArgs) -> anyhow::Result<Grid> {
     let positive_count = |text: &str| match text.parse::<u32>() {
         Ok(value) if value > 0 => Ok(value),
-        _ => Err(format!("{text:?} is not a positive processor count")),
+        _ => Err(BadValue::Count(text.to_string())),
     };
-    let seed = |text: &str| {
-        text.parse::<u64>()
-            .map_err(|_| format!("{text:?} is not a seed (a non-negative integer)"))
-    };
+    let seed = |text: &str| text.parse::<u64>().map_err(|_| BadValue::Seed(text.to_string()));
     let convs = parse_list("--conv", &args.conv, true, positive_count)?;
     Ok(Grid {
         policies: parse_list("--policy", &args.policy, true, parse_policy)?,
@@ -134,32 +117,12 @@ fn parse_grid(args: &SweepArgs) -> anyhow::Result<Grid> {
         } else {
             convs.into_iter().map(Some).collect()
         },
-        admissions: or_default(
-            parse_list("--admission", &args.admission, true, parse_admission)?,
-            Admission::AdmitAll,
-        ),
-        cloud_procs: or_default(
-            parse_list("--cloud-procs", &args.cloud_procs, false, parse_procs_choice)?,
-            ProcsChoice::Fixed(1),
-        ),
-        runtimes: or_default(
-            parse_list("--cloud-runtime", &args.cloud_runtime, true, parse_runtime)?,
-            RuntimeSpec::WALLTIME,
-        ),
-        slacks: or_default(
-            parse_list("--slack", &args.slack, true, parse_factor)?,
-            defaults::SLACK,
-        ),
-        seeds: or_default(parse_list("--seed", &args.seed, true, seed)?, defaults::SEED),
+        admissions: parse_list("--admission", &args.admission, true, parse_admission)?,
+        cloud_procs: parse_list("--cloud-procs", &args.cloud_procs, false, parse_procs_choice)?,
+        runtimes: parse_list("--cloud-runtime", &args.cloud_runtime, true, parse_runtime)?,
+        slacks: parse_list("--slack", &args.slack, true, parse_factor)?,
+        seeds: parse_list("--seed", &args.seed, true, seed)?,
     })
-}
-
-fn or_default<T>(values: Vec<T>, default: T) -> Vec<T> {
-    if values.is_empty() {
-        vec![default]
-    } else {
-        values
-    }
 }
 
 /// Split every occurrence of `flag` on `;` (and on `,` when `comma_separates`), parse each
@@ -211,21 +174,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     // that a bad trace or area fails before any simulation.
     let mut traces: BTreeMap<Option<u32>, (TraceSpec, LoadedTrace)> = BTreeMap::new();
     for &conv in &grid.convs {
-        let spec = TraceSpec {
-            workload: args.workload.clone(),
-            procs: args.procs,
-            conv,
-            walltime_factor: args.walltime_factor,
-            until: args.until,
-            clip: args.clip,
-            lenient: args.lenient,
-        };
+        let spec = args.trace.spec(conv);
         let trace = load_trace(&spec).with_context(|| match conv {
             Some(conv) => format!("with --conv {conv}"),
             None => "with the whole machine as the area".to_string(),
         })?;
         for choice in &grid.cloud_procs {
-            check_cloud_fits(choice, trace.conv)?;
+            check_cloud_fits(choice, CloudRoom::Area(trace.conv))?;
         }
         traces.insert(conv, (spec, trace));
     }
@@ -351,11 +306,11 @@ fn sweep_json(
     wall_seconds: f64,
 ) -> serde_json::Value {
     serde_json::json!({
-        "workload": args.workload.display().to_string(),
-        "procs": args.procs,
-        "until": args.until,
-        "clip": args.clip.map(ClipTarget::name),
-        "walltime_factor": args.walltime_factor,
+        "workload": args.trace.workload.display().to_string(),
+        "procs": args.trace.procs,
+        "until": args.trace.until,
+        "clip": args.trace.clip.map(ClipTarget::name),
+        "walltime_factor": args.trace.walltime_factor,
         "cloud_interval": args.cloud_interval,
         "cloud_walltime": args.cloud_walltime,
         "lambda": args.tuning.lambda,
@@ -373,9 +328,10 @@ fn sweep_json(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use interstice_swf::inject::ProcsChoice;
 
-    fn count(text: &str) -> Result<u32, String> {
-        text.parse().map_err(|_| format!("{text:?} is not a count"))
+    fn count(text: &str) -> Result<u32, BadValue> {
+        text.parse().map_err(|_| BadValue::Count(text.to_string()))
     }
 
     #[test]

@@ -4,13 +4,12 @@
 //! Everything here is composition: the formats and rules live in `interstice-swf`.
 //! The progress bar goes to stderr and only when stderr is a terminal.
 
-use super::engine_args::parse_factor;
+use super::engine_args::{parse_duration, parse_factor};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use interstice_core::{Job, Time};
-use interstice_swf::inject::{
-    inject_cloud_jobs, parse_duration, InjectOptions, ProcsChoice, RuntimeSpec, SplitMix64,
-};
+use interstice_core::{Job, JobKind, Time};
+use interstice_swf::experiment::{check_cloud_fits, first_injected_id, injection_span, CloudRoom};
+use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec, SplitMix64};
 use interstice_swf::input::{self, Input};
 use interstice_swf::{
     batsim_json, merge_by_submit, write_trace, ExtractOptions, ExtractStats, JobStream, StatsBuilder,
@@ -105,13 +104,13 @@ pub struct InjectArgs {
     #[arg(short, long, value_name = "OUT.json")]
     pub output: PathBuf,
     /// Seconds between two cloud jobs.
-    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    #[arg(long, value_name = "S", value_parser = parse_duration)]
     pub interval: Time,
     /// Processors per cloud job: a count (4), a uniform list (1,2,4) or weights (1:0.5,2:0.3,4:0.2).
     #[arg(long, value_name = "H", value_parser = super::engine_args::parse_procs_choice)]
     pub procs: ProcsChoice,
     /// Walltime of each cloud job, seconds.
-    #[arg(long, value_name = "W", value_parser = parse_seconds)]
+    #[arg(long, value_name = "W", value_parser = parse_duration)]
     pub walltime: Time,
     /// SLO of each cloud job = F × walltime.
     #[arg(long, value_name = "F", value_parser = parse_factor, default_value_t = interstice_swf::defaults::SLACK)]
@@ -154,10 +153,6 @@ pub struct BenchArgs {
     /// Records in the generated trace.
     #[arg(long, default_value_t = 1_000_000)]
     pub records: u64,
-}
-
-fn parse_seconds(text: &str) -> Result<Time, String> {
-    parse_duration(text).ok_or_else(|| format!("{text:?} is not a positive number of seconds"))
 }
 
 /// Run an SWF subcommand.
@@ -313,21 +308,22 @@ fn batsim_nb_res(path: &Path) -> anyhow::Result<Option<u64>> {
 }
 
 fn print_stats(path: &Path, s: &WorkloadStats) -> anyhow::Result<()> {
+    let e = &s.extraction;
     let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v}"));
     outln!("file:               {}", path.display())?;
-    outln!("records:            {}", s.records)?;
-    outln!("jobs:               {}", s.jobs)?;
+    outln!("records:            {}", e.records)?;
+    outln!("jobs:               {}", e.jobs)?;
     outln!(
         "skipped:            {} (no submit {}, run time ≤ 0 {}, processors ≤ 0 {}, too wide {}, out of range {}, \
          repeated job number {}, bad lines {})",
         s.skipped,
-        s.skipped_no_submit,
-        s.skipped_runtime,
-        s.skipped_procs,
-        s.skipped_too_wide,
-        s.skipped_out_of_range,
-        s.skipped_duplicate_id,
-        s.bad_lines
+        e.skipped_no_submit,
+        e.skipped_runtime,
+        e.skipped_procs,
+        e.skipped_too_wide,
+        e.skipped_out_of_range,
+        e.skipped_duplicate_id,
+        e.bad_lines
     )?;
     outln!(
         "machine processors: {} (header {}, widest job {})",
@@ -360,15 +356,15 @@ fn print_stats(path: &Path, s: &WorkloadStats) -> anyhow::Result<()> {
     outln!("run time (s):       {}", dist(&s.runtime))?;
     outln!(
         "no walltime:         {} jobs (no requested time: Batsim walltime -1, planned with the run time)",
-        s.walltime_from_runtime
+        e.walltime_from_runtime
     )?;
-    if s.runtime_from_walltime > 0 {
+    if e.runtime_from_walltime > 0 {
         outln!(
             "run time = walltime: {} jobs (profile without a delay)",
-            s.runtime_from_walltime
+            e.runtime_from_walltime
         )?;
     }
-    for p in &s.problems {
+    for p in &e.problems {
         outln!("problem:            {p}")?;
     }
     Ok(())
@@ -405,31 +401,39 @@ fn inject(args: InjectArgs) -> anyhow::Result<()> {
         seed: args.seed,
     };
     inject.validate()?;
-    let widest = inject.procs.max();
-    if widest > nb_res {
-        bail!("cloud jobs of {widest} processors do not fit the {nb_res}-processor machine (lower --procs)");
-    }
-    let first = workload.jobs.first().map(|j| j.submit);
-    let last = workload.jobs.iter().map(|j| j.submit).max();
-    let from = args.from.map(Time::from_secs_f64).or(first);
-    let to = args.to.map(Time::from_secs_f64).or(last);
+    check_cloud_fits(&inject.procs, CloudRoom::Machine(nb_res))?;
+    let span = injection_span(&workload.jobs);
+    let from = args
+        .from
+        .map(Time::from_secs_f64)
+        .or(span.map(|(first, _)| first));
+    let to = args.to.map(Time::from_secs_f64).or(span.map(|(_, last)| last));
     let (Some(from), Some(to)) = (from, to) else {
-        bail!("the workload has no jobs to take the time span from (pass --from T --to T)");
+        bail!("the workload has no HPC jobs to take the time span from (pass --from T --to T)");
     };
     if to < from {
         bail!("--to {to} is before --from {from}");
     }
-    let first_id = workload.jobs.iter().map(|j| j.id.0 + 1).max().unwrap_or(1);
+    let first_id = first_injected_id(&workload.jobs);
     // Streamed: the cloud jobs are generated while they are written, merged
     // in (submit, id) order with the trace's jobs (already in that order).
-    let n_hpc = workload.jobs.len();
+    let n_hpc = workload
+        .jobs
+        .iter()
+        .filter(|job| job.kind == JobKind::Hpc)
+        .count();
+    let n_earlier = workload.jobs.len() - n_hpc;
     let n_cloud = std::cell::Cell::new(0u64);
     let cloud = inject_cloud_jobs(&inject, from, to, first_id).inspect(|_| n_cloud.set(n_cloud.get() + 1));
     write_json(&args.output, merge_by_submit(workload.jobs, cloud), nb_res)?;
     let n_cloud = n_cloud.get();
     if !args.common.quiet {
         eprintln!(
-            "interstice: wrote {n_hpc} HPC and {n_cloud} cloud jobs on {nb_res} processors to {}",
+            "interstice: wrote {n_hpc} HPC and {n_cloud} cloud jobs{} on {nb_res} processors to {}",
+            match n_earlier {
+                0 => String::new(),
+                n => format!(" (and the workload's {n} cloud jobs)"),
+            },
             args.output.display()
         );
     }

@@ -4,7 +4,7 @@
 //! [`interstice_core::EngineConfig::new`] for the engine's own knobs), never
 //! restate the numbers.
 
-use interstice_core::{EngineConfig, Policy, Time};
+use interstice_core::{Admission, EngineConfig, Policy, Time};
 
 /// Seed of the cloud jobs' random draws (processors, run times).
 pub const SEED: u64 = 1;
@@ -17,6 +17,11 @@ pub const SLACK: f64 = interstice_core::DEFAULT_SLACK;
 /// engine alone allows none, see [`interstice_core::Lifecycle`]).
 pub const MAX_RESUBMISSIONS: u32 = 3;
 
+/// Seconds between two injected cloud jobs where a command has a default
+/// (`batsim --inject-cloud`, `bench replay`; the thesis's setting). `replay`
+/// and `sweep` inject only when given an interval.
+pub const CLOUD_INTERVAL_SECS: f64 = 10.0;
+
 /// Walltime of an injected cloud job, seconds.
 pub const CLOUD_WALLTIME_SECS: f64 = 180.0;
 
@@ -28,6 +33,11 @@ pub const CLOUD_RUNTIME: &str = "walltime";
 
 /// Factor applied to every HPC walltime.
 pub const WALLTIME_FACTOR: f64 = 1.0;
+
+/// The engine's admission mode when none is given.
+pub fn admission() -> Admission {
+    engine_defaults().admission
+}
 
 /// The engine's overbooking risk factor λ when none is given.
 pub fn lambda() -> f64 {

@@ -67,19 +67,9 @@ pub enum WorkloadError {
         /// Processors there.
         limit: u32,
     },
-    /// Injected cloud jobs would not fit in the area.
-    #[error(
-        "--cloud-procs {procs} asks for up to {max} processors but the convergence area has {conv}: \
-         lower --cloud-procs or raise --conv"
-    )]
-    CloudTooWide {
-        /// The processor choice.
-        procs: ProcsChoice,
-        /// Its widest draw.
-        max: u32,
-        /// The area.
-        conv: u32,
-    },
+    /// Injected cloud jobs would not fit where they run.
+    #[error("{0}")]
+    CloudTooWide(CloudTooWide),
     /// The cloud-job options are not usable.
     #[error("bad cloud-job options")]
     Cloud(#[source] SwfError),
@@ -252,7 +242,7 @@ impl CloudSpec {
 
     /// Check that the jobs fit in an area of `conv` processors.
     pub fn check_fits(&self, conv: u32) -> Result<(), WorkloadError> {
-        check_cloud_fits(&self.procs, conv)
+        check_cloud_fits(&self.procs, CloudRoom::Area(conv))
     }
 
     /// The settings as recorded in `summary.json`.
@@ -268,16 +258,72 @@ impl CloudSpec {
     }
 }
 
-/// Check that cloud jobs of `procs` processors fit in an area of `conv`.
-pub fn check_cloud_fits(procs: &ProcsChoice, conv: u32) -> Result<(), WorkloadError> {
-    if procs.max() > conv {
-        return Err(WorkloadError::CloudTooWide {
+/// Where injected cloud jobs must fit, and so which flags size them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloudRoom {
+    /// The convergence area of `replay` and `sweep` (`--conv`); the jobs' width is `--cloud-procs`.
+    Area(u32),
+    /// The machine of `swf inject` (`--machine-procs`); the jobs' width is `--procs`.
+    Machine(u32),
+}
+
+/// Cloud jobs wider than their [`CloudRoom`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CloudTooWide {
+    /// The processor choice.
+    pub procs: ProcsChoice,
+    /// Where they must fit.
+    pub room: CloudRoom,
+}
+
+impl fmt::Display for CloudTooWide {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (procs, max) = (&self.procs, self.procs.max());
+        match self.room {
+            CloudRoom::Area(conv) => write!(
+                f,
+                "--cloud-procs {procs} asks for up to {max} processors but the convergence area has {conv}: \
+                 lower --cloud-procs or raise --conv"
+            ),
+            CloudRoom::Machine(machine) => write!(
+                f,
+                "--procs {procs}: cloud jobs of {max} processors do not fit the {machine}-processor machine: \
+                 lower --procs or raise --machine-procs"
+            ),
+        }
+    }
+}
+
+/// Check that cloud jobs of `procs` processors fit in `room`.
+pub fn check_cloud_fits(procs: &ProcsChoice, room: CloudRoom) -> Result<(), WorkloadError> {
+    let (CloudRoom::Area(limit) | CloudRoom::Machine(limit)) = room;
+    if procs.max() > limit {
+        return Err(WorkloadError::CloudTooWide(CloudTooWide {
             procs: procs.clone(),
-            max: procs.max(),
-            conv,
-        });
+            room,
+        }));
     }
     Ok(())
+}
+
+/// The span cloud jobs are injected over by default: the first and the last
+/// submission of the workload's HPC jobs (`None` without HPC jobs). Cloud jobs
+/// already in the workload (a Batsim JSON from an earlier `swf inject`) do not
+/// stretch it.
+pub fn injection_span(jobs: &[Job]) -> Option<(Time, Time)> {
+    let mut hpc = jobs
+        .iter()
+        .filter(|job| job.kind == JobKind::Hpc)
+        .map(|job| job.submit);
+    let first = hpc.next()?;
+    Some(hpc.fold((first, first), |(lo, hi), submit| {
+        (lo.min(submit), hi.max(submit))
+    }))
+}
+
+/// The id of the first injected cloud job: after every id of the workload.
+pub fn first_injected_id(jobs: &[Job]) -> u64 {
+    jobs.iter().map(|job| job.id.0).max().unwrap_or(0) + 1
 }
 
 /// The trace's jobs plus the cloud jobs of `cloud`, injected over the HPC
@@ -299,12 +345,8 @@ pub fn arrivals(
     let mut injected = None;
     if let Some(cloud) = cloud {
         cloud.check_fits(trace.conv)?;
-        let hpc = jobs.iter().filter(|job| job.kind == JobKind::Hpc);
-        let first = hpc.clone().map(|job| job.submit).min();
-        let last = hpc.map(|job| job.submit).max();
-        if let (Some(first), Some(last)) = (first, last) {
-            let first_id = jobs.iter().map(|job| job.id.0).max().unwrap_or(0) + 1;
-            injected = Some(cloud.jobs(first, last, first_id)?);
+        if let Some((first, last)) = injection_span(&jobs) {
+            injected = Some(cloud.jobs(first, last, first_injected_id(&jobs))?);
         }
     }
     let total = jobs.len() as u64 + injected.as_ref().map_or(0, |cloud| cloud.size_hint().0 as u64);

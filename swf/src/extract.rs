@@ -89,7 +89,7 @@ impl SkipReason {
 }
 
 /// Counts of what extraction kept, skipped and changed.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ExtractStats {
     /// Records (data lines that parsed) seen.
     pub records: u64,

@@ -261,12 +261,6 @@ impl fmt::Display for RuntimeSpec {
     }
 }
 
-/// Positive, finite seconds.
-pub fn parse_duration(s: &str) -> Option<Time> {
-    let v: f64 = s.trim().parse().ok()?;
-    (v.is_finite() && v > 0.0 && v <= Time::MAX_INSTANT_SECS).then(|| Time::from_secs_f64(v))
-}
-
 /// Everything that shapes the injected cloud jobs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InjectOptions {

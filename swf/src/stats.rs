@@ -46,32 +46,11 @@ impl Distribution {
 /// Statistics of a workload, flat so it prints as one JSON object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct WorkloadStats {
-    /// Records read (data lines that parsed, or JSON jobs).
-    pub records: u64,
-    /// Jobs kept.
-    pub jobs: u64,
+    /// What extraction kept, skipped and changed (flattened: one JSON object).
+    #[serde(flatten)]
+    pub extraction: ExtractStats,
     /// Records and lines not turned into jobs, all reasons.
     pub skipped: u64,
-    /// Skipped: unknown submit time.
-    pub skipped_no_submit: u64,
-    /// Skipped: run time ≤ 0 or unknown.
-    pub skipped_runtime: u64,
-    /// Skipped: processors ≤ 0 or unknown.
-    pub skipped_procs: u64,
-    /// Skipped: wider than the machine (lenient mode).
-    pub skipped_too_wide: u64,
-    /// Skipped: a value outside its allowed range (lenient mode).
-    pub skipped_out_of_range: u64,
-    /// Skipped: a repeated job number (lenient mode).
-    pub skipped_duplicate_id: u64,
-    /// Skipped: lines that did not parse (lenient mode).
-    pub bad_lines: u64,
-    /// Jobs whose processors were clipped.
-    pub clipped: u64,
-    /// Jobs whose walltime is their run time (no requested time).
-    pub walltime_from_runtime: u64,
-    /// Jobs whose run time was unknown and set to their walltime.
-    pub runtime_from_walltime: u64,
     /// Machine size used: the header's (or `nb_res`), else the widest job.
     pub max_procs: Option<u64>,
     /// Machine size announced by the header (or `nb_res`).
@@ -90,8 +69,6 @@ pub struct WorkloadStats {
     pub procs: Distribution,
     /// Run time per job, seconds.
     pub runtime: Distribution,
-    /// The first few problems (lenient mode).
-    pub problems: Vec<String>,
 }
 
 /// Accumulates jobs one at a time (the values for the distributions are kept).
@@ -136,19 +113,8 @@ impl StatsBuilder {
             _ => None,
         };
         WorkloadStats {
-            records: extract.records,
-            jobs: extract.jobs,
+            extraction: extract.clone(),
             skipped: extract.skipped(),
-            skipped_no_submit: extract.skipped_no_submit,
-            skipped_runtime: extract.skipped_runtime,
-            skipped_procs: extract.skipped_procs,
-            skipped_too_wide: extract.skipped_too_wide,
-            skipped_out_of_range: extract.skipped_out_of_range,
-            skipped_duplicate_id: extract.skipped_duplicate_id,
-            bad_lines: extract.bad_lines,
-            clipped: extract.clipped,
-            walltime_from_runtime: extract.walltime_from_runtime,
-            runtime_from_walltime: extract.runtime_from_walltime,
             max_procs,
             header_max_procs,
             observed_max_procs: observed,
@@ -158,7 +124,6 @@ impl StatsBuilder {
             utilization,
             procs,
             runtime,
-            problems: extract.problems.clone(),
         }
     }
 }

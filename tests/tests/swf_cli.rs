@@ -301,6 +301,37 @@ fn inject_merges_cloud_jobs() {
         .map(|j| j["subtime"].as_f64().unwrap())
         .collect();
     assert_eq!(cloud, (10..=20).map(|t| f64::from(t) * 10.0).collect::<Vec<_>>());
+    // Injecting into a workload that already has cloud jobs: the default span is
+    // still the HPC jobs' (0 .. 70 s), not stretched by the cloud jobs at 100 .. 200 s.
+    let twice = dir.path().join("twice.json");
+    ok(&[
+        "swf",
+        "inject",
+        p(&again),
+        "-o",
+        p(&twice),
+        "--interval",
+        "10",
+        "--procs",
+        "1",
+        "--walltime",
+        "180",
+    ]);
+    let w = read_json(&twice);
+    let mut cloud: Vec<f64> = w["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["kind"] == "cloud")
+        .map(|j| j["subtime"].as_f64().unwrap())
+        .collect();
+    cloud.sort_by(f64::total_cmp);
+    let mut expected: Vec<f64> = (0..=7).chain(10..=20).map(|t| f64::from(t) * 10.0).collect();
+    expected.sort_by(f64::total_cmp);
+    assert_eq!(
+        cloud, expected,
+        "8 new cloud jobs over the HPC span, the 11 old ones kept"
+    );
 
     // A run-time distribution: drawn per job from the seed, within its bounds.
     let mut a = args(&again, "3");

@@ -352,18 +352,7 @@ impl State {
             qtime: qkey.0,
         });
         let kind = job.kind;
-        self.records.push(JobRecord {
-            job,
-            start: None,
-            end: None,
-            procs: None,
-            end_reason: None,
-            prediction: None,
-            evictions: 0,
-            lost_work: Time::ZERO,
-            rejected: false,
-            counter_offer_slo: None,
-        });
+        self.records.push(JobRecord::new(job));
         match kind {
             JobKind::Hpc => {
                 self.hpc_queue.insert((qkey.0, qkey.1, idx));
