@@ -241,7 +241,7 @@ fn run_platform(args: PlatformArgs) -> anyhow::Result<()> {
         latency: !args.no_latency,
         speed_flops: args.speed * 1e9,
     };
-    let xml = platform_xml(&spec).map_err(anyhow::Error::msg)?;
+    let xml = platform_xml(&spec)?;
     match &args.output {
         Some(path) => {
             std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?

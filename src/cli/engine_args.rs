@@ -81,7 +81,7 @@ impl EngineArgs {
 
     /// The engine config for a machine of `procs` processors, defaults filled in.
     pub fn to_config(&self, procs: u32) -> anyhow::Result<EngineConfig> {
-        self.options().to_config(procs).map_err(anyhow::Error::msg)
+        Ok(self.options().to_config(procs)?)
     }
 }
 

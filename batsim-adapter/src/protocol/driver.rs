@@ -27,9 +27,10 @@
 //! [`JobDescription`] and [`Profile`].
 
 use super::messages::{
-    encode_message, parse_reply, Event, EventKind, FinalState, JobCompleted, JobSubmitted, Message, Outgoing,
-    Reply, SimulationBegins,
+    encode_message, parse_reply, Event, EventKind, FinalState, JobCompleted, JobSubmitted, Message,
+    MessageError, Outgoing, Reply, SimulationBegins,
 };
+use interstice_core::procset::ParseProcSetError;
 use interstice_core::{ProcSet, Time};
 use interstice_swf::{JobDescription, JobFieldError, Profile};
 use serde_json::{json, Map, Value};
@@ -80,7 +81,7 @@ pub enum DriverError {
         /// The file.
         path: String,
         /// What is wrong.
-        problem: String,
+        problem: WorkloadError,
     },
     /// A ZeroMQ call failed.
     #[error("ZeroMQ error while {action}: {error}")]
@@ -106,18 +107,251 @@ pub enum DriverError {
         /// Its time.
         now: f64,
         /// What is wrong.
-        problem: String,
+        problem: ReplyError,
         /// The reply's first bytes.
         excerpt: String,
     },
-    /// Nothing can happen any more but the simulation is not over.
-    #[error("deadlock at t = {now}: {problem}")]
+    /// Nothing is running and no call is pending, but jobs still wait for a decision.
+    #[error(
+        "deadlock at t = {now}: nothing is running and no call is pending, but jobs are still waiting (e.g. \
+         {waiting:?})"
+    )]
     Deadlock {
         /// When.
         now: f64,
-        /// What is stuck.
-        problem: String,
+        /// Some of the waiting jobs (at most 5).
+        waiting: Vec<String>,
     },
+    /// Every job is done, but with dynamic jobs Batsim waits for `registration_finished`.
+    #[error(
+        "deadlock at t = {now}: every job is done but the scheduler never sent NOTIFY registration_finished \
+         (Batsim would wait forever)"
+    )]
+    NoRegistrationFinished {
+        /// When.
+        now: f64,
+    },
+}
+
+/// What is wrong with a workload file (the `problem` of [`DriverError::Workload`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorkloadError {
+    /// The file cannot be read.
+    #[error("cannot read: {0}")]
+    Read(std::io::Error),
+    /// The file is not JSON.
+    #[error("not valid JSON ({0})")]
+    NotJson(serde_json::Error),
+    /// `nb_res` is missing or not a resource count.
+    #[error("nb_res: expected a number of resources")]
+    NbRes,
+    /// `jobs` is missing or not an array.
+    #[error("jobs: expected an array")]
+    Jobs,
+    /// `jobs[i]` is not an object.
+    #[error("jobs[{0}]: expected an object")]
+    JobNotObject(usize),
+    /// `jobs[i].id` is neither a string nor a number.
+    #[error("jobs[{0}].id: expected a string or a number")]
+    JobId(usize),
+    /// A field of `jobs[i]` cannot be used.
+    #[error("jobs[{index}]: {error}")]
+    JobField {
+        /// Index in `jobs`.
+        index: usize,
+        /// The field and what is wrong with it.
+        error: JobFieldError,
+    },
+    /// `jobs[i].subtime` is missing, negative or not finite.
+    #[error("jobs[{0}].subtime: expected a non-negative number")]
+    Subtime(usize),
+    /// `jobs[i].res` is missing or not a resource count.
+    #[error("jobs[{0}].res: expected a number of resources")]
+    Res(usize),
+    /// `jobs[i].profile` names no profile of the file.
+    #[error("jobs[{index}].profile: no profile named {profile:?}")]
+    NoProfile {
+        /// Index in `jobs`.
+        index: usize,
+        /// The profile's name.
+        profile: String,
+    },
+    /// A job's profile cannot be run.
+    #[error("job {job}: {error}")]
+    Profile {
+        /// The job's full id.
+        job: String,
+        /// What is wrong with its profile.
+        error: ProfileError,
+    },
+    /// Two jobs have the same full id.
+    #[error("job id {0} twice")]
+    DuplicateJob(String),
+}
+
+/// Why the tiny Batsim cannot run a profile.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProfileError {
+    /// The workload has no profile of that name.
+    #[error("unknown profile {profile:?} in workload {workload:?}")]
+    Unknown {
+        /// The profile's name.
+        profile: String,
+        /// The workload's name.
+        workload: String,
+    },
+    /// A `delay` profile without a usable delay (the profile's name).
+    #[error("profile {0:?}: delay must be a non-negative number")]
+    Delay(String),
+    /// A `parallel_homogeneous` profile without a usable `cpu` (the profile's name).
+    #[error("profile {0:?}: cpu must be a non-negative number")]
+    Cpu(String),
+    /// A profile of another type, or not a profile at all (`kind`: `None`).
+    #[error(
+        "profile {profile:?} has type {kind:?}: the driver runs delay and parallel_homogeneous profiles"
+    )]
+    Unsupported {
+        /// The profile's name.
+        profile: String,
+        /// Its `type`.
+        kind: Option<String>,
+    },
+}
+
+/// What is wrong with a scheduler's reply (the `problem` of [`DriverError::BadReply`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplyError {
+    /// Not a well-formed reply.
+    #[error("{0}")]
+    Malformed(MessageError),
+    /// The answer to `SIMULATION_ENDS` has events.
+    #[error("the reply to SIMULATION_ENDS must have no events")]
+    EventsAtEnd,
+    /// The reply's `now` is before the message's.
+    #[error("`now` {now} is before Batsim's now {batsim_now}")]
+    NowInPast {
+        /// The reply's `now`.
+        now: f64,
+        /// The message's.
+        batsim_now: Time,
+    },
+    /// An event after the reply's `now`.
+    #[error("events[{index}]: timestamp {at} is after the reply's now {now}")]
+    AfterNow {
+        /// Index in `events`.
+        index: usize,
+        /// Its timestamp.
+        at: Time,
+        /// The reply's `now`.
+        now: Time,
+    },
+    /// `events[i]` is earlier than the event before it.
+    #[error("events[{0}]: timestamps are not in ascending order")]
+    NotAscending(usize),
+    /// One event cannot be carried out.
+    #[error("events[{index}] ({event_type}): {problem}")]
+    Event {
+        /// Index in `events`.
+        index: usize,
+        /// The event's type.
+        event_type: &'static str,
+        /// What is wrong (boxed, to keep `DriverError` small).
+        problem: Box<EventError>,
+    },
+}
+
+/// Why the tiny Batsim cannot carry out one event of a reply.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EventError {
+    /// An allocation that is not a resource set.
+    #[error("alloc {alloc:?}: {error}")]
+    Alloc {
+        /// The allocation as sent.
+        alloc: String,
+        /// Why it does not parse.
+        error: ParseProcSetError,
+    },
+    /// No job has this id.
+    #[error("unknown job {0}")]
+    UnknownJob(String),
+    /// Executing or rejecting a job that is not waiting.
+    #[error("job {job} is not waiting (state {state:?})")]
+    NotWaiting {
+        /// The job.
+        job: String,
+        /// Its state.
+        state: JobState,
+    },
+    /// Killing a job that is neither running nor done.
+    #[error("job {job} is not running (state {state:?})")]
+    NotRunning {
+        /// The job.
+        job: String,
+        /// Its state.
+        state: JobState,
+    },
+    /// An allocation of another size than the job's `res`.
+    #[error("job {job} needs {res} resources, alloc {alloc:?} has {size}")]
+    AllocSize {
+        /// The job.
+        job: String,
+        /// Its `res`.
+        res: u32,
+        /// The allocation as sent.
+        alloc: String,
+        /// The allocation's size.
+        size: u32,
+    },
+    /// An allocation beyond the platform.
+    #[error("resource {resource} does not exist (the platform has {nb_res})")]
+    NoSuchResource {
+        /// The resource.
+        resource: u32,
+        /// The platform's resources.
+        nb_res: u32,
+    },
+    /// An allocation on a resource another job uses.
+    #[error("resource {resource} is already used by job {job} (double booking)")]
+    DoubleBooking {
+        /// The resource.
+        resource: u32,
+        /// The job using it.
+        job: String,
+    },
+    /// A `CALL_ME_LATER` before `now`.
+    #[error("asks to be called at {0}, in the past")]
+    CallInPast(Time),
+    /// A registration while Batsim runs without dynamic jobs.
+    #[error("dynamic jobs are disabled (Batsim's --enable-dynamic-jobs)")]
+    DynamicJobsDisabled,
+    /// A registration after `registration_finished`.
+    #[error("registration_finished was already notified")]
+    RegistrationFinished,
+    /// A registered job's id without a workload.
+    #[error("job id {0:?} is not WORKLOAD!NAME")]
+    NotWorkloadName(String),
+    /// A registered job's id that is taken.
+    #[error("job id {0} is already used")]
+    IdUsed(String),
+    /// A registered job whose `job` is not an object.
+    #[error("missing job object")]
+    NoJobObject,
+    /// A registered job's field cannot be used.
+    #[error("{0}")]
+    JobField(JobFieldError),
+    /// A registered job's `res` is not a resource count.
+    #[error("job.res: expected a number of resources, found {0}")]
+    Res(f64),
+    /// A registered job's profile cannot be run.
+    #[error("{0}")]
+    Profile(ProfileError),
+    /// A `NOTIFY` of another type than `registration_finished` or `continue_registration`.
+    #[error("unknown notification {0:?}")]
+    UnknownNotification(String),
 }
 
 impl Workload {
@@ -126,23 +360,23 @@ impl Workload {
         let display = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| DriverError::Workload {
             path: display.clone(),
-            problem: format!("cannot read: {e}"),
+            problem: WorkloadError::Read(e),
         })?;
         Workload::from_json(&text, name, &display)
     }
 
     /// Parse a Batsim workload (`{"nb_res", "jobs", "profiles"}`).
     pub fn from_json(text: &str, name: &str, path: &str) -> Result<Workload, DriverError> {
-        let bad = |problem: String| DriverError::Workload {
+        let bad = |problem| DriverError::Workload {
             path: path.to_string(),
             problem,
         };
-        let value: Value = serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON ({e})")))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| bad(WorkloadError::NotJson(e)))?;
         let nb_res = value
             .get("nb_res")
             .and_then(Value::as_u64)
             .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| bad("nb_res: expected a number of resources".into()))?;
+            .ok_or_else(|| bad(WorkloadError::NbRes))?;
         let profiles = value
             .get("profiles")
             .and_then(Value::as_object)
@@ -151,36 +385,36 @@ impl Workload {
         let jobs_value = value
             .get("jobs")
             .and_then(Value::as_array)
-            .ok_or_else(|| bad("jobs: expected an array".into()))?;
+            .ok_or_else(|| bad(WorkloadError::Jobs))?;
         let mut jobs = Vec::with_capacity(jobs_value.len());
         for (idx, job) in jobs_value.iter().enumerate() {
             let obj = job
                 .as_object()
-                .ok_or_else(|| bad(format!("jobs[{idx}]: expected an object")))?;
+                .ok_or_else(|| bad(WorkloadError::JobNotObject(idx)))?;
             let raw_id = match obj.get("id") {
                 Some(Value::String(s)) => s.clone(),
                 Some(Value::Number(n)) => n.to_string(),
-                _ => return Err(bad(format!("jobs[{idx}].id: expected a string or a number"))),
+                _ => return Err(bad(WorkloadError::JobId(idx))),
             };
             let id = if raw_id.contains('!') {
                 raw_id
             } else {
                 format!("{name}!{raw_id}")
             };
-            let job_error = |e: JobFieldError| bad(format!("jobs[{idx}]: {e}"));
-            let description = JobDescription::from_object(obj).map_err(job_error)?;
+            let description = JobDescription::from_object(obj)
+                .map_err(|error| bad(WorkloadError::JobField { index: idx, error }))?;
             let subtime = description
                 .subtime
                 .filter(|t| t.is_finite() && *t >= 0.0)
-                .ok_or_else(|| bad(format!("jobs[{idx}].subtime: expected a non-negative number")))?;
+                .ok_or_else(|| bad(WorkloadError::Subtime(idx)))?;
             let walltime = description.walltime_secs().map(Time::from_secs_f64);
             let res = description
                 .procs()
                 .and_then(|n| u32::try_from(n).ok())
-                .ok_or_else(|| bad(format!("jobs[{idx}].res: expected a number of resources")))?;
+                .ok_or_else(|| bad(WorkloadError::Res(idx)))?;
             let profile = description.profile;
             if !profiles.contains_key(&profile) {
-                return Err(bad(format!("jobs[{idx}].profile: no profile named {profile:?}")));
+                return Err(bad(WorkloadError::NoProfile { index: idx, profile }));
             }
             let mut description = obj.clone();
             description.insert("id".into(), json!(id));
@@ -275,17 +509,27 @@ pub struct DriverReport {
     pub replies: Vec<Value>,
 }
 
+/// Where a job is in the tiny Batsim (errors about a job in the wrong state show it).
 #[derive(Clone, Debug, PartialEq)]
-enum JobState {
+pub enum JobState {
+    /// Its `subtime` has not come.
     NotSubmitted,
+    /// Submitted (or registered), waiting for the scheduler's decision.
     Submitted,
+    /// Executing.
     Running {
+        /// Start.
         start: Time,
+        /// When it ends (its run time or its walltime).
         end: Time,
+        /// Its resources.
         alloc: ProcSet,
+        /// The final state it ends with.
         state: &'static str,
     },
+    /// Ended or killed.
     Done,
+    /// Rejected by the scheduler.
     Rejected,
 }
 
@@ -390,9 +634,12 @@ fn run(
     for job in &workload.jobs {
         let (runtime, kind) =
             sim.runtime(&workload.name, &job.profile)
-                .map_err(|problem| DriverError::Workload {
+                .map_err(|error| DriverError::Workload {
                     path: workload.path.clone(),
-                    problem: format!("job {}: {problem}", job.id),
+                    problem: WorkloadError::Profile {
+                        job: job.id.clone(),
+                        error,
+                    },
                 })?;
         let previous = sim.jobs.insert(
             job.id.clone(),
@@ -409,7 +656,7 @@ fn run(
         if previous.is_some() {
             return Err(DriverError::Workload {
                 path: workload.path.clone(),
-                problem: format!("job id {} twice", job.id),
+                problem: WorkloadError::DuplicateJob(job.id.clone()),
             });
         }
         sim.static_order.push(job.id.clone());
@@ -461,12 +708,8 @@ fn run(
         let Some(t) = sim.next_time() else {
             if sim.all_done() {
                 if sim.config.dynamic_jobs && !sim.registration_finished {
-                    return Err(DriverError::Deadlock {
+                    return Err(DriverError::NoRegistrationFinished {
                         now: sim.now.as_secs_f64(),
-                        problem:
-                            "every job is done but the scheduler never sent NOTIFY registration_finished \
-                                  (Batsim would wait forever)"
-                                .into(),
                     });
                 }
                 let ends = Event {
@@ -475,23 +718,21 @@ fn run(
                 };
                 let events = sim.exchange(&socket, vec![ends])?;
                 if events > 0 {
-                    return Err(sim.bad_reply("the reply to SIMULATION_ENDS must have no events".into(), ""));
+                    return Err(sim.bad_reply(ReplyError::EventsAtEnd, ""));
                 }
                 sim.report.end_time = sim.now;
                 return Ok(sim.report);
             }
-            let waiting: Vec<&String> = sim
+            let waiting = sim
                 .jobs
                 .iter()
                 .filter(|(_, j)| j.state == JobState::Submitted)
-                .map(|(id, _)| id)
+                .map(|(id, _)| id.clone())
                 .take(5)
                 .collect();
             return Err(DriverError::Deadlock {
                 now: sim.now.as_secs_f64(),
-                problem: format!(
-                    "nothing is running and no call is pending, but jobs are still waiting (e.g. {waiting:?})"
-                ),
+                waiting,
             });
         };
         sim.now = sim.now.max(t);
@@ -503,30 +744,38 @@ fn run(
 /// The run time and run kind of a Batsim profile (`profile_name` only names
 /// it in errors): a `delay` profile's delay, or a `parallel_homogeneous`
 /// profile's `cpu / host_speed` seconds (communication ignored).
-pub fn profile_run(profile_name: &str, profile: &Value, host_speed: f64) -> Result<(Time, RunKind), String> {
+pub fn profile_run(
+    profile_name: &str,
+    profile: &Value,
+    host_speed: f64,
+) -> Result<(Time, RunKind), ProfileError> {
     let profile = Profile::from_value(profile);
     match profile.as_ref().map(|p| p.kind.as_str()) {
         Some("delay") => profile
             .and_then(|p| p.delay_secs())
             .map(|delay| (Time::from_secs_f64(delay), RunKind::Delay))
-            .ok_or_else(|| format!("profile {profile_name:?}: delay must be a non-negative number")),
+            .ok_or_else(|| ProfileError::Delay(profile_name.to_string())),
         Some("parallel_homogeneous") => profile
             .and_then(|p| p.cpu_flops())
             .map(|cpu| (Time::from_secs_f64(cpu / host_speed), RunKind::ParallelTask))
-            .ok_or_else(|| format!("profile {profile_name:?}: cpu must be a non-negative number")),
-        other => Err(format!(
-            "profile {profile_name:?} has type {other:?}: the driver runs delay and parallel_homogeneous profiles"
-        )),
+            .ok_or_else(|| ProfileError::Cpu(profile_name.to_string())),
+        other => Err(ProfileError::Unsupported {
+            profile: profile_name.to_string(),
+            kind: other.map(str::to_string),
+        }),
     }
 }
 
 impl Sim<'_> {
-    fn runtime(&self, workload: &str, profile_name: &str) -> Result<(Time, RunKind), String> {
+    fn runtime(&self, workload: &str, profile_name: &str) -> Result<(Time, RunKind), ProfileError> {
         let profile = self
             .profiles
             .get(workload)
             .and_then(|p| p.get(profile_name))
-            .ok_or_else(|| format!("unknown profile {profile_name:?} in workload {workload:?}"))?;
+            .ok_or_else(|| ProfileError::Unknown {
+                profile: profile_name.to_string(),
+                workload: workload.to_string(),
+            })?;
         profile_run(profile_name, profile, self.config.host_speed)
     }
 
@@ -660,7 +909,7 @@ impl Sim<'_> {
         events
     }
 
-    fn bad_reply(&self, problem: String, reply: &str) -> DriverError {
+    fn bad_reply(&self, problem: ReplyError, reply: &str) -> DriverError {
         DriverError::BadReply {
             seq: self.report.messages.saturating_sub(1),
             now: self.now.as_secs_f64(),
@@ -698,7 +947,7 @@ impl Sim<'_> {
             }
         };
         let text = String::from_utf8_lossy(&reply).into_owned();
-        let parsed = parse_reply(&reply).map_err(|e| self.bad_reply(e.to_string(), &text))?;
+        let parsed = parse_reply(&reply).map_err(|e| self.bad_reply(ReplyError::Malformed(e), &text))?;
         let count = self
             .apply_reply(&parsed)
             .map_err(|problem| self.bad_reply(problem, &text))?;
@@ -710,68 +959,87 @@ impl Sim<'_> {
         Ok(count)
     }
 
-    fn apply_reply(&mut self, reply: &Reply) -> Result<usize, String> {
+    fn apply_reply(&mut self, reply: &Reply) -> Result<usize, ReplyError> {
         let reply_now = Time::from_secs_f64(reply.now);
         if reply_now < self.now {
-            return Err(format!("`now` {} is before Batsim's now {}", reply.now, self.now));
+            return Err(ReplyError::NowInPast {
+                now: reply.now,
+                batsim_now: self.now,
+            });
         }
         self.now = reply_now;
         let mut last = Time::ZERO;
         for (idx, (timestamp, event)) in reply.events.iter().enumerate() {
             let at = Time::from_secs_f64(*timestamp);
             if at > reply_now {
-                return Err(format!(
-                    "events[{idx}]: timestamp {at} is after the reply's now {reply_now}"
-                ));
+                return Err(ReplyError::AfterNow {
+                    index: idx,
+                    at,
+                    now: reply_now,
+                });
             }
             if at < last {
-                return Err(format!("events[{idx}]: timestamps are not in ascending order"));
+                return Err(ReplyError::NotAscending(idx));
             }
             last = at;
-            self.apply_event(event)
-                .map_err(|problem| format!("events[{idx}] ({}): {problem}", event.type_name()))?;
+            self.apply_event(event).map_err(|problem| ReplyError::Event {
+                index: idx,
+                event_type: event.type_name(),
+                problem: Box::new(problem),
+            })?;
         }
         Ok(reply.events.len())
     }
 
     /// The job `id`, which must be submitted and waiting.
-    fn waiting_job<'j>(jobs: &'j mut HashMap<String, SimJob>, id: &str) -> Result<&'j mut SimJob, String> {
-        let job = jobs.get_mut(id).ok_or_else(|| format!("unknown job {id}"))?;
+    fn waiting_job<'j>(
+        jobs: &'j mut HashMap<String, SimJob>,
+        id: &str,
+    ) -> Result<&'j mut SimJob, EventError> {
+        let job = jobs
+            .get_mut(id)
+            .ok_or_else(|| EventError::UnknownJob(id.to_string()))?;
         if job.state != JobState::Submitted {
-            return Err(format!("job {id} is not waiting (state {:?})", job.state));
+            return Err(EventError::NotWaiting {
+                job: id.to_string(),
+                state: job.state.clone(),
+            });
         }
         Ok(job)
     }
 
-    fn apply_event(&mut self, event: &Outgoing) -> Result<(), String> {
+    fn apply_event(&mut self, event: &Outgoing) -> Result<(), EventError> {
         let now = self.now;
         match event {
             Outgoing::ExecuteJob { job_id, alloc } => {
                 let id = job_id.clone();
                 let alloc_text = alloc.as_str();
-                let alloc: ProcSet = alloc_text
-                    .parse()
-                    .map_err(|e| format!("alloc {alloc_text:?}: {e}"))?;
+                let alloc: ProcSet = alloc_text.parse().map_err(|error| EventError::Alloc {
+                    alloc: alloc_text.to_string(),
+                    error,
+                })?;
                 let job = Self::waiting_job(&mut self.jobs, &id)?;
                 if alloc.len() != job.res {
-                    return Err(format!(
-                        "job {id} needs {} resources, alloc {alloc_text:?} has {}",
-                        job.res,
-                        alloc.len()
-                    ));
+                    return Err(EventError::AllocSize {
+                        job: id,
+                        res: job.res,
+                        alloc: alloc_text.to_string(),
+                        size: alloc.len(),
+                    });
                 }
                 for p in alloc.iter() {
                     match self.busy.get(p as usize) {
                         None => {
-                            return Err(format!(
-                                "resource {p} does not exist (the platform has {})",
-                                self.nb_res
-                            ))
+                            return Err(EventError::NoSuchResource {
+                                resource: p,
+                                nb_res: self.nb_res,
+                            })
                         }
                         Some(Some(other)) => {
-                            return Err(format!(
-                                "resource {p} is already used by job {other} (double booking)"
-                            ))
+                            return Err(EventError::DoubleBooking {
+                                resource: p,
+                                job: other.clone(),
+                            })
                         }
                         Some(None) => {}
                     }
@@ -801,7 +1069,7 @@ impl Sim<'_> {
                     let job = self
                         .jobs
                         .get_mut(&id)
-                        .ok_or_else(|| format!("unknown job {id}"))?;
+                        .ok_or_else(|| EventError::UnknownJob(id.clone()))?;
                     match std::mem::replace(&mut job.state, JobState::Done) {
                         JobState::Running { start, alloc, .. } => {
                             self.to_free.push(alloc.clone());
@@ -816,7 +1084,12 @@ impl Sim<'_> {
                             });
                         }
                         JobState::Done => {}
-                        other => return Err(format!("job {id} is not running (state {other:?})")),
+                        other => {
+                            return Err(EventError::NotRunning {
+                                job: id,
+                                state: other,
+                            })
+                        }
                     }
                     killed.push(id);
                 }
@@ -828,7 +1101,7 @@ impl Sim<'_> {
             Outgoing::CallMeLater { at } => {
                 let at = Time::from_secs_f64(*at);
                 if at < now {
-                    return Err(format!("asks to be called at {at}, in the past"));
+                    return Err(EventError::CallInPast(at));
                 }
                 self.calls.insert(at);
             }
@@ -838,7 +1111,7 @@ impl Sim<'_> {
                 profile,
             } => {
                 if !self.config.dynamic_jobs {
-                    return Err("dynamic jobs are disabled (Batsim's --enable-dynamic-jobs)".into());
+                    return Err(EventError::DynamicJobsDisabled);
                 }
                 self.profiles
                     .entry(workload_name.clone())
@@ -847,27 +1120,27 @@ impl Sim<'_> {
             }
             Outgoing::RegisterJob { job_id, job } => {
                 if !self.config.dynamic_jobs {
-                    return Err("dynamic jobs are disabled (Batsim's --enable-dynamic-jobs)".into());
+                    return Err(EventError::DynamicJobsDisabled);
                 }
                 if self.registration_finished {
-                    return Err("registration_finished was already notified".into());
+                    return Err(EventError::RegistrationFinished);
                 }
                 let id = job_id.clone();
                 let (workload, _) = id
                     .split_once('!')
-                    .ok_or_else(|| format!("job id {id:?} is not WORKLOAD!NAME"))?;
+                    .ok_or_else(|| EventError::NotWorkloadName(id.clone()))?;
                 if self.jobs.contains_key(&id) {
-                    return Err(format!("job id {id} is already used"));
+                    return Err(EventError::IdUsed(id));
                 }
-                let job = job.as_object().ok_or("missing job object")?;
-                let parsed = JobDescription::from_object(job).map_err(|e| e.to_string())?;
+                let job = job.as_object().ok_or(EventError::NoJobObject)?;
+                let parsed = JobDescription::from_object(job).map_err(EventError::JobField)?;
                 let res = parsed
                     .procs()
                     .and_then(|n| u32::try_from(n).ok())
-                    .ok_or_else(|| {
-                        format!("job.res: expected a number of resources, found {}", parsed.res)
-                    })?;
-                let (runtime, kind) = self.runtime(workload, &parsed.profile)?;
+                    .ok_or(EventError::Res(parsed.res))?;
+                let (runtime, kind) = self
+                    .runtime(workload, &parsed.profile)
+                    .map_err(EventError::Profile)?;
                 let walltime = parsed.walltime_secs().map(Time::from_secs_f64);
                 let mut description = job.clone();
                 description.insert("subtime".into(), json!(now.as_secs_f64()));
@@ -897,7 +1170,7 @@ impl Sim<'_> {
             Outgoing::Notify { notify_type } => match notify_type.as_str() {
                 "registration_finished" => self.registration_finished = true,
                 "continue_registration" => self.registration_finished = false,
-                other => return Err(format!("unknown notification {other:?}")),
+                other => return Err(EventError::UnknownNotification(other.to_string())),
             },
         }
         Ok(())

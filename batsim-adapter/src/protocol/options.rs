@@ -32,68 +32,97 @@ pub const DEFAULT_MAX_RESUBMISSIONS: u32 = interstice_swf::defaults::MAX_RESUBMI
 
 const SCHED_CONFIG_KEYS: &str = "policy, conv, admission, lambda, tau, max_resubmissions, max_time_in_system";
 
+/// Why engine options cannot be read from `sched-config` or made into an engine config.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionsError {
+    /// `sched-config` is not JSON.
+    #[error("sched-config is not valid JSON ({0}): expected an object such as {{\"policy\": \"easy\"}}")]
+    NotJson(serde_json::Error),
+    /// `sched-config` is JSON but not an object.
+    #[error("sched-config must be a JSON object with keys {keys}", keys = SCHED_CONFIG_KEYS)]
+    NotAnObject,
+    /// A key that is not an engine option.
+    #[error("sched-config has an unknown key {key:?}: expected {keys}", keys = SCHED_CONFIG_KEYS)]
+    UnknownKey {
+        /// The key as written.
+        key: String,
+    },
+    /// A key's value is of the wrong JSON type or out of range.
+    #[error("sched-config key {key:?}: expected {expected}, found {found}")]
+    WrongType {
+        /// The key as written.
+        key: String,
+        /// What it should hold.
+        expected: &'static str,
+        /// The value found.
+        found: Value,
+    },
+    /// A policy or admission name that does not exist.
+    #[error("sched-config key {key:?}: {problem}")]
+    UnknownName {
+        /// The key as written.
+        key: String,
+        /// The engine's explanation, with the names it knows.
+        problem: String,
+    },
+    /// No source gave a policy.
+    #[error("no scheduling policy: pass --policy or put {{\"policy\": …}} in Batsim's --sched-cfg")]
+    NoPolicy,
+    /// The convergence area is empty or wider than the platform.
+    #[error("the convergence area has {conv} processors but the platform has {procs}: expected 1..={procs}")]
+    ConvOutOfRange {
+        /// The area's processors.
+        conv: u32,
+        /// The platform's processors.
+        procs: u32,
+    },
+    /// The maximum time in the system is negative, infinite or NaN.
+    #[error("max time in system {0} is not a non-negative number of seconds")]
+    MaxTimeInSystem(f64),
+}
+
 impl EngineOptions {
     /// Parse Batsim's `sched-config` string: a JSON object with any of the keys
     /// `policy`, `conv`, `admission`, `lambda`, `tau`, `max_resubmissions`,
     /// `max_time_in_system` (seconds); `-` and `_` are interchangeable. An
     /// empty string gives no options.
-    pub fn from_sched_config(text: &str) -> Result<EngineOptions, String> {
+    pub fn from_sched_config(text: &str) -> Result<EngineOptions, OptionsError> {
         let mut options = EngineOptions::default();
         if text.trim().is_empty() {
             return Ok(options);
         }
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            format!(
-                "sched-config is not valid JSON ({e}): expected an object such as {{\"policy\": \"easy\"}}"
-            )
-        })?;
-        let obj = value
-            .as_object()
-            .ok_or_else(|| format!("sched-config must be a JSON object with keys {SCHED_CONFIG_KEYS}"))?;
+        let value: Value = serde_json::from_str(text).map_err(OptionsError::NotJson)?;
+        let obj = value.as_object().ok_or(OptionsError::NotAnObject)?;
         for (key, value) in obj {
-            let name = key.replace('-', "_");
-            let bad =
-                |expected: &str| format!("sched-config key {key:?}: expected {expected}, found {value}");
-            match name.as_str() {
-                "policy" => {
-                    let text = value.as_str().ok_or_else(|| bad("a policy name"))?;
-                    options.policy = Some(
-                        text.parse()
-                            .map_err(|e| format!("sched-config key {key:?}: {e}"))?,
-                    );
-                }
+            let wrong_type = |expected: &'static str| OptionsError::WrongType {
+                key: key.clone(),
+                expected,
+                found: value.clone(),
+            };
+            let count = |expected| {
+                value
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| wrong_type(expected))
+            };
+            let number = |expected| value.as_f64().ok_or_else(|| wrong_type(expected));
+            let name = |expected| value.as_str().ok_or_else(|| wrong_type(expected));
+            let unknown_name = |problem| OptionsError::UnknownName {
+                key: key.clone(),
+                problem,
+            };
+            match key.replace('-', "_").as_str() {
+                "policy" => options.policy = Some(name("a policy name")?.parse().map_err(unknown_name)?),
                 "admission" => {
-                    let text = value.as_str().ok_or_else(|| bad("an admission mode"))?;
-                    options.admission = Some(
-                        text.parse()
-                            .map_err(|e| format!("sched-config key {key:?}: {e}"))?,
-                    );
+                    options.admission = Some(name("an admission mode")?.parse().map_err(unknown_name)?)
                 }
-                "conv" => {
-                    let n = value
-                        .as_u64()
-                        .and_then(|n| u32::try_from(n).ok())
-                        .ok_or_else(|| bad("a processor count"))?;
-                    options.conv = Some(n);
-                }
-                "max_resubmissions" => {
-                    let n = value
-                        .as_u64()
-                        .and_then(|n| u32::try_from(n).ok())
-                        .ok_or_else(|| bad("a count"))?;
-                    options.max_resubmissions = Some(n);
-                }
-                "lambda" => options.lambda = Some(value.as_f64().ok_or_else(|| bad("a number"))?),
-                "tau" => options.tau = Some(value.as_f64().ok_or_else(|| bad("a number"))?),
-                "max_time_in_system" => {
-                    options.max_time_in_system =
-                        Some(value.as_f64().ok_or_else(|| bad("a number of seconds"))?)
-                }
-                _ => {
-                    return Err(format!(
-                        "sched-config has an unknown key {key:?}: expected {SCHED_CONFIG_KEYS}"
-                    ))
-                }
+                "conv" => options.conv = Some(count("a processor count")?),
+                "max_resubmissions" => options.max_resubmissions = Some(count("a count")?),
+                "lambda" => options.lambda = Some(number("a number")?),
+                "tau" => options.tau = Some(number("a number")?),
+                "max_time_in_system" => options.max_time_in_system = Some(number("a number of seconds")?),
+                _ => return Err(OptionsError::UnknownKey { key: key.clone() }),
             }
         }
         Ok(options)
@@ -113,17 +142,12 @@ impl EngineOptions {
     }
 
     /// The engine config for a platform of `procs` processors.
-    pub fn to_config(&self, procs: u32) -> Result<EngineConfig, String> {
-        let policy = self.policy.ok_or_else(|| {
-            "no scheduling policy: pass --policy or put {\"policy\": …} in Batsim's --sched-cfg".to_string()
-        })?;
+    pub fn to_config(&self, procs: u32) -> Result<EngineConfig, OptionsError> {
+        let policy = self.policy.ok_or(OptionsError::NoPolicy)?;
         let mut config = EngineConfig::new(procs, policy);
         if let Some(conv) = self.conv {
             if conv == 0 || conv > procs {
-                return Err(format!(
-                    "the convergence area has {conv} processors but the platform has {procs}: \
-                     expected 1..={procs}"
-                ));
+                return Err(OptionsError::ConvOutOfRange { conv, procs });
             }
             config.conv_procs = conv;
         }
@@ -140,9 +164,7 @@ impl EngineOptions {
             max_resubmissions: self.max_resubmissions.unwrap_or(DEFAULT_MAX_RESUBMISSIONS),
             max_time_in_system: match self.max_time_in_system {
                 Some(secs) if !(secs.is_finite() && secs >= 0.0) => {
-                    return Err(format!(
-                        "max time in system {secs} is not a non-negative number of seconds"
-                    ))
+                    return Err(OptionsError::MaxTimeInSystem(secs))
                 }
                 Some(secs) => Some(Time::from_secs_f64(secs)),
                 None => None,
@@ -220,24 +242,49 @@ mod tests {
 
     #[test]
     fn bad_sched_config_and_missing_policy_are_explained() {
-        assert!(EngineOptions::from_sched_config("[1]")
-            .unwrap_err()
-            .contains("JSON object"));
-        assert!(EngineOptions::from_sched_config(r#"{"colour": 1}"#)
-            .unwrap_err()
-            .contains("unknown key \"colour\""));
-        assert!(EngineOptions::from_sched_config(r#"{"conv": -1}"#)
-            .unwrap_err()
-            .contains("processor count"));
-        assert!(EngineOptions::default()
-            .to_config(4)
-            .unwrap_err()
-            .contains("--policy"));
+        let message = |text: &str| EngineOptions::from_sched_config(text).unwrap_err().to_string();
+        assert_eq!(
+            message("[1]"),
+            format!("sched-config must be a JSON object with keys {SCHED_CONFIG_KEYS}")
+        );
+        assert_eq!(
+            message(r#"{"colour": 1}"#),
+            format!("sched-config has an unknown key \"colour\": expected {SCHED_CONFIG_KEYS}")
+        );
+        assert_eq!(
+            message(r#"{"conv": -1}"#),
+            "sched-config key \"conv\": expected a processor count, found -1"
+        );
+        assert_eq!(
+            message(r#"{"max-resubmissions": "x"}"#),
+            "sched-config key \"max-resubmissions\": expected a count, found \"x\""
+        );
+        assert_eq!(
+            message(r#"{"policy": "sjf"}"#),
+            "sched-config key \"policy\": unknown policy \"sjf\": expected one of fcfs, easy, conservative, convergence"
+        );
+        assert!(message("{").starts_with("sched-config is not valid JSON ("));
+        assert_eq!(
+            EngineOptions::default().to_config(4).unwrap_err().to_string(),
+            "no scheduling policy: pass --policy or put {\"policy\": …} in Batsim's --sched-cfg"
+        );
         let too_wide = EngineOptions {
             policy: Some(Policy::Fcfs),
             conv: Some(9),
             ..EngineOptions::default()
         };
-        assert!(too_wide.to_config(8).unwrap_err().contains("1..=8"));
+        assert_eq!(
+            too_wide.to_config(8).unwrap_err().to_string(),
+            "the convergence area has 9 processors but the platform has 8: expected 1..=8"
+        );
+        let forever = EngineOptions {
+            policy: Some(Policy::Fcfs),
+            max_time_in_system: Some(-1.0),
+            ..EngineOptions::default()
+        };
+        assert_eq!(
+            forever.to_config(8).unwrap_err().to_string(),
+            "max time in system -1 is not a non-negative number of seconds"
+        );
     }
 }

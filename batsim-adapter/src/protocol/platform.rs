@@ -44,13 +44,25 @@ fn speed_text(flops: f64) -> String {
     }
 }
 
+/// Why a [`PlatformSpec`] makes no platform.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlatformError {
+    /// `hosts` is 0.
+    #[error("a platform needs at least one host: pass --hosts N with N >= 1")]
+    NoHosts,
+    /// The host speed is zero, negative, infinite or NaN.
+    #[error("host speed {0} flop/s must be positive")]
+    Speed(f64),
+}
+
 /// The platform XML (SimGrid DTD 4.1).
-pub fn platform_xml(spec: &PlatformSpec) -> Result<String, String> {
+pub fn platform_xml(spec: &PlatformSpec) -> Result<String, PlatformError> {
     if spec.hosts == 0 {
-        return Err("a platform needs at least one host: pass --hosts N with N >= 1".into());
+        return Err(PlatformError::NoHosts);
     }
     if !(spec.speed_flops.is_finite() && spec.speed_flops > 0.0) {
-        return Err(format!("host speed {} flop/s must be positive", spec.speed_flops));
+        return Err(PlatformError::Speed(spec.speed_flops));
     }
     let (lat, bb_lat, backbone_lat) = if spec.latency {
         ("50us", "500us", "500us")

@@ -52,12 +52,13 @@
 use super::messages::{
     EventKind, FinalState, JobCompleted, JobSubmitted, Message, Outgoing, SimulationBegins,
 };
-use super::options::{CloudInjection, EngineOptions};
+use super::options::{CloudInjection, EngineOptions, OptionsError};
 use crate::output::{self, BatsimNames, Naming, OutputError};
 use interstice_core::{
-    Decision, Driver, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, ProcSet, Summary, Time,
+    Decision, Driver, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, Livelock, ProcSet,
+    Summary, Time,
 };
-use interstice_swf::{CloudJobs, JobDescription, Profile};
+use interstice_swf::{CloudJobs, JobDescription, JobFieldError, Profile, SwfError};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -80,9 +81,48 @@ pub struct AdapterConfig {
 }
 
 /// Why a message could not be handled.
+///
+/// No error of this module has a [`source`](std::error::Error::source): each
+/// message says the whole cause, as it is shown inside
+/// [`ServerError`](super::ServerError)'s message.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SessionError {
+    /// A message after `SIMULATION_ENDS`.
+    #[error("a message arrived after SIMULATION_ENDS")]
+    AfterEnd,
+    /// The first message has no `SIMULATION_BEGINS`.
+    #[error("the first message must contain SIMULATION_BEGINS")]
+    NotBegun,
+    /// The message's `now` is before the previous message's.
+    #[error("now {now} is before the previous message's now {previous}: time must not go backwards")]
+    NowBackwards {
+        /// The message's `now`.
+        now: f64,
+        /// The previous message's.
+        previous: f64,
+    },
+    /// An event happened before the previous message.
+    #[error(
+        "events[{index}].timestamp {timestamp} is before the previous message's now {previous}: events must \
+         not go back in time"
+    )]
+    EventBackwards {
+        /// Index in the message's `events`.
+        index: usize,
+        /// The event's timestamp.
+        timestamp: f64,
+        /// The previous message's `now`.
+        previous: f64,
+    },
+    /// `SIMULATION_BEGINS` cannot start the simulation.
+    #[error("events[{index}] (SIMULATION_BEGINS): {problem}")]
+    Begin {
+        /// Index in the message's `events`.
+        index: usize,
+        /// What is wrong (boxed, to keep `SessionError` small).
+        problem: Box<BeginError>,
+    },
     /// One event is inconsistent with what the scheduler knows.
     #[error("events[{index}] ({event_type}): {problem}")]
     Event {
@@ -91,11 +131,14 @@ pub enum SessionError {
         /// Batsim's event type.
         event_type: &'static str,
         /// What is wrong.
-        problem: String,
+        problem: JobError,
     },
-    /// The message as a whole is out of place.
+    /// The engine kept deciding without time advancing.
     #[error("{0}")]
-    Protocol(String),
+    Livelock(Livelock),
+    /// The engine's decisions, or a cloud job to inject, cannot be carried out.
+    #[error("{0}")]
+    Scheduling(JobError),
     /// Writing the results at `SIMULATION_ENDS` failed. The message carries
     /// the whole cause (it is shown inside [`ServerError`](super::ServerError)'s
     /// message), so there is no separate source.
@@ -115,6 +158,119 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
+/// Why `SIMULATION_BEGINS` cannot start the simulation.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BeginError {
+    /// A second `SIMULATION_BEGINS`.
+    #[error("the simulation has already begun")]
+    AlreadyBegun,
+    /// Batsim's `sched-config` or the merged engine options are unusable.
+    #[error("{0}")]
+    Options(OptionsError),
+    /// More compute resources than a `u32` counts.
+    #[error("too many resources")]
+    TooManyResources,
+    /// Cloud injection was asked for but Batsim runs without dynamic jobs.
+    #[error(
+        "cloud injection registers jobs dynamically: run Batsim with --enable-dynamic-jobs (or drop \
+         --inject-cloud)"
+    )]
+    InjectionNeedsDynamicJobs,
+    /// The cloud injection settings are invalid.
+    #[error("{0}")]
+    Injection(SwfError),
+    /// The engine refuses the configuration.
+    #[error("{0}")]
+    Engine(EngineError),
+}
+
+/// What is inconsistent about one job, between Batsim's events, the engine
+/// and the adapter's own bookkeeping.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum JobError {
+    /// A second `JOB_SUBMITTED` for one Batsim job.
+    #[error("job {0} was already submitted")]
+    AlreadySubmitted(String),
+    /// A field of a submitted job cannot be used.
+    #[error("{0}")]
+    Field(JobFieldError),
+    /// A submitted job's `res` is not a resource count.
+    #[error("job.res: expected a number of resources, found {0}")]
+    Res(f64),
+    /// The engine refused a job for another reason than its size.
+    #[error("the engine refused job {job}: {error}")]
+    Refused {
+        /// The Batsim id.
+        job: String,
+        /// The engine's reason.
+        error: EngineError,
+    },
+    /// An event names a job Batsim never submitted to the adapter.
+    #[error("job {0:?} was never submitted to this scheduler (unknown job id)")]
+    Unknown(String),
+    /// The end of a Batsim job whose engine job lives on under another id.
+    #[error("job {job} already ended (it was resubmitted as {current})")]
+    Resubmitted {
+        /// The Batsim id of the event.
+        job: String,
+        /// The id of the job's current incarnation.
+        current: String,
+    },
+    /// The end of a job whose start the adapter still holds back.
+    #[error("job {0} completed before the scheduler asked Batsim to execute it")]
+    CompletedWhileHeld(String),
+    /// The engine refused a job's end or cancellation.
+    #[error("job {job}: {error}")]
+    Engine {
+        /// The Batsim id.
+        job: String,
+        /// The engine's reason.
+        error: EngineError,
+    },
+    /// The end of a job the adapter never started.
+    #[error("job {job} ended ({}) but the scheduler never started it", .state.name())]
+    NeverStarted {
+        /// The Batsim id.
+        job: String,
+        /// The end Batsim reported.
+        state: FinalState,
+    },
+    /// A second end of one job.
+    #[error("job {0} had already ended")]
+    AlreadyEnded(String),
+    /// `JOB_KILLED` for a job the adapter did not kill.
+    #[error("JOB_KILLED names {0}, which the scheduler never asked to kill")]
+    NotKilling(String),
+    /// An evicted job to resubmit whose profile the adapter does not know.
+    #[error("cannot resubmit evicted job {job}: its profile {profile:?} is unknown")]
+    UnknownProfile {
+        /// The Batsim id.
+        job: String,
+        /// The profile's name.
+        profile: String,
+    },
+    /// A decision about a job the adapter does not know.
+    #[error("the engine {decided} unknown job {id}")]
+    UnknownDecided {
+        /// What the engine did (`evicted`, `started`, `rejected`).
+        decided: &'static str,
+        /// The engine's job.
+        id: JobId,
+    },
+    /// A decision about a job in the wrong state.
+    #[error("the engine {decided} job {job} which is not {expected}")]
+    WrongState {
+        /// What the engine did (`evicted`, `started`).
+        decided: &'static str,
+        /// The Batsim id.
+        job: String,
+        /// The state it should be in (`running`, `waiting`).
+        expected: &'static str,
+    },
+}
+
 /// The answer to one message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reply {
@@ -132,6 +288,17 @@ enum Tracked {
     Running,
     /// Ended, rejected, or evicted (see `Running::killing` for kills in flight).
     Done,
+}
+
+impl Tracked {
+    /// The state in errors (`job … which is not running`).
+    fn name(self) -> &'static str {
+        match self {
+            Tracked::Waiting => "waiting",
+            Tracked::Running => "running",
+            Tracked::Done => "done",
+        }
+    }
 }
 
 /// How far SimGrid's clock may drift from the exact time of an end: a
@@ -324,9 +491,7 @@ impl Session {
     /// Handle one message and build the reply.
     pub fn handle(&mut self, message: &Message) -> Result<Reply, SessionError> {
         if self.finished {
-            return Err(SessionError::Protocol(
-                "a message arrived after SIMULATION_ENDS".into(),
-            ));
+            return Err(SessionError::AfterEnd);
         }
         let begins_at = message
             .events
@@ -334,37 +499,31 @@ impl Session {
             .position(|e| matches!(e.kind, EventKind::SimulationBegins(_)));
         match (begins_at, self.running.is_some()) {
             (Some(index), true) => {
-                return Err(SessionError::Event {
+                return Err(SessionError::Begin {
                     index,
-                    event_type: "SIMULATION_BEGINS",
-                    problem: "the simulation has already begun".into(),
+                    problem: Box::new(BeginError::AlreadyBegun),
                 })
             }
             (Some(index), false) => {
                 if let EventKind::SimulationBegins(begins) = &message.events[index].kind {
                     let running = self
                         .begin(begins, message.now)
-                        .map_err(|problem| SessionError::Event {
+                        .map_err(|problem| SessionError::Begin {
                             index,
-                            event_type: "SIMULATION_BEGINS",
-                            problem,
+                            problem: Box::new(problem),
                         })?;
                     self.running = Some(running);
                 }
             }
-            (None, false) => {
-                return Err(SessionError::Protocol(
-                    "the first message must contain SIMULATION_BEGINS".into(),
-                ))
-            }
+            (None, false) => return Err(SessionError::NotBegun),
             (None, true) => {}
         }
         let running = self.running.as_mut().expect("begun");
         if message.now < running.last_now {
-            return Err(SessionError::Protocol(format!(
-                "now {} is before the previous message's now {}: time must not go backwards",
-                message.now, running.last_now
-            )));
+            return Err(SessionError::NowBackwards {
+                now: message.now,
+                previous: running.last_now,
+            });
         }
         // Events happen between the previous message and this one.
         if let Some((index, event)) = message
@@ -373,11 +532,11 @@ impl Session {
             .enumerate()
             .find(|(_, event)| event.timestamp < running.last_now)
         {
-            return Err(SessionError::Protocol(format!(
-                "events[{index}].timestamp {} is before the previous message's now {}: \
-                 events must not go back in time",
-                event.timestamp, running.last_now
-            )));
+            return Err(SessionError::EventBackwards {
+                index,
+                timestamp: event.timestamp,
+                previous: running.last_now,
+            });
         }
         running.last_now = message.now;
         let events_before = running.driver.events();
@@ -498,7 +657,7 @@ impl Session {
             // submission, like `swf inject` over the trace's span).
             running
                 .inject_due(now, &mut reply)
-                .map_err(SessionError::Protocol)?;
+                .map_err(SessionError::Scheduling)?;
         }
         if static_done {
             running.static_done = true;
@@ -518,13 +677,13 @@ impl Session {
                 let decisions = running
                     .driver
                     .pass(running.clock)
-                    .map_err(|livelock| SessionError::Protocol(livelock.to_string()))?;
+                    .map_err(SessionError::Livelock)?;
                 // After an eviction, the next pass comes with Batsim's report of
                 // the kill (as the simulator passes again after acknowledging it).
                 let evicted = decisions.iter().any(|d| matches!(d, Decision::Evict { .. }));
                 running
                     .apply(decisions, &mut reply)
-                    .map_err(SessionError::Protocol)?;
+                    .map_err(SessionError::Scheduling)?;
                 if evicted {
                     break;
                 }
@@ -570,28 +729,25 @@ impl Session {
         })
     }
 
-    fn begin(&self, begins: &SimulationBegins, now: f64) -> Result<Running, String> {
-        let from_batsim = EngineOptions::from_sched_config(&begins.sched_config)?;
+    fn begin(&self, begins: &SimulationBegins, now: f64) -> Result<Running, BeginError> {
+        let from_batsim =
+            EngineOptions::from_sched_config(&begins.sched_config).map_err(BeginError::Options)?;
         let options = self.config.engine.clone().or(from_batsim);
         let procs =
-            u32::try_from(begins.compute_resources.len()).map_err(|_| "too many resources".to_string())?;
-        let mut config = options.to_config(procs)?;
+            u32::try_from(begins.compute_resources.len()).map_err(|_| BeginError::TooManyResources)?;
+        let mut config = options.to_config(procs).map_err(BeginError::Options)?;
         if !begins.dynamic_jobs_enabled {
             if self.config.inject.is_some() {
-                return Err(
-                    "cloud injection registers jobs dynamically: run Batsim with --enable-dynamic-jobs \
-                     (or drop --inject-cloud)"
-                        .into(),
-                );
+                return Err(BeginError::InjectionNeedsDynamicJobs);
             }
             // A killed Batsim job cannot be executed again: without dynamic
             // jobs there is no way to resubmit, so evictions are final.
             config.lifecycle.max_resubmissions = 0;
         }
         if let Some(inject) = &self.config.inject {
-            inject.validate().map_err(|e| e.to_string())?;
+            inject.validate().map_err(BeginError::Injection)?;
         }
-        let engine = Engine::new(config).map_err(|e| e.to_string())?;
+        let engine = Engine::new(config).map_err(BeginError::Engine)?;
         let identity_resources = begins
             .compute_resources
             .iter()
@@ -631,6 +787,35 @@ impl Session {
             clock: Time::from_secs_f64(now).max(Time::ZERO),
             last_now: now,
         })
+    }
+}
+
+/// The entry of the job the engine `decided` about (`evicted`, …), which
+/// must be in state `expected` when one is given.
+fn decided_entry<'e>(
+    entries: &'e mut HashMap<JobId, Entry>,
+    id: JobId,
+    decided: &'static str,
+    expected: Option<Tracked>,
+) -> Result<&'e mut Entry, JobError> {
+    let entry = entries
+        .get_mut(&id)
+        .ok_or(JobError::UnknownDecided { decided, id })?;
+    match expected {
+        Some(state) if entry.state != state => Err(JobError::WrongState {
+            decided,
+            job: entry.batsim_id.clone(),
+            expected: state.name(),
+        }),
+        _ => Ok(entry),
+    }
+}
+
+/// The engine refused an event about Batsim job `batsim_id`.
+fn engine_error(batsim_id: &str, error: EngineError) -> JobError {
+    JobError::Engine {
+        job: batsim_id.to_string(),
+        error,
     }
 }
 
@@ -719,7 +904,7 @@ impl Running {
         submitted: &JobSubmitted,
         at: Time,
         reply: &mut Vec<Outgoing>,
-    ) -> Result<(), String> {
+    ) -> Result<(), JobError> {
         let batsim_id = &submitted.job_id;
         if let Some(id) = self.by_batsim.get(batsim_id) {
             // The acknowledgement of a job the adapter registered itself.
@@ -730,19 +915,14 @@ impl Running {
             {
                 return Ok(());
             }
-            return Err(format!("job {batsim_id} was already submitted"));
+            return Err(JobError::AlreadySubmitted(batsim_id.clone()));
         }
         let job = &submitted.job;
-        let description = JobDescription::from_object(job).map_err(|e| e.to_string())?;
+        let description = JobDescription::from_object(job).map_err(JobError::Field)?;
         let procs = u32::try_from(description.res as u64)
             .ok()
             .filter(|_| description.res >= 0.0 && description.res.fract() == 0.0)
-            .ok_or_else(|| {
-                format!(
-                    "job.res: expected a number of resources, found {}",
-                    description.res
-                )
-            })?;
+            .ok_or(JobError::Res(description.res))?;
         let workload = batsim_id.split_once('!').map_or("", |(w, _)| w).to_string();
         let runtime = self.profile_delay(&workload, &description.profile);
         let (walltime, walltime_enforced) = match description.walltime_secs() {
@@ -751,7 +931,7 @@ impl Running {
             // delay when known (as `interstice replay` reads such a workload).
             None => (runtime.unwrap_or(Time::INFINITY), false),
         };
-        let kind = description.job_kind().map_err(|e| e.to_string())?;
+        let kind = description.job_kind().map_err(JobError::Field)?;
         let slo = description.slo();
         let id = self.new_engine_id(batsim_id);
         let submit = self.engine_time(at);
@@ -784,7 +964,7 @@ impl Running {
         job: Job,
         mut entry: Entry,
         reply: &mut Vec<Outgoing>,
-    ) -> Result<(), String> {
+    ) -> Result<(), JobError> {
         let id = job.id;
         // How long Batsim runs it at most: its `delay` against its walltime,
         // or, for another profile, its walltime when Batsim enforces it.
@@ -801,7 +981,12 @@ impl Running {
                     job_id: entry.batsim_id.clone(),
                 });
             }
-            Err(other) => return Err(format!("the engine refused job {}: {other}", entry.batsim_id)),
+            Err(error) => {
+                return Err(JobError::Refused {
+                    job: entry.batsim_id,
+                    error,
+                })
+            }
         }
         self.entries.insert(id, entry);
         Ok(())
@@ -814,13 +999,14 @@ impl Running {
             .map_or(u64::MAX, |e| e.start_order)
     }
 
-    fn lookup(&self, batsim_id: &str) -> Result<JobId, String> {
-        self.by_batsim.get(batsim_id).copied().ok_or_else(|| {
-            format!("job {batsim_id:?} was never submitted to this scheduler (unknown job id)")
-        })
+    fn lookup(&self, batsim_id: &str) -> Result<JobId, JobError> {
+        self.by_batsim
+            .get(batsim_id)
+            .copied()
+            .ok_or_else(|| JobError::Unknown(batsim_id.to_string()))
     }
 
-    fn job_completed(&mut self, completed: &JobCompleted, at: Time) -> Result<(), String> {
+    fn job_completed(&mut self, completed: &JobCompleted, at: Time) -> Result<(), JobError> {
         let batsim_id = &completed.job_id;
         let id = self.lookup(batsim_id)?;
         // An end reported just after its expected time happened at that time
@@ -844,15 +1030,13 @@ impl Running {
         }
         let entry = self.entries.get(&id).expect("entry of a known id");
         if entry.batsim_id != *batsim_id {
-            return Err(format!(
-                "job {batsim_id} already ended (it was resubmitted as {})",
-                entry.batsim_id
-            ));
+            return Err(JobError::Resubmitted {
+                job: batsim_id.clone(),
+                current: entry.batsim_id.clone(),
+            });
         }
         if self.held.iter().any(|h| h.batsim_id == *batsim_id) {
-            return Err(format!(
-                "job {batsim_id} completed before the scheduler asked Batsim to execute it"
-            ));
+            return Err(JobError::CompletedWhileHeld(batsim_id.clone()));
         }
         let state = entry.state;
         let at = self.engine_time(at);
@@ -865,20 +1049,20 @@ impl Running {
             Tracked::Running => {
                 self.driver
                     .job_ended(id, at, reason)
-                    .map_err(|e| format!("job {batsim_id}: {e}"))?;
+                    .map_err(|error| engine_error(batsim_id, error))?;
             }
             Tracked::Waiting if completed.state == FinalState::Rejected => {
                 self.driver
                     .cancel(id, at)
-                    .map_err(|e| format!("job {batsim_id}: {e}"))?;
+                    .map_err(|error| engine_error(batsim_id, error))?;
             }
             Tracked::Waiting => {
-                return Err(format!(
-                    "job {batsim_id} ended ({}) but the scheduler never started it",
-                    completed.state.name()
-                ))
+                return Err(JobError::NeverStarted {
+                    job: batsim_id.clone(),
+                    state: completed.state,
+                })
             }
-            Tracked::Done => return Err(format!("job {batsim_id} had already ended")),
+            Tracked::Done => return Err(JobError::AlreadyEnded(batsim_id.clone())),
         }
         let entry = self.entries.get_mut(&id).expect("entry");
         entry.state = Tracked::Done;
@@ -891,7 +1075,7 @@ impl Running {
     /// Tell the engine how a job the adapter asked Batsim to kill ended
     /// (once): evicted, and re-queued if its lifecycle allows, or ended on
     /// its own before the kill.
-    fn report_kill(&mut self, batsim_id: &str, at: Time, reason: EndReason) -> Result<(), String> {
+    fn report_kill(&mut self, batsim_id: &str, at: Time, reason: EndReason) -> Result<(), JobError> {
         let Some(kill) = self.killing.get_mut(batsim_id) else {
             return Ok(());
         };
@@ -901,7 +1085,7 @@ impl Running {
         let id = kill.id;
         self.driver
             .job_ended(id, at, reason)
-            .map_err(|e| format!("job {batsim_id}: {e}"))?;
+            .map_err(|error| engine_error(batsim_id, error))?;
         if matches!(self.driver.engine().job_state(id), Some(JobState::Queued { .. })) {
             let entry = self.entries.get_mut(&id).expect("entry of a killed job");
             entry.state = Tracked::Waiting;
@@ -910,13 +1094,16 @@ impl Running {
         Ok(())
     }
 
-    fn job_killed(&mut self, job_ids: &[String], at: Time, reply: &mut Vec<Outgoing>) -> Result<(), String> {
+    fn job_killed(
+        &mut self,
+        job_ids: &[String],
+        at: Time,
+        reply: &mut Vec<Outgoing>,
+    ) -> Result<(), JobError> {
         for batsim_id in job_ids {
             self.lookup(batsim_id)?;
             if !self.killing.contains_key(batsim_id) {
-                return Err(format!(
-                    "JOB_KILLED names {batsim_id}, which the scheduler never asked to kill"
-                ));
+                return Err(JobError::NotKilling(batsim_id.clone()));
             }
             let at = self.engine_time(at);
             self.report_kill(batsim_id, at, EndReason::Evicted)?;
@@ -964,7 +1151,7 @@ impl Running {
         description
     }
 
-    fn register_resubmission(&mut self, id: JobId, reply: &mut Vec<Outgoing>) -> Result<(), String> {
+    fn register_resubmission(&mut self, id: JobId, reply: &mut Vec<Outgoing>) -> Result<(), JobError> {
         let entry = self.entries.get(&id).expect("entry").clone();
         let profile_name = entry
             .description
@@ -976,11 +1163,9 @@ impl Running {
             .dynamic_profile
             .clone()
             .or_else(|| self.profiles.get(&entry.workload)?.get(&profile_name).cloned())
-            .ok_or_else(|| {
-                format!(
-                    "cannot resubmit evicted job {}: its profile {profile_name:?} is unknown",
-                    entry.batsim_id
-                )
+            .ok_or_else(|| JobError::UnknownProfile {
+                job: entry.batsim_id.clone(),
+                profile: profile_name.clone(),
             })?;
         let registrations = entry.registrations + 1;
         let original = entry
@@ -1005,22 +1190,13 @@ impl Running {
         Ok(())
     }
 
-    fn apply(&mut self, decisions: Vec<Decision>, reply: &mut Vec<Outgoing>) -> Result<(), String> {
+    fn apply(&mut self, decisions: Vec<Decision>, reply: &mut Vec<Outgoing>) -> Result<(), JobError> {
         let mut kills = Vec::new();
         let mut starts = Vec::new();
         for decision in decisions {
             match decision {
                 Decision::Evict { id } => {
-                    let entry = self
-                        .entries
-                        .get_mut(&id)
-                        .ok_or_else(|| format!("the engine evicted unknown job {id}"))?;
-                    if entry.state != Tracked::Running {
-                        return Err(format!(
-                            "the engine evicted job {} which is not running",
-                            entry.batsim_id
-                        ));
-                    }
+                    let entry = decided_entry(&mut self.entries, id, "evicted", Some(Tracked::Running))?;
                     let batsim_id = entry.batsim_id.clone();
                     let procs = entry.procs.take().unwrap_or_default();
                     entry.state = Tracked::Done;
@@ -1049,16 +1225,7 @@ impl Running {
                         self.register_resubmission(id, reply)?;
                     }
                     let alloc = self.alloc_string(&procs);
-                    let entry = self
-                        .entries
-                        .get_mut(&id)
-                        .ok_or_else(|| format!("the engine started unknown job {id}"))?;
-                    if entry.state != Tracked::Waiting {
-                        return Err(format!(
-                            "the engine started job {} which is not waiting",
-                            entry.batsim_id
-                        ));
-                    }
+                    let entry = decided_entry(&mut self.entries, id, "started", Some(Tracked::Waiting))?;
                     entry.state = Tracked::Running;
                     entry.procs = Some(procs.clone());
                     entry.expected_end = entry.run_length.map(|length| self.clock + length);
@@ -1088,10 +1255,7 @@ impl Running {
                     }
                 }
                 Decision::Reject { id, .. } => {
-                    let entry = self
-                        .entries
-                        .get_mut(&id)
-                        .ok_or_else(|| format!("the engine rejected unknown job {id}"))?;
+                    let entry = decided_entry(&mut self.entries, id, "rejected", None)?;
                     entry.state = Tracked::Done;
                     // A re-queued evicted job has no live Batsim job to reject.
                     if !entry.needs_registration {
@@ -1120,7 +1284,7 @@ impl Running {
 
     /// Register and submit the cloud jobs due by `now`, pulled from swf's
     /// injector: cloud job `k` is `interstice!cloud<k>`.
-    fn inject_due(&mut self, now: Time, reply: &mut Vec<Outgoing>) -> Result<(), String> {
+    fn inject_due(&mut self, now: Time, reply: &mut Vec<Outgoing>) -> Result<(), JobError> {
         while self.pending_injection().is_some_and(|t| t <= now) {
             let Some(cloud) = self.injector.as_mut().and_then(Iterator::next) else {
                 break;
