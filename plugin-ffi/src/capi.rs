@@ -367,7 +367,7 @@ pub unsafe extern "C" fn interstice_client_report_event(
             other => return client.invalid(&format!("unknown event kind {other}")),
         };
         let request = HpcEventRequest {
-            kind: kind.as_str().to_string(),
+            kind,
             id: job_id.to_string(),
             procs: event.procs,
             walltime: event.walltime_seconds,

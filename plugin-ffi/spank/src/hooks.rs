@@ -198,7 +198,7 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
         .unwrap_or(1);
     let walltime = details.time_limit_seconds.unwrap_or(0) as f64;
     let event = HpcEventRequest {
-        kind: kind.as_str().to_string(),
+        kind,
         id: job_id.clone(),
         procs,
         walltime,
@@ -208,12 +208,12 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
     let client = Client::new(&args.socket, args.timeout.max(Duration::from_millis(1)));
     match client.hpc_event(&event) {
         Ok(answer) => slurm::info(&format!(
-            "spank_interstice: job {job_id} {kind:?} on cpus {} reported; daemon evicted {} cloud job(s)",
+            "spank_interstice: job {job_id} {kind} on cpus {} reported; daemon evicted {} cloud job(s)",
             cpus.as_deref().unwrap_or("?"),
             answer.evicted.len()
         )),
         Err(error) => slurm::error(&format!(
-            "spank_interstice: job {job_id} {kind:?} not reported: {error}"
+            "spank_interstice: job {job_id} {kind} not reported: {error}"
         )),
     }
 }
