@@ -74,6 +74,11 @@ pub struct PredictResponse {
     pub predicted_completion: Option<f64>,
     /// Predicted completion minus deadline, seconds.
     pub violation_seconds: Option<f64>,
+    /// The engine's verdict: the job would end after its deadline (or never
+    /// start). The daemon always sends it; `None` only from a daemon older
+    /// than the field. `job_submit/interstice` writes it into the job's marker.
+    #[serde(default)]
+    pub predicts_violation: Option<bool>,
     /// An SLO the plan can meet, seconds.
     pub counter_offer_slo: Option<f64>,
 }

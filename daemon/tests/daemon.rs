@@ -238,6 +238,11 @@ fn rejected_job_gets_a_counter_offer_that_is_then_accepted() {
         })
         .unwrap();
     assert_eq!(predicted.decision, "rejected");
+    assert_eq!(
+        predicted.predicts_violation,
+        Some(true),
+        "the engine's verdict travels with the answer"
+    );
     let answer = client.submit(&job(&["/bin/true"], 1, 10.0, 20.0)).unwrap();
     assert_eq!(answer.decision, "rejected");
     let offer = answer.counter_offer_slo.expect("a counter-offer");

@@ -144,6 +144,10 @@ fn interstice_on_a_real_slurm() {
         comment.starts_with("interstice:accepted slo=100"),
         "C1 comment {comment:?}"
     );
+    assert!(
+        comment.ends_with(" predicted_violation=0"),
+        "C1's marker carries the engine's verdict: {comment:?}"
+    );
     // It runs in the hole, before H1 ends, and completes: met.
     cluster.wait_state(&c1, &["RUNNING", "COMPLETED"], Duration::from_secs(15));
     assert_eq!(

@@ -172,6 +172,7 @@ pub fn decide(
                 predicted: true,
                 slo_seconds,
                 predicted_completion: prediction.predicted_completion,
+                predicted_violation: prediction.predicts_violation,
             },
             false,
         ),
@@ -182,6 +183,7 @@ pub fn decide(
                     predicted: false,
                     slo_seconds,
                     predicted_completion: None,
+                    predicted_violation: None,
                 },
                 true,
             ),
@@ -226,6 +228,7 @@ mod tests {
             predicted_start: Some(1000.0),
             predicted_completion: Some(1060.0),
             violation_seconds: Some(-10.0),
+            predicts_violation: Some(decision == "rejected"),
             counter_offer_slo: offer,
         }
     }
@@ -267,9 +270,35 @@ mod tests {
         assert_eq!(routing.deadline, Some(5120));
         assert_eq!(
             routing.comment,
-            "interstice:accepted slo=120 predicted_completion=1060"
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0"
         );
         assert!(!routing.unpredicted);
+    }
+
+    #[test]
+    fn the_marker_carries_the_daemons_verdict_not_a_guess() {
+        let comment = |predicts_violation| {
+            let verdict = decide(&Config::default(), &evictable(120), 0, |_| {
+                Ok(PredictResponse {
+                    predicts_violation,
+                    ..prediction("accepted", None)
+                })
+            });
+            match verdict {
+                Verdict::Accept(routing) => routing.comment,
+                other => panic!("expected accept, got {other:?}"),
+            }
+        };
+        // admit-all lets in a job whose prediction is late: the marker says so.
+        assert_eq!(
+            comment(Some(true)),
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=1"
+        );
+        // A daemon that does not send the verdict: the marker does not invent one.
+        assert_eq!(
+            comment(None),
+            "interstice:accepted slo=120 predicted_completion=1060"
+        );
     }
 
     #[test]
