@@ -1,8 +1,9 @@
 //! The Slurm text formats the daemon and the Slurm plugins share: the marker
 //! `job_submit/interstice` writes into an admitted job's comment (the daemon's
-//! Slurm backend reads it back from `squeue`), Slurm's duration syntax (time
-//! limits in `squeue` and `scontrol` output), and the `SLURM_VERSION_NUMBER`
-//! the plugins' build scripts hand to the compiler.
+//! Slurm backend reads it back from `squeue`), the `--slo` value
+//! `spank_interstice` takes and `job_submit/interstice` reads back, Slurm's
+//! duration syntax (time limits in `squeue` and `scontrol` output), and the
+//! `SLURM_VERSION_NUMBER` the plugins' build scripts hand to the compiler.
 
 use std::fmt;
 
@@ -86,6 +87,26 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
     })
 }
 
+/// A `--slo` value that is not a whole number of seconds > 0.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--slo must be a whole number of seconds > 0, found {found:?}")]
+pub struct SloError {
+    /// The value given.
+    pub found: String,
+}
+
+/// A `--slo` value: whole seconds > 0, blanks around it ignored (the SPANK
+/// option as the user types it, and as `job_submit` reads it back from the
+/// job's environment).
+pub fn parse_slo(text: &str) -> Result<u64, SloError> {
+    match text.trim().parse::<u64>() {
+        Ok(seconds) if seconds > 0 => Ok(seconds),
+        _ => Err(SloError {
+            found: text.to_string(),
+        }),
+    }
+}
+
 /// A Slurm duration in seconds: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
 /// `D-HH:MM`, `D-HH:MM:SS` (as `sbatch --time` takes them and `squeue`/
 /// `scontrol` print them); `None` for `UNLIMITED`, `INVALID`, `N/A`, garbage
@@ -154,6 +175,17 @@ pub const fn version_number(decimal: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slo_values_are_whole_seconds() {
+        assert_eq!(parse_slo("120"), Ok(120));
+        assert_eq!(parse_slo(" 120 "), Ok(120));
+        assert_eq!(
+            parse_slo("0").unwrap_err().to_string(),
+            "--slo must be a whole number of seconds > 0, found \"0\""
+        );
+        assert!(parse_slo("2m").is_err() && parse_slo("-5").is_err() && parse_slo("1.5").is_err());
+    }
 
     #[test]
     fn durations() {

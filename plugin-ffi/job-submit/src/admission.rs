@@ -1,7 +1,7 @@
 //! The admission decision, free of Slurm and of I/O: what the plugin does with
 //! one submission given its settings and the daemon's answer.
 
-use interstice_api::slurm::Marker;
+use interstice_api::slurm::{parse_slo, Marker, SloError};
 use interstice_api::wire::{PredictRequest, PredictResponse};
 use interstice_api::ClientError;
 use interstice_core::{slo_for, Time};
@@ -81,18 +81,10 @@ fn variable<'a>(env: &'a [String], name: &str) -> Option<&'a str> {
 }
 
 /// Reads the evictable flag and SLO; `Ok(None)` when the job is not evictable.
-pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Option<Request>, String> {
-    let slo = match variable(&submission.spank_env, SLO_VARIABLE) {
-        None => None,
-        Some(text) => match text.trim().parse::<u64>() {
-            Ok(seconds) if seconds > 0 => Some(seconds),
-            _ => {
-                return Err(format!(
-                    "--slo must be a whole number of seconds > 0, found {text:?}"
-                ))
-            }
-        },
-    };
+pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Option<Request>, SloError> {
+    let slo = variable(&submission.spank_env, SLO_VARIABLE)
+        .map(parse_slo)
+        .transpose()?;
     let flagged = variable(&submission.spank_env, EVICTABLE_VARIABLE).is_some_and(|value| value != "0");
     let in_partition = submission.partition.as_deref().is_some_and(|partition| {
         partition
@@ -157,7 +149,7 @@ pub fn decide(
     let request = match evictable_request(config, submission) {
         Ok(None) => return Verdict::NotEvictable,
         Ok(Some(request)) => request,
-        Err(message) => return Verdict::Reject(message),
+        Err(error) => return Verdict::Reject(error.to_string()),
     };
     let wire = PredictRequest {
         procs: request.procs,

@@ -6,10 +6,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use interstice_api::slurm::parse_slo;
 use interstice_api::wire::{EventKind, HpcEventRequest};
 use interstice_api::Client;
 
-use crate::args::{cpus_to_interval_set, parse_job_details, parse_slo, Args, JobDetails};
+use crate::args::{cpus_to_interval_set, parse_job_details, Args, ArgsError, JobDetails};
 use crate::slurm::{self, Context, Spank, SpankOption};
 
 const OPT_SLO: c_int = 1;
@@ -60,8 +61,8 @@ unsafe extern "C" fn option_callback(val: c_int, optarg: *const c_char, _remote:
                         options.slo = Some(seconds);
                         0
                     }
-                    Err(message) => {
-                        slurm::error(&format!("spank_interstice: {message}"));
+                    Err(error) => {
+                        slurm::error(&format!("spank_interstice: {error}"));
                         -1
                     }
                 }
@@ -76,7 +77,7 @@ unsafe extern "C" fn option_callback(val: c_int, optarg: *const c_char, _remote:
     .unwrap_or(-1)
 }
 
-unsafe fn plugin_args(ac: c_int, av: *mut *mut c_char) -> Result<Args, String> {
+unsafe fn plugin_args(ac: c_int, av: *mut *mut c_char) -> Result<Args, ArgsError> {
     let mut words = Vec::new();
     for index in 0..usize::try_from(ac).unwrap_or(0) {
         let word = *av.add(index);
@@ -101,8 +102,8 @@ pub unsafe extern "C" fn slurm_spank_init(spank: Spank, ac: c_int, av: *mut *mut
             ));
             return -1;
         }
-        if let Err(message) = plugin_args(ac, av) {
-            slurm::error(&format!("spank_interstice: {message}"));
+        if let Err(error) = plugin_args(ac, av) {
+            slurm::error(&format!("spank_interstice: {error}"));
             return -1;
         }
         for option in [&SLO_OPTION, &EVICTABLE_OPTION] {
@@ -166,7 +167,7 @@ pub unsafe extern "C" fn slurm_spank_job_epilog(spank: Spank, ac: c_int, av: *mu
 unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind) {
     let args = match plugin_args(ac, av) {
         Ok(args) => args,
-        Err(message) => return slurm::error(&format!("spank_interstice: {message}")),
+        Err(error) => return slurm::error(&format!("spank_interstice: {error}")),
     };
     if !args.report {
         return;
