@@ -1,8 +1,9 @@
 //! The Slurm text formats the daemon and the Slurm plugins share: the marker
 //! `job_submit/interstice` writes into an admitted job's comment (the daemon's
-//! Slurm backend reads it back from `squeue`), Slurm's duration syntax (time
-//! limits in `squeue` and `scontrol` output), and the `SLURM_VERSION_NUMBER`
-//! the plugins' build scripts hand to the compiler.
+//! Slurm backend reads it back from `squeue`), the `--slo` value
+//! `spank_interstice` takes and `job_submit/interstice` reads back, Slurm's
+//! duration syntax (time limits in `squeue` and `scontrol` output), and the
+//! `SLURM_VERSION_NUMBER` the plugins' build scripts hand to the compiler.
 
 use std::fmt;
 
@@ -10,8 +11,20 @@ use std::fmt;
 pub const MARKER_PREFIX: &str = "interstice:";
 
 /// What `job_submit/interstice` writes in an admitted job's comment:
-/// `interstice:accepted slo=120 predicted_completion=1060` or, when the daemon
-/// did not answer and fail-open let the job in, `interstice:unpredicted slo=120`.
+/// `interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0`
+/// or, when the daemon did not answer and fail-open let the job in,
+/// `interstice:unpredicted slo=120`.
+///
+/// Words after the verdict, each optional but `slo=`:
+/// - `slo=SECONDS`: the job's SLO;
+/// - `predicted_completion=EPOCH`: the predicted completion, rounded to whole
+///   seconds (for people reading `squeue`; no verdict is derived from it);
+/// - `predicted_violation=0|1`: the engine's verdict at admission
+///   (`Prediction::predicts_violation` in `interstice-core`, sent by the daemon
+///   as `PredictResponse::predicts_violation`): 1 when it predicted a
+///   violation (a job admitted anyway under `admit-all`). Absent from markers
+///   written by plugins older than the word and from unpredicted admissions:
+///   then the verdict is unknown (`None`), never guessed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Marker {
     /// The daemon made a prediction and admitted the job (false: fail-open, unpredicted).
@@ -20,6 +33,9 @@ pub struct Marker {
     pub slo_seconds: f64,
     /// The predicted completion (epoch seconds, written rounded), when the daemon gave one.
     pub predicted_completion: Option<f64>,
+    /// Whether the admission predicted a violation, as the daemon answered;
+    /// `None` when the marker does not say (see the type's doc).
+    pub predicted_violation: Option<bool>,
 }
 
 impl fmt::Display for Marker {
@@ -29,12 +45,16 @@ impl fmt::Display for Marker {
         if let Some(completion) = self.predicted_completion {
             write!(f, " predicted_completion={completion:.0}")?;
         }
+        if let Some(violation) = self.predicted_violation {
+            write!(f, " predicted_violation={}", u8::from(violation))?;
+        }
         Ok(())
     }
 }
 
 /// The marker anywhere in a comment (the user's own text may precede it);
-/// `None` without one or without its `slo=`.
+/// `None` without one or without its `slo=`. A `predicted_violation=` other
+/// than `0` or `1` reads as absent.
 pub fn parse_marker(comment: &str) -> Option<Marker> {
     let start = comment.find(MARKER_PREFIX)?;
     let mut words = comment[start + MARKER_PREFIX.len()..].split_whitespace();
@@ -45,18 +65,46 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
     };
     let mut slo_seconds = None;
     let mut predicted_completion = None;
+    let mut predicted_violation = None;
     for word in words {
         if let Some(value) = word.strip_prefix("slo=") {
             slo_seconds = value.parse::<f64>().ok();
         } else if let Some(value) = word.strip_prefix("predicted_completion=") {
             predicted_completion = value.parse::<f64>().ok();
+        } else if let Some(value) = word.strip_prefix("predicted_violation=") {
+            predicted_violation = match value {
+                "0" => Some(false),
+                "1" => Some(true),
+                _ => None,
+            };
         }
     }
     Some(Marker {
         predicted,
         slo_seconds: slo_seconds?,
         predicted_completion,
+        predicted_violation,
     })
+}
+
+/// A `--slo` value that is not a whole number of seconds > 0.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--slo must be a whole number of seconds > 0, found {found:?}")]
+pub struct SloError {
+    /// The value given.
+    pub found: String,
+}
+
+/// A `--slo` value: whole seconds > 0, blanks around it ignored (the SPANK
+/// option as the user types it, and as `job_submit` reads it back from the
+/// job's environment).
+pub fn parse_slo(text: &str) -> Result<u64, SloError> {
+    match text.trim().parse::<u64>() {
+        Ok(seconds) if seconds > 0 => Ok(seconds),
+        _ => Err(SloError {
+            found: text.to_string(),
+        }),
+    }
 }
 
 /// A Slurm duration in seconds: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
@@ -129,6 +177,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn slo_values_are_whole_seconds() {
+        assert_eq!(parse_slo("120"), Ok(120));
+        assert_eq!(parse_slo(" 120 "), Ok(120));
+        assert_eq!(
+            parse_slo("0").unwrap_err().to_string(),
+            "--slo must be a whole number of seconds > 0, found \"0\""
+        );
+        assert!(parse_slo("2m").is_err() && parse_slo("-5").is_err() && parse_slo("1.5").is_err());
+    }
+
+    #[test]
     fn durations() {
         assert_eq!(parse_duration("1-02:03:04"), Some(93_784));
         assert_eq!(parse_duration("1-00:00:10"), Some(86_410));
@@ -163,6 +222,7 @@ mod tests {
                 predicted: false,
                 slo_seconds: 410.0,
                 predicted_completion: None,
+                predicted_violation: None,
             })
         );
         assert_eq!(
@@ -171,7 +231,23 @@ mod tests {
                 predicted: true,
                 slo_seconds: 300.0,
                 predicted_completion: Some(1060.0),
+                predicted_violation: None,
             })
+        );
+        assert_eq!(
+            parse_marker("interstice:accepted slo=300 predicted_completion=1060 predicted_violation=1"),
+            Some(Marker {
+                predicted: true,
+                slo_seconds: 300.0,
+                predicted_completion: Some(1060.0),
+                predicted_violation: Some(true),
+            })
+        );
+        assert_eq!(
+            parse_marker("interstice:accepted slo=300 predicted_violation=yes")
+                .and_then(|marker| marker.predicted_violation),
+            None,
+            "only 0 and 1 are verdicts"
         );
         assert_eq!(
             parse_marker("interstice:accepted predicted_completion=1060"),
@@ -187,10 +263,11 @@ mod tests {
             predicted: true,
             slo_seconds: 120.0,
             predicted_completion: Some(1060.4),
+            predicted_violation: Some(false),
         };
         assert_eq!(
             accepted.to_string(),
-            "interstice:accepted slo=120 predicted_completion=1060"
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0"
         );
         assert_eq!(
             parse_marker(&accepted.to_string()),
@@ -199,10 +276,23 @@ mod tests {
                 ..accepted
             })
         );
+        let late = Marker {
+            predicted_violation: Some(true),
+            ..accepted
+        };
+        assert_eq!(
+            late.to_string(),
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=1"
+        );
+        assert_eq!(
+            parse_marker(&late.to_string()).and_then(|marker| marker.predicted_violation),
+            Some(true)
+        );
         let unpredicted = Marker {
             predicted: false,
             slo_seconds: 410.0,
             predicted_completion: None,
+            predicted_violation: None,
         };
         assert_eq!(unpredicted.to_string(), "interstice:unpredicted slo=410");
         assert_eq!(parse_marker(&unpredicted.to_string()), Some(unpredicted));

@@ -3,8 +3,10 @@
 //! the CLI, the C ABI and the Slurm plugins send and read. The engine's types
 //! are converted at the daemon's edge and never serialized directly.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
 
 /// `POST /v1/jobs`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -72,12 +74,21 @@ pub struct PredictResponse {
     pub predicted_completion: Option<f64>,
     /// Predicted completion minus deadline, seconds.
     pub violation_seconds: Option<f64>,
+    /// The engine's verdict: the job would end after its deadline (or never
+    /// start). The daemon always sends it; `None` only from a daemon older
+    /// than the field. `job_submit/interstice` writes it into the job's marker.
+    #[serde(default)]
+    pub predicts_violation: Option<bool>,
     /// An SLO the plan can meet, seconds.
     pub counter_offer_slo: Option<f64>,
 }
 
 /// What happened to an HPC job: the `type` of [`HpcEventRequest`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Its wire names are written once, in [`EventKind::as_str`]; serde,
+/// [`FromStr`], [`fmt::Display`] and the message for an unknown name
+/// ([`UnknownEventKind`]) read them from there, over [`EventKind::ALL`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventKind {
     /// The job entered the queue.
     Submitted,
@@ -90,7 +101,15 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    /// How the wire spells it.
+    /// Every kind, in the order they happen to a job.
+    pub const ALL: [EventKind; 4] = [
+        EventKind::Submitted,
+        EventKind::Started,
+        EventKind::Ended,
+        EventKind::Killed,
+    ];
+
+    /// How the wire spells it (also the `type` label of `interstice_hpc_events_total`).
     pub fn as_str(self) -> &'static str {
         match self {
             EventKind::Submitted => "submitted",
@@ -101,14 +120,58 @@ impl EventKind {
     }
 }
 
+/// A `type` that names no [`EventKind`]; the message lists the valid names.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("type: {found:?} is not one of {}", valid_event_kinds())]
+pub struct UnknownEventKind {
+    /// What was sent.
+    pub found: String,
+}
+
+/// `submitted, started, ended, killed`.
+fn valid_event_kinds() -> String {
+    EventKind::ALL.map(EventKind::as_str).join(", ")
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for EventKind {
+    type Err = UnknownEventKind;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        EventKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == text)
+            .ok_or_else(|| UnknownEventKind {
+                found: text.to_string(),
+            })
+    }
+}
+
+impl Serialize for EventKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// `POST /v1/hpc/events`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HpcEventRequest {
-    /// `submitted`, `started`, `ended` or `killed` ([`EventKind::as_str`]); kept
-    /// as text so that the daemon names the accepted values when it is not one.
+    /// What happened; an unknown name is refused with the valid ones ([`UnknownEventKind`]).
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: EventKind,
     /// The batch system's job id.
     pub id: String,
     /// Processors.
@@ -237,4 +300,36 @@ pub struct HealthResponse {
 pub struct ErrorBody {
     /// What went wrong and what to do.
     pub error: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_kinds_read_back_what_they_write() {
+        for kind in EventKind::ALL {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+            assert_eq!(serde_json::from_str::<EventKind>(&json).unwrap(), kind);
+            assert_eq!(kind.to_string().parse::<EventKind>(), Ok(kind));
+        }
+        assert_eq!(EventKind::Started.to_string(), "started");
+    }
+
+    #[test]
+    fn unknown_event_kind_names_the_field_and_the_valid_kinds() {
+        assert_eq!(
+            "exploded".parse::<EventKind>().unwrap_err().to_string(),
+            "type: \"exploded\" is not one of submitted, started, ended, killed"
+        );
+        let error =
+            serde_json::from_str::<HpcEventRequest>(r#"{"type":"Started","id":"1","procs":1,"walltime":5}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(
+            error.starts_with("type: \"Started\" is not one of submitted, started, ended, killed"),
+            "{error}"
+        );
+    }
 }

@@ -3,7 +3,7 @@
 //! engine actor and turn its answer into JSON; errors are `{"error": "..."}`.
 
 use crate::actor::{ApiError, Command, ErrorKind, Owner};
-use crate::backend::{HpcEvent, HpcEventKind};
+use crate::backend::HpcEvent;
 use crate::metrics::Metrics;
 use axum::body::Bytes;
 use axum::extract::connect_info::{ConnectInfo, Connected};
@@ -194,17 +194,6 @@ async fn hpc_event(State(state): State<AppState>, body: Bytes) -> Response {
 
 /// Check and convert `POST /v1/hpc/events`.
 pub fn hpc_event_from(request: HpcEventRequest) -> Result<HpcEvent, ApiError> {
-    let kind = match request.kind.as_str() {
-        "submitted" => HpcEventKind::Submitted,
-        "started" => HpcEventKind::Started,
-        "ended" => HpcEventKind::Ended,
-        "killed" => HpcEventKind::Killed,
-        other => {
-            return Err(ApiError::bad_request(format!(
-                "type: {other:?} is not one of submitted, started, ended, killed"
-            )))
-        }
-    };
     if request.id.is_empty() {
         return Err(ApiError::bad_request("id: must be the batch system's job id"));
     }
@@ -234,7 +223,7 @@ pub fn hpc_event_from(request: HpcEventRequest) -> Result<HpcEvent, ApiError> {
         ),
     };
     Ok(HpcEvent {
-        kind,
+        kind: request.kind,
         id: request.id,
         procs: request.procs,
         walltime: Time::from_secs_f64(request.walltime),

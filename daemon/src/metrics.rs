@@ -1,6 +1,7 @@
 //! The daemon's Prometheus metrics (prefix `interstice_`, base units, counters
 //! end in `_total`). Label values come from small fixed sets, never job ids.
 
+use interstice_api::wire::EventKind;
 use prometheus::{
     Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
 };
@@ -183,8 +184,8 @@ impl Metrics {
         for outcome in ["tp", "fp", "fn", "tn"] {
             metrics.prediction_outcomes.with_label_values(&[outcome]);
         }
-        for kind in ["submitted", "started", "ended", "killed"] {
-            metrics.hpc_events.with_label_values(&[kind]);
+        for kind in EventKind::ALL {
+            metrics.hpc_events.with_label_values(&[kind.as_str()]);
         }
         metrics
     }

@@ -2,7 +2,7 @@
 //! SQLite, real processes, real promtool.
 
 use interstice_api::client::{Client, ClientError, DEFAULT_TIMEOUT};
-use interstice_api::wire::{HpcEventRequest, JobView, PredictRequest, SubmitRequest};
+use interstice_api::wire::{EventKind, HpcEventRequest, JobView, PredictRequest, SubmitRequest};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -188,7 +188,7 @@ fn hpc_job_evicts_running_cloud_job_within_grace() {
     assert!(alive(pid));
     // The SPANK prolog: an HPC job takes every processor of the node now.
     let event = HpcEventRequest {
-        kind: "started".to_string(),
+        kind: EventKind::Started,
         id: "slurm-77".to_string(),
         procs: 4,
         walltime: 120.0,
@@ -219,7 +219,7 @@ fn rejected_job_gets_a_counter_offer_that_is_then_accepted() {
     let client = daemon.client();
     // The whole area is taken by HPC work for the next 100 s.
     let event = HpcEventRequest {
-        kind: "submitted".to_string(),
+        kind: EventKind::Submitted,
         id: "hpc-1".to_string(),
         procs: 4,
         walltime: 100.0,
@@ -238,6 +238,11 @@ fn rejected_job_gets_a_counter_offer_that_is_then_accepted() {
         })
         .unwrap();
     assert_eq!(predicted.decision, "rejected");
+    assert_eq!(
+        predicted.predicts_violation,
+        Some(true),
+        "the engine's verdict travels with the answer"
+    );
     let answer = client.submit(&job(&["/bin/true"], 1, 10.0, 20.0)).unwrap();
     assert_eq!(answer.decision, "rejected");
     let offer = answer.counter_offer_slo.expect("a counter-offer");
@@ -335,7 +340,7 @@ fn metrics_pass_promtool() {
     assert!(!client.metrics().unwrap().contains("interstice_plan_age_seconds"));
     client
         .hpc_event(&HpcEventRequest {
-            kind: "submitted".to_string(),
+            kind: EventKind::Submitted,
             id: "slurm-1".to_string(),
             procs: 1,
             walltime: 60.0,

@@ -179,6 +179,97 @@ fn code_of(error: &ClientError) -> interstice_result {
     }
 }
 
+/// Why a call did not succeed, before it becomes its [`interstice_result`].
+enum Failure {
+    /// A code without text (a NULL pointer, an index out of range, a short
+    /// buffer): the handle's last error is left as it was.
+    Code(interstice_result),
+    /// An unusable argument (`INTERSTICE_RESULT_INVALID_ARGUMENT`); the text
+    /// becomes the handle's last error.
+    Invalid(String),
+    /// The daemon call failed; its text becomes the handle's last error.
+    Client(ClientError),
+}
+
+/// The failure of a required pointer that is NULL.
+const NULL_ARGUMENT: Failure = Failure::Code(interstice_result::NullArgument);
+
+impl From<ClientError> for Failure {
+    fn from(error: ClientError) -> Self {
+        Failure::Client(error)
+    }
+}
+
+impl Failure {
+    fn code(&self) -> interstice_result {
+        match self {
+            Failure::Code(code) => *code,
+            Failure::Invalid(_) => interstice_result::InvalidArgument,
+            Failure::Client(error) => code_of(error),
+        }
+    }
+}
+
+fn invalid(message: impl Into<String>) -> Failure {
+    Failure::Invalid(message.into())
+}
+
+/// Runs a call's body under [`guard`]: `Ok` is `INTERSTICE_RESULT_OK`, a failure its code.
+fn call(body: impl FnOnce() -> Result<(), Failure>) -> interstice_result {
+    guard(|| match body() {
+        Ok(()) => interstice_result::Ok,
+        Err(failure) => failure.code(),
+    })
+}
+
+/// [`call`] on a client handle: a NULL handle is `INTERSTICE_RESULT_NULL_ARGUMENT`;
+/// the text of an invalid argument or of the daemon's error becomes the handle's last error.
+///
+/// # Safety
+/// `client` must be NULL or a live handle.
+unsafe fn call_client(
+    client: *const interstice_client,
+    body: impl FnOnce(&interstice_client) -> Result<(), Failure>,
+) -> interstice_result {
+    guard(|| {
+        let Some(client) = client.as_ref() else {
+            return interstice_result::NullArgument;
+        };
+        match body(client) {
+            Ok(()) => interstice_result::Ok,
+            Err(failure) => {
+                match &failure {
+                    Failure::Invalid(message) => client.remember(message),
+                    Failure::Client(error) => client.remember(&error.to_string()),
+                    Failure::Code(_) => {}
+                }
+                failure.code()
+            }
+        }
+    })
+}
+
+/// A required out-pointer: NULL is a failure.
+fn required<T>(out: *mut T) -> Result<*mut T, Failure> {
+    if out.is_null() {
+        Err(NULL_ARGUMENT)
+    } else {
+        Ok(out)
+    }
+}
+
+/// Releases a handle made by `Box::into_raw`; NULL is ignored.
+///
+/// # Safety
+/// `handle` must be NULL or a handle of this type not yet freed.
+unsafe fn free_handle<T>(handle: *mut T) {
+    guard_or((), || {
+        if !handle.is_null() {
+            drop(Box::from_raw(handle));
+        }
+    });
+}
+
 impl interstice_client {
     fn remember(&self, message: &str) {
         let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
@@ -187,25 +278,29 @@ impl interstice_client {
             .lock()
             .unwrap_or_else(|poison| poison.into_inner()) = text;
     }
-
-    fn fail(&self, error: ClientError) -> interstice_result {
-        self.remember(&error.to_string());
-        code_of(&error)
-    }
-
-    fn invalid(&self, message: &str) -> interstice_result {
-        self.remember(message);
-        interstice_result::InvalidArgument
-    }
 }
 
+/// A borrowed C string argument named `name`: `None` for NULL, a failure
+/// naming it when it is not UTF-8.
+///
 /// # Safety
 /// `text` must be NULL or a NUL-terminated string.
-unsafe fn borrow_str<'a>(text: *const c_char) -> Option<Result<&'a str, std::str::Utf8Error>> {
+unsafe fn borrow_str<'a>(text: *const c_char, name: &str) -> Result<Option<&'a str>, Failure> {
     if text.is_null() {
-        None
+        return Ok(None);
+    }
+    CStr::from_ptr(text)
+        .to_str()
+        .map(Some)
+        .map_err(|_| invalid(format!("{name} is not UTF-8")))
+}
+
+/// A number of seconds that must be finite and > 0.
+fn positive_seconds(value: f64, name: &str) -> Result<f64, Failure> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
     } else {
-        Some(CStr::from_ptr(text).to_str())
+        Err(invalid(format!("{name} must be a finite number > 0")))
     }
 }
 
@@ -222,25 +317,18 @@ pub unsafe extern "C" fn interstice_client_new(
     timeout_ms: u32,
     out_client: *mut *mut interstice_client,
 ) -> interstice_result {
-    guard(|| {
-        if out_client.is_null() {
-            return interstice_result::NullArgument;
-        }
-        let Some(path) = borrow_str(socket_path) else {
-            return interstice_result::NullArgument;
-        };
-        let Ok(path) = path else {
-            return interstice_result::InvalidArgument;
-        };
+    call(|| {
+        let out_client = required(out_client)?;
+        let path = borrow_str(socket_path, "socket_path")?.ok_or(NULL_ARGUMENT)?;
         if path.is_empty() || timeout_ms == 0 {
-            return interstice_result::InvalidArgument;
+            return Err(Failure::Code(interstice_result::InvalidArgument));
         }
         let client = interstice_client {
             client: Client::new(path, Duration::from_millis(u64::from(timeout_ms))),
             last_error: Mutex::new(CString::default()),
         };
-        *out_client = Box::into_raw(Box::new(client));
-        interstice_result::Ok
+        out_client.write(Box::into_raw(Box::new(client)));
+        Ok(())
     })
 }
 
@@ -250,11 +338,7 @@ pub unsafe extern "C" fn interstice_client_new(
 /// `client` must be NULL or a handle from `interstice_client_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_client_free(client: *mut interstice_client) {
-    guard_or((), || {
-        if !client.is_null() {
-            drop(Box::from_raw(client));
-        }
-    });
+    free_handle(client);
 }
 
 /// Copies the text of the last error on `client` into `buf` (`len` bytes,
@@ -272,12 +356,9 @@ pub unsafe extern "C" fn interstice_client_last_error(
     len: usize,
     out_len: *mut usize,
 ) -> interstice_result {
-    guard(|| {
-        let Some(client) = client.as_ref() else {
-            return interstice_result::NullArgument;
-        };
+    call_client(client, |client| {
         if buf.is_null() && len > 0 {
-            return interstice_result::NullArgument;
+            return Err(NULL_ARGUMENT);
         }
         let text = client
             .last_error
@@ -288,20 +369,18 @@ pub unsafe extern "C" fn interstice_client_last_error(
         if !out_len.is_null() {
             *out_len = bytes.len();
         }
-        if len == 0 {
-            return if bytes.is_empty() {
-                interstice_result::Ok
-            } else {
-                interstice_result::BufferTooSmall
-            };
-        }
-        let copied = bytes.len().min(len - 1);
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf.cast::<u8>(), copied);
-        *buf.add(copied) = 0;
-        if copied < bytes.len() {
-            interstice_result::BufferTooSmall
+        let copied = if len == 0 {
+            0
         } else {
-            interstice_result::Ok
+            let copied = bytes.len().min(len - 1);
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf.cast::<u8>(), copied);
+            *buf.add(copied) = 0;
+            copied
+        };
+        if copied < bytes.len() {
+            Err(Failure::Code(interstice_result::BufferTooSmall))
+        } else {
+            Ok(())
         }
     })
 }
@@ -312,14 +391,9 @@ pub unsafe extern "C" fn interstice_client_last_error(
 /// `client` must be a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_client_health(client: *const interstice_client) -> interstice_result {
-    guard(|| {
-        let Some(client) = client.as_ref() else {
-            return interstice_result::NullArgument;
-        };
-        match client.client.health() {
-            Ok(_) => interstice_result::Ok,
-            Err(error) => client.fail(error),
-        }
+    call_client(client, |client| {
+        client.client.health()?;
+        Ok(())
     })
 }
 
@@ -334,29 +408,15 @@ pub unsafe extern "C" fn interstice_client_report_event(
     event: *const interstice_job_event,
     out_n_evicted: *mut u32,
 ) -> interstice_result {
-    guard(|| {
-        let Some(client) = client.as_ref() else {
-            return interstice_result::NullArgument;
-        };
-        let Some(event) = event.as_ref() else {
-            return interstice_result::NullArgument;
-        };
-        let Some(job_id) = borrow_str(event.job_id) else {
-            return interstice_result::NullArgument;
-        };
-        let Ok(job_id) = job_id else {
-            return client.invalid("job_id is not UTF-8");
-        };
+    call_client(client, |client| {
+        let event = event.as_ref().ok_or(NULL_ARGUMENT)?;
+        let job_id = borrow_str(event.job_id, "job_id")?.ok_or(NULL_ARGUMENT)?;
         if job_id.is_empty() {
-            return client.invalid("job_id is empty");
+            return Err(invalid("job_id is empty"));
         }
-        let cpus = match borrow_str(event.cpus) {
-            None => None,
-            Some(Ok(cpus)) => Some(cpus.to_string()),
-            Some(Err(_)) => return client.invalid("cpus is not UTF-8"),
-        };
+        let cpus = borrow_str(event.cpus, "cpus")?.map(str::to_string);
         if !event.walltime_seconds.is_finite() || event.walltime_seconds < 0.0 {
-            return client.invalid("walltime_seconds must be a finite number >= 0");
+            return Err(invalid("walltime_seconds must be a finite number >= 0"));
         }
         // Read the kind as an integer: C may pass any value in the enum's storage.
         let kind = match *(std::ptr::addr_of!(event.kind).cast::<u32>()) {
@@ -364,25 +424,21 @@ pub unsafe extern "C" fn interstice_client_report_event(
             1 => EventKind::Started,
             2 => EventKind::Ended,
             3 => EventKind::Killed,
-            other => return client.invalid(&format!("unknown event kind {other}")),
+            other => return Err(invalid(format!("unknown event kind {other}"))),
         };
         let request = HpcEventRequest {
-            kind: kind.as_str().to_string(),
+            kind,
             id: job_id.to_string(),
             procs: event.procs,
             walltime: event.walltime_seconds,
             time: (event.time.is_finite() && event.time >= 0.0).then_some(event.time),
             cpus,
         };
-        match client.client.hpc_event(&request) {
-            Ok(answer) => {
-                if !out_n_evicted.is_null() {
-                    *out_n_evicted = u32::try_from(answer.evicted.len()).unwrap_or(u32::MAX);
-                }
-                interstice_result::Ok
-            }
-            Err(error) => client.fail(error),
+        let answer = client.client.hpc_event(&request)?;
+        if !out_n_evicted.is_null() {
+            *out_n_evicted = u32::try_from(answer.evicted.len()).unwrap_or(u32::MAX);
         }
+        Ok(())
     })
 }
 
@@ -397,52 +453,35 @@ pub unsafe extern "C" fn interstice_client_predict(
     request: *const interstice_predict_request,
     out_prediction: *mut interstice_prediction,
 ) -> interstice_result {
-    guard(|| {
-        let Some(client) = client.as_ref() else {
-            return interstice_result::NullArgument;
-        };
-        let Some(request) = request.as_ref() else {
-            return interstice_result::NullArgument;
-        };
-        if out_prediction.is_null() {
-            return interstice_result::NullArgument;
-        }
+    call_client(client, |client| {
+        let request = request.as_ref().ok_or(NULL_ARGUMENT)?;
+        let out_prediction = required(out_prediction)?;
         if request.procs == 0 {
-            return client.invalid("procs must be at least 1");
-        }
-        if !(request.walltime_seconds.is_finite() && request.walltime_seconds > 0.0) {
-            return client.invalid("walltime_seconds must be a finite number > 0");
-        }
-        if !(request.slo_seconds.is_finite() && request.slo_seconds > 0.0) {
-            return client.invalid("slo_seconds must be a finite number > 0");
+            return Err(invalid("procs must be at least 1"));
         }
         let wire = PredictRequest {
             procs: request.procs,
-            walltime: request.walltime_seconds,
-            slo: request.slo_seconds,
+            walltime: positive_seconds(request.walltime_seconds, "walltime_seconds")?,
+            slo: positive_seconds(request.slo_seconds, "slo_seconds")?,
             admission: request.admission,
         };
-        match client.client.predict(&wire) {
-            Ok(prediction) => {
-                let (has_predicted_start, predicted_start) = split(prediction.predicted_start);
-                let (has_predicted_completion, predicted_completion) = split(prediction.predicted_completion);
-                let (has_violation_seconds, violation_seconds) = split(prediction.violation_seconds);
-                let (has_counter_offer_slo, counter_offer_slo_seconds) = split(prediction.counter_offer_slo);
-                *out_prediction = interstice_prediction {
-                    accepted: prediction.decision == "accepted",
-                    has_predicted_start,
-                    predicted_start,
-                    has_predicted_completion,
-                    predicted_completion,
-                    has_violation_seconds,
-                    violation_seconds,
-                    has_counter_offer_slo,
-                    counter_offer_slo_seconds,
-                };
-                interstice_result::Ok
-            }
-            Err(error) => client.fail(error),
-        }
+        let prediction = client.client.predict(&wire)?;
+        let (has_predicted_start, predicted_start) = split(prediction.predicted_start);
+        let (has_predicted_completion, predicted_completion) = split(prediction.predicted_completion);
+        let (has_violation_seconds, violation_seconds) = split(prediction.violation_seconds);
+        let (has_counter_offer_slo, counter_offer_slo_seconds) = split(prediction.counter_offer_slo);
+        out_prediction.write(interstice_prediction {
+            accepted: prediction.decision == "accepted",
+            has_predicted_start,
+            predicted_start,
+            has_predicted_completion,
+            predicted_completion,
+            has_violation_seconds,
+            violation_seconds,
+            has_counter_offer_slo,
+            counter_offer_slo_seconds,
+        });
+        Ok(())
     })
 }
 
@@ -461,25 +500,16 @@ pub unsafe extern "C" fn interstice_client_slots(
     client: *const interstice_client,
     out_slots: *mut *mut interstice_slots,
 ) -> interstice_result {
-    guard(|| {
-        let Some(client) = client.as_ref() else {
-            return interstice_result::NullArgument;
-        };
-        if out_slots.is_null() {
-            return interstice_result::NullArgument;
-        }
-        match client.client.slots() {
-            Ok(slots) => {
-                let future_procs = slots
-                    .future
-                    .iter()
-                    .map(|slot| CString::new(slot.procs.replace('\0', "")).unwrap_or_default())
-                    .collect();
-                *out_slots = Box::into_raw(Box::new(interstice_slots { slots, future_procs }));
-                interstice_result::Ok
-            }
-            Err(error) => client.fail(error),
-        }
+    call_client(client, |client| {
+        let out_slots = required(out_slots)?;
+        let slots = client.client.slots()?;
+        let future_procs = slots
+            .future
+            .iter()
+            .map(|slot| CString::new(slot.procs.replace('\0', "")).unwrap_or_default())
+            .collect();
+        out_slots.write(Box::into_raw(Box::new(interstice_slots { slots, future_procs })));
+        Ok(())
     })
 }
 
@@ -489,11 +519,37 @@ pub unsafe extern "C" fn interstice_client_slots(
 /// `slots` must be NULL or a handle not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_slots_free(slots: *mut interstice_slots) {
-    guard_or((), || {
-        if !slots.is_null() {
-            drop(Box::from_raw(slots));
-        }
-    });
+    free_handle(slots);
+}
+
+/// A value read from a slots handle: `fallback` for NULL (and if reading panics).
+///
+/// # Safety
+/// `slots` must be NULL or a live handle.
+unsafe fn read_slots<T: Copy>(
+    slots: *const interstice_slots,
+    fallback: T,
+    read: impl FnOnce(&interstice_slots) -> T,
+) -> T {
+    guard_or(fallback, || slots.as_ref().map_or(fallback, read))
+}
+
+/// Copies one slot, chosen by `get` (`None`: index out of range), into `*out_slot`.
+///
+/// # Safety
+/// `slots` must be NULL or a live handle, `out_slot` NULL or writable.
+unsafe fn copy_slot<T>(
+    slots: *const interstice_slots,
+    out_slot: *mut T,
+    get: impl FnOnce(&interstice_slots) -> Option<T>,
+) -> interstice_result {
+    call(|| {
+        let slots = slots.as_ref().ok_or(NULL_ARGUMENT)?;
+        let out_slot = required(out_slot)?;
+        let slot = get(slots).ok_or(Failure::Code(interstice_result::OutOfRange))?;
+        out_slot.write(slot);
+        Ok(())
+    })
 }
 
 /// The daemon's clock when it computed the slots (epoch seconds); 0 for NULL.
@@ -502,7 +558,7 @@ pub unsafe extern "C" fn interstice_slots_free(slots: *mut interstice_slots) {
 /// `slots` must be NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_slots_now(slots: *const interstice_slots) -> f64 {
-    guard_or(0.0, || slots.as_ref().map_or(0.0, |slots| slots.slots.now))
+    read_slots(slots, 0.0, |slots| slots.slots.now)
 }
 
 /// How many processors are idle now; 0 for NULL.
@@ -511,9 +567,7 @@ pub unsafe extern "C" fn interstice_slots_now(slots: *const interstice_slots) ->
 /// `slots` must be NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_slots_immediate_len(slots: *const interstice_slots) -> usize {
-    guard_or(0, || {
-        slots.as_ref().map_or(0, |slots| slots.slots.immediate.len())
-    })
+    read_slots(slots, 0, |slots| slots.slots.immediate.len())
 }
 
 /// Copies immediate slot `index` into `*out_slot`.
@@ -526,23 +580,14 @@ pub unsafe extern "C" fn interstice_slots_immediate_get(
     index: usize,
     out_slot: *mut interstice_immediate_slot,
 ) -> interstice_result {
-    guard(|| {
-        let Some(slots) = slots.as_ref() else {
-            return interstice_result::NullArgument;
-        };
-        if out_slot.is_null() {
-            return interstice_result::NullArgument;
-        }
-        let Some(slot) = slots.slots.immediate.get(index) else {
-            return interstice_result::OutOfRange;
-        };
+    copy_slot(slots, out_slot, |slots| {
+        let slot = slots.slots.immediate.get(index)?;
         let (has_idle_until, idle_until) = split(slot.idle_until);
-        *out_slot = interstice_immediate_slot {
+        Some(interstice_immediate_slot {
             proc_index: slot.proc,
             has_idle_until,
             idle_until,
-        };
-        interstice_result::Ok
+        })
     })
 }
 
@@ -552,7 +597,7 @@ pub unsafe extern "C" fn interstice_slots_immediate_get(
 /// `slots` must be NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn interstice_slots_future_len(slots: *const interstice_slots) -> usize {
-    guard_or(0, || slots.as_ref().map_or(0, |slots| slots.slots.future.len()))
+    read_slots(slots, 0, |slots| slots.slots.future.len())
 }
 
 /// Copies future slot `index` into `*out_slot` (its `procs` text stays owned by `slots`).
@@ -565,24 +610,15 @@ pub unsafe extern "C" fn interstice_slots_future_get(
     index: usize,
     out_slot: *mut interstice_future_slot,
 ) -> interstice_result {
-    guard(|| {
-        let Some(slots) = slots.as_ref() else {
-            return interstice_result::NullArgument;
-        };
-        if out_slot.is_null() {
-            return interstice_result::NullArgument;
-        }
-        let (Some(slot), Some(procs)) = (slots.slots.future.get(index), slots.future_procs.get(index)) else {
-            return interstice_result::OutOfRange;
-        };
+    copy_slot(slots, out_slot, |slots| {
+        let (slot, procs) = (slots.slots.future.get(index)?, slots.future_procs.get(index)?);
         let (has_end, end) = split(slot.end);
-        *out_slot = interstice_future_slot {
+        Some(interstice_future_slot {
             start: slot.start,
             has_end,
             end,
             procs: procs.as_ptr(),
-        };
-        interstice_result::Ok
+        })
     })
 }
 

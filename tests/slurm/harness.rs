@@ -386,8 +386,8 @@ impl Cluster {
             .unwrap_or_else(|err| panic!("run {client}: {err}"))
     }
 
-    /// `sbatch --parsable ARGS`: Ok(job id) or Err(stderr).
-    pub fn sbatch(&self, args: &[&str]) -> Result<String, String> {
+    /// `sbatch --parsable ARGS`: Ok(job id), or sbatch's refusal.
+    pub fn sbatch(&self, args: &[&str]) -> Result<String, SbatchRefused> {
         let out_pattern = self.dir.path().join("jobs/job-%j.out").display().to_string();
         let mut all = vec!["--parsable", "-o", &out_pattern];
         all.extend_from_slice(args);
@@ -400,7 +400,9 @@ impl Cluster {
                 .unwrap_or_default()
                 .to_string())
         } else {
-            Err(String::from_utf8_lossy(&output.stderr).to_string())
+            Err(SbatchRefused {
+                stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+            })
         }
     }
 
@@ -569,34 +571,71 @@ impl Drop for Daemon {
     }
 }
 
+/// sbatch refused a job (the job_submit plugin's message is in `stderr`).
+#[derive(Debug, thiserror::Error)]
+#[error("{stderr}")]
+pub struct SbatchRefused {
+    /// What sbatch printed.
+    pub stderr: String,
+}
+
+/// Why an HTTP exchange with the daemon gave no 2xx body.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// The socket could not be reached.
+    #[error("connect {}: {source}", socket.display())]
+    Connect {
+        /// The daemon's socket.
+        socket: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Writing the request or reading the answer failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The answer is not HTTP (what is missing).
+    #[error("{0}")]
+    Malformed(&'static str),
+    /// The daemon answered with a status other than 2xx.
+    #[error("status {status}: {body}")]
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The answer's body (the daemon's `{"error": …}`).
+        body: String,
+    },
+}
+
 /// One HTTP/1.1 exchange over a Unix socket: the body of a 2xx answer, Err otherwise.
-pub fn http(socket: &Path, method: &str, path: &str, body: Option<&str>) -> Result<String, String> {
-    let mut stream =
-        UnixStream::connect(socket).map_err(|err| format!("connect {}: {err}", socket.display()))?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .map_err(|e| e.to_string())?;
+pub fn http(socket: &Path, method: &str, path: &str, body: Option<&str>) -> Result<String, HttpError> {
+    let mut stream = UnixStream::connect(socket).map_err(|source| HttpError::Connect {
+        socket: socket.to_path_buf(),
+        source,
+    })?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let body = body.unwrap_or_default();
     let request = format!(
         "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
-    stream.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
+    stream.write_all(request.as_bytes())?;
     let mut answer = String::new();
-    stream.read_to_string(&mut answer).map_err(|e| e.to_string())?;
-    let (head, rest) = answer.split_once("\r\n\r\n").ok_or("no header end")?;
+    stream.read_to_string(&mut answer)?;
+    let (head, rest) = answer
+        .split_once("\r\n\r\n")
+        .ok_or(HttpError::Malformed("no header end"))?;
     let status: u16 = head
         .split_whitespace()
         .nth(1)
         .and_then(|s| s.parse().ok())
-        .ok_or("bad status line")?;
+        .ok_or(HttpError::Malformed("bad status line"))?;
     let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
     let text = if chunked { dechunk(rest) } else { rest.to_string() };
     if (200..300).contains(&status) {
         Ok(text)
     } else {
-        Err(format!("status {status}: {text}"))
+        Err(HttpError::Status { status, body: text })
     }
 }
 

@@ -27,7 +27,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use harness::{metric, wait_for, Cluster, Daemon, PluginSettings};
+use harness::{metric, wait_for, Cluster, Daemon, HttpError, PluginSettings};
 
 /// The counter-offer in a rejection message: "... resubmit with --slo=410".
 fn offered_slo(message: &str) -> u64 {
@@ -144,6 +144,10 @@ fn interstice_on_a_real_slurm() {
         comment.starts_with("interstice:accepted slo=100"),
         "C1 comment {comment:?}"
     );
+    assert!(
+        comment.ends_with(" predicted_violation=0"),
+        "C1's marker carries the engine's verdict: {comment:?}"
+    );
     // It runs in the hole, before H1 ends, and completes: met.
     cluster.wait_state(&c1, &["RUNNING", "COMPLETED"], Duration::from_secs(15));
     assert_eq!(
@@ -157,7 +161,8 @@ fn interstice_on_a_real_slurm() {
     // --- 2. an SLO that cannot be met: rejected with a counter-offer, which is accepted --------
     let rejection = cluster
         .sbatch(&["--slo=30", "-n", "4", "-t", "1", "--wrap", "sleep 2"])
-        .expect_err("4 processors for 60 s cannot finish within 30 s: only 2 are idle until H1's limit");
+        .expect_err("4 processors for 60 s cannot finish within 30 s: only 2 are idle until H1's limit")
+        .stderr;
     assert!(
         rejection
             .contains("cannot meet --slo=30 on the current backfill plan; earliest predicted response time"),
@@ -300,7 +305,10 @@ fn interstice_on_a_real_slurm() {
         Duration::from_secs(20),
         || harness::http(&daemon2.socket, "GET", "/healthz", None).err(),
     );
-    assert!(stale.contains("status 503") && stale.contains("stale"), "{stale}");
+    assert!(
+        matches!(&stale, HttpError::Status { status: 503, body } if body.contains("stale")),
+        "{stale}"
+    );
     let predict = harness::http(
         &daemon2.socket,
         "POST",
@@ -308,7 +316,7 @@ fn interstice_on_a_real_slurm() {
         Some(r#"{"procs": 1, "walltime": 60, "slo": 600}"#),
     );
     assert!(
-        predict.as_ref().is_err_and(|err| err.contains("status 503")),
+        matches!(predict, Err(HttpError::Status { status: 503, .. })),
         "{predict:?}"
     );
     cluster.restart_slurmctld(true);

@@ -379,6 +379,7 @@ fn prediction_answer(prediction: &Prediction, rejected: bool) -> PredictResponse
         predicted_start: finite_secs(prediction.start),
         predicted_completion: finite_secs(prediction.completion),
         violation_seconds: prediction.violation_seconds,
+        predicts_violation: Some(prediction.predicts_violation),
         counter_offer_slo: finite_secs(prediction.counter_offer_slo),
     }
 }

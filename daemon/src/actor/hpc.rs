@@ -7,7 +7,8 @@ use super::admission::engine_error;
 use super::command::ApiError;
 use super::supervisor::Phase;
 use super::{secs, Actor};
-use crate::backend::{HpcEvent, HpcEventKind, HpcJobSnapshot, HpcUpdate};
+use crate::backend::{HpcEvent, HpcJobSnapshot, HpcUpdate};
+use interstice_api::wire::EventKind;
 use interstice_core::{EndReason, Job, JobId, JobKind, JobState, ProcSet, Time};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -76,7 +77,7 @@ impl Actor {
             None,
             "hpc_event",
             &format!(
-                "{:?} {} procs={} walltime={}",
+                "{} {} procs={} walltime={}",
                 event.kind, event.id, event.procs, event.walltime
             ),
         );
@@ -164,28 +165,25 @@ impl Actor {
         if event.procs == 0 {
             return Err(ApiError::bad_request("procs: must be at least 1"));
         }
-        let kind = match event.kind {
-            HpcEventKind::Submitted => "submitted",
-            HpcEventKind::Started => "started",
-            HpcEventKind::Ended => "ended",
-            HpcEventKind::Killed => "killed",
-        };
-        self.metrics.hpc_events.with_label_values(&[kind]).inc();
+        self.metrics
+            .hpc_events
+            .with_label_values(&[event.kind.as_str()])
+            .inc();
         let now = self.event_time(event.time);
         self.plan_updated(now);
         let mut evicted = Vec::new();
         match event.kind {
-            HpcEventKind::Submitted => {
+            EventKind::Submitted => {
                 self.submit_hpc(&event.id, event.procs, event.walltime, event.runtime, now)?;
             }
-            HpcEventKind::Started => {
+            EventKind::Started => {
                 self.submit_hpc(&event.id, event.procs, event.walltime, event.runtime, now)?;
                 if let Some(cpus) = &event.cpus {
                     evicted.extend(self.evict_holding(cpus, now));
                 }
             }
-            HpcEventKind::Ended => self.forget_hpc(&event.id, now, EndReason::Completed),
-            HpcEventKind::Killed => self.forget_hpc(&event.id, now, EndReason::Killed),
+            EventKind::Ended => self.forget_hpc(&event.id, now, EndReason::Completed),
+            EventKind::Killed => self.forget_hpc(&event.id, now, EndReason::Killed),
         }
         evicted.extend(self.schedule_now(now));
         Ok(evicted)

@@ -4,9 +4,10 @@
 //! with its scaled walltime and run time; the daemon ends it by itself
 //! `runtime` after the engine starts it (see [`super::HpcEvent::runtime`]).
 
-use super::{BackendError, HpcEvent, HpcEventKind, HpcSink, HpcUpdate, Shutdown};
+use super::{BackendError, HpcEvent, HpcSink, HpcUpdate, Shutdown};
 use crate::clock::wall_clock;
 use crate::config::EmbeddedConfig;
+use interstice_api::wire::EventKind;
 use interstice_core::{Job, Time};
 use interstice_swf::{ExtractOptions, Strictness};
 use std::time::Duration;
@@ -73,7 +74,7 @@ pub async fn run(config: EmbeddedConfig, sink: HpcSink, mut shutdown: Shutdown) 
                 return Ok(());
             }
             let event = HpcEvent {
-                kind: HpcEventKind::Submitted,
+                kind: EventKind::Submitted,
                 id: format!("swf-{cycle}-{}", job.id),
                 procs: job.procs.max(1),
                 walltime: job.walltime.mul_f64(scale).max(Time::from_ticks(1)),

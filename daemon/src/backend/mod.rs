@@ -54,28 +54,16 @@ pub mod slurm;
 use crate::actor::Command;
 use crate::config::BackendConfig;
 use crate::metrics::Metrics;
+use interstice_api::wire::EventKind;
 use interstice_core::{ProcSet, Time};
 use std::sync::mpsc;
 use tokio::sync::watch;
 
-/// What happened to an HPC job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HpcEventKind {
-    /// Queued in the batch system.
-    Submitted,
-    /// Its tasks start (on `cpus` of this node, when given).
-    Started,
-    /// It finished.
-    Ended,
-    /// It was killed or cancelled.
-    Killed,
-}
-
 /// One HPC job event.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HpcEvent {
-    /// What happened.
-    pub kind: HpcEventKind,
+    /// What happened (`Started` takes `cpus` of this node, when given).
+    pub kind: EventKind,
     /// The batch system's job id.
     pub id: String,
     /// Processors the job uses.

@@ -29,8 +29,9 @@
 //! (reason `JobHeld*`) are left out of the plan: they will not start on their own. The comment carries
 //! the plugin's marker, `interstice:accepted slo=120 …` or
 //! `interstice:unpredicted slo=120` (fail-open), from which the SLO and the
-//! deadline (submit + SLO) follow. The parsers are pure functions with unit
-//! tests on captured output.
+//! deadline (submit + SLO) follow, and the engine's admission verdict
+//! (`predicted_violation=0|1`, [`Marker`]). The parsers are pure functions with
+//! unit tests on captured output.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -313,10 +314,6 @@ impl Outcome {
     }
 }
 
-/// Slack for the rounding of `predicted_completion` in the marker (whole seconds)
-/// and of Slurm's submit time, when telling whether the prediction was a violation.
-const PREDICTION_ROUNDING_SECONDS: f64 = 1.0;
-
 /// A finished cloud job, as the metrics see it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finished {
@@ -327,7 +324,9 @@ pub struct Finished {
     /// Whether it violated its SLO; None when no verdict applies (cancelled,
     /// submit or end time unknown, or evicted with `evictions_violate: false`).
     pub slo_violated: Option<bool>,
-    /// Whether the admission predicted a violation; None for fail-open admissions.
+    /// Whether the admission predicted a violation: the engine's verdict as the
+    /// marker carries it ([`Marker::predicted_violation`]); None for fail-open
+    /// admissions and for markers that do not say (written by an older plugin).
     pub predicted_violation: Option<bool>,
     /// Processor-seconds of work thrown away (evicted jobs: CPUs × time run).
     pub lost_processor_seconds: f64,
@@ -339,7 +338,8 @@ pub struct Finished {
 /// what is Slurm's own is which verdicts count: an evicted job's only when
 /// `evictions_violate` (nobody reruns it, like a locally run job evicted with
 /// no resubmission left), a cancelled job's never, and none without the
-/// submit and end times.
+/// submit and end times. Whether the admission predicted a violation is read
+/// from the marker, never derived again from its rounded completion.
 pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
     let marker = job.marker?;
     let reason = job.state.end_reason()?;
@@ -359,12 +359,7 @@ pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
         JobStateName::Timeout | JobStateName::Failed => (Outcome::Failed, verdict),
         JobStateName::Cancelled => (Outcome::Failed, None),
     };
-    let predicted_late = match (marker.predicted_completion, deadline) {
-        (Some(completion), Some(deadline)) => completion > deadline + PREDICTION_ROUNDING_SECONDS,
-        // Accepted without a completion: only a met prediction is accepted (reject-predicted).
-        _ => false,
-    };
-    let predicted_violation = marker.predicted.then_some(predicted_late);
+    let predicted_violation = marker.predicted_violation.filter(|_| marker.predicted);
     let lost_processor_seconds = match (outcome, job.start, job.end) {
         (Outcome::Evicted, Some(start), Some(end)) => f64::from(job.cpus) * (end - start).max(0) as f64,
         _ => 0.0,
@@ -681,15 +676,16 @@ pub async fn run(
 mod tests {
     use super::*;
 
-    /// Captured from Slurm 22.05.8 (`SLURM_TIME_FORMAT=%s squeue -h -a -t all -o SQUEUE_FORMAT`).
+    /// Captured from Slurm 22.05.8 (`SLURM_TIME_FORMAT=%s squeue -h -a -t all -o SQUEUE_FORMAT`),
+    /// the accepted markers with the plugin's `predicted_violation=` verdict.
     const SQUEUE: &str = "\
 7|hpc|PENDING|8|2:00|1795246200|1795246320|1795246440|Resources|(null)
 6|hpc|RUNNING|6|2:00|1795246195|1795246196|1795246316|None|(null)
-8|cloud|RUNNING|2|1:00|1795246201|1795246202|1795246262|None|interstice:accepted slo=100 predicted_completion=1795246261
-9|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246110|None|interstice:accepted slo=100
-10|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|user text interstice:accepted slo=300
+8|cloud|RUNNING|2|1:00|1795246201|1795246202|1795246262|None|interstice:accepted slo=100 predicted_completion=1795246261 predicted_violation=0
+9|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246110|None|interstice:accepted slo=100 predicted_violation=0
+10|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|user text interstice:accepted slo=300 predicted_violation=0
 11|cloud|COMPLETED|1|1:00|1795246100|1795246150|1795246210|None|interstice:unpredicted slo=120
-12|cloud|DEADLINE|1|1:00|1795246100|N/A|1795246220|None|interstice:accepted slo=120
+12|cloud|DEADLINE|1|1:00|1795246100|N/A|1795246220|None|interstice:accepted slo=120 predicted_violation=0
 13|hpc|CANCELLED by 0|1|UNLIMITED|1795246100|0|1795246101|None|a|b with | bars
 14|hpc|PENDING|1|1:00|1795246100|N/A|N/A|JobHeldUser|(null)
 ";
@@ -715,6 +711,7 @@ mod tests {
                     predicted: true,
                     slo_seconds: 100.0,
                     predicted_completion: Some(1_795_246_261.0),
+                    predicted_violation: Some(false),
                 }),
             }
         );
@@ -781,9 +778,9 @@ mod tests {
             finished(&late, true).map(|job| (job.outcome, job.slo_violated)),
             Some((Outcome::Violated, Some(true)))
         );
-        // Admitted although the prediction said late (admission: admit-all).
+        // Admitted although the engine predicted a violation (admission: admit-all).
         let mut admitted_late = by_id("9").clone();
-        admitted_late.marker.as_mut().unwrap().predicted_completion = Some(1_795_246_300.0);
+        admitted_late.marker.as_mut().unwrap().predicted_violation = Some(true);
         assert_eq!(
             finished(&admitted_late, true).unwrap().predicted_violation,
             Some(true)
@@ -806,6 +803,39 @@ mod tests {
         assert_eq!(
             finished(&no_end, true).map(|job| (job.outcome, job.slo_violated)),
             Some((Outcome::Met, None))
+        );
+    }
+
+    #[test]
+    fn the_predicted_violation_is_the_engines_verdict_read_from_the_marker() {
+        // Submitted at …100 with slo=100: the deadline is …200. Under admit-all the
+        // engine predicted completion at …200.4, a violation; the marker rounds the
+        // completion to …200 and carries the verdict.
+        let line = |marker: &str| {
+            let text = format!("21|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246150|None|{marker}\n");
+            let jobs = parse_squeue(&text).unwrap();
+            let job = finished(&jobs[0], true).unwrap();
+            (job.outcome, job.slo_violated, job.predicted_violation)
+        };
+        assert_eq!(
+            line("interstice:accepted slo=100 predicted_completion=1795246200 predicted_violation=1"),
+            (Outcome::Met, Some(false), Some(true)),
+            "the engine said late: a false positive, whatever the rounded completion"
+        );
+        // The verdict decides, not the completion next to it.
+        assert_eq!(
+            line("interstice:accepted slo=100 predicted_completion=1795246300 predicted_violation=0"),
+            (Outcome::Met, Some(false), Some(false))
+        );
+        // Written by a plugin older than the verdict: unknown, not re-derived.
+        assert_eq!(
+            line("interstice:accepted slo=100 predicted_completion=1795246300"),
+            (Outcome::Met, Some(false), None)
+        );
+        assert_eq!(
+            line("interstice:unpredicted slo=100 predicted_violation=1"),
+            (Outcome::Met, Some(false), None),
+            "a fail-open admission had no prediction"
         );
     }
 

@@ -1,7 +1,7 @@
 //! The admission decision, free of Slurm and of I/O: what the plugin does with
 //! one submission given its settings and the daemon's answer.
 
-use interstice_api::slurm::Marker;
+use interstice_api::slurm::{parse_slo, Marker, SloError};
 use interstice_api::wire::{PredictRequest, PredictResponse};
 use interstice_api::ClientError;
 use interstice_core::{slo_for, Time};
@@ -81,18 +81,10 @@ fn variable<'a>(env: &'a [String], name: &str) -> Option<&'a str> {
 }
 
 /// Reads the evictable flag and SLO; `Ok(None)` when the job is not evictable.
-pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Option<Request>, String> {
-    let slo = match variable(&submission.spank_env, SLO_VARIABLE) {
-        None => None,
-        Some(text) => match text.trim().parse::<u64>() {
-            Ok(seconds) if seconds > 0 => Some(seconds),
-            _ => {
-                return Err(format!(
-                    "--slo must be a whole number of seconds > 0, found {text:?}"
-                ))
-            }
-        },
-    };
+pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Option<Request>, SloError> {
+    let slo = variable(&submission.spank_env, SLO_VARIABLE)
+        .map(parse_slo)
+        .transpose()?;
     let flagged = variable(&submission.spank_env, EVICTABLE_VARIABLE).is_some_and(|value| value != "0");
     let in_partition = submission.partition.as_deref().is_some_and(|partition| {
         partition
@@ -157,7 +149,7 @@ pub fn decide(
     let request = match evictable_request(config, submission) {
         Ok(None) => return Verdict::NotEvictable,
         Ok(Some(request)) => request,
-        Err(message) => return Verdict::Reject(message),
+        Err(error) => return Verdict::Reject(error.to_string()),
     };
     let wire = PredictRequest {
         procs: request.procs,
@@ -172,6 +164,7 @@ pub fn decide(
                 predicted: true,
                 slo_seconds,
                 predicted_completion: prediction.predicted_completion,
+                predicted_violation: prediction.predicts_violation,
             },
             false,
         ),
@@ -182,6 +175,7 @@ pub fn decide(
                     predicted: false,
                     slo_seconds,
                     predicted_completion: None,
+                    predicted_violation: None,
                 },
                 true,
             ),
@@ -226,6 +220,7 @@ mod tests {
             predicted_start: Some(1000.0),
             predicted_completion: Some(1060.0),
             violation_seconds: Some(-10.0),
+            predicts_violation: Some(decision == "rejected"),
             counter_offer_slo: offer,
         }
     }
@@ -267,9 +262,35 @@ mod tests {
         assert_eq!(routing.deadline, Some(5120));
         assert_eq!(
             routing.comment,
-            "interstice:accepted slo=120 predicted_completion=1060"
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0"
         );
         assert!(!routing.unpredicted);
+    }
+
+    #[test]
+    fn the_marker_carries_the_daemons_verdict_not_a_guess() {
+        let comment = |predicts_violation| {
+            let verdict = decide(&Config::default(), &evictable(120), 0, |_| {
+                Ok(PredictResponse {
+                    predicts_violation,
+                    ..prediction("accepted", None)
+                })
+            });
+            match verdict {
+                Verdict::Accept(routing) => routing.comment,
+                other => panic!("expected accept, got {other:?}"),
+            }
+        };
+        // admit-all lets in a job whose prediction is late: the marker says so.
+        assert_eq!(
+            comment(Some(true)),
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=1"
+        );
+        // A daemon that does not send the verdict: the marker does not invent one.
+        assert_eq!(
+            comment(None),
+            "interstice:accepted slo=120 predicted_completion=1060"
+        );
     }
 
     #[test]

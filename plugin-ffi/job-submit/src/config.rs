@@ -4,6 +4,7 @@
 //! else `/etc/slurm/interstice.conf`; a missing file means all defaults.
 //! Every problem names `path:line` and the key.
 
+use interstice_core::slo::valid_slack;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -39,7 +40,9 @@ pub struct Config {
     pub set_deadline: bool,
     /// `default_slack_factor`: SLO = factor × walltime for evictable jobs without
     /// `--slo` (`interstice_core::slo_for`, rounded up to whole seconds); by
-    /// default the engine's `DEFAULT_SLACK`.
+    /// default the engine's `DEFAULT_SLACK`. Any factor
+    /// `interstice_core::slo::valid_slack` takes (finite, > 0): below 1 the SLO is
+    /// shorter than the walltime, which suits jobs that end early.
     pub default_slack_factor: f64,
     /// `default_walltime_seconds`: walltime for jobs submitted without `--time`.
     pub default_walltime_seconds: u64,
@@ -160,10 +163,11 @@ impl Config {
                     }
                 }
                 "default_slack_factor" => match value.parse::<f64>() {
-                    Ok(factor) if factor.is_finite() && factor >= 1.0 => config.default_slack_factor = factor,
+                    Ok(factor) if valid_slack(factor) => config.default_slack_factor = factor,
                     _ => {
                         return Err(error(format!(
-                            "default_slack_factor must be a number >= 1, found {value:?}"
+                            "default_slack_factor must be a finite number > 0 (SLO = factor × walltime), \
+                             found {value:?}"
                         )))
                     }
                 },
@@ -228,6 +232,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.starts_with("c:1: unknown key \"colour\""), "{error}");
+    }
+
+    #[test]
+    fn slack_factor_is_the_engines_rule() {
+        let slack = |value: &str| {
+            Config::parse(&format!("default_slack_factor = {value}\n"), Path::new("i.conf"))
+                .map(|config| config.default_slack_factor)
+                .map_err(|error| error.to_string())
+        };
+        // An SLO shorter than the walltime is legitimate when jobs end early.
+        assert_eq!(slack("0.5"), Ok(0.5));
+        assert_eq!(slack("1"), Ok(1.0));
+        for bad in ["0", "-1", "inf", "NaN", "fast"] {
+            assert_eq!(
+                slack(bad),
+                Err(format!(
+                    "i.conf:1: default_slack_factor must be a finite number > 0 (SLO = factor × walltime), \
+                     found {bad:?}"
+                ))
+            );
+        }
     }
 
     #[test]

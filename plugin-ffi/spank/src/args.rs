@@ -5,6 +5,35 @@ use interstice_api::slurm::parse_duration;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// A bad `plugstack.conf` argument; the message names it and the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgsError {
+    /// A word without `=`.
+    #[error("plugstack.conf argument {word:?} is not key=value")]
+    NotKeyValue {
+        /// The word.
+        word: String,
+    },
+    /// `timeout_ms=` out of range or not a number.
+    #[error("timeout_ms must be 1..=60000, found {value:?}")]
+    Timeout {
+        /// The value given.
+        value: String,
+    },
+    /// `report=` neither yes nor no.
+    #[error("report must be yes or no, found {value:?}")]
+    Report {
+        /// The value given.
+        value: String,
+    },
+    /// A key the plugin does not know (or `socket=` with no path).
+    #[error("unknown plugstack.conf argument {key:?} (known: socket, timeout_ms, cloud_partition, report)")]
+    UnknownKey {
+        /// The key.
+        key: String,
+    },
+}
+
 /// Parsed `plugstack.conf` arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Args {
@@ -31,44 +60,40 @@ impl Default for Args {
 
 impl Args {
     /// Parses `key=value` words; an error names the word and the fix.
-    pub fn parse<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<Args, String> {
+    pub fn parse<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<Args, ArgsError> {
         let mut args = Args::default();
         for word in words {
             let Some((key, value)) = word.split_once('=') else {
-                return Err(format!("plugstack.conf argument {word:?} is not key=value"));
+                return Err(ArgsError::NotKeyValue {
+                    word: word.to_string(),
+                });
             };
             match key {
                 "socket" if !value.is_empty() => args.socket = PathBuf::from(value),
                 "timeout_ms" => match value.parse::<u64>() {
                     Ok(ms) if (1..=60_000).contains(&ms) => args.timeout = Duration::from_millis(ms),
-                    _ => return Err(format!("timeout_ms must be 1..=60000, found {value:?}")),
+                    _ => {
+                        return Err(ArgsError::Timeout {
+                            value: value.to_string(),
+                        })
+                    }
                 },
                 "cloud_partition" => args.cloud_partition = value.to_string(),
                 "report" => {
                     args.report = match value {
                         "yes" | "true" | "1" => true,
                         "no" | "false" | "0" => false,
-                        _ => return Err(format!("report must be yes or no, found {value:?}")),
+                        _ => {
+                            return Err(ArgsError::Report {
+                                value: value.to_string(),
+                            })
+                        }
                     }
                 }
-                _ => {
-                    return Err(format!(
-                        "unknown plugstack.conf argument {key:?} (known: socket, timeout_ms, cloud_partition, report)"
-                    ))
-                }
+                _ => return Err(ArgsError::UnknownKey { key: key.to_string() }),
             }
         }
         Ok(args)
-    }
-}
-
-/// Parses a `--slo` value: whole seconds > 0.
-pub fn parse_slo(text: &str) -> Result<u64, String> {
-    match text.trim().parse::<u64>() {
-        Ok(seconds) if seconds > 0 => Ok(seconds),
-        _ => Err(format!(
-            "--slo must be a whole number of seconds > 0, found {text:?}"
-        )),
     }
 }
 
@@ -108,18 +133,16 @@ mod tests {
 
     #[test]
     fn bad_arguments_name_the_fix() {
-        assert!(Args::parse(["colour=red"])
-            .unwrap_err()
-            .contains("unknown plugstack.conf argument \"colour\""));
-        assert!(Args::parse(["timeout_ms=0"]).unwrap_err().contains("1..=60000"));
-        assert!(Args::parse(["socket"]).unwrap_err().contains("not key=value"));
-    }
-
-    #[test]
-    fn slo_values() {
-        assert_eq!(parse_slo("120"), Ok(120));
-        assert!(parse_slo("0").is_err());
-        assert!(parse_slo("2m").is_err());
+        let message = |words: &[&str]| Args::parse(words.iter().copied()).unwrap_err().to_string();
+        assert!(message(&["colour=red"]).contains("unknown plugstack.conf argument \"colour\""));
+        assert!(message(&["timeout_ms=0"]).contains("1..=60000"));
+        assert!(message(&["socket"]).contains("not key=value"));
+        assert_eq!(
+            Args::parse(["report=maybe"]),
+            Err(ArgsError::Report {
+                value: "maybe".into()
+            })
+        );
     }
 
     #[test]

@@ -6,10 +6,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use interstice_api::slurm::parse_slo;
 use interstice_api::wire::{EventKind, HpcEventRequest};
 use interstice_api::Client;
 
-use crate::args::{cpus_to_interval_set, parse_job_details, parse_slo, Args, JobDetails};
+use crate::args::{cpus_to_interval_set, parse_job_details, Args, ArgsError, JobDetails};
 use crate::slurm::{self, Context, Spank, SpankOption};
 
 const OPT_SLO: c_int = 1;
@@ -60,8 +61,8 @@ unsafe extern "C" fn option_callback(val: c_int, optarg: *const c_char, _remote:
                         options.slo = Some(seconds);
                         0
                     }
-                    Err(message) => {
-                        slurm::error(&format!("spank_interstice: {message}"));
+                    Err(error) => {
+                        slurm::error(&format!("spank_interstice: {error}"));
                         -1
                     }
                 }
@@ -76,7 +77,7 @@ unsafe extern "C" fn option_callback(val: c_int, optarg: *const c_char, _remote:
     .unwrap_or(-1)
 }
 
-unsafe fn plugin_args(ac: c_int, av: *mut *mut c_char) -> Result<Args, String> {
+unsafe fn plugin_args(ac: c_int, av: *mut *mut c_char) -> Result<Args, ArgsError> {
     let mut words = Vec::new();
     for index in 0..usize::try_from(ac).unwrap_or(0) {
         let word = *av.add(index);
@@ -101,8 +102,8 @@ pub unsafe extern "C" fn slurm_spank_init(spank: Spank, ac: c_int, av: *mut *mut
             ));
             return -1;
         }
-        if let Err(message) = plugin_args(ac, av) {
-            slurm::error(&format!("spank_interstice: {message}"));
+        if let Err(error) = plugin_args(ac, av) {
+            slurm::error(&format!("spank_interstice: {error}"));
             return -1;
         }
         for option in [&SLO_OPTION, &EVICTABLE_OPTION] {
@@ -166,7 +167,7 @@ pub unsafe extern "C" fn slurm_spank_job_epilog(spank: Spank, ac: c_int, av: *mu
 unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind) {
     let args = match plugin_args(ac, av) {
         Ok(args) => args,
-        Err(message) => return slurm::error(&format!("spank_interstice: {message}")),
+        Err(error) => return slurm::error(&format!("spank_interstice: {error}")),
     };
     if !args.report {
         return;
@@ -198,7 +199,7 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
         .unwrap_or(1);
     let walltime = details.time_limit_seconds.unwrap_or(0) as f64;
     let event = HpcEventRequest {
-        kind: kind.as_str().to_string(),
+        kind,
         id: job_id.clone(),
         procs,
         walltime,
@@ -208,12 +209,12 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
     let client = Client::new(&args.socket, args.timeout.max(Duration::from_millis(1)));
     match client.hpc_event(&event) {
         Ok(answer) => slurm::info(&format!(
-            "spank_interstice: job {job_id} {kind:?} on cpus {} reported; daemon evicted {} cloud job(s)",
+            "spank_interstice: job {job_id} {kind} on cpus {} reported; daemon evicted {} cloud job(s)",
             cpus.as_deref().unwrap_or("?"),
             answer.evicted.len()
         )),
         Err(error) => slurm::error(&format!(
-            "spank_interstice: job {job_id} {kind:?} not reported: {error}"
+            "spank_interstice: job {job_id} {kind} not reported: {error}"
         )),
     }
 }
