@@ -11,7 +11,7 @@
 //! 3. wake up again at the next event, or at [`Engine::next_wakeup`] if that is
 //!    earlier (nothing else will happen until then otherwise).
 
-use crate::job::{Job, JobId, JobKind};
+use crate::job::{Job, JobId, JobKind, UnknownName};
 use crate::procset::ProcSet;
 use crate::time::Time;
 use std::fmt;
@@ -98,11 +98,16 @@ impl Policy {
 }
 
 impl std::str::FromStr for Policy {
-    type Err = String;
+    type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Policy::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
-            format!("unknown policy {s:?}: expected one of fcfs, easy, conservative, convergence")
-        })
+        Policy::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| UnknownName {
+                what: "policy",
+                found: s.to_string(),
+                expected: "one of fcfs, easy, conservative, convergence",
+            })
     }
 }
 
@@ -139,14 +144,16 @@ impl Admission {
 }
 
 impl std::str::FromStr for Admission {
-    type Err = String;
+    type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "admit-all" => Ok(Admission::AdmitAll),
             "reject-predicted" => Ok(Admission::RejectPredicted),
-            other => Err(format!(
-                "unknown admission mode {other:?}: expected admit-all or reject-predicted"
-            )),
+            other => Err(UnknownName {
+                what: "admission mode",
+                found: other.to_string(),
+                expected: "admit-all or reject-predicted",
+            }),
         }
     }
 }

@@ -40,17 +40,42 @@ impl fmt::Display for JobKind {
 }
 
 impl std::str::FromStr for JobKind {
-    type Err = String;
+    type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "hpc" => Ok(JobKind::Hpc),
             "cloud" => Ok(JobKind::Cloud),
-            other => Err(format!(
-                "unknown job kind {other:?}: expected \"hpc\" or \"cloud\""
-            )),
+            other => Err(UnknownName {
+                what: "job kind",
+                found: other.to_string(),
+                expected: "\"hpc\" or \"cloud\"",
+            }),
         }
     }
 }
+
+/// A name outside a closed set: a policy, an admission mode, a job kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    /// What the name was for (`policy`, `admission mode`, `job kind`).
+    pub what: &'static str,
+    /// The name given.
+    pub found: String,
+    /// The names that exist, as the message lists them.
+    pub expected: &'static str,
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown {} {:?}: expected {}",
+            self.what, self.found, self.expected
+        )
+    }
+}
+
+impl std::error::Error for UnknownName {}
 
 /// A rigid job: `procs` processors, all started together, for at most `walltime`.
 ///

@@ -154,7 +154,7 @@ pub use engine::{
     Admission, Decision, EndReason, Engine, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState,
     Lifecycle, Policy, Prediction, Slots, Submitted,
 };
-pub use job::{Job, JobId, JobKind};
+pub use job::{Job, JobId, JobKind, UnknownName};
 pub use metrics::{violates, JobRecord, PredictionQuality, Shown, Summary, SummaryTally};
 pub use procset::ProcSet;
 pub use slo::{slo_for, DEFAULT_SLACK};

@@ -604,7 +604,7 @@ impl Config {
 
 /// A name parsed by core's `FromStr` (`default` when unset); a bad name is a
 /// problem naming `key`.
-fn parse_name<T: std::str::FromStr<Err = String>>(
+fn parse_name<T: std::str::FromStr<Err = interstice_core::UnknownName>>(
     key: &str,
     value: &Option<String>,
     default: T,

@@ -10,7 +10,7 @@
 //! no limit on the time in the system.
 
 use interstice_batsim::protocol::EngineOptions;
-use interstice_core::{Admission, EngineConfig, Policy, Time};
+use interstice_core::{Admission, EngineConfig, Policy, Time, UnknownName};
 use interstice_swf::defaults;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use interstice_swf::SwfError;
@@ -86,12 +86,12 @@ impl EngineArgs {
 }
 
 /// A policy name.
-pub fn parse_policy(text: &str) -> Result<Policy, String> {
+pub fn parse_policy(text: &str) -> Result<Policy, UnknownName> {
     text.parse()
 }
 
 /// An admission mode.
-pub fn parse_admission(text: &str) -> Result<Admission, String> {
+pub fn parse_admission(text: &str) -> Result<Admission, UnknownName> {
     text.parse()
 }
 

@@ -64,7 +64,7 @@ pub enum OptionsError {
         /// The key as written.
         key: String,
         /// The engine's explanation, with the names it knows.
-        problem: String,
+        problem: interstice_core::UnknownName,
     },
     /// No source gave a policy.
     #[error("no scheduling policy: pass --policy or put {{\"policy\": …}} in Batsim's --sched-cfg")]
