@@ -116,6 +116,55 @@ impl Bits {
             .all(|(a, b)| a & !b == 0)
     }
 
+    /// The words that hold at least one processor: `first..last + 1`
+    /// (empty for the empty set). Operations with a job's processors touch
+    /// only these words, not the machine's width.
+    pub(crate) fn span(&self) -> std::ops::Range<usize> {
+        let first = self.words.iter().position(|&w| w != 0);
+        let last = self.words.iter().rposition(|&w| w != 0);
+        match (first, last) {
+            (Some(first), Some(last)) => first..last + 1,
+            _ => 0..0,
+        }
+    }
+
+    /// `self ∖= other` over the words `span` (where `other` has all its
+    /// processors, see [`Bits::span`]); returns how many processors left
+    /// `self`, overall and inside `area`.
+    pub(crate) fn remove_counted(
+        &mut self,
+        other: &Bits,
+        span: std::ops::Range<usize>,
+        area: &Bits,
+    ) -> (u32, u32) {
+        let (mut all, mut inside) = (0, 0);
+        for w in span {
+            let gone = self.words[w] & other.words[w];
+            all += gone.count_ones();
+            inside += (gone & area.words[w]).count_ones();
+            self.words[w] &= !other.words[w];
+        }
+        (all, inside)
+    }
+
+    /// `self ∪= other` over the words `span` (as [`Bits::remove_counted`]);
+    /// returns how many processors joined `self`, overall and inside `area`.
+    pub(crate) fn add_counted(
+        &mut self,
+        other: &Bits,
+        span: std::ops::Range<usize>,
+        area: &Bits,
+    ) -> (u32, u32) {
+        let (mut all, mut inside) = (0, 0);
+        for w in span {
+            let new = other.words[w] & !self.words[w];
+            all += new.count_ones();
+            inside += (new & area.words[w]).count_ones();
+            self.words[w] |= other.words[w];
+        }
+        (all, inside)
+    }
+
     /// Processor ids in increasing order.
     pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = u32> + '_ {
         self.words.iter().enumerate().flat_map(|(wi, &w)| {
@@ -218,5 +267,20 @@ mod tests {
         assert!(Bits::range(130, 62, 65).is_subset(&a));
         assert_eq!(a.andnot(&b).count(), 60);
         assert_eq!(Bits::from_procset(130, &a.to_procset()), a);
+    }
+
+    #[test]
+    fn counted_updates_touch_only_the_span_and_count_the_change() {
+        let area = Bits::range(200, 0, 100);
+        let job = Bits::range(200, 90, 140);
+        assert_eq!(job.span(), 1..3);
+        assert_eq!(Bits::empty(200).span(), 0..0);
+        let mut free = Bits::range(200, 0, 200);
+        assert_eq!(free.remove_counted(&job, job.span(), &area), (50, 10));
+        assert_eq!(free, Bits::range(200, 0, 200).andnot(&job));
+        // Half of it already back: only the other half counts.
+        free.or_assign(&Bits::range(200, 90, 115));
+        assert_eq!(free.add_counted(&job, job.span(), &area), (25, 0));
+        assert_eq!(free, Bits::range(200, 0, 200));
     }
 }

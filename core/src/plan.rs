@@ -36,11 +36,13 @@ pub(crate) enum Mask {
     Area,
 }
 
+/// A segment's free processors and their cached counts (the counts come
+/// first so that comparing two segments usually stops before the sets).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Seg {
-    free: Bits,
     n_all: u32,
     n_area: u32,
+    free: Bits,
 }
 
 impl Seg {
@@ -129,15 +131,17 @@ impl Profile {
         }
         self.split(s);
         self.split(e);
-        let area = self.area.clone();
+        let span = bits.span();
         for (_, seg) in self.segs.range_mut(s..e) {
             if occupy {
-                seg.free.andnot_assign(bits);
+                let (all, area) = seg.free.remove_counted(bits, span.clone(), &self.area);
+                seg.n_all -= all;
+                seg.n_area -= area;
             } else {
-                seg.free.or_assign(bits);
+                let (all, area) = seg.free.add_counted(bits, span.clone(), &self.area);
+                seg.n_all += all;
+                seg.n_area += area;
             }
-            seg.n_all = seg.free.count();
-            seg.n_area = seg.free.and_count(&area);
         }
         // Merge segments equal to their predecessor in [s, e].
         let mut prev: Option<&Seg> = self.segs.range(..s).next_back().map(|(_, v)| v);
