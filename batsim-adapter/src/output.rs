@@ -114,14 +114,30 @@ pub enum OutputError {
 }
 
 /// Check, before a run, that its results can be written: create `dir` if
-/// needed and the two result files in it (empty until the run writes them),
-/// so a bad `--out` fails before any work instead of after it.
-pub fn prepare_out_dir(dir: &Path) -> Result<(), OutputError> {
+/// needed and the result files in it (empty until the run writes them), so a
+/// bad `--out` fails before any work instead of after it. Without
+/// `jobs_csv` (`--no-jobs-csv`), a `jobs.csv` left there by an earlier run is
+/// removed: it would not describe the run whose `summary.json` sits beside it.
+pub fn prepare_out_dir(dir: &Path, jobs_csv: bool) -> Result<(), OutputError> {
     std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    for name in [JOBS_CSV, SUMMARY_JSON] {
+    if !jobs_csv {
+        let path = dir.join(JOBS_CSV);
+        match std::fs::remove_file(&path) {
+            Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
+                return Err(OutputError::Io { path, source })
+            }
+            _ => {}
+        }
+    }
+    let files: &[&str] = if jobs_csv {
+        &[JOBS_CSV, SUMMARY_JSON]
+    } else {
+        &[SUMMARY_JSON]
+    };
+    for name in files {
         let path = dir.join(name);
         std::fs::OpenOptions::new()
             .write(true)
@@ -215,35 +231,42 @@ impl<'n, W: Write> JobsCsv<'n, W> {
     }
 }
 
-/// Writes a run's two result files while it runs: `jobs.csv` through
-/// [`JobsCsv`] and `summary.json`, tallied from the same records
-/// ([`SummaryTally`]) and written by [`ResultWriter::finish`].
+/// Writes a run's result files while it runs: `jobs.csv` through
+/// [`JobsCsv`] (unless made with [`ResultWriter::summary_only`]) and
+/// `summary.json`, tallied from the same records ([`SummaryTally`]) and
+/// written by [`ResultWriter::finish`].
 pub struct ResultWriter<'n> {
     path: PathBuf,
     dir: PathBuf,
-    csv: JobsCsv<'n, BufWriter<File>>,
+    naming: Naming<'n>,
+    csv: Option<JobsCsv<'n, BufWriter<File>>>,
     tally: SummaryTally,
 }
 
 impl<'n> ResultWriter<'n> {
     /// Create `dir` if needed and start `dir/jobs.csv`.
     pub fn create(dir: &Path, naming: Naming<'n>) -> Result<ResultWriter<'n>, OutputError> {
+        let mut writer = ResultWriter::summary_only(dir, naming)?;
+        let path = writer.path.clone();
+        let csv = File::create(&path)
+            .and_then(|file| JobsCsv::new(BufWriter::new(file), naming))
+            .map_err(|source| OutputError::Io { path, source })?;
+        writer.csv = Some(csv);
+        Ok(writer)
+    }
+
+    /// Create `dir` if needed; only `summary.json` will be written (no
+    /// per-job rows: `--no-jobs-csv`).
+    pub fn summary_only(dir: &Path, naming: Naming<'n>) -> Result<ResultWriter<'n>, OutputError> {
         std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
-        let path = dir.join(JOBS_CSV);
-        let io = |source| OutputError::Io {
-            path: path.clone(),
-            source,
-        };
-        let csv = File::create(&path)
-            .and_then(|file| JobsCsv::new(BufWriter::new(file), naming))
-            .map_err(io)?;
         Ok(ResultWriter {
-            path,
+            path: dir.join(JOBS_CSV),
             dir: dir.to_path_buf(),
-            csv,
+            naming,
+            csv: None,
             tally: SummaryTally::default(),
         })
     }
@@ -251,12 +274,17 @@ impl<'n> ResultWriter<'n> {
     /// Take the final record of the job submitted `seq`-th (0-based).
     pub fn add(&mut self, seq: u64, record: &JobRecord) {
         self.tally.add(record);
-        self.csv.add(seq, record);
+        if let Some(csv) = &mut self.csv {
+            csv.add(seq, record);
+        }
     }
 
     /// See [`JobsCsv::write_before`].
     pub fn write_before(&mut self, time: Time) -> Result<(), OutputError> {
-        self.csv.write_before(time).map_err(|source| OutputError::Io {
+        let Some(csv) = &mut self.csv else {
+            return Ok(());
+        };
+        csv.write_before(time).map_err(|source| OutputError::Io {
             path: self.path.clone(),
             source,
         })
@@ -269,18 +297,20 @@ impl<'n> ResultWriter<'n> {
         config: &EngineConfig,
         run: Option<&serde_json::Value>,
     ) -> Result<Summary, OutputError> {
-        let naming = self.csv.naming;
-        self.csv.finish().map_err(|source| OutputError::Io {
-            path: self.path.clone(),
-            source,
-        })?;
-        let summary = self.tally.summary(config.procs);
-        let summary_path = self.dir.join(SUMMARY_JSON);
-        let text =
-            summary_json(&summary, config, naming.workload(), run).map_err(|source| OutputError::Json {
-                path: summary_path.clone(),
+        if let Some(csv) = self.csv {
+            csv.finish().map_err(|source| OutputError::Io {
+                path: self.path.clone(),
                 source,
             })?;
+        }
+        let summary = self.tally.summary(config.procs);
+        let summary_path = self.dir.join(SUMMARY_JSON);
+        let text = summary_json(&summary, config, self.naming.workload(), run).map_err(|source| {
+            OutputError::Json {
+                path: summary_path.clone(),
+                source,
+            }
+        })?;
         std::fs::write(&summary_path, text).map_err(|source| OutputError::Io {
             path: summary_path,
             source,

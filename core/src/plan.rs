@@ -244,7 +244,7 @@ impl Profile {
                     Some((&t, seg)) if t < end => {
                         if seg.count(mask) < k {
                             it.next();
-                            win = Window::new(area);
+                            win.clear();
                             cleared = true;
                             break;
                         }
@@ -293,6 +293,14 @@ impl<'a> Window<'a> {
             back_agg: None,
             front: Vec::new(),
         }
+    }
+
+    /// Empty the window, keeping its buffers.
+    fn clear(&mut self) {
+        self.times.clear();
+        self.back.clear();
+        self.back_agg = None;
+        self.front.clear();
     }
 
     fn masked(&self, b: &Bits) -> Bits {

@@ -197,7 +197,7 @@ fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {
         timeout: args.timeout.map(Duration::from_secs_f64),
     };
     if let Some(dir) = &args.out {
-        output::prepare_out_dir(dir).context("--out is not usable")?;
+        output::prepare_out_dir(dir, true).context("--out is not usable")?;
     }
     let mut session = Session::new(config);
     if !args.quiet {

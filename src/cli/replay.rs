@@ -49,6 +49,9 @@ pub struct ReplayArgs {
     /// Output directory (jobs.csv, summary.json).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Write only summary.json, no per-job jobs.csv.
+    #[arg(long)]
+    pub no_jobs_csv: bool,
     /// No progress bar and no summary on stdout.
     #[arg(long)]
     pub quiet: bool,
@@ -96,7 +99,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         bail!("--policy is required: fcfs, easy, conservative or convergence");
     }
     let spec = args.trace.spec(args.engine.conv);
-    output::prepare_out_dir(&args.out).context("--out is not usable")?;
+    output::prepare_out_dir(&args.out, !args.no_jobs_csv).context("--out is not usable")?;
     let trace = load_trace(&spec)?;
     let cloud = args.cloud_interval.map(|interval| args.cloud.spec(interval));
     let (jobs, n_jobs) = arrivals(&trace, cloud.as_ref())?;
@@ -106,8 +109,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let bar = progress_bar(n_jobs, args.quiet);
     // Records are written as jobs end and the summary tallied from them, so
     // memory follows the jobs in the system, not the workload.
-    let mut writer = output::ResultWriter::create(&args.out, output::Naming::Workload(WORKLOAD_NAME))
-        .context("cannot write the results")?;
+    let naming = output::Naming::Workload(WORKLOAD_NAME);
+    let mut writer = if args.no_jobs_csv {
+        output::ResultWriter::summary_only(&args.out, naming)
+    } else {
+        output::ResultWriter::create(&args.out, naming)
+    }
+    .context("cannot write the results")?;
     let run = simulate_stream(
         config.clone(),
         jobs,
@@ -128,6 +136,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             &config,
             &run.stats,
             &args.out,
+            !args.no_jobs_csv,
             started.elapsed().as_secs_f64(),
             loaded.as_secs_f64(),
         )?;
@@ -167,6 +176,7 @@ fn print_summary(
     config: &EngineConfig,
     stats: &SimStats,
     out: &Path,
+    jobs_csv: bool,
     wall: f64,
     load: f64,
 ) -> anyhow::Result<()> {
@@ -210,11 +220,16 @@ fn print_summary(
     if stats.never_started > 0 {
         outln!("warning: {} jobs never started", stats.never_started)?;
     }
-    outln!(
-        "wrote {} and {} in {wall:.2} s (load {load:.2} s)",
-        out.join(JOBS_CSV).display(),
-        out.join(SUMMARY_JSON).display()
-    )?;
+    let written = if jobs_csv {
+        format!(
+            "{} and {}",
+            out.join(JOBS_CSV).display(),
+            out.join(SUMMARY_JSON).display()
+        )
+    } else {
+        out.join(SUMMARY_JSON).display().to_string()
+    };
+    outln!("wrote {written} in {wall:.2} s (load {load:.2} s)")?;
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 //!
 //! Every run is exactly a `replay` with those values: the trace is loaded,
 //! cut and clipped by [`interstice_swf::load_trace`], cloud jobs are injected
-//! by [`interstice_swf::with_cloud_jobs`] and the engine config comes from the
+//! by [`interstice_swf::arrivals`] and the engine config comes from the
 //! same [`EngineArgs`]; the grid, the parallel runner and the rows are
 //! [`interstice_batsim::sweep`]'s. Once per (policy, area) the HPC trace is also replayed
 //! without any cloud job, so each row carries `hpc_makespan_delta`, the change
@@ -22,12 +22,12 @@ use super::experiment_args::TraceArgs;
 use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
 use interstice_batsim::output;
-use interstice_batsim::sim::{simulate, SimOptions};
+use interstice_batsim::sim::{simulate_stream, SimOptions};
 use interstice_batsim::sweep::{self, run_parallel, Grid, Outcome, Row, Task};
-use interstice_core::{Admission, Policy, Shown};
+use interstice_core::{Admission, Policy, Shown, SummaryTally};
 use interstice_swf::defaults;
 use interstice_swf::experiment::{check_cloud_fits, CloudRoom};
-use interstice_swf::{load_trace, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
+use interstice_swf::{arrivals, load_trace, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -94,6 +94,9 @@ pub struct SweepArgs {
     /// Also keep every run's jobs.csv and summary.json, in DIR/runs/run-NNNN/.
     #[arg(long)]
     pub keep_runs: bool,
+    /// With --keep-runs: keep only each run's summary.json, no per-job jobs.csv.
+    #[arg(long, requires = "keep_runs")]
+    pub no_jobs_csv: bool,
     /// Output directory (sweep.csv, sweep.json).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -215,27 +218,35 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             Task::Baseline { policy, conv } => (*policy, *conv, None, None),
         };
         let (spec, trace) = &traces[&conv];
-        let jobs = with_cloud_jobs(trace, cloud.as_ref())?;
+        // Streamed as `replay` does: memory follows the jobs in the system.
+        let (jobs, _) = arrivals(trace, cloud.as_ref())?;
         let config = engine_args(policy, conv, admission).to_config(trace.procs)?;
-        let result =
-            simulate(config.clone(), jobs, &SimOptions::default(), |_, _| {}).context("simulation failed")?;
-        if args.keep_runs && matches!(task, Task::Run(_)) {
+        let summary = if args.keep_runs && matches!(task, Task::Run(_)) {
             let dir = args
                 .out
                 .join("runs")
                 .join(format!("run-{:04}", index - n_baselines));
-            let info = run_info(spec, trace, cloud.as_ref(), &result.stats);
-            output::write_outputs_with(
-                &dir,
-                output::Naming::Workload(WORKLOAD_NAME),
-                &result.records,
-                &config,
-                Some(&info),
-            )
+            let naming = output::Naming::Workload(WORKLOAD_NAME);
+            let mut writer = if args.no_jobs_csv {
+                output::ResultWriter::summary_only(&dir, naming)
+            } else {
+                output::ResultWriter::create(&dir, naming)
+            }
             .context("cannot write the run's results")?;
-        }
+            let run = simulate_stream(config.clone(), jobs, &SimOptions::default(), &mut writer, |_| {})
+                .context("simulation failed")?;
+            let info = run_info(spec, trace, cloud.as_ref(), &run.stats);
+            writer
+                .finish(&config, Some(&info))
+                .context("cannot write the run's results")?
+        } else {
+            let mut tally = SummaryTally::default();
+            simulate_stream(config.clone(), jobs, &SimOptions::default(), &mut tally, |_| {})
+                .context("simulation failed")?;
+            tally.summary(config.procs)
+        };
         Ok(Outcome {
-            summary: result.summary,
+            summary,
             conv: trace.conv,
             wall_seconds: begin.elapsed().as_secs_f64(),
         })

@@ -327,15 +327,11 @@ pub fn first_injected_id(jobs: &[Job]) -> u64 {
 }
 
 /// The trace's jobs plus the cloud jobs of `cloud`, injected over the HPC
-/// jobs' submission span with ids after the trace's, in submission order.
-pub fn with_cloud_jobs(trace: &LoadedTrace, cloud: Option<&CloudSpec>) -> Result<Vec<Job>, WorkloadError> {
-    Ok(arrivals(trace, cloud)?.0.collect())
-}
-
-/// The jobs of [`with_cloud_jobs`], generated as they are pulled (memory
-/// does not grow with the number of cloud jobs), and how many there are:
-/// the trace's jobs sorted by submission (stably) merged with the cloud jobs,
-/// a tie putting the trace's job first.
+/// jobs' submission span ([`injection_span`]) with ids after the trace's,
+/// generated as they are pulled (memory does not grow with the number of
+/// cloud jobs), and how many there are: the trace's jobs sorted by
+/// submission (stably) merged with the cloud jobs, a tie putting the trace's
+/// job first.
 pub fn arrivals(
     trace: &LoadedTrace,
     cloud: Option<&CloudSpec>,

@@ -73,9 +73,7 @@ pub mod writer;
 
 pub use batsim_json::{JobDescription, JobFieldError, Profile};
 pub use error::{LineError, SwfError};
-pub use experiment::{
-    arrivals, load_trace, with_cloud_jobs, ClipTarget, CloudSpec, LoadedTrace, TraceSpec, WorkloadError,
-};
+pub use experiment::{arrivals, load_trace, ClipTarget, CloudSpec, LoadedTrace, TraceSpec, WorkloadError};
 pub use extract::{ExtractOptions, ExtractStats, SkipReason};
 pub use header::Header;
 pub use inject::{inject_cloud_jobs, CloudJobs, InjectOptions, ProcsChoice, RuntimeSpec, RUNTIME_SEED_MIX};

@@ -148,6 +148,21 @@ fn kth_with_cloud_jobs_every_10s_is_consistent_and_deterministic() {
         let b = std::fs::read(second.join(name)).unwrap();
         assert!(a == b, "{name} differs between two identical runs");
     }
+    // --no-jobs-csv: the same summary, no rows, and no stale jobs.csv left behind.
+    let summary_only = scratch_dir("replay-cli", "cloud-summary-only");
+    std::fs::write(summary_only.join("jobs.csv"), "an earlier run's rows\n").unwrap();
+    let mut only = args(&summary_only);
+    only.push("--no-jobs-csv".into());
+    assert_success(&replay(&only.iter().map(String::as_str).collect::<Vec<_>>()));
+    assert!(
+        !summary_only.join("jobs.csv").exists(),
+        "the stale jobs.csv is removed"
+    );
+    assert_eq!(
+        std::fs::read(summary_only.join("summary.json")).unwrap(),
+        std::fs::read(first.join("summary.json")).unwrap(),
+        "the summary does not depend on writing the rows"
+    );
 
     let summary = summary(&first);
     let (header, rows) = jobs_csv(&first);

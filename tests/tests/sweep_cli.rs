@@ -374,3 +374,32 @@ fn bad_lists_are_clear_errors() {
     assert_failure_mentions(&run(&["--policy", "easy", "--jobs", "0"]), &["--jobs"]);
     assert!(!out.join("sweep.csv").exists(), "no table after an error");
 }
+
+#[test]
+fn kept_runs_without_jobs_csv_keep_their_summaries() {
+    let out = scratch_dir("sweep-cli", "no-jobs-csv");
+    run_sweep(
+        &out,
+        &["--policy", "easy", "--conv", "10", "--keep-runs", "--no-jobs-csv"],
+    );
+    let (header, rows) = sweep_csv(&out);
+    assert_eq!(rows.len(), 1);
+    let run = out.join("runs").join("run-0000");
+    assert!(!run.join("jobs.csv").exists(), "--no-jobs-csv writes no jobs.csv");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    for name in ["jobs", "cloud_jobs", "violations", "evictions"] {
+        assert_eq!(
+            rows[0][column(&header, name)],
+            summary[name].as_u64().unwrap().to_string(),
+            "{name}: the kept summary is the row's run"
+        );
+    }
+    let refused = interstice(
+        &sweep_args(&out, &["--policy", "easy", "--no-jobs-csv"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(!refused.status.success(), "--no-jobs-csv needs --keep-runs");
+}

@@ -482,6 +482,19 @@ fn hand_over(
     Ok(())
 }
 
+/// Only the run's metrics, tallied record by record (memory does not grow
+/// with the number of jobs).
+impl RecordSink for interstice_core::SummaryTally {
+    fn record(&mut self, _seq: u64, record: JobRecord) -> Result<(), SimError> {
+        self.add(&record);
+        Ok(())
+    }
+
+    fn reached(&mut self, _now: Time) -> Result<(), SimError> {
+        Ok(())
+    }
+}
+
 /// A run's result files, written as the run goes.
 impl RecordSink for crate::output::ResultWriter<'_> {
     fn record(&mut self, seq: u64, record: JobRecord) -> Result<(), SimError> {
