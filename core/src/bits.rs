@@ -128,39 +128,23 @@ impl Bits {
         }
     }
 
-    /// `self ∖= other` over the words `span` (where `other` has all its
-    /// processors, see [`Bits::span`]); returns how many processors left
-    /// `self`, overall and inside `area`.
-    pub(crate) fn remove_counted(
+    /// Add `other` to `self` (`add`) or remove it, over the words `span`
+    /// (where `other` has all its processors, see [`Bits::span`]); returns how
+    /// many processors joined or left `self`, overall and inside `area`.
+    pub(crate) fn update_counted(
         &mut self,
         other: &Bits,
         span: std::ops::Range<usize>,
         area: &Bits,
+        add: bool,
     ) -> (u32, u32) {
         let (mut all, mut inside) = (0, 0);
         for w in span {
-            let gone = self.words[w] & other.words[w];
-            all += gone.count_ones();
-            inside += (gone & area.words[w]).count_ones();
-            self.words[w] &= !other.words[w];
-        }
-        (all, inside)
-    }
-
-    /// `self ∪= other` over the words `span` (as [`Bits::remove_counted`]);
-    /// returns how many processors joined `self`, overall and inside `area`.
-    pub(crate) fn add_counted(
-        &mut self,
-        other: &Bits,
-        span: std::ops::Range<usize>,
-        area: &Bits,
-    ) -> (u32, u32) {
-        let (mut all, mut inside) = (0, 0);
-        for w in span {
-            let new = other.words[w] & !self.words[w];
-            all += new.count_ones();
-            inside += (new & area.words[w]).count_ones();
-            self.words[w] |= other.words[w];
+            let (word, theirs) = (self.words[w], other.words[w]);
+            let changed = if add { theirs & !word } else { theirs & word };
+            all += changed.count_ones();
+            inside += (changed & area.words[w]).count_ones();
+            self.words[w] = word ^ changed;
         }
         (all, inside)
     }
@@ -276,11 +260,11 @@ mod tests {
         assert_eq!(job.span(), 1..3);
         assert_eq!(Bits::empty(200).span(), 0..0);
         let mut free = Bits::range(200, 0, 200);
-        assert_eq!(free.remove_counted(&job, job.span(), &area), (50, 10));
+        assert_eq!(free.update_counted(&job, job.span(), &area, false), (50, 10));
         assert_eq!(free, Bits::range(200, 0, 200).andnot(&job));
         // Half of it already back: only the other half counts.
         free.or_assign(&Bits::range(200, 90, 115));
-        assert_eq!(free.add_counted(&job, job.span(), &area), (25, 0));
+        assert_eq!(free.update_counted(&job, job.span(), &area, true), (25, 0));
         assert_eq!(free, Bits::range(200, 0, 200));
     }
 }

@@ -133,12 +133,11 @@ impl Profile {
         self.split(e);
         let span = bits.span();
         for (_, seg) in self.segs.range_mut(s..e) {
+            let (all, area) = seg.free.update_counted(bits, span.clone(), &self.area, !occupy);
             if occupy {
-                let (all, area) = seg.free.remove_counted(bits, span.clone(), &self.area);
                 seg.n_all -= all;
                 seg.n_area -= area;
             } else {
-                let (all, area) = seg.free.add_counted(bits, span.clone(), &self.area);
                 seg.n_all += all;
                 seg.n_area += area;
             }

@@ -51,6 +51,17 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).expect("output written")).expect("output is JSON")
 }
 
+/// Submit times of a Batsim workload's cloud jobs, in file order.
+fn cloud_submits(workload: &Value) -> Vec<f64> {
+    workload["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["kind"] == "cloud")
+        .map(|j| j["subtime"].as_f64().unwrap())
+        .collect()
+}
+
 fn p(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
 }
@@ -292,14 +303,7 @@ fn inject_merges_cloud_jobs() {
     let mut a = args(&again, "3");
     a.extend(["--from", "100", "--to", "200"].map(String::from));
     ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    let w = read_json(&again);
-    let cloud: Vec<f64> = w["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|j| j["kind"] == "cloud")
-        .map(|j| j["subtime"].as_f64().unwrap())
-        .collect();
+    let cloud = cloud_submits(&read_json(&again));
     assert_eq!(cloud, (10..=20).map(|t| f64::from(t) * 10.0).collect::<Vec<_>>());
     // Injecting into a workload that already has cloud jobs: the default span is
     // still the HPC jobs' (0 .. 70 s), not stretched by the cloud jobs at 100 .. 200 s.
@@ -317,14 +321,7 @@ fn inject_merges_cloud_jobs() {
         "--walltime",
         "180",
     ]);
-    let w = read_json(&twice);
-    let mut cloud: Vec<f64> = w["jobs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|j| j["kind"] == "cloud")
-        .map(|j| j["subtime"].as_f64().unwrap())
-        .collect();
+    let mut cloud = cloud_submits(&read_json(&twice));
     cloud.sort_by(f64::total_cmp);
     let mut expected: Vec<f64> = (0..=7).chain(10..=20).map(|t| f64::from(t) * 10.0).collect();
     expected.sort_by(f64::total_cmp);
