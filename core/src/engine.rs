@@ -16,6 +16,7 @@ use crate::procset::ProcSet;
 use crate::time::Time;
 use std::fmt;
 
+mod bound;
 mod run;
 mod table;
 

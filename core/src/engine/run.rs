@@ -15,6 +15,7 @@
 //! and scheduled for eviction when it starts (un-scheduled again if that HPC
 //! reservation moves away and the processors stay free).
 
+use super::bound::CompressionBounds;
 use super::table::JobTable;
 use super::{
     Decision, EndReason, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState, Policy, Prediction,
@@ -1129,9 +1130,16 @@ impl State {
     /// start does not change and its processors are still free, it keeps them
     /// (so a re-plan that moves nothing changes nothing).
     fn place_hpc(&mut self, cfg: &EngineConfig, idx: usize, now: Time, prev: Option<(Time, Bits)>) {
+        self.place_hpc_from(cfg, idx, now, prev)
+    }
+
+    /// [`State::place_hpc`], scanning for the fit from `from` instead of now
+    /// (a compression knows that no start in `[now, from)` fits, see
+    /// [`CompressionBounds`]).
+    fn place_hpc_from(&mut self, cfg: &EngineConfig, idx: usize, from: Time, prev: Option<(Time, Bits)>) {
         let job = self.job(idx);
         let (k, wt) = (job.procs, job.walltime);
-        let Some((s, cand)) = self.hpc.earliest_fit(k, wt, now, Mask::All) else {
+        let Some((s, cand)) = self.hpc.earliest_fit(k, wt, from, Mask::All) else {
             return;
         };
         let bits = match prev {
@@ -1254,14 +1262,21 @@ impl State {
     /// holds reservations; the backlog has none to compress.
     fn replan_cloud(&mut self, cfg: &EngineConfig, now: Time) {
         let queued: Vec<usize> = self.cloud_queue.iter().map(|k| k.2).collect();
+        let mut bounds = CompressionBounds::default();
         for idx in queued {
             if self.jobs[idx].res.as_ref().is_some_and(|r| r.0 <= now) {
                 continue;
             }
-            let prev = self.jobs[idx].res.clone();
-            self.unreserve(idx);
             let job = self.job(idx);
-            let fit = self.all.earliest_fit(job.procs, job.walltime, now, Mask::Area);
+            let (k, wt) = (job.procs, job.walltime);
+            let prev = self.jobs[idx].res.clone();
+            if let Some((s, _)) = prev {
+                bounds.released(s);
+            }
+            self.unreserve(idx);
+            let from = bounds.scan_from(now, k, wt);
+            let fit = self.all.earliest_fit(k, wt, from, Mask::Area);
+            bounds.placed(k, wt, fit.as_ref().map(|f| f.0));
             self.place_cloud_keep(cfg, idx, fit, prev);
         }
     }
@@ -1356,11 +1371,19 @@ impl State {
             self.compressed_at = Some(now);
             let order: Vec<usize> = self.hpc_queue.iter().map(|k| k.2).collect();
             let mut moved = false;
+            let mut bounds = CompressionBounds::default();
             for &idx in &order {
                 if self.jobs[idx].st == St::Queued {
+                    let job = self.job(idx);
+                    let (k, wt) = (job.procs, job.walltime);
                     let prev = self.jobs[idx].res.clone();
+                    if let Some((s, _)) = prev {
+                        bounds.released(s);
+                    }
                     self.unreserve(idx);
-                    self.place_hpc(cfg, idx, now, prev.clone());
+                    let from = bounds.scan_from(now, k, wt);
+                    self.place_hpc_from(cfg, idx, from, prev.clone());
+                    bounds.placed(k, wt, self.jobs[idx].res.as_ref().map(|r| r.0));
                     moved |= self.jobs[idx].res != prev;
                 }
             }
