@@ -74,10 +74,11 @@ fn bench_hpc_times_every_policy_on_the_generated_trace() {
     }
 }
 
-#[test]
-fn bench_scaling_replays_the_repeated_trace_in_child_processes() {
+/// `bench scaling` at 10 processors on the first day of the NASA trace,
+/// once and twice over, with `extra` flags.
+fn scaling_on_nasas_first_day(extra: &[&str]) -> HashMap<String, (String, String)> {
     let nasa = nasa_trace();
-    let metrics = metrics(&[
+    let mut args = vec![
         "bench",
         "scaling",
         "--trace",
@@ -88,9 +89,14 @@ fn bench_scaling_replays_the_repeated_trace_in_child_processes() {
         "10",
         "--repeats",
         "1,2",
-        "--policies",
-        "easy",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    metrics(&args)
+}
+
+#[test]
+fn bench_scaling_replays_the_repeated_trace_in_child_processes() {
+    let metrics = scaling_on_nasas_first_day(&["--policies", "easy"]);
     let baseline = number(&metrics, "scaling_baseline_peak_memory", "bytes");
     assert!(baseline > 0.0);
     let hpc = |repeat: u32| {
@@ -137,23 +143,7 @@ fn bench_scaling_replays_the_repeated_trace_in_child_processes() {
 
 #[test]
 fn bench_scaling_reports_a_run_past_its_timeout() {
-    let nasa = nasa_trace();
-    let metrics = metrics(&[
-        "bench",
-        "scaling",
-        "--trace",
-        nasa.to_str().expect("UTF-8 path"),
-        "--until",
-        "86400",
-        "--procs",
-        "10",
-        "--repeats",
-        "1,2",
-        "--policies",
-        "conservative",
-        "--timeout",
-        "0.001",
-    ]);
+    let metrics = scaling_on_nasas_first_day(&["--policies", "conservative", "--timeout", "0.001"]);
     for repeat in [1, 2] {
         let name = format!("scaling_conservative_procs10_repeat{repeat}_wall_seconds");
         assert_eq!(
