@@ -11,6 +11,12 @@ pub enum BenchCommand {
     Replay(super::replay::BenchArgs),
     /// Admission prediction latency and throughput on a large plan.
     Predict(super::client::BenchArgs),
+    /// Whole HPC-only replays (parse, simulate, write) of a generated 50,000-job, 2,000-processor trace.
+    Hpc(super::replay_bench::HpcArgs),
+    /// The thesis's setting (machine = area, a cloud job every 10 s) on a real trace repeated 1–8 times.
+    Scaling(super::replay_bench::ScalingArgs),
+    /// One interstice command in a child process: wall and CPU seconds, its own peak memory.
+    Measure(super::replay_bench::MeasureArgs),
 }
 
 /// Run the chosen benchmark.
@@ -19,5 +25,8 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Swf(args) => super::swf::bench(args),
         BenchCommand::Replay(args) => super::replay::bench(args),
         BenchCommand::Predict(args) => super::client::bench(args),
+        BenchCommand::Hpc(args) => super::replay_bench::bench_hpc(args),
+        BenchCommand::Scaling(args) => super::replay_bench::bench_scaling(args),
+        BenchCommand::Measure(args) => super::replay_bench::measure(args),
     }
 }

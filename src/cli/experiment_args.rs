@@ -8,6 +8,7 @@ use super::engine_args::{parse_factor, parse_procs_choice, parse_runtime, parse_
 use interstice_swf::defaults;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use interstice_swf::{ClipTarget, CloudSpec, TraceSpec};
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 /// The HPC trace and how it is cut and clipped.
@@ -31,6 +32,10 @@ pub struct TraceArgs {
     /// Skip bad workload lines (counted in the summary) instead of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    /// Replay N copies of the trace (after --until) back to back, each a second after the
+    /// previous one's last submission, with fresh job numbers: a longer trace of the same shape.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub repeat: NonZeroU32,
 }
 
 impl TraceArgs {
@@ -45,12 +50,13 @@ impl TraceArgs {
             until: self.until,
             clip: self.clip,
             lenient: self.lenient,
+            repeat: self.repeat,
         }
     }
 }
 
 /// The shape of each injected cloud job (how often they come is the command's own flag).
-#[derive(clap::Args, Clone, Debug)]
+#[derive(clap::Args, Clone, Debug, PartialEq)]
 pub struct CloudArgs {
     /// Processors of each cloud job: a count (4), a uniform list (1,2,4) or weights (1:0.5,2:0.3,4:0.2).
     #[arg(long, value_name = "H", value_parser = parse_procs_choice, default_value = defaults::CLOUD_PROCS)]
@@ -72,6 +78,23 @@ pub struct CloudArgs {
 }
 
 impl CloudArgs {
+    /// The flags that give another command these values (`bench scaling`
+    /// runs `replay` with them): parsing them gives back `self`.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            "--cloud-procs".into(),
+            self.cloud_procs.to_string(),
+            "--cloud-walltime".into(),
+            self.cloud_walltime.to_string(),
+            "--cloud-runtime".into(),
+            self.cloud_runtime.to_string(),
+            "--slack".into(),
+            self.slack.to_string(),
+            "--seed".into(),
+            self.seed.to_string(),
+        ]
+    }
+
     /// Cloud jobs of this shape, one every `interval` seconds.
     pub fn spec(&self, interval: f64) -> CloudSpec {
         CloudSpec {
@@ -81,6 +104,64 @@ impl CloudArgs {
             runtime: self.cloud_runtime,
             slack: self.slack,
             seed: self.seed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Command {
+        #[command(flatten)]
+        cloud: CloudArgs,
+    }
+
+    fn parse(args: &[String]) -> CloudArgs {
+        Command::try_parse_from(std::iter::once("x".to_string()).chain(args.iter().cloned()))
+            .unwrap()
+            .cloud
+    }
+
+    #[test]
+    fn cloud_flags_written_back_parse_to_the_same_values() {
+        for given in [
+            vec![],
+            vec![
+                "--cloud-procs",
+                "1,2,4",
+                "--cloud-runtime",
+                "uniform:0.1w:90",
+                "--slack",
+                "1.25",
+            ],
+            vec![
+                "--cloud-procs",
+                "1:0.7,4:0.3",
+                "--cloud-runtime",
+                "exp:0.3w",
+                "--cloud-walltime",
+                "7.5",
+            ],
+            vec![
+                "--cloud-procs",
+                "2",
+                "--cloud-runtime",
+                "18",
+                "--seed",
+                "18446744073709551615",
+            ],
+        ] {
+            let given: Vec<String> = given.into_iter().map(String::from).collect();
+            let cloud = parse(&given);
+            assert_eq!(
+                parse(&cloud.to_args()),
+                cloud,
+                "{given:?} -> {:?}",
+                cloud.to_args()
+            );
         }
     }
 }

@@ -36,5 +36,6 @@ pub mod client;
 pub mod engine_args;
 pub mod experiment_args;
 pub mod replay;
+pub mod replay_bench;
 pub mod sweep;
 pub mod swf;

@@ -70,6 +70,7 @@ pub(crate) fn run_info(
     serde_json::json!({
         "workload": spec.workload.display().to_string(),
         "until": spec.until,
+        "repeat": spec.repeat,
         "walltime_factor": spec.walltime_factor,
         "clip": spec.clip.map(ClipTarget::name),
         "cloud": cloud.map(CloudSpec::to_json),
@@ -99,21 +100,75 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         bail!("--policy is required: fcfs, easy, conservative or convergence");
     }
     let spec = args.trace.spec(args.engine.conv);
-    output::prepare_out_dir(&args.out, !args.no_jobs_csv).context("--out is not usable")?;
-    let trace = load_trace(&spec)?;
     let cloud = args.cloud_interval.map(|interval| args.cloud.spec(interval));
-    let (jobs, n_jobs) = arrivals(&trace, cloud.as_ref())?;
+    let bar = progress_bar(args.quiet);
+    let jobs_csv = !args.no_jobs_csv;
+    let done = replay(&spec, &args.engine, cloud.as_ref(), &args.out, jobs_csv, &bar)?;
+    bar.finish_and_clear();
+    if !args.quiet {
+        print_summary(
+            &done.summary,
+            &done.config,
+            &done.stats,
+            &args.out,
+            jobs_csv,
+            started.elapsed().as_secs_f64(),
+            done.load_seconds,
+        )?;
+        if done.skipped > 0 {
+            eprintln!(
+                "note: {} workload records were skipped (see summary.json run.extraction)",
+                done.skipped
+            );
+        }
+    }
+    Ok(())
+}
 
-    let config = args.engine.to_config(trace.procs)?;
-    let loaded = started.elapsed();
-    let bar = progress_bar(n_jobs, args.quiet);
+/// What one [`replay`] did.
+pub(crate) struct Replayed {
+    /// The run's summary, as written to `summary.json`.
+    pub summary: Summary,
+    /// The engine config it ran with.
+    pub config: EngineConfig,
+    /// The simulator's loop counters.
+    pub stats: SimStats,
+    /// Jobs replayed: the trace's (after `--until`/`--repeat`) and the injected cloud jobs.
+    pub jobs: u64,
+    /// Workload records the loader skipped.
+    pub skipped: u64,
+    /// Seconds spent preparing `out`, loading the trace and building the engine config.
+    pub load_seconds: f64,
+}
+
+/// The whole path of `interstice replay` after argument parsing: prepare
+/// `out`, load (cut, repeat, clip) the trace of `spec`, merge in the cloud
+/// jobs of `cloud`, simulate under `engine` (whose policy must be set) and
+/// write `jobs.csv` (unless not `jobs_csv`) + `summary.json` into `out` as jobs end. `bar` gets the
+/// number of jobs and follows the submissions. The benchmarks that time what
+/// a user runs (`bench hpc`) call this, not a copy of it.
+pub(crate) fn replay(
+    spec: &TraceSpec,
+    engine: &EngineArgs,
+    cloud: Option<&CloudSpec>,
+    out: &Path,
+    jobs_csv: bool,
+    bar: &ProgressBar,
+) -> anyhow::Result<Replayed> {
+    let started = Instant::now();
+    output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
+    let trace = load_trace(spec)?;
+    let (jobs, n_jobs) = arrivals(&trace, cloud)?;
+    let config = engine.to_config(trace.procs)?;
+    let load_seconds = started.elapsed().as_secs_f64();
+    bar.set_length(n_jobs);
     // Records are written as jobs end and the summary tallied from them, so
     // memory follows the jobs in the system, not the workload.
     let naming = output::Naming::Workload(WORKLOAD_NAME);
-    let mut writer = if args.no_jobs_csv {
-        output::ResultWriter::summary_only(&args.out, naming)
+    let mut writer = if jobs_csv {
+        output::ResultWriter::create(out, naming)
     } else {
-        output::ResultWriter::create(&args.out, naming)
+        output::ResultWriter::summary_only(out, naming)
     }
     .context("cannot write the results")?;
     let run = simulate_stream(
@@ -124,37 +179,27 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         |done| bar.set_position(done),
     )
     .context("simulation failed")?;
-    bar.finish_and_clear();
-
-    let info = run_info(&spec, &trace, cloud.as_ref(), &run.stats);
+    let info = run_info(spec, &trace, cloud, &run.stats);
     let summary = writer
         .finish(&config, Some(&info))
         .context("cannot write the results")?;
-    if !args.quiet {
-        print_summary(
-            &summary,
-            &config,
-            &run.stats,
-            &args.out,
-            !args.no_jobs_csv,
-            started.elapsed().as_secs_f64(),
-            loaded.as_secs_f64(),
-        )?;
-        if trace.skipped() > 0 {
-            eprintln!(
-                "note: {} workload records were skipped (see summary.json run.extraction)",
-                trace.skipped()
-            );
-        }
-    }
-    Ok(())
+    Ok(Replayed {
+        summary,
+        config,
+        stats: run.stats,
+        jobs: n_jobs,
+        skipped: trace.skipped(),
+        load_seconds,
+    })
 }
 
-fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+/// A progress bar on stderr when it is a terminal and not `quiet`; its
+/// length is set once the workload is loaded.
+fn progress_bar(quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template("{spinner} submitted {pos}/{len} jobs [{bar:30}] {eta}") {
         bar.set_style(style.progress_chars("=> "));
     }

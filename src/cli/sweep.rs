@@ -320,6 +320,7 @@ fn sweep_json(
         "workload": args.trace.workload.display().to_string(),
         "procs": args.trace.procs,
         "until": args.trace.until,
+        "repeat": args.trace.repeat,
         "clip": args.trace.clip.map(ClipTarget::name),
         "walltime_factor": args.trace.walltime_factor,
         "cloud_interval": args.cloud_interval,

@@ -10,6 +10,7 @@ use crate::merge::merge_by_submit;
 use crate::reader::Strictness;
 use interstice_core::{Job, JobKind, Time};
 use std::fmt;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 /// What `--clip` clips HPC jobs to.
@@ -73,6 +74,16 @@ pub enum WorkloadError {
     /// The cloud-job options are not usable.
     #[error("bad cloud-job options")]
     Cloud(#[source] SwfError),
+    /// Repeating the trace would submit jobs after [`Time::MAX_INSTANT_SECS`]
+    /// or number them past `u64::MAX`.
+    #[error(
+        "--repeat {times}: the repeated trace would submit jobs after {max:e} s or run out of job numbers",
+        max = Time::MAX_INSTANT_SECS
+    )]
+    RepeatTooLong {
+        /// The copies asked for.
+        times: u32,
+    },
 }
 
 /// Which HPC trace a run replays, and how it is cut and clipped.
@@ -92,6 +103,9 @@ pub struct TraceSpec {
     pub clip: Option<ClipTarget>,
     /// Skip bad lines instead of stopping.
     pub lenient: bool,
+    /// Copies of the (cut) trace replayed back to back ([`repeat_jobs`]);
+    /// 1 is the trace itself.
+    pub repeat: NonZeroU32,
 }
 
 /// A loaded, cut and clipped trace, before any cloud injection.
@@ -179,6 +193,9 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
         let first = jobs.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
         let end = first + Time::from_secs_f64(until);
         jobs.retain(|job| job.submit < end);
+    }
+    if spec.repeat.get() > 1 {
+        jobs = repeat_jobs(&jobs, spec.repeat)?;
     }
     if let Some(job) = jobs
         .iter()
@@ -349,6 +366,55 @@ pub fn arrivals(
     Ok((merge_by_submit(jobs, injected.into_iter().flatten()), total))
 }
 
+/// `jobs` repeated `times` times back to back, the way a trace is stretched
+/// to measure how a run grows with its length: copy `c` (from 0) of job `j`
+/// is submitted at `j.submit + c × (span + 1 s)`, where `span` runs from the
+/// first to the last submission of `jobs`, and numbered
+/// `j.id + c × (max id − min id + 1)`, so copy 0 is `jobs` itself, every copy
+/// starts a second after the previous one's last submission and ids stay
+/// unique. Each copy keeps the order of `jobs`, so sorted jobs stay sorted.
+pub fn repeat_jobs(jobs: &[Job], times: NonZeroU32) -> Result<Vec<Job>, WorkloadError> {
+    let too_long = WorkloadError::RepeatTooLong { times: times.get() };
+    let (Some(first), Some(last)) = (
+        jobs.iter().map(|job| job.submit).min(),
+        jobs.iter().map(|job| job.submit).max(),
+    ) else {
+        return Ok(Vec::new());
+    };
+    let (min_id, max_id) = jobs.iter().fold((u64::MAX, 0), |(lo, hi), job| {
+        (lo.min(job.id.0), hi.max(job.id.0))
+    });
+    let copies = u64::from(times.get());
+    let period = (last - first + Time::from_secs(1)).ticks();
+    let id_stride = max_id - min_id + 1;
+    // Checked once on the last copy: every earlier shift is smaller.
+    let last_shift = i64::try_from(copies - 1)
+        .ok()
+        .and_then(|c| c.checked_mul(period))
+        .filter(|shift| {
+            last.ticks()
+                .checked_add(*shift)
+                .is_some_and(|end| Time::from_ticks(end).as_secs_f64() <= Time::MAX_INSTANT_SECS)
+        });
+    let ids_fit = (copies - 1)
+        .checked_mul(id_stride)
+        .and_then(|shift| max_id.checked_add(shift))
+        .is_some();
+    if last_shift.is_none() || !ids_fit {
+        return Err(too_long);
+    }
+    let mut repeated = Vec::with_capacity(jobs.len() * times.get() as usize);
+    for copy in 0..copies {
+        let shift = Time::from_ticks(copy as i64 * period);
+        repeated.extend(jobs.iter().map(|job| Job {
+            id: interstice_core::JobId(job.id.0 + copy * id_stride),
+            submit: job.submit + shift,
+            ..job.clone()
+        }));
+    }
+    Ok(repeated)
+}
+
 /// Clip HPC jobs wider than `to` to it (the rule of [`ExtractOptions::clip`],
 /// for jobs that were not read from a file); returns how many were clipped.
 pub fn clip_jobs(jobs: &mut [Job], to: u32) -> u64 {
@@ -376,5 +442,87 @@ impl fmt::Display for ProcsChoice {
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use interstice_core::JobId;
+
+    fn job(id: u64, submit: i64) -> Job {
+        Job {
+            id: JobId(id),
+            submit: Time::from_secs(submit),
+            walltime: Time::from_secs(100),
+            walltime_enforced: true,
+            runtime: Some(Time::from_secs(50)),
+            procs: 2,
+            kind: JobKind::Hpc,
+            slo: None,
+        }
+    }
+
+    fn times(n: u32) -> NonZeroU32 {
+        NonZeroU32::new(n).unwrap()
+    }
+
+    #[test]
+    fn repeated_copies_follow_each_other_with_fresh_ids() {
+        // Ids 3..=5 (stride 3), submissions 10..=40 (span 30 s, period 31 s).
+        let jobs = vec![job(4, 10), job(3, 10), job(5, 40)];
+        let repeated = repeat_jobs(&jobs, times(3)).unwrap();
+        let got: Vec<(u64, i64)> = repeated
+            .iter()
+            .map(|job| (job.id.0, job.submit.ticks() / 1_000_000))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (4, 10),
+                (3, 10),
+                (5, 40),
+                (7, 41),
+                (6, 41),
+                (8, 71),
+                (10, 72),
+                (9, 72),
+                (11, 102)
+            ]
+        );
+        let mut ids: Vec<u64> = repeated.iter().map(|job| job.id.0).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), repeated.len(), "ids are unique");
+        assert!(repeated.windows(2).all(|pair| pair[0].submit <= pair[1].submit));
+        assert!(repeated
+            .iter()
+            .zip(jobs.iter().cycle())
+            .all(|(copy, original)| copy.procs == original.procs && copy.walltime == original.walltime));
+    }
+
+    #[test]
+    fn one_copy_is_the_trace_and_nothing_repeats_to_nothing() {
+        let jobs = vec![job(1, 0), job(2, 5)];
+        assert_eq!(repeat_jobs(&jobs, times(1)).unwrap(), jobs);
+        assert!(repeat_jobs(&[], times(4)).unwrap().is_empty());
+        // A single instant still moves on by a second per copy.
+        let single = repeat_jobs(&[job(7, 3)], times(3)).unwrap();
+        let submits: Vec<i64> = single.iter().map(|job| job.submit.ticks() / 1_000_000).collect();
+        assert_eq!(submits, [3, 4, 5]);
+    }
+
+    #[test]
+    fn repeating_past_the_last_instant_or_the_last_id_is_an_error() {
+        let long = vec![job(1, 0), job(2, 400_000_000_000)];
+        assert!(matches!(
+            repeat_jobs(&long, times(4)),
+            Err(WorkloadError::RepeatTooLong { times: 4 })
+        ));
+        let big_ids = vec![job(1, 0), job(u64::MAX / 2, 5)];
+        assert!(matches!(
+            repeat_jobs(&big_ids, times(3)),
+            Err(WorkloadError::RepeatTooLong { times: 3 })
+        ));
     }
 }

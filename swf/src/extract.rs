@@ -215,6 +215,24 @@ pub fn extract_job(
     Ok(Extracted::Job(job, clipped))
 }
 
+/// The SWF record [`extract_job`] turns back into `job` (with a walltime
+/// factor of 1 and no clipping): submit, run time, allocated and requested
+/// processors, and the walltime as requested time when it is enforced (else
+/// none, so the run time plans it again); status 1 (completed), everything
+/// else unknown. How generated workloads become trace files.
+pub fn record_of(job: &Job) -> Record {
+    Record {
+        job: job.id.0,
+        submit: Some(job.submit.as_secs_f64()),
+        run_time: job.runtime.map(Time::as_secs_f64),
+        allocated_procs: Some(i64::from(job.procs)),
+        requested_procs: Some(i64::from(job.procs)),
+        requested_time: job.walltime_enforced.then(|| job.walltime.as_secs_f64()),
+        status: Some(1),
+        ..Record::default()
+    }
+}
+
 /// The allowed range of an instant read from a trace.
 pub(crate) const INSTANT_RANGE: &str = "0 to 1e12 seconds";
 /// The allowed range of a duration read from a trace (run time, walltime
@@ -280,6 +298,36 @@ mod tests {
         match e {
             Extracted::Job(j, _) => j,
             other => panic!("expected a job, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_job_written_as_a_record_extracts_to_itself() {
+        let mut written = Job {
+            id: JobId(12),
+            submit: Time::from_secs(3600),
+            walltime: Time::from_secs(900),
+            walltime_enforced: true,
+            runtime: Some(Time::from_secs(450)),
+            procs: 16,
+            kind: JobKind::Hpc,
+            slo: None,
+        };
+        for enforced in [true, false] {
+            written.walltime_enforced = enforced;
+            if !enforced {
+                written.walltime = written.runtime.unwrap();
+            }
+            let line = {
+                let mut out = Vec::new();
+                record_of(&written).write_to(&mut out).unwrap();
+                out
+            };
+            let read = Record::parse(line.trim_ascii_end()).unwrap();
+            assert_eq!(
+                job(extract_job(&read, &ExtractOptions::new(), Some(16)).unwrap()),
+                written
+            );
         }
     }
 

@@ -15,11 +15,12 @@
 //!   normalised SWF; reading it back gives equal records and header.
 //! - [`extract`] turns records into engine [`Job`]s with the rules below;
 //!   [`JobStream`] does it while streaming; [`load_workload`] loads a whole
-//!   SWF or Batsim JSON workload, sorted.
+//!   SWF or Batsim JSON workload, sorted; [`record_of`] is the way back, to
+//!   write generated jobs as a trace.
 //! - [`batsim_json`] writes and reads Batsim input workloads; [`inject`] adds
 //!   cloud jobs at a regular interval; [`stats`] summarises a workload.
-//! - [`experiment`] loads an experiment's trace (cut, clipped and checked
-//!   once) and adds its cloud jobs; [`defaults`] is the one table of
+//! - [`experiment`] loads an experiment's trace (cut, repeated, clipped and
+//!   checked once) and adds its cloud jobs; [`defaults`] is the one table of
 //!   experiment defaults (seed, slack, resubmissions, λ, τ).
 //!
 //! # Job extraction rules
@@ -74,7 +75,7 @@ pub mod writer;
 pub use batsim_json::{JobDescription, JobFieldError, Profile};
 pub use error::{LineError, SwfError};
 pub use experiment::{arrivals, load_trace, ClipTarget, CloudSpec, LoadedTrace, TraceSpec, WorkloadError};
-pub use extract::{ExtractOptions, ExtractStats, SkipReason};
+pub use extract::{record_of, ExtractOptions, ExtractStats, SkipReason};
 pub use header::Header;
 pub use inject::{inject_cloud_jobs, CloudJobs, InjectOptions, ProcsChoice, RuntimeSpec, RUNTIME_SEED_MIX};
 pub use interstice_core::Job;

@@ -29,6 +29,23 @@ fn swf_commands() {
 }
 
 #[test]
+fn replay_benchmarks() {
+    check(&[
+        "bench",
+        "hpc",
+        "--jobs",
+        "200",
+        "--procs",
+        "16",
+        "--repeat",
+        "1",
+        "--policies",
+        "easy",
+    ]);
+    check(&["bench", "measure", "--", "--version"]);
+}
+
+#[test]
 fn replay_sweep_and_batsim_platform() {
     let kth = kth_trace();
     let kth = kth.to_str().expect("UTF-8 path");
