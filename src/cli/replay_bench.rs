@@ -215,7 +215,7 @@ pub struct ScalingArgs {
     /// The cloud jobs (defaults: issue 13's setting).
     #[command(flatten)]
     pub cloud: CloudArgs,
-    /// What to do with a cloud job predicted to miss its SLO (default: replay's, admit-all).
+    /// What to do with a cloud job predicted to miss its SLO (default: replay's).
     #[arg(long, value_parser = parse_admission)]
     pub admission: Option<Admission>,
 }
