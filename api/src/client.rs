@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// The timeout of interactive clients (the CLI, tests); the plugins set their own.
@@ -131,16 +131,6 @@ impl Client {
             socket: socket.into(),
             timeout,
         }
-    }
-
-    /// The socket path.
-    pub fn socket(&self) -> &Path {
-        &self.socket
-    }
-
-    /// The per-call deadline.
-    pub fn timeout(&self) -> Duration {
-        self.timeout
     }
 
     /// One HTTP exchange with an optional JSON body; answers of every status are returned.

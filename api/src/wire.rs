@@ -31,6 +31,16 @@ pub struct SubmitRequest {
     pub class: Option<String>,
 }
 
+/// The `decision` of an admission answer ([`SubmitResponse`],
+/// [`PredictResponse`]): `accepted` or `rejected`.
+pub fn decision_name(rejected: bool) -> &'static str {
+    if rejected {
+        "rejected"
+    } else {
+        "accepted"
+    }
+}
+
 /// Answer to `POST /v1/jobs`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct SubmitResponse {
@@ -98,6 +108,20 @@ pub enum EventKind {
     Ended,
     /// The job was killed or cancelled.
     Killed,
+}
+
+impl SubmitResponse {
+    /// Was the job accepted (see [`decision_name`])?
+    pub fn accepted(&self) -> bool {
+        self.decision == decision_name(false)
+    }
+}
+
+impl PredictResponse {
+    /// Would the job be accepted (see [`decision_name`])?
+    pub fn accepted(&self) -> bool {
+        self.decision == decision_name(false)
+    }
 }
 
 impl EventKind {

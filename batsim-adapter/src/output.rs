@@ -151,30 +151,24 @@ pub fn prepare_out_dir(dir: &Path, jobs_csv: bool) -> Result<(), OutputError> {
 
 /// Write `DIR/jobs.csv` and `DIR/summary.json` (creating `DIR` if needed) and
 /// return the summary. `naming` fills Batsim's name columns; `records` come
-/// in submission order.
+/// in submission order, all at once (a run that streams its records uses
+/// [`ResultWriter`]).
 pub fn write_outputs<'r>(
     dir: &Path,
     naming: Naming<'_>,
     records: impl IntoIterator<Item = &'r JobRecord>,
     config: &EngineConfig,
 ) -> Result<Summary, OutputError> {
-    write_outputs_with(dir, naming, records, config, None)
-}
-
-/// [`write_outputs`] plus caller-specific run parameters (workload path,
-/// injection settings…) stored under `"run"` in `summary.json`.
-pub fn write_outputs_with<'r>(
-    dir: &Path,
-    naming: Naming<'_>,
-    records: impl IntoIterator<Item = &'r JobRecord>,
-    config: &EngineConfig,
-    run: Option<&serde_json::Value>,
-) -> Result<Summary, OutputError> {
-    let mut writer = ResultWriter::create(dir, naming)?;
+    let records: Vec<&JobRecord> = records.into_iter().collect();
+    let mut writer = ResultWriter::summary_only(dir, naming)?;
+    let path = dir.join(JOBS_CSV);
+    File::create(&path)
+        .and_then(|file| write_jobs_csv(BufWriter::new(file), naming, records.iter().copied()))
+        .map_err(|source| OutputError::Io { path, source })?;
     for (seq, record) in records.into_iter().enumerate() {
         writer.add(seq as u64, record);
     }
-    writer.finish(config, run)
+    writer.finish(config, None)
 }
 
 /// `jobs.csv` written while a run goes: rows in Batsim's order (completion
@@ -322,15 +316,27 @@ impl<'n> ResultWriter<'n> {
 /// Write the `jobs.csv` header and one row per record (records in submission
 /// order), in Batsim's order (see [`JobsCsv`]).
 pub fn write_jobs_csv<'r, W: Write>(
-    out: W,
+    mut out: W,
     naming: Naming<'_>,
     records: impl IntoIterator<Item = &'r JobRecord>,
 ) -> std::io::Result<W> {
-    let mut csv = JobsCsv::new(out, naming)?;
-    for (seq, record) in records.into_iter().enumerate() {
-        csv.add(seq as u64, record);
+    // All rows are known: sort them once and format each into one buffer
+    // (what `JobsCsv` holds for a streamed run would be every row here).
+    let mut rows: Vec<(Time, usize, &JobRecord)> = records
+        .into_iter()
+        .enumerate()
+        .map(|(seq, record)| (row_time(record), seq, record))
+        .collect();
+    rows.sort_unstable_by_key(|&(time, seq, _)| (time, seq));
+    writeln!(out, "{JOBS_CSV_HEADER}")?;
+    let mut line = String::with_capacity(256);
+    for (_, _, record) in rows {
+        line.clear();
+        format_row(&mut line, naming, record);
+        out.write_all(line.as_bytes())?;
     }
-    csv.finish()
+    out.flush()?;
+    Ok(out)
 }
 
 /// The time at which Batsim would have written the row: the end, or the

@@ -614,12 +614,6 @@ impl Engine {
         self.st.set_cloud_window(jobs);
     }
 
-    /// Make room for `additional` more jobs (a hint: a shell that knows its
-    /// workload's size avoids the job table's growth by doubling).
-    pub fn reserve(&mut self, additional: usize) {
-        self.st.reserve(additional);
-    }
-
     /// Consume the engine and return the records it holds (as
     /// [`Engine::records`], without copying them).
     pub fn into_records(self) -> Vec<crate::metrics::JobRecord> {

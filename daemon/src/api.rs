@@ -213,7 +213,7 @@ pub fn hpc_event_from(request: HpcEventRequest) -> Result<HpcEvent, ApiError> {
             )))
         }
         Some(time) => Time::from_secs_f64(time),
-        None => crate::actor::wall_clock(),
+        None => crate::clock::wall_clock(),
     };
     let cpus = match &request.cpus {
         None => None,

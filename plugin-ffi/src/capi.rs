@@ -471,7 +471,7 @@ pub unsafe extern "C" fn interstice_client_predict(
         let (has_violation_seconds, violation_seconds) = split(prediction.violation_seconds);
         let (has_counter_offer_slo, counter_offer_slo_seconds) = split(prediction.counter_offer_slo);
         out_prediction.write(interstice_prediction {
-            accepted: prediction.decision == "accepted",
+            accepted: prediction.accepted(),
             has_predicted_start,
             predicted_start,
             has_predicted_completion,

@@ -153,7 +153,7 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
             };
             let answer = client.submit(&request)?;
             print_json(&answer)?;
-            if answer.decision == "rejected" {
+            if !answer.accepted() {
                 match answer.counter_offer_slo {
                     Some(slo) => eprintln!("interstice: rejected; the plan can meet --slo {}", slo.ceil()),
                     None => eprintln!("interstice: rejected; no slot in sight for this shape"),

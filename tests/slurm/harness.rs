@@ -10,8 +10,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
+use interstice_api::client::{Client, ClientError};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -582,20 +581,9 @@ pub struct SbatchRefused {
 /// Why an HTTP exchange with the daemon gave no 2xx body.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
-    /// The socket could not be reached.
-    #[error("connect {}: {source}", socket.display())]
-    Connect {
-        /// The daemon's socket.
-        socket: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// Writing the request or reading the answer failed.
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
-    /// The answer is not HTTP (what is missing).
-    #[error("{0}")]
-    Malformed(&'static str),
+    /// The exchange itself failed (connect, i/o, timeout, not HTTP).
+    #[error(transparent)]
+    Client(#[from] ClientError),
     /// The daemon answered with a status other than 2xx.
     #[error("status {status}: {body}")]
     Status {
@@ -606,52 +594,18 @@ pub enum HttpError {
     },
 }
 
-/// One HTTP/1.1 exchange over a Unix socket: the body of a 2xx answer, Err otherwise.
+/// One HTTP/1.1 exchange over a Unix socket, through the project's one
+/// client ([`interstice_api::client`]): the body of a 2xx answer, Err otherwise.
 pub fn http(socket: &Path, method: &str, path: &str, body: Option<&str>) -> Result<String, HttpError> {
-    let mut stream = UnixStream::connect(socket).map_err(|source| HttpError::Connect {
-        socket: socket.to_path_buf(),
-        source,
-    })?;
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let body = body.unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes())?;
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer)?;
-    let (head, rest) = answer
-        .split_once("\r\n\r\n")
-        .ok_or(HttpError::Malformed("no header end"))?;
-    let status: u16 = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or(HttpError::Malformed("bad status line"))?;
-    let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
-    let text = if chunked { dechunk(rest) } else { rest.to_string() };
-    if (200..300).contains(&status) {
-        Ok(text)
+    let answer = Client::new(socket, Duration::from_secs(10)).raw(method, path, body.map(str::as_bytes))?;
+    if (200..300).contains(&answer.status) {
+        Ok(answer.text())
     } else {
-        Err(HttpError::Status { status, body: text })
+        Err(HttpError::Status {
+            status: answer.status,
+            body: answer.text(),
+        })
     }
-}
-
-fn dechunk(mut rest: &str) -> String {
-    let mut body = String::new();
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if size == 0 || after.len() < size {
-            break;
-        }
-        body.push_str(&after[..size]);
-        rest = after[size..].trim_start_matches("\r\n");
-    }
-    body
 }
 
 /// The value of one Prometheus sample (`name{labels}` exactly as rendered), 0 if absent.

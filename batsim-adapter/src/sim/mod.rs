@@ -82,13 +82,8 @@ pub enum SimError {
         what: String,
     },
     /// The engine kept deciding at one timestamp without time advancing.
-    #[error("the engine made decisions in {passes} passes at t={time}s without time advancing")]
-    Livelock {
-        /// Simulated time.
-        time: Time,
-        /// Passes made.
-        passes: u32,
-    },
+    #[error(transparent)]
+    Livelock(#[from] Livelock),
 }
 
 /// Knobs of a simulation run that do not change its outcome.
@@ -379,9 +374,7 @@ pub fn simulate_stream(
         if driver.last_pass() != Some(now) {
             stats.timestamps += 1;
         }
-        let decisions = driver
-            .pass(now)
-            .map_err(|Livelock { time, passes }| SimError::Livelock { time, passes })?;
+        let decisions = driver.pass(now)?;
         stats.schedule_passes += 1;
         stats.decisions += decisions.len() as u64;
         let mut evicted = Vec::new();

@@ -858,12 +858,6 @@ impl State {
         self.backlog_len
     }
 
-    pub(super) fn reserve(&mut self, additional: usize) {
-        self.records.reserve(additional);
-        self.jobs.reserve(additional);
-        self.index.reserve(additional);
-    }
-
     /// Give the records away (those not handed over yet), in submission order.
     pub(super) fn into_records(self) -> Vec<JobRecord> {
         self.records.into_values().collect()
@@ -1125,17 +1119,17 @@ impl State {
     }
 
     /// Reserve an HPC job at its earliest fit from `now` (conservative/convergence).
+    fn place_hpc(&mut self, cfg: &EngineConfig, idx: usize, now: Time) {
+        self.place_hpc_from(cfg, idx, now, None)
+    }
+
+    /// Reserve an HPC job at its earliest fit from `from`: now, or later when
+    /// a compression knows that no start in `[now, from)` fits (see
+    /// [`CompressionBounds`]).
     ///
     /// `prev` is the job's previous reservation when it is re-planned: if the
     /// start does not change and its processors are still free, it keeps them
     /// (so a re-plan that moves nothing changes nothing).
-    fn place_hpc(&mut self, cfg: &EngineConfig, idx: usize, now: Time, prev: Option<(Time, Bits)>) {
-        self.place_hpc_from(cfg, idx, now, prev)
-    }
-
-    /// [`State::place_hpc`], scanning for the fit from `from` instead of now
-    /// (a compression knows that no start in `[now, from)` fits, see
-    /// [`CompressionBounds`]).
     fn place_hpc_from(&mut self, cfg: &EngineConfig, idx: usize, from: Time, prev: Option<(Time, Bits)>) {
         let job = self.job(idx);
         let (k, wt) = (job.procs, job.walltime);
@@ -1332,7 +1326,7 @@ impl State {
             }
         }
         // The head's reservation, so that cloud work keeps off it.
-        self.place_hpc(cfg, head, now, None);
+        self.place_hpc(cfg, head, now);
         if let Some((s, _)) = self.jobs[head].res {
             self.hpc_timers.remove(&(s, head));
         }
@@ -1398,7 +1392,7 @@ impl State {
         new.sort_by_key(|&idx| self.qkey(idx));
         for idx in new {
             self.jobs[idx].st = St::Queued;
-            self.place_hpc(cfg, idx, now, None);
+            self.place_hpc(cfg, idx, now);
         }
         while let Some(&(t, idx)) = self.hpc_timers.first() {
             if t > now {
@@ -1408,7 +1402,7 @@ impl State {
             if t < now {
                 // Missed its start (no pass at `t`): re-plan from now.
                 self.unreserve_bits(idx, t);
-                self.place_hpc(cfg, idx, now, None);
+                self.place_hpc(cfg, idx, now);
                 if self.jobs[idx].res.as_ref().is_some_and(|r| r.0 > now) {
                     continue;
                 }

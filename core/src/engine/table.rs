@@ -125,12 +125,6 @@ impl<T> JobTable<T> {
             .flatten()
             .flat_map(|page| page.slots.into_iter().flatten())
     }
-
-    /// Make room for `additional` more values (the page table only: pages
-    /// are allocated as they fill).
-    pub(super) fn reserve(&mut self, additional: usize) {
-        self.pages.reserve(additional.div_ceil(PAGE));
-    }
 }
 
 impl<T> Index<usize> for JobTable<T> {

@@ -9,8 +9,8 @@ use super::supervisor::{engine_job, CloudJob, KillReason, Phase};
 use super::{finite_secs, secs, Actor};
 use crate::store::NewJob;
 use interstice_api::wire::{
-    FutureSlotView, ImmediateSlotView, JobList, JobView, PredictRequest, PredictResponse, SlotsResponse,
-    SubmitRequest, SubmitResponse,
+    decision_name, FutureSlotView, ImmediateSlotView, JobList, JobView, PredictRequest, PredictResponse,
+    SlotsResponse, SubmitRequest, SubmitResponse,
 };
 use interstice_core::{EndReason, EngineError, JobId, Prediction, Time};
 use std::collections::BTreeMap;
@@ -61,7 +61,7 @@ impl Actor {
             ));
         };
         let decisions = self.pass(now);
-        let decision = if rejected { "rejected" } else { "accepted" };
+        let decision = decision_name(rejected);
         let counter_offer = if rejected {
             prediction.counter_offer_slo
         } else {
@@ -375,7 +375,7 @@ pub(super) fn engine_error(err: EngineError) -> ApiError {
 
 fn prediction_answer(prediction: &Prediction, rejected: bool) -> PredictResponse {
     PredictResponse {
-        decision: if rejected { "rejected" } else { "accepted" }.to_string(),
+        decision: decision_name(rejected).to_string(),
         predicted_start: finite_secs(prediction.start),
         predicted_completion: finite_secs(prediction.completion),
         violation_seconds: prediction.violation_seconds,

@@ -30,7 +30,6 @@ mod telemetry;
 #[cfg(test)]
 mod tests;
 
-pub use crate::clock::wall_clock;
 pub use command::{ApiError, Command, ErrorKind, Owner, Reloadable};
 
 use crate::clock::Clock;

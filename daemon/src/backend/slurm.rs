@@ -350,14 +350,14 @@ pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
             Some((Time::from_secs(end), reason)),
         )
     });
+    // Pending and running jobs have no end reason: they returned above.
     let (outcome, slo_violated) = match job.state {
-        JobStateName::Pending | JobStateName::Running => return None,
         JobStateName::Completed if verdict == Some(true) => (Outcome::Violated, verdict),
         JobStateName::Completed => (Outcome::Met, verdict),
         JobStateName::Deadline => (Outcome::Violated, verdict),
         JobStateName::Preempted => (Outcome::Evicted, verdict.filter(|_| evictions_violate)),
         JobStateName::Timeout | JobStateName::Failed => (Outcome::Failed, verdict),
-        JobStateName::Cancelled => (Outcome::Failed, None),
+        JobStateName::Cancelled | JobStateName::Pending | JobStateName::Running => (Outcome::Failed, None),
     };
     let predicted_violation = marker.predicted_violation.filter(|_| marker.predicted);
     let lost_processor_seconds = match (outcome, job.start, job.end) {

@@ -159,7 +159,7 @@ pub fn decide(
     };
     let slo_seconds = request.slo_seconds as f64;
     let (marker, unpredicted) = match ask(&wire) {
-        Ok(prediction) if prediction.decision == "accepted" => (
+        Ok(prediction) if prediction.accepted() => (
             Marker {
                 predicted: true,
                 slo_seconds,
