@@ -11,7 +11,9 @@
 //! 3. wake up again at the next event, or at [`Engine::next_wakeup`] if that is
 //!    earlier (nothing else will happen until then otherwise).
 
-use crate::job::{Job, JobId, JobKind, UnknownName};
+use crate::job::{Job, JobId, JobKind};
+pub use crate::maintenance::Maintenance;
+pub use crate::predict::{Beta, ThesisPrediction};
 use crate::procset::ProcSet;
 use crate::time::Time;
 use std::fmt;
@@ -78,45 +80,12 @@ pub enum Policy {
     Convergence,
 }
 
-impl Policy {
-    /// Every policy, in documentation order.
-    pub const ALL: [Policy; 4] = [
-        Policy::Fcfs,
-        Policy::Easy,
-        Policy::Conservative,
-        Policy::Convergence,
-    ];
-
-    /// The policy's name on command lines and in configs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::Fcfs => "fcfs",
-            Policy::Easy => "easy",
-            Policy::Conservative => "conservative",
-            Policy::Convergence => "convergence",
-        }
-    }
-}
-
-impl std::str::FromStr for Policy {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Policy::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| UnknownName {
-                what: "policy",
-                found: s.to_string(),
-                expected: "one of fcfs, easy, conservative, convergence",
-            })
-    }
-}
-
-impl fmt::Display for Policy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::job::named_options!(Policy, "policy", "one of fcfs, easy, conservative, convergence", {
+    Fcfs => "fcfs",
+    Easy => "easy",
+    Conservative => "conservative",
+    Convergence => "convergence",
+});
 
 /// What happens to a cloud job whose SLO is predicted to be violated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -127,15 +96,12 @@ pub enum Admission {
     RejectPredicted,
 }
 
-impl Admission {
-    /// The mode's name on command lines and in configs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Admission::AdmitAll => "admit-all",
-            Admission::RejectPredicted => "reject-predicted",
-        }
-    }
+crate::job::named_options!(Admission, "admission mode", "admit-all or reject-predicted", {
+    AdmitAll => "admit-all",
+    RejectPredicted => "reject-predicted",
+});
 
+impl Admission {
     /// The admission rule: is a cloud job with this prediction refused?
     /// ([`Engine::submit`] applies it; a shell answering a what-if question
     /// calls it rather than restating it.)
@@ -144,20 +110,42 @@ impl Admission {
     }
 }
 
-impl std::str::FromStr for Admission {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "admit-all" => Ok(Admission::AdmitAll),
-            "reject-predicted" => Ok(Admission::RejectPredicted),
-            other => Err(UnknownName {
-                what: "admission mode",
-                found: other.to_string(),
-                expected: "admit-all or reject-predicted",
-            }),
-        }
-    }
+/// How cloud jobs share the convergence area with HPC jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scheduling {
+    /// HPC work is planned on its own layer as if cloud jobs were not there;
+    /// cloud jobs fill the holes and are evicted when HPC work needs their
+    /// processors, so cloud work never delays HPC work (the production
+    /// default).
+    HpcFirst,
+    /// The thesis's §5.3.1: HPC and cloud jobs wait in one FCFS queue and are
+    /// planned together by the policy (cloud jobs on the area's processors
+    /// only); every job is scheduled, violations are accepted and nothing is
+    /// preempted, so cloud work can delay HPC work.
+    SharedQueue,
 }
+
+crate::job::named_options!(Scheduling, "scheduling mode", "hpc-first or shared-queue", {
+    HpcFirst => "hpc-first",
+    SharedQueue => "shared-queue",
+});
+
+/// How a cloud job's start is predicted at admission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Predictor {
+    /// The earliest fit of the job in the engine's current plan (every
+    /// queued and running job at its whole walltime).
+    Exact,
+    /// The thesis's `F^σ` (§4.6.1) over the idle slots `W_immediate` and
+    /// `W_future` published at the end of the last scheduling pass, with the
+    /// latency `r` and the backfilling time `β` of [`ThesisPrediction`].
+    Thesis,
+}
+
+crate::job::named_options!(Predictor, "predictor", "exact or thesis", {
+    Exact => "exact",
+    Thesis => "thesis",
+});
 
 /// Bounds on an evicted cloud job's resubmissions (the L8 evaluator).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,11 +173,20 @@ pub struct EngineConfig {
     pub tau: f64,
     /// Resubmission bounds for evicted cloud jobs.
     pub lifecycle: Lifecycle,
+    /// How cloud jobs share the area with HPC jobs.
+    pub scheduling: Scheduling,
+    /// How a cloud job's start is predicted at admission.
+    pub predictor: Predictor,
+    /// `r` and `β` of the thesis's predictor (unused by [`Predictor::Exact`]).
+    pub thesis: ThesisPrediction,
+    /// Maintenance reservations `J_o`: processors no job may use over a
+    /// window. Every policy plans around them.
+    pub maintenance: Vec<Maintenance>,
 }
 
 impl EngineConfig {
     /// A config for `procs` processors, all in the area, admit-all, λ = τ = 1,
-    /// no resubmission.
+    /// no resubmission, HPC first, the exact predictor, no maintenance.
     pub fn new(procs: u32, policy: Policy) -> EngineConfig {
         EngineConfig {
             procs,
@@ -202,6 +199,10 @@ impl EngineConfig {
                 max_resubmissions: 0,
                 max_time_in_system: None,
             },
+            scheduling: Scheduling::HpcFirst,
+            predictor: Predictor::Exact,
+            thesis: ThesisPrediction::default(),
+            maintenance: Vec::new(),
         }
     }
 
@@ -241,6 +242,12 @@ impl EngineConfig {
         }
         if self.lifecycle.max_time_in_system.is_some_and(|t| t < Time::ZERO) {
             return bad("lifecycle.max_time_in_system is negative: give a duration >= 0 or none".into());
+        }
+        self.thesis.validate().map_err(EngineError::InvalidConfig)?;
+        for (i, window) in self.maintenance.iter().enumerate() {
+            window
+                .validate(self.procs)
+                .map_err(|m| EngineError::InvalidConfig(format!("maintenance[{i}]: {m}")))?;
         }
         Ok(())
     }

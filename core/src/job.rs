@@ -77,6 +77,58 @@ impl fmt::Display for UnknownName {
 
 impl std::error::Error for UnknownName {}
 
+/// A closed set of named options (`Policy`, `Admission`, …): `ALL`, `name()`,
+/// `FromStr` with an [`UnknownName`] error, and `Display` by name, from one
+/// table of `Variant => "name"`.
+macro_rules! named_options {
+    ($ty:ident, $what:literal, $expected:literal, { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            /// Every option, in documentation order.
+            pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$variant),+];
+
+            /// The option's name on command lines and in configs.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name),+
+                }
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = $crate::job::UnknownName;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $ty::ALL.into_iter().find(|option| option.name() == s).ok_or_else(|| {
+                    $crate::job::UnknownName {
+                        what: $what,
+                        found: s.to_string(),
+                        expected: $expected,
+                    }
+                })
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+pub(crate) use named_options;
+
+/// The thesis's reconciliation of a cloud job's requested time for the HPC
+/// platform (§4.4.1): `wt = wt^c × α`, `α` the processing-time adjustment
+/// factor (1 leaves it unchanged). Every shell that reads or injects cloud
+/// jobs applies it through this function.
+pub fn reconcile_walltime(walltime: Time, alpha: f64) -> Time {
+    walltime.mul_f64(alpha)
+}
+
+/// Is `alpha` a usable reconciliation factor (finite and positive)?
+pub fn valid_alpha(alpha: f64) -> bool {
+    alpha.is_finite() && alpha > 0.0
+}
+
 /// A rigid job: `procs` processors, all started together, for at most `walltime`.
 ///
 /// This is `J_j = (wt_j, h_j, SLO_j)` of the model plus its arrival `a_j`.

@@ -143,8 +143,10 @@ mod bits;
 pub mod driver;
 pub mod engine;
 pub mod job;
+mod maintenance;
 pub mod metrics;
 mod plan;
+mod predict;
 pub mod procset;
 pub mod slo;
 pub mod time;
@@ -152,10 +154,11 @@ pub mod time;
 pub use driver::{Driver, Livelock};
 pub use engine::{
     Admission, Decision, EndReason, Engine, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState,
-    Lifecycle, Policy, Prediction, Slots, Submitted,
+    Lifecycle, Maintenance, Policy, Prediction, Predictor, Scheduling, Slots, Submitted,
 };
-pub use job::{Job, JobId, JobKind, UnknownName};
+pub use job::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, UnknownName};
 pub use metrics::{violates, JobRecord, PredictionQuality, Shown, Summary, SummaryTally};
+pub use predict::{Beta, ThesisPrediction};
 pub use procset::ProcSet;
 pub use slo::{slo_for, DEFAULT_SLACK};
 pub use time::Time;

@@ -59,6 +59,10 @@ impl Seg {
 pub(crate) struct Profile {
     area: Bits,
     segs: BTreeMap<Time, Seg>,
+    /// Windows held busy for good (maintenance `J_o`): no release frees
+    /// them, even one that covers them (an overdue job's hold may overlap a
+    /// window, and its release must not open it).
+    blocked: Vec<(Bits, Time, Time)>,
 }
 
 impl Profile {
@@ -67,6 +71,7 @@ impl Profile {
         let mut p = Profile {
             area,
             segs: BTreeMap::new(),
+            blocked: Vec::new(),
         };
         let seg = p.mk_seg(Bits::range(width, 0, width));
         p.segs.insert(ORIGIN, seg);
@@ -101,8 +106,15 @@ impl Profile {
         &self.segs[&self.key_at(t)].free
     }
 
+    /// Hold `bits` busy over `[s, e)` for good (see `blocked`).
+    pub(crate) fn block(&mut self, bits: &Bits, s: Time, e: Time) {
+        self.modify(bits, s, e, true);
+        self.blocked.push((bits.clone(), s, e));
+    }
+
     /// Drop the history before the segment containing `now`.
     pub(crate) fn prune(&mut self, now: Time) {
+        self.blocked.retain(|&(_, _, e)| e > now);
         let keep = self.key_at(now);
         while let Some((&k, _)) = self.segs.first_key_value() {
             if k >= keep {
@@ -170,6 +182,18 @@ impl Profile {
     /// Mark `bits` free over `[s, e)` (a job ended early, a reservation moved).
     pub(crate) fn release(&mut self, bits: &Bits, s: Time, e: Time) {
         self.modify(bits, s, e, false);
+        if self.blocked.is_empty() {
+            return;
+        }
+        let again: Vec<(Bits, Time, Time)> = self
+            .blocked
+            .iter()
+            .filter(|(b, bs, be)| *bs < e && s < *be && b.and_count(bits) > 0)
+            .map(|(b, bs, be)| (b.and(bits), (*bs).max(s), (*be).min(e)))
+            .collect();
+        for (b, bs, be) in again {
+            self.modify(&b, bs, be, true);
+        }
     }
 
     /// Segments overlapping `[s, e)`, as `(max(start, s), free set)`.
@@ -447,5 +471,25 @@ mod tests {
         assert_eq!(p.free_over(t(0), t(40)).count(), 2);
         p.prune(t(35));
         assert_eq!(p.len(), 1);
+    }
+
+    #[test]
+    fn a_blocked_window_survives_the_release_of_work_over_it() {
+        let mut p = Profile::new(4, Bits::range(4, 0, 4));
+        let two = Bits::range(4, 0, 2);
+        p.block(&Bits::range(4, 1, 2), t(10), t(20));
+        // An overdue job's hold over the window, then its release.
+        p.reserve(&two, t(5), t(15));
+        p.release(&two, t(5), t(15));
+        assert_eq!(p.free_at(t(7)).count(), 4);
+        assert_eq!(p.free_at(t(12)).count(), 3);
+        assert!(!p.free_at(t(12)).get(1));
+        assert_eq!(p.earliest_fit(4, t(5), t(0), Mask::All).map(|f| f.0), Some(t(0)));
+        assert_eq!(
+            p.earliest_fit(4, t(11), t(0), Mask::All).map(|f| f.0),
+            Some(t(20))
+        );
+        p.prune(t(25));
+        assert_eq!(p.free_at(t(25)).count(), 4);
     }
 }

@@ -141,7 +141,14 @@ fn work(procs: u32, d: Time) -> Time {
 impl State {
     pub(super) fn new(cfg: &EngineConfig) -> State {
         let area = Bits::range(cfg.procs, 0, cfg.conv_procs);
-        let hpc = Profile::new(cfg.procs, area.clone());
+        let mut hpc = Profile::new(cfg.procs, area.clone());
+        for window in &cfg.maintenance {
+            hpc.block(
+                &Bits::from_procset(cfg.procs, &window.procs),
+                window.start,
+                window.end(),
+            );
+        }
         State {
             now: Time::ZERO,
             width: cfg.procs,

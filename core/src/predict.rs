@@ -1,0 +1,107 @@
+//! The thesis's start prediction `F^σ` (§4.6.1), beside the engine's exact
+//! earliest fit.
+//!
+//! ```text
+//! F^σ(J) = t0_immediate + r        if F^W(J) ⊂ W_immediate
+//!        = t0_future + r + β       if F^W(J) ⊂ F^γ(W_future, J)
+//!        = ∞                       otherwise
+//! ```
+//!
+//! `F^W(J)` is the job's area, `h` processors × `wt`. It lies in
+//! `W_immediate` when `h` processors idle now stay idle over
+//! `[now + r, now + r + wt)`. `F^γ(W_future, J)` is the idle area after now
+//! and before the job would be violated, up to `a + SLO`; the job lies in it
+//! when some `t0 > now` has `h` processors idle over `[t0, t0 + wt)` and
+//! `t0 + wt ≤ a + SLO`. The earliest such `t0` is `t0_future`. `β` is the
+//! thesis's "magic" backfilling time. A `β` in `0 ≤ β ≤ SLO − wt` accepts
+//! `W_future`. `β = t0 + SLO` disqualifies it, and so does any `β` above
+//! `SLO − wt` for this job.
+//!
+//! The engine evaluates the slots on its current plan at the instant of the
+//! prediction, which is the tuple a scheduler publishes after each job it
+//! schedules (Algorithm 3, lines 17–18). The exchange of slots between
+//! schedulers, with its staleness, is the data center's business.
+
+use crate::time::Time;
+
+/// `β` of `F^σ`: how `W_future` is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Beta {
+    /// Accept `W_future`: the job is predicted to start this long after the
+    /// future slot opens (`0 ≤ β`). For a job with `β > SLO − wt` the slot is
+    /// disqualified, as the thesis bounds `β` by `SLO − wt`.
+    Wait(Time),
+    /// `β = t0 + SLO`: `W_future` never qualifies, only idle-now slots do.
+    Disqualify,
+}
+
+/// The parameters of the thesis's predictor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThesisPrediction {
+    /// `r`, the latency until the job can start: 0 for the scheduler that
+    /// analyses its own queue (the thesis's experiments).
+    pub latency: Time,
+    /// `β`.
+    pub beta: Beta,
+}
+
+impl Default for ThesisPrediction {
+    /// `r = 0`, `β = 0`: a job that fits a future slot is predicted to start
+    /// when that slot opens.
+    fn default() -> Self {
+        ThesisPrediction {
+            latency: Time::ZERO,
+            beta: Beta::Wait(Time::ZERO),
+        }
+    }
+}
+
+impl ThesisPrediction {
+    /// Check the parameters; the message names the field and the fix.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        if self.latency < Time::ZERO || self.latency.is_infinite() {
+            return Err(format!(
+                "thesis.latency is {}: give a finite number of seconds >= 0",
+                self.latency
+            ));
+        }
+        if let Beta::Wait(beta) = self.beta {
+            if beta < Time::ZERO || beta.is_infinite() {
+                return Err(format!(
+                    "thesis.beta is {beta}: give a finite number of seconds >= 0, or disqualify"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `F^σ` for a job of walltime `wt` and SLO `slo` that arrived at
+    /// `arrival`, analysed at `now`. The slots are asked through two
+    /// queries on the plan: `immediate(end)`, are `h` processors idle now
+    /// and until `end`; `future(deadline)`, the earliest `t0 > now` with `h`
+    /// processors idle over `[t0, t0 + wt)` and `t0 + wt ≤ deadline`.
+    /// `None` is ∞.
+    pub(crate) fn start(
+        &self,
+        now: Time,
+        wt: Time,
+        slo: Option<Time>,
+        arrival: Time,
+        immediate: impl FnOnce(Time) -> bool,
+        future: impl FnOnce(Time) -> Option<Time>,
+    ) -> Option<Time> {
+        let start = now.saturating_add(self.latency);
+        if immediate(start.saturating_add(wt)) {
+            return Some(start);
+        }
+        let Beta::Wait(beta) = self.beta else {
+            return None;
+        };
+        if slo.is_some_and(|slo| beta > slo - wt) {
+            return None;
+        }
+        let deadline = slo.map_or(Time::INFINITY, |slo| arrival.saturating_add(slo));
+        let t0 = future(deadline)?;
+        Some(t0.saturating_add(self.latency).saturating_add(beta))
+    }
+}
