@@ -38,7 +38,6 @@ impl Bits {
     }
 
     /// From a [`ProcSet`]; ids at or beyond `width` are dropped.
-    #[cfg(test)]
     pub(crate) fn from_procset(width: u32, set: &ProcSet) -> Bits {
         let mut b = Bits::empty(width);
         for &(lo, hi) in set.ranges() {
