@@ -20,6 +20,13 @@ impl Bits {
         }
     }
 
+    /// No processor, room for as many as `self`.
+    pub(crate) fn empty_like(&self) -> Bits {
+        Bits {
+            words: vec![0u64; self.words.len()].into_boxed_slice(),
+        }
+    }
+
     /// Processors `lo..hi` (half-open), room for `width`.
     pub(crate) fn range(width: u32, lo: u32, hi: u32) -> Bits {
         let mut b = Bits::empty(width);

@@ -20,6 +20,7 @@ use std::fmt;
 
 mod bound;
 mod run;
+mod stages;
 mod table;
 
 /// A scheduling policy, chosen by name. The queue is ordered by submit time,
@@ -47,36 +48,31 @@ pub enum Policy {
     /// start passed with no pass, or when a job past its walltime still
     /// holds its processors: see [`Engine::overdue`].)
     Conservative,
-    /// The thesis's convergence-area scheduler (chapter 5, Algorithms 3/4).
+    /// The thesis's convergence-area scheduler (chapter 5).
     ///
-    /// Every job is placed in the first idle slot, by earliest start, where
-    /// it fits: stage 1 = idle now (`W_immediate`), stage 2 = a hole between
-    /// reservations, stage 3 = after the last reservations (`W_future`); this
-    /// is the first-fit of Algorithm 4 over the "negative" of the
-    /// allocations, as CArS implements it. As in CArS (and OAR), all planned
-    /// jobs are re-planned earlier at every scheduling event (an HPC job's
-    /// arrival or end), not only after early ends. Processor choice follows
-    /// the stages: in stage 1 the processors that stay idle longest first
-    /// (`v_1 ≥ … ≥ v_y`), in stages 2 and 3 by id.
+    /// Under [`Scheduling::SharedQueue`] it is Algorithm 3 as written
+    /// (§5.3.2; the stages and the few departures the text forces are in
+    /// `engine/stages.rs`): each job of the one FCFS queue is placed once, by
+    /// stage 1 (idle now, longest idle first), stage 2 (a hole between
+    /// planned jobs, roots in processor order) or stage 3 (after the last
+    /// planned jobs, processors by earliest end, past maintenance windows);
+    /// nothing is re-planned later.
     ///
-    /// Departures from the thesis, and why:
-    /// * HPC work has priority over cloud work (the thesis queues both in one
-    ///   FCFS queue on one plan, so a cloud reservation can hold back a later
-    ///   HPC job). Here HPC jobs are planned as if cloud jobs were not there
-    ///   and running cloud jobs in their way are evicted, so that "no HPC
-    ///   makespan change" holds by construction.
-    /// * Stage 3 takes processors by id rather than by the earliest end of
-    ///   their last job: both give the same start time (the fit is the same),
-    ///   only the processor identities differ, and ids keep HPC work packed at
-    ///   one end of the area.
-    /// * Maintenance reservations `J_o` and the latencies `r_j`, `β` of `F^σ`
-    ///   are not modelled (zero).
-    /// * Re-planning happens at most once per instant and only on HPC
-    ///   events, so that cloud traffic cannot change HPC decisions (one round
-    ///   of queue-order compression is not a fixpoint). Queued cloud
-    ///   reservations are re-planned when that re-planning moved an HPC
-    ///   reservation (or after an early end or a cancellation), never merely
-    ///   because time passed.
+    /// Under [`Scheduling::HpcFirst`] it is what the thesis's simulator CArS
+    /// implements (§6.2.1, Algorithm 4), with HPC work first:
+    /// * every job goes to the first idle slot, by earliest start, where it
+    ///   fits, over the "negative" of the allocations; processors are chosen
+    ///   by stage: idle now, those that stay idle longest first; later, by id;
+    /// * as in CArS (and OAR), all planned HPC jobs are re-planned earlier at
+    ///   every HPC event (arrival or end), at most once per instant, so that
+    ///   cloud traffic cannot change HPC decisions (one round of queue-order
+    ///   compression is not a fixpoint); queued cloud reservations are
+    ///   re-planned when that moved an HPC reservation (or after an early
+    ///   end or a cancellation), never merely because time passed;
+    /// * HPC jobs are planned as if cloud jobs were not there and running
+    ///   cloud jobs in their way are evicted, so that "no HPC makespan
+    ///   change" holds by construction (the thesis queues both in one FCFS
+    ///   queue: [`Scheduling::SharedQueue`]).
     Convergence,
 }
 
@@ -533,8 +529,9 @@ impl Engine {
     /// processor freed only by a walltime). `None` if nothing is pending.
     ///
     /// It is the earliest of: a queued job's reserved start (conservative and
-    /// convergence HPC jobs, every admitted cloud job) and a planned eviction
-    /// of a running cloud job that overlaps a future HPC reservation.
+    /// convergence HPC jobs, every admitted cloud job), a planned eviction
+    /// of a running cloud job that overlaps a future HPC reservation, and
+    /// the end of a maintenance window.
     pub fn next_wakeup(&self) -> Option<Time> {
         self.st.next_wakeup()
     }

@@ -5,7 +5,10 @@
 
 mod common;
 use common::*;
-use interstice_core::{Admission, Decision, EngineConfig, Job, JobId, JobKind, Policy, Time};
+use interstice_core::{
+    Admission, Decision, EngineConfig, Job, JobId, JobKind, Maintenance, Policy, Predictor, ProcSet,
+    Scheduling, Time,
+};
 use proptest::prelude::*;
 
 /// 96 cases by default; more with `INTERSTICE_PROPTEST_CASES=5000`.
@@ -23,11 +26,22 @@ struct Case {
     jobs: Vec<Job>,
     resubmissions: u32,
     reject: bool,
+    /// A maintenance window: start, duration (s), processors `lo..=hi`.
+    maintenance: Option<(i64, i64, u32, u32)>,
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    (1u32..12, 0u32..=100, 1usize..28, 0u32..3, any::<bool>()).prop_flat_map(
-        |(procs, conv_pct, n, resub, reject)| {
+    (
+        1u32..12,
+        0u32..=100,
+        1usize..28,
+        0u32..3,
+        any::<bool>(),
+        proptest::option::of((0i64..150, 1i64..60, 0u32..12, 0u32..12)),
+    )
+        .prop_flat_map(|(procs, conv_pct, n, resub, reject, window)| {
+            let maintenance =
+                window.map(|(start, len, a, b)| (start, len, a.min(b) % procs, a.max(b) % procs));
             let conv = (procs * conv_pct / 100).max(1).min(procs);
             let job = (
                 any::<bool>(),
@@ -56,10 +70,10 @@ fn case() -> impl Strategy<Value = Case> {
                     jobs,
                     resubmissions: resub,
                     reject,
+                    maintenance,
                 }
             })
-        },
-    )
+        })
 }
 
 fn config(c: &Case, policy: Policy) -> EngineConfig {
@@ -70,6 +84,95 @@ fn config(c: &Case, policy: Policy) -> EngineConfig {
         cfg.admission = Admission::RejectPredicted;
     }
     cfg
+}
+
+/// [`config`] with the case's maintenance window, a scheduling mode and a predictor.
+fn thesis_config(c: &Case, policy: Policy, scheduling: Scheduling, predictor: Predictor) -> EngineConfig {
+    let mut cfg = config(c, policy);
+    cfg.scheduling = scheduling;
+    cfg.predictor = predictor;
+    cfg.maintenance = c
+        .maintenance
+        .iter()
+        .map(|&(start, len, lo, hi)| Maintenance {
+            start: secs(start),
+            duration: secs(len),
+            procs: ProcSet::range(lo.min(hi), hi.max(lo)),
+        })
+        .collect();
+    cfg
+}
+
+/// No job is started on a processor over a maintenance window it could
+/// overlap (its walltime counted from its start).
+fn check_maintenance(c: &Case, t: &Trace) {
+    let Some((start, len, lo, hi)) = c.maintenance else {
+        return;
+    };
+    let (ws, we) = (secs(start), secs(start + len));
+    let window = ProcSet::range(lo.min(hi), hi.max(lo));
+    for j in &c.jobs {
+        let Some((s, procs)) = t.starts.get(&j.id) else {
+            continue;
+        };
+        let e = *s + j.walltime;
+        assert!(
+            !(procs.intersects(&window) && *s < we && ws < e),
+            "job {} on {procs} over [{s}, {e}) meets the window [{ws}, {we}) on {window}",
+            j.id
+        );
+    }
+}
+
+/// `shared-queue`: nothing is ever evicted, every job starts no later than
+/// the first start it was planned at, runs are deterministic, maintenance
+/// windows are kept free (and the harness's own invariants hold).
+fn check_shared(c: &Case, policy: Policy, predictor: Predictor) {
+    let cfg = || thesis_config(c, policy, Scheduling::SharedQueue, predictor);
+    let (engine, t) = run(cfg(), c.jobs.clone());
+    assert_eq!(t.evictions, 0, "{policy}: shared-queue evicted");
+    assert!(
+        t.decisions
+            .iter()
+            .all(|(_, d)| !matches!(d, Decision::Evict { .. })),
+        "{policy}: shared-queue evicted"
+    );
+    assert!(engine.records().all(|r| r.evictions == 0));
+    for j in &c.jobs {
+        if let (Some(plan), Some((start, _))) = (t.first_plan.get(&j.id), t.starts.get(&j.id)) {
+            assert!(
+                start <= plan,
+                "{policy}: job {} planned at {plan} started at {start}",
+                j.id
+            );
+        }
+    }
+    check_maintenance(c, &t);
+    let (_, again) = run(cfg(), c.jobs.clone());
+    assert_eq!(t.decisions, again.decisions, "{policy}: not deterministic");
+}
+
+/// `hpc-first` with the thesis's predictor and a maintenance window: cloud
+/// work still never changes an HPC decision, and the window is kept free.
+fn check_hpc_first_thesis(c: &Case, policy: Policy) {
+    let cfg = |case: &Case| thesis_config(case, policy, Scheduling::HpcFirst, Predictor::Thesis);
+    let (_, t) = run(cfg(c), c.jobs.clone());
+    check_maintenance(c, &t);
+    let hpc_only = Case {
+        jobs: c
+            .jobs
+            .iter()
+            .filter(|j| j.kind == JobKind::Hpc)
+            .cloned()
+            .collect(),
+        ..c.clone()
+    };
+    let (_, t2) = run(cfg(&hpc_only), hpc_only.jobs.clone());
+    assert_eq!(
+        hpc_starts(c, &t),
+        hpc_starts(&hpc_only, &t2),
+        "{policy}: cloud jobs changed HPC decisions"
+    );
 }
 
 /// HPC start times and processors.
@@ -241,6 +344,24 @@ proptest! {
     ) {
         for policy in Policy::ALL {
             check_late_reports(&c, policy, every, late);
+        }
+    }
+
+    /// `shared-queue` never evicts and keeps every reservation, under both predictors.
+    #[test]
+    fn shared_queue_never_evicts(c in case(), thesis in any::<bool>()) {
+        let predictor = if thesis { Predictor::Thesis } else { Predictor::Exact };
+        for policy in Policy::ALL {
+            check_shared(&c, policy, predictor);
+        }
+    }
+
+    /// `hpc-first` never lets cloud work delay HPC work, with the thesis's
+    /// predictor and maintenance windows too.
+    #[test]
+    fn hpc_first_with_thesis_predictor_and_maintenance(c in case()) {
+        for policy in Policy::ALL {
+            check_hpc_first_thesis(&c, policy);
         }
     }
 

@@ -16,10 +16,11 @@
 //! reservation moves away and the processors stay free).
 
 use super::bound::CompressionBounds;
+use super::stages;
 use super::table::JobTable;
 use super::{
     Decision, EndReason, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState, Policy, Prediction,
-    Slots, Submitted,
+    Predictor, Scheduling, Slots, Submitted,
 };
 use crate::bits::Bits;
 use crate::job::{Job, JobId, JobKind};
@@ -80,6 +81,10 @@ pub(super) struct State {
     pub(super) now: Time,
     width: u32,
     area: Bits,
+    /// Every processor.
+    every: Bits,
+    /// `shared-queue`: every job on the HPC layer, in one queue, never evicted.
+    shared: bool,
     pub(super) records: JobTable<JobRecord>,
     jobs: JobTable<Entry>,
     index: HashMap<JobId, usize>,
@@ -102,6 +107,9 @@ pub(super) struct State {
     /// An event (submit, end, cancel) happened since the last pass.
     dirty: bool,
     hpc_timers: BTreeSet<(Time, usize)>,
+    /// Ends of maintenance windows still to come: each frees processors
+    /// with no job event, so the engine wakes up for it.
+    maintenance_ends: BTreeSet<Time>,
     cloud_timers: BTreeSet<(Time, usize)>,
     dooms: BTreeSet<(Time, usize)>,
     running_hpc: BTreeSet<usize>,
@@ -152,6 +160,8 @@ impl State {
         State {
             now: Time::ZERO,
             width: cfg.procs,
+            every: Bits::range(cfg.procs, 0, cfg.procs),
+            shared: cfg.scheduling == Scheduling::SharedQueue,
             all: hpc.clone(),
             hpc,
             area,
@@ -167,6 +177,7 @@ impl State {
             cloud_window: CLOUD_WINDOW,
             dirty: false,
             hpc_timers: BTreeSet::new(),
+            maintenance_ends: cfg.maintenance.iter().map(|w| w.end()).collect(),
             cloud_timers: BTreeSet::new(),
             dooms: BTreeSet::new(),
             running_hpc: BTreeSet::new(),
@@ -263,7 +274,17 @@ impl State {
 
     /// Queue a cloud job: in the window at its earliest fit `fit`, or at the
     /// tail of the backlog when the window is full (or the backlog non-empty).
+    /// Under `shared-queue`, the job joins the one queue instead, planned by
+    /// the policy at the next HPC phase like an HPC job.
     fn enqueue_cloud(&mut self, cfg: &EngineConfig, idx: usize, fit: Option<(Time, Bits)>, backlog: bool) {
+        if self.shared {
+            self.jobs[idx].st = St::Pending;
+            let k = self.qkey(idx);
+            self.hpc_queue.insert(k);
+            self.new_hpc.push(idx);
+            self.hpc_changed = true;
+            return;
+        }
         self.jobs[idx].st = St::Queued;
         if backlog {
             self.jobs[idx].in_backlog = true;
@@ -312,6 +333,89 @@ impl State {
 
     fn job(&self, idx: usize) -> &Job {
         &self.records[idx].job
+    }
+
+    /// Is the job planned on the HPC layer (HPC jobs; every job under
+    /// `shared-queue`)?
+    fn on_hpc_layer(&self, idx: usize) -> bool {
+        self.shared || self.job(idx).kind == JobKind::Hpc
+    }
+
+    /// The processors a job may use: the area for cloud jobs.
+    fn mask_of(&self, idx: usize) -> Mask {
+        match self.job(idx).kind {
+            JobKind::Hpc => Mask::All,
+            JobKind::Cloud => Mask::Area,
+        }
+    }
+
+    fn mask_bits(&self, mask: Mask) -> &Bits {
+        match mask {
+            Mask::All => &self.every,
+            Mask::Area => &self.area,
+        }
+    }
+
+    /// Processors of `mask` free in the HPC layer at `t`.
+    fn free_count(&self, t: Time, mask: Mask) -> u32 {
+        let free = self.hpc.free_at(t);
+        match mask {
+            Mask::All => free.count(),
+            Mask::Area => free.and_count(&self.area),
+        }
+    }
+
+    /// Where Algorithm 3 (`shared-queue` convergence) places `k` processors
+    /// of `mask` for `wt` from `now`.
+    fn stage_place(
+        &self,
+        cfg: &EngineConfig,
+        mask: Mask,
+        k: u32,
+        wt: Time,
+        now: Time,
+    ) -> Option<(Time, Bits)> {
+        let in_maintenance = |p: u32, s: Time, e: Time| {
+            cfg.maintenance
+                .iter()
+                .any(|w| w.start <= s && e <= w.end() && w.procs.contains(p))
+        };
+        stages::place(&self.hpc, mask, self.mask_bits(mask), k, wt, now, in_maintenance)
+            .map(|(s, b, _)| (s, b))
+    }
+
+    /// The exact predicted start of a cloud job arriving now: where the
+    /// engine would plan it (the backlog's tail estimate in overload).
+    fn exact_start(&self, cfg: &EngineConfig, procs: u32, wt: Time, now: Time) -> Option<Time> {
+        if self.shared && cfg.policy == Policy::Convergence {
+            self.stage_place(cfg, Mask::Area, procs, wt, now).map(|f| f.0)
+        } else if !self.shared && self.window_full() {
+            self.tail_estimate(procs)
+        } else {
+            self.all.earliest_fit(procs, wt, now, Mask::Area).map(|f| f.0)
+        }
+    }
+
+    /// The thesis's `F^σ` ([`crate::predict`]) on the current plan's slots.
+    fn thesis_start(
+        &self,
+        cfg: &EngineConfig,
+        procs: u32,
+        wt: Time,
+        slo: Option<Time>,
+        arrival: Time,
+        now: Time,
+    ) -> Option<Time> {
+        let immediate = |end: Time| self.all.free_over(now, end).and_count(&self.area) >= procs;
+        // W_future's slots open where the plan changes after now.
+        let future = |deadline: Time| {
+            let from = self.all.next_change(now)?;
+            self.all
+                .earliest_fit(procs, wt, from, Mask::Area)
+                .map(|f| f.0)
+                .filter(|&t0| t0.saturating_add(wt) <= deadline)
+        };
+        cfg.thesis.start(now, wt, slo, arrival, immediate, future)
     }
 
     // ----- public operations -------------------------------------------------
@@ -374,13 +478,18 @@ impl State {
                 self.catch_up(cfg);
                 let job = &self.records[idx].job;
                 let (procs, wt, slo, a) = (job.procs, job.walltime, job.slo, job.submit);
-                let backlog = self.window_full();
-                let (fit, start) = if backlog {
-                    (None, self.tail_estimate(procs))
+                let backlog = !self.shared && self.window_full();
+                // Where the job goes in the cloud layer (hpc-first, window not full).
+                let fit = if self.shared || backlog {
+                    None
                 } else {
-                    let fit = self.all.earliest_fit(procs, wt, self.now, Mask::Area);
-                    let start = fit.as_ref().map(|f| f.0);
-                    (fit, start)
+                    self.all.earliest_fit(procs, wt, self.now, Mask::Area)
+                };
+                let now = self.now;
+                let start = match cfg.predictor {
+                    Predictor::Thesis => self.thesis_start(cfg, procs, wt, slo, a, now),
+                    Predictor::Exact if self.shared || backlog => self.exact_start(cfg, procs, wt, now),
+                    Predictor::Exact => fit.as_ref().map(|f| f.0),
                 };
                 let pred = prediction(cfg, start, wt, slo, a);
                 self.records[idx].prediction = Some(pred.clone());
@@ -484,13 +593,13 @@ impl State {
         self.advance(now)?;
         self.unreserve(idx);
         let key = self.qkey(idx);
-        match self.job(idx).kind {
-            JobKind::Hpc => {
+        match self.on_hpc_layer(idx) {
+            true => {
                 self.hpc_queue.remove(&key);
                 self.hpc_compress = true;
                 self.hpc_changed = true;
             }
-            JobKind::Cloud => {
+            false => {
                 if self.jobs[idx].in_backlog {
                     self.jobs[idx].in_backlog = false;
                     self.backlog_len -= 1;
@@ -539,6 +648,7 @@ impl State {
             });
             self.finished(idx);
         }
+        self.end_maintenance(now);
         if self.hpc_due(now) {
             self.hpc_phase(cfg, now);
         }
@@ -609,6 +719,19 @@ impl State {
         }
     }
 
+    /// Maintenance windows that ended by `now` gave processors back: the
+    /// policies look again (FCFS and EASY hold no timer for them).
+    fn end_maintenance(&mut self, now: Time) {
+        while let Some(&end) = self.maintenance_ends.first() {
+            if end > now {
+                break;
+            }
+            self.maintenance_ends.remove(&end);
+            self.hpc_changed = true;
+            self.cloud_compress = true;
+        }
+    }
+
     /// Does the HPC phase have anything to do at `now`? Only HPC events
     /// (arrivals, ends, cancellations) and due HPC reservations change HPC
     /// decisions: between them the free processors of the HPC layer only
@@ -628,8 +751,11 @@ impl State {
                 self.hpc_compress = false;
                 self.pass_fifo(cfg, now, cfg.policy == Policy::Easy, &mut starts)
             }
-            Policy::Conservative => self.pass_reserving(cfg, now, false, &mut starts),
-            Policy::Convergence => self.pass_reserving(cfg, now, event, &mut starts),
+            Policy::Conservative => self.pass_reserving(cfg, now, self.hpc_compress, &mut starts),
+            // Algorithm 3 as written places each job once (shared-queue);
+            // CArS re-plans every planned job at each event (hpc-first).
+            Policy::Convergence if self.shared => self.pass_reserving(cfg, now, false, &mut starts),
+            Policy::Convergence => self.pass_reserving(cfg, now, event || self.hpc_compress, &mut starts),
         }
         // HPC starts evict the cloud jobs on their processors.
         for &idx in &starts {
@@ -708,8 +834,8 @@ impl State {
             let Some(bits) = self.jobs[idx].res.as_ref().map(|r| r.1.clone()) else {
                 continue;
             };
-            let held_until = match self.job(idx).kind {
-                JobKind::Hpc => {
+            let held_until = match self.on_hpc_layer(idx) {
+                true => {
                     for i in self.reserved_in(&self.hpc_queue, &bits, now, until) {
                         self.unreserve(i);
                         if self.head_res == Some(i) {
@@ -722,7 +848,7 @@ impl State {
                     self.hpc_occupy(&bits, now, until);
                     until
                 }
-                JobKind::Cloud => {
+                false => {
                     // HPC work planned on these processors meanwhile evicts
                     // the job when it is due (as `clear_cloud` does).
                     let hpc_at = self.hpc.first_conflict(&bits, now, until);
@@ -760,6 +886,7 @@ impl State {
         .into_iter()
         .flatten()
         .map(|&(t, _)| t)
+        .chain(self.maintenance_ends.first().copied())
         .min()
     }
 
@@ -771,16 +898,16 @@ impl State {
         slo: Option<Time>,
         now: Time,
     ) -> Prediction {
-        let fit = if procs == 0 || procs > cfg.conv_procs || wt < Time::ZERO {
+        let at = now.max(self.now);
+        let start = if procs == 0 || procs > cfg.conv_procs || wt < Time::ZERO {
             None
-        } else if self.window_full() {
-            self.tail_estimate(procs)
         } else {
-            self.all
-                .earliest_fit(procs, wt, now.max(self.now), Mask::Area)
-                .map(|f| f.0)
+            match cfg.predictor {
+                Predictor::Thesis => self.thesis_start(cfg, procs, wt, slo, now, at),
+                Predictor::Exact => self.exact_start(cfg, procs, wt, at),
+            }
         };
-        prediction(cfg, fit, wt, slo, now)
+        prediction(cfg, start, wt, slo, now)
     }
 
     pub(super) fn slots(&self, now: Time) -> Slots {
@@ -854,6 +981,13 @@ impl State {
     }
 
     pub(super) fn queued(&self, kind: JobKind) -> usize {
+        if self.shared {
+            return self
+                .hpc_queue
+                .iter()
+                .filter(|k| self.job(k.2).kind == kind)
+                .count();
+        }
         match kind {
             JobKind::Hpc => self.hpc_queue.len(),
             JobKind::Cloud => self.cloud_queue.len() + self.backlog_len,
@@ -1013,12 +1147,12 @@ impl State {
             return;
         };
         let e = s + self.job(idx).walltime;
-        match self.job(idx).kind {
-            JobKind::Hpc => {
+        match self.on_hpc_layer(idx) {
+            true => {
                 self.hpc_timers.remove(&(s, idx));
                 self.hpc_free(&bits, s, e);
             }
-            JobKind::Cloud => {
+            false => {
                 self.cloud_timers.remove(&(s, idx));
                 self.all.release(&bits, s, e);
             }
@@ -1137,15 +1271,27 @@ impl State {
     /// `prev` is the job's previous reservation when it is re-planned: if the
     /// start does not change and its processors are still free, it keeps them
     /// (so a re-plan that moves nothing changes nothing).
+    ///
+    /// Under `shared-queue` this plans cloud jobs too (on the area), and
+    /// `convergence` places by Algorithm 3 ([`stages`]).
     fn place_hpc_from(&mut self, cfg: &EngineConfig, idx: usize, from: Time, prev: Option<(Time, Bits)>) {
         let job = self.job(idx);
         let (k, wt) = (job.procs, job.walltime);
-        let Some((s, cand)) = self.hpc.earliest_fit(k, wt, from, Mask::All) else {
-            return;
-        };
-        let bits = match prev {
-            Some((ps, pb)) if ps == s && pb.is_subset(&cand) => pb,
-            _ => self.choose_hpc(cfg, &cand, k, s),
+        let mask = self.mask_of(idx);
+        let (s, bits) = if self.shared && cfg.policy == Policy::Convergence {
+            let Some(placed) = self.stage_place(cfg, mask, k, wt, from) else {
+                return;
+            };
+            placed
+        } else {
+            let Some((s, mut cand)) = self.hpc.earliest_fit(k, wt, from, mask) else {
+                return;
+            };
+            cand.and_assign(self.mask_bits(mask));
+            match prev {
+                Some((ps, pb)) if ps == s && pb.is_subset(&cand) => (s, pb),
+                _ => (s, self.choose_hpc(cfg, &cand, k, s)),
+            }
         };
         self.hpc_occupy(&bits, s, s + wt);
         self.hpc_timers.insert((s, idx));
@@ -1164,7 +1310,10 @@ impl State {
         if let Some(r) = e.res.as_mut() {
             r.0 = now;
         }
-        self.running_hpc.insert(idx);
+        match self.records[idx].job.kind {
+            JobKind::Hpc => self.running_hpc.insert(idx),
+            JobKind::Cloud => self.running_cloud.insert(idx),
+        };
         self.deadlines.insert((now + wt, idx));
         let r = &mut self.records[idx];
         r.start = Some(now);
@@ -1211,9 +1360,10 @@ impl State {
             .as_ref()
             .map(|r| r.1.clone())
             .unwrap_or_else(|| Bits::empty(self.width));
-        match self.job(idx).kind {
-            JobKind::Hpc => {
+        match self.on_hpc_layer(idx) {
+            true => {
                 self.running_hpc.remove(&idx);
+                self.running_cloud.remove(&idx);
                 self.hpc_changed = true;
                 if now < occ_end {
                     self.hpc_free(&bits, now, occ_end);
@@ -1221,7 +1371,7 @@ impl State {
                     self.cloud_compress = true;
                 }
             }
-            JobKind::Cloud => {
+            false => {
                 self.running_cloud.remove(&idx);
                 self.cloud_running.andnot_assign(&bits);
                 for p in bits.iter() {
@@ -1306,17 +1456,21 @@ impl State {
         };
         if backfill && self.hpc.free_at(now).count() > 0 {
             let order: Vec<usize> = self.hpc_queue.iter().skip(1).map(|k| k.2).collect();
-            let (k, wt) = (self.job(head).procs, self.job(head).walltime);
-            if let Some((shadow, _)) = self.hpc.earliest_fit(k, wt, now, Mask::All) {
-                let mut extra = self.hpc.free_at(shadow).count().saturating_sub(k);
+            let (k, wt, mask) = (self.job(head).procs, self.job(head).walltime, self.mask_of(head));
+            if let Some((shadow, _)) = self.hpc.earliest_fit(k, wt, now, mask) {
+                // Processors free over the head's whole run from the shadow
+                // time (the same as free at the shadow time, unless a
+                // maintenance window starts during that run).
+                let mut spare = self.hpc.free_over(shadow, shadow + wt);
+                spare.and_assign(self.mask_bits(mask));
+                let mut extra = spare.count().saturating_sub(k);
                 for &idx in &order {
                     let job = self.job(idx);
                     let (kj, ends) = (job.procs, now + job.walltime);
-                    let free_now = self.hpc.free_at(now).count();
-                    if free_now == 0 {
+                    if self.hpc.free_at(now).count() == 0 {
                         break;
                     }
-                    if free_now < kj {
+                    if self.free_count(now, self.mask_of(idx)) < kj {
                         continue;
                     }
                     let fits_before = ends <= shadow;
@@ -1343,11 +1497,12 @@ impl State {
     /// Start an HPC job now if enough processors are free now and until its walltime.
     fn try_start_now(&mut self, cfg: &EngineConfig, idx: usize, now: Time) -> bool {
         let job = self.job(idx);
-        let (k, wt) = (job.procs, job.walltime);
-        if self.hpc.free_at(now).count() < k {
+        let (k, wt, mask) = (job.procs, job.walltime, self.mask_of(idx));
+        if self.free_count(now, mask) < k {
             return false;
         }
-        let cand = self.hpc.free_over(now, now + wt);
+        let mut cand = self.hpc.free_over(now, now + wt);
+        cand.and_assign(self.mask_bits(mask));
         if cand.count() < k {
             return false;
         }
@@ -1358,17 +1513,20 @@ impl State {
         true
     }
 
-    /// Conservative (`every_event = false`: compression only after an early
-    /// end or a cancellation) and convergence (`every_event = true` when an
-    /// HPC job arrived or ended: all planned jobs are re-planned, as
-    /// CArS/OAR do at every scheduling event).
+    /// Conservative and convergence: new jobs reserved at their earliest fit
+    /// (convergence under `shared-queue`: where Algorithm 3 puts them), and
+    /// with `compress` every planned job re-planned in queue order first
+    /// (conservative: after an early end or a cancellation; convergence
+    /// under `hpc-first`: also when an HPC job arrived, as CArS/OAR do at
+    /// every scheduling event; never under `shared-queue` convergence, which
+    /// is Algorithm 3 as written).
     ///
     /// Compression happens at most once per instant: one round of queue-order
     /// compression is not a fixpoint, so compressing again at the same instant
     /// (or at instants with only cloud events) could move HPC jobs, and HPC
     /// decisions must not depend on cloud traffic.
-    fn pass_reserving(&mut self, cfg: &EngineConfig, now: Time, every_event: bool, starts: &mut Vec<usize>) {
-        if (every_event || self.hpc_compress) && self.compressed_at != Some(now) {
+    fn pass_reserving(&mut self, cfg: &EngineConfig, now: Time, compress: bool, starts: &mut Vec<usize>) {
+        if compress && self.compressed_at != Some(now) {
             self.compressed_at = Some(now);
             let order: Vec<usize> = self.hpc_queue.iter().map(|k| k.2).collect();
             let mut moved = false;
