@@ -34,6 +34,14 @@
 //! job is reserved at its earliest fit there, i.e. in the holes HPC work
 //! leaves, at exactly the slot its prediction used.
 //!
+//! **Or one queue** ([`Scheduling::SharedQueue`], the thesis's §5.3.1):
+//! HPC and cloud jobs wait in one FCFS queue and the policy plans them
+//! together on one layer (cloud jobs on the area only); nothing is evicted,
+//! so cloud work can delay HPC work. The rest of this section is about the
+//! default, [`Scheduling::HpcFirst`]; the thesis's own predictor
+//! ([`Predictor::Thesis`]) and maintenance windows ([`Maintenance`]) work
+//! under both (`docs/thesis-model.md` maps every thesis rule to the code).
+//!
 //! **Processor choice** (deterministic): HPC jobs take processors outside the
 //! area first, then inside, lowest ids first (with the whole platform in the
 //! area, as by default, that is "lowest free ids", which reproduces Batsim's

@@ -283,14 +283,6 @@ impl Profile {
         }
     }
 
-    /// The first breakpoint after `t` (`None`: nothing changes after `t`).
-    pub(crate) fn next_change(&self, t: Time) -> Option<Time> {
-        self.segs
-            .range((std::ops::Bound::Excluded(t), Unbounded))
-            .next()
-            .map(|(k, _)| *k)
-    }
-
     /// Segments from `t` on: `(start, free set)`, the first starting at `t`.
     pub(crate) fn segments_from(&self, t: Time) -> impl Iterator<Item = (Time, &Bits)> + '_ {
         self.window(t, Time::INFINITY).map(|(s, seg)| (s, &seg.free))

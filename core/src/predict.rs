@@ -9,18 +9,22 @@
 //!
 //! `F^W(J)` is the job's area, `h` processors × `wt`. It lies in
 //! `W_immediate` when `h` processors idle now stay idle over
-//! `[now + r, now + r + wt)`. `F^γ(W_future, J)` is the idle area after now
-//! and before the job would be violated, up to `a + SLO`; the job lies in it
-//! when some `t0 > now` has `h` processors idle over `[t0, t0 + wt)` and
+//! `[now + r, now + r + wt)`. `W_future` is what Algorithm 3 publishes
+//! (lines 17–18): the stage-1 slots (processors idle now, until their next
+//! planned work) and each processor's time after its last planned job
+//! (between maintenance windows); holes between planned jobs are not in it.
+//! `F^γ(W_future, J)` is its idle area before the job would be violated, up
+//! to `a + SLO`; the job lies in it when some slot start `t0 > now` has `h`
+//! processors idle over `[t0, t0 + wt)` inside those slots and
 //! `t0 + wt ≤ a + SLO`. The earliest such `t0` is `t0_future`. `β` is the
 //! thesis's "magic" backfilling time. A `β` in `0 ≤ β ≤ SLO − wt` accepts
 //! `W_future`. `β = t0 + SLO` disqualifies it, and so does any `β` above
 //! `SLO − wt` for this job.
 //!
-//! The engine evaluates the slots on its current plan at the instant of the
+//! The slots are those of the engine's current plan at the instant of the
 //! prediction, which is the tuple a scheduler publishes after each job it
-//! schedules (Algorithm 3, lines 17–18). The exchange of slots between
-//! schedulers, with its staleness, is the data center's business.
+//! schedules. The exchange of slots between schedulers, with its
+//! staleness, is the data center's business.
 
 use crate::time::Time;
 

@@ -251,6 +251,29 @@ fn exact_and_thesis_agree_where_the_thesis_has_a_slot() {
     );
 }
 
+/// `W_future` as Algorithm 3 publishes it holds the stage-1 slots and the
+/// time after each processor's last planned job, not the holes between
+/// planned jobs. Two processors: A holds both `[0, 50)`, B p0 `[50, 150)`, C
+/// both `[150, 200)`; p1's hole `[50, 150)` is not published.
+#[test]
+fn published_w_future_has_no_holes_between_planned_jobs() {
+    let plan = |predictor: Predictor| {
+        let mut config = EngineConfig::new(2, Policy::Conservative);
+        config.predictor = predictor;
+        let mut engine = Engine::new(config).unwrap();
+        engine.submit(hpc(1, 0, 50, 50, 2)).unwrap();
+        engine.submit(hpc(2, 0, 100, 100, 1)).unwrap();
+        engine.submit(hpc(3, 0, 50, 50, 2)).unwrap();
+        engine.schedule(secs(0));
+        engine
+    };
+    let exact = plan(Predictor::Exact);
+    assert_eq!(exact.predict(1, secs(60), Some(secs(300)), secs(0)).start, Some(secs(50)));
+    let thesis = plan(Predictor::Thesis);
+    assert_eq!(thesis.predict(1, secs(60), Some(secs(300)), secs(0)).start, Some(secs(200)));
+    assert_eq!(thesis.predict(1, secs(60), Some(secs(259)), secs(0)).start, None, "F^γ: 260 > 259");
+}
+
 /// A maintenance window keeps every policy off its processors, and stage 3
 /// of Algorithm 3 starts a job before it when the gap holds `wt`, after it
 /// otherwise (`V^3`).

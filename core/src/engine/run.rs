@@ -375,13 +375,10 @@ impl State {
         wt: Time,
         now: Time,
     ) -> Option<(Time, Bits)> {
-        let in_maintenance = |p: u32, s: Time, e: Time| {
-            cfg.maintenance
-                .iter()
-                .any(|w| w.start <= s && e <= w.end() && w.procs.contains(p))
-        };
-        stages::place(&self.hpc, mask, self.mask_bits(mask), k, wt, now, in_maintenance)
-            .map(|(s, b, _)| (s, b))
+        stages::place(&self.hpc, mask, self.mask_bits(mask), k, wt, now, |p, s, e| {
+            in_maintenance(cfg, p, s, e)
+        })
+        .map(|(s, b, _)| (s, b))
     }
 
     /// The exact predicted start of a cloud job arriving now: where the
@@ -407,13 +404,10 @@ impl State {
         now: Time,
     ) -> Option<Time> {
         let immediate = |end: Time| self.all.free_over(now, end).and_count(&self.area) >= procs;
-        // W_future's slots open where the plan changes after now.
         let future = |deadline: Time| {
-            let from = self.all.next_change(now)?;
-            self.all
-                .earliest_fit(procs, wt, from, Mask::Area)
-                .map(|f| f.0)
-                .filter(|&t0| t0.saturating_add(wt) <= deadline)
+            stages::published_future_fit(&self.all, &self.area, procs, wt, now, deadline, |p, s, e| {
+                in_maintenance(cfg, p, s, e)
+            })
         };
         cfg.thesis.start(now, wt, slo, arrival, immediate, future)
     }
@@ -1577,6 +1571,13 @@ impl State {
             starts.push(idx);
         }
     }
+}
+
+/// Is processor `p`'s busy time `[s, e)` all inside one maintenance window?
+fn in_maintenance(cfg: &EngineConfig, p: u32, s: Time, e: Time) -> bool {
+    cfg.maintenance
+        .iter()
+        .any(|w| w.start <= s && e <= w.end() && w.procs.contains(p))
 }
 
 /// Algorithm 1's prediction from a predicted start (`None` = ∞).

@@ -253,3 +253,58 @@ fn last_job_end(r: &Runs, now: Time, maintenance: &impl Fn(u32, Time, Time) -> b
     }
     Some(end.max(now))
 }
+
+/// `F^γ` over the `W_future` Algorithm 3 publishes (lines 17–18; §5.3.2,
+/// "estágio de contribuição"): the stage-1 slots (each processor idle now,
+/// until its next planned work) and, per processor, the time after its last
+/// planned job (`D`, between maintenance windows). Holes between planned
+/// jobs are not in it. The earliest `t0 > now` at which `k` processors of
+/// `mask_bits` are idle over `[t0, t0 + wt)` within those slots, with
+/// `t0 + wt ≤ deadline`.
+pub(crate) fn published_future_fit(
+    plan: &Profile,
+    mask_bits: &Bits,
+    k: u32,
+    wt: Time,
+    now: Time,
+    deadline: Time,
+    maintenance: impl Fn(u32, Time, Time) -> bool,
+) -> Option<Time> {
+    let runs = idle_runs(plan, mask_bits, now);
+    // Per processor, its published slots.
+    let slots: Vec<Vec<(Time, Time)>> = runs
+        .iter()
+        .map(|r| {
+            let mut own: Vec<(Time, Time)> = r
+                .runs
+                .first()
+                .filter(|run| run.0 <= now)
+                .copied()
+                .into_iter()
+                .collect();
+            if let Some(last) = last_job_end(r, now, &maintenance) {
+                own.extend(
+                    r.runs
+                        .iter()
+                        .filter(|run| run.1 > last)
+                        .map(|run| (run.0.max(last), run.1)),
+                );
+            }
+            own
+        })
+        .collect();
+    let mut starts: Vec<Time> = slots.iter().flatten().map(|s| s.0).filter(|&s| s > now).collect();
+    starts.sort_unstable();
+    starts.dedup();
+    starts
+        .into_iter()
+        .take_while(|&t0| t0.saturating_add(wt) <= deadline)
+        .find(|&t0| {
+            let end = t0.saturating_add(wt);
+            let holding = slots
+                .iter()
+                .filter(|own| own.iter().any(|&(s, e)| s <= t0 && end <= e))
+                .count();
+            holding >= k as usize
+        })
+}
