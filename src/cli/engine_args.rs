@@ -146,6 +146,14 @@ pub fn parse_instant(text: &str) -> Result<f64, BadValue> {
     }
 }
 
+/// A walltime reconciliation factor α ([`interstice_core::valid_alpha`]).
+pub fn parse_alpha(text: &str) -> Result<f64, BadValue> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if interstice_core::valid_alpha(value) => Ok(value),
+        _ => Err(BadValue::Factor(text.to_string())),
+    }
+}
+
 /// A positive, finite number.
 pub fn parse_factor(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {

@@ -15,8 +15,8 @@
 //! only `wall_seconds` differs between two identical sweeps.
 
 use super::engine_args::{
-    parse_admission, parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds, BadValue,
-    EngineArgs, TuningArgs,
+    parse_admission, parse_alpha, parse_factor, parse_policy, parse_procs_choice, parse_runtime,
+    parse_seconds, BadValue, EngineArgs, TuningArgs,
 };
 use super::experiment_args::TraceArgs;
 use super::replay::{run_info, WORKLOAD_NAME};
@@ -82,6 +82,10 @@ pub struct SweepArgs {
     /// Slack factors f (list): each cloud job's SLO is f × its walltime.
     #[arg(long, value_name = "F[,F…]", default_values_t = [defaults::SLACK.to_string()])]
     pub slack: Vec<String>,
+    /// Walltime reconciliation factor α of every cloud job: its walltime is α × --cloud-walltime,
+    /// its SLO and run time follow --cloud-walltime (see `replay --alpha`).
+    #[arg(long, value_name = "F", value_parser = parse_alpha, default_value_t = defaults::ALPHA)]
+    pub alpha: f64,
     /// Seeds of the cloud jobs' random draws (list).
     #[arg(long, value_name = "N[,N…]", default_values_t = [defaults::SEED.to_string()])]
     pub seed: Vec<String>,
@@ -200,6 +204,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         walltime: args.cloud_walltime,
         runtime: run.cloud_runtime,
         slack: run.slack,
+        alpha: args.alpha,
         seed: run.seed,
     };
     // The engine configs are checked now too (λ, τ…), before hours of simulation.
@@ -325,6 +330,7 @@ fn sweep_json(
         "walltime_factor": args.trace.walltime_factor,
         "cloud_interval": args.cloud_interval,
         "cloud_walltime": args.cloud_walltime,
+        "alpha": args.alpha,
         "lambda": args.tuning.lambda,
         "tau": args.tuning.tau,
         "max_resubmissions": args.tuning.max_resubmissions,
