@@ -69,7 +69,7 @@ pub struct CloudArgs {
     /// at its walltime (COMPLETED_WALLTIME_REACHED), so `walltime` makes every cloud job end killed.
     #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = defaults::CLOUD_RUNTIME)]
     pub cloud_runtime: RuntimeSpec,
-    /// Slack factor f: each cloud job's SLO is f × its walltime.
+    /// Slack factor f: each cloud job's SLO is f × --cloud-walltime (its requested walltime, before --alpha).
     #[arg(long, value_name = "F", value_parser = parse_factor, default_value_t = defaults::SLACK)]
     pub slack: f64,
     /// Walltime reconciliation factor α (the thesis's wt = wt^c × α): each cloud job's walltime is

@@ -89,7 +89,7 @@ pub struct SweepArgs {
     /// `uniform:LO:HI`, `exp:MEAN` (see `replay --cloud-runtime`).
     #[arg(long, value_name = "R[;R…]", default_value = defaults::CLOUD_RUNTIME)]
     pub cloud_runtime: Vec<String>,
-    /// Slack factors f (list): each cloud job's SLO is f × its walltime.
+    /// Slack factors f (list): each cloud job's SLO is f × --cloud-walltime (before --alpha).
     #[arg(long, value_name = "F[,F…]", default_values_t = [defaults::SLACK.to_string()])]
     pub slack: Vec<String>,
     /// Walltime reconciliation factor α of every cloud job: its walltime is α × --cloud-walltime,
