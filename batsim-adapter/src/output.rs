@@ -570,10 +570,23 @@ struct ConfigWire {
     procs: u32,
     conv: u32,
     admission: &'static str,
+    scheduling: &'static str,
+    predictor: &'static str,
     lambda: Option<f64>,
     tau: Option<f64>,
+    latency: f64,
+    beta: serde_json::Value,
     max_resubmissions: u32,
     max_time_in_system: Option<f64>,
+    maintenance: Vec<MaintenanceWire>,
+}
+
+/// A maintenance window: seconds, and the processors as a Batsim interval set.
+#[derive(Serialize)]
+struct MaintenanceWire {
+    start: f64,
+    duration: f64,
+    procs: String,
 }
 
 /// A finite float, or `None` (`null` in JSON) for NaN and infinities.
@@ -621,10 +634,23 @@ pub fn summary_json(
             procs: config.procs,
             conv: config.conv_procs,
             admission: config.admission.name(),
+            scheduling: config.scheduling.name(),
+            predictor: config.predictor.name(),
             lambda: finite(config.lambda),
             tau: finite(config.tau),
+            latency: config.thesis.latency.as_secs_f64(),
+            beta: interstice_swf::beta::beta_json(config.thesis.beta),
             max_resubmissions: config.lifecycle.max_resubmissions,
             max_time_in_system: config.lifecycle.max_time_in_system.map(Time::as_secs_f64),
+            maintenance: config
+                .maintenance
+                .iter()
+                .map(|window| MaintenanceWire {
+                    start: window.start.as_secs_f64(),
+                    duration: window.duration.as_secs_f64(),
+                    procs: window.procs.to_string(),
+                })
+                .collect(),
         },
         run,
     };
@@ -662,6 +688,42 @@ mod tests {
         assert_eq!(
             text(|line| push_stretch(line, Time::from_secs(5), Time::from_secs(4))),
             "1.250000"
+        );
+    }
+
+    #[test]
+    fn the_summary_echoes_the_thesis_options() {
+        use interstice_core::{Beta, Maintenance, Policy, Predictor, Scheduling, Summary};
+        let mut config = EngineConfig::new(8, Policy::Easy);
+        config.scheduling = Scheduling::SharedQueue;
+        config.predictor = Predictor::Thesis;
+        config.thesis.latency = Time::from_secs_f64(1.5);
+        config.thesis.beta = Beta::Disqualify;
+        config.maintenance = vec![Maintenance {
+            start: Time::from_secs(60),
+            duration: Time::from_secs(30),
+            procs: ProcSet::from_ranges([(0, 3), (6, 6)]),
+        }];
+        let text = summary_json(&Summary::compute(&[], 8), &config, "w0", None).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let config = &value["config"];
+        assert_eq!(
+            (
+                &config["scheduling"],
+                &config["predictor"],
+                &config["latency"],
+                &config["beta"]
+            ),
+            (
+                &serde_json::json!("shared-queue"),
+                &serde_json::json!("thesis"),
+                &serde_json::json!(1.5),
+                &serde_json::json!("disqualify")
+            )
+        );
+        assert_eq!(
+            config["maintenance"],
+            serde_json::json!([{"start": 60.0, "duration": 30.0, "procs": "0-3 6"}])
         );
     }
 

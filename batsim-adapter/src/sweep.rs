@@ -1,15 +1,16 @@
 //! The experiment sweep behind `interstice sweep`: the cartesian product of
-//! lists of parameters (policy, area, admission, cloud-job width, run time,
-//! slack, seed), its simulations run on worker threads, and the rows of
-//! `sweep.csv` / `sweep.json`.
+//! lists of parameters (policy, scheduling, predictor, area, admission,
+//! cloud-job width, run time, slack, seed), its simulations run on worker
+//! threads, and the rows of `sweep.csv` / `sweep.json`.
 //!
-//! [`Grid::tasks`] gives one no-cloud baseline per (policy, area), then every
-//! run in the lists' order (policy, then conv, admission, cloud-procs,
-//! cloud-runtime, slack, seed); [`run_parallel`] carries them out on threads
+//! [`Grid::tasks`] gives one no-cloud baseline per (policy, scheduling,
+//! area), then every run in the lists' order (policy, then scheduling,
+//! predictor, conv, admission, cloud-procs, cloud-runtime, slack, seed);
+//! [`run_parallel`] carries them out on threads
 //! and returns the outcomes in task order, so the rows never depend on the
 //! thread scheduling (only `wall_seconds` does).
 
-use interstice_core::{Admission, Policy, Summary};
+use interstice_core::{Admission, Policy, Predictor, Scheduling, Summary};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use std::fmt::{self, Write as _};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -20,6 +21,10 @@ use std::sync::Mutex;
 pub struct RunParams {
     /// Scheduling policy.
     pub policy: Policy,
+    /// How cloud jobs share the area.
+    pub scheduling: Scheduling,
+    /// How cloud jobs' starts are predicted.
+    pub predictor: Predictor,
     /// Convergence area (`None`: the whole machine).
     pub conv: Option<u32>,
     /// Admission mode.
@@ -39,10 +44,13 @@ pub struct RunParams {
 pub enum Task {
     /// A run with cloud jobs.
     Run(RunParams),
-    /// The HPC trace alone, for the makespan delta.
+    /// The HPC trace alone, for the makespan delta (the predictor, which
+    /// only predicts cloud jobs, makes no difference to it).
     Baseline {
         /// Scheduling policy.
         policy: Policy,
+        /// How cloud jobs would share the area.
+        scheduling: Scheduling,
         /// Convergence area.
         conv: Option<u32>,
     },
@@ -52,13 +60,22 @@ impl fmt::Display for Task {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let conv = |conv: Option<u32>| conv.map_or("machine".to_string(), |conv| conv.to_string());
         match self {
-            Task::Baseline { policy, conv: area } => {
-                write!(f, "baseline policy {policy} conv {} (no cloud jobs)", conv(*area))
-            }
+            Task::Baseline {
+                policy,
+                scheduling,
+                conv: area,
+            } => write!(
+                f,
+                "baseline policy {policy} scheduling {scheduling} conv {} (no cloud jobs)",
+                conv(*area)
+            ),
             Task::Run(run) => write!(
                 f,
-                "policy {} conv {} admission {} cloud-procs {} cloud-runtime {} slack {} seed {}",
+                "policy {} scheduling {} predictor {} conv {} admission {} cloud-procs {} cloud-runtime {} \
+                 slack {} seed {}",
                 run.policy,
+                run.scheduling,
+                run.predictor,
                 conv(run.conv),
                 run.admission.name(),
                 run.cloud_procs,
@@ -86,6 +103,10 @@ pub struct Outcome {
 pub struct Grid {
     /// Policies.
     pub policies: Vec<Policy>,
+    /// Scheduling modes.
+    pub schedulings: Vec<Scheduling>,
+    /// Predictors.
+    pub predictors: Vec<Predictor>,
     /// Areas.
     pub convs: Vec<Option<u32>>,
     /// Admission modes.
@@ -105,21 +126,27 @@ impl Grid {
     pub fn runs(&self) -> Vec<RunParams> {
         let mut runs = Vec::new();
         for &policy in &self.policies {
-            for &conv in &self.convs {
-                for &admission in &self.admissions {
-                    for cloud_procs in &self.cloud_procs {
-                        for &cloud_runtime in &self.runtimes {
-                            for &slack in &self.slacks {
-                                for &seed in &self.seeds {
-                                    runs.push(RunParams {
-                                        policy,
-                                        conv,
-                                        admission,
-                                        cloud_procs: cloud_procs.clone(),
-                                        cloud_runtime,
-                                        slack,
-                                        seed,
-                                    });
+            for &scheduling in &self.schedulings {
+                for &predictor in &self.predictors {
+                    for &conv in &self.convs {
+                        for &admission in &self.admissions {
+                            for cloud_procs in &self.cloud_procs {
+                                for &cloud_runtime in &self.runtimes {
+                                    for &slack in &self.slacks {
+                                        for &seed in &self.seeds {
+                                            runs.push(RunParams {
+                                                policy,
+                                                scheduling,
+                                                predictor,
+                                                conv,
+                                                admission,
+                                                cloud_procs: cloud_procs.clone(),
+                                                cloud_runtime,
+                                                slack,
+                                                seed,
+                                            });
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -130,13 +157,19 @@ impl Grid {
         runs
     }
 
-    /// The baselines (one per policy and area) followed by every run; the
-    /// number of baselines.
+    /// The baselines (one per policy, scheduling mode and area) followed by
+    /// every run; the number of baselines.
     pub fn tasks(&self) -> (Vec<Task>, usize) {
         let mut tasks: Vec<Task> = Vec::new();
         for &policy in &self.policies {
-            for &conv in &self.convs {
-                tasks.push(Task::Baseline { policy, conv });
+            for &scheduling in &self.schedulings {
+                for &conv in &self.convs {
+                    tasks.push(Task::Baseline {
+                        policy,
+                        scheduling,
+                        conv,
+                    });
+                }
             }
         }
         let n_baselines = tasks.len();
@@ -148,6 +181,8 @@ impl Grid {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "policy": self.policies.iter().map(|policy| policy.name()).collect::<Vec<_>>(),
+            "scheduling": self.schedulings.iter().map(|scheduling| scheduling.name()).collect::<Vec<_>>(),
+            "predictor": self.predictors.iter().map(|predictor| predictor.name()).collect::<Vec<_>>(),
             "conv": self.convs,
             "admission": self.admissions.iter().map(|admission| admission.name()).collect::<Vec<_>>(),
             "cloud_procs": self.cloud_procs.iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -262,12 +297,16 @@ pub struct Row<'a> {
 /// The rows of the runs: `tasks` and `outcomes` as from [`Grid::tasks`] and
 /// [`run_parallel`].
 pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize, procs: u32) -> Vec<Row<'a>> {
-    let baseline = |policy: Policy, conv: Option<u32>| {
+    let baseline = |run: &RunParams| {
         tasks[..n_baselines]
             .iter()
             .zip(outcomes)
             .find_map(|(task, outcome)| match task {
-                Task::Baseline { policy: p, conv: c } if *p == policy && *c == conv => Some(outcome),
+                Task::Baseline {
+                    policy,
+                    scheduling,
+                    conv,
+                } if (*policy, *scheduling, *conv) == (run.policy, run.scheduling, run.conv) => Some(outcome),
                 _ => None,
             })
     };
@@ -281,7 +320,7 @@ pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize, 
                 params,
                 procs,
                 outcome,
-                baseline: baseline(params.policy, params.conv)?,
+                baseline: baseline(params)?,
             }),
             Task::Baseline { .. } => None,
         })
@@ -289,7 +328,8 @@ pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize, 
 }
 
 /// The columns of `sweep.csv`.
-pub const SWEEP_CSV_HEADER: &str = "run,policy,procs,conv,admission,cloud_procs,cloud_runtime,slack,seed,\
+pub const SWEEP_CSV_HEADER: &str =
+    "run,policy,scheduling,predictor,procs,conv,admission,cloud_procs,cloud_runtime,slack,seed,\
 jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
 utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,wall_seconds";
 
@@ -313,6 +353,8 @@ impl Row<'_> {
         vec![
             ("run", Cell::Int(self.index as u64)),
             ("policy", Cell::Text(params.policy.name().to_string())),
+            ("scheduling", Cell::Text(params.scheduling.name().to_string())),
+            ("predictor", Cell::Text(params.predictor.name().to_string())),
             ("procs", Cell::Int(u64::from(self.procs))),
             ("conv", Cell::Int(u64::from(self.outcome.conv))),
             ("admission", Cell::Text(params.admission.name().to_string())),
@@ -394,11 +436,17 @@ pub fn baselines_json(baseline_tasks: &[Task], baselines: &[Outcome]) -> Vec<ser
         .iter()
         .zip(baselines)
         .map(|(task, outcome)| {
-            let policy = match task {
-                Task::Baseline { policy, .. } | Task::Run(RunParams { policy, .. }) => policy.name(),
+            let (policy, scheduling) = match task {
+                Task::Baseline {
+                    policy, scheduling, ..
+                }
+                | Task::Run(RunParams {
+                    policy, scheduling, ..
+                }) => (policy.name(), scheduling.name()),
             };
             serde_json::json!({
                 "policy": policy,
+                "scheduling": scheduling,
                 "conv": outcome.conv,
                 "hpc_jobs": outcome.summary.hpc_jobs,
                 "hpc_makespan": json_cell(Cell::Float(Some(outcome.summary.hpc_makespan))),
@@ -442,6 +490,8 @@ mod tests {
     fn baselines_come_first_then_runs_in_list_order() {
         let grid = Grid {
             policies: vec![Policy::Easy, Policy::Fcfs],
+            schedulings: vec![Scheduling::HpcFirst],
+            predictors: vec![Predictor::Exact],
             convs: vec![None, Some(4)],
             admissions: vec![Admission::AdmitAll],
             cloud_procs: vec![ProcsChoice::Fixed(1)],
@@ -453,7 +503,76 @@ mod tests {
         assert_eq!((tasks.len(), n_baselines), (12, 4));
         assert_eq!(
             tasks[4].to_string(),
-            "policy easy conv machine admission admit-all cloud-procs 1 cloud-runtime 1w slack 1.5 seed 1"
+            "policy easy scheduling hpc-first predictor exact conv machine admission admit-all cloud-procs 1 \
+             cloud-runtime 1w slack 1.5 seed 1"
+        );
+    }
+
+    #[test]
+    fn scheduling_and_predictor_are_lists_next_to_the_policy() {
+        let grid = Grid {
+            policies: vec![Policy::Easy],
+            schedulings: vec![Scheduling::HpcFirst, Scheduling::SharedQueue],
+            predictors: vec![Predictor::Exact, Predictor::Thesis],
+            convs: vec![None],
+            admissions: vec![Admission::AdmitAll],
+            cloud_procs: vec![ProcsChoice::Fixed(1)],
+            runtimes: vec![RuntimeSpec::WALLTIME],
+            slacks: vec![1.5],
+            seeds: vec![1, 2],
+        };
+        let (tasks, n_baselines) = grid.tasks();
+        assert_eq!(
+            (tasks.len(), n_baselines),
+            (2 + 2 * 2 * 2, 2),
+            "a baseline per scheduling mode"
+        );
+        let runs: Vec<(Scheduling, Predictor, u64)> = grid
+            .runs()
+            .iter()
+            .map(|run| (run.scheduling, run.predictor, run.seed))
+            .collect();
+        assert_eq!(runs[0], (Scheduling::HpcFirst, Predictor::Exact, 1));
+        assert_eq!(runs[3], (Scheduling::HpcFirst, Predictor::Thesis, 2));
+        assert_eq!(runs[4], (Scheduling::SharedQueue, Predictor::Exact, 1));
+        let outcome = |makespan: f64| Outcome {
+            summary: Summary {
+                hpc_makespan: makespan,
+                ..Summary::default()
+            },
+            conv: 4,
+            wall_seconds: 0.0,
+        };
+        let outcomes: Vec<Outcome> = [10.0, 20.0]
+            .into_iter()
+            .chain(std::iter::repeat(25.0).take(8))
+            .map(outcome)
+            .collect();
+        let rows = rows(&tasks, &outcomes, n_baselines, 4);
+        let deltas: Vec<f64> = rows.iter().map(Row::hpc_makespan_delta).collect();
+        assert_eq!(
+            deltas,
+            [15.0, 15.0, 15.0, 15.0, 5.0, 5.0, 5.0, 5.0],
+            "each against its own mode's baseline"
+        );
+        let csv = sweep_csv(&rows);
+        let mut lines = csv.lines();
+        assert!(lines
+            .next()
+            .unwrap()
+            .starts_with("run,policy,scheduling,predictor,procs,conv,admission,"));
+        assert!(lines
+            .nth(4)
+            .unwrap()
+            .starts_with("4,easy,shared-queue,exact,4,4,admit-all,"));
+        let json = rows_json(&rows);
+        assert_eq!(
+            (&json[7]["scheduling"], &json[7]["predictor"]),
+            (&"shared-queue".into(), &"thesis".into())
+        );
+        assert_eq!(
+            baselines_json(&tasks[..n_baselines], &outcomes[..n_baselines])[1]["scheduling"],
+            "shared-queue"
         );
     }
 }

@@ -192,6 +192,7 @@ fn injection_registers_jobs_asks_to_be_called_and_finishes_registration() {
             walltime: Time::from_secs(30),
             runtime: "5".parse().unwrap(),
             slack: 2.0,
+            alpha: interstice_swf::defaults::ALPHA,
             seed: 1,
         },
         start: Some(Time::ZERO),
@@ -270,6 +271,7 @@ fn injection_without_dynamic_jobs_is_a_clear_error() {
             walltime: Time::from_secs(30),
             runtime: "walltime".parse().unwrap(),
             slack: 2.0,
+            alpha: interstice_swf::defaults::ALPHA,
             seed: 1,
         },
         start: None,
@@ -372,6 +374,35 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
                 .to_string(),
             ],
             &["message 1", "job.res", "\"four\""],
+        ),
+        (
+            vec![
+                first.clone(),
+                message(
+                    1.0,
+                    vec![(
+                        "JOB_SUBMITTED",
+                        json!({"job_id": "w0!1", "job": {"id": "w0!1", "res": 1, "walltime": 100,
+                            "kind": "cloud", "alpha": 2}}),
+                    )],
+                )
+                .to_string(),
+            ],
+            &["message 1", "w0!1", "job.alpha is 2", "swf convert"],
+        ),
+        (
+            vec![
+                first.clone(),
+                message(
+                    1.0,
+                    vec![(
+                        "JOB_SUBMITTED",
+                        json!({"job_id": "w0!1", "job": {"id": "w0!1", "res": 1, "alpha": 2}}),
+                    )],
+                )
+                .to_string(),
+            ],
+            &["message 1", "job.alpha", "no alpha on an HPC job"],
         ),
         (
             vec![

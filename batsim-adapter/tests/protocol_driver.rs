@@ -123,6 +123,7 @@ fn mixed_workload(dir: &std::path::Path) -> (Vec<Job>, Workload) {
         walltime: Time::from_secs(60),
         runtime: "0.75w".parse().unwrap(),
         slack: 2.0,
+        alpha: interstice_swf::defaults::ALPHA,
         seed: 5,
     };
     let cloud = inject_cloud_jobs(&inject, Time::ZERO, Time::from_secs(120), 100).collect::<Vec<_>>();
@@ -251,6 +252,7 @@ fn injected_cloud_jobs_match_the_simulator_and_registration_finishes() {
             walltime: Time::from_secs(40),
             runtime,
             slack: 3.0,
+            alpha: interstice_swf::defaults::ALPHA,
             seed,
         },
         start: None,
@@ -329,6 +331,7 @@ fn adapter_matches_the_simulator_on_a_synthetic_trace_with_many_evictions() {
         walltime: Time::from_secs(600),
         runtime: "0.9w".parse().unwrap(),
         slack: 2.0,
+        alpha: interstice_swf::defaults::ALPHA,
         seed,
     };
     let cloud = inject_cloud_jobs(&inject, Time::ZERO, last_submit, 100_000).collect::<Vec<_>>();

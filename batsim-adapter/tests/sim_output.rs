@@ -193,6 +193,11 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
     assert_eq!(value["config"]["procs"], 8);
     assert_eq!(value["config"]["conv"], 4);
     assert_eq!(value["config"]["admission"], "admit-all");
+    assert_eq!(value["config"]["scheduling"], "hpc-first");
+    assert_eq!(value["config"]["predictor"], "exact");
+    assert_eq!(value["config"]["latency"], 0.0);
+    assert_eq!(value["config"]["beta"], 0.0);
+    assert_eq!(value["config"]["maintenance"], serde_json::json!([]));
     for key in [
         "tp",
         "fp",

@@ -6,6 +6,8 @@
 //! the config file.
 
 use interstice_core::{Admission, EngineConfig, Policy, Time};
+use interstice_swf::beta::{beta_from_secs, parse_beta};
+use interstice_swf::maintenance::{check_window, window};
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -109,6 +111,56 @@ pub struct EngineSection {
     /// No resubmission after this long in the system.
     #[serde(default)]
     pub max_time_in_system_seconds: Option<f64>,
+    /// hpc-first or shared-queue.
+    #[serde(default)]
+    pub scheduling: Option<String>,
+    /// exact or thesis.
+    #[serde(default)]
+    pub predictor: Option<String>,
+    /// Latency `r` of the thesis predictor, seconds.
+    #[serde(default)]
+    pub latency: Option<f64>,
+    /// `β` of the thesis predictor: seconds, or `disqualify`.
+    #[serde(default)]
+    pub beta: Option<BetaValue>,
+    /// Maintenance windows. The daemon's engine runs on the wall clock
+    /// ([`crate::clock`]: epoch microseconds), so `start` is a Unix time in
+    /// seconds; a window already over is harmless.
+    #[serde(default)]
+    pub maintenance: Vec<MaintenanceEntry>,
+}
+
+/// `engine.beta` as written: a number of seconds or a word.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum BetaValue {
+    /// Seconds.
+    Seconds(f64),
+    /// `disqualify` (anything else is reported by validation).
+    Word(String),
+}
+
+/// One `engine.maintenance` entry: processors `procs` out of service over
+/// `[start, start + duration)`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MaintenanceEntry {
+    /// When the window opens: Unix time, seconds (the daemon's engine clock).
+    pub start: f64,
+    /// How long it lasts, seconds.
+    pub duration: f64,
+    /// The processors: one id, or ids and ranges like `"0-3,8"`.
+    pub procs: ProcsValue,
+}
+
+/// `procs` of a maintenance entry as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum ProcsValue {
+    /// One processor.
+    Id(u32),
+    /// Ids and inclusive ranges separated by commas.
+    List(String),
 }
 
 /// The policy when `engine.policy` is not set: the daemon's promises need
@@ -133,17 +185,62 @@ impl EngineSection {
     pub fn resolve(&self) -> Result<EngineConfig, EngineSectionError> {
         let mut problems = Vec::new();
         let policy = parse_name("engine.policy", &self.policy, DEFAULT_POLICY, &mut problems);
-        let admission = parse_name(
+        let mut config = EngineConfig::new(self.procs, policy.unwrap_or(DEFAULT_POLICY));
+        if let Some(admission) = parse_name(
             "engine.admission",
             &self.admission,
             DEFAULT_ADMISSION,
             &mut problems,
-        );
-        let (Some(policy), Some(admission)) = (policy, admission) else {
-            return Err(EngineSectionError { problems });
+        ) {
+            config.admission = admission;
+        }
+        if let Some(scheduling) = parse_name(
+            "engine.scheduling",
+            &self.scheduling,
+            config.scheduling,
+            &mut problems,
+        ) {
+            config.scheduling = scheduling;
+        }
+        if let Some(predictor) = parse_name(
+            "engine.predictor",
+            &self.predictor,
+            config.predictor,
+            &mut problems,
+        ) {
+            config.predictor = predictor;
+        }
+        if let Some(secs) = self.latency {
+            match Time::instant_from_secs_f64(secs) {
+                Some(latency) => config.thesis.latency = latency,
+                None => problems.push(format!(
+                    "engine.latency: {secs} must be a number of seconds from 0 to {:e} (the delay r before a \
+                     predicted start; 0 by default)",
+                    Time::MAX_INSTANT_SECS
+                )),
+            }
+        }
+        let beta = match &self.beta {
+            None => Ok(config.thesis.beta),
+            Some(BetaValue::Seconds(secs)) => beta_from_secs(*secs),
+            Some(BetaValue::Word(word)) => parse_beta(word),
         };
-        let mut config = EngineConfig::new(self.procs, policy);
-        config.admission = admission;
+        match beta {
+            Ok(beta) => config.thesis.beta = beta,
+            Err(err) => problems.push(format!("engine.beta: {err}")),
+        }
+        for (index, entry) in self.maintenance.iter().enumerate() {
+            let procs = match &entry.procs {
+                ProcsValue::Id(id) => id.to_string(),
+                ProcsValue::List(list) => list.clone(),
+            };
+            match window(entry.start, entry.duration, &procs)
+                .and_then(|window| check_window(&window, self.procs).map(|()| window))
+            {
+                Ok(window) => config.maintenance.push(window),
+                Err(err) => problems.push(format!("engine.maintenance[{index}]: {err}")),
+            }
+        }
         if let Some(conv_procs) = self.conv_procs {
             config.conv_procs = conv_procs;
         }
@@ -161,7 +258,11 @@ impl EngineSection {
         if let Some(max) = self.max_time_in_system_seconds {
             config.lifecycle.max_time_in_system = Some(Time::from_secs_f64(max));
         }
-        Ok(config)
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(EngineSectionError { problems })
+        }
     }
 }
 
@@ -704,6 +805,78 @@ mod tests {
         expected.admission = DEFAULT_ADMISSION;
         expected.lifecycle.max_resubmissions = interstice_swf::defaults::MAX_RESUBMISSIONS;
         assert_eq!(config, expected);
+    }
+
+    #[test]
+    fn the_thesis_keys_reach_the_engine() {
+        let config = Config::parse(
+            "engine:\n  procs: 8\n  scheduling: shared-queue\n  predictor: thesis\n  latency: 2.5\n  beta: 30\n  \
+             maintenance:\n    - {start: 1767225600, duration: 3600, procs: \"0-3,6\"}\n    - {start: 1767229200.5, \
+             duration: 60, procs: 7}\n",
+        )
+        .unwrap();
+        assert_eq!(config.validate(), Vec::<String>::new());
+        let engine = config.engine_config().unwrap();
+        assert_eq!(engine.scheduling, interstice_core::Scheduling::SharedQueue);
+        assert_eq!(engine.predictor, interstice_core::Predictor::Thesis);
+        assert_eq!(engine.thesis.latency, Time::from_secs_f64(2.5));
+        assert_eq!(
+            engine.thesis.beta,
+            interstice_core::Beta::Wait(Time::from_secs(30))
+        );
+        assert_eq!(
+            engine.maintenance,
+            [
+                interstice_core::Maintenance {
+                    start: Time::from_secs(1_767_225_600),
+                    duration: Time::from_secs(3600),
+                    procs: interstice_core::ProcSet::from_ranges([(0, 3), (6, 6)]),
+                },
+                interstice_core::Maintenance {
+                    start: Time::from_secs_f64(1_767_229_200.5),
+                    duration: Time::from_secs(60),
+                    procs: interstice_core::ProcSet::range(7, 7),
+                },
+            ]
+        );
+        assert_eq!(engine.validate(), Ok(()));
+        let disqualify = Config::parse("engine: {procs: 8, beta: disqualify}\n").unwrap();
+        assert_eq!(
+            disqualify.engine_config().unwrap().thesis.beta,
+            interstice_core::Beta::Disqualify
+        );
+    }
+
+    #[test]
+    fn bad_thesis_keys_name_their_key_path() {
+        let config = Config::parse(
+            "engine:\n  procs: 8\n  scheduling: together\n  predictor: oracle\n  latency: -1\n  beta: never\n  \
+             maintenance:\n    - {start: -5, duration: 10, procs: 0}\n    - {start: 0, duration: 0, procs: 1}\n    \
+             - {start: 0, duration: 10, procs: \"6-9\"}\n    - {start: 0, duration: 10, procs: \"1,,2\"}\n",
+        )
+        .unwrap();
+        let problems = config.validate();
+        let expected = [
+            "engine.scheduling: unknown scheduling mode \"together\": expected hpc-first or shared-queue",
+            "engine.predictor: unknown predictor \"oracle\": expected exact or thesis",
+            "engine.latency: -1 must be a number of seconds from 0 to 1e12",
+            "engine.beta: \"never\" is not a β",
+            "engine.maintenance[0]: start \"-5\" is not a time in seconds",
+            "engine.maintenance[1]: duration is 0: give a positive, finite number of seconds",
+            "engine.maintenance[2]: processor 9 does not exist: the platform has processors 0-7",
+            "engine.maintenance[3]: procs \"1,,2\": an item is empty",
+        ];
+        assert_eq!(problems.len(), expected.len(), "{problems:#?}");
+        for (problem, expected) in problems.iter().zip(expected) {
+            assert!(
+                problem.starts_with(expected),
+                "{problem:?} should start with {expected:?}"
+            );
+        }
+        let err = Config::parse("engine:\n  procs: 8\n  maintenance: [{start: 0, duration: 1, cpus: 0}]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cpus") && err.contains("procs"), "{err}");
     }
 
     #[test]

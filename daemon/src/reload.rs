@@ -132,6 +132,32 @@ mod tests {
     }
 
     #[test]
+    fn the_thesis_engine_keys_need_a_restart_like_the_policy() {
+        let old = text("engine: {procs: 4, policy: easy}\n");
+        let new = text(
+            "engine:\n  procs: 4\n  policy: easy\n  scheduling: shared-queue\n  predictor: thesis\n  latency: 1\n  \
+             beta: disqualify\n  maintenance: [{start: 0, duration: 60, procs: 0}]\n",
+        );
+        let (changes, _) = old.reload(&new);
+        assert!(changes.applied.is_empty());
+        assert_eq!(
+            changes.need_restart,
+            [
+                "engine.beta",
+                "engine.latency",
+                "engine.maintenance",
+                "engine.predictor",
+                "engine.scheduling"
+            ]
+        );
+        let moved = text(
+            "engine:\n  procs: 4\n  policy: easy\n  scheduling: shared-queue\n  predictor: thesis\n  latency: 1\n  \
+             beta: disqualify\n  maintenance: [{start: 0, duration: 90, procs: 0}]\n",
+        );
+        assert_eq!(new.reload(&moved).0.need_restart, ["engine.maintenance"]);
+    }
+
+    #[test]
     fn an_unchanged_file_changes_nothing() {
         let same = text("engine: {procs: 4}\n");
         assert_eq!(same.reload(&same).0, Changes::default());

@@ -184,7 +184,7 @@ fn adapter_config(args: &ServeArgs) -> anyhow::Result<AdapterConfig> {
         bail!("--conv must be at least 1 (the area is processors 0..C)");
     }
     Ok(AdapterConfig {
-        engine: args.engine.options(),
+        engine: args.engine.options()?,
         inject,
         out_dir: args.out.clone(),
     })

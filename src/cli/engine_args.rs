@@ -4,18 +4,22 @@
 //!
 //! Every option is optional on the command line; what is not given comes from
 //! Batsim's `--sched-cfg` (for `batsim`) or the defaults of
-//! [`EngineOptions::to_config`]: area = the whole machine, admit-all, λ = τ = 1,
+//! [`EngineOptions::to_config`]: area = the whole machine, admit-all, HPC
+//! first, the exact predictor (the thesis predictor's r = β = 0), λ = τ = 1,
 //! [`defaults::MAX_RESUBMISSIONS`] resubmissions (`batsim` forces 0 when Batsim
 //! runs without `--enable-dynamic-jobs`: a killed Batsim job cannot run again),
-//! no limit on the time in the system.
+//! no limit on the time in the system, no maintenance.
 
+use anyhow::Context;
 use interstice_batsim::protocol::EngineOptions;
-use interstice_core::{Admission, EngineConfig, Policy, Time, UnknownName};
-use interstice_swf::defaults;
+use interstice_core::{Admission, Beta, EngineConfig, Policy, Predictor, Scheduling, Time, UnknownName};
+use interstice_swf::beta::{BadBeta, ShowBeta};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use interstice_swf::SwfError;
+use interstice_swf::{defaults, MaintenanceFile};
+use std::path::PathBuf;
 
-/// `--policy`, `--conv`, `--admission` and the [`TuningArgs`].
+/// `--policy`, `--conv`, `--admission`, `--scheduling`, `--predictor` and the [`TuningArgs`].
 #[derive(clap::Args, Clone, Debug, Default, PartialEq)]
 pub struct EngineArgs {
     /// Scheduling policy: fcfs, easy, conservative or convergence.
@@ -30,14 +34,30 @@ pub struct EngineArgs {
         defaults::admission().name(),
     ))]
     pub admission: Option<Admission>,
-    /// λ, τ and the resubmission bounds.
+    /// How cloud jobs share the convergence area: hpc-first or shared-queue.
+    #[arg(long, value_parser = parse_scheduling, help = with_default(
+        "How cloud jobs share the convergence area: hpc-first (they fill the holes of HPC work and are \
+         evicted when it needs them) or shared-queue (the thesis's one FCFS queue, no eviction: cloud work \
+         may delay HPC work)",
+        defaults::scheduling().name(),
+    ))]
+    pub scheduling: Option<Scheduling>,
+    /// How a cloud job's start is predicted at admission: exact or thesis.
+    #[arg(long, value_parser = parse_predictor, help = with_default(
+        "How a cloud job's start is predicted at admission: exact (its earliest fit in the plan) or thesis \
+         (the thesis's F^σ over the idle slots, with --latency and --beta)",
+        defaults::predictor().name(),
+    ))]
+    pub predictor: Option<Predictor>,
+    /// λ, τ, the thesis predictor's r and β, maintenance and the resubmission bounds.
     #[command(flatten)]
     pub tuning: TuningArgs,
 }
 
-/// `--lambda`, `--tau`, `--max-resubmissions`, `--max-time-in-system`: the
-/// engine's scalar knobs, shared by `replay`, `batsim` and `sweep` (which
-/// takes lists of the other engine options).
+/// `--lambda`, `--tau`, `--latency`, `--beta`, `--maintenance`,
+/// `--max-resubmissions`, `--max-time-in-system`: the engine's scalar knobs,
+/// shared by `replay`, `batsim` and `sweep` (which takes lists of the other
+/// engine options).
 #[derive(clap::Args, Clone, Debug, Default, PartialEq)]
 pub struct TuningArgs {
     /// Overbooking risk factor λ of the completion prediction.
@@ -46,6 +66,25 @@ pub struct TuningArgs {
     /// Counter-offer factor τ.
     #[arg(long, value_parser = parse_factor, help = with_default("Counter-offer factor τ", defaults::tau()))]
     pub tau: Option<f64>,
+    /// Latency r of the thesis predictor, seconds: a job is predicted to start no sooner than r after
+    /// its admission.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_instant, help = with_default(
+        "Latency r of the thesis predictor (--predictor thesis), seconds: a job is predicted to start no \
+         sooner than r after its admission",
+        defaults::thesis().latency,
+    ))]
+    pub latency: Option<f64>,
+    /// β of the thesis predictor: seconds after a future idle slot opens, or `disqualify`.
+    #[arg(long, value_name = "SECONDS|disqualify", value_parser = parse_beta, help = with_default(
+        "β of the thesis predictor (--predictor thesis): a job that only fits a future idle slot is \
+         predicted to start β seconds after it opens; `disqualify` predicts no start in a future slot",
+        ShowBeta(defaults::thesis().beta),
+    ))]
+    pub beta: Option<Beta>,
+    /// Maintenance windows, processors no job may use over a time: a file of `START DURATION PROCS`
+    /// lines (seconds on the workload's clock, seconds, ids and ranges like `0-3,8`; `#` comments).
+    #[arg(long, value_name = "FILE")]
+    pub maintenance: Option<PathBuf>,
     /// Resubmissions allowed to an evicted cloud job (`batsim` needs Batsim's
     /// --enable-dynamic-jobs for any).
     #[arg(long, value_name = "N", help = with_default(
@@ -66,22 +105,42 @@ fn with_default(help: &str, default: impl std::fmt::Display) -> String {
 }
 
 impl EngineArgs {
-    /// The options as given (`None` where not given).
-    pub fn options(&self) -> EngineOptions {
-        EngineOptions {
+    /// The options as given (`None` where not given); reads the maintenance file.
+    pub fn options(&self) -> anyhow::Result<EngineOptions> {
+        Ok(EngineOptions {
             policy: self.policy,
             conv: self.conv,
             admission: self.admission,
-            lambda: self.tuning.lambda,
-            tau: self.tuning.tau,
-            max_resubmissions: self.tuning.max_resubmissions,
-            max_time_in_system: self.tuning.max_time_in_system,
-        }
+            scheduling: self.scheduling,
+            predictor: self.predictor,
+            ..self.tuning.options()?
+        })
     }
 
     /// The engine config for a machine of `procs` processors, defaults filled in.
     pub fn to_config(&self, procs: u32) -> anyhow::Result<EngineConfig> {
-        Ok(self.options().to_config(procs)?)
+        Ok(self.options()?.to_config(procs)?)
+    }
+}
+
+impl TuningArgs {
+    /// These options as given (`None` where not given, and for every
+    /// option that is not one of them); reads the maintenance file.
+    pub fn options(&self) -> anyhow::Result<EngineOptions> {
+        let maintenance = match &self.maintenance {
+            Some(path) => Some(MaintenanceFile::read(path).context("--maintenance")?),
+            None => None,
+        };
+        Ok(EngineOptions {
+            lambda: self.lambda,
+            tau: self.tau,
+            latency: self.latency,
+            beta: self.beta,
+            maintenance,
+            max_resubmissions: self.max_resubmissions,
+            max_time_in_system: self.max_time_in_system,
+            ..EngineOptions::default()
+        })
     }
 }
 
@@ -93,6 +152,21 @@ pub fn parse_policy(text: &str) -> Result<Policy, UnknownName> {
 /// An admission mode.
 pub fn parse_admission(text: &str) -> Result<Admission, UnknownName> {
     text.parse()
+}
+
+/// A scheduling mode.
+pub fn parse_scheduling(text: &str) -> Result<Scheduling, UnknownName> {
+    text.parse()
+}
+
+/// A predictor name.
+pub fn parse_predictor(text: &str) -> Result<Predictor, UnknownName> {
+    text.parse()
+}
+
+/// β of the thesis predictor: seconds or `disqualify`.
+pub fn parse_beta(text: &str) -> Result<Beta, BadBeta> {
+    interstice_swf::beta::parse_beta(text)
 }
 
 /// A cloud job's run time (`walltime`, `120`, `0.1w`, `uniform:LO:HI`, `exp:MEAN`).
@@ -146,6 +220,14 @@ pub fn parse_instant(text: &str) -> Result<f64, BadValue> {
     }
 }
 
+/// A walltime reconciliation factor α ([`interstice_core::valid_alpha`]).
+pub fn parse_alpha(text: &str) -> Result<f64, BadValue> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if interstice_core::valid_alpha(value) => Ok(value),
+        _ => Err(BadValue::Factor(text.to_string())),
+    }
+}
+
 /// A positive, finite number.
 pub fn parse_factor(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {
@@ -169,7 +251,7 @@ mod tests {
     fn nothing_given_is_none_and_the_defaults_fill_in() {
         let args = Command::try_parse_from(["x", "--policy", "easy"]).unwrap().engine;
         assert_eq!(
-            args.options(),
+            args.options().unwrap(),
             EngineOptions {
                 policy: Some(Policy::Easy),
                 ..EngineOptions::default()
@@ -181,10 +263,23 @@ mod tests {
         assert_eq!((config.lambda, config.tau), (1.0, 1.0));
         assert_eq!(config.lifecycle.max_resubmissions, defaults::MAX_RESUBMISSIONS);
         assert_eq!(config.lifecycle.max_time_in_system, None);
+        let core = EngineConfig::new(8, Policy::Easy);
+        assert_eq!(
+            (
+                config.scheduling,
+                config.predictor,
+                config.thesis,
+                config.maintenance
+            ),
+            (core.scheduling, core.predictor, core.thesis, core.maintenance)
+        );
     }
 
     #[test]
     fn every_flag_reaches_the_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let maintenance = dir.path().join("maint.txt");
+        std::fs::write(&maintenance, "100 50 0-1\n# later\n500.5 10 3,5-6\n").unwrap();
         let args = Command::try_parse_from([
             "x",
             "--policy",
@@ -201,6 +296,16 @@ mod tests {
             "0",
             "--max-time-in-system",
             "60",
+            "--scheduling",
+            "shared-queue",
+            "--predictor",
+            "thesis",
+            "--latency",
+            "0",
+            "--beta",
+            "disqualify",
+            "--maintenance",
+            maintenance.to_str().unwrap(),
         ])
         .unwrap()
         .engine;
@@ -214,8 +319,82 @@ mod tests {
             config.lifecycle.max_time_in_system,
             Some(interstice_core::Time::from_secs(60))
         );
-        assert!(Command::try_parse_from(["x", "--lambda", "0"]).is_err());
-        assert!(Command::try_parse_from(["x", "--policy", "sjf"]).is_err());
+        assert_eq!(config.scheduling, Scheduling::SharedQueue);
+        assert_eq!(config.predictor, Predictor::Thesis);
+        assert_eq!(
+            config.thesis,
+            interstice_core::ThesisPrediction {
+                latency: Time::ZERO,
+                beta: Beta::Disqualify
+            }
+        );
+        assert_eq!(config.maintenance.len(), 2);
+        assert_eq!(config.maintenance[1].start, Time::from_secs_f64(500.5));
+        assert_eq!(config.maintenance[1].procs.to_string(), "3 5-6");
+        let with =
+            |flags: &[&str]| Command::try_parse_from(std::iter::once("x").chain(flags.iter().copied()));
+        let seconds = with(&["--latency", "2.5", "--beta", "30"]).unwrap().engine.tuning;
+        assert_eq!(seconds.latency, Some(2.5));
+        assert_eq!(seconds.beta, Some(Beta::Wait(Time::from_secs(30))));
+        for bad in [
+            &["--lambda", "0"][..],
+            &["--policy", "sjf"],
+            &["--scheduling", "together"],
+            &["--predictor", "oracle"],
+            &["--latency", "-1"],
+            &["--beta", "-1"],
+            &["--beta", "never"],
+        ] {
+            assert!(with(bad).is_err(), "{bad:?}");
+        }
         assert!(args.to_config(3).is_err(), "an area larger than the machine");
+        let err = format!("{:#}", args.to_config(6).unwrap_err());
+        assert_eq!(
+            err,
+            format!(
+                "maintenance: {}:3: processor 6 does not exist: the platform has processors 0-5",
+                maintenance.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_bad_maintenance_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("maint.txt");
+        std::fs::write(&path, "0 60 0-x\n").unwrap();
+        let args =
+            Command::try_parse_from(["x", "--policy", "easy", "--maintenance", path.to_str().unwrap()])
+                .unwrap()
+                .engine;
+        assert_eq!(
+            format!("{:#}", args.to_config(8).unwrap_err()),
+            format!(
+                "--maintenance: {}:1: procs \"0-x\": \"0-x\" is neither an id (8) nor a range (0-3): write \
+                 processor ids and inclusive ranges separated by commas, e.g. 0-3,8,10-11",
+                path.display()
+            )
+        );
+        let missing = Command::try_parse_from(["x", "--maintenance", "/nonexistent/m.txt"])
+            .unwrap()
+            .engine;
+        assert!(format!("{:#}", missing.options().unwrap_err())
+            .starts_with("--maintenance: cannot open /nonexistent/m.txt: "));
+    }
+
+    #[test]
+    fn help_shows_the_thesis_defaults() {
+        use clap::CommandFactory;
+        let help = Command::command().render_long_help().to_string();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for expected in [
+            "[default: hpc-first]",
+            "[default: exact]",
+            "--latency <SECONDS>",
+            "--beta <SECONDS|disqualify>",
+            "--maintenance <FILE>",
+        ] {
+            assert!(help.contains(expected), "{expected} in\n{help}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! of the cloud-job values instead, with the same defaults
 //! ([`interstice_swf::defaults`]).
 
-use super::engine_args::{parse_factor, parse_procs_choice, parse_runtime, parse_seconds};
+use super::engine_args::{parse_alpha, parse_factor, parse_procs_choice, parse_runtime, parse_seconds};
 use interstice_swf::defaults;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use interstice_swf::{ClipTarget, CloudSpec, TraceSpec};
@@ -69,9 +69,13 @@ pub struct CloudArgs {
     /// at its walltime (COMPLETED_WALLTIME_REACHED), so `walltime` makes every cloud job end killed.
     #[arg(long, value_name = "R", value_parser = parse_runtime, default_value = defaults::CLOUD_RUNTIME)]
     pub cloud_runtime: RuntimeSpec,
-    /// Slack factor f: each cloud job's SLO is f × its walltime.
+    /// Slack factor f: each cloud job's SLO is f × --cloud-walltime (its requested walltime, before --alpha).
     #[arg(long, value_name = "F", value_parser = parse_factor, default_value_t = defaults::SLACK)]
     pub slack: f64,
+    /// Walltime reconciliation factor α (the thesis's wt = wt^c × α): each cloud job's walltime is
+    /// α × --cloud-walltime; its SLO (f × --cloud-walltime) and run time do not change.
+    #[arg(long, value_name = "F", value_parser = parse_alpha, default_value_t = defaults::ALPHA)]
+    pub alpha: f64,
     /// Seed of the cloud jobs' random draws (processors, run times).
     #[arg(long, value_name = "N", default_value_t = defaults::SEED)]
     pub seed: u64,
@@ -90,6 +94,8 @@ impl CloudArgs {
             self.cloud_runtime.to_string(),
             "--slack".into(),
             self.slack.to_string(),
+            "--alpha".into(),
+            self.alpha.to_string(),
             "--seed".into(),
             self.seed.to_string(),
         ]
@@ -103,6 +109,7 @@ impl CloudArgs {
             walltime: self.cloud_walltime,
             runtime: self.cloud_runtime,
             slack: self.slack,
+            alpha: self.alpha,
             seed: self.seed,
         }
     }
@@ -126,6 +133,24 @@ mod tests {
     }
 
     #[test]
+    fn alpha_reconciles_the_walltime_of_the_spec_and_must_be_positive() {
+        let cloud = parse(&["--alpha".to_string(), "2".to_string()]);
+        let options = cloud.spec(10.0).options();
+        assert_eq!(options.alpha, 2.0);
+        assert_eq!(
+            options.reconciled_walltime(),
+            interstice_core::Time::from_secs_f64(2.0 * defaults::CLOUD_WALLTIME_SECS)
+        );
+        assert_eq!(parse(&[]).alpha, defaults::ALPHA);
+        for bad in ["0", "-1", "inf", "nan", "x"] {
+            assert!(
+                Command::try_parse_from(["x", "--alpha", bad]).is_err(),
+                "--alpha {bad}"
+            );
+        }
+    }
+
+    #[test]
     fn cloud_flags_written_back_parse_to_the_same_values() {
         for given in [
             vec![],
@@ -144,6 +169,8 @@ mod tests {
                 "exp:0.3w",
                 "--cloud-walltime",
                 "7.5",
+                "--alpha",
+                "0.75",
             ],
             vec![
                 "--cloud-procs",

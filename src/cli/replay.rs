@@ -344,6 +344,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         walltime: defaults::CLOUD_WALLTIME_SECS,
         runtime: args.cloud_runtime,
         slack: defaults::SLACK,
+        alpha: defaults::ALPHA,
         seed: args.seed,
     };
     let first_id = first_injected_id(&hpc);

@@ -1,30 +1,33 @@
 //! `interstice sweep`: many `interstice replay` runs over the cartesian
-//! product of lists of parameters (policy, area, admission, cloud-job width,
-//! run time, slack, seed), in parallel, into one `sweep.csv` + `sweep.json`.
+//! product of lists of parameters (policy, scheduling mode, predictor, area,
+//! admission, cloud-job width, run time, slack, seed), in parallel, into one
+//! `sweep.csv` + `sweep.json`.
 //!
 //! Every run is exactly a `replay` with those values: the trace is loaded,
 //! cut and clipped by [`interstice_swf::load_trace`], cloud jobs are injected
 //! by [`interstice_swf::arrivals`] and the engine config comes from the
 //! same [`EngineArgs`]; the grid, the parallel runner and the rows are
-//! [`interstice_batsim::sweep`]'s. Once per (policy, area) the HPC trace is also replayed
-//! without any cloud job, so each row carries `hpc_makespan_delta`, the change
-//! of the HPC makespan that the cloud jobs caused.
+//! [`interstice_batsim::sweep`]'s. Once per (policy, scheduling mode, area) the HPC trace is
+//! also replayed without any cloud job, so each row carries `hpc_makespan_delta`, the change
+//! of the HPC makespan that the cloud jobs caused. The scalar engine knobs (λ, τ, the thesis
+//! predictor's r and β, maintenance windows, resubmissions) and α are the same for every run.
 //!
-//! Rows come in the order of the lists (policy, then conv, admission,
-//! cloud-procs, cloud-runtime, slack, seed), whatever the thread scheduling;
+//! Rows come in the order of the lists (policy, then scheduling, predictor, conv,
+//! admission, cloud-procs, cloud-runtime, slack, seed), whatever the thread scheduling;
 //! only `wall_seconds` differs between two identical sweeps.
 
 use super::engine_args::{
-    parse_admission, parse_factor, parse_policy, parse_procs_choice, parse_runtime, parse_seconds, BadValue,
-    EngineArgs, TuningArgs,
+    parse_admission, parse_alpha, parse_factor, parse_policy, parse_predictor, parse_procs_choice,
+    parse_runtime, parse_scheduling, parse_seconds, BadValue, TuningArgs,
 };
 use super::experiment_args::TraceArgs;
 use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
 use interstice_batsim::output;
+use interstice_batsim::protocol::EngineOptions;
 use interstice_batsim::sim::{simulate_stream, SimOptions};
 use interstice_batsim::sweep::{self, run_parallel, Grid, Outcome, Row, Task};
-use interstice_core::{Admission, Policy, Shown, SummaryTally};
+use interstice_core::{Admission, Policy, Predictor, Scheduling, Shown, SummaryTally};
 use interstice_swf::defaults;
 use interstice_swf::experiment::{check_cloud_fits, CloudRoom};
 use interstice_swf::{arrivals, load_trace, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
@@ -45,9 +48,10 @@ pub const SWEEP_JSON: &str = "sweep.json";
     comma keeps its replay meaning: `--cloud-procs 1,2,4` is ONE experiment whose cloud jobs draw 1, 2 \
     or 4 processors, while `--cloud-procs '1;2;4'` (or --cloud-procs 1 --cloud-procs 2 --cloud-procs 4) \
     is three experiments, the thesis's fixed h ∈ {1, 2, 4}.\n\n\
-    Rows of sweep.csv follow the lists' order (policy, conv, admission, cloud-procs, cloud-runtime, slack, \
-    seed), whatever --jobs; only wall_seconds changes between identical sweeps. hpc_makespan_delta is the \
-    run's HPC makespan minus that of the same trace, policy and area without cloud jobs.\n\n\
+    Rows of sweep.csv follow the lists' order (policy, scheduling, predictor, conv, admission, cloud-procs, \
+    cloud-runtime, slack, seed), whatever --jobs; only wall_seconds changes between identical sweeps. \
+    hpc_makespan_delta is the run's HPC makespan minus that of the same trace, policy, scheduling mode and \
+    area without cloud jobs.\n\n\
     Example: interstice sweep KTH-SP2.swf.gz --procs 100 --policy convergence --conv 10,20,40 \
     --cloud-interval 10 --cloud-procs '1;2;4' --slack 1.25,2,5 --cloud-runtime 'walltime;0.1w' --clip \
     --until 2592000 --out results/"
@@ -59,6 +63,12 @@ pub struct SweepArgs {
     /// Scheduling policies (list): fcfs, easy, conservative, convergence.
     #[arg(long, value_name = "P[,P…]", required = true)]
     pub policy: Vec<String>,
+    /// How cloud jobs share the area (list): hpc-first, shared-queue (see `replay --scheduling`).
+    #[arg(long, value_name = "S[,S…]", default_values_t = [defaults::scheduling().name().to_string()])]
+    pub scheduling: Vec<String>,
+    /// Start predictors (list): exact, thesis (see `replay --predictor`).
+    #[arg(long, value_name = "P[,P…]", default_values_t = [defaults::predictor().name().to_string()])]
+    pub predictor: Vec<String>,
     /// Sizes of the convergence area (list; default: the whole machine).
     #[arg(long, value_name = "C[,C…]")]
     pub conv: Vec<String>,
@@ -79,13 +89,18 @@ pub struct SweepArgs {
     /// `uniform:LO:HI`, `exp:MEAN` (see `replay --cloud-runtime`).
     #[arg(long, value_name = "R[;R…]", default_value = defaults::CLOUD_RUNTIME)]
     pub cloud_runtime: Vec<String>,
-    /// Slack factors f (list): each cloud job's SLO is f × its walltime.
+    /// Slack factors f (list): each cloud job's SLO is f × --cloud-walltime (before --alpha).
     #[arg(long, value_name = "F[,F…]", default_values_t = [defaults::SLACK.to_string()])]
     pub slack: Vec<String>,
+    /// Walltime reconciliation factor α of every cloud job: its walltime is α × --cloud-walltime,
+    /// its SLO and run time follow --cloud-walltime (see `replay --alpha`).
+    #[arg(long, value_name = "F", value_parser = parse_alpha, default_value_t = defaults::ALPHA)]
+    pub alpha: f64,
     /// Seeds of the cloud jobs' random draws (list).
     #[arg(long, value_name = "N[,N…]", default_values_t = [defaults::SEED.to_string()])]
     pub seed: Vec<String>,
-    /// λ, τ and the resubmission bounds, the same for every run.
+    /// λ, τ, the thesis predictor's r and β, maintenance and the resubmission bounds, the same for
+    /// every run.
     #[command(flatten)]
     pub tuning: TuningArgs,
     /// Worker threads (default: the available cores).
@@ -115,6 +130,8 @@ fn parse_grid(args: &SweepArgs) -> anyhow::Result<Grid> {
     let convs = parse_list("--conv", &args.conv, true, positive_count)?;
     Ok(Grid {
         policies: parse_list("--policy", &args.policy, true, parse_policy)?,
+        schedulings: parse_list("--scheduling", &args.scheduling, true, parse_scheduling)?,
+        predictors: parse_list("--predictor", &args.predictor, true, parse_predictor)?,
         convs: if convs.is_empty() {
             vec![None]
         } else {
@@ -188,11 +205,19 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         traces.insert(conv, (spec, trace));
     }
     let procs = traces.values().next().map(|(_, trace)| trace.procs).unwrap_or(0);
-    let engine_args = |policy: Policy, conv: Option<u32>, admission: Option<Admission>| EngineArgs {
+    // The scalar knobs, with the maintenance file read once.
+    let tuning = args.tuning.options()?;
+    let engine_options = |policy: Policy,
+                          scheduling: Scheduling,
+                          predictor: Option<Predictor>,
+                          conv: Option<u32>,
+                          admission: Option<Admission>| EngineOptions {
         policy: Some(policy),
+        scheduling: Some(scheduling),
+        predictor,
         conv,
         admission,
-        tuning: args.tuning.clone(),
+        ..tuning.clone()
     };
     let cloud_spec = |run: &sweep::RunParams| CloudSpec {
         interval: args.cloud_interval,
@@ -200,10 +225,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         walltime: args.cloud_walltime,
         runtime: run.cloud_runtime,
         slack: run.slack,
+        alpha: args.alpha,
         seed: run.seed,
     };
-    // The engine configs are checked now too (λ, τ…), before hours of simulation.
-    engine_args(grid.policies[0], grid.convs[0], None).to_config(procs)?;
+    // The engine configs are checked now too (λ, τ, maintenance…), before hours of simulation.
+    engine_options(grid.policies[0], grid.schedulings[0], None, grid.convs[0], None).to_config(procs)?;
 
     let (tasks, n_baselines) = grid.tasks();
     if args.keep_runs {
@@ -213,14 +239,27 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
 
     let execute = |index: usize, task: &Task| -> anyhow::Result<Outcome> {
         let begin = Instant::now();
-        let (policy, conv, admission, cloud) = match task {
-            Task::Run(run) => (run.policy, run.conv, Some(run.admission), Some(cloud_spec(run))),
-            Task::Baseline { policy, conv } => (*policy, *conv, None, None),
+        let (options, cloud) = match task {
+            Task::Run(run) => (
+                engine_options(
+                    run.policy,
+                    run.scheduling,
+                    Some(run.predictor),
+                    run.conv,
+                    Some(run.admission),
+                ),
+                Some(cloud_spec(run)),
+            ),
+            Task::Baseline {
+                policy,
+                scheduling,
+                conv,
+            } => (engine_options(*policy, *scheduling, None, *conv, None), None),
         };
-        let (spec, trace) = &traces[&conv];
+        let (spec, trace) = &traces[&options.conv];
         // Streamed as `replay` does: memory follows the jobs in the system.
         let (jobs, _) = arrivals(trace, cloud.as_ref())?;
-        let config = engine_args(policy, conv, admission).to_config(trace.procs)?;
+        let config = options.to_config(trace.procs)?;
         let summary = if args.keep_runs && matches!(task, Task::Run(_)) {
             let dir = args
                 .out
@@ -325,8 +364,12 @@ fn sweep_json(
         "walltime_factor": args.trace.walltime_factor,
         "cloud_interval": args.cloud_interval,
         "cloud_walltime": args.cloud_walltime,
+        "alpha": args.alpha,
         "lambda": args.tuning.lambda,
         "tau": args.tuning.tau,
+        "latency": args.tuning.latency,
+        "beta": args.tuning.beta.map(interstice_swf::beta::beta_json),
+        "maintenance": args.tuning.maintenance.as_ref().map(|path| path.display().to_string()),
         "max_resubmissions": args.tuning.max_resubmissions,
         "max_time_in_system": args.tuning.max_time_in_system,
         "grid": grid.to_json(),

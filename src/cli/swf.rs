@@ -4,7 +4,7 @@
 //! Everything here is composition: the formats and rules live in `interstice-swf`.
 //! The progress bar goes to stderr and only when stderr is a terminal.
 
-use super::engine_args::{parse_duration, parse_factor};
+use super::engine_args::{parse_alpha, parse_duration, parse_factor};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use interstice_core::{Job, JobKind, Time};
@@ -47,7 +47,7 @@ impl CommonArgs {
 pub enum SwfCommand {
     /// Workload statistics: jobs, skipped records by reason, span, machine size, offered load.
     Stats(StatsArgs),
-    /// Convert an SWF trace to a Batsim workload JSON.
+    /// Convert an SWF trace (or a Batsim workload JSON, normalised) to a Batsim workload JSON.
     Convert(ConvertArgs),
     /// Add cloud jobs at a regular interval to a trace; write Batsim workload JSON.
     Inject(InjectArgs),
@@ -81,7 +81,8 @@ pub struct HpcArgs {
 /// `interstice swf convert`.
 #[derive(clap::Args, Debug)]
 pub struct ConvertArgs {
-    /// SWF trace (plain or .gz), or `-` for stdin.
+    /// SWF trace (plain or .gz), a Batsim workload JSON (written back with each cloud job's `alpha`
+    /// applied to its walltime, as Batsim needs), or `-` for stdin.
     pub file: PathBuf,
     /// Output Batsim workload JSON (`-` for stdout).
     #[arg(short, long, value_name = "OUT.json")]
@@ -115,6 +116,10 @@ pub struct InjectArgs {
     /// SLO of each cloud job = F × walltime.
     #[arg(long, value_name = "F", value_parser = parse_factor, default_value_t = interstice_swf::defaults::SLACK)]
     pub slack: f64,
+    /// Walltime reconciliation factor α (the thesis's wt = wt^c × α): each cloud job is written with
+    /// walltime α × --walltime; its SLO (F × --walltime) and run time do not change.
+    #[arg(long, value_name = "F", value_parser = parse_alpha, default_value_t = interstice_swf::defaults::ALPHA)]
+    pub alpha: f64,
     /// Run time of each cloud job: `walltime` (the default), seconds (90), a fraction of the walltime
     /// (0.1w), `uniform:LO:HI` or `exp:MEAN` (drawn with --seed). Batsim kills a job whose run time is
     /// not below its walltime, at the walltime.
@@ -398,6 +403,7 @@ fn inject(args: InjectArgs) -> anyhow::Result<()> {
         walltime: args.walltime,
         runtime: args.runtime.unwrap_or(RuntimeSpec::WALLTIME),
         slack: args.slack,
+        alpha: args.alpha,
         seed: args.seed,
     };
     inject.validate()?;

@@ -7,6 +7,16 @@
 //! Batsim passes through to the scheduler: `kind` (`"hpc"` or `"cloud"`) and
 //! `slo` (seconds, cloud jobs only).
 //!
+//! A cloud job may also carry `alpha`, the thesis's reconciliation factor α
+//! (§4.4.1): the reader then plans and enforces `walltime × α`
+//! ([`interstice_core::reconcile_walltime`]) and keeps the `slo` as written
+//! (`SLO_j = SLO^c`). `alpha` must be a finite number > 0; it is an error on
+//! an HPC job (α reconciles a cloud request) and does nothing without a
+//! walltime (nothing to reconcile). Writing never emits it: the walltime
+//! written is the reconciled one. Under a real Batsim, which enforces the
+//! `walltime` field as written, the adapter refuses a job with an `alpha`
+//! other than 1 (`interstice swf convert` writes the reconciled walltime).
+//!
 //! Reading: jobs without `kind` are HPC; a job's run time is its profile's
 //! `delay`; for other profile types the run time is unknown and set to the
 //! walltime (counted in [`ExtractStats::runtime_from_walltime`]); a missing or
@@ -23,7 +33,7 @@ use crate::extract::{
 };
 use crate::reader::{Strictness, KEPT_PROBLEMS};
 use crate::Workload;
-use interstice_core::{Job, JobId, JobKind, Time};
+use interstice_core::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, Time};
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, Read, Write};
@@ -132,7 +142,14 @@ pub struct JobDescription {
     /// `slo`, seconds, an Interstice extension.
     #[serde(default)]
     pub slo: Option<f64>,
+    /// `alpha`: a cloud job's walltime reconciliation factor α, an
+    /// Interstice extension (see the module docs).
+    #[serde(default)]
+    pub alpha: Option<f64>,
 }
+
+/// What `alpha` must hold.
+const ALPHA: &str = "a finite number > 0 (the walltime reconciliation factor α; 1 leaves it unchanged)";
 
 /// A field of a job description that cannot be used.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -193,7 +210,30 @@ impl JobDescription {
             profile: field(job, "profile", "a profile name")?.unwrap_or_default(),
             kind: field(job, "kind", "\"hpc\" or \"cloud\"")?,
             slo: field(job, "slo", SECONDS)?,
+            alpha: field(job, "alpha", ALPHA)?,
         })
+    }
+
+    /// The job's α, when given: a finite number > 0 on a cloud job.
+    pub fn alpha(&self) -> Result<Option<f64>, JobFieldError> {
+        let Some(alpha) = self.alpha else {
+            return Ok(None);
+        };
+        let invalid = |expected| JobFieldError::Invalid {
+            field: "alpha",
+            expected,
+            found: alpha.to_string(),
+        };
+        if !valid_alpha(alpha) {
+            return Err(invalid(ALPHA));
+        }
+        if self.job_kind()? == JobKind::Hpc {
+            return Err(invalid(
+                "no alpha on an HPC job (α reconciles a cloud job's requested time: \
+                 remove it, or set \"kind\": \"cloud\")",
+            ));
+        }
+        Ok(Some(alpha))
     }
 
     /// The job's kind: `hpc` when not given.
@@ -319,6 +359,7 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
         let kind = rj
             .job_kind()
             .map_err(|e| json_err(name, format!("{what}: {e}")))?;
+        let alpha = rj.alpha().map_err(|e| json_err(name, format!("{what}: {e}")))?;
         let profile = raw.profiles.get(&rj.profile).ok_or_else(|| {
             json_err(
                 name,
@@ -381,8 +422,13 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
             let submit = Time::instant_from_secs_f64(subtime)
                 .ok_or_else(|| out_of_range("subtime", subtime, INSTANT_RANGE))?;
             let walltime = walltime * opts.walltime_factor;
-            let walltime =
+            let mut walltime =
                 duration(walltime).ok_or_else(|| out_of_range("walltime", walltime, DURATION_RANGE))?;
+            if let Some(alpha) = alpha.filter(|_| enforced) {
+                let reconciled = reconcile_walltime(walltime, alpha).as_secs_f64();
+                walltime = duration(reconciled)
+                    .ok_or_else(|| out_of_range("walltime × alpha", reconciled, DURATION_RANGE))?;
+            }
             let runtime =
                 duration(runtime).ok_or_else(|| out_of_range("profile delay", runtime, DURATION_RANGE))?;
             if let Some(&first) = seen.get(&id) {
@@ -467,6 +513,77 @@ mod tests {
             w.jobs.iter().filter(|j| j.id.0 > 1000).count()
         );
         assert!(w.stats.runtime_from_walltime > 0);
+    }
+
+    fn workload_with(job: &str) -> String {
+        format!(
+            r#"{{"nb_res": 4, "jobs": [{job}],
+                "profiles": {{"d": {{"type": "delay", "delay": 30}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_cloud_jobs_alpha_reconciles_its_walltime_not_its_slo() {
+        let text = workload_with(
+            r#"{"id": 1, "subtime": 0, "walltime": 100, "res": 1, "profile": "d", "kind": "cloud",
+                "slo": 150, "alpha": 1.5},
+               {"id": 2, "subtime": 0, "res": 1, "profile": "d", "kind": "cloud", "alpha": 2},
+               {"id": 3, "subtime": 0, "walltime": 100, "res": 1, "profile": "d", "kind": "cloud"}"#,
+        );
+        let w = read_workload(text.as_bytes(), "w.json", &ExtractOptions::new()).unwrap();
+        let job = |id| w.jobs.iter().find(|j| j.id == JobId(id)).unwrap();
+        assert_eq!(job(1).walltime, Time::from_secs(150), "walltime × α");
+        assert_eq!(job(1).slo, Some(Time::from_secs(150)), "the SLO as written");
+        assert_eq!(
+            job(1).runtime,
+            Some(Time::from_secs(30)),
+            "the run time as written"
+        );
+        assert_eq!(
+            (job(2).walltime, job(2).walltime_enforced),
+            (Time::from_secs(30), false),
+            "no walltime: nothing to reconcile"
+        );
+        assert_eq!(job(3).walltime, Time::from_secs(100));
+    }
+
+    #[test]
+    fn a_bad_alpha_names_the_job_and_the_field() {
+        let message = |job: &str| {
+            read_workload(workload_with(job).as_bytes(), "w.json", &ExtractOptions::new())
+                .unwrap_err()
+                .to_string()
+        };
+        for alpha in ["0", "-1", "-0.0"] {
+            let err = message(&format!(
+                r#"{{"id": 7, "subtime": 0, "walltime": 100, "res": 1, "profile": "d", "kind": "cloud",
+                    "alpha": {alpha}}}"#
+            ));
+            assert!(
+                err.starts_with("w.json: job 7: job.alpha: expected a finite number > 0"),
+                "{alpha}: {err}"
+            );
+        }
+        let err =
+            message(r#"{"id": 7, "subtime": 0, "walltime": 100, "res": 1, "profile": "d", "alpha": "x"}"#);
+        assert!(err.starts_with("w.json: not a Batsim workload"), "{err}");
+        assert_eq!(
+            message(r#"{"id": 8, "subtime": 0, "walltime": 100, "res": 1, "profile": "d", "alpha": 2}"#),
+            "w.json: job 8: job.alpha: expected no alpha on an HPC job (α reconciles a cloud job's requested \
+             time: remove it, or set \"kind\": \"cloud\"), found 2"
+        );
+        // The same rules for a job Batsim sends.
+        let object = serde_json::json!({"id": "w!1", "res": 1, "kind": "cloud", "alpha": 0});
+        let description = JobDescription::from_object(object.as_object().unwrap()).unwrap();
+        assert!(matches!(
+            description.alpha(),
+            Err(JobFieldError::Invalid { field: "alpha", .. })
+        ));
+        let object = serde_json::json!({"id": "w!1", "res": 1, "kind": "cloud", "alpha": "fast"});
+        assert!(matches!(
+            JobDescription::from_object(object.as_object().unwrap()),
+            Err(JobFieldError::Invalid { field: "alpha", .. })
+        ));
     }
 
     #[test]

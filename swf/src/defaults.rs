@@ -4,7 +4,7 @@
 //! [`interstice_core::EngineConfig::new`] for the engine's own knobs), never
 //! restate the numbers.
 
-use interstice_core::{Admission, EngineConfig, Policy, Time};
+use interstice_core::{Admission, EngineConfig, Policy, Predictor, Scheduling, ThesisPrediction, Time};
 
 /// Seed of the cloud jobs' random draws (processors, run times).
 pub const SEED: u64 = 1;
@@ -34,6 +34,10 @@ pub const CLOUD_RUNTIME: &str = "walltime";
 /// Factor applied to every HPC walltime.
 pub const WALLTIME_FACTOR: f64 = 1.0;
 
+/// The reconciliation factor α of an injected cloud job's walltime
+/// ([`interstice_core::reconcile_walltime`]): 1 leaves it unchanged.
+pub const ALPHA: f64 = 1.0;
+
 /// The engine's admission mode when none is given.
 pub fn admission() -> Admission {
     engine_defaults().admission
@@ -47,6 +51,21 @@ pub fn lambda() -> f64 {
 /// The engine's counter-offer factor τ when none is given.
 pub fn tau() -> f64 {
     engine_defaults().tau
+}
+
+/// How cloud jobs share the area with HPC jobs when nothing says otherwise.
+pub fn scheduling() -> Scheduling {
+    engine_defaults().scheduling
+}
+
+/// The engine's start predictor when none is given.
+pub fn predictor() -> Predictor {
+    engine_defaults().predictor
+}
+
+/// The thesis predictor's latency `r` and `β` when none is given.
+pub fn thesis() -> ThesisPrediction {
+    engine_defaults().thesis
 }
 
 fn engine_defaults() -> EngineConfig {
@@ -71,5 +90,10 @@ mod tests {
         );
         assert_eq!((lambda(), tau()), (1.0, 1.0));
         assert!(interstice_core::slo::valid_slack(SLACK));
+        assert!(interstice_core::valid_alpha(ALPHA));
+        assert_eq!(
+            interstice_core::reconcile_walltime(cloud_walltime(), ALPHA),
+            cloud_walltime()
+        );
     }
 }

@@ -55,7 +55,8 @@ impl SwfError {
     }
 }
 
-/// What is wrong with one line of an SWF file (or one job of a workload).
+/// What is wrong with one line of an SWF file (or one job of a workload, or
+/// one line of a maintenance file).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LineError {
@@ -120,6 +121,8 @@ pub enum LineError {
         /// Processors of the machine.
         machine: u32,
     },
+    /// A line of a maintenance file that is not a usable window.
+    Maintenance(crate::maintenance::WindowError),
 }
 
 impl fmt::Display for LineError {
@@ -169,6 +172,7 @@ impl fmt::Display for LineError {
             LineError::Header { key, value, expected } => {
                 write!(f, "header {key}: {value:?} is not {expected}")
             }
+            LineError::Maintenance(window) => write!(f, "{window}"),
             LineError::TooWide { job, procs, machine } => write!(
                 f,
                 "job {job} needs {procs} processors but the machine has {machine} \

@@ -231,6 +231,8 @@ pub struct CloudSpec {
     pub runtime: RuntimeSpec,
     /// SLO = slack × walltime.
     pub slack: f64,
+    /// Reconciliation factor α of the walltime ([`InjectOptions::alpha`]).
+    pub alpha: f64,
     /// Seed of the draws.
     pub seed: u64,
 }
@@ -244,6 +246,7 @@ impl CloudSpec {
             walltime: Time::from_secs_f64(self.walltime),
             runtime: self.runtime,
             slack: self.slack,
+            alpha: self.alpha,
             seed: self.seed,
         }
     }
@@ -270,6 +273,7 @@ impl CloudSpec {
             "walltime": self.walltime,
             "runtime": self.runtime.to_string(),
             "slack": self.slack,
+            "alpha": self.alpha,
             "seed": self.seed,
         })
     }

@@ -3,6 +3,13 @@
 //! value or a weighted list, a walltime, a run time, and an SLO of
 //! `slack × walltime` ([`interstice_core::slo_for`]).
 //!
+//! The walltime given is the cloud user's request `wt^c`; the job gets the
+//! thesis's reconciled walltime `wt = wt^c × α` (§4.4.1,
+//! [`interstice_core::reconcile_walltime`], here and nowhere else), while
+//! its SLO stays `slack × wt^c` (`SLO_j = SLO^c`) and its run time is drawn
+//! from `wt^c` (α changes what the platform plans and enforces, not the
+//! work).
+//!
 //! The one injector: `swf inject`, `interstice replay`/`sweep` and the Batsim
 //! adapter (which pulls from [`CloudJobs`] as simulated time advances) all use
 //! [`inject_cloud_jobs`]. Randomness comes only from [`SplitMix64`]: processor
@@ -12,7 +19,7 @@
 
 use crate::error::SwfError;
 pub use crate::rng::SplitMix64;
-use interstice_core::{Job, JobId, JobKind, Time};
+use interstice_core::{reconcile_walltime, Job, JobId, JobKind, Time};
 use std::fmt;
 use std::str::FromStr;
 
@@ -268,18 +275,21 @@ pub struct InjectOptions {
     pub interval: Time,
     /// Processors of each job.
     pub procs: ProcsChoice,
-    /// Walltime of each job.
+    /// Walltime each job asks for, `wt^c`.
     pub walltime: Time,
-    /// Run time of each job.
+    /// Run time of each job (fractions are of `wt^c`).
     pub runtime: RuntimeSpec,
-    /// SLO = `slack × walltime` (≥ 1 makes sense; any positive value is accepted).
+    /// SLO = `slack × wt^c` (≥ 1 makes sense; any positive value is accepted).
     pub slack: f64,
+    /// Reconciliation factor α: each job's walltime is `wt^c × α`
+    /// ([`crate::defaults::ALPHA`] = 1 leaves it unchanged).
+    pub alpha: f64,
     /// Seed of every random draw.
     pub seed: u64,
 }
 
 impl InjectOptions {
-    /// Check the options: positive interval, walltime and slack.
+    /// Check the options: positive interval, walltime, slack and α.
     pub fn validate(&self) -> Result<(), SwfError> {
         if self.interval <= Time::ZERO {
             return Err(SwfError::Option(
@@ -297,12 +307,24 @@ impl InjectOptions {
                 self.slack
             )));
         }
+        if !interstice_core::valid_alpha(self.alpha) {
+            return Err(SwfError::Option(format!(
+                "--alpha {} must be a positive number (1 leaves the walltime unchanged)",
+                self.alpha
+            )));
+        }
         Ok(())
     }
 
-    /// The SLO of every injected job ([`interstice_core::slo_for`]).
+    /// The SLO of every injected job ([`interstice_core::slo_for`] of the
+    /// requested walltime `wt^c`).
     pub fn slo(&self) -> Time {
         interstice_core::slo_for(self.walltime, self.slack)
+    }
+
+    /// The walltime of every injected job: `wt^c × α`.
+    pub fn reconciled_walltime(&self) -> Time {
+        reconcile_walltime(self.walltime, self.alpha)
     }
 }
 
@@ -315,6 +337,7 @@ pub fn inject_cloud_jobs(opts: &InjectOptions, from: Time, to: Time, first_id: u
         rng: SplitMix64::new(opts.seed),
         runtime_rng: SplitMix64::new(opts.seed ^ RUNTIME_SEED_MIX),
         slo: opts.slo(),
+        walltime: opts.reconciled_walltime(),
         next: (opts.interval > Time::ZERO && to >= from).then_some(from),
         to,
         id: first_id,
@@ -329,6 +352,7 @@ pub struct CloudJobs {
     rng: SplitMix64,
     runtime_rng: SplitMix64,
     slo: Time,
+    walltime: Time,
     next: Option<Time>,
     to: Time,
     id: u64,
@@ -354,7 +378,7 @@ impl Iterator for CloudJobs {
         let job = Job {
             id: JobId(self.id),
             submit,
-            walltime: self.opts.walltime,
+            walltime: self.walltime,
             walltime_enforced: true,
             runtime: Some(
                 self.opts
@@ -396,7 +420,39 @@ mod tests {
             walltime: Time::from_secs(180),
             runtime: "0.1w".parse().unwrap(),
             slack: 1.5,
+            alpha: crate::defaults::ALPHA,
             seed: 42,
+        }
+    }
+
+    #[test]
+    fn alpha_reconciles_the_walltime_only() {
+        let plain =
+            inject_cloud_jobs(&opts("1,2,4"), Time::ZERO, Time::from_secs(100), 1).collect::<Vec<_>>();
+        for alpha in [0.5, 2.5] {
+            let o = InjectOptions {
+                alpha,
+                ..opts("1,2,4")
+            };
+            assert!(o.validate().is_ok());
+            let jobs = inject_cloud_jobs(&o, Time::ZERO, Time::from_secs(100), 1).collect::<Vec<_>>();
+            assert_eq!(jobs.len(), plain.len());
+            for (job, unchanged) in jobs.iter().zip(&plain) {
+                assert_eq!(job.walltime, Time::from_secs_f64(180.0 * alpha), "wt = wt^c × α");
+                assert_eq!(job.slo, Some(Time::from_secs(270)), "SLO = slack × wt^c");
+                assert_eq!(job.runtime, Some(Time::from_secs(18)), "0.1w of wt^c");
+                assert_eq!((job.submit, job.procs), (unchanged.submit, unchanged.procs));
+            }
+        }
+        for alpha in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let err = InjectOptions { alpha, ..opts("1") }
+                .validate()
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!("--alpha {alpha} must be a positive number")),
+                "{err}"
+            );
         }
     }
 

@@ -21,7 +21,10 @@
 //!   cloud jobs at a regular interval; [`stats`] summarises a workload.
 //! - [`experiment`] loads an experiment's trace (cut, repeated, clipped and
 //!   checked once) and adds its cloud jobs; [`defaults`] is the one table of
-//!   experiment defaults (seed, slack, resubmissions, λ, τ).
+//!   experiment defaults (seed, slack, resubmissions, λ, τ, α).
+//! - [`maintenance`] reads maintenance windows (`--maintenance FILE`, the
+//!   daemon's `engine.maintenance`); [`beta`] spells the thesis predictor's
+//!   `β` (`30` or `disqualify`).
 //!
 //! # Job extraction rules
 //!
@@ -57,6 +60,7 @@
 #![deny(missing_docs)]
 
 pub mod batsim_json;
+pub mod beta;
 pub mod defaults;
 pub mod error;
 pub mod experiment;
@@ -65,6 +69,7 @@ pub mod header;
 pub mod inject;
 pub mod input;
 pub mod jobs;
+pub mod maintenance;
 pub mod merge;
 pub mod reader;
 pub mod record;
@@ -80,6 +85,7 @@ pub use header::Header;
 pub use inject::{inject_cloud_jobs, CloudJobs, InjectOptions, ProcsChoice, RuntimeSpec, RUNTIME_SEED_MIX};
 pub use interstice_core::Job;
 pub use jobs::JobStream;
+pub use maintenance::{MaintenanceFile, WindowError};
 pub use merge::merge_by_submit;
 pub use reader::{Strictness, SwfReader};
 pub use record::Record;

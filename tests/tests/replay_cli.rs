@@ -294,6 +294,92 @@ fn bad_input_is_a_clear_error() {
     assert_failure_mentions(&wide_cloud, &["--cloud-procs", "convergence area has 2"]);
 }
 
+/// The thesis's options reach the engine and are echoed in summary.json;
+/// α shortens the injected walltimes but not the SLOs; a maintenance window
+/// off the platform is an error naming the file's line.
+#[test]
+fn thesis_options_and_alpha_reach_the_run_and_its_summary() {
+    let out = scratch_dir("replay-cli", "thesis");
+    let maintenance = out.join("maintenance.txt");
+    // KTH's clock: its first day starts near t = 600000 s.
+    std::fs::write(&maintenance, "# start duration procs\n600000 3600 0-9\n").unwrap();
+    let kth = kth_trace();
+    let args = |out: &Path, maintenance: &Path| {
+        replay(&[
+            kth.to_str().unwrap(),
+            "--procs",
+            "100",
+            "--conv",
+            "20",
+            "--until",
+            "86400",
+            "--clip",
+            "--policy",
+            "conservative",
+            "--scheduling",
+            "shared-queue",
+            "--predictor",
+            "thesis",
+            "--latency",
+            "5",
+            "--beta",
+            "disqualify",
+            "--maintenance",
+            maintenance.to_str().unwrap(),
+            "--cloud-interval",
+            "60",
+            "--alpha",
+            "0.5",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let run = out.join("run");
+    assert_success(&args(&run, &maintenance));
+    let summary = summary(&run);
+    let config = &summary["config"];
+    assert_eq!(config["scheduling"], "shared-queue");
+    assert_eq!(config["predictor"], "thesis");
+    assert_eq!(config["latency"], 5.0);
+    assert_eq!(config["beta"], "disqualify");
+    assert_eq!(
+        config["maintenance"],
+        serde_json::json!([{"start": 600000.0, "duration": 3600.0, "procs": "0-9"}])
+    );
+    assert_eq!(summary["run"]["cloud"]["alpha"], 0.5);
+    let (header, rows) = jobs_csv(&run);
+    let column = |name: &str| header.split(',').position(|c| c == name).unwrap();
+    let cloud: Vec<&Vec<String>> = rows.iter().filter(|row| row[column("kind")] == "cloud").collect();
+    assert!(!cloud.is_empty());
+    for row in cloud {
+        assert_eq!(
+            row[column("requested_time")],
+            "90.000000",
+            "0.5 × the 180 s requested"
+        );
+        assert_eq!(row[column("slo")], "360.000000", "slack 2 × the 180 s requested");
+    }
+
+    std::fs::write(&maintenance, "600000 3600 95-100\n").unwrap();
+    assert_failure_mentions(
+        &args(&out.join("bad"), &maintenance),
+        &[
+            &format!("{}:1", maintenance.display()),
+            "processor 100 does not exist: the platform has processors 0-99",
+        ],
+    );
+    std::fs::write(&maintenance, "\n600000 3600\n").unwrap();
+    assert_failure_mentions(
+        &args(&out.join("bad"), &maintenance),
+        &[
+            "--maintenance",
+            &format!("{}:2", maintenance.display()),
+            "start duration procs",
+        ],
+    );
+}
+
 #[test]
 fn clip_lets_a_small_machine_replay_a_wide_trace() {
     let out = scratch_dir("replay-cli", "clip");

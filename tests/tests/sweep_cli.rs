@@ -111,10 +111,12 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     );
     let (header, rows) = sweep_csv(&out);
     assert_eq!(
-        header[..9],
+        header[..11],
         [
             "run",
             "policy",
+            "scheduling",
+            "predictor",
             "procs",
             "conv",
             "admission",
@@ -158,6 +160,8 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     for (index, row) in rows.iter().enumerate() {
         assert_eq!(row[at("run")], index.to_string());
         assert_eq!(row[at("admission")], "admit-all", "the default admission");
+        assert_eq!(row[at("scheduling")], "hpc-first", "the default scheduling");
+        assert_eq!(row[at("predictor")], "exact", "the default predictor");
         assert_eq!(row[at("seed")], "1", "the default seed");
         assert_eq!(
             row[at("hpc_makespan_delta")].parse::<f64>().unwrap(),
@@ -171,7 +175,7 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     assert_eq!(
         json["baselines"].as_array().unwrap().len(),
         4,
-        "one per (policy, conv)"
+        "one per (policy, scheduling, conv)"
     );
     assert_eq!(json["runs"][3]["slack"].as_f64(), Some(5.0));
 
@@ -334,6 +338,88 @@ fn the_table_does_not_depend_on_the_thread_count() {
     assert!(rows_one
         .iter()
         .all(|row| row[violations].parse::<u64>().unwrap() <= row[cloud_jobs].parse::<u64>().unwrap()));
+}
+
+#[test]
+fn scheduling_and_predictor_are_lists_and_the_thesis_knobs_reach_every_run() {
+    let out = scratch_dir("sweep-cli", "thesis");
+    let maintenance = out.join("maintenance.txt");
+    std::fs::write(&maintenance, "600000 3600 0-4\n").unwrap();
+    run_sweep(
+        &out,
+        &[
+            "--policy",
+            "conservative",
+            "--conv",
+            "20",
+            "--scheduling",
+            "hpc-first,shared-queue",
+            "--predictor",
+            "exact;thesis",
+            "--latency",
+            "5",
+            "--beta",
+            "30",
+            "--maintenance",
+            maintenance.to_str().unwrap(),
+            "--alpha",
+            "0.5",
+            "--keep-runs",
+            "--no-jobs-csv",
+        ],
+    );
+    let (header, rows) = sweep_csv(&out);
+    let at = |name: &str| column(&header, name);
+    let cells: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|row| (row[at("scheduling")].as_str(), row[at("predictor")].as_str()))
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("hpc-first", "exact"),
+            ("hpc-first", "thesis"),
+            ("shared-queue", "exact"),
+            ("shared-queue", "thesis")
+        ]
+    );
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(
+        json["baselines"].as_array().unwrap().len(),
+        2,
+        "one per scheduling mode"
+    );
+    assert_eq!(json["baselines"][1]["scheduling"], "shared-queue");
+    assert_eq!(
+        (&json["latency"], &json["beta"], &json["alpha"]),
+        (&5.0.into(), &30.0.into(), &0.5.into())
+    );
+    assert_eq!(json["grid"]["predictor"], serde_json::json!(["exact", "thesis"]));
+    for (index, (scheduling, predictor)) in cells.iter().enumerate() {
+        let summary: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                out.join("runs")
+                    .join(format!("run-{index:04}"))
+                    .join("summary.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let config = &summary["config"];
+        assert_eq!(
+            (config["scheduling"].as_str(), config["predictor"].as_str()),
+            (Some(*scheduling), Some(*predictor))
+        );
+        assert_eq!((&config["latency"], &config["beta"]), (&5.0.into(), &30.0.into()));
+        assert_eq!(config["maintenance"][0]["procs"], "0-4");
+        assert_eq!(summary["run"]["cloud"]["alpha"], 0.5);
+    }
+    let bad = sweep_args(&out, &["--policy", "easy", "--scheduling", "hpc-first,together"]);
+    assert_failure_mentions(
+        &interstice(&bad.iter().map(String::as_str).collect::<Vec<_>>()),
+        &["--scheduling", "together", "hpc-first or shared-queue"],
+    );
 }
 
 #[test]

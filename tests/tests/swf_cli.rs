@@ -386,6 +386,91 @@ fn inject_merges_cloud_jobs() {
     assert!(err.contains("do not fit the 8-processor machine"), "{err}");
 }
 
+/// `--alpha`: the thesis's reconciled walltime wt^c × α on every injected
+/// job, its SLO and run time from wt^c; a JSON cloud job's `alpha` is applied
+/// when read and gone once written back (`swf convert`), as Batsim needs.
+#[test]
+fn alpha_reconciles_injected_and_workload_walltimes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("alpha.json");
+    let rules = fixture("rules.swf");
+    let inject = |alpha: &str| {
+        let alpha = format!("--alpha={alpha}");
+        run(&[
+            "swf",
+            "inject",
+            p(&rules),
+            "-o",
+            p(&out),
+            "--clip",
+            "8",
+            "--interval",
+            "10",
+            "--procs",
+            "1",
+            "--walltime",
+            "180",
+            "--slack",
+            "2",
+            "--runtime",
+            "0.1w",
+            &alpha,
+        ])
+    };
+    assert!(inject("0.5").status.success());
+    let w = read_json(&out);
+    let cloud: Vec<&Value> = w["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["kind"] == "cloud")
+        .collect();
+    assert_eq!(cloud.len(), 8);
+    for j in &cloud {
+        assert_eq!(
+            (j["walltime"].as_f64(), j["slo"].as_f64()),
+            (Some(90.0), Some(360.0))
+        );
+        assert_eq!(w["profiles"][j["profile"].as_str().unwrap()]["delay"], 18);
+        assert!(j.get("alpha").is_none());
+    }
+    for bad in ["0", "-2", "nan"] {
+        let output = inject(bad);
+        assert!(!output.status.success(), "--alpha {bad}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("--alpha"));
+    }
+
+    let with_alpha = dir.path().join("with-alpha.json");
+    std::fs::write(
+        &with_alpha,
+        r#"{"nb_res": 4, "jobs": [
+            {"id": 1, "subtime": 0, "walltime": 100, "res": 2, "profile": "d", "kind": "hpc"},
+            {"id": 2, "subtime": 5, "walltime": 100, "res": 1, "profile": "d", "kind": "cloud", "slo": 300, "alpha": 1.5}
+        ], "profiles": {"d": {"type": "delay", "delay": 40}}}"#,
+    )
+    .unwrap();
+    let converted = dir.path().join("converted.json");
+    ok(&["swf", "convert", p(&with_alpha), "-o", p(&converted)]);
+    let w = read_json(&converted);
+    assert_eq!(w["jobs"][1]["walltime"], 150);
+    assert_eq!(w["jobs"][1]["slo"], 300);
+    assert!(w["jobs"][1].get("alpha").is_none());
+    assert_eq!(w["jobs"][0]["walltime"], 100);
+
+    std::fs::write(
+        &with_alpha,
+        r#"{"nb_res": 4, "jobs": [
+            {"id": 3, "subtime": 0, "walltime": 100, "res": 1, "profile": "d", "kind": "cloud", "alpha": 0}
+        ], "profiles": {"d": {"type": "delay", "delay": 40}}}"#,
+    )
+    .unwrap();
+    let err = failing(&["swf", "stats", p(&with_alpha)]);
+    assert!(
+        err.contains("job 3: job.alpha: expected a finite number > 0"),
+        "{err}"
+    );
+}
+
 #[test]
 fn cat_normalises_and_round_trips() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,9 @@
 //! The adapter's settings: engine options (from the command line and/or
 //! Batsim's `--sched-cfg` JSON) and cloud-job injection.
 
-use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, Time};
-use interstice_swf::{inject_cloud_jobs, CloudJobs, InjectOptions, SwfError};
+use interstice_core::{Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, Scheduling, Time};
+use interstice_swf::beta::{beta_from_secs, parse_beta};
+use interstice_swf::{inject_cloud_jobs, CloudJobs, InjectOptions, MaintenanceFile, SwfError};
 use serde_json::Value;
 
 /// Engine options; `None` = not given here (another source or the default applies).
@@ -14,10 +15,20 @@ pub struct EngineOptions {
     pub conv: Option<u32>,
     /// Admission mode (default: admit-all).
     pub admission: Option<Admission>,
+    /// How cloud jobs share the area (default: hpc-first).
+    pub scheduling: Option<Scheduling>,
+    /// How a cloud job's start is predicted (default: exact).
+    pub predictor: Option<Predictor>,
     /// Overbooking risk factor λ (default 1).
     pub lambda: Option<f64>,
     /// Counter-offer factor τ (default 1).
     pub tau: Option<f64>,
+    /// Latency `r` of the thesis's predictor, seconds (default 0).
+    pub latency: Option<f64>,
+    /// `β` of the thesis's predictor (default 0 s).
+    pub beta: Option<Beta>,
+    /// Maintenance windows (default: none).
+    pub maintenance: Option<MaintenanceFile>,
     /// Maximum resubmissions of an evicted cloud job (default
     /// [`DEFAULT_MAX_RESUBMISSIONS`]; the session allows none when Batsim runs
     /// without dynamic jobs).
@@ -30,7 +41,9 @@ pub struct EngineOptions {
 /// otherwise: the experiment default, [`interstice_swf::defaults::MAX_RESUBMISSIONS`].
 pub const DEFAULT_MAX_RESUBMISSIONS: u32 = interstice_swf::defaults::MAX_RESUBMISSIONS;
 
-const SCHED_CONFIG_KEYS: &str = "policy, conv, admission, lambda, tau, max_resubmissions, max_time_in_system";
+const SCHED_CONFIG_KEYS: &str =
+    "policy, conv, admission, scheduling, predictor, lambda, tau, latency, beta, \
+max_resubmissions, max_time_in_system, maintenance";
 
 /// Why engine options cannot be read from `sched-config` or made into an engine config.
 #[derive(Debug, thiserror::Error)]
@@ -80,13 +93,26 @@ pub enum OptionsError {
     /// The maximum time in the system is negative, infinite or NaN.
     #[error("max time in system {0} is not a non-negative number of seconds")]
     MaxTimeInSystem(f64),
+    /// The thesis predictor's latency is not an amount of seconds.
+    #[error(
+        "latency {0} is not a number of seconds from 0 to {max:e}: give the delay r before a predicted start (0 by default)",
+        max = Time::MAX_INSTANT_SECS
+    )]
+    Latency(f64),
+    /// The maintenance file cannot be read, or a window does not fit the
+    /// platform (the message carries the whole cause).
+    #[error("maintenance: {}", super::session::error_chain(.0))]
+    Maintenance(SwfError),
 }
 
 impl EngineOptions {
     /// Parse Batsim's `sched-config` string: a JSON object with any of the keys
-    /// `policy`, `conv`, `admission`, `lambda`, `tau`, `max_resubmissions`,
-    /// `max_time_in_system` (seconds); `-` and `_` are interchangeable. An
-    /// empty string gives no options.
+    /// `policy`, `conv`, `admission`, `scheduling`, `predictor`, `lambda`,
+    /// `tau`, `latency` (seconds), `beta` (seconds or `"disqualify"`),
+    /// `max_resubmissions`, `max_time_in_system` (seconds) and `maintenance`
+    /// (the path of a maintenance file, [`MaintenanceFile`], read now, from
+    /// the working directory); `-` and `_` are interchangeable. An empty
+    /// string gives no options.
     pub fn from_sched_config(text: &str) -> Result<EngineOptions, OptionsError> {
         let mut options = EngineOptions::default();
         if text.trim().is_empty() {
@@ -117,6 +143,28 @@ impl EngineOptions {
                 "admission" => {
                     options.admission = Some(name("an admission mode")?.parse().map_err(unknown_name)?)
                 }
+                "scheduling" => {
+                    options.scheduling = Some(name("a scheduling mode")?.parse().map_err(unknown_name)?)
+                }
+                "predictor" => {
+                    options.predictor = Some(name("a predictor name")?.parse().map_err(unknown_name)?)
+                }
+                "latency" => options.latency = Some(number("a number of seconds")?),
+                "beta" => {
+                    const BETA: &str = "a number of seconds >= 0 or \"disqualify\"";
+                    let beta = match value {
+                        Value::String(text) => parse_beta(text).ok(),
+                        _ => value.as_f64().and_then(|secs| beta_from_secs(secs).ok()),
+                    };
+                    options.beta = Some(beta.ok_or_else(|| wrong_type(BETA))?);
+                }
+                "maintenance" => {
+                    let path = name("the path of a maintenance file")?;
+                    options.maintenance = Some(
+                        MaintenanceFile::read(std::path::Path::new(path))
+                            .map_err(OptionsError::Maintenance)?,
+                    );
+                }
                 "conv" => options.conv = Some(count("a processor count")?),
                 "max_resubmissions" => options.max_resubmissions = Some(count("a count")?),
                 "lambda" => options.lambda = Some(number("a number")?),
@@ -134,8 +182,13 @@ impl EngineOptions {
             policy: self.policy.or(fallback.policy),
             conv: self.conv.or(fallback.conv),
             admission: self.admission.or(fallback.admission),
+            scheduling: self.scheduling.or(fallback.scheduling),
+            predictor: self.predictor.or(fallback.predictor),
             lambda: self.lambda.or(fallback.lambda),
             tau: self.tau.or(fallback.tau),
+            latency: self.latency.or(fallback.latency),
+            beta: self.beta.or(fallback.beta),
+            maintenance: self.maintenance.or(fallback.maintenance),
             max_resubmissions: self.max_resubmissions.or(fallback.max_resubmissions),
             max_time_in_system: self.max_time_in_system.or(fallback.max_time_in_system),
         }
@@ -159,6 +212,22 @@ impl EngineOptions {
         }
         if let Some(tau) = self.tau {
             config.tau = tau;
+        }
+        if let Some(scheduling) = self.scheduling {
+            config.scheduling = scheduling;
+        }
+        if let Some(predictor) = self.predictor {
+            config.predictor = predictor;
+        }
+        if let Some(secs) = self.latency {
+            config.thesis.latency = Time::instant_from_secs_f64(secs).ok_or(OptionsError::Latency(secs))?;
+        }
+        if let Some(beta) = self.beta {
+            config.thesis.beta = beta;
+        }
+        if let Some(file) = &self.maintenance {
+            file.check(procs).map_err(OptionsError::Maintenance)?;
+            config.maintenance = file.windows().to_vec();
         }
         config.lifecycle = Lifecycle {
             max_resubmissions: self.max_resubmissions.unwrap_or(DEFAULT_MAX_RESUBMISSIONS),
@@ -217,7 +286,7 @@ mod tests {
     fn sched_config_keys_parse_and_the_command_line_wins() {
         let from_batsim = EngineOptions::from_sched_config(
             r#"{"policy": "easy", "conv": 4, "admission": "reject-predicted", "lambda": 1.5, "tau": 2,
-                "max-resubmissions": 3, "max_time_in_system": 60}"#,
+                "max-resubmissions": 3, "max_time_in_system": 60, "scheduling": "shared-queue"}"#,
         )
         .unwrap();
         assert_eq!(from_batsim.policy, Some(Policy::Easy));
@@ -234,9 +303,109 @@ mod tests {
         );
         assert_eq!((config.lambda, config.tau), (1.5, 2.0));
         assert_eq!(config.lifecycle.max_time_in_system, Some(Time::from_secs(60)));
+        assert_eq!(config.scheduling, Scheduling::SharedQueue);
         assert_eq!(
             EngineOptions::from_sched_config("  ").unwrap(),
             EngineOptions::default()
+        );
+    }
+
+    #[test]
+    fn the_thesis_keys_parse_and_reach_the_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let maintenance = dir.path().join("maint.txt");
+        std::fs::write(&maintenance, "# start duration procs\n100 50 0-1,3\n").unwrap();
+        let text = serde_json::json!({
+            "policy": "easy", "scheduling": "shared-queue", "predictor": "thesis",
+            "latency": 2.5, "beta": "disqualify", "maintenance": maintenance,
+        })
+        .to_string();
+        let options = EngineOptions::from_sched_config(&text).unwrap();
+        let config = options.to_config(4).unwrap();
+        assert_eq!(config.scheduling, Scheduling::SharedQueue);
+        assert_eq!(config.predictor, Predictor::Thesis);
+        assert_eq!(config.thesis.latency, Time::from_secs_f64(2.5));
+        assert_eq!(config.thesis.beta, Beta::Disqualify);
+        assert_eq!(
+            config.maintenance,
+            [interstice_core::Maintenance {
+                start: Time::from_secs(100),
+                duration: Time::from_secs(50),
+                procs: interstice_core::ProcSet::from_ranges([(0, 1), (3, 3)]),
+            }]
+        );
+        assert_eq!(config.validate(), Ok(()));
+        let seconds = EngineOptions::from_sched_config(r#"{"beta": 30, "latency": 0}"#).unwrap();
+        assert_eq!(seconds.beta, Some(Beta::Wait(Time::from_secs(30))));
+        // Not given: core's defaults.
+        let plain = EngineOptions {
+            policy: Some(Policy::Easy),
+            ..EngineOptions::default()
+        }
+        .to_config(4)
+        .unwrap();
+        let core = EngineConfig::new(4, Policy::Easy);
+        assert_eq!(
+            (plain.scheduling, plain.predictor, plain.thesis, plain.maintenance),
+            (core.scheduling, core.predictor, core.thesis, core.maintenance)
+        );
+        // A window off the platform names the file and the line.
+        assert_eq!(
+            options.to_config(3).unwrap_err().to_string(),
+            format!(
+                "maintenance: {}:2: processor 3 does not exist: the platform has processors 0-2",
+                maintenance.display()
+            )
+        );
+    }
+
+    #[test]
+    fn bad_thesis_keys_are_explained() {
+        let message = |text: &str| EngineOptions::from_sched_config(text).unwrap_err().to_string();
+        assert_eq!(
+            message(r#"{"scheduling": "together"}"#),
+            "sched-config key \"scheduling\": unknown scheduling mode \"together\": expected hpc-first or shared-queue"
+        );
+        assert_eq!(
+            message(r#"{"predictor": 1}"#),
+            "sched-config key \"predictor\": expected a predictor name, found 1"
+        );
+        for beta in ["-1", "\"never\"", "true"] {
+            assert_eq!(
+                message(&format!(r#"{{"beta": {beta}}}"#)),
+                format!("sched-config key \"beta\": expected a number of seconds >= 0 or \"disqualify\", found {beta}")
+            );
+        }
+        assert_eq!(
+            message(r#"{"latency": "soon"}"#),
+            "sched-config key \"latency\": expected a number of seconds, found \"soon\""
+        );
+        let late = EngineOptions {
+            policy: Some(Policy::Fcfs),
+            latency: Some(-1.0),
+            ..EngineOptions::default()
+        };
+        assert!(late
+            .to_config(4)
+            .unwrap_err()
+            .to_string()
+            .starts_with("latency -1 is not a number of seconds from 0"));
+        let missing = message(r#"{"maintenance": "/nonexistent/maint.txt"}"#);
+        assert!(
+            missing.starts_with("maintenance: cannot open /nonexistent/maint.txt: "),
+            "{missing}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.txt");
+        std::fs::write(&bad, "\n0 10\n").unwrap();
+        let text = serde_json::json!({ "maintenance": bad }).to_string();
+        assert!(
+            message(&text).starts_with(&format!(
+                "maintenance: {}:2: expected the 3 fields",
+                bad.display()
+            )),
+            "{}",
+            message(&text)
         );
     }
 

@@ -147,7 +147,7 @@ pub enum SessionError {
 }
 
 /// `error: cause: cause …`, the whole chain on one line.
-fn error_chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -199,6 +199,20 @@ pub enum JobError {
     /// A submitted job's `res` is not a resource count.
     #[error("job.res: expected a number of resources, found {0}")]
     Res(f64),
+    /// A cloud job with a walltime reconciliation factor α other than 1:
+    /// Batsim enforces the `walltime` field as written, so the engine cannot
+    /// plan with another one.
+    #[error(
+        "job {job}: job.alpha is {alpha} but Batsim enforces the job's walltime as written: write the \
+         reconciled walltime into the workload instead (`interstice swf convert IN.json -o OUT.json` does), \
+         or remove alpha"
+    )]
+    Alpha {
+        /// The Batsim id.
+        job: String,
+        /// The job's α.
+        alpha: f64,
+    },
     /// The engine refused a job for another reason than its size.
     #[error("the engine refused job {job}: {error}")]
     Refused {
@@ -932,6 +946,16 @@ impl Running {
             None => (runtime.unwrap_or(Time::INFINITY), false),
         };
         let kind = description.job_kind().map_err(JobError::Field)?;
+        if let Some(alpha) = description
+            .alpha()
+            .map_err(JobError::Field)?
+            .filter(|&alpha| alpha != 1.0)
+        {
+            return Err(JobError::Alpha {
+                job: batsim_id.clone(),
+                alpha,
+            });
+        }
         let slo = description.slo();
         let id = self.new_engine_id(batsim_id);
         let submit = self.engine_time(at);
