@@ -63,6 +63,9 @@ pub(crate) struct Profile {
     /// them, even one that covers them (an overdue job's hold may overlap a
     /// window, and its release must not open it).
     blocked: Vec<(Bits, Time, Time)>,
+    /// Bumped by every change of the free sets, so that a result computed
+    /// on the profile can be reused while it is unchanged.
+    version: u64,
 }
 
 impl Profile {
@@ -72,6 +75,7 @@ impl Profile {
             area,
             segs: BTreeMap::new(),
             blocked: Vec::new(),
+            version: 0,
         };
         let seg = p.mk_seg(Bits::range(width, 0, width));
         p.segs.insert(ORIGIN, seg);
@@ -136,7 +140,13 @@ impl Profile {
         s.max(*self.segs.first_key_value().map(|(k, _)| k).unwrap_or(&ORIGIN))
     }
 
+    /// The profile's version: equal versions, equal free sets.
+    pub(crate) fn version(&self) -> u64 {
+        self.version
+    }
+
     fn modify(&mut self, bits: &Bits, s: Time, e: Time, occupy: bool) {
+        self.version += 1;
         let s = self.clamp_start(s);
         if e <= s {
             return;
@@ -218,6 +228,45 @@ impl Profile {
         self.window(s, e)
             .find(|(_, seg)| !bits.is_subset(&seg.free))
             .map(|(t, _)| t)
+    }
+
+    /// [`Profile::first_conflict`], not counting the blocked windows: the
+    /// first instant of `[s, e)` at which a processor of `bits` is busy with
+    /// something other than a blocked window.
+    pub(crate) fn first_unblocked_conflict(&self, bits: &Bits, s: Time, e: Time) -> Option<Time> {
+        if e <= s {
+            return None;
+        }
+        let mut segs = self.window(s, e).peekable();
+        while let Some((t, seg)) = segs.next() {
+            if bits.is_subset(&seg.free) {
+                continue;
+            }
+            let busy = bits.andnot(&seg.free);
+            let until = segs.peek().map_or(e, |(next, _)| *next);
+            // Segments equal on both sides of a window's end are merged:
+            // the busy processors may outlast a window inside one segment.
+            let mut instants: Vec<Time> = self
+                .blocked
+                .iter()
+                .map(|(_, _, be)| *be)
+                .filter(|&be| t < be && be < until)
+                .collect();
+            instants.push(t);
+            instants.sort_unstable();
+            for at in instants {
+                let mut unexplained = busy.clone();
+                for (blocked, bs, be) in &self.blocked {
+                    if *bs <= at && at < *be {
+                        unexplained.andnot_assign(blocked);
+                    }
+                }
+                if unexplained.count() > 0 {
+                    return Some(at);
+                }
+            }
+        }
+        None
     }
 
     /// Processors free over the whole `[s, e)`.
@@ -491,5 +540,18 @@ mod tests {
         );
         p.prune(t(25));
         assert_eq!(p.free_at(t(25)).count(), 4);
+    }
+
+    #[test]
+    fn conflicts_outside_blocked_windows() {
+        let mut p = Profile::new(2, Bits::range(2, 0, 2));
+        let p0 = Bits::range(2, 0, 1);
+        p.block(&p0, t(10), t(20));
+        assert_eq!(p.first_conflict(&p0, t(0), t(40)), Some(t(10)));
+        assert_eq!(p.first_unblocked_conflict(&p0, t(0), t(40)), None);
+        // Work right after the window merges with it into one segment.
+        p.reserve(&p0, t(20), t(30));
+        assert_eq!(p.first_unblocked_conflict(&p0, t(0), t(40)), Some(t(20)));
+        assert_eq!(p.first_unblocked_conflict(&p0, t(0), t(20)), None);
     }
 }

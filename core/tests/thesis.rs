@@ -268,10 +268,20 @@ fn published_w_future_has_no_holes_between_planned_jobs() {
         engine
     };
     let exact = plan(Predictor::Exact);
-    assert_eq!(exact.predict(1, secs(60), Some(secs(300)), secs(0)).start, Some(secs(50)));
+    assert_eq!(
+        exact.predict(1, secs(60), Some(secs(300)), secs(0)).start,
+        Some(secs(50))
+    );
     let thesis = plan(Predictor::Thesis);
-    assert_eq!(thesis.predict(1, secs(60), Some(secs(300)), secs(0)).start, Some(secs(200)));
-    assert_eq!(thesis.predict(1, secs(60), Some(secs(259)), secs(0)).start, None, "F^γ: 260 > 259");
+    assert_eq!(
+        thesis.predict(1, secs(60), Some(secs(300)), secs(0)).start,
+        Some(secs(200))
+    );
+    assert_eq!(
+        thesis.predict(1, secs(60), Some(secs(259)), secs(0)).start,
+        None,
+        "F^γ: 260 > 259"
+    );
 }
 
 /// A maintenance window keeps every policy off its processors, and stage 3
@@ -342,4 +352,83 @@ fn a_maintenance_window_outside_the_platform_is_refused() {
         err.contains("maintenance[0]") && err.contains("processor 2"),
         "{err}"
     );
+}
+
+fn with_windows(procs: u32, policy: Policy, scheduling: Scheduling, windows: &[(i64, i64, u32)]) -> Engine {
+    let mut config = EngineConfig::new(procs, policy);
+    config.scheduling = scheduling;
+    config.maintenance = windows
+        .iter()
+        .map(|&(start, end, proc)| Maintenance {
+            start: secs(start),
+            duration: secs(end - start),
+            procs: ProcSet::range(proc, proc),
+        })
+        .collect();
+    Engine::new(config).unwrap()
+}
+
+/// An overdue cloud job whose hold a moved HPC reservation gave back is
+/// held again before a cloud reservation is placed on its processor.
+#[test]
+fn an_overdue_cloud_job_is_held_again_when_a_window_moves_the_hpc_head() {
+    for policy in [Policy::Fcfs, Policy::Easy] {
+        let mut engine = with_windows(2, policy, Scheduling::HpcFirst, &[(60, 100, 0)]);
+        engine.submit(hpc(1, 0, 10, 10, 1)).unwrap(); // p0 [0, 10), end reported at 30
+        engine.submit(cloud(2, 0, 5, 5, 1, 100)).unwrap(); // p1 [0, 5), still running at 30
+        engine.schedule(secs(0));
+        engine.submit(hpc(3, 1, 40, 40, 2)).unwrap(); // the head: [10, 50) on 0-1
+        engine.schedule(secs(1));
+        engine.submit(cloud(4, 2, 60, 60, 1, 1000)).unwrap();
+        engine.schedule(secs(2));
+        engine
+            .job_ended(JobId(1), secs(30), EndReason::WalltimeReached)
+            .unwrap();
+        let decisions = engine.schedule(secs(30));
+        let on_p1 = started(&decisions).into_iter().any(|(_, procs)| procs == "1");
+        let running = matches!(engine.job_state(JobId(2)), Some(JobState::Running { .. }));
+        assert!(
+            !(on_p1 && running),
+            "{policy}: job 4 started on p1 beside job 2: {decisions:?}"
+        );
+    }
+}
+
+/// A maintenance window is not HPC work: an overdue cloud job running into
+/// it is held through it, not evicted.
+#[test]
+fn an_overdue_cloud_job_is_not_evicted_by_a_window() {
+    for scheduling in Scheduling::ALL {
+        let mut engine = with_windows(1, Policy::Conservative, scheduling, &[(20, 30, 0)]);
+        engine.submit(cloud(1, 0, 10, 10, 1, 100)).unwrap();
+        engine.schedule(secs(0));
+        engine.submit(cloud(2, 18, 5, 5, 1, 100)).unwrap();
+        engine.schedule(secs(18));
+        let decisions = engine.schedule(secs(20));
+        assert!(
+            !decisions.contains(&Decision::Evict { id: JobId(1) }),
+            "{scheduling}: {decisions:?}"
+        );
+    }
+}
+
+/// Windows that overlap or follow each other are one maintenance time to
+/// stage 3 (`V^3`): a job that fits before them starts before them.
+#[test]
+fn back_to_back_windows_are_one_maintenance_time() {
+    for windows in [
+        vec![(10, 50, 0)],
+        vec![(10, 30, 0), (20, 50, 0)],
+        vec![(10, 30, 0), (30, 50, 0)],
+    ] {
+        let mut engine = with_windows(1, Policy::Convergence, Scheduling::SharedQueue, &windows);
+        engine.submit(hpc(1, 0, 5, 5, 1)).unwrap();
+        assert_eq!(
+            predicted_start(&mut engine, cloud(2, 0, 5, 5, 1, 100)),
+            Some(secs(5)),
+            "{windows:?}"
+        );
+        engine.schedule(secs(0));
+        assert_eq!(planned(&engine, 2), Some(secs(5)), "{windows:?}");
+    }
 }

@@ -63,6 +63,12 @@ struct Entry {
 
 type QKey = (Time, JobId, usize);
 
+/// An Algorithm 3 question: processors, walltime, from, mask, plan version.
+type StageQuery = (u32, Time, Time, Mask, u64);
+
+/// Its answer: start and processors, if the job can be placed.
+type StageAnswer = Option<(Time, Bits)>;
+
 /// Default number of queued cloud jobs that hold a reservation (see
 /// [`super::Engine::set_cloud_window`]).
 pub(crate) const CLOUD_WINDOW: usize = 64;
@@ -85,6 +91,10 @@ pub(super) struct State {
     every: Bits,
     /// `shared-queue`: every job on the HPC layer, in one queue, never evicted.
     shared: bool,
+    /// The last Algorithm 3 placement, keyed by its question and the HPC
+    /// layer's version: a cloud job's exact prediction is reused when the
+    /// job is placed on the unchanged plan.
+    stage_cache: std::cell::RefCell<Option<(StageQuery, StageAnswer)>>,
     pub(super) records: JobTable<JobRecord>,
     jobs: JobTable<Entry>,
     index: HashMap<JobId, usize>,
@@ -162,6 +172,7 @@ impl State {
             width: cfg.procs,
             every: Bits::range(cfg.procs, 0, cfg.procs),
             shared: cfg.scheduling == Scheduling::SharedQueue,
+            stage_cache: std::cell::RefCell::new(None),
             all: hpc.clone(),
             hpc,
             area,
@@ -375,10 +386,18 @@ impl State {
         wt: Time,
         now: Time,
     ) -> Option<(Time, Bits)> {
-        stages::place(&self.hpc, mask, self.mask_bits(mask), k, wt, now, |p, s, e| {
+        let query = (k, wt, now, mask, self.hpc.version());
+        if let Some((asked, answer)) = self.stage_cache.borrow().as_ref() {
+            if *asked == query {
+                return answer.clone();
+            }
+        }
+        let answer = stages::place(&self.hpc, mask, self.mask_bits(mask), k, wt, now, |p, s, e| {
             in_maintenance(cfg, p, s, e)
         })
-        .map(|(s, b, _)| (s, b))
+        .map(|(s, b, _)| (s, b));
+        *self.stage_cache.borrow_mut() = Some((query, answer.clone()));
+        answer
     }
 
     /// The exact predicted start of a cloud job arriving now: where the
@@ -516,7 +535,9 @@ impl State {
         }
         self.advance(now)?;
         if self.jobs[idx].st == St::Running {
-            if reason == EndReason::Evicted && self.job(idx).kind == JobKind::Cloud {
+            // Under shared-queue nothing evicts: a kill reported as an
+            // eviction is a kill from outside.
+            if reason == EndReason::Evicted && self.job(idx).kind == JobKind::Cloud && !self.shared {
                 // Killed for eviction by someone else: same as ours.
                 self.evict(idx, now);
                 self.pending_evicts.retain(|&i| i != idx);
@@ -751,6 +772,9 @@ impl State {
             Policy::Convergence if self.shared => self.pass_reserving(cfg, now, false, &mut starts),
             Policy::Convergence => self.pass_reserving(cfg, now, event || self.hpc_compress, &mut starts),
         }
+        // An overdue cloud job whose hold a moved HPC reservation gave back
+        // during the pass is held again before anything is planned there.
+        self.hold_overdue(cfg, now);
         // HPC starts evict the cloud jobs on their processors.
         for &idx in &starts {
             let bits = self.jobs[idx]
@@ -845,7 +869,9 @@ impl State {
                 false => {
                     // HPC work planned on these processors meanwhile evicts
                     // the job when it is due (as `clear_cloud` does).
-                    let hpc_at = self.hpc.first_conflict(&bits, now, until);
+                    // Maintenance windows are not HPC work: the job overruns
+                    // into them (their release keeps them blocked).
+                    let hpc_at = self.hpc.first_unblocked_conflict(&bits, now, until);
                     let until = hpc_at.unwrap_or(until);
                     if until > now {
                         for i in self.reserved_in(&self.cloud_queue, &bits, now, until) {
@@ -1573,11 +1599,24 @@ impl State {
     }
 }
 
-/// Is processor `p`'s busy time `[s, e)` all inside one maintenance window?
+/// Is processor `p`'s busy time `[s, e)` all maintenance (covered by the
+/// union of its windows, which may overlap or follow each other)?
 fn in_maintenance(cfg: &EngineConfig, p: u32, s: Time, e: Time) -> bool {
-    cfg.maintenance
+    let mut windows: Vec<(Time, Time)> = cfg
+        .maintenance
         .iter()
-        .any(|w| w.start <= s && e <= w.end() && w.procs.contains(p))
+        .filter(|w| w.procs.contains(p) && w.start < e && s < w.end())
+        .map(|w| (w.start, w.end()))
+        .collect();
+    windows.sort_unstable();
+    let mut covered = s;
+    for (start, end) in windows {
+        if start > covered {
+            break;
+        }
+        covered = covered.max(end);
+    }
+    covered >= e
 }
 
 /// Algorithm 1's prediction from a predicted start (`None` = ∞).

@@ -56,12 +56,13 @@ struct Runs {
 /// of the plan: `O(S·W + changes)`.
 fn idle_runs(plan: &Profile, mask: &Bits, now: Time) -> Vec<Runs> {
     let procs: Vec<u32> = mask.iter().collect();
-    let mut slot_of = std::collections::HashMap::with_capacity(procs.len());
+    // Index of each processor of the mask in `procs`, by id.
+    let mut slot_of = vec![usize::MAX; procs.last().map_or(0, |&p| p as usize + 1)];
     let mut out: Vec<Runs> = procs
         .iter()
         .enumerate()
         .map(|(i, &p)| {
-            slot_of.insert(p, i);
+            slot_of[p as usize] = i;
             Runs {
                 proc: p,
                 runs: Vec::new(),
@@ -73,10 +74,10 @@ fn idle_runs(plan: &Profile, mask: &Bits, now: Time) -> Vec<Runs> {
     for (t, free) in plan.segments_from(now) {
         let free = free.and(mask);
         for p in free.andnot(&prev).iter() {
-            open[slot_of[&p]] = Some(t);
+            open[slot_of[p as usize]] = Some(t);
         }
         for p in prev.andnot(&free).iter() {
-            let i = slot_of[&p];
+            let i = slot_of[p as usize];
             if let Some(s) = open[i].take() {
                 out[i].runs.push((s, t));
             }
