@@ -640,6 +640,41 @@ fn kth_with_cloud_jobs_evictions_and_walltime_kills_every_policy() {
     }
 }
 
+/// The thesis's one queue against the real Batsim: nothing is evicted, and
+/// the decisions are those of `interstice replay` (thesis predictor on one).
+#[test]
+fn kth_with_cloud_jobs_in_one_queue_never_evicts() {
+    let inputs = inputs();
+    for (policy, predictor) in [("easy", "exact"), ("convergence", "thesis")] {
+        let engine = [
+            "--policy",
+            policy,
+            "--conv",
+            AREA,
+            "--scheduling",
+            "shared-queue",
+            "--predictor",
+            predictor,
+        ];
+        let run = Run {
+            name: format!("kth-cloud-shared-{policy}-{predictor}"),
+            platform: &inputs.kth_platform,
+            workload: &inputs.kth_cloud,
+            hosts: 100,
+            latency: false,
+            adapter: args(&engine),
+            batsim: vec![],
+        };
+        let outcome = simulate(&run);
+        check_schedule(&run.name, &outcome.batsim, run.hosts);
+        let evictions = check_outputs_agree(&run.name, &outcome, DRIFT);
+        assert_eq!(evictions, 0, "{}: shared-queue evicted", run.name);
+        let mut replay = engine.to_vec();
+        replay.extend(["--max-resubmissions", "0"]);
+        check_replay_agrees(&run.name, &outcome, run.workload, run.hosts, &replay);
+    }
+}
+
 #[test]
 fn kth_with_cloud_jobs_on_a_latency_platform() {
     let inputs = inputs();

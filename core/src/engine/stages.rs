@@ -22,9 +22,10 @@
 //!
 //! Departures from the text, each forced by it:
 //! * The printed condition of `P^3` (`σ_root < σ_f + wt_f` for the later
-//!   processors of `D`) admits no processor but ties, since `D` is sorted by
-//!   that end: members are the processors whose last job has ended by
-//!   `σ_root`, which is what stage 3 describes ("after the last jobs").
+//!   processors of `D`) admits processors still busy at `σ_root`; turned
+//!   around, only ties, since `D` is sorted by that end. Members are the
+//!   processors, before or after the root in `D`, whose last job has ended
+//!   by `σ_root`, which is what stage 3 describes ("after the last jobs").
 //! * Time is continuous (ticks): the thesis's `+1`/`−1` on discrete seconds
 //!   (`σ_a + wt_a + 1`, `σ_{q,x} − ζ − 1`) become half-open intervals.
 //! * A processor with nothing planned after `σ_root` may join a stage-2 root
