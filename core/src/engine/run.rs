@@ -6,7 +6,10 @@
 //! * `hpc` — running HPC jobs plus HPC reservations. HPC planning looks only
 //!   at this layer, so cloud work can never delay HPC work.
 //! * `all` — `hpc` plus the cloud jobs (running, and reserved in the holes of
-//!   the area). Cloud placement and prediction use this layer.
+//!   the area). Cloud placement and prediction use this layer. It is kept
+//!   apart only once it differs: until the first cloud job under hpc-first,
+//!   and always under shared-queue (every job on `hpc`), `all` *is* `hpc`,
+//!   so HPC work is planned once, not twice.
 //!
 //! When HPC work lands on processors the `all` layer holds for cloud work,
 //! the cloud work gives way: queued cloud reservations in the way are dropped
@@ -99,7 +102,10 @@ pub(super) struct State {
     jobs: JobTable<Entry>,
     index: HashMap<JobId, usize>,
     hpc: Profile,
-    all: Profile,
+    /// The `all` layer (HPC work and cloud work), once it differs from
+    /// `hpc`: `None` until the first cloud job under hpc-first, and always
+    /// under shared-queue, where every job is on `hpc` (see [`State::all`]).
+    cloud_layer: Option<Profile>,
     hpc_queue: BTreeSet<QKey>,
     /// HPC jobs submitted since the last HPC phase.
     new_hpc: Vec<usize>,
@@ -173,7 +179,7 @@ impl State {
             every: Bits::range(cfg.procs, 0, cfg.procs),
             shared: cfg.scheduling == Scheduling::SharedQueue,
             stage_cache: std::cell::RefCell::new(None),
-            all: hpc.clone(),
+            cloud_layer: None,
             hpc,
             area,
             records: JobTable::default(),
@@ -259,7 +265,7 @@ impl State {
         let need = self.backlog_work;
         let area = self.area.count().max(1);
         let mut served: i128 = 0;
-        let mut segs = self.all.area_counts_from(from).take(TAIL_SCAN).peekable();
+        let mut segs = self.all().area_counts_from(from).take(TAIL_SCAN).peekable();
         let mut at = from;
         while let Some((a, free)) = segs.next() {
             let Some(&(b, _)) = segs.peek() else {
@@ -327,7 +333,7 @@ impl State {
             self.cloud_queue.insert(k);
             let job = self.job(idx);
             let fit = self
-                .all
+                .all()
                 .earliest_fit(job.procs, job.walltime, self.now, Mask::Area);
             self.place_cloud(cfg, idx, fit);
         }
@@ -408,7 +414,7 @@ impl State {
         } else if !self.shared && self.window_full() {
             self.tail_estimate(procs)
         } else {
-            self.all.earliest_fit(procs, wt, now, Mask::Area).map(|f| f.0)
+            self.all().earliest_fit(procs, wt, now, Mask::Area).map(|f| f.0)
         }
     }
 
@@ -422,9 +428,9 @@ impl State {
         arrival: Time,
         now: Time,
     ) -> Option<Time> {
-        let immediate = |end: Time| self.all.free_over(now, end).and_count(&self.area) >= procs;
+        let immediate = |end: Time| self.all().free_over(now, end).and_count(&self.area) >= procs;
         let future = |deadline: Time| {
-            stages::published_future_fit(&self.all, &self.area, procs, wt, now, deadline, |p, s, e| {
+            stages::published_future_fit(self.all(), &self.area, procs, wt, now, deadline, |p, s, e| {
                 in_maintenance(cfg, p, s, e)
             })
         };
@@ -496,7 +502,7 @@ impl State {
                 let fit = if self.shared || backlog {
                     None
                 } else {
-                    self.all.earliest_fit(procs, wt, self.now, Mask::Area)
+                    self.all().earliest_fit(procs, wt, self.now, Mask::Area)
                 };
                 let now = self.now;
                 let start = match cfg.predictor {
@@ -587,7 +593,7 @@ impl State {
                 None
             } else {
                 let job = self.job(idx);
-                self.all.earliest_fit(job.procs, job.walltime, now, Mask::Area)
+                self.all().earliest_fit(job.procs, job.walltime, now, Mask::Area)
             };
             self.enqueue_cloud(cfg, idx, fit, backlog);
         } else {
@@ -652,8 +658,7 @@ impl State {
             return Vec::new();
         }
         self.dirty = false;
-        self.hpc.prune(now);
-        self.all.prune(now);
+        self.prune_plan(now);
         self.hold_overdue(cfg, now);
         let mut out: Vec<Decision> = Vec::new();
         for idx in std::mem::take(&mut self.pending_rejects) {
@@ -690,7 +695,7 @@ impl State {
                 // Missed its start (no pass at `t`): re-plan from now.
                 self.unreserve_bits(idx, t);
                 let job = self.job(idx);
-                let fit = self.all.earliest_fit(job.procs, job.walltime, now, Mask::Area);
+                let fit = self.all().earliest_fit(job.procs, job.walltime, now, Mask::Area);
                 self.place_cloud(cfg, idx, fit);
                 if self.jobs[idx].res.as_ref().is_some_and(|r| r.0 > now) {
                     continue;
@@ -719,13 +724,11 @@ impl State {
     fn catch_up(&mut self, cfg: &EngineConfig) {
         let now = self.now;
         if self.deadlines.first().is_some_and(|&(t, _)| t <= now) {
-            self.hpc.prune(now);
-            self.all.prune(now);
+            self.prune_plan(now);
             self.hold_overdue(cfg, now);
         }
         if self.hpc_due(now) {
-            self.hpc.prune(now);
-            self.all.prune(now);
+            self.prune_plan(now);
             self.hpc_phase(cfg, now);
         }
         if self.cloud_compress {
@@ -804,7 +807,7 @@ impl State {
         for idx in displaced {
             if self.jobs[idx].st == St::Queued && self.jobs[idx].res.is_none() {
                 let job = self.job(idx);
-                let fit = self.all.earliest_fit(job.procs, job.walltime, now, Mask::Area);
+                let fit = self.all().earliest_fit(job.procs, job.walltime, now, Mask::Area);
                 self.place_cloud(cfg, idx, fit);
             }
         }
@@ -878,7 +881,7 @@ impl State {
                             self.unreserve(i);
                             self.displaced.push(i);
                         }
-                        self.all.reserve(&bits, now, until);
+                        self.cloud_mut().reserve(&bits, now, until);
                     }
                     if let Some(at) = hpc_at {
                         self.jobs[idx].evict_at = at;
@@ -932,7 +935,7 @@ impl State {
 
     pub(super) fn slots(&self, now: Time) -> Slots {
         let now = now.max(self.now);
-        let mut segs = self.all.segments_from(now);
+        let mut segs = self.all().segments_from(now);
         let Some((_, first)) = segs.next() else {
             return Slots::default();
         };
@@ -1070,10 +1073,32 @@ impl State {
     /// the way gives way (see the module docs).
     fn hpc_occupy(&mut self, bits: &Bits, s: Time, e: Time) {
         self.hpc.reserve(bits, s, e);
-        if !self.all.is_free(bits, s, e) {
+        let Some(all) = self.cloud_layer.as_ref() else {
+            return;
+        };
+        if !all.is_free(bits, s, e) {
             self.clear_cloud(bits, s, e);
         }
-        self.all.reserve(bits, s, e);
+        self.cloud_mut().reserve(bits, s, e);
+    }
+
+    /// The `all` layer: HPC work and cloud work.
+    fn all(&self) -> &Profile {
+        self.cloud_layer.as_ref().unwrap_or(&self.hpc)
+    }
+
+    /// The `all` layer, to place or remove cloud work: a copy of `hpc` is
+    /// made the first time (until then the two are equal).
+    fn cloud_mut(&mut self) -> &mut Profile {
+        self.cloud_layer.get_or_insert_with(|| self.hpc.clone())
+    }
+
+    /// Drop both layers' history before `now`.
+    fn prune_plan(&mut self, now: Time) {
+        self.hpc.prune(now);
+        if let Some(all) = self.cloud_layer.as_mut() {
+            all.prune(now);
+        }
     }
 
     /// The jobs of `queue` whose reservation overlaps `bits` over `[s, e)`.
@@ -1114,7 +1139,7 @@ impl State {
                     .as_ref()
                     .map(|r| r.1.clone())
                     .unwrap_or_else(|| Bits::empty(self.width));
-                self.all.release(&b, s, e_old);
+                self.cloud_mut().release(&b, s, e_old);
                 let entry = &mut self.jobs[i];
                 entry.occ_end = s;
                 let old = std::mem::replace(&mut entry.evict_at, s);
@@ -1133,7 +1158,9 @@ impl State {
     /// [`State::hold_overdue`].
     fn hpc_free(&mut self, bits: &Bits, s: Time, e: Time) {
         self.hpc.release(bits, s, e);
-        self.all.release(bits, s, e);
+        if let Some(all) = self.cloud_layer.as_mut() {
+            all.release(bits, s, e);
+        }
         if self.dooms.is_empty() {
             return;
         }
@@ -1143,9 +1170,9 @@ impl State {
                 continue;
             };
             let full_end = (self.records[i].start.unwrap_or(t) + self.job(i).walltime).max(t);
-            if full_end == t || self.all.is_free(&b, t, full_end) {
+            if full_end == t || self.all().is_free(&b, t, full_end) {
                 if full_end > t {
-                    self.all.reserve(&b, t, full_end);
+                    self.cloud_mut().reserve(&b, t, full_end);
                 }
                 self.dooms.remove(&(t, i));
                 let entry = &mut self.jobs[i];
@@ -1174,7 +1201,7 @@ impl State {
             }
             false => {
                 self.cloud_timers.remove(&(s, idx));
-                self.all.release(&bits, s, e);
+                self.cloud_mut().release(&bits, s, e);
             }
         }
     }
@@ -1198,13 +1225,13 @@ impl State {
         let bits = if let Some((_, pb)) = prev.filter(|(ps, pb)| *ps == s && pb.is_subset(&cand)) {
             pb
         } else if cfg.policy == Policy::Convergence {
-            self.stage_pick(&self.all, std::slice::from_ref(&cand), k, s, true)
+            self.stage_pick(self.all(), std::slice::from_ref(&cand), k, s, true)
         } else {
             let mut b = Bits::empty(self.width);
             b.take_highest(&cand, k);
             b
         };
-        self.all.reserve(&bits, s, s + wt);
+        self.cloud_mut().reserve(&bits, s, s + wt);
         self.cloud_timers.insert((s, idx));
         self.jobs[idx].res = Some((s, bits));
     }
@@ -1402,7 +1429,7 @@ impl State {
                     self.dooms.remove(&(t, idx));
                 }
                 if now < occ_end {
-                    self.all.release(&bits, now, occ_end);
+                    self.cloud_mut().release(&bits, now, occ_end);
                     self.cloud_compress = true;
                 }
             }
@@ -1446,7 +1473,7 @@ impl State {
             }
             self.unreserve(idx);
             let from = bounds.scan_from(now, k, wt);
-            let fit = self.all.earliest_fit(k, wt, from, Mask::Area);
+            let fit = self.all().earliest_fit(k, wt, from, Mask::Area);
             bounds.placed(k, wt, fit.as_ref().map(|f| f.0));
             self.place_cloud_keep(cfg, idx, fit, prev);
         }
