@@ -92,6 +92,8 @@ pub(super) struct State {
     area: Bits,
     /// Every processor.
     every: Bits,
+    /// The area is the whole machine (the default).
+    whole_area: bool,
     /// `shared-queue`: every job on the HPC layer, in one queue, never evicted.
     shared: bool,
     /// The last Algorithm 3 placement, keyed by its question and the HPC
@@ -177,6 +179,7 @@ impl State {
             now: Time::ZERO,
             width: cfg.procs,
             every: Bits::range(cfg.procs, 0, cfg.procs),
+            whole_area: cfg.conv_procs == cfg.procs,
             shared: cfg.scheduling == Scheduling::SharedQueue,
             stage_cache: std::cell::RefCell::new(None),
             cloud_layer: None,
@@ -1291,11 +1294,16 @@ impl State {
     /// exactly those the policy makes with no cloud job at all. Cloud jobs
     /// take the *highest* free ids of the area, away from where HPC work lands.
     fn choose_hpc(&self, cfg: &EngineConfig, cand: &Bits, k: u32, s: Time) -> Bits {
+        let mut b = Bits::empty(self.width);
+        if cfg.policy != Policy::Convergence && self.whole_area {
+            // One tier: the lowest free ids.
+            b.take_lowest(cand, k);
+            return b;
+        }
         let tiers = [cand.andnot(&self.area), cand.and(&self.area)];
         if cfg.policy == Policy::Convergence {
             return self.stage_pick(&self.hpc, &tiers, k, s, false);
         }
-        let mut b = Bits::empty(self.width);
         let mut need = k;
         for t in &tiers {
             if need == 0 {
