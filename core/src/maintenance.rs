@@ -26,8 +26,10 @@ impl Maintenance {
     }
 
     /// Check the window against a platform of `procs` processors; the
-    /// message names the field and the fix.
-    pub(crate) fn validate(&self, procs: u32) -> Result<(), String> {
+    /// message names the field and the fix. ([`crate::EngineConfig::validate`]
+    /// calls it for every window; a shell that reads windows calls it to
+    /// name the line or key it read the window from.)
+    pub fn validate(&self, procs: u32) -> Result<(), String> {
         if self.start < Time::ZERO || self.start.is_infinite() {
             return Err(format!("start is {}: give a time >= 0 in seconds", self.start));
         }

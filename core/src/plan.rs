@@ -105,7 +105,14 @@ impl Profile {
             .unwrap_or(ORIGIN)
     }
 
+    /// How many processors of `mask` are free at instant `t` (the
+    /// segment's cached count, no bit work).
+    pub(crate) fn free_count_at(&self, t: Time, mask: Mask) -> u32 {
+        self.segs[&self.key_at(t)].count(mask)
+    }
+
     /// Processors free at instant `t`.
+    #[cfg(test)]
     pub(crate) fn free_at(&self, t: Time) -> &Bits {
         &self.segs[&self.key_at(t)].free
     }

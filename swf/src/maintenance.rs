@@ -18,13 +18,13 @@
 //!
 //! `#` starts a comment; blank lines are ignored. What a valid window is
 //! (start ≥ 0, positive duration, at least one processor, on the platform)
-//! is the engine's rule, asked through [`EngineConfig::validate`]: a file is
+//! is the engine's rule, asked through [`Maintenance::validate`]: a file is
 //! checked by it when read (against the largest platform) and again by
 //! [`MaintenanceFile::check`] once the platform is known, and every error
 //! names the file, the line, the field and the fix.
 
 use crate::error::{LineError, SwfError};
-use interstice_core::{EngineConfig, EngineError, Maintenance, Policy, ProcSet, Time};
+use interstice_core::{EngineConfig, Maintenance, ProcSet, Time};
 use std::io::BufRead;
 use std::path::Path;
 
@@ -119,19 +119,9 @@ pub fn window(start: f64, duration: f64, procs: &str) -> Result<Maintenance, Win
 }
 
 /// The engine's verdict on `window` for a platform of `procs` processors
-/// ([`EngineConfig::validate`], the one rule), its message without the
-/// engine's `maintenance[i]` prefix (the caller names the window its way).
+/// ([`Maintenance::validate`], the one rule).
 pub fn check_window(window: &Maintenance, procs: u32) -> Result<(), WindowError> {
-    let mut config = EngineConfig::new(procs.max(1), Policy::Fcfs);
-    config.maintenance = vec![window.clone()];
-    match config.validate() {
-        Err(EngineError::InvalidConfig(message)) => match message.strip_prefix("maintenance[0]: ") {
-            Some(problem) => Err(WindowError::Refused(problem.to_string())),
-            // A problem of the platform itself: the engine reports it.
-            None => Ok(()),
-        },
-        _ => Ok(()),
-    }
+    window.validate(procs).map_err(WindowError::Refused)
 }
 
 /// The windows of a maintenance file, with the line each came from.

@@ -92,8 +92,6 @@ pub(super) struct State {
     area: Bits,
     /// Every processor.
     every: Bits,
-    /// The area is the whole machine (the default).
-    whole_area: bool,
     /// `shared-queue`: every job on the HPC layer, in one queue, never evicted.
     shared: bool,
     /// The last Algorithm 3 placement, keyed by its question and the HPC
@@ -179,7 +177,6 @@ impl State {
             now: Time::ZERO,
             width: cfg.procs,
             every: Bits::range(cfg.procs, 0, cfg.procs),
-            whole_area: cfg.conv_procs == cfg.procs,
             shared: cfg.scheduling == Scheduling::SharedQueue,
             stage_cache: std::cell::RefCell::new(None),
             cloud_layer: None,
@@ -376,15 +373,6 @@ impl State {
         }
     }
 
-    /// Processors of `mask` free in the HPC layer at `t`.
-    fn free_count(&self, t: Time, mask: Mask) -> u32 {
-        let free = self.hpc.free_at(t);
-        match mask {
-            Mask::All => free.count(),
-            Mask::Area => free.and_count(&self.area),
-        }
-    }
-
     /// Where Algorithm 3 (`shared-queue` convergence) places `k` processors
     /// of `mask` for `wt` from `now`.
     fn stage_place(
@@ -403,8 +391,7 @@ impl State {
         }
         let answer = stages::place(&self.hpc, mask, self.mask_bits(mask), k, wt, now, |p, s, e| {
             in_maintenance(cfg, p, s, e)
-        })
-        .map(|(s, b, _)| (s, b));
+        });
         *self.stage_cache.borrow_mut() = Some((query, answer.clone()));
         answer
     }
@@ -617,21 +604,16 @@ impl State {
         self.advance(now)?;
         self.unreserve(idx);
         let key = self.qkey(idx);
-        match self.on_hpc_layer(idx) {
-            true => {
-                self.hpc_queue.remove(&key);
-                self.hpc_compress = true;
-                self.hpc_changed = true;
-            }
-            false => {
-                if self.jobs[idx].in_backlog {
-                    self.jobs[idx].in_backlog = false;
-                    self.backlog_len -= 1;
-                    self.backlog_work -= self.work_of(idx);
-                } else {
-                    self.cloud_queue.remove(&key);
-                }
-            }
+        if self.on_hpc_layer(idx) {
+            self.hpc_queue.remove(&key);
+            self.hpc_compress = true;
+            self.hpc_changed = true;
+        } else if self.jobs[idx].in_backlog {
+            self.jobs[idx].in_backlog = false;
+            self.backlog_len -= 1;
+            self.backlog_work -= self.work_of(idx);
+        } else {
+            self.cloud_queue.remove(&key);
         }
         self.cloud_compress = true;
         if self.head_res == Some(idx) {
@@ -858,40 +840,37 @@ impl State {
             let Some(bits) = self.jobs[idx].res.as_ref().map(|r| r.1.clone()) else {
                 continue;
             };
-            let held_until = match self.on_hpc_layer(idx) {
-                true => {
-                    for i in self.reserved_in(&self.hpc_queue, &bits, now, until) {
+            let held_until = if self.on_hpc_layer(idx) {
+                for i in self.reserved_in(&self.hpc_queue, &bits, now, until) {
+                    self.unreserve(i);
+                    if self.head_res == Some(i) {
+                        self.head_res = None;
+                    }
+                    self.jobs[i].st = St::Pending;
+                    self.new_hpc.push(i);
+                }
+                self.hpc_changed = true;
+                self.hpc_occupy(&bits, now, until);
+                until
+            } else {
+                // HPC work planned on these processors meanwhile evicts
+                // the job when it is due (as `clear_cloud` does).
+                // Maintenance windows are not HPC work: the job overruns
+                // into them (their release keeps them blocked).
+                let hpc_at = self.hpc.first_unblocked_conflict(&bits, now, until);
+                let until = hpc_at.unwrap_or(until);
+                if until > now {
+                    for i in self.reserved_in(&self.cloud_queue, &bits, now, until) {
                         self.unreserve(i);
-                        if self.head_res == Some(i) {
-                            self.head_res = None;
-                        }
-                        self.jobs[i].st = St::Pending;
-                        self.new_hpc.push(i);
+                        self.displaced.push(i);
                     }
-                    self.hpc_changed = true;
-                    self.hpc_occupy(&bits, now, until);
-                    until
+                    self.cloud_mut().reserve(&bits, now, until);
                 }
-                false => {
-                    // HPC work planned on these processors meanwhile evicts
-                    // the job when it is due (as `clear_cloud` does).
-                    // Maintenance windows are not HPC work: the job overruns
-                    // into them (their release keeps them blocked).
-                    let hpc_at = self.hpc.first_unblocked_conflict(&bits, now, until);
-                    let until = hpc_at.unwrap_or(until);
-                    if until > now {
-                        for i in self.reserved_in(&self.cloud_queue, &bits, now, until) {
-                            self.unreserve(i);
-                            self.displaced.push(i);
-                        }
-                        self.cloud_mut().reserve(&bits, now, until);
-                    }
-                    if let Some(at) = hpc_at {
-                        self.jobs[idx].evict_at = at;
-                        self.dooms.insert((at, idx));
-                    }
-                    until
+                if let Some(at) = hpc_at {
+                    self.jobs[idx].evict_at = at;
+                    self.dooms.insert((at, idx));
                 }
+                until
             };
             self.jobs[idx].occ_end = held_until;
         }
@@ -1096,6 +1075,14 @@ impl State {
         self.cloud_layer.get_or_insert_with(|| self.hpc.clone())
     }
 
+    /// The running jobs of a kind.
+    fn running_of(&mut self, kind: JobKind) -> &mut BTreeSet<usize> {
+        match kind {
+            JobKind::Hpc => &mut self.running_hpc,
+            JobKind::Cloud => &mut self.running_cloud,
+        }
+    }
+
     /// Drop both layers' history before `now`.
     fn prune_plan(&mut self, now: Time) {
         self.hpc.prune(now);
@@ -1197,15 +1184,12 @@ impl State {
             return;
         };
         let e = s + self.job(idx).walltime;
-        match self.on_hpc_layer(idx) {
-            true => {
-                self.hpc_timers.remove(&(s, idx));
-                self.hpc_free(&bits, s, e);
-            }
-            false => {
-                self.cloud_timers.remove(&(s, idx));
-                self.cloud_mut().release(&bits, s, e);
-            }
+        if self.on_hpc_layer(idx) {
+            self.hpc_timers.remove(&(s, idx));
+            self.hpc_free(&bits, s, e);
+        } else {
+            self.cloud_timers.remove(&(s, idx));
+            self.cloud_mut().release(&bits, s, e);
         }
     }
 
@@ -1295,7 +1279,7 @@ impl State {
     /// take the *highest* free ids of the area, away from where HPC work lands.
     fn choose_hpc(&self, cfg: &EngineConfig, cand: &Bits, k: u32, s: Time) -> Bits {
         let mut b = Bits::empty(self.width);
-        if cfg.policy != Policy::Convergence && self.whole_area {
+        if cfg.policy != Policy::Convergence && cfg.conv_procs == cfg.procs {
             // One tier: the lowest free ids.
             b.take_lowest(cand, k);
             return b;
@@ -1365,10 +1349,8 @@ impl State {
         if let Some(r) = e.res.as_mut() {
             r.0 = now;
         }
-        match self.records[idx].job.kind {
-            JobKind::Hpc => self.running_hpc.insert(idx),
-            JobKind::Cloud => self.running_cloud.insert(idx),
-        };
+        let kind = self.job(idx).kind;
+        self.running_of(kind).insert(idx);
         self.deadlines.insert((now + wt, idx));
         let r = &mut self.records[idx];
         r.start = Some(now);
@@ -1394,7 +1376,7 @@ impl State {
         for p in bits.iter() {
             self.owner.insert(p, idx);
         }
-        self.running_cloud.insert(idx);
+        self.running_of(JobKind::Cloud).insert(idx);
         self.deadlines.insert((now + wt, idx));
         let r = &mut self.records[idx];
         r.start = Some(now);
@@ -1415,31 +1397,27 @@ impl State {
             .as_ref()
             .map(|r| r.1.clone())
             .unwrap_or_else(|| Bits::empty(self.width));
-        match self.on_hpc_layer(idx) {
-            true => {
-                self.running_hpc.remove(&idx);
-                self.running_cloud.remove(&idx);
-                self.hpc_changed = true;
-                if now < occ_end {
-                    self.hpc_free(&bits, now, occ_end);
-                    self.hpc_compress = true;
-                    self.cloud_compress = true;
-                }
+        let kind = self.job(idx).kind;
+        self.running_of(kind).remove(&idx);
+        if self.on_hpc_layer(idx) {
+            self.hpc_changed = true;
+            if now < occ_end {
+                self.hpc_free(&bits, now, occ_end);
+                self.hpc_compress = true;
+                self.cloud_compress = true;
             }
-            false => {
-                self.running_cloud.remove(&idx);
-                self.cloud_running.andnot_assign(&bits);
-                for p in bits.iter() {
-                    self.owner.remove(&p);
-                }
-                let t = std::mem::replace(&mut self.jobs[idx].evict_at, Time::INFINITY);
-                if !t.is_infinite() {
-                    self.dooms.remove(&(t, idx));
-                }
-                if now < occ_end {
-                    self.cloud_mut().release(&bits, now, occ_end);
-                    self.cloud_compress = true;
-                }
+        } else {
+            self.cloud_running.andnot_assign(&bits);
+            for p in bits.iter() {
+                self.owner.remove(&p);
+            }
+            let t = std::mem::replace(&mut self.jobs[idx].evict_at, Time::INFINITY);
+            if !t.is_infinite() {
+                self.dooms.remove(&(t, idx));
+            }
+            if now < occ_end {
+                self.cloud_mut().release(&bits, now, occ_end);
+                self.cloud_compress = true;
             }
         }
     }
@@ -1509,7 +1487,7 @@ impl State {
             }
             starts.push(idx);
         };
-        if backfill && self.hpc.free_at(now).count() > 0 {
+        if backfill && self.hpc.free_count_at(now, Mask::All) > 0 {
             let order: Vec<usize> = self.hpc_queue.iter().skip(1).map(|k| k.2).collect();
             let (k, wt, mask) = (self.job(head).procs, self.job(head).walltime, self.mask_of(head));
             if let Some((shadow, _)) = self.hpc.earliest_fit(k, wt, now, mask) {
@@ -1522,10 +1500,10 @@ impl State {
                 for &idx in &order {
                     let job = self.job(idx);
                     let (kj, ends) = (job.procs, now + job.walltime);
-                    if self.hpc.free_at(now).count() == 0 {
+                    if self.hpc.free_count_at(now, Mask::All) == 0 {
                         break;
                     }
-                    if self.free_count(now, self.mask_of(idx)) < kj {
+                    if self.hpc.free_count_at(now, self.mask_of(idx)) < kj {
                         continue;
                     }
                     let fits_before = ends <= shadow;
@@ -1553,7 +1531,7 @@ impl State {
     fn try_start_now(&mut self, cfg: &EngineConfig, idx: usize, now: Time) -> bool {
         let job = self.job(idx);
         let (k, wt, mask) = (job.procs, job.walltime, self.mask_of(idx));
-        if self.free_count(now, mask) < k {
+        if self.hpc.free_count_at(now, mask) < k {
             return false;
         }
         let mut cand = self.hpc.free_over(now, now + wt);

@@ -35,22 +35,21 @@ use crate::bits::Bits;
 use crate::plan::{Mask, Profile};
 use crate::time::Time;
 
-/// Which stage placed a job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Stage {
-    /// Idle now.
-    Immediate,
-    /// A hole between planned jobs.
-    Between,
-    /// After the last planned jobs.
-    After,
-}
-
 /// A processor's idle runs from now on, in time order (`end` may be
 /// [`Time::INFINITY`]; the first may have started before now).
 struct Runs {
     proc: u32,
     runs: Vec<(Time, Time)>,
+}
+
+impl Runs {
+    /// The idle runs from `last` on (the first cut to start there).
+    fn after(&self, last: Time) -> impl Iterator<Item = (Time, Time)> + '_ {
+        self.runs
+            .iter()
+            .filter(move |run| run.1 > last)
+            .map(move |run| (run.0.max(last), run.1))
+    }
 }
 
 /// The idle runs of every processor of `mask` from `now` on, from one sweep
@@ -94,7 +93,7 @@ fn idle_runs(plan: &Profile, mask: &Bits, now: Time) -> Vec<Runs> {
 }
 
 /// Where Algorithm 3 places a job of `k` processors of `mask` (the set
-/// `mask_bits`) for `wt`, planned at `now`: its start, processors and stage.
+/// `mask_bits`) for `wt`, planned at `now`: its start and processors.
 /// `maintenance(p, s, e)` says whether processor `p`'s busy time `[s, e)` is
 /// all maintenance (`J_o`), which stage 3 looks past. `None` only if `k`
 /// exceeds the mask.
@@ -106,7 +105,7 @@ pub(crate) fn place(
     wt: Time,
     now: Time,
     maintenance: impl Fn(u32, Time, Time) -> bool,
-) -> Option<(Time, Bits, Stage)> {
+) -> Option<(Time, Bits)> {
     if k == 0 || k > mask_bits.count() {
         return None;
     }
@@ -119,20 +118,20 @@ pub(crate) fn place(
         b
     };
     if let Some(ids) = stage_immediate(&runs, k, wt, now) {
-        return Some((now, set(&ids), Stage::Immediate));
+        return Some((now, set(&ids)));
     }
     if let Some((s, ids)) = stage_between(plan, mask_bits, &runs, k, wt, now) {
-        return Some((s, set(&ids), Stage::Between));
+        return Some((s, set(&ids)));
     }
     if let Some((s, ids)) = stage_after(plan, &runs, k, wt, now, maintenance) {
-        return Some((s, set(&ids), Stage::After));
+        return Some((s, set(&ids)));
     }
     // Maintenance windows can leave no root with `h` processors among the
     // candidate starts: the earliest fit after them all (the lowest ids).
     let (s, idle) = plan.earliest_fit(k, wt, now, mask)?;
     let mut b = mask_bits.empty_like();
     b.take_lowest(&idle.and(mask_bits), k);
-    Some((s, b, Stage::After))
+    Some((s, b))
 }
 
 /// Stage 1: `V^1` and `P^1` over the processors idle now.
@@ -207,13 +206,7 @@ fn stage_after(
             let last = last_job_end(r, now, &maintenance)?;
             // V^3: the end of the last job, or past the maintenance window
             // that leaves too little room before it.
-            let start = r
-                .runs
-                .iter()
-                .filter(|run| run.1 > last)
-                .map(|run| (run.0.max(last), run.1))
-                .find(|&(s, e)| s.saturating_add(wt) <= e)?
-                .0;
+            let start = r.after(last).find(|&(s, e)| s.saturating_add(wt) <= e)?.0;
             Some((last, start, r.proc))
         })
         .collect();
@@ -285,12 +278,7 @@ pub(crate) fn published_future_fit(
                 .into_iter()
                 .collect();
             if let Some(last) = last_job_end(r, now, &maintenance) {
-                own.extend(
-                    r.runs
-                        .iter()
-                        .filter(|run| run.1 > last)
-                        .map(|run| (run.0.max(last), run.1)),
-                );
+                own.extend(r.after(last));
             }
             own
         })
