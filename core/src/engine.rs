@@ -152,6 +152,16 @@ pub struct Lifecycle {
     pub max_time_in_system: Option<Time>,
 }
 
+impl Lifecycle {
+    /// The L8 evaluator's rule: may a job evicted after `resubmissions`
+    /// resubmissions, `in_system` after its first arrival, be resubmitted?
+    /// (The engine's own re-queueing and the data center's Algorithm 2 both
+    /// ask it.)
+    pub fn allows_resubmission(&self, resubmissions: u32, in_system: Time) -> bool {
+        resubmissions < self.max_resubmissions && self.max_time_in_system.map_or(true, |m| in_system < m)
+    }
+}
+
 /// Everything the engine needs to know before the first event.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineConfig {
@@ -348,6 +358,39 @@ pub struct Prediction {
     pub predicts_violation: bool,
     /// `F^SLO = (C' − a) · τ`: the SLO that can be offered; `None` when ∞.
     pub counter_offer_slo: Option<Time>,
+}
+
+impl Prediction {
+    /// Algorithm 1's prediction from a predicted start `F^σ` (`None` = ∞),
+    /// the one owner of the rules of `F^C` (`σ + wt·λ`), `F^V`
+    /// (`C − (a + SLO)`, a violation when `C > a + SLO` or `C = ∞`) and
+    /// `F^SLO` (`(C − a)·τ`), for the engine and the data center alike.
+    pub fn from_start(
+        start: Option<Time>,
+        wt: Time,
+        slo: Option<Time>,
+        arrival: Time,
+        lambda: f64,
+        tau: f64,
+    ) -> Prediction {
+        let completion = start.map(|s| s + wt.mul_f64(lambda));
+        let violation_seconds = match (completion, slo) {
+            (Some(c), Some(slo)) => Some((c - (arrival + slo)).as_secs_f64()),
+            _ => None,
+        };
+        let predicts_violation = match slo {
+            None => false,
+            Some(slo) => completion.map_or(true, |c| c > arrival + slo),
+        };
+        let counter_offer_slo = completion.map(|c| (c - arrival).mul_f64(tau));
+        Prediction {
+            start,
+            completion,
+            violation_seconds,
+            predicts_violation,
+            counter_offer_slo,
+        }
+    }
 }
 
 /// The engine's answer to [`Engine::submit`]: the one admission rule

@@ -148,6 +148,7 @@
 #![deny(missing_docs)]
 
 mod bits;
+pub mod datacenter;
 pub mod driver;
 pub mod engine;
 pub mod job;

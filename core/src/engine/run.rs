@@ -571,9 +571,7 @@ impl State {
         let lc = cfg.lifecycle;
         let e = &self.jobs[idx];
         let in_system = now - r.job.submit;
-        let allowed =
-            e.resubmissions < lc.max_resubmissions && lc.max_time_in_system.map_or(true, |m| in_system < m);
-        if allowed {
+        if lc.allows_resubmission(e.resubmissions, in_system) {
             let e = &mut self.jobs[idx];
             e.resubmissions += 1;
             e.res = None;
@@ -1632,7 +1630,8 @@ fn in_maintenance(cfg: &EngineConfig, p: u32, s: Time, e: Time) -> bool {
     covered >= e
 }
 
-/// Algorithm 1's prediction from a predicted start (`None` = ∞).
+/// Algorithm 1's prediction from a predicted start (`None` = ∞), with the
+/// engine's λ and τ.
 pub(super) fn prediction(
     cfg: &EngineConfig,
     start: Option<Time>,
@@ -1640,21 +1639,5 @@ pub(super) fn prediction(
     slo: Option<Time>,
     arrival: Time,
 ) -> Prediction {
-    let completion = start.map(|s| s + wt.mul_f64(cfg.lambda));
-    let violation_seconds = match (completion, slo) {
-        (Some(c), Some(slo)) => Some((c - (arrival + slo)).as_secs_f64()),
-        _ => None,
-    };
-    let predicts_violation = match slo {
-        None => false,
-        Some(slo) => completion.map_or(true, |c| c > arrival + slo),
-    };
-    let counter_offer_slo = completion.map(|c| (c - arrival).mul_f64(cfg.tau));
-    Prediction {
-        start,
-        completion,
-        violation_seconds,
-        predicts_violation,
-        counter_offer_slo,
-    }
+    Prediction::from_start(start, wt, slo, arrival, cfg.lambda, cfg.tau)
 }

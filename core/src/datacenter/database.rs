@@ -1,0 +1,437 @@
+//! The global database of idle slots and the choice of a destination:
+//! `F^J'` (§4.6.3) and Algorithm 1's verdict (§5.1).
+//!
+//! Every scheduler publishes a [`Tuple`] — its address `A_e`, metadata, and
+//! its idle slots `W_immediate` and `W_future` at the time it published —
+//! and the database keeps the latest one per scheduler, deliberately not
+//! kept consistent with the schedulers' plans: a tuple is as stale as the
+//! time since it was published. [`rank`] predicts, from the tuples alone,
+//! when a job would complete on each scheduler whose metadata fit it
+//! (`F^C(F^σ(J_{j,e}))`, with the destination's latency `r` and overbooking
+//! λ) and orders them by completion, smallest first; [`route`] is
+//! Algorithm 1 on that ranking.
+//!
+//! This module is the one owner of these rules: the simulated data center
+//! ([`super::Datacenter`]) and the daemon's broker both call it.
+
+use crate::engine::{Admission, Prediction, Slots};
+use crate::predict::{Beta, ThesisPrediction};
+use crate::time::Time;
+
+/// What kind of platform a scheduler runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// An HPC platform (`L2`, `L3`): cloud jobs run in its convergence area.
+    Hpc,
+    /// A cloud platform (`L5`, `L6`): overbooked, evicts its lowest-priority work.
+    Cloud,
+}
+
+crate::job::named_options!(Role, "scheduler role", "hpc or cloud", {
+    Hpc => "hpc",
+    Cloud => "cloud",
+});
+
+/// What a scheduler's tuple says it can run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Metadata {
+    /// The widest job it can take: its convergence area (an HPC platform)
+    /// or its processors (a cloud platform).
+    pub procs: u32,
+    /// Technical features it offers (hardware, software); a job that
+    /// requires a feature goes only where it is offered.
+    pub features: Vec<String>,
+    /// Overbooking ratio λ (1 = none): a job of walltime `wt` occupies its
+    /// processors for `wt·λ`, and `F^C = F^σ + wt·λ`.
+    pub overbooking: f64,
+}
+
+/// One scheduler's entry in the global database (`E_e = {A_e, W_immediate,
+/// W_future}` with its metadata).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuple {
+    /// `A_e`: the scheduler's name or address.
+    pub address: String,
+    /// HPC or cloud platform.
+    pub role: Role,
+    /// What it can run.
+    pub metadata: Metadata,
+    /// Its idle slots when it published.
+    pub slots: Slots,
+    /// When it published.
+    pub published: Time,
+    /// `r = F^r(E_e)`: the latency until a job sent there can start, as the
+    /// keeper of the database measures it (0 for the scheduler analysing its
+    /// own queue).
+    pub latency: Time,
+}
+
+/// A job looking for a destination.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// `h`.
+    pub procs: u32,
+    /// `wt` (after reconciliation).
+    pub walltime: Time,
+    /// The agreed SLO, from `arrival` (`None`: no SLO to meet).
+    pub slo: Option<Time>,
+    /// `a`: the arrival in the data center (kept across migrations, as the
+    /// thesis keeps `a_j` for the SLA).
+    pub arrival: Time,
+    /// Features the job requires.
+    pub features: Vec<String>,
+}
+
+/// One destination's predicted completion for a [`Request`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// Index of the tuple in the slice given to [`rank`].
+    pub index: usize,
+    /// Algorithm 1's prediction there (`F^σ`, `F^C`, `F^V`, `F^SLO`).
+    pub prediction: Prediction,
+    /// The completion the ranking used: `F^C`, or, when the slots hold no
+    /// fit before the SLO's deadline (`F^σ = ∞`), the completion of the
+    /// earliest fit after it, so that destinations still compare.
+    pub completion: Time,
+}
+
+impl Metadata {
+    /// Do these metadata fit the request (width and features)?
+    pub fn fits(&self, request: &Request) -> bool {
+        request.procs >= 1
+            && request.procs <= self.procs
+            && request
+                .features
+                .iter()
+                .all(|f| self.features.iter().any(|g| g == f))
+    }
+}
+
+impl Tuple {
+    /// `F^σ` on this tuple's slots at `now` with β (`None` = ∞), and the
+    /// start of the earliest fit whatever the deadline (`None`: the slots
+    /// never hold `h` processors for the job).
+    fn start(&self, request: &Request, now: Time, beta: Beta) -> (Option<Time>, Option<Time>) {
+        let runs = IdleRuns::of(&self.slots);
+        let occupied = request.walltime.mul_f64(self.metadata.overbooking);
+        let h = request.procs as usize;
+        let thesis = ThesisPrediction {
+            latency: self.latency,
+            beta,
+        };
+        let start = thesis.start(
+            now,
+            occupied,
+            request.slo,
+            request.arrival,
+            |end| runs.covering(now, end) >= h,
+            |deadline| runs.earliest_after(now, occupied, h, deadline),
+        );
+        let any = if runs.covering(now, now.saturating_add(self.latency).saturating_add(occupied)) >= h {
+            Some(now.saturating_add(self.latency))
+        } else {
+            runs.earliest_after(now, occupied, h, Time::INFINITY)
+                .map(|t0| t0.saturating_add(self.latency))
+        };
+        (start, any)
+    }
+}
+
+/// `F^J'`: the destinations whose metadata fit `request`, each with its
+/// prediction, ordered by predicted completion (smallest first; ties keep
+/// the order of `tuples`). A destination whose slots never hold the job is
+/// left out. `exclude` leaves out one tuple (the thesis removes the data
+/// center's own scheduler when another scheduler asks, to avoid loops).
+pub fn rank(
+    tuples: &[Tuple],
+    request: &Request,
+    now: Time,
+    beta: Beta,
+    tau: f64,
+    exclude: Option<usize>,
+) -> Vec<Choice> {
+    let mut choices: Vec<Choice> = tuples
+        .iter()
+        .enumerate()
+        .filter(|&(i, tuple)| Some(i) != exclude && tuple.metadata.fits(request))
+        .filter_map(|(index, tuple)| {
+            let (start, any) = tuple.start(request, now, beta);
+            let lambda = tuple.metadata.overbooking;
+            let prediction =
+                Prediction::from_start(start, request.walltime, request.slo, request.arrival, lambda, tau);
+            let completion = match prediction.completion {
+                Some(c) => c,
+                None => any? + request.walltime.mul_f64(lambda),
+            };
+            let prediction = match (&prediction.completion, any) {
+                // No fit before the deadline: offer the SLO of the fit after it.
+                (None, Some(any)) => Prediction {
+                    counter_offer_slo: Prediction::from_start(
+                        Some(any),
+                        request.walltime,
+                        request.slo,
+                        request.arrival,
+                        lambda,
+                        tau,
+                    )
+                    .counter_offer_slo,
+                    ..prediction
+                },
+                _ => prediction,
+            };
+            Some(Choice {
+                index,
+                prediction,
+                completion,
+            })
+        })
+        .collect();
+    choices.sort_by_key(|choice| choice.completion);
+    choices
+}
+
+/// Algorithm 1's verdict on a ranking.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Route {
+    /// Send the job to this destination (`v < 0`, or any `v` under admit-all).
+    Send(Choice),
+    /// Offer the SLO `F^SLO` of the best destination instead (`v ≥ 0` under
+    /// reject-predicted); the job is not placed.
+    Offer(Choice),
+    /// No scheduler's metadata and slots fit the job.
+    Nowhere,
+}
+
+/// Algorithm 1 (§5.1) on `F^J'`'s ranking: the best destination if its
+/// predicted violation `v = F^V` is negative, or whatever it is under
+/// [`Admission::AdmitAll`] (the thesis's "no need to verify the SLO"); else
+/// the counter-offer. Under admit-all a job is sent to the first destination
+/// even when none meets its SLO.
+pub fn route(ranked: &[Choice], admission: Admission) -> Route {
+    let Some(best) = ranked.first() else {
+        return Route::Nowhere;
+    };
+    if admission.rejects(&best.prediction) {
+        Route::Offer(best.clone())
+    } else {
+        Route::Send(best.clone())
+    }
+}
+
+/// A tuple's slots as per-processor idle runs `[start, end)`. A processor
+/// idle "now" (in `W_immediate`) is idle from any earlier time: a stale
+/// tuple's immediate slots are read as still idle.
+struct IdleRuns {
+    /// `(start, end)` per run, any order.
+    runs: Vec<(u32, Time, Time)>,
+    /// Distinct run starts, ascending.
+    starts: Vec<Time>,
+}
+
+impl IdleRuns {
+    fn of(slots: &Slots) -> IdleRuns {
+        let mut runs: Vec<(u32, Time, Time)> = slots
+            .immediate
+            .iter()
+            .map(|slot| (slot.proc, Time::from_ticks(i64::MIN), slot.idle_until))
+            .collect();
+        for slot in &slots.future {
+            runs.extend(slot.procs.iter().map(|p| (p, slot.start, slot.end)));
+        }
+        let mut starts: Vec<Time> = slots.future.iter().map(|slot| slot.start).collect();
+        starts.sort_unstable();
+        starts.dedup();
+        IdleRuns { runs, starts }
+    }
+
+    /// Processors idle over all of `[from, to)` (each counted once).
+    fn covering(&self, from: Time, to: Time) -> usize {
+        let mut procs: Vec<u32> = self
+            .runs
+            .iter()
+            .filter(|&&(_, s, e)| s <= from && e >= to)
+            .map(|&(p, _, _)| p)
+            .collect();
+        procs.sort_unstable();
+        procs.dedup();
+        procs.len()
+    }
+
+    /// The earliest run start `t0 > now` with `h` processors idle over
+    /// `[t0, t0 + wt)` and `t0 + wt ≤ deadline`.
+    fn earliest_after(&self, now: Time, wt: Time, h: usize, deadline: Time) -> Option<Time> {
+        self.starts
+            .iter()
+            .copied()
+            .filter(|&t0| t0 > now)
+            .take_while(|&t0| t0.saturating_add(wt) <= deadline)
+            .find(|&t0| self.covering(t0, t0.saturating_add(wt)) >= h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{FutureSlot, ImmediateSlot};
+    use crate::ProcSet;
+
+    fn secs(s: i64) -> Time {
+        Time::from_secs(s)
+    }
+
+    fn tuple(address: &str, procs: u32, slots: Slots) -> Tuple {
+        Tuple {
+            address: address.into(),
+            role: Role::Hpc,
+            metadata: Metadata {
+                procs,
+                features: vec![],
+                overbooking: 1.0,
+            },
+            slots,
+            published: Time::ZERO,
+            latency: Time::ZERO,
+        }
+    }
+
+    fn request(procs: u32, wt: i64, slo: i64) -> Request {
+        Request {
+            procs,
+            walltime: secs(wt),
+            slo: Some(secs(slo)),
+            arrival: Time::ZERO,
+            features: vec![],
+        }
+    }
+
+    /// Two processors idle now for 50 s, then both idle from 200 s on.
+    fn busy_until_200() -> Slots {
+        Slots {
+            immediate: (0..2)
+                .map(|proc| ImmediateSlot {
+                    proc,
+                    idle_until: secs(50),
+                })
+                .collect(),
+            future: vec![FutureSlot {
+                start: secs(200),
+                end: Time::INFINITY,
+                procs: ProcSet::from_sorted_ids(vec![0, 1]),
+            }],
+        }
+    }
+
+    fn idle() -> Slots {
+        Slots {
+            immediate: (0..2)
+                .map(|proc| ImmediateSlot {
+                    proc,
+                    idle_until: Time::INFINITY,
+                })
+                .collect(),
+            future: vec![],
+        }
+    }
+
+    #[test]
+    fn the_idle_destination_wins_and_ties_keep_the_given_order() {
+        let tuples = vec![
+            tuple("a", 2, busy_until_200()),
+            tuple("b", 2, idle()),
+            tuple("c", 2, idle()),
+        ];
+        let ranked = rank(
+            &tuples,
+            &request(2, 100, 150),
+            secs(0),
+            Beta::Wait(Time::ZERO),
+            1.0,
+            None,
+        );
+        let order: Vec<usize> = ranked.iter().map(|c| c.index).collect();
+        assert_eq!(order, vec![1, 2, 0]);
+        assert_eq!(ranked[0].prediction.completion, Some(secs(100)));
+        assert!(!ranked[0].prediction.predicts_violation);
+        // "a" fits only at 200 s, after the deadline of 150 s: ∞ under F^σ,
+        // ranked by the late fit, with a counter-offer from it.
+        assert_eq!(ranked[2].prediction.start, None);
+        assert!(ranked[2].prediction.predicts_violation);
+        assert_eq!(ranked[2].completion, secs(300));
+        assert_eq!(ranked[2].prediction.counter_offer_slo, Some(secs(300)));
+    }
+
+    #[test]
+    fn metadata_width_features_and_slots_filter_destinations() {
+        let mut wide = tuple("wide", 4, idle());
+        wide.metadata.features = vec!["gpu".into()];
+        let tuples = vec![tuple("narrow", 1, idle()), wide];
+        let mut req = request(2, 10, 100);
+        req.features = vec!["gpu".into()];
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None);
+        assert_eq!(ranked.iter().map(|c| c.index).collect::<Vec<_>>(), vec![1]);
+        // Three processors fit the wide tuple's metadata, but it publishes
+        // only two idle ones: its slots never hold the job.
+        req.procs = 3;
+        assert!(rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None).is_empty());
+        // One processor without features fits both; `exclude` leaves one out.
+        let req = request(1, 10, 100);
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, Some(0));
+        assert_eq!(ranked.iter().map(|c| c.index).collect::<Vec<_>>(), vec![1]);
+    }
+
+    #[test]
+    fn overbooking_and_latency_stretch_the_completion() {
+        let mut cloud = tuple("cloud", 2, idle());
+        cloud.role = Role::Cloud;
+        cloud.metadata.overbooking = 2.0;
+        cloud.latency = secs(5);
+        let ranked = rank(
+            &[cloud],
+            &request(1, 30, 100),
+            secs(10),
+            Beta::Wait(Time::ZERO),
+            1.0,
+            None,
+        );
+        assert_eq!(ranked[0].prediction.start, Some(secs(15)));
+        assert_eq!(ranked[0].prediction.completion, Some(secs(75)));
+    }
+
+    #[test]
+    fn algorithm_1_sends_offers_or_finds_nowhere() {
+        let tuples = vec![tuple("a", 2, busy_until_200())];
+        let late = rank(
+            &tuples,
+            &request(2, 100, 150),
+            secs(0),
+            Beta::Wait(Time::ZERO),
+            1.5,
+            None,
+        );
+        match route(&late, Admission::RejectPredicted) {
+            Route::Offer(choice) => assert_eq!(choice.prediction.counter_offer_slo, Some(secs(450))),
+            other => panic!("expected an offer, got {other:?}"),
+        }
+        assert!(matches!(route(&late, Admission::AdmitAll), Route::Send(_)));
+        let on_time = rank(
+            &tuples,
+            &request(1, 40, 150),
+            secs(0),
+            Beta::Wait(Time::ZERO),
+            1.0,
+            None,
+        );
+        assert!(
+            matches!(route(&on_time, Admission::RejectPredicted), Route::Send(c) if c.prediction.start == Some(secs(0)))
+        );
+        let none = rank(
+            &tuples,
+            &request(3, 1, 10),
+            secs(0),
+            Beta::Wait(Time::ZERO),
+            1.0,
+            None,
+        );
+        assert_eq!(route(&none, Admission::AdmitAll), Route::Nowhere);
+    }
+}
