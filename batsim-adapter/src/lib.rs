@@ -11,6 +11,7 @@
 //!   with the simulator, and its `sweep.csv`/`sweep.json` rows.
 #![deny(missing_docs)]
 
+pub mod dc_output;
 pub mod output;
 pub mod protocol;
 pub mod sim;

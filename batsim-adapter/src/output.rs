@@ -195,10 +195,33 @@ impl<'n, W: Write> JobsCsv<'n, W> {
         })
     }
 
+    /// Start the file with its header and `columns` after Batsim's (a
+    /// comma-separated list), for rows added with [`JobsCsv::add_with`].
+    pub fn with_columns(mut out: W, naming: Naming<'n>, columns: &str) -> std::io::Result<JobsCsv<'n, W>> {
+        writeln!(out, "{JOBS_CSV_HEADER},{columns}")?;
+        Ok(JobsCsv {
+            out,
+            naming,
+            held: BTreeMap::new(),
+        })
+    }
+
     /// Take the final record of the job submitted `seq`-th (0-based).
     pub fn add(&mut self, seq: u64, record: &JobRecord) {
+        self.add_with(seq, record, "");
+    }
+
+    /// [`JobsCsv::add`] with the values of the extra columns
+    /// ([`JobsCsv::with_columns`]), comma-separated, after Batsim's.
+    pub fn add_with(&mut self, seq: u64, record: &JobRecord, extra: &str) {
         let mut line = String::with_capacity(256);
         format_row(&mut line, self.naming, record);
+        if !extra.is_empty() {
+            line.pop();
+            line.push(',');
+            line.push_str(extra);
+            line.push('\n');
+        }
         self.held.insert((row_time(record), seq), line);
     }
 
@@ -601,8 +624,30 @@ pub fn summary_json(
     workload_name: &str,
     run: Option<&serde_json::Value>,
 ) -> Result<String, serde_json::Error> {
+    let mut text = serde_json::to_string_pretty(&summary_wire(summary, config, workload_name, run))?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// `summary.json`'s object (the metrics, then the config), e.g. for one
+/// scheduler of a data center.
+pub fn summary_value(
+    summary: &Summary,
+    config: &EngineConfig,
+    workload_name: &str,
+    run: Option<&serde_json::Value>,
+) -> Result<serde_json::Value, serde_json::Error> {
+    serde_json::to_value(summary_wire(summary, config, workload_name, run))
+}
+
+fn summary_wire<'a>(
+    summary: &Summary,
+    config: &'a EngineConfig,
+    workload_name: &'a str,
+    run: Option<&'a serde_json::Value>,
+) -> SummaryWire<'a> {
     let quality = &summary.prediction;
-    let wire = SummaryWire {
+    SummaryWire {
         workload_name,
         jobs: summary.jobs,
         hpc_jobs: summary.hpc_jobs,
@@ -653,10 +698,7 @@ pub fn summary_json(
                 .collect(),
         },
         run,
-    };
-    let mut text = serde_json::to_string_pretty(&wire)?;
-    text.push('\n');
-    Ok(text)
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@ use std::path::PathBuf;
 #[derive(clap::Args, Clone, Debug)]
 pub struct TraceArgs {
     /// The workload: SWF (plain or .gz) or a Batsim workload JSON (from `swf inject`).
-    pub workload: PathBuf,
+    /// (Required by every command that flattens these flags, except `replay --datacenter`.)
+    pub workload: Option<PathBuf>,
     /// Processors of the machine (default: the workload's machine size).
     #[arg(long)]
     pub procs: Option<u32>,
@@ -43,7 +44,7 @@ impl TraceArgs {
     /// (`None`: the whole machine).
     pub fn spec(&self, conv: Option<u32>) -> TraceSpec {
         TraceSpec {
-            workload: self.workload.clone(),
+            workload: self.workload.clone().unwrap_or_default(),
             procs: self.procs,
             conv,
             walltime_factor: self.walltime_factor,

@@ -33,6 +33,7 @@ pub fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) -> anyhow::Res
 pub mod batsim;
 pub mod bench;
 pub mod client;
+pub mod datacenter;
 pub mod engine_args;
 pub mod experiment_args;
 pub mod replay;

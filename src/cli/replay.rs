@@ -33,10 +33,21 @@ use std::time::Instant;
     Example: interstice replay KTH-SP2.swf.gz --policy convergence --conv 10 --cloud-interval 10 \
     --cloud-procs 1,2,4 --cloud-runtime 0.1w --slack 2 --out results/"
 )]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["workload", "datacenter"])))]
 pub struct ReplayArgs {
     /// The HPC trace.
     #[command(flatten)]
     pub trace: TraceArgs,
+    /// Replay a data center instead of one machine: several HPC clusters (each with its own trace,
+    /// area and policy), cloud platforms and cloud-job streams, described in FILE (YAML; see
+    /// examples/datacenter.yaml and docs/datacenter.md). Only --out, --no-jobs-csv, --quiet and
+    /// --route apply with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "policy", "cloud_interval"])]
+    pub datacenter: Option<PathBuf>,
+    /// With --datacenter: send every cloud job to this scheduler instead of the one F^J' picks
+    /// (`best`, the default, or a scheduler's name): the baseline F^J' is compared with.
+    #[arg(long, value_name = "NAME", requires = "datacenter")]
+    pub route: Option<String>,
     /// Engine options (--policy is required).
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -95,6 +106,15 @@ pub(crate) fn run_info(
 
 /// Run a replay.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    if let Some(file) = &args.datacenter {
+        return super::datacenter::run(
+            file,
+            args.route.as_deref(),
+            &args.out,
+            !args.no_jobs_csv,
+            args.quiet,
+        );
+    }
     let started = Instant::now();
     if args.engine.policy.is_none() {
         bail!("--policy is required: fcfs, easy, conservative or convergence");

@@ -56,6 +56,7 @@ pub const SWEEP_JSON: &str = "sweep.json";
     --cloud-interval 10 --cloud-procs '1;2;4' --slack 1.25,2,5 --cloud-runtime 'walltime;0.1w' --clip \
     --until 2592000 --out results/"
 )]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["workload"])))]
 pub struct SweepArgs {
     /// The HPC trace, the same for every run.
     #[command(flatten)]
@@ -356,7 +357,7 @@ fn sweep_json(
     wall_seconds: f64,
 ) -> serde_json::Value {
     serde_json::json!({
-        "workload": args.trace.workload.display().to_string(),
+        "workload": args.trace.workload.as_deref().map(|w| w.display().to_string()),
         "procs": args.trace.procs,
         "until": args.trace.until,
         "repeat": args.trace.repeat,

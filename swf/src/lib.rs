@@ -61,6 +61,7 @@
 
 pub mod batsim_json;
 pub mod beta;
+pub mod datacenter;
 pub mod defaults;
 pub mod error;
 pub mod experiment;

@@ -24,6 +24,7 @@
 //! run of a job has a run number, so the end event of a run that was evicted
 //! is recognised as stale and dropped.
 
+pub mod datacenter;
 pub mod synthetic;
 
 use interstice_core::{
@@ -84,6 +85,9 @@ pub enum SimError {
     /// The engine kept deciding at one timestamp without time advancing.
     #[error(transparent)]
     Livelock(#[from] Livelock),
+    /// The data center refused an event or its config.
+    #[error(transparent)]
+    Datacenter(#[from] interstice_core::datacenter::DatacenterError),
 }
 
 /// Knobs of a simulation run that do not change its outcome.

@@ -1,0 +1,1017 @@
+//! [`Datacenter`]: several schedulers, each an [`Engine`] behind a
+//! [`Driver`], joined by the global database of their tuples, with the
+//! data-center scheduler's Algorithm 1 at every arrival and the cloud
+//! scheduler's Algorithm 2 after every eviction.
+//!
+//! Like the engine it is pure: a shell owns the clock and the runs. The
+//! shell applies one instant's events — ends ([`Datacenter::job_ended`]),
+//! direct submissions ([`Datacenter::submit_direct`]), arrivals at the data
+//! center ([`Datacenter::arrive`]) — then calls [`Datacenter::pass`] and
+//! carries out each scheduler's decisions, acknowledging evictions with
+//! `job_ended(.., EndReason::Evicted)`; it calls again at
+//! [`Datacenter::next_time`], and takes each finished attempt with
+//! [`Datacenter::take_attempts`].
+//!
+//! **Schedulers.** An HPC scheduler is an engine with its policy, area and
+//! scheduling mode; HPC work comes to it directly (T13) and cloud jobs run
+//! in its area. A cloud platform of `P` processors overbooked by λ is an
+//! engine of `⌊λ·P⌋` virtual processors on which every job occupies its
+//! processors λ times longer (its walltime and run time scaled by λ, the
+//! thesis's `F^C = F^σ + wt·λ`); its own work is high-priority (submitted
+//! directly, as HPC-kind jobs of that engine) and evicts the evictable
+//! cloud jobs the data center sends there when it needs their processors,
+//! exactly as HPC work evicts cloud work in an area. Every scheduler admits
+//! what it is sent (the data center decided) and never re-queues an evicted
+//! job itself: Algorithm 2 does.
+//!
+//! **The global database.** Each scheduler publishes its tuple (metadata and
+//! [`Engine::slots`]) after a pass, at most once every
+//! [`DatacenterConfig::refresh`]: between two publications the database is
+//! stale, as the thesis wants it (not kept consistent).
+//!
+//! **Algorithm 1** ([`Datacenter::arrive`]): `F^J'` ranks the schedulers by
+//! predicted completion from their tuples ([`super::rank`]), `F^V` decides
+//! ([`super::route`] with the data center's admission): the job is sent to
+//! the best (T2 to an HPC platform, T6 to a cloud platform), arriving after
+//! that destination's latency `r`, or refused with the counter-offer
+//! `F^SLO` (a refused request never enters the net).
+//!
+//! **Algorithm 2** (after each eviction): the job reaches the resubmission
+//! evaluator L8; if [`Lifecycle::allows_resubmission`] (resubmissions so
+//! far, time since its first arrival), `F^J'` picks its next scheduler among
+//! all (the evicting one included) and the job restarts there from scratch
+//! (T3 to an HPC platform, T11 to a cloud platform; a migration when the
+//! scheduler differs); else it fails (T10). Its SLO deadline stays its
+//! first arrival plus its SLO.
+
+use super::database::{rank, route, Choice, Metadata, Request, Role, Route, Tuple};
+use super::petri::{BadFiring, PetriNet, Place, Transition};
+use crate::driver::{Driver, Livelock};
+use crate::engine::{
+    Admission, Decision, EndReason, Engine, EngineConfig, EngineError, Lifecycle, Prediction, Scheduling,
+};
+use crate::job::{Job, JobId, JobKind};
+use crate::metrics::{violates, JobRecord};
+use crate::predict::Beta;
+use crate::time::Time;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::fmt;
+
+/// One scheduler of the data center.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedulerConfig {
+    /// Its name (`A_e`), unique.
+    pub name: String,
+    /// HPC or cloud platform.
+    pub role: Role,
+    /// Its engine. For a cloud platform, `procs` are the virtual processors
+    /// it sells (see [`SchedulerConfig::cloud`]). The data center sets
+    /// `admission` to admit-all and `lifecycle` to no resubmission.
+    pub engine: EngineConfig,
+    /// λ ≥ 1: every job occupies its processors `λ ×` its walltime and run time.
+    pub overbooking: f64,
+    /// Technical features it offers.
+    pub features: Vec<String>,
+    /// `r`: the delay between the data center's decision and the job's
+    /// arrival there, also used in its predictions.
+    pub latency: Time,
+}
+
+impl SchedulerConfig {
+    /// An HPC scheduler with this engine.
+    pub fn hpc(name: &str, engine: EngineConfig) -> SchedulerConfig {
+        SchedulerConfig {
+            name: name.to_string(),
+            role: Role::Hpc,
+            engine,
+            overbooking: 1.0,
+            features: Vec::new(),
+            latency: Time::ZERO,
+        }
+    }
+
+    /// A cloud platform of `procs` processors overbooked by `overbooking`
+    /// (λ ≥ 1): an FCFS engine of `⌊λ·procs⌋` virtual processors, all
+    /// evictable by its own work.
+    pub fn cloud(name: &str, procs: u32, overbooking: f64) -> SchedulerConfig {
+        let virtual_procs = (f64::from(procs) * overbooking)
+            .floor()
+            .clamp(0.0, f64::from(u32::MAX)) as u32;
+        SchedulerConfig {
+            name: name.to_string(),
+            role: Role::Cloud,
+            engine: EngineConfig::new(virtual_procs, crate::engine::Policy::Fcfs),
+            overbooking,
+            features: Vec::new(),
+            latency: Time::ZERO,
+        }
+    }
+}
+
+/// Where the data center sends cloud jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Routing {
+    /// `F^J'`: the scheduler with the smallest predicted completion.
+    Best,
+    /// Always this scheduler (by index): the baseline `F^J'` is compared with.
+    Fixed(usize),
+}
+
+/// The data center.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatacenterConfig {
+    /// Its schedulers.
+    pub schedulers: Vec<SchedulerConfig>,
+    /// A scheduler republishes its tuple at most this often (0: after every pass).
+    pub refresh: Time,
+    /// Algorithm 1's admission: admit-all sends every job, reject-predicted
+    /// refuses a predicted violation with a counter-offer.
+    pub admission: Admission,
+    /// τ of `F^SLO`.
+    pub tau: f64,
+    /// β of `F^σ` on the tuples.
+    pub beta: Beta,
+    /// Algorithm 2's bounds (maximum resubmissions, maximum time in the system).
+    pub lifecycle: Lifecycle,
+    /// `F^J'` or a fixed scheduler.
+    pub routing: Routing,
+}
+
+impl DatacenterConfig {
+    /// A data center of these schedulers: fresh tuples at every pass,
+    /// admit-all, τ = 1, β = 0, `max_resubmissions` resubmissions, `F^J'`.
+    pub fn new(schedulers: Vec<SchedulerConfig>, max_resubmissions: u32) -> DatacenterConfig {
+        DatacenterConfig {
+            schedulers,
+            refresh: Time::ZERO,
+            admission: Admission::AdmitAll,
+            tau: 1.0,
+            beta: Beta::Wait(Time::ZERO),
+            lifecycle: Lifecycle {
+                max_resubmissions,
+                max_time_in_system: None,
+            },
+            routing: Routing::Best,
+        }
+    }
+}
+
+/// Errors of the data center.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum DatacenterError {
+    /// The configuration is inconsistent; the message names the field and the fix.
+    InvalidConfig(String),
+    /// A scheduler's engine refused an event or its config.
+    Engine {
+        /// The scheduler.
+        scheduler: String,
+        /// The engine's error.
+        source: EngineError,
+    },
+    /// A scheduler decided again and again at one instant.
+    Livelock {
+        /// The scheduler.
+        scheduler: String,
+        /// The driver's report.
+        source: Livelock,
+    },
+    /// A transition fired from the wrong place: a bug, reported rather than hidden.
+    Net(BadFiring),
+    /// An event named a job the scheduler was not given.
+    UnknownJob {
+        /// The scheduler.
+        scheduler: String,
+        /// The job.
+        job: JobId,
+    },
+}
+
+impl fmt::Display for DatacenterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DatacenterError::InvalidConfig(m) => write!(f, "invalid data center: {m}"),
+            DatacenterError::Engine { scheduler, source } => write!(f, "scheduler {scheduler}: {source}"),
+            DatacenterError::Livelock { scheduler, source } => write!(f, "scheduler {scheduler}: {source}"),
+            DatacenterError::Net(bad) => write!(f, "Petri net: {bad}"),
+            DatacenterError::UnknownJob { scheduler, job } => {
+                write!(f, "scheduler {scheduler} was not given job {job}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DatacenterError {}
+
+impl From<BadFiring> for DatacenterError {
+    fn from(bad: BadFiring) -> Self {
+        DatacenterError::Net(bad)
+    }
+}
+
+/// What Algorithm 1 did with an arrival.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arrival {
+    /// Sent to this scheduler with this prediction.
+    Sent {
+        /// The scheduler's index.
+        scheduler: usize,
+        /// `F^C`, `F^V`… there.
+        prediction: Prediction,
+    },
+    /// Refused: a violation was predicted everywhere (reject-predicted), with
+    /// the best destination's counter-offer; or no scheduler can run it
+    /// (`prediction` is `None`).
+    Refused {
+        /// The best destination's prediction, if any.
+        prediction: Option<Prediction>,
+    },
+}
+
+/// One run of a job on one scheduler, final: the row of `jobs.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    /// The scheduler's index (`None`: refused by the data center itself).
+    pub scheduler: Option<usize>,
+    /// 1 for the first run, 2 after one resubmission…
+    pub attempt: u32,
+    /// The record, with the job's own id (its workload's) and the attempt's
+    /// arrival, walltime and run time as the scheduler saw them.
+    pub record: JobRecord,
+    /// The id the scheduler knew the attempt by.
+    pub local_id: JobId,
+    /// A cloud job sent by the data center (not a scheduler's direct work).
+    pub routed: bool,
+    /// This was the job's last attempt: its outcome is the job's.
+    pub last: bool,
+    /// The job's SLO verdict against its first arrival (cloud jobs, last attempt).
+    pub violated: Option<bool>,
+}
+
+/// The data center's counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Cloud jobs that arrived at the data center.
+    pub arrived: u64,
+    /// Sent to a scheduler by Algorithm 1.
+    pub accepted: u64,
+    /// Refused (counter-offer, or no scheduler fits).
+    pub refused: u64,
+    /// Cloud jobs whose last attempt ended (successfully or at walltime).
+    pub completed: u64,
+    /// Cloud jobs that failed for good (L9).
+    pub failed: u64,
+    /// Accepted cloud jobs that missed their SLO (late, failed or never ended).
+    pub violations: u64,
+    /// Evictions of cloud jobs, everywhere.
+    pub evictions: u64,
+    /// Resubmissions after an eviction to another scheduler.
+    pub migrations: u64,
+    /// Resubmissions after an eviction to the same scheduler.
+    pub resubmissions_in_place: u64,
+    /// Accepted jobs whose Algorithm-1 prediction said violation and that violated.
+    pub true_positives: u64,
+    /// …predicted a violation and met the SLO.
+    pub false_positives: u64,
+    /// …predicted no violation and violated.
+    pub false_negatives: u64,
+    /// …predicted no violation and met the SLO.
+    pub true_negatives: u64,
+}
+
+/// One scheduler's counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchedulerTotals {
+    /// Cloud jobs Algorithm 1 sent here.
+    pub sent: u64,
+    /// Evicted jobs Algorithm 2 moved here from another scheduler.
+    pub migrated_in: u64,
+    /// Evicted jobs Algorithm 2 moved from here to another scheduler.
+    pub migrated_out: u64,
+    /// Evicted jobs Algorithm 2 sent back here.
+    pub resubmitted: u64,
+    /// Cloud jobs evicted here.
+    pub evictions: u64,
+    /// Cloud jobs whose last attempt was here.
+    pub last_attempts: u64,
+    /// Of those, the ones that missed their SLO.
+    pub violations: u64,
+    /// Direct submissions (HPC work, a cloud platform's own work).
+    pub direct: u64,
+    /// Tuples published.
+    pub publications: u64,
+}
+
+struct Member {
+    name: String,
+    role: Role,
+    overbooking: f64,
+    driver: Driver,
+    published: Option<Time>,
+    totals: SchedulerTotals,
+}
+
+/// A job the data center follows.
+struct Tracked {
+    /// The job as it arrived (its own id, first arrival, walltime, run time).
+    job: Job,
+    features: Vec<String>,
+    place: Place,
+    /// Attempts started so far (1 after the first send).
+    attempts: u32,
+    resubmissions: u32,
+    /// Sent by the data center (a cloud job), not direct work.
+    routed: bool,
+    prediction: Option<Prediction>,
+    /// Where its current attempt is.
+    scheduler: usize,
+}
+
+/// An attempt on its way to a scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Delivery {
+    time: Time,
+    seq: u64,
+    scheduler: usize,
+    ticket: u64,
+}
+
+/// The data center (see the module docs).
+pub struct Datacenter {
+    refresh: Time,
+    admission: Admission,
+    tau: f64,
+    beta: Beta,
+    lifecycle: Lifecycle,
+    routing: Routing,
+    latency: Vec<Time>,
+    features: Vec<Vec<String>>,
+    members: Vec<Member>,
+    tuples: Vec<Tuple>,
+    /// Jobs in the system, by ticket.
+    tracked: HashMap<u64, Tracked>,
+    /// (scheduler, the id it knows) → (ticket, the job it was given); a
+    /// ticket of `None` is a cloud platform's own work, outside the net.
+    given: HashMap<(usize, JobId), (Option<u64>, Job)>,
+    transit: BinaryHeap<Reverse<Delivery>>,
+    next_ticket: u64,
+    next_local: u64,
+    next_seq: u64,
+    net: PetriNet,
+    totals: Totals,
+    done: Vec<Attempt>,
+}
+
+/// Ids the data center gives cloud attempts inside a scheduler, above any
+/// workload's own ids (direct work keeps its ids).
+const ATTEMPT_IDS: u64 = 1 << 62;
+
+impl Datacenter {
+    /// Check the config and build the schedulers; every tuple is published
+    /// at time 0 (empty plans).
+    pub fn new(config: DatacenterConfig) -> Result<Datacenter, DatacenterError> {
+        let bad = |m: String| Err(DatacenterError::InvalidConfig(m));
+        if config.schedulers.is_empty() {
+            return bad("no scheduler: give at least one".into());
+        }
+        if !config.tau.is_finite() || config.tau < 0.0 {
+            return bad(format!("tau is {}: give a finite number >= 0", config.tau));
+        }
+        if config.refresh < Time::ZERO || config.refresh.is_infinite() {
+            return bad("refresh must be a finite duration >= 0".into());
+        }
+        if let Routing::Fixed(i) = config.routing {
+            if i >= config.schedulers.len() {
+                return bad(format!("routing names scheduler #{i}, which does not exist"));
+            }
+        }
+        let mut members = Vec::new();
+        let mut latency = Vec::new();
+        let mut features = Vec::new();
+        for (i, s) in config.schedulers.into_iter().enumerate() {
+            if s.name.is_empty() {
+                return bad(format!(
+                    "schedulers[{i}].name is empty: give each scheduler a name"
+                ));
+            }
+            if members.iter().any(|m: &Member| m.name == s.name) {
+                return bad(format!(
+                    "schedulers[{i}].name {:?} is used twice: names are unique",
+                    s.name
+                ));
+            }
+            if !s.overbooking.is_finite() || s.overbooking < 1.0 {
+                return bad(format!(
+                    "schedulers[{i}] ({}): overbooking is {}: give λ >= 1 (1 = none)",
+                    s.name, s.overbooking
+                ));
+            }
+            if s.latency < Time::ZERO || s.latency.is_infinite() {
+                return bad(format!(
+                    "schedulers[{i}] ({}): latency must be a finite duration >= 0",
+                    s.name
+                ));
+            }
+            let mut engine = s.engine;
+            engine.admission = Admission::AdmitAll;
+            engine.lifecycle = Lifecycle {
+                max_resubmissions: 0,
+                max_time_in_system: None,
+            };
+            if s.role == Role::Cloud {
+                engine.scheduling = Scheduling::HpcFirst;
+            }
+            let engine = Engine::new(engine).map_err(|source| DatacenterError::Engine {
+                scheduler: s.name.clone(),
+                source,
+            })?;
+            let mut engine = engine;
+            engine.hand_over_finished();
+            latency.push(s.latency);
+            features.push(s.features);
+            members.push(Member {
+                name: s.name,
+                role: s.role,
+                overbooking: s.overbooking,
+                driver: Driver::new(engine),
+                published: None,
+                totals: SchedulerTotals::default(),
+            });
+        }
+        let mut dc = Datacenter {
+            refresh: config.refresh,
+            admission: config.admission,
+            tau: config.tau,
+            beta: config.beta,
+            lifecycle: config.lifecycle,
+            routing: config.routing,
+            latency,
+            features,
+            members,
+            tuples: Vec::new(),
+            tracked: HashMap::new(),
+            given: HashMap::new(),
+            transit: BinaryHeap::new(),
+            next_ticket: 0,
+            next_local: ATTEMPT_IDS,
+            next_seq: 0,
+            net: PetriNet::default(),
+            totals: Totals::default(),
+            done: Vec::new(),
+        };
+        dc.tuples = (0..dc.members.len()).map(|i| dc.tuple(i, Time::ZERO)).collect();
+        for member in &mut dc.members {
+            member.published = Some(Time::ZERO);
+            member.totals.publications = 1;
+        }
+        Ok(dc)
+    }
+
+    /// The schedulers' names, by index.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.members.iter().map(|m| m.name.as_str())
+    }
+
+    /// A scheduler's role.
+    pub fn role(&self, scheduler: usize) -> Option<Role> {
+        self.members.get(scheduler).map(|m| m.role)
+    }
+
+    /// A scheduler's engine config (as the data center built it).
+    pub fn engine_config(&self, scheduler: usize) -> Option<&EngineConfig> {
+        self.members.get(scheduler).map(|m| m.driver.engine().config())
+    }
+
+    /// The job a scheduler was given under `id` (for its run length).
+    pub fn job(&self, scheduler: usize, id: JobId) -> Option<&Job> {
+        self.given.get(&(scheduler, id)).map(|(_, job)| job)
+    }
+
+    /// The global database as it stands.
+    pub fn tuples(&self) -> &[Tuple] {
+        &self.tuples
+    }
+
+    /// The Petri net's counts.
+    pub fn net(&self) -> &PetriNet {
+        &self.net
+    }
+
+    /// The data center's counters.
+    pub fn totals(&self) -> &Totals {
+        &self.totals
+    }
+
+    /// One scheduler's counters.
+    pub fn scheduler_totals(&self, scheduler: usize) -> Option<&SchedulerTotals> {
+        self.members.get(scheduler).map(|m| &m.totals)
+    }
+
+    /// Jobs the data center follows that are not in a final place yet.
+    pub fn in_system(&self) -> usize {
+        self.tracked.len()
+    }
+
+    /// Work submitted straight to a scheduler at `job.submit`: HPC work to an
+    /// HPC platform (T13 → L2), or a cloud platform's own high-priority work
+    /// (submitted as HPC-kind work of its engine, scaled by λ; outside the
+    /// net). The job keeps its id.
+    pub fn submit_direct(&mut self, scheduler: usize, job: Job) -> Result<(), DatacenterError> {
+        let member = self.member(scheduler)?;
+        let role = member.role;
+        let lambda = member.overbooking;
+        let mut job = job;
+        job.kind = JobKind::Hpc;
+        let ticket = if role == Role::Hpc {
+            let place = self.net.fire(Transition::T13, None)?;
+            let ticket = self.ticket();
+            self.tracked.insert(
+                ticket,
+                Tracked {
+                    job: job.clone(),
+                    features: Vec::new(),
+                    place,
+                    attempts: 1,
+                    resubmissions: 0,
+                    routed: false,
+                    prediction: None,
+                    scheduler,
+                },
+            );
+            Some(ticket)
+        } else {
+            job = occupy(job, lambda);
+            None
+        };
+        self.members[scheduler].totals.direct += 1;
+        self.give(scheduler, ticket, job)
+    }
+
+    /// A cloud job arrives at the data-center scheduler at `job.submit`
+    /// (T0): Algorithm 1 sends it (T2/T6) or refuses it. `job.id` is its
+    /// own id; it must be unique among the cloud jobs in the system.
+    pub fn arrive(&mut self, job: Job, features: Vec<String>) -> Result<Arrival, DatacenterError> {
+        let now = job.submit;
+        self.totals.arrived += 1;
+        let request = Request {
+            procs: job.procs,
+            walltime: job.walltime,
+            slo: job.slo,
+            arrival: job.submit,
+            features: features.clone(),
+        };
+        let ranked = self.rank(&request, now);
+        let choice = match route(&ranked, self.admission) {
+            Route::Send(choice) => choice,
+            Route::Offer(choice) => {
+                return Ok(self.refuse(job, Some(choice.prediction)));
+            }
+            Route::Nowhere => return Ok(self.refuse(job, None)),
+        };
+        self.totals.accepted += 1;
+        let place = self.net.fire(Transition::T0, None)?;
+        let ticket = self.ticket();
+        let prediction = choice.prediction.clone();
+        self.tracked.insert(
+            ticket,
+            Tracked {
+                job,
+                features,
+                place,
+                attempts: 0,
+                resubmissions: 0,
+                routed: true,
+                prediction: Some(prediction.clone()),
+                scheduler: choice.index,
+            },
+        );
+        let transition = match self.members[choice.index].role {
+            Role::Hpc => Transition::T2,
+            Role::Cloud => Transition::T6,
+        };
+        self.members[choice.index].totals.sent += 1;
+        self.send(ticket, choice.index, transition, now)?;
+        Ok(Arrival::Sent {
+            scheduler: choice.index,
+            prediction,
+        })
+    }
+
+    /// A run on `scheduler` stopped (the shell's report; an eviction's
+    /// acknowledgement is `EndReason::Evicted`).
+    pub fn job_ended(
+        &mut self,
+        scheduler: usize,
+        id: JobId,
+        now: Time,
+        reason: EndReason,
+    ) -> Result<(), DatacenterError> {
+        let member = self.member_mut(scheduler)?;
+        member
+            .driver
+            .job_ended(id, now, reason)
+            .map_err(|source| DatacenterError::Engine {
+                scheduler: member.name.clone(),
+                source,
+            })
+    }
+
+    /// When the data center must pass again if no event comes before: a
+    /// delivery, a scheduler's wake-up, or now for a scheduler with events
+    /// not passed yet.
+    pub fn next_time(&self) -> Option<Time> {
+        let deliveries = self.transit.peek().map(|Reverse(d)| d.time);
+        let members = self.members.iter().filter_map(|m| {
+            if m.driver.events_pending() {
+                Some(m.driver.engine().now())
+            } else {
+                m.driver.next_pass()
+            }
+        });
+        deliveries.into_iter().chain(members).min()
+    }
+
+    /// One pass at `now`: deliver the attempts due, pass every scheduler with
+    /// events or a due wake-up, follow finished attempts through the net
+    /// (Algorithm 2 after evictions) and republish tuples. Returns each
+    /// scheduler's decisions, to carry out in order.
+    pub fn pass(&mut self, now: Time) -> Result<Vec<(usize, Decision)>, DatacenterError> {
+        while let Some(Reverse(d)) = self.transit.peek().copied() {
+            if d.time > now {
+                break;
+            }
+            self.transit.pop();
+            self.deliver(d)?;
+        }
+        let mut decisions = Vec::new();
+        for i in 0..self.members.len() {
+            let member = &mut self.members[i];
+            if !member.driver.events_pending() && member.driver.due(now).is_none() {
+                continue;
+            }
+            let passed = member
+                .driver
+                .pass(now)
+                .map_err(|source| DatacenterError::Livelock {
+                    scheduler: member.name.clone(),
+                    source,
+                })?;
+            for decision in &passed {
+                if let Decision::Start { id, .. } = decision {
+                    self.started(i, *id)?;
+                }
+            }
+            decisions.extend(passed.into_iter().map(|d| (i, d)));
+            for record in self.members[i].driver.take_finished() {
+                self.finished(i, record, now)?;
+            }
+            let refresh = self.refresh;
+            if self.members[i]
+                .published
+                .map_or(true, |t| now >= t.saturating_add(refresh))
+            {
+                self.tuples[i] = self.tuple(i, now);
+                let member = &mut self.members[i];
+                member.published = Some(now);
+                member.totals.publications += 1;
+            }
+        }
+        Ok(decisions)
+    }
+
+    /// The attempts that became final since the last call, in that order.
+    pub fn take_attempts(&mut self) -> Vec<Attempt> {
+        std::mem::take(&mut self.done)
+    }
+
+    /// End the run: every scheduler's records not final (never started or
+    /// never ended) as attempts, and the jobs still in the system counted
+    /// as violated.
+    pub fn finish(mut self) -> (Vec<Attempt>, Totals, Vec<SchedulerTotals>, PetriNet) {
+        let mut rest = std::mem::take(&mut self.done);
+        for i in 0..self.members.len() {
+            let records: Vec<JobRecord> = self.members[i].driver.engine().records().cloned().collect();
+            for mut record in records {
+                let Some((ticket, _)) = self.given.remove(&(i, record.job.id)) else {
+                    continue;
+                };
+                let tracked = ticket.and_then(|t| self.tracked.remove(&t));
+                let (attempt, routed) = tracked.as_ref().map_or((1, false), |t| (t.attempts, t.routed));
+                let violated = if routed {
+                    self.totals.violations += 1;
+                    self.members[i].totals.last_attempts += 1;
+                    self.members[i].totals.violations += 1;
+                    Some(true)
+                } else {
+                    None
+                };
+                let local_id = record.job.id;
+                if let Some(t) = &tracked {
+                    record.job.id = t.job.id;
+                }
+                rest.push(Attempt {
+                    scheduler: Some(i),
+                    attempt,
+                    local_id,
+                    record,
+                    routed,
+                    last: true,
+                    violated,
+                });
+            }
+        }
+        let members = self.members.into_iter().map(|m| m.totals).collect();
+        (rest, self.totals, members, self.net)
+    }
+
+    fn member(&self, scheduler: usize) -> Result<&Member, DatacenterError> {
+        self.members
+            .get(scheduler)
+            .ok_or_else(|| DatacenterError::InvalidConfig(format!("no scheduler #{scheduler}")))
+    }
+
+    fn member_mut(&mut self, scheduler: usize) -> Result<&mut Member, DatacenterError> {
+        self.members
+            .get_mut(scheduler)
+            .ok_or_else(|| DatacenterError::InvalidConfig(format!("no scheduler #{scheduler}")))
+    }
+
+    fn ticket(&mut self) -> u64 {
+        self.next_ticket += 1;
+        self.next_ticket
+    }
+
+    fn tuple(&self, i: usize, now: Time) -> Tuple {
+        let member = &self.members[i];
+        let engine = member.driver.engine();
+        Tuple {
+            address: member.name.clone(),
+            role: member.role,
+            metadata: Metadata {
+                procs: engine.config().conv_procs,
+                features: self.features[i].clone(),
+                overbooking: member.overbooking,
+            },
+            slots: engine.slots(now),
+            published: now,
+            latency: self.latency[i],
+        }
+    }
+
+    /// `F^J'` under the configured routing.
+    fn rank(&self, request: &Request, now: Time) -> Vec<Choice> {
+        let ranked = rank(&self.tuples, request, now, self.beta, self.tau, None);
+        match self.routing {
+            Routing::Best => ranked,
+            Routing::Fixed(only) => ranked.into_iter().filter(|c| c.index == only).collect(),
+        }
+    }
+
+    fn refuse(&mut self, job: Job, prediction: Option<Prediction>) -> Arrival {
+        self.totals.refused += 1;
+        let local_id = job.id;
+        let mut record = JobRecord::new(job);
+        record.rejected = true;
+        record.counter_offer_slo = prediction.as_ref().and_then(|p| p.counter_offer_slo);
+        record.prediction = prediction.clone();
+        self.done.push(Attempt {
+            scheduler: None,
+            attempt: 0,
+            local_id,
+            record,
+            routed: true,
+            last: true,
+            violated: None,
+        });
+        Arrival::Refused { prediction }
+    }
+
+    /// Fire `transition` towards `scheduler` and put the attempt in transit.
+    fn send(
+        &mut self,
+        ticket: u64,
+        scheduler: usize,
+        transition: Transition,
+        now: Time,
+    ) -> Result<(), DatacenterError> {
+        let tracked = self.tracked.get_mut(&ticket).expect("tracked job");
+        tracked.place = self.net.fire(transition, Some(tracked.place))?;
+        tracked.scheduler = scheduler;
+        self.next_seq += 1;
+        self.transit.push(Reverse(Delivery {
+            time: now.saturating_add(self.latency[scheduler]),
+            seq: self.next_seq,
+            scheduler,
+            ticket,
+        }));
+        Ok(())
+    }
+
+    /// An attempt reaches its scheduler: submitted there with the SLO left
+    /// from its first arrival.
+    fn deliver(&mut self, d: Delivery) -> Result<(), DatacenterError> {
+        let lambda = self.members[d.scheduler].overbooking;
+        let tracked = self.tracked.get_mut(&d.ticket).expect("tracked job");
+        tracked.attempts += 1;
+        let original = &tracked.job;
+        let deadline = original.slo.map(|slo| original.submit.saturating_add(slo));
+        self.next_local += 1;
+        let job = occupy(
+            Job {
+                id: JobId(self.next_local),
+                submit: d.time,
+                slo: deadline.map(|deadline| (deadline - d.time).max(Time::ZERO)),
+                kind: JobKind::Cloud,
+                ..original.clone()
+            },
+            lambda,
+        );
+        self.give(d.scheduler, Some(d.ticket), job)
+    }
+
+    fn give(&mut self, scheduler: usize, ticket: Option<u64>, job: Job) -> Result<(), DatacenterError> {
+        let member = &mut self.members[scheduler];
+        let id = job.id;
+        if self
+            .given
+            .insert((scheduler, id), (ticket, job.clone()))
+            .is_some()
+        {
+            return Err(DatacenterError::Engine {
+                scheduler: member.name.clone(),
+                source: EngineError::DuplicateJob(id),
+            });
+        }
+        member
+            .driver
+            .submit(job)
+            .map_err(|source| DatacenterError::Engine {
+                scheduler: member.name.clone(),
+                source,
+            })?;
+        Ok(())
+    }
+
+    fn started(&mut self, scheduler: usize, id: JobId) -> Result<(), DatacenterError> {
+        let Some((ticket, _)) = self.given.get(&(scheduler, id)) else {
+            return Err(self.unknown(scheduler, id));
+        };
+        let Some(tracked) = ticket.and_then(|t| self.tracked.get_mut(&t)) else {
+            return Ok(());
+        };
+        let transition = match self.members[scheduler].role {
+            Role::Hpc => Transition::T4,
+            Role::Cloud => Transition::T7,
+        };
+        tracked.place = self.net.fire(transition, Some(tracked.place))?;
+        Ok(())
+    }
+
+    fn unknown(&self, scheduler: usize, job: JobId) -> DatacenterError {
+        DatacenterError::UnknownJob {
+            scheduler: self.members[scheduler].name.clone(),
+            job,
+        }
+    }
+
+    /// A scheduler is done with an attempt: follow the job through the net.
+    fn finished(&mut self, scheduler: usize, record: JobRecord, now: Time) -> Result<(), DatacenterError> {
+        let Some((ticket, _)) = self.given.remove(&(scheduler, record.job.id)) else {
+            return Err(self.unknown(scheduler, record.job.id));
+        };
+        let Some(ticket) = ticket else {
+            // A cloud platform's own work.
+            self.done.push(Attempt {
+                scheduler: Some(scheduler),
+                attempt: 1,
+                local_id: record.job.id,
+                record,
+                routed: false,
+                last: true,
+                violated: None,
+            });
+            return Ok(());
+        };
+        let mut tracked = self.tracked.remove(&ticket).expect("tracked job");
+        let role = self.members[scheduler].role;
+        let reason = record.end_reason;
+        let mut record = record;
+        let local_id = record.job.id;
+        record.job.id = tracked.job.id;
+        let mut attempt = Attempt {
+            scheduler: Some(scheduler),
+            attempt: tracked.attempts,
+            local_id,
+            record,
+            routed: tracked.routed,
+            last: true,
+            violated: None,
+        };
+        use Transition::*;
+        let evicted = reason == Some(EndReason::Evicted);
+        let (first, then) = match (role, reason) {
+            (Role::Hpc, Some(EndReason::Evicted)) => (T14, None),
+            (Role::Hpc, _) => (T5, None),
+            (Role::Cloud, Some(EndReason::Evicted)) => (T9, None),
+            (Role::Cloud, Some(EndReason::Killed) | None) => (T9, Some(T10)),
+            (Role::Cloud, _) => (T8, None),
+        };
+        if attempt.record.rejected {
+            // Schedulers admit all; a refusal here would be a bug.
+            return Err(DatacenterError::Net(BadFiring {
+                transition: T4,
+                at: Some(tracked.place),
+            }));
+        }
+        tracked.place = self.net.fire(first, Some(tracked.place))?;
+        if let Some(then) = then {
+            tracked.place = self.net.fire(then, Some(tracked.place))?;
+        }
+        if evicted && tracked.routed {
+            self.totals.evictions += 1;
+            self.members[scheduler].totals.evictions += 1;
+            // Algorithm 2 at L8.
+            let in_system = now - tracked.job.submit;
+            let next = if self
+                .lifecycle
+                .allows_resubmission(tracked.resubmissions, in_system)
+            {
+                let request = Request {
+                    procs: tracked.job.procs,
+                    walltime: tracked.job.walltime,
+                    slo: tracked.job.slo,
+                    arrival: tracked.job.submit,
+                    features: tracked.features.clone(),
+                };
+                self.rank(&request, now).first().map(|c| c.index)
+            } else {
+                None
+            };
+            if let Some(to) = next {
+                attempt.last = false;
+                tracked.resubmissions += 1;
+                if to == scheduler {
+                    self.totals.resubmissions_in_place += 1;
+                    self.members[to].totals.resubmitted += 1;
+                } else {
+                    self.totals.migrations += 1;
+                    self.members[scheduler].totals.migrated_out += 1;
+                    self.members[to].totals.migrated_in += 1;
+                }
+                let transition = match self.members[to].role {
+                    Role::Hpc => T3,
+                    Role::Cloud => T11,
+                };
+                self.done.push(attempt);
+                self.tracked.insert(ticket, tracked);
+                return self.send(ticket, to, transition, now);
+            }
+            tracked.place = self.net.fire(T10, Some(tracked.place))?;
+        }
+        if tracked.routed {
+            let deadline = tracked
+                .job
+                .slo
+                .map_or(Time::INFINITY, |slo| tracked.job.submit.saturating_add(slo));
+            let end = match (attempt.record.end, attempt.record.end_reason) {
+                (Some(end), Some(reason)) => Some((end, reason)),
+                _ => None,
+            };
+            let violated = violates(deadline, end);
+            if tracked.place == Place::L9 {
+                self.totals.failed += 1;
+            } else {
+                self.totals.completed += 1;
+            }
+            let totals = &mut self.members[scheduler].totals;
+            totals.last_attempts += 1;
+            if violated {
+                totals.violations += 1;
+                self.totals.violations += 1;
+            }
+            let predicted = tracked.prediction.as_ref().is_some_and(|p| p.predicts_violation);
+            match (predicted, violated) {
+                (true, true) => self.totals.true_positives += 1,
+                (true, false) => self.totals.false_positives += 1,
+                (false, true) => self.totals.false_negatives += 1,
+                (false, false) => self.totals.true_negatives += 1,
+            }
+            attempt.violated = Some(violated);
+        }
+        self.done.push(attempt);
+        Ok(())
+    }
+}
+
+/// A job on a platform overbooked by λ: its walltime and run time scaled by λ.
+fn occupy(job: Job, lambda: f64) -> Job {
+    if lambda == 1.0 {
+        return job;
+    }
+    Job {
+        walltime: job.walltime.mul_f64(lambda),
+        runtime: job.runtime.map(|r| r.mul_f64(lambda)),
+        ..job
+    }
+}

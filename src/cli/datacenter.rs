@@ -1,0 +1,183 @@
+//! `interstice replay --datacenter dc.yaml`: load each scheduler's work and
+//! the cloud-job streams the file describes, build the data center and
+//! simulate it, writing `jobs.csv` (one row per attempt) and `summary.json`.
+
+use anyhow::{bail, Context};
+use interstice_batsim::dc_output::DatacenterWriter;
+use interstice_batsim::output::Naming;
+use interstice_batsim::sim::datacenter::{simulate_datacenter, Source};
+use interstice_core::datacenter::{Datacenter, DatacenterConfig, Role, Routing, SchedulerConfig};
+use interstice_core::{EngineConfig, Job, Lifecycle, Time};
+use interstice_swf::datacenter::{DatacenterSpec, DirectWork, StreamSpec};
+use interstice_swf::experiment::injection_span;
+use interstice_swf::load_trace;
+use std::path::Path;
+use std::time::Instant;
+
+/// The `workload_name` column of a data-center `jobs.csv`.
+const WORKLOAD_NAME: &str = "dc";
+
+/// Run the data center of `file` and write its results into `out`.
+pub fn run(file: &Path, route: Option<&str>, out: &Path, jobs_csv: bool, quiet: bool) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let mut spec = DatacenterSpec::load(file)?;
+    if let Some(route) = route {
+        spec.routing = match route {
+            "best" => Routing::Best,
+            name => Routing::Fixed(spec.schedulers.iter().position(|s| s.name == name).with_context(
+                || format!("--route {name}: no scheduler of {} has that name", file.display()),
+            )?),
+        };
+    }
+    let names: Vec<String> = spec.schedulers.iter().map(|s| s.name.clone()).collect();
+    let mut writer = DatacenterWriter::create(out, names.clone(), Naming::Workload(WORKLOAD_NAME), jobs_csv)
+        .context("--out is not usable")?;
+
+    // Each scheduler's engine and direct work; the HPC traces' span.
+    let mut schedulers = Vec::new();
+    let mut direct: Vec<(usize, Vec<Job>)> = Vec::new();
+    let mut span: Option<(Time, Time)> = None;
+    let mut next_id = 1u64;
+    for (i, s) in spec.schedulers.iter().enumerate() {
+        let mut scheduler = match s.role {
+            Role::Hpc => SchedulerConfig::hpc(&s.name, EngineConfig::new(1, s.policy)),
+            Role::Cloud => {
+                let procs = s.procs.context("a cloud platform needs procs")?;
+                let mut cloud = SchedulerConfig::cloud(&s.name, procs, s.overbooking);
+                cloud.engine.policy = s.policy;
+                cloud
+            }
+        };
+        if let DirectWork::Trace(trace_spec) = &s.work {
+            let trace = load_trace(trace_spec).with_context(|| format!("scheduler {}", s.name))?;
+            if s.role == Role::Hpc {
+                scheduler.engine.procs = trace.procs;
+                scheduler.engine.conv_procs = trace.conv;
+                scheduler.engine.scheduling = s.scheduling;
+            }
+            let mut jobs = trace.jobs;
+            jobs.sort_by_key(|job| job.submit);
+            if s.role == Role::Hpc {
+                if let Some((first, last)) = injection_span(&jobs) {
+                    span = Some(span.map_or((first, last), |(a, b)| (a.min(first), b.max(last))));
+                }
+            }
+            next_id = next_id.max(jobs.iter().map(|job| job.id.0 + 1).max().unwrap_or(1));
+            direct.push((i, jobs));
+        }
+        scheduler.features = s.features.clone();
+        scheduler.latency = s.latency;
+        schedulers.push(scheduler);
+    }
+
+    // Generated work: the cloud platforms' own load, then the streams.
+    let stream_jobs = |stream: &StreamSpec, first_id: &mut u64| -> anyhow::Result<Vec<Job>> {
+        let from = stream.from.map(Time::from_secs_f64).or(span.map(|s| s.0));
+        let to = stream.until.map(Time::from_secs_f64).or(span.map(|s| s.1));
+        let (Some(from), Some(to)) = (from, to) else {
+            bail!("a stream needs `from` and `until` when no HPC trace gives the span");
+        };
+        let jobs: Vec<Job> = stream.cloud.jobs(from, to, *first_id)?.collect();
+        *first_id += jobs.len() as u64;
+        Ok(jobs)
+    };
+    for (i, s) in spec.schedulers.iter().enumerate() {
+        if let DirectWork::Stream(load) = &s.work {
+            let jobs =
+                stream_jobs(load, &mut next_id).with_context(|| format!("scheduler {}: load", s.name))?;
+            direct.push((i, jobs));
+        }
+    }
+    let mut streams = Vec::new();
+    for (k, stream) in spec.streams.iter().enumerate() {
+        let widest = stream.cloud.procs.max();
+        if !schedulers.iter().any(|s| s.engine.conv_procs >= widest) {
+            bail!(
+                "{}: streams[{k}]: jobs of {widest} processors fit no scheduler's area",
+                file.display()
+            );
+        }
+        let jobs = stream_jobs(stream, &mut next_id).with_context(|| format!("streams[{k}]"))?;
+        streams.push((stream.features.clone(), jobs));
+    }
+
+    let config = DatacenterConfig {
+        schedulers,
+        refresh: spec.refresh,
+        admission: spec.admission,
+        tau: spec.tau,
+        beta: spec.beta,
+        lifecycle: Lifecycle {
+            max_resubmissions: spec.max_resubmissions,
+            max_time_in_system: spec.max_time_in_system,
+        },
+        routing: spec.routing,
+    };
+    let dc = Datacenter::new(config)?;
+    let configs: Vec<EngineConfig> = (0..names.len())
+        .filter_map(|i| dc.engine_config(i).cloned())
+        .collect();
+    let roles: Vec<&str> = (0..names.len())
+        .filter_map(|i| dc.role(i).map(|r| r.name()))
+        .collect();
+    let mut sources: Vec<Source<'_>> = Vec::new();
+    for (scheduler, jobs) in direct {
+        sources.push(Source::Direct {
+            scheduler,
+            jobs: Box::new(jobs.into_iter()),
+        });
+    }
+    for (features, jobs) in streams {
+        sources.push(Source::Cloud {
+            features,
+            jobs: Box::new(jobs.into_iter()),
+        });
+    }
+    let run = simulate_datacenter(dc, sources, &mut writer).context("simulation failed")?;
+    let settings = serde_json::json!({
+        "file": file.display().to_string(),
+        "routing": match spec.routing {
+            Routing::Best => "best",
+            Routing::Fixed(i) => names[i].as_str(),
+        },
+        "admission": spec.admission.name(),
+        "refresh": spec.refresh.as_secs_f64(),
+        "tau": spec.tau,
+        "beta": interstice_swf::beta::beta_json(spec.beta),
+        "max_resubmissions": spec.max_resubmissions,
+        "max_time_in_system": spec.max_time_in_system.map(Time::as_secs_f64),
+        "streams": spec.streams.iter().map(|s| s.cloud.to_json()).collect::<Vec<_>>(),
+    });
+    writer
+        .finish(&run, &configs, &roles, settings)
+        .context("cannot write the results")?;
+    if !quiet {
+        let t = &run.totals;
+        outln!(
+            "data center: {} cloud jobs, {} accepted, {} refused, {} violations, {} evictions, {} migrations",
+            t.arrived,
+            t.accepted,
+            t.refused,
+            t.violations,
+            t.evictions,
+            t.migrations
+        )?;
+        for (name, s) in names.iter().zip(&run.schedulers) {
+            outln!(
+                "  {name}: {} sent, {} evictions, {} in / {} out by migration, {} last attempts, {} violations",
+                s.sent,
+                s.evictions,
+                s.migrated_in,
+                s.migrated_out,
+                s.last_attempts,
+                s.violations
+            )?;
+        }
+        outln!(
+            "results in {} ({:.1} s)",
+            out.display(),
+            started.elapsed().as_secs_f64()
+        )?;
+    }
+    Ok(())
+}

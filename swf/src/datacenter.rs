@@ -1,0 +1,475 @@
+//! The data-center experiment file of `interstice replay --datacenter
+//! dc.yaml`: its schedulers (HPC clusters, each with its own trace; cloud
+//! platforms), its cloud-job streams and the data center's own knobs.
+//! Unknown keys are errors; every error names the file, the line where
+//! YAML knows it, and the key.
+//!
+//! Relative paths are read from the YAML file's directory.
+//!
+//! ```yaml
+//! refresh: 60                 # s between two publications of a tuple
+//! admission: admit-all        # or reject-predicted
+//! routing: best               # F^J', or the name of one scheduler
+//! max_resubmissions: 3        # Algorithm 2's bounds
+//! max_time_in_system: null    # s, or null
+//! tau: 1
+//! beta: 0                     # s, or disqualify
+//! schedulers:
+//!   - name: kth
+//!     role: hpc
+//!     trace: ../../shared/data/KTH-SP2-1996-2.1-cln.swf.gz
+//!     policy: conservative
+//!     conv: 60                # the convergence area (default: the machine)
+//!     until: 2592000          # only the trace's first 30 days
+//!   - name: cloud
+//!     role: cloud
+//!     procs: 32
+//!     overbooking: 1.5
+//!     load: { interval: 600, procs: "4,8", walltime: 3600, runtime: "uniform:600:3600" }
+//! streams:
+//!   - { interval: 10, procs: "1,2,4", walltime: 180, runtime: "uniform:18:90", slack: 2 }
+//! ```
+
+use crate::beta::parse_beta;
+use crate::experiment::{ClipTarget, CloudSpec, TraceSpec};
+use crate::inject::{ProcsChoice, RuntimeSpec};
+use interstice_core::datacenter::{Role, Routing};
+use interstice_core::{Admission, Beta, Policy, Scheduling, Time};
+use serde::Deserialize;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+
+/// A bad data-center file: the message names the file, line and key.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct DatacenterFileError(String);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    refresh: Option<f64>,
+    #[serde(default)]
+    admission: Option<String>,
+    #[serde(default)]
+    routing: Option<String>,
+    #[serde(default)]
+    max_resubmissions: Option<u32>,
+    #[serde(default)]
+    max_time_in_system: Option<f64>,
+    #[serde(default)]
+    tau: Option<f64>,
+    #[serde(default)]
+    beta: Option<serde_yaml::Value>,
+    schedulers: Vec<SchedulerEntry>,
+    #[serde(default)]
+    streams: Vec<StreamEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SchedulerEntry {
+    name: String,
+    role: String,
+    #[serde(default)]
+    trace: Option<PathBuf>,
+    #[serde(default)]
+    procs: Option<u32>,
+    #[serde(default)]
+    conv: Option<u32>,
+    #[serde(default)]
+    policy: Option<String>,
+    #[serde(default)]
+    scheduling: Option<String>,
+    #[serde(default)]
+    until: Option<f64>,
+    #[serde(default)]
+    clip: bool,
+    #[serde(default)]
+    overbooking: Option<f64>,
+    #[serde(default)]
+    latency: Option<f64>,
+    #[serde(default)]
+    features: Vec<String>,
+    #[serde(default)]
+    load: Option<StreamEntry>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct StreamEntry {
+    interval: f64,
+    #[serde(default)]
+    procs: Option<serde_yaml::Value>,
+    #[serde(default)]
+    walltime: Option<f64>,
+    #[serde(default)]
+    runtime: Option<serde_yaml::Value>,
+    #[serde(default)]
+    slack: Option<f64>,
+    #[serde(default)]
+    alpha: Option<f64>,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    from: Option<f64>,
+    #[serde(default)]
+    until: Option<f64>,
+    #[serde(default)]
+    features: Vec<String>,
+}
+
+/// A stream of injected jobs over `[from, until]` (default: the span of the
+/// HPC traces).
+#[derive(Clone, Debug)]
+pub struct StreamSpec {
+    /// The jobs' shape and rate.
+    pub cloud: CloudSpec,
+    /// First arrival, seconds.
+    pub from: Option<f64>,
+    /// Last arrival, seconds.
+    pub until: Option<f64>,
+    /// Features every job requires.
+    pub features: Vec<String>,
+}
+
+/// Where a scheduler's direct work comes from.
+#[derive(Clone, Debug)]
+pub enum DirectWork {
+    /// None.
+    Nothing,
+    /// A trace (SWF or Batsim JSON), cut and clipped.
+    Trace(TraceSpec),
+    /// A generated stream (a cloud platform's own high-priority work).
+    Stream(StreamSpec),
+}
+
+/// One scheduler of the file.
+#[derive(Clone, Debug)]
+pub struct SchedulerSpec {
+    /// Its name.
+    pub name: String,
+    /// HPC or cloud platform.
+    pub role: Role,
+    /// Processors (an HPC cluster: default its trace's machine; a cloud platform: required).
+    pub procs: Option<u32>,
+    /// Convergence area (HPC; default the machine).
+    pub conv: Option<u32>,
+    /// Policy (HPC: required; cloud: fcfs by default).
+    pub policy: Policy,
+    /// Scheduling mode (HPC).
+    pub scheduling: Scheduling,
+    /// λ (cloud; 1 = none).
+    pub overbooking: f64,
+    /// `r`, seconds.
+    pub latency: Time,
+    /// Features it offers.
+    pub features: Vec<String>,
+    /// Its direct work.
+    pub work: DirectWork,
+}
+
+/// The whole file.
+#[derive(Clone, Debug)]
+pub struct DatacenterSpec {
+    /// The file, as given.
+    pub path: PathBuf,
+    /// Seconds between two publications.
+    pub refresh: Time,
+    /// Algorithm 1's admission.
+    pub admission: Admission,
+    /// `F^J'` or one scheduler (by index into `schedulers`).
+    pub routing: Routing,
+    /// Algorithm 2's resubmissions.
+    pub max_resubmissions: u32,
+    /// Algorithm 2's time bound.
+    pub max_time_in_system: Option<Time>,
+    /// τ.
+    pub tau: f64,
+    /// β.
+    pub beta: Beta,
+    /// The schedulers.
+    pub schedulers: Vec<SchedulerSpec>,
+    /// The cloud-job streams arriving at the data center.
+    pub streams: Vec<StreamSpec>,
+}
+
+impl DatacenterSpec {
+    /// Read and check `path`.
+    pub fn load(path: &Path) -> Result<DatacenterSpec, DatacenterFileError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| DatacenterFileError(format!("{}: cannot read: {e}", path.display())))?;
+        Self::parse(&text, path)
+    }
+
+    /// Parse the text of `path` (paths inside are read from its directory).
+    pub fn parse(text: &str, path: &Path) -> Result<DatacenterSpec, DatacenterFileError> {
+        let place = path.display().to_string();
+        let file: File = serde_yaml::from_str(text).map_err(|e| {
+            let at = e
+                .location()
+                .map(|l| format!("{place}:{}:{}", l.line(), l.column()))
+                .unwrap_or_else(|| place.clone());
+            DatacenterFileError(format!("{at}: {e}"))
+        })?;
+        let err = |key: String, msg: String| DatacenterFileError(format!("{place}: {key}: {msg}"));
+        let base = path.parent().unwrap_or(Path::new("."));
+        let seconds = |key: &str, v: f64| -> Result<Time, DatacenterFileError> {
+            if v.is_finite() && v >= 0.0 {
+                Ok(Time::from_secs_f64(v))
+            } else {
+                Err(err(
+                    key.into(),
+                    format!("{v} is not a duration: give seconds >= 0"),
+                ))
+            }
+        };
+        if file.schedulers.is_empty() {
+            return Err(err(
+                "schedulers".into(),
+                "is empty: give at least one scheduler".into(),
+            ));
+        }
+        let mut schedulers = Vec::new();
+        for (i, entry) in file.schedulers.into_iter().enumerate() {
+            let key = |k: &str| format!("schedulers[{i}].{k}");
+            let role: Role = entry.role.parse().map_err(|e| err(key("role"), format!("{e}")))?;
+            if schedulers.iter().any(|s: &SchedulerSpec| s.name == entry.name) || entry.name.is_empty() {
+                return Err(err(
+                    key("name"),
+                    format!(
+                        "{:?} is empty or used twice: give each scheduler its own name",
+                        entry.name
+                    ),
+                ));
+            }
+            let policy = match (&entry.policy, role) {
+                (Some(p), _) => p.parse().map_err(|e| err(key("policy"), format!("{e}")))?,
+                (None, Role::Cloud) => Policy::Fcfs,
+                (None, Role::Hpc) => {
+                    return Err(err(
+                        key("policy"),
+                        "is missing: fcfs, easy, conservative or convergence".into(),
+                    ))
+                }
+            };
+            let scheduling = match &entry.scheduling {
+                Some(s) => s.parse().map_err(|e| err(key("scheduling"), format!("{e}")))?,
+                None => crate::defaults::scheduling(),
+            };
+            let overbooking = entry.overbooking.unwrap_or(1.0);
+            if !overbooking.is_finite() || overbooking < 1.0 {
+                return Err(err(
+                    key("overbooking"),
+                    format!("{overbooking}: give λ >= 1 (1 = none)"),
+                ));
+            }
+            if role == Role::Hpc && entry.overbooking.is_some() {
+                return Err(err(
+                    key("overbooking"),
+                    "applies to cloud platforms only (role: cloud)".into(),
+                ));
+            }
+            if role == Role::Cloud && (entry.conv.is_some() || entry.procs.is_none()) {
+                return Err(err(
+                    key("procs"),
+                    "a cloud platform needs procs (its processors) and no conv (all of them are evictable)"
+                        .into(),
+                ));
+            }
+            let work = match (entry.trace, entry.load) {
+                (Some(_), Some(_)) => {
+                    return Err(err(key("trace"), "give a trace or a load, not both".into()));
+                }
+                (Some(trace), None) => DirectWork::Trace(TraceSpec {
+                    workload: base.join(trace),
+                    procs: entry.procs,
+                    conv: entry.conv,
+                    walltime_factor: crate::defaults::WALLTIME_FACTOR,
+                    until: entry.until,
+                    clip: entry.clip.then_some(ClipTarget::Machine),
+                    lenient: false,
+                    repeat: NonZeroU32::MIN,
+                }),
+                (None, Some(load)) => DirectWork::Stream(stream(load, &key("load"), &err)?),
+                (None, None) if role == Role::Hpc => {
+                    return Err(err(
+                        key("trace"),
+                        "is missing: an HPC cluster replays its trace".into(),
+                    ))
+                }
+                (None, None) => DirectWork::Nothing,
+            };
+            schedulers.push(SchedulerSpec {
+                name: entry.name,
+                role,
+                procs: entry.procs,
+                conv: entry.conv,
+                policy,
+                scheduling,
+                overbooking,
+                latency: seconds(&key("latency"), entry.latency.unwrap_or(0.0))?,
+                features: entry.features,
+                work,
+            });
+        }
+        let routing = match file.routing.as_deref() {
+            None | Some("best") => Routing::Best,
+            Some(name) => {
+                Routing::Fixed(schedulers.iter().position(|s| s.name == name).ok_or_else(|| {
+                    err(
+                        "routing".into(),
+                        format!("{name:?} is neither best nor the name of a scheduler"),
+                    )
+                })?)
+            }
+        };
+        let beta = match &file.beta {
+            None => interstice_core::ThesisPrediction::default().beta,
+            Some(v) => {
+                let text = match v {
+                    serde_yaml::Value::String(s) => s.clone(),
+                    serde_yaml::Value::Number(n) => n.to_string(),
+                    _ => String::new(),
+                };
+                parse_beta(&text).map_err(|e| err("beta".into(), e.to_string()))?
+            }
+        };
+        let streams = file
+            .streams
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| stream(s, &format!("streams[{i}]"), &err))
+            .collect::<Result<Vec<_>, _>>()?;
+        let tau = file.tau.unwrap_or_else(crate::defaults::tau);
+        if !tau.is_finite() || tau < 0.0 {
+            return Err(err("tau".into(), format!("{tau}: give a number >= 0")));
+        }
+        Ok(DatacenterSpec {
+            path: path.to_path_buf(),
+            refresh: seconds("refresh", file.refresh.unwrap_or(0.0))?,
+            admission: match &file.admission {
+                Some(a) => a.parse().map_err(|e| err("admission".into(), format!("{e}")))?,
+                None => crate::defaults::admission(),
+            },
+            routing,
+            max_resubmissions: file
+                .max_resubmissions
+                .unwrap_or(crate::defaults::MAX_RESUBMISSIONS),
+            max_time_in_system: file
+                .max_time_in_system
+                .map(|s| seconds("max_time_in_system", s))
+                .transpose()?,
+            tau,
+            beta,
+            schedulers,
+            streams,
+        })
+    }
+}
+
+/// A stream entry as a [`StreamSpec`], with the injector's defaults.
+fn stream(
+    entry: StreamEntry,
+    key: &str,
+    err: &dyn Fn(String, String) -> DatacenterFileError,
+) -> Result<StreamSpec, DatacenterFileError> {
+    let text = |v: &serde_yaml::Value| match v {
+        serde_yaml::Value::String(s) => s.clone(),
+        serde_yaml::Value::Number(n) => n.to_string(),
+        _ => String::new(),
+    };
+    let procs: ProcsChoice = entry
+        .procs
+        .as_ref()
+        .map_or(crate::defaults::CLOUD_PROCS.to_string(), text)
+        .parse()
+        .map_err(|e| err(format!("{key}.procs"), format!("{e}")))?;
+    let runtime: RuntimeSpec = entry
+        .runtime
+        .as_ref()
+        .map_or(crate::defaults::CLOUD_RUNTIME.to_string(), text)
+        .parse()
+        .map_err(|e| err(format!("{key}.runtime"), format!("{e}")))?;
+    let cloud = CloudSpec {
+        interval: entry.interval,
+        procs,
+        walltime: entry.walltime.unwrap_or(crate::defaults::CLOUD_WALLTIME_SECS),
+        runtime,
+        slack: entry.slack.unwrap_or(crate::defaults::SLACK),
+        alpha: entry.alpha.unwrap_or(crate::defaults::ALPHA),
+        seed: entry.seed.unwrap_or(crate::defaults::SEED),
+    };
+    cloud
+        .options()
+        .validate()
+        .map_err(|e| err(key.to_string(), format!("{e}")))?;
+    for (name, v) in [("from", entry.from), ("until", entry.until)] {
+        if v.is_some_and(|v| !v.is_finite() || v < 0.0) {
+            return Err(err(format!("{key}.{name}"), "give seconds >= 0".into()));
+        }
+    }
+    Ok(StreamSpec {
+        cloud,
+        from: entry.from,
+        until: entry.until,
+        features: entry.features,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<DatacenterSpec, DatacenterFileError> {
+        DatacenterSpec::parse(text, Path::new("dc/dc.yaml"))
+    }
+
+    #[test]
+    fn a_two_cluster_file_with_a_cloud_platform() {
+        let spec = parse(
+            "routing: nasa\nschedulers:\n  - {name: kth, role: hpc, trace: kth.swf, policy: easy, conv: 10}\n  \
+             - {name: nasa, role: hpc, trace: /data/nasa.swf, policy: conservative}\n  \
+             - {name: c, role: cloud, procs: 8, overbooking: 2, load: {interval: 60, procs: '2,4'}}\n\
+             streams:\n  - {interval: 10, procs: 1, slack: 2}\n",
+        )
+        .unwrap();
+        assert_eq!(spec.routing, Routing::Fixed(1));
+        assert_eq!(spec.schedulers.len(), 3);
+        let DirectWork::Trace(kth) = &spec.schedulers[0].work else {
+            panic!()
+        };
+        assert_eq!(kth.workload, Path::new("dc/kth.swf"));
+        let DirectWork::Trace(nasa) = &spec.schedulers[1].work else {
+            panic!()
+        };
+        assert_eq!(nasa.workload, Path::new("/data/nasa.swf"));
+        assert_eq!(spec.schedulers[2].overbooking, 2.0);
+        assert_eq!(spec.max_resubmissions, crate::defaults::MAX_RESUBMISSIONS);
+        assert_eq!(spec.streams[0].cloud.slack, 2.0);
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_key() {
+        let e = parse("schedulers:\n  - {name: a, role: hpc, trace: t.swf, policy: easy, colour: red}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("dc/dc.yaml:2:"), "{e}");
+        assert!(e.contains("colour"), "{e}");
+        let e = parse("schedulers:\n  - {name: a, role: hpc, trace: t.swf}\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "dc/dc.yaml: schedulers[0].policy: is missing: fcfs, easy, conservative or convergence"
+        );
+        let e = parse("routing: b\nschedulers:\n  - {name: a, role: hpc, trace: t.swf, policy: easy}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("routing: \"b\" is neither best"), "{e}");
+        let e = parse("schedulers:\n  - {name: c, role: cloud, procs: 4, overbooking: 0.5}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("schedulers[0].overbooking: 0.5"), "{e}");
+    }
+}
