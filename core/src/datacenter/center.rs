@@ -461,9 +461,8 @@ impl Datacenter {
             done: Vec::new(),
         };
         dc.tuples = (0..dc.members.len()).map(|i| dc.tuple(i, Time::ZERO)).collect();
-        for member in &mut dc.members {
-            member.published = Some(Time::ZERO);
-            member.totals.publications = 1;
+        for i in 0..dc.members.len() {
+            dc.publish(i, Time::ZERO);
         }
         Ok(dc)
     }
@@ -671,10 +670,7 @@ impl Datacenter {
                 .published
                 .map_or(true, |t| now >= t.saturating_add(refresh))
             {
-                self.tuples[i] = self.tuple(i, now);
-                let member = &mut self.members[i];
-                member.published = Some(now);
-                member.totals.publications += 1;
+                self.publish(i, now);
             }
         }
         Ok(decisions)
@@ -740,6 +736,14 @@ impl Datacenter {
     fn ticket(&mut self) -> u64 {
         self.next_ticket += 1;
         self.next_ticket
+    }
+
+    /// Scheduler `i` publishes its tuple to the database.
+    fn publish(&mut self, i: usize, now: Time) {
+        self.tuples[i] = self.tuple(i, now);
+        let member = &mut self.members[i];
+        member.published = Some(now);
+        member.totals.publications += 1;
     }
 
     fn tuple(&self, i: usize, now: Time) -> Tuple {
@@ -931,7 +935,9 @@ impl Datacenter {
         if evicted && tracked.routed {
             self.totals.evictions += 1;
             self.members[scheduler].totals.evictions += 1;
-            // Algorithm 2 at L8.
+            // Algorithm 2 at L8, run by the evicting scheduler, which
+            // publishes its own plan first: it knows what evicted the job.
+            self.publish(scheduler, now);
             let in_system = now - tracked.job.submit;
             let next = if self
                 .lifecycle

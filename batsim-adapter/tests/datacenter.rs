@@ -1,0 +1,333 @@
+//! The simulated data center: where F^J' sends cloud jobs, Algorithm 2's
+//! migrations, and the Petri net's invariants on random data centers.
+
+use interstice_batsim::sim::datacenter::{simulate_datacenter, AttemptSink, DatacenterRun, Source};
+use interstice_batsim::sim::SimError;
+use interstice_core::datacenter::{
+    Attempt, Datacenter, DatacenterConfig, Place, Routing, SchedulerConfig, Transition,
+};
+use interstice_core::{EngineConfig, Job, JobId, JobKind, Policy, Time};
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+fn secs(s: i64) -> Time {
+    Time::from_secs(s)
+}
+
+fn job(
+    id: u64,
+    submit: i64,
+    procs: u32,
+    walltime: i64,
+    runtime: i64,
+    kind: JobKind,
+    slo: Option<i64>,
+) -> Job {
+    Job {
+        id: JobId(id),
+        submit: secs(submit),
+        walltime: secs(walltime),
+        walltime_enforced: true,
+        runtime: Some(secs(runtime)),
+        procs,
+        kind,
+        slo: slo.map(secs),
+    }
+}
+
+#[derive(Default)]
+struct Collect(Vec<Attempt>);
+
+impl AttemptSink for Collect {
+    fn attempt(&mut self, _seq: u64, attempt: Attempt) -> Result<(), SimError> {
+        self.0.push(attempt);
+        Ok(())
+    }
+
+    fn reached(&mut self, _now: Time) -> Result<(), SimError> {
+        Ok(())
+    }
+}
+
+fn run(
+    config: DatacenterConfig,
+    direct: Vec<(usize, Vec<Job>)>,
+    cloud: Vec<Job>,
+) -> (DatacenterRun, Vec<Attempt>) {
+    let dc = Datacenter::new(config).unwrap();
+    let mut sources: Vec<Source<'_>> = direct
+        .into_iter()
+        .map(|(scheduler, jobs)| Source::Direct {
+            scheduler,
+            jobs: Box::new(jobs.into_iter()),
+        })
+        .collect();
+    sources.push(Source::Cloud {
+        features: vec![],
+        jobs: Box::new(cloud.into_iter()),
+    });
+    let mut sink = Collect::default();
+    let run = simulate_datacenter(dc, sources, &mut sink).unwrap();
+    (run, sink.0)
+}
+
+fn hpc(name: &str, procs: u32, policy: Policy) -> SchedulerConfig {
+    SchedulerConfig::hpc(name, EngineConfig::new(procs, policy))
+}
+
+#[test]
+fn a_saturated_cluster_sends_every_cloud_job_to_the_other() {
+    let config = DatacenterConfig::new(
+        vec![hpc("busy", 4, Policy::Conservative), hpc("idle", 4, Policy::Easy)],
+        3,
+    );
+    // "busy" is full for 10,000 s and has more work queued behind.
+    let busy = vec![
+        job(1, 0, 4, 10_000, 10_000, JobKind::Hpc, None),
+        job(2, 0, 4, 5_000, 5_000, JobKind::Hpc, None),
+    ];
+    let cloud: Vec<Job> = (0..50)
+        .map(|i| {
+            job(
+                100 + i,
+                1 + 10 * i as i64,
+                1 + (i % 2) as u32,
+                60,
+                30,
+                JobKind::Cloud,
+                Some(120),
+            )
+        })
+        .collect();
+    let (run, attempts) = run(config, vec![(0, busy)], cloud);
+    assert_eq!(run.schedulers[0].sent, 0, "{:?}", run.schedulers);
+    assert_eq!(run.schedulers[1].sent, 50);
+    assert_eq!(
+        (run.totals.accepted, run.totals.violations, run.totals.evictions),
+        (50, 0, 0)
+    );
+    assert!(attempts
+        .iter()
+        .filter(|a| a.routed)
+        .all(|a| a.scheduler == Some(1) && a.violated == Some(false)));
+    // Sending everything to the saturated cluster instead violates every SLO.
+    let mut fixed = DatacenterConfig::new(
+        vec![hpc("busy", 4, Policy::Conservative), hpc("idle", 4, Policy::Easy)],
+        3,
+    );
+    fixed.routing = Routing::Fixed(0);
+    let busy = vec![job(1, 0, 4, 10_000, 10_000, JobKind::Hpc, None)];
+    let cloud = vec![job(100, 1, 1, 60, 30, JobKind::Cloud, Some(120))];
+    let (run, _) = self::run(fixed, vec![(0, busy)], cloud);
+    assert_eq!((run.schedulers[0].sent, run.totals.violations), (1, 1));
+    assert_eq!(
+        run.totals.true_positives, 1,
+        "the busy cluster's tuple predicts the violation"
+    );
+}
+
+#[test]
+fn evicted_jobs_of_an_overbooked_cloud_platform_migrate_into_an_hpc_area() {
+    // The HPC cluster is busy until 100 s; the cloud platform (2 processors
+    // overbooked by 1.5: 3 virtual) is idle until its own work arrives at 10 s.
+    let config = DatacenterConfig::new(
+        vec![
+            hpc("hpc", 2, Policy::Conservative),
+            SchedulerConfig::cloud("cloud", 2, 1.5),
+        ],
+        3,
+    );
+    let hpc_work = vec![job(1, 0, 2, 100, 100, JobKind::Hpc, None)];
+    let own_work = vec![job(2, 10, 3, 1_000, 1_000, JobKind::Hpc, None)];
+    // On the cloud: C = 1 + 40·1.5 = 61 s; on the HPC area: 100 + 40 = 140 s.
+    let cloud = vec![job(100, 1, 2, 40, 30, JobKind::Cloud, Some(1_000))];
+    let (run, attempts) = run(config, vec![(0, hpc_work), (1, own_work)], cloud);
+    let rows: Vec<(Option<usize>, u32, bool)> = attempts
+        .iter()
+        .filter(|a| a.routed)
+        .map(|a| (a.scheduler, a.attempt, a.last))
+        .collect();
+    assert_eq!(rows, vec![(Some(1), 1, false), (Some(0), 2, true)]);
+    assert_eq!((run.totals.evictions, run.totals.migrations), (1, 1));
+    assert_eq!(
+        (run.schedulers[1].migrated_out, run.schedulers[0].migrated_in),
+        (1, 1)
+    );
+    for (t, n) in [
+        (Transition::T6, 1),
+        (Transition::T7, 1),
+        (Transition::T9, 1),
+        (Transition::T3, 1),
+    ] {
+        assert_eq!(run.net.fired(t), n, "{t}");
+    }
+    let last = attempts.iter().find(|a| a.routed && a.last).unwrap();
+    // It restarts from scratch on the HPC area at 100 s: 30 s of run time.
+    assert_eq!(
+        (last.record.start, last.record.end),
+        (Some(secs(100)), Some(secs(130)))
+    );
+    assert_eq!(last.violated, Some(false));
+    // On the platform it ran stretched by λ: its walltime was 60 s there.
+    assert_eq!(attempts[0].record.job.walltime, secs(60));
+    // The HPC job and the migrated cloud job; the platform's own work is outside the net.
+    assert_eq!(run.net.tokens(Place::L4), 2);
+    assert_eq!(run.net.tokens(Place::L7), 0);
+}
+
+#[test]
+fn a_job_without_resubmissions_left_fails_into_l9() {
+    let config = DatacenterConfig::new(vec![SchedulerConfig::cloud("cloud", 2, 1.0)], 0);
+    let own_work = vec![job(2, 10, 2, 1_000, 1_000, JobKind::Hpc, None)];
+    let cloud = vec![job(100, 1, 2, 40, 30, JobKind::Cloud, Some(1_000))];
+    let (run, attempts) = run(config, vec![(0, own_work)], cloud);
+    assert_eq!((run.totals.failed, run.totals.violations), (1, 1));
+    assert_eq!(run.net.tokens(Place::L9), 1);
+    assert_eq!(attempts.iter().filter(|a| a.routed).count(), 1);
+}
+
+#[test]
+fn latency_delays_the_start_and_enters_the_prediction() {
+    let mut far = hpc("far", 2, Policy::Easy);
+    far.latency = secs(30);
+    let config = DatacenterConfig::new(vec![far], 3);
+    let cloud = vec![job(100, 5, 1, 60, 10, JobKind::Cloud, Some(200))];
+    let (_, attempts) = run(config, vec![], cloud);
+    let a = &attempts[0];
+    assert_eq!((a.record.job.submit, a.record.start), (secs(35), Some(secs(35))));
+}
+
+/// A random small data center: HPC clusters with random work, maybe a cloud
+/// platform with its own work, a stream of cloud jobs.
+#[derive(Debug, Clone)]
+struct Case {
+    clusters: Vec<(u32, u32, Vec<(i64, u32, i64, i64)>)>,
+    cloud: Option<(u32, u32, Vec<(i64, u32, i64)>)>,
+    stream: Vec<(i64, u32, i64, i64, i64)>,
+    latency: i64,
+    refresh: i64,
+    resubmissions: u32,
+    policy: u8,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let cluster = (2u32..8).prop_flat_map(|procs| {
+        (
+            Just(procs),
+            1..=procs,
+            prop::collection::vec((0i64..400, 1..=procs, 1i64..200, 1i64..250), 0..8),
+        )
+    });
+    let cloud = (1u32..6, 10u32..25).prop_flat_map(|(procs, lambda10)| {
+        (
+            Just(procs),
+            Just(lambda10),
+            prop::collection::vec((0i64..400, 1..=procs, 1i64..200), 0..5),
+        )
+    });
+    (
+        prop::collection::vec(cluster, 1..3),
+        prop::option::of(cloud),
+        prop::collection::vec((0i64..400, 1u32..3, 1i64..100, 1i64..120, 1i64..300), 1..25),
+        0i64..5,
+        0i64..50,
+        0u32..3,
+        0u8..4,
+    )
+        .prop_map(
+            |(clusters, cloud, stream, latency, refresh, resubmissions, policy)| Case {
+                clusters,
+                cloud,
+                stream,
+                latency,
+                refresh,
+                resubmissions,
+                policy,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    /// Every application ends in exactly one final place, none is left in
+    /// the net, tokens are conserved, nothing returns to L0, and the counts
+    /// of migrations, evictions and attempts agree with the transitions.
+    #[test]
+    fn the_petri_net_invariants_hold(case in case()) {
+        let policy = [Policy::Fcfs, Policy::Easy, Policy::Conservative, Policy::Convergence][case.policy as usize];
+        let mut schedulers = Vec::new();
+        let mut direct = Vec::new();
+        let mut id = 1u64;
+        for (i, (procs, conv, jobs)) in case.clusters.iter().enumerate() {
+            let mut engine = EngineConfig::new(*procs, policy);
+            engine.conv_procs = *conv;
+            let mut s = SchedulerConfig::hpc(&format!("hpc{i}"), engine);
+            s.latency = secs(case.latency);
+            schedulers.push(s);
+            let mut jobs: Vec<Job> = jobs.iter().map(|&(submit, h, wt, rt)| {
+                id += 1;
+                job(id, submit, h, wt, rt, JobKind::Hpc, None)
+            }).collect();
+            jobs.sort_by_key(|j| j.submit);
+            direct.push((i, jobs));
+        }
+        let widest = case.clusters.iter().map(|c| c.1).max().unwrap_or(1);
+        if let Some((procs, lambda10, jobs)) = &case.cloud {
+            let index = schedulers.len();
+            schedulers.push(SchedulerConfig::cloud("cloud", *procs, f64::from(*lambda10) / 10.0));
+            let mut jobs: Vec<Job> = jobs.iter().map(|&(submit, h, rt)| {
+                id += 1;
+                job(id, submit, h, rt + 10, rt, JobKind::Hpc, None)
+            }).collect();
+            jobs.sort_by_key(|j| j.submit);
+            direct.push((index, jobs));
+        }
+        let mut cloud: Vec<Job> = case.stream.iter().map(|&(submit, h, wt, rt, slo)| {
+            id += 1;
+            job(id, submit, h.min(widest), wt, rt, JobKind::Cloud, Some(slo))
+        }).collect();
+        cloud.sort_by_key(|j| j.submit);
+        let mut config = DatacenterConfig::new(schedulers, case.resubmissions);
+        config.refresh = secs(case.refresh);
+        let hpc_jobs: u64 = case.clusters.iter().map(|c| c.2.len() as u64).sum();
+        let (run, attempts) = run(config, direct, cloud.clone());
+        let net = &run.net;
+        prop_assert!(net.conserves_tokens());
+        prop_assert_eq!(net.entered(), net.finished());
+        prop_assert_eq!(net.fired(Transition::T0), run.totals.accepted);
+        prop_assert_eq!(net.fired(Transition::T13), hpc_jobs);
+        for place in Place::ALL.iter().filter(|p| !p.is_final()) {
+            prop_assert_eq!(net.tokens(*place), 0, "{} holds tokens", place);
+        }
+        prop_assert_eq!(run.totals.accepted + run.totals.refused, cloud.len() as u64);
+        prop_assert_eq!(run.totals.completed + run.totals.failed, run.totals.accepted);
+        prop_assert_eq!(net.tokens(Place::L9), run.totals.failed);
+        prop_assert_eq!(
+            net.fired(Transition::T9) + net.fired(Transition::T14),
+            run.totals.evictions
+        );
+        prop_assert_eq!(
+            net.fired(Transition::T3) + net.fired(Transition::T11),
+            run.totals.migrations + run.totals.resubmissions_in_place
+        );
+        let migrated_in: u64 = run.schedulers.iter().map(|s| s.migrated_in).sum();
+        let migrated_out: u64 = run.schedulers.iter().map(|s| s.migrated_out).sum();
+        prop_assert_eq!((migrated_in, migrated_out), (run.totals.migrations, run.totals.migrations));
+        // One last attempt per routed job, with its verdict; attempts numbered 1, 2, …
+        let mut by_job: HashMap<JobId, Vec<&Attempt>> = HashMap::new();
+        for a in attempts.iter().filter(|a| a.routed && a.scheduler.is_some()) {
+            by_job.entry(a.record.job.id).or_default().push(a);
+        }
+        prop_assert_eq!(by_job.len() as u64, run.totals.accepted);
+        for list in by_job.values() {
+            prop_assert_eq!(list.iter().filter(|a| a.last).count(), 1);
+            prop_assert!(list.iter().all(|a| a.last == a.violated.is_some()));
+            let mut numbers: Vec<u32> = list.iter().map(|a| a.attempt).collect();
+            numbers.sort_unstable();
+            prop_assert_eq!(numbers, (1..=list.len() as u32).collect::<Vec<_>>());
+        }
+        let violated = attempts.iter().filter(|a| a.violated == Some(true)).count() as u64;
+        prop_assert_eq!(violated, run.totals.violations);
+    }
+}

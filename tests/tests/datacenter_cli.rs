@@ -1,0 +1,190 @@
+//! `interstice replay --datacenter`: the shipped example (two clusters from
+//! the shared traces and a cloud platform), F^J' against a fixed cluster,
+//! and clear errors on bad files.
+
+use interstice_tests::{assert_failure_mentions, assert_success, repo_root, scratch_dir, shared_dir};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn replay(args: &[&str]) -> Output {
+    Command::new(interstice_tests::interstice_bin())
+        .current_dir(repo_root())
+        .arg("replay")
+        .args(args)
+        .output()
+        .expect("run interstice")
+}
+
+fn summary(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("summary.json is not JSON ({e}):\n{text}"))
+}
+
+fn count(value: &Value, path: &[&str]) -> u64 {
+    let mut v = value;
+    for key in path {
+        v = &v[key];
+    }
+    v.as_u64()
+        .unwrap_or_else(|| panic!("{path:?} is not a count in {value}"))
+}
+
+#[test]
+fn the_shipped_example_replays_two_clusters_and_a_cloud_platform() {
+    let out = scratch_dir("datacenter-cli", "example");
+    let output = replay(&[
+        "--datacenter",
+        "examples/datacenter.yaml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+    let summary = summary(&out);
+    let schedulers = summary["schedulers"].as_object().unwrap();
+    let names: Vec<&str> = schedulers.keys().map(String::as_str).collect();
+    assert_eq!(names, vec!["cloud", "kth", "nasa"]);
+    assert_eq!(schedulers["cloud"]["role"], "cloud");
+    assert!(count(&summary, &["schedulers", "kth", "summary", "hpc_jobs"]) > 2_000);
+    let net = &summary["petri_net"];
+    assert_eq!(net["conserves_tokens"], true);
+    assert_eq!(count(net, &["entered"]), count(net, &["finished"]));
+    let dc = &summary["datacenter"];
+    let accepted = count(dc, &["accepted"]);
+    assert!(accepted > 80_000, "a cloud job every 30 s for 30 days: {dc}");
+    assert_eq!(count(net, &["transitions", "T0"]), accepted);
+    assert!(
+        count(&summary, &["migrations"]) > 0,
+        "evictions lead to migrations: {dc}"
+    );
+    assert_eq!(count(&summary, &["migrations"]), count(dc, &["migrations"]));
+    // One jobs.csv row per attempt: every scheduler's own work, every
+    // routed job's first attempt and every resubmission.
+    let text = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().ends_with(",kind,slo,predicted_completion,predicted_violation,violated,evictions,scheduler,attempt,job_violated"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let direct: u64 = schedulers.values().map(|s| count(s, &["direct"])).sum();
+    let resubmitted = count(dc, &["migrations"]) + count(dc, &["resubmissions_in_place"]);
+    assert_eq!(
+        rows.len() as u64,
+        direct + accepted + count(dc, &["refused"]) + resubmitted
+    );
+    let second_attempts = rows.iter().filter(|r| r[24] == "2").count() as u64;
+    assert!(second_attempts > 0 && second_attempts <= resubmitted);
+    let violated = rows.iter().filter(|r| r[25] == "1").count() as u64;
+    assert_eq!(violated, count(dc, &["violations"]));
+    // HPC work never waits for cloud work (hpc-first): the clusters' HPC
+    // makespans are those of the same replay with every cloud job elsewhere.
+    let fixed = scratch_dir("datacenter-cli", "example-cloud");
+    assert_success(&replay(&[
+        "--datacenter",
+        "examples/datacenter.yaml",
+        "--route",
+        "cloud",
+        "--out",
+        fixed.to_str().unwrap(),
+        "--no-jobs-csv",
+    ]));
+    let fixed = self::summary(&fixed);
+    for name in ["kth", "nasa"] {
+        assert_eq!(
+            summary["schedulers"][name]["summary"]["hpc_makespan"],
+            fixed["schedulers"][name]["summary"]["hpc_makespan"]
+        );
+    }
+    assert_eq!(count(&fixed, &["schedulers", "kth", "sent"]), 0);
+    assert!(
+        count(dc, &["violations"]) < count(&fixed, &["datacenter", "violations"]),
+        "F^J' beats sending every job to the cloud platform"
+    );
+}
+
+#[test]
+fn f_j_prime_beats_a_fixed_cluster_on_the_shared_traces() {
+    let dir = scratch_dir("datacenter-cli", "fixed");
+    let data = shared_dir().join("data");
+    let file = dir.join("dc.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "refresh: 30\nschedulers:\n  \
+             - {{name: kth, role: hpc, trace: {kth}, until: 432000, policy: conservative, conv: 20}}\n  \
+             - {{name: nasa, role: hpc, trace: {nasa}, until: 432000, policy: easy, conv: 32}}\n\
+             streams:\n  - {{interval: 20, procs: '1,2,4', walltime: 180, runtime: 'uniform:18:90', slack: 2}}\n",
+            kth = data.join("KTH-SP2-1996-2.1-cln.swf.gz").display(),
+            nasa = data.join("NASA-iPSC-1993-3.1-cln.swf.gz").display(),
+        ),
+    )
+    .unwrap();
+    let mut violations = Vec::new();
+    for route in ["best", "kth", "nasa"] {
+        let out = dir.join(route);
+        let output = replay(&[
+            "--datacenter",
+            file.to_str().unwrap(),
+            "--route",
+            route,
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert_success(&output);
+        let summary = summary(&out);
+        assert_eq!(summary["datacenter"]["settings"]["routing"], route);
+        violations.push(count(&summary, &["datacenter", "violations"]));
+    }
+    assert!(
+        violations[0] < violations[1] && violations[0] < violations[2],
+        "violations best/kth/nasa: {violations:?}"
+    );
+}
+
+#[test]
+fn bad_files_are_refused_with_the_file_line_and_key() {
+    let dir = scratch_dir("datacenter-cli", "bad");
+    let file = dir.join("dc.yaml");
+    std::fs::write(
+        &file,
+        "schedulers:\n  - {name: a, role: hpc, trace: t.swf, policy: easy}\n  - {name: b, role: hpc, trace: t.swf, polcy: easy}\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let output = replay(&[
+        "--datacenter",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_failure_mentions(&output, &[&format!("{}:3:", file.display()), "polcy"]);
+    std::fs::write(
+        &file,
+        "schedulers:\n  - {name: a, role: hpc, trace: t.swf, policy: easy}\n",
+    )
+    .unwrap();
+    let output = replay(&[
+        "--datacenter",
+        file.to_str().unwrap(),
+        "--route",
+        "b",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_failure_mentions(&output, &["--route b"]);
+    let output = replay(&[
+        "--datacenter",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_failure_mentions(&output, &["scheduler a", "t.swf"]);
+    // A workload and a data center do not mix.
+    let output = replay(&[
+        "x.swf",
+        "--datacenter",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!output.status.success());
+}
