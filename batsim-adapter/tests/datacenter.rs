@@ -199,10 +199,15 @@ fn latency_delays_the_start_and_enters_the_prediction() {
 
 /// A random small data center: HPC clusters with random work, maybe a cloud
 /// platform with its own work, a stream of cloud jobs.
+/// (processors, area, HPC jobs as (submit, processors, walltime, run time)).
+type Cluster = (u32, u32, Vec<(i64, u32, i64, i64)>);
+/// (processors, 10·λ, own jobs as (submit, processors, run time)).
+type Platform = (u32, u32, Vec<(i64, u32, i64)>);
+
 #[derive(Debug, Clone)]
 struct Case {
-    clusters: Vec<(u32, u32, Vec<(i64, u32, i64, i64)>)>,
-    cloud: Option<(u32, u32, Vec<(i64, u32, i64)>)>,
+    clusters: Vec<Cluster>,
+    cloud: Option<Platform>,
     stream: Vec<(i64, u32, i64, i64, i64)>,
     latency: i64,
     refresh: i64,
