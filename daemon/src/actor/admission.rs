@@ -142,6 +142,7 @@ impl Actor {
             },
             violation_seconds: prediction.violation_seconds,
             counter_offer_slo: counter_offer.map(secs),
+            member: None,
         })
     }
 
