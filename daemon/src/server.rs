@@ -1,6 +1,8 @@
 //! Daemon lifecycle: lock the state directory (one daemon each), open the
 //! state, recover jobs, start the engine actor,
-//! the backend and the listeners, then serve until SIGTERM/SIGINT (stop
+//! the backend and the listeners (a data center's broker starts none of the
+//! engine's parts: only its own routes, [`crate::datacenter::broker`]),
+//! then serve until SIGTERM/SIGINT (stop
 //! admitting, finish in-flight requests, exit 0). SIGHUP re-reads the config
 //! and swaps in what can change without a restart (execution, node, metrics);
 //! an invalid new config is logged and the old one kept.
