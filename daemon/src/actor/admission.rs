@@ -116,6 +116,8 @@ impl Actor {
             }
         } else {
             self.metrics.admissions.with_label_values(&["admitted"]).inc();
+            // The plan changed: a data center member publishes it at the next tick.
+            self.tuple_stale = true;
             self.jobs.insert(
                 id,
                 CloudJob {
@@ -251,12 +253,14 @@ impl Actor {
                 let _ = self.driver.job_ended(JobId(id), now, EndReason::Killed);
                 self.finish(id, now, "cancelled", None, false, &why);
             }
-            Phase::HandingOver { .. } => return Err(ApiError::new(
-                ErrorKind::Conflict,
-                format!(
+            Phase::HandingOver { .. } => {
+                return Err(ApiError::new(
+                    ErrorKind::Conflict,
+                    format!(
                     "job {id} was evicted and is being handed to the data center's broker; retry in a moment"
                 ),
-            )),
+                ))
+            }
             Phase::Running { .. } => {
                 self.stop(id, KillReason::Cancel, now);
                 let _ = self.store.event(secs(now), Some(id), "cancelling", &why);

@@ -115,6 +115,9 @@ pub struct Actor {
     last_schedule: Time,
     /// Something changed since the last `Engine::schedule`.
     dirty: bool,
+    /// The plan changed outside a scheduling pass of the loop (an admission)
+    /// since a data center member last published it.
+    tuple_stale: bool,
     stopping: bool,
 }
 
@@ -155,6 +158,7 @@ impl Actor {
             last_gauges: None,
             last_schedule: Time::ZERO,
             dirty: true,
+            tuple_stale: true,
             stopping: false,
         };
         actor.recover().map_err(ActorError::Recovery)?;
@@ -264,7 +268,8 @@ impl Actor {
         if plan_changed || now - self.last_schedule >= IDLE_SCHEDULE_INTERVAL {
             self.schedule_now(now);
         }
-        self.publish_tuple(now, plan_changed);
+        let publish = plan_changed || std::mem::take(&mut self.tuple_stale);
+        self.publish_tuple(now, publish);
         self.update_gauges(now);
     }
 
