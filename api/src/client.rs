@@ -11,15 +11,109 @@
 //! to the end of the connection.
 
 use crate::wire::{
-    ErrorBody, HealthResponse, HpcEventRequest, HpcEventResponse, JobList, JobView, PredictRequest,
-    PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse,
+    ErrorBody, EvictedRequest, HealthResponse, HpcEventRequest, HpcEventResponse, JobList, JobView,
+    MemberList, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse, TupleRequest,
+    TupleResponse,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+/// Where a daemon listens: its Unix socket, or a TCP listener written
+/// `http://ADDR:PORT` (the daemon's optional `api.listen`). Daemons of a
+/// data center name each other this way (`datacenter.broker`,
+/// `datacenter.address`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// A Unix socket path.
+    Unix(PathBuf),
+    /// `ADDR:PORT` of a TCP listener.
+    Tcp(String),
+}
+
+/// Text that names no [`Endpoint`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is neither an absolute socket path nor http://ADDR:PORT")]
+pub struct BadEndpoint {
+    /// What was given.
+    pub text: String,
+}
+
+impl std::str::FromStr for Endpoint {
+    type Err = BadEndpoint;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bad = || BadEndpoint {
+            text: text.to_string(),
+        };
+        if let Some(rest) = text.strip_prefix("http://") {
+            let authority = rest.strip_suffix('/').unwrap_or(rest);
+            let valid = authority
+                .rsplit_once(':')
+                .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0))
+                && !authority.contains('/');
+            return if valid {
+                Ok(Endpoint::Tcp(authority.to_string()))
+            } else {
+                Err(bad())
+            };
+        }
+        if text.starts_with('/') && !text.contains('\0') {
+            Ok(Endpoint::Unix(PathBuf::from(text)))
+        } else {
+            Err(bad())
+        }
+    }
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Unix(path) => write!(f, "{}", path.display()),
+            Endpoint::Tcp(addr) => write!(f, "http://{addr}"),
+        }
+    }
+}
+
+/// An open connection to a daemon.
+enum Stream {
+    Unix(UnixStream),
+    Tcp(TcpStream),
+}
+
+impl Stream {
+    fn set_write_timeout(&self, timeout: Duration) -> std::io::Result<()> {
+        match self {
+            Stream::Unix(stream) => stream.set_write_timeout(Some(timeout)),
+            Stream::Tcp(stream) => stream.set_write_timeout(Some(timeout)),
+        }
+    }
+
+    fn set_read_timeout(&self, timeout: Duration) -> std::io::Result<()> {
+        match self {
+            Stream::Unix(stream) => stream.set_read_timeout(Some(timeout)),
+            Stream::Tcp(stream) => stream.set_read_timeout(Some(timeout)),
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Unix(stream) => stream.write(bytes),
+            Stream::Tcp(stream) => stream.write(bytes),
+        }
+    }
+
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Unix(stream) => stream.read(buffer),
+            Stream::Tcp(stream) => stream.read(buffer),
+        }
+    }
+}
 
 /// The timeout of interactive clients (the CLI, tests); the plugins set their own.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -35,9 +129,9 @@ pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 #[non_exhaustive]
 pub enum ClientError {
     /// The socket could not be reached (missing, refused, permission).
-    #[error("cannot connect to intersticed at {path}: {source} (is it running, and is this its socket?)")]
+    #[error("cannot connect to intersticed at {}: {source} (is it running, and is this its socket?)", path.display())]
     Connect {
-        /// The socket path.
+        /// The socket path (for a TCP endpoint, `http://ADDR:PORT`).
         path: PathBuf,
         /// The OS error.
         source: std::io::Error,
@@ -117,19 +211,46 @@ impl RawResponse {
     }
 }
 
-/// A connection recipe for one daemon: socket path and per-call deadline.
+/// A connection recipe for one daemon: its endpoint and per-call deadline.
 #[derive(Clone, Debug)]
 pub struct Client {
-    socket: PathBuf,
+    endpoint: Endpoint,
     timeout: Duration,
 }
 
 impl Client {
     /// A client for the daemon at `socket`; every call completes or fails within `timeout`.
     pub fn new(socket: impl Into<PathBuf>, timeout: Duration) -> Client {
-        Client {
-            socket: socket.into(),
-            timeout,
+        Client::at(Endpoint::Unix(socket.into()), timeout)
+    }
+
+    /// A client for the daemon at `endpoint` (a socket or a TCP listener);
+    /// every call completes or fails within `timeout`.
+    pub fn at(endpoint: Endpoint, timeout: Duration) -> Client {
+        Client { endpoint, timeout }
+    }
+
+    fn connect(&self, deadline: Instant) -> Result<Stream, ClientError> {
+        let failed = |source| ClientError::Connect {
+            path: PathBuf::from(self.endpoint.to_string()),
+            source,
+        };
+        match &self.endpoint {
+            Endpoint::Unix(path) => UnixStream::connect(path).map(Stream::Unix).map_err(failed),
+            Endpoint::Tcp(addr) => {
+                let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
+                for candidate in addr.to_socket_addrs().map_err(failed)? {
+                    let left = deadline
+                        .checked_duration_since(Instant::now())
+                        .filter(|left| !left.is_zero())
+                        .ok_or(ClientError::Timeout(self.timeout))?;
+                    match TcpStream::connect_timeout(&candidate, left) {
+                        Ok(stream) => return Ok(Stream::Tcp(stream)),
+                        Err(err) => last = err,
+                    }
+                }
+                Err(failed(last))
+            }
         }
     }
 
@@ -142,10 +263,7 @@ impl Client {
                 .filter(|left| !left.is_zero())
                 .ok_or(ClientError::Timeout(self.timeout))
         };
-        let mut stream = UnixStream::connect(&self.socket).map_err(|source| ClientError::Connect {
-            path: self.socket.clone(),
-            source,
-        })?;
+        let mut stream = self.connect(deadline)?;
         let body = body.unwrap_or_default();
         let mut request = format!(
             "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAccept: application/json\r\n\
@@ -156,9 +274,7 @@ impl Client {
         request.extend_from_slice(body);
         let mut written = 0;
         while written < request.len() {
-            stream
-                .set_write_timeout(Some(remaining()?))
-                .map_err(ClientError::Io)?;
+            stream.set_write_timeout(remaining()?).map_err(ClientError::Io)?;
             match stream.write(&request[written..]) {
                 Ok(0) => return Err(ClientError::Protocol("daemon closed the connection".into())),
                 Ok(n) => written += n,
@@ -169,9 +285,7 @@ impl Client {
         let mut answer = Vec::new();
         let mut buffer = [0u8; 8192];
         loop {
-            stream
-                .set_read_timeout(Some(remaining()?))
-                .map_err(ClientError::Io)?;
+            stream.set_read_timeout(remaining()?).map_err(ClientError::Io)?;
             match stream.read(&mut buffer) {
                 Ok(0) => {
                     if answer.is_empty() {
@@ -255,6 +369,21 @@ impl Client {
     /// `GET /healthz`.
     pub fn health(&self) -> Result<HealthResponse, ClientError> {
         self.call::<(), _>("GET", "/healthz", None)
+    }
+
+    /// `POST /v1/datacenter/tuples` (a member publishing to its broker).
+    pub fn publish_tuple(&self, request: &TupleRequest) -> Result<TupleResponse, ClientError> {
+        self.call("POST", "/v1/datacenter/tuples", Some(request))
+    }
+
+    /// `GET /v1/datacenter/members` (a broker's fresh members).
+    pub fn members(&self) -> Result<MemberList, ClientError> {
+        self.call::<(), _>("GET", "/v1/datacenter/members", None)
+    }
+
+    /// `POST /v1/datacenter/evicted` (a member handing an evicted job to its broker).
+    pub fn hand_over(&self, request: &EvictedRequest) -> Result<SubmitResponse, ClientError> {
+        self.call("POST", "/v1/datacenter/evicted", Some(request))
     }
 
     /// `GET /metrics` (Prometheus text).
@@ -503,6 +632,57 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
         (dir, path, listener)
+    }
+
+    #[test]
+    fn endpoints_are_socket_paths_or_http_addresses() {
+        assert_eq!(
+            "/run/a.sock".parse::<Endpoint>(),
+            Ok(Endpoint::Unix(PathBuf::from("/run/a.sock")))
+        );
+        assert_eq!(
+            "http://127.0.0.1:9477/".parse::<Endpoint>(),
+            Ok(Endpoint::Tcp("127.0.0.1:9477".to_string()))
+        );
+        assert_eq!(
+            "http://127.0.0.1:9477".parse::<Endpoint>().unwrap().to_string(),
+            "http://127.0.0.1:9477"
+        );
+        for bad in [
+            "relative.sock",
+            "",
+            "http://nohost",
+            "http://:80",
+            "http://h:0",
+            "https://h:1",
+            "http://h:1/x",
+        ] {
+            assert!(bad.parse::<Endpoint>().is_err(), "{bad:?} parsed");
+        }
+    }
+
+    #[test]
+    fn tcp_endpoints_speak_the_same_http() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0u8; 1024];
+            let _ = stream.read(&mut request).unwrap();
+            stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{\"ok\":true}")
+                .unwrap();
+        });
+        let endpoint: Endpoint = format!("http://{addr}").parse().unwrap();
+        let client = Client::at(endpoint, Duration::from_secs(5));
+        let response = client.raw("GET", "/x", None).unwrap();
+        assert_eq!(
+            (response.status, response.text().as_str()),
+            (200, "{\"ok\":true}")
+        );
+        server.join().unwrap();
+        let refused = Client::at(Endpoint::Tcp(addr.to_string()), Duration::from_millis(200));
+        assert!(matches!(refused.health(), Err(ClientError::Connect { .. })));
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! - [`wire`]: the request and answer types of every route (serde only);
 //! - [`paths`]: the default socket ([`paths::DEFAULT_SOCKET`]) and where the
 //!   `job_submit` plugin finds its settings;
-//! - [`client`]: the one blocking HTTP/1.1 client over the Unix socket, with a
-//!   deadline on the whole exchange and bounded answers ([`Client`]);
+//! - [`client`]: the one blocking HTTP/1.1 client over the Unix socket (or a
+//!   TCP listener, [`Endpoint`]), with a deadline on the whole exchange and
+//!   bounded answers ([`Client`]);
 //! - [`slurm`]: the text formats the daemon's Slurm backend and the plugins
 //!   share (the job comment marker, Slurm durations, the Slurm version number).
 //!
@@ -25,7 +26,7 @@
 //! use std::time::Duration;
 //!
 //! let client = Client::new(paths::DEFAULT_SOCKET, Duration::from_millis(50));
-//! let request = PredictRequest { procs: 2, walltime: 60.0, slo: 120.0, admission: false };
+//! let request = PredictRequest { procs: 2, walltime: 60.0, slo: 120.0, admission: false, features: vec![] };
 //! let prediction = client.predict(&request)?;
 //! println!("{}", prediction.decision);
 //! # Ok::<(), interstice_api::ClientError>(())
@@ -37,4 +38,4 @@ pub mod paths;
 pub mod slurm;
 pub mod wire;
 
-pub use client::{Client, ClientError};
+pub use client::{Client, ClientError, Endpoint};

@@ -29,6 +29,10 @@ pub struct SubmitRequest {
     /// Free-form class label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
+    /// Technical features the job requires (hardware, software): a broker
+    /// sends it only to a member that offers them all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
 }
 
 /// The `decision` of an admission answer ([`SubmitResponse`],
@@ -56,6 +60,10 @@ pub struct SubmitResponse {
     pub violation_seconds: Option<f64>,
     /// An SLO the plan can meet (rejected), seconds.
     pub counter_offer_slo: Option<f64>,
+    /// The member daemon the job went to, when a broker answers (its address,
+    /// `datacenter.address` of that member); absent from a member's own answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
 }
 
 /// `POST /v1/predict`.
@@ -71,6 +79,9 @@ pub struct PredictRequest {
     /// Count it as an admission decision (metrics and SQLite); used by Slurm's job_submit plugin.
     #[serde(default)]
     pub admission: bool,
+    /// Technical features the job requires (see [`SubmitRequest::features`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
 }
 
 /// Answer to `POST /v1/predict`.
@@ -255,7 +266,8 @@ pub struct SlotsResponse {
 pub struct JobView {
     /// Id.
     pub id: u64,
-    /// `queued`, `running`, `completed`, `failed`, `timeout`, `evicted`, `cancelled`, `lost`, `rejected`.
+    /// `queued`, `running`, `completed`, `failed`, `timeout`, `evicted`, `cancelled`, `lost`, `rejected`,
+    /// `migrated` (evicted and handed to the data center's broker, which placed it elsewhere).
     pub state: String,
     /// `accepted` or `rejected`.
     pub decision: String,
@@ -317,6 +329,74 @@ pub struct HealthResponse {
     pub plan_age_seconds: Option<f64>,
     /// Daemon version.
     pub version: String,
+}
+
+/// `POST /v1/datacenter/tuples`: a member's entry in its broker's global
+/// database (the thesis's `E_e = {A_e, W_immediate, W_future}` with its metadata).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TupleRequest {
+    /// `A_e`: how the broker reaches the member (a socket path or `http://ADDR:PORT`).
+    pub address: String,
+    /// The widest job it takes: its convergence area's processors.
+    pub procs: u32,
+    /// Technical features it offers.
+    #[serde(default)]
+    pub features: Vec<String>,
+    /// Its overbooking ratio λ.
+    pub overbooking: f64,
+    /// Its idle slots, as `GET /v1/slots` serves them; `now` is when it published.
+    pub slots: SlotsResponse,
+}
+
+/// Answer to `POST /v1/datacenter/tuples`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TupleResponse {
+    /// Always true on 200.
+    pub ok: bool,
+}
+
+/// One member as its broker sees it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MemberView {
+    /// Its address.
+    pub address: String,
+    /// Processors of its convergence area.
+    pub procs: u32,
+    /// Features it offers.
+    pub features: Vec<String>,
+    /// Overbooking ratio λ.
+    pub overbooking: f64,
+    /// When it published its tuple (its own clock), epoch seconds.
+    pub published: f64,
+    /// Seconds since the broker received that tuple.
+    pub age_seconds: f64,
+    /// Idle processors now, per the tuple.
+    pub idle_now: u32,
+}
+
+/// `GET /v1/datacenter/members`: the members whose tuple is fresh enough to decide on.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MemberList {
+    /// Members by address.
+    pub members: Vec<MemberView>,
+}
+
+/// `POST /v1/datacenter/evicted`: a member hands a cloud job it evicted to
+/// its broker (Algorithm 2), instead of re-queueing it itself.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EvictedRequest {
+    /// The evicting member's address.
+    pub member: String,
+    /// The job's id on that member.
+    pub job_id: u64,
+    /// The job as it was submitted there (its `slo` counts from `arrival`).
+    pub job: SubmitRequest,
+    /// When it arrived on that member, epoch seconds.
+    pub arrival: f64,
+    /// Resubmissions it had so far on that member.
+    pub resubmissions: u32,
 }
 
 /// Every error answer.

@@ -67,7 +67,7 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-fn error_response(status: StatusCode, message: impl Into<String>) -> Response {
+pub(crate) fn error_response(status: StatusCode, message: impl Into<String>) -> Response {
     (
         status,
         Json(ErrorBody {
@@ -77,7 +77,7 @@ fn error_response(status: StatusCode, message: impl Into<String>) -> Response {
         .into_response()
 }
 
-fn api_error(err: ApiError) -> Response {
+pub(crate) fn api_error(err: ApiError) -> Response {
     let status = match err.kind {
         ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
         ErrorKind::Forbidden => StatusCode::FORBIDDEN,
@@ -90,7 +90,7 @@ fn api_error(err: ApiError) -> Response {
     error_response(status, err.message)
 }
 
-fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+pub(crate) fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     if body.is_empty() {
         return Err(ApiError::bad_request("empty request body: send a JSON object"));
     }
@@ -118,7 +118,7 @@ async fn ask<T: Serialize>(
     }
 }
 
-fn parse_id(id: &str) -> Result<u64, ApiError> {
+pub(crate) fn parse_id(id: &str) -> Result<u64, ApiError> {
     id.parse().map_err(|_| {
         ApiError::bad_request(format!("job id {id:?} is not a number; ids are integers like 42"))
     })

@@ -5,7 +5,8 @@
 //! (the embedded backend's trace) that is not found there is looked up next to
 //! the config file.
 
-use interstice_core::{Admission, EngineConfig, Policy, Time};
+use interstice_api::Endpoint;
+use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time};
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::maintenance::{check_window, window};
 use serde::Deserialize;
@@ -25,7 +26,9 @@ pub struct Config {
     /// Directory of the SQLite database and the jobs' output files.
     #[serde(default = "default_state_dir")]
     pub state_dir: PathBuf,
-    /// The engine: cluster size, policy, admission.
+    /// The engine: cluster size, policy, admission. Required but for a
+    /// broker, which reads only its admission rules ([`BrokerRules`]).
+    #[serde(default)]
     pub engine: EngineSection,
     /// Where the HPC plan comes from.
     #[serde(default)]
@@ -42,6 +45,10 @@ pub struct Config {
     /// Log level: error, warn, info, debug, trace.
     #[serde(default = "default_log_level")]
     pub log_level: String,
+    /// The daemon's place in a data center of several schedulers (none: it
+    /// stands alone).
+    #[serde(default)]
+    pub datacenter: Option<DatacenterConfig>,
 }
 
 fn default_state_dir() -> PathBuf {
@@ -85,10 +92,12 @@ impl Default for ApiConfig {
 /// ([`EngineConfig::new`]), except the two modes the daemon chooses for
 /// itself: [`DEFAULT_POLICY`] and [`DEFAULT_ADMISSION`]. Names are parsed by
 /// core ([`Policy`], [`Admission`]) in [`EngineSection::resolve`].
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct EngineSection {
-    /// Processors of the HPC platform the plan covers.
+    /// Processors of the HPC platform the plan covers (required but for a
+    /// broker; 0 when left out, which validation reports).
+    #[serde(default)]
     pub procs: u32,
     /// Processors in the convergence area (default: all).
     #[serde(default)]
@@ -265,6 +274,97 @@ impl EngineSection {
         }
     }
 }
+
+/// The engine rules a broker applies to the jobs it places: Algorithm 1's
+/// admission with τ for its counter-offers, the thesis predictor's `r` and
+/// `β` for `F^σ` over the members' tuples, and the resubmission bounds of
+/// Algorithm 2. Read from the `engine:` section by [`EngineSection::resolve`],
+/// so a broker and a member spell and default them alike.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BrokerRules {
+    /// `engine.admission`.
+    pub admission: Admission,
+    /// `engine.tau`.
+    pub tau: f64,
+    /// `engine.latency` (the `r` of every member's tuple) and `engine.beta`.
+    pub thesis: ThesisPrediction,
+    /// `engine.max_resubmissions`, `engine.max_time_in_system_seconds`.
+    pub lifecycle: Lifecycle,
+}
+
+impl BrokerRules {
+    /// The rules of a resolved `engine:` section.
+    pub fn of(engine: &EngineConfig) -> BrokerRules {
+        BrokerRules {
+            admission: engine.admission,
+            tau: engine.tau,
+            thesis: engine.thesis,
+            lifecycle: engine.lifecycle,
+        }
+    }
+}
+
+/// `datacenter:` section, chosen by `role`: several daemons (one per Slurm
+/// cluster or partition) form one data center, whose broker places the cloud
+/// jobs it is sent on the member whose published idle slots complete them
+/// first (`docs/datacenter.md`).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum DatacenterConfig {
+    /// A scheduler that publishes its idle slots to a broker and hands it
+    /// the cloud jobs it evicts.
+    Member(MemberConfig),
+    /// The keeper of the global database: runs no jobs, places them.
+    Broker(BrokerConfig),
+}
+
+/// `datacenter: {role: member, ...}`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MemberConfig {
+    /// The broker: its socket path or `http://ADDR:PORT`.
+    pub broker: String,
+    /// How the broker reaches this daemon: its `api.socket`, or
+    /// `http://ADDR:PORT` of its `api.listen`. Also its name among members.
+    pub address: String,
+    /// Technical features this member offers (jobs that require others go elsewhere).
+    #[serde(default)]
+    pub features: Vec<String>,
+    /// Publish at least this often (also at every change of the plan), seconds.
+    #[serde(default = "default_publish_every")]
+    pub publish_every_seconds: f64,
+    /// Bound on each exchange with the broker, seconds.
+    #[serde(default = "default_datacenter_timeout")]
+    pub timeout_seconds: f64,
+}
+
+/// `datacenter: {role: broker, ...}`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BrokerConfig {
+    /// A member whose last tuple is older than this is left out of every
+    /// decision (and of `GET /v1/datacenter/members`), seconds.
+    #[serde(default = "default_member_max_age")]
+    pub member_max_age_seconds: f64,
+    /// Bound on each exchange with a member (forwarding a job, asking a job's state), seconds.
+    #[serde(default = "default_datacenter_timeout")]
+    pub timeout_seconds: f64,
+}
+
+fn default_publish_every() -> f64 {
+    5.0
+}
+fn default_datacenter_timeout() -> f64 {
+    5.0
+}
+fn default_member_max_age() -> f64 {
+    30.0
+}
+
+/// The `engine:` keys a broker has no use for (it plans no jobs).
+const BROKER_UNUSED_ENGINE_KEYS: &str =
+    "a broker plans no jobs; remove it (a broker reads engine.admission, tau, \
+     beta, latency, max_resubmissions and max_time_in_system_seconds)";
 
 /// `backend:` section, chosen by `type`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -592,8 +692,13 @@ impl Config {
             }
         }
         let engine = &self.engine;
-        if engine.procs == 0 {
+        if let Some(DatacenterConfig::Broker(broker)) = &self.datacenter {
+            self.validate_broker(broker, &mut problems);
+        } else if engine.procs == 0 {
             problems.push("engine.procs: must be at least 1".to_string());
+        }
+        if let Some(DatacenterConfig::Member(member)) = &self.datacenter {
+            self.validate_member(member, &mut problems);
         }
         if let Some(conv) = engine.conv_procs {
             if conv == 0 || conv > engine.procs {
@@ -700,6 +805,85 @@ impl Config {
     /// The engine config ([`EngineSection::resolve`]).
     pub fn engine_config(&self) -> Result<EngineConfig, EngineSectionError> {
         self.engine.resolve()
+    }
+
+    /// The `datacenter: {role: member}` section, if this daemon is a member.
+    pub fn member(&self) -> Option<&MemberConfig> {
+        match &self.datacenter {
+            Some(DatacenterConfig::Member(member)) => Some(member),
+            _ => None,
+        }
+    }
+
+    /// The `datacenter: {role: broker}` section, if this daemon is a broker.
+    pub fn broker(&self) -> Option<&BrokerConfig> {
+        match &self.datacenter {
+            Some(DatacenterConfig::Broker(broker)) => Some(broker),
+            _ => None,
+        }
+    }
+
+    fn validate_member(&self, member: &MemberConfig, problems: &mut Vec<String>) {
+        if let Err(err) = member.broker.parse::<Endpoint>() {
+            problems.push(format!("datacenter.broker: {err}"));
+        }
+        match member.address.parse::<Endpoint>() {
+            Err(err) => problems.push(format!("datacenter.address: {err}")),
+            Ok(Endpoint::Unix(path)) if path != self.api.socket => problems.push(format!(
+                "datacenter.address: {} is not this daemon's api.socket ({}); the broker reaches a member at its own \
+                 socket, or at http://ADDR:PORT of its api.listen",
+                path.display(),
+                self.api.socket.display()
+            )),
+            Ok(_) => {}
+        }
+        if member.broker == member.address {
+            problems.push("datacenter.broker: is this daemon's own address; name the broker's".to_string());
+        }
+        for (index, feature) in member.features.iter().enumerate() {
+            if feature.trim().is_empty() {
+                problems.push(format!("datacenter.features[{index}]: must not be empty"));
+            }
+        }
+        positive(
+            problems,
+            "datacenter.publish_every_seconds",
+            member.publish_every_seconds,
+        );
+        positive(problems, "datacenter.timeout_seconds", member.timeout_seconds);
+    }
+
+    /// A broker reads only the engine's admission rules and has no backend.
+    fn validate_broker(&self, broker: &BrokerConfig, problems: &mut Vec<String>) {
+        let engine = &self.engine;
+        let unused = [
+            ("procs", engine.procs != 0),
+            ("conv_procs", engine.conv_procs.is_some()),
+            ("policy", engine.policy.is_some()),
+            ("lambda", engine.lambda.is_some()),
+            ("scheduling", engine.scheduling.is_some()),
+            ("predictor", engine.predictor.is_some()),
+            ("maintenance", !engine.maintenance.is_empty()),
+        ];
+        for (key, set) in unused {
+            if set {
+                problems.push(format!("engine.{key}: {BROKER_UNUSED_ENGINE_KEYS}"));
+            }
+        }
+        if self.backend != BackendConfig::default() {
+            problems.push("backend: a broker has no HPC plan of its own; remove the section".to_string());
+        }
+        positive(
+            problems,
+            "datacenter.member_max_age_seconds",
+            broker.member_max_age_seconds,
+        );
+        positive(problems, "datacenter.timeout_seconds", broker.timeout_seconds);
+    }
+
+    /// A broker's rules ([`BrokerRules`]), from the `engine:` section.
+    pub fn broker_rules(&self) -> Result<BrokerRules, EngineSectionError> {
+        self.engine.resolve().map(|engine| BrokerRules::of(&engine))
     }
 }
 
@@ -877,6 +1061,84 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("cpus") && err.contains("procs"), "{err}");
+    }
+
+    #[test]
+    fn a_member_names_its_broker_and_itself() {
+        let config = Config::parse(
+            "api: {socket: /run/m.sock}\nengine: {procs: 8, lambda: 1.5}\nbackend: {type: plugin}\n\
+             datacenter: {role: member, broker: /run/b.sock, address: /run/m.sock, features: [gpu]}\n",
+        )
+        .unwrap();
+        assert_eq!(config.validate(), Vec::<String>::new());
+        let member = config.member().unwrap();
+        assert_eq!(member.publish_every_seconds, 5.0);
+        assert_eq!(member.features, ["gpu"]);
+        assert!(config.broker().is_none());
+        let bad = Config::parse(
+            "api: {socket: /run/m.sock}\nengine: {procs: 8}\n\
+             datacenter: {role: member, broker: b.sock, address: /run/other.sock, features: [''], \
+             publish_every_seconds: 0}\n",
+        )
+        .unwrap();
+        let problems = bad.validate().join("\n");
+        for key in [
+            "datacenter.broker: \"b.sock\" is neither",
+            "datacenter.address: /run/other.sock is not this daemon's api.socket",
+            "datacenter.features[0]",
+            "datacenter.publish_every_seconds",
+        ] {
+            assert!(problems.contains(key), "missing {key} in {problems}");
+        }
+        let err = Config::parse(
+            "engine: {procs: 8}\ndatacenter: {role: member, broker: /b, address: /a, age: 3}\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("age"), "{err}");
+        let err = Config::parse("engine: {procs: 8}\ndatacenter: {role: boss}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("member") && err.contains("broker"), "{err}");
+    }
+
+    #[test]
+    fn a_broker_reads_only_the_engines_admission_rules() {
+        let config = Config::parse(
+            "datacenter: {role: broker, member_max_age_seconds: 10}\n\
+             engine: {admission: admit-all, tau: 2, beta: 5, max_resubmissions: 4}\n",
+        )
+        .unwrap();
+        assert_eq!(config.validate(), Vec::<String>::new());
+        assert_eq!(config.broker().unwrap().member_max_age_seconds, 10.0);
+        let rules = config.broker_rules().unwrap();
+        assert_eq!(rules.admission, Admission::AdmitAll);
+        assert_eq!(rules.tau, 2.0);
+        assert_eq!(rules.lifecycle.max_resubmissions, 4);
+        assert_eq!(rules.thesis.beta, interstice_core::Beta::Wait(Time::from_secs(5)));
+        // Without an engine section: the daemon's defaults.
+        let bare = Config::parse("datacenter: {role: broker}\n").unwrap();
+        assert_eq!(bare.validate(), Vec::<String>::new());
+        assert_eq!(bare.broker_rules().unwrap().admission, DEFAULT_ADMISSION);
+        let planning = Config::parse(
+            "datacenter: {role: broker, timeout_seconds: -1}\nengine: {procs: 4, policy: easy}\nbackend: {type: plugin}\n",
+        )
+        .unwrap();
+        let problems = planning.validate().join("\n");
+        for key in [
+            "engine.procs: a broker plans no jobs",
+            "engine.policy",
+            "backend: a broker",
+            "datacenter.timeout_seconds",
+        ] {
+            assert!(problems.contains(key), "missing {key} in {problems}");
+        }
+        // A member (or a daemon alone) still needs its processors.
+        let alone = Config::parse("backend: {type: plugin}\n").unwrap();
+        assert!(alone
+            .validate()
+            .join("\n")
+            .contains("engine.procs: must be at least 1"));
     }
 
     #[test]

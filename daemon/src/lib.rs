@@ -15,6 +15,8 @@
 //! - [`actor`]: the one thread that owns the engine, the store and the processes;
 //!   [`clock`]: where its time comes from (the wall clock, or a manual one in tests).
 //! - [`backend`]: where the HPC plan comes from (embedded replay, plugin, Slurm).
+//! - [`datacenter`]: a member's link to its broker, and the broker role
+//!   (several daemons as one data center).
 //! - [`exec`]: process launch and signals; [`node`]: real CPU/memory load;
 //!   [`store`]: SQLite; [`metrics`]: Prometheus.
 #![deny(missing_docs)]
@@ -24,6 +26,7 @@ pub mod api;
 pub mod backend;
 pub mod clock;
 pub mod config;
+pub mod datacenter;
 pub mod exec;
 pub mod lock;
 pub mod metrics;

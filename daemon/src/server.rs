@@ -1,6 +1,8 @@
 //! Daemon lifecycle: lock the state directory (one daemon each), open the
 //! state, recover jobs, start the engine actor,
-//! the backend and the listeners, then serve until SIGTERM/SIGINT (stop
+//! the backend and the listeners (a data center's broker starts none of the
+//! engine's parts: only its own routes, [`crate::datacenter::broker`]),
+//! then serve until SIGTERM/SIGINT (stop
 //! admitting, finish in-flight requests, exit 0). SIGHUP re-reads the config
 //! and swaps in what can change without a restart (execution, node, metrics);
 //! an invalid new config is logged and the old one kept.
@@ -11,15 +13,17 @@ use crate::backend::{self, HpcSink, Shutdown};
 use crate::clock::Clock;
 use crate::config::BackendConfig;
 use crate::config::Config;
+use crate::datacenter::broker::{router as broker_router, Broker, BrokerState};
 use crate::exec::Executor;
 use crate::metrics::Metrics;
 use crate::reload::ConfigText;
 use crate::store::Store;
+use axum::Router;
 use futures_util::StreamExt;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::watch;
@@ -116,6 +120,9 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     let db_path = config.state_dir.join("interstice.sqlite");
     let store = Store::open(&db_path).map_err(|err| setup(format!("{}: {err}", db_path.display())))?;
     let metrics = Metrics::new();
+    if let Some(broker) = config.broker() {
+        return run_broker(&config, broker, store, metrics).await;
+    }
     let wrapper =
         std::env::current_exe().map_err(|err| setup(format!("cannot find own executable: {err}")))?;
     let executor = Executor::new(&config.state_dir, wrapper, config.execution.clone()).map_err(setup)?;
@@ -137,40 +144,13 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
         .spawn(move || actor.run(receiver))
         .map_err(|err| setup(format!("cannot start the engine thread: {err}")))?;
 
-    let unix = bind_socket(&config.api.socket).await?;
-    let tcp = match &config.api.listen {
-        Some(addr) => Some(
-            TcpListener::bind(addr)
-                .await
-                .map_err(|err| setup(format!("cannot listen on {addr}: {err}")))?,
-        ),
-        None => None,
-    };
-    tracing::info!(socket = %config.api.socket.display(), listen = ?config.api.listen, backend = backend::name(&config.backend), "intersticed ready");
-
     let (stop_tx, stop_rx) = watch::channel(false);
     let app = router(AppState {
         commands: commands.clone(),
         metrics: metrics.clone(),
     });
-    let unix_server = {
-        let mut stop = Shutdown::new(stop_rx.clone());
-        let app = app.clone();
-        tokio::spawn(async move {
-            axum::serve(unix, app.into_make_service_with_connect_info::<Peer>())
-                .with_graceful_shutdown(async move { stop.wait().await })
-                .await
-        })
-    };
-    let tcp_server = tcp.map(|tcp| {
-        let mut stop = Shutdown::new(stop_rx.clone());
-        let app = app.clone();
-        tokio::spawn(async move {
-            axum::serve(tcp, app.into_make_service_with_connect_info::<Peer>())
-                .with_graceful_shutdown(async move { stop.wait().await })
-                .await
-        })
-    });
+    let listeners = Listeners::start(&config, app, &stop_rx).await?;
+    tracing::info!(socket = %config.api.socket.display(), listen = ?config.api.listen, backend = backend::name(&config.backend), "intersticed ready");
     let mut backend_task = tokio::spawn(backend::run(
         backend_config,
         HpcSink::new(commands.clone()),
@@ -213,14 +193,7 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     }
     let _ = stop_tx.send(true);
     let deadline = Duration::from_secs(5);
-    if tokio::time::timeout(deadline, unix_server).await.is_err() {
-        tracing::warn!("the unix socket listener did not stop within {deadline:?}");
-    }
-    if let Some(tcp_server) = tcp_server {
-        if tokio::time::timeout(deadline, tcp_server).await.is_err() {
-            tracing::warn!("the tcp listener did not stop within {deadline:?}");
-        }
-    }
+    listeners.stop(deadline).await;
     if !backend_done && tokio::time::timeout(deadline, backend_task).await.is_err() {
         tracing::warn!("the backend did not stop within {deadline:?}");
     }
@@ -229,6 +202,94 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     let _ = tokio::task::spawn_blocking(move || actor_thread.join()).await;
     let _ = std::fs::remove_file(&config.api.socket);
     outcome
+}
+
+/// A broker (`datacenter: {role: broker}`): no engine, no backend, no jobs
+/// of its own; it serves its members' database and places jobs on them
+/// until a stop signal. SIGHUP changes nothing (restart it instead).
+async fn run_broker(
+    config: &Config,
+    broker: &crate::config::BrokerConfig,
+    store: Store,
+    metrics: Metrics,
+) -> Result<(), DaemonError> {
+    let rules = config.broker_rules().map_err(setup)?;
+    let state = BrokerState {
+        broker: Arc::new(Broker::new(store, broker, rules, Clock::System)),
+        metrics,
+    };
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let listeners = Listeners::start(config, broker_router(state), &stop_rx).await?;
+    tracing::info!(socket = %config.api.socket.display(), listen = ?config.api.listen, "intersticed ready (broker)");
+    let mut signals = signal_hook_tokio::Signals::new([SIGTERM, SIGINT, SIGHUP])
+        .map_err(|err| setup(format!("cannot install signal handlers: {err}")))?;
+    while let Some(signal) = signals.next().await {
+        if signal == SIGHUP {
+            tracing::warn!("SIGHUP: a broker applies its configuration only at a restart");
+        } else {
+            tracing::info!(signal, "stopping: finishing in-flight requests");
+            break;
+        }
+    }
+    let _ = stop_tx.send(true);
+    listeners.stop(Duration::from_secs(5)).await;
+    let _ = std::fs::remove_file(&config.api.socket);
+    Ok(())
+}
+
+/// The API's listeners: the Unix socket, and the optional TCP one.
+struct Listeners {
+    unix: tokio::task::JoinHandle<std::io::Result<()>>,
+    tcp: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Listeners {
+    /// Bind `api.socket` (and `api.listen`) and serve `app` until `stop` says so.
+    async fn start(
+        config: &Config,
+        app: Router,
+        stop: &watch::Receiver<bool>,
+    ) -> Result<Listeners, DaemonError> {
+        let unix = bind_socket(&config.api.socket).await?;
+        let tcp = match &config.api.listen {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|err| setup(format!("cannot listen on {addr}: {err}")))?,
+            ),
+            None => None,
+        };
+        let unix = {
+            let mut stop = Shutdown::new(stop.clone());
+            let app = app.clone();
+            tokio::spawn(async move {
+                axum::serve(unix, app.into_make_service_with_connect_info::<Peer>())
+                    .with_graceful_shutdown(async move { stop.wait().await })
+                    .await
+            })
+        };
+        let tcp = tcp.map(|tcp| {
+            let mut stop = Shutdown::new(stop.clone());
+            tokio::spawn(async move {
+                axum::serve(tcp, app.into_make_service_with_connect_info::<Peer>())
+                    .with_graceful_shutdown(async move { stop.wait().await })
+                    .await
+            })
+        });
+        Ok(Listeners { unix, tcp })
+    }
+
+    /// Wait up to `deadline` for each listener to finish its in-flight requests.
+    async fn stop(self, deadline: Duration) {
+        if tokio::time::timeout(deadline, self.unix).await.is_err() {
+            tracing::warn!("the unix socket listener did not stop within {deadline:?}");
+        }
+        if let Some(tcp) = self.tcp {
+            if tokio::time::timeout(deadline, tcp).await.is_err() {
+                tracing::warn!("the tcp listener did not stop within {deadline:?}");
+            }
+        }
+    }
 }
 
 /// SIGHUP: re-read the file, apply its reloadable sections, and say which

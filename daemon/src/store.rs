@@ -9,7 +9,10 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use std::path::Path;
 
 /// The embedded migrations, in order; version N is `MIGRATIONS[N - 1]`.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_init.sql"),
+    include_str!("../migrations/0002_datacenter.sql"),
+];
 
 /// Errors of the store.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +69,8 @@ pub struct NewJob<'a> {
     pub counter_offer_slo: Option<f64>,
     /// Initial state: `queued` or `rejected`.
     pub state: &'a str,
+    /// Features the job requires, as a JSON array (none: `None`).
+    pub features_json: Option<&'a str>,
 }
 
 /// A job to recover after a restart.
@@ -83,6 +88,44 @@ pub struct StoredJob {
     pub predicts_violation: bool,
     /// Resubmissions so far.
     pub resubmissions: u32,
+    /// Features the job requires.
+    pub features: Vec<String>,
+}
+
+/// A job a broker answered: where it was sent (accepted) or the counter-offer (rejected).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Route {
+    /// The broker's job id.
+    pub id: u64,
+    /// First arrival in the data center, epoch s.
+    pub arrival: f64,
+    /// SLO from `arrival`, s.
+    pub slo: f64,
+    /// Processors.
+    pub procs: u32,
+    /// Walltime, s.
+    pub walltime: f64,
+    /// `accepted` or `rejected`.
+    pub decision: String,
+    /// SLO offered instead, s (rejected).
+    pub counter_offer_slo: Option<f64>,
+    /// The member it runs on now (accepted).
+    pub member: Option<String>,
+    /// Its id on that member.
+    pub member_job_id: Option<u64>,
+    /// Times the broker placed it again after an eviction.
+    pub resubmissions: u32,
+}
+
+/// A member's latest tuple as the broker stored it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredTuple {
+    /// The member's address.
+    pub address: String,
+    /// The `POST /v1/datacenter/tuples` body, JSON.
+    pub tuple_json: String,
+    /// When the broker received it, epoch s.
+    pub received_at: f64,
 }
 
 /// The SQLite store (one connection, owned by the engine actor).
@@ -93,7 +136,10 @@ pub struct Store {
 
 const JOB_COLUMNS: &str = "id, state, decision, owner_uid, procs, walltime, slo, argv, class, submitted_at, \
      predicted_start, predicted_completion, counter_offer_slo, started_at, ended_at, exit_code, pid, evictions, \
-     env, workdir, pid_start_ticks, predicts_violation, resubmissions";
+     env, workdir, pid_start_ticks, predicts_violation, resubmissions, features";
+
+const ROUTE_COLUMNS: &str =
+    "id, arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, resubmissions";
 
 impl Store {
     /// Open (creating) the database and apply pending migrations.
@@ -140,8 +186,8 @@ impl Store {
         let tx = self.conn.transaction()?;
         tx.execute(
             "INSERT INTO jobs (id, owner_uid, owner_pid, procs, walltime, slo, argv, env, workdir, class, submitted_at, \
-             decision, predicted_start, predicted_completion, violation_seconds, predicts_violation, counter_offer_slo, state) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+             decision, predicted_start, predicted_completion, violation_seconds, predicts_violation, counter_offer_slo, state, \
+             features) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
             params![
                 job.id as i64,
                 job.owner_uid,
@@ -160,7 +206,8 @@ impl Store {
                 job.violation_seconds,
                 job.predicts_violation,
                 job.counter_offer_slo,
-                job.state
+                job.state,
+                job.features_json
             ],
         )?;
         tx.execute(
@@ -202,6 +249,23 @@ impl Store {
         )?;
         tx.execute(
             "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'requeued', ?3)",
+            params![time, id as i64, why],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The job was evicted and is being handed to the broker: queued, no
+    /// process, one more eviction (its resubmission is the broker's to count).
+    pub fn job_handing_over(&mut self, id: u64, time: f64, why: &str) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE jobs SET state = 'queued', pid = NULL, pid_start_ticks = NULL, evictions = evictions + 1 \
+             WHERE id = ?1",
+            params![id as i64],
+        )?;
+        tx.execute(
+            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'handing-over', ?3)",
             params![time, id as i64, why],
         )?;
         tx.commit()?;
@@ -266,6 +330,89 @@ impl Store {
             params![time, procs, walltime, slo, decision, predicted_start, predicted_completion, counter_offer_slo],
         )?;
         Ok(())
+    }
+
+    /// Keep `tuple_json` as member `address`'s latest tuple, received at `received_at`.
+    pub fn put_member(
+        &mut self,
+        address: &str,
+        tuple_json: &str,
+        received_at: f64,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO members (address, tuple, received_at) VALUES (?1, ?2, ?3) \
+             ON CONFLICT(address) DO UPDATE SET tuple = excluded.tuple, received_at = excluded.received_at",
+            params![address, tuple_json, received_at],
+        )?;
+        Ok(())
+    }
+
+    /// The members' tuples received at or after `since`, by address.
+    pub fn members(&self, since: f64) -> Result<Vec<StoredTuple>, StoreError> {
+        let mut statement = self.conn.prepare(
+            "SELECT address, tuple, received_at FROM members WHERE received_at >= ?1 ORDER BY address",
+        )?;
+        let rows = statement.query_map(params![since], |row| {
+            Ok(StoredTuple {
+                address: row.get(0)?,
+                tuple_json: row.get(1)?,
+                received_at: row.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Record a broker's answer; returns its id.
+    pub fn insert_route(&mut self, route: &Route) -> Result<u64, StoreError> {
+        self.conn.execute(
+            "INSERT INTO routes (arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, \
+             resubmissions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                route.arrival,
+                route.slo,
+                route.procs,
+                route.walltime,
+                route.decision,
+                route.counter_offer_slo,
+                route.member,
+                route.member_job_id.map(|id| id as i64),
+                route.resubmissions
+            ],
+        )?;
+        Ok(self.conn.last_insert_rowid() as u64)
+    }
+
+    /// A broker job moved: it runs as `member_job_id` on `member` after `resubmissions` resubmissions.
+    pub fn route_moved(
+        &mut self,
+        id: u64,
+        member: &str,
+        member_job_id: u64,
+        resubmissions: u32,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE routes SET member = ?2, member_job_id = ?3, resubmissions = ?4 WHERE id = ?1",
+            params![id as i64, member, member_job_id as i64, resubmissions],
+        )?;
+        Ok(())
+    }
+
+    /// A broker job by its id.
+    pub fn route(&self, id: u64) -> Result<Option<Route>, StoreError> {
+        let sql = format!("SELECT {ROUTE_COLUMNS} FROM routes WHERE id = ?1");
+        Ok(self
+            .conn
+            .query_row(&sql, params![id as i64], route_row)
+            .optional()?)
+    }
+
+    /// The broker job that runs as `member_job_id` on `member`.
+    pub fn route_of(&self, member: &str, member_job_id: u64) -> Result<Option<Route>, StoreError> {
+        let sql = format!("SELECT {ROUTE_COLUMNS} FROM routes WHERE member = ?1 AND member_job_id = ?2");
+        Ok(self
+            .conn
+            .query_row(&sql, params![member, member_job_id as i64], route_row)
+            .optional()?)
     }
 
     /// One job.
@@ -339,6 +486,25 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
         pid_start_ticks: row.get::<_, Option<i64>>(20)?.map(|t| t as u64),
         predicts_violation: row.get(21)?,
         resubmissions: row.get(22)?,
+        features: row
+            .get::<_, Option<String>>(23)?
+            .and_then(|json| serde_json::from_str(&json).ok())
+            .unwrap_or_default(),
+    })
+}
+
+fn route_row(row: &Row<'_>) -> rusqlite::Result<Route> {
+    Ok(Route {
+        id: row.get::<_, i64>(0)? as u64,
+        arrival: row.get(1)?,
+        slo: row.get(2)?,
+        procs: row.get(3)?,
+        walltime: row.get(4)?,
+        decision: row.get(5)?,
+        counter_offer_slo: row.get(6)?,
+        member: row.get(7)?,
+        member_job_id: row.get::<_, Option<i64>>(8)?.map(|id| id as u64),
+        resubmissions: row.get(9)?,
     })
 }
 
@@ -367,6 +533,7 @@ mod tests {
             predicts_violation: false,
             counter_offer_slo: None,
             state: "queued",
+            features_json: None,
         }
     }
 
@@ -396,6 +563,48 @@ mod tests {
         assert_eq!(job.pid_start_ticks, Some(99));
         assert_eq!(job.view.argv, vec!["/bin/true".to_string()]);
         assert_eq!(store.jobs(true, 10).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn members_keep_their_latest_tuple_and_routes_follow_their_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
+        store.put_member("/a.sock", "{\"v\":1}", 10.0).unwrap();
+        store.put_member("/b.sock", "{}", 12.0).unwrap();
+        store.put_member("/a.sock", "{\"v\":2}", 20.0).unwrap();
+        let fresh = store.members(15.0).unwrap();
+        assert_eq!(fresh.len(), 1);
+        assert_eq!(
+            (fresh[0].address.as_str(), fresh[0].tuple_json.as_str()),
+            ("/a.sock", "{\"v\":2}")
+        );
+        assert_eq!(store.members(0.0).unwrap().len(), 2);
+        let route = Route {
+            id: 0,
+            arrival: 100.0,
+            slo: 60.0,
+            procs: 2,
+            walltime: 10.0,
+            decision: "accepted".into(),
+            counter_offer_slo: None,
+            member: Some("/a.sock".into()),
+            member_job_id: Some(7),
+            resubmissions: 0,
+        };
+        let id = store.insert_route(&route).unwrap();
+        assert_eq!(store.route_of("/a.sock", 7).unwrap().map(|r| r.id), Some(id));
+        store.route_moved(id, "/b.sock", 3, 1).unwrap();
+        assert_eq!(store.route_of("/a.sock", 7).unwrap(), None);
+        let moved = store.route(id).unwrap().unwrap();
+        assert_eq!(
+            (
+                moved.member.as_deref(),
+                moved.member_job_id,
+                moved.resubmissions,
+                moved.arrival
+            ),
+            (Some("/b.sock"), Some(3), 1, 100.0)
+        );
     }
 
     /// A job's SLO verdict is core's rule on how it ended (deadline 130 here).

@@ -104,6 +104,7 @@ fn job(argv: &[&str], procs: u32, walltime: f64, slo: f64) -> SubmitRequest {
         env: None,
         workdir: None,
         class: None,
+        features: Vec::new(),
     }
 }
 
@@ -235,6 +236,7 @@ fn rejected_job_gets_a_counter_offer_that_is_then_accepted() {
             walltime: 10.0,
             slo: 20.0,
             admission: false,
+            features: Vec::new(),
         })
         .unwrap();
     assert_eq!(predicted.decision, "rejected");
@@ -355,6 +357,7 @@ fn metrics_pass_promtool() {
             walltime: 5.0,
             slo: 60.0,
             admission: true,
+            features: Vec::new(),
         })
         .unwrap();
     // Gauges follow the engine's 100 ms tick.
@@ -591,6 +594,7 @@ fn concurrent_submissions_and_predictions_lose_nothing() {
                                 walltime: 5.0,
                                 slo: 60.0,
                                 admission: false,
+                                features: Vec::new(),
                             })
                             .expect("predict");
                         predictions += 1;
@@ -701,6 +705,7 @@ fn tcp_clients_cannot_cancel_socket_jobs_and_signals_are_handled() {
         walltime: 10.0,
         slo: 60.0,
         admission: false,
+        features: Vec::new(),
     });
     assert!(
         matches!(too_wide, Err(ClientError::Http { status: 422, .. })),
@@ -852,6 +857,7 @@ fn without_a_plan_the_daemon_is_not_ready_and_says_so() {
         walltime: 60.0,
         slo: 600.0,
         admission: true,
+        features: Vec::new(),
     });
     assert!(
         matches!(&predicted, Err(ClientError::Http { status: 503, message }) if message.contains("no plan yet")),

@@ -464,6 +464,7 @@ pub unsafe extern "C" fn interstice_client_predict(
             walltime: positive_seconds(request.walltime_seconds, "walltime_seconds")?,
             slo: positive_seconds(request.slo_seconds, "slo_seconds")?,
             admission: request.admission,
+            features: Vec::new(),
         };
         let prediction = client.client.predict(&wire)?;
         let (has_predicted_start, predicted_start) = split(prediction.predicted_start);

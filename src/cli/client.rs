@@ -150,6 +150,7 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                 env: parse_env(&args.env)?,
                 workdir: args.workdir,
                 class: args.class,
+                features: Vec::new(),
             };
             let answer = client.submit(&request)?;
             print_json(&answer)?;
@@ -169,6 +170,7 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                 walltime: args.shape.walltime,
                 slo: args.shape.slo(),
                 admission: false,
+                features: Vec::new(),
             };
             print_json(&client.predict(&request)?)
         }
@@ -304,6 +306,7 @@ fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()
                         walltime: 180.0,
                         slo: 180.0 * (1 + rng.below(15)) as f64,
                         admission: false,
+                        features: Vec::new(),
                     };
                     let t0 = Instant::now();
                     client.predict(&request)?;

@@ -9,8 +9,8 @@ use super::supervisor::{engine_job, CloudJob, KillReason, Phase};
 use super::{finite_secs, secs, Actor};
 use crate::store::NewJob;
 use interstice_api::wire::{
-    decision_name, FutureSlotView, ImmediateSlotView, JobList, JobView, PredictRequest, PredictResponse,
-    SlotsResponse, SubmitRequest, SubmitResponse,
+    decision_name, JobList, JobView, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest,
+    SubmitResponse,
 };
 use interstice_core::{EndReason, EngineError, JobId, Prediction, Time};
 use std::collections::BTreeMap;
@@ -68,6 +68,11 @@ impl Actor {
             None
         };
         let argv_json = serde_json::to_string(&request.argv).map_err(ApiError::internal)?;
+        let features_json = if request.features.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_string(&request.features).map_err(ApiError::internal)?)
+        };
         let env_json = request
             .env
             .as_ref()
@@ -93,6 +98,7 @@ impl Actor {
             predicts_violation: prediction.predicts_violation,
             counter_offer_slo: counter_offer.map(secs),
             state: if rejected { "rejected" } else { "queued" },
+            features_json: features_json.as_deref(),
         };
         // Durable before the answer: if the row cannot be written, the job is withdrawn.
         if let Err(err) = self.store.insert_job(&row) {
@@ -110,6 +116,8 @@ impl Actor {
             }
         } else {
             self.metrics.admissions.with_label_values(&["admitted"]).inc();
+            // The plan changed: a data center member publishes it at the next tick.
+            self.tuple_stale = true;
             self.jobs.insert(
                 id,
                 CloudJob {
@@ -142,6 +150,7 @@ impl Actor {
             },
             violation_seconds: prediction.violation_seconds,
             counter_offer_slo: counter_offer.map(secs),
+            member: None,
         })
     }
 
@@ -180,30 +189,11 @@ impl Actor {
         Ok(answer)
     }
 
-    /// `GET /v1/slots`: the idle holes of the plan at the actor's now.
+    /// `GET /v1/slots`: the idle holes of the plan at the actor's now (what a
+    /// data center member publishes, [`crate::datacenter::slots_view`]).
     pub(super) fn slots(&mut self) -> SlotsResponse {
         let now = self.now();
-        let slots = self.driver.engine().slots(now);
-        SlotsResponse {
-            now: secs(now),
-            immediate: slots
-                .immediate
-                .iter()
-                .map(|slot| ImmediateSlotView {
-                    proc: slot.proc,
-                    idle_until: finite_secs(Some(slot.idle_until)),
-                })
-                .collect(),
-            future: slots
-                .future
-                .iter()
-                .map(|slot| FutureSlotView {
-                    start: secs(slot.start),
-                    end: finite_secs(Some(slot.end)),
-                    procs: slot.procs.to_string(),
-                })
-                .collect(),
-        }
+        crate::datacenter::slots_view(now, &self.driver.engine().slots(now))
     }
 
     /// `GET /v1/jobs`: every job SQLite knows, ended ones included.
@@ -263,6 +253,14 @@ impl Actor {
                 let _ = self.driver.job_ended(JobId(id), now, EndReason::Killed);
                 self.finish(id, now, "cancelled", None, false, &why);
             }
+            Phase::HandingOver { .. } => {
+                return Err(ApiError::new(
+                    ErrorKind::Conflict,
+                    format!(
+                    "job {id} was evicted and is being handed to the data center's broker; retry in a moment"
+                ),
+                ))
+            }
             Phase::Running { .. } => {
                 self.stop(id, KillReason::Cancel, now);
                 let _ = self.store.event(secs(now), Some(id), "cancelling", &why);
@@ -300,7 +298,7 @@ impl Actor {
 }
 
 /// A duration from the API (or the store): positive, finite and at most ~31 years.
-pub(super) fn positive_seconds(key: &str, value: f64) -> Result<Time, ApiError> {
+pub(crate) fn positive_seconds(key: &str, value: f64) -> Result<Time, ApiError> {
     if !value.is_finite() || value <= 0.0 {
         return Err(ApiError::bad_request(format!(
             "{key}: {value} must be a positive number of seconds"

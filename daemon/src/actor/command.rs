@@ -60,7 +60,7 @@ impl ApiError {
         ApiError::new(ErrorKind::BadRequest, message)
     }
 
-    pub(super) fn new(kind: ErrorKind, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> ApiError {
         ApiError {
             kind,
             message: message.into(),
@@ -68,12 +68,12 @@ impl ApiError {
     }
 
     /// A 500 carrying the underlying failure (a store write, JSON encoding).
-    pub(super) fn internal(message: impl std::fmt::Display) -> ApiError {
+    pub(crate) fn internal(message: impl std::fmt::Display) -> ApiError {
         ApiError::new(ErrorKind::Internal, format!("internal error: {message}"))
     }
 
     /// A 404 that says how to find the job ids there are.
-    pub(super) fn not_found(id: u64) -> ApiError {
+    pub(crate) fn not_found(id: u64) -> ApiError {
         ApiError::new(
             ErrorKind::NotFound,
             format!("no job {id}; list jobs with GET /v1/jobs"),

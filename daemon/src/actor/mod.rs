@@ -11,6 +11,7 @@
 //! - `hpc`: the mirror of the batch system's jobs in the engine;
 //! - `supervisor`: the cloud jobs' processes (start, evict, kill, reap, walltime);
 //! - `recovery`: picking up the jobs SQLite says were queued or running;
+//! - `member`: a data center member's tuples and evicted jobs for its broker;
 //! - `telemetry`: readiness, `/healthz`, node samples and gauges.
 //!
 //! The loop wakes for each command and at least every [`TICK`]: it reaps
@@ -24,12 +25,14 @@
 mod admission;
 mod command;
 mod hpc;
+mod member;
 mod recovery;
 mod supervisor;
 mod telemetry;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use admission::positive_seconds;
 pub use command::{ApiError, Command, ErrorKind, Owner, Reloadable};
 
 use crate::clock::Clock;
@@ -83,6 +86,9 @@ pub enum ActorError {
     /// Recovering the jobs of the last run failed.
     #[error("recovering jobs from the state database: {0}")]
     Recovery(StoreError),
+    /// The link to the data center's broker could not be set up.
+    #[error("datacenter: {0}")]
+    Datacenter(String),
 }
 
 /// The actor's state: the engine and everything whose changes must be
@@ -98,6 +104,8 @@ pub struct Actor {
     /// Admitted cloud jobs not yet ended (queued, held or running).
     jobs: HashMap<u64, CloudJob>,
     hpc: HpcMirror,
+    /// The link to the broker, when this daemon is a data center member.
+    member: Option<member::MemberLink>,
     readiness: Readiness,
     next_job_id: u64,
     /// The actor's time never goes back, even when the clock does.
@@ -107,6 +115,9 @@ pub struct Actor {
     last_schedule: Time,
     /// Something changed since the last `Engine::schedule`.
     dirty: bool,
+    /// The plan changed outside a scheduling pass of the loop (an admission)
+    /// since a data center member last published it.
+    tuple_stale: bool,
     stopping: bool,
 }
 
@@ -124,6 +135,7 @@ impl Actor {
     pub fn start(setup: ActorSetup) -> Result<Actor, ActorError> {
         let engine = Engine::new(setup.config.engine_config()?)?;
         let next_job_id = setup.store.max_job_id()? + 1;
+        let member = setup.config.member().map(member::MemberLink::start).transpose()?;
         let mut actor = Actor {
             driver: Driver::new(engine),
             store: setup.store,
@@ -138,6 +150,7 @@ impl Actor {
             clock: setup.clock,
             jobs: HashMap::new(),
             hpc: HpcMirror::default(),
+            member,
             readiness: Readiness::new(&setup.config.backend),
             next_job_id,
             last_now: Time::ZERO,
@@ -145,6 +158,7 @@ impl Actor {
             last_gauges: None,
             last_schedule: Time::ZERO,
             dirty: true,
+            tuple_stale: true,
             stopping: false,
         };
         actor.recover().map_err(ActorError::Recovery)?;
@@ -248,10 +262,14 @@ impl Actor {
         self.enforce(now);
         self.end_simulated_hpc_jobs(now);
         self.retry_held(now);
+        self.collect_hand_overs(now);
         let wakeup_due = self.driver.due(now).is_some();
-        if self.dirty || wakeup_due || now - self.last_schedule >= IDLE_SCHEDULE_INTERVAL {
+        let plan_changed = self.dirty || wakeup_due;
+        if plan_changed || now - self.last_schedule >= IDLE_SCHEDULE_INTERVAL {
             self.schedule_now(now);
         }
+        let publish = plan_changed || std::mem::take(&mut self.tuple_stale);
+        self.publish_tuple(now, publish);
         self.update_gauges(now);
     }
 

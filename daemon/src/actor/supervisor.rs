@@ -52,6 +52,13 @@ pub(super) enum Phase {
     Queued,
     /// The engine started it but the node is too busy: the process waits.
     Held,
+    /// Evicted, and handed to the data center's broker, whose answer is
+    /// awaited (`member`); the engine may meanwhile start it (its processors
+    /// are then in `engine_procs`), but it does not run here.
+    HandingOver {
+        /// Why it was evicted.
+        why: String,
+    },
     /// Its process runs (or is being stopped).
     Running {
         pid: u32,
@@ -123,6 +130,13 @@ impl Actor {
     /// The engine started job `id` on `procs`: spawn its process, or hold
     /// it while the node is busier than the plan believes.
     pub(super) fn start_cloud(&mut self, id: u64, procs: ProcSet, now: Time) {
+        if let Some(job) = self.jobs.get_mut(&id) {
+            if matches!(job.phase, Phase::HandingOver { .. }) {
+                // Its fate is the broker's: keep the processors, start nothing yet.
+                job.engine_procs = Some(procs);
+                return;
+            }
+        }
         let hold = self.monitor.last().and_then(|sample| {
             let job = &self.jobs[&id];
             node::hold_reason(
@@ -203,6 +217,15 @@ impl Actor {
         };
         match &mut job.phase {
             Phase::Queued => return false,
+            Phase::HandingOver { .. } => {
+                // The engine started it while the broker decides: give its
+                // processors back; the engine's lifecycle decides again.
+                if job.engine_procs.take().is_some() {
+                    let _ = self.driver.job_ended(JobId(id), now, EndReason::Evicted);
+                    self.dirty = true;
+                }
+                return false;
+            }
             Phase::Held => {
                 self.metrics.evictions.inc();
                 let _ = self.driver.job_ended(JobId(id), now, EndReason::Evicted);
@@ -232,8 +255,13 @@ impl Actor {
         true
     }
 
-    /// The engine was told about an eviction: requeued or ended, per its lifecycle.
+    /// The engine was told about an eviction: requeued or ended, per its
+    /// lifecycle, or handed to the data center's broker (`member`).
     fn after_eviction(&mut self, id: u64, now: Time, why: &str) {
+        if self.hand_over(id, now, why) {
+            self.dirty = true;
+            return;
+        }
         match self.driver.engine().job_state(JobId(id)) {
             Some(JobState::Queued { .. }) => {
                 if let Some(job) = self.jobs.get_mut(&id) {
@@ -261,7 +289,7 @@ impl Actor {
 
     /// Count the SLO verdict (core's rule, [`violates`]) and the prediction
     /// outcome of a job whose last run ended at `now` for `reason`.
-    fn outcome(&mut self, id: u64, now: Time, reason: EndReason) {
+    pub(super) fn outcome(&mut self, id: u64, now: Time, reason: EndReason) {
         let Some(job) = self.jobs.get(&id) else { return };
         let violated = violates(job.deadline, Some((now, reason)));
         if violated {
@@ -409,7 +437,7 @@ impl Actor {
     pub(super) fn count_queued(&self) -> usize {
         self.jobs
             .values()
-            .filter(|job| matches!(job.phase, Phase::Queued | Phase::Held))
+            .filter(|job| matches!(job.phase, Phase::Queued | Phase::Held | Phase::HandingOver { .. }))
             .count()
     }
 }

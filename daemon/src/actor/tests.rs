@@ -109,6 +109,7 @@ fn walltime_is_enforced_at_exactly_start_plus_walltime() {
         env: None,
         workdir: None,
         class: None,
+        features: Vec::new(),
     };
     let answer = ask(&mut actor, |reply| Command::Submit {
         request,

@@ -156,6 +156,7 @@ pub fn decide(
         walltime: request.walltime_seconds as f64,
         slo: request.slo_seconds as f64,
         admission: true,
+        features: Vec::new(),
     };
     let slo_seconds = request.slo_seconds as f64;
     let (marker, unpredicted) = match ask(&wire) {
