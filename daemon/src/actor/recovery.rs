@@ -68,10 +68,7 @@ impl Actor {
                             .lost_work_processor_seconds
                             .inc_by(view.procs as f64 * secs(now - start));
                     }
-                    let in_time = lifecycle
-                        .max_time_in_system
-                        .map_or(true, |max| now - submitted_at <= max);
-                    if stored.resubmissions >= lifecycle.max_resubmissions || !in_time {
+                    if !lifecycle.allows_resubmission(stored.resubmissions, now - submitted_at) {
                         let _ = self.store.job_ended(
                             id,
                             secs(now),
