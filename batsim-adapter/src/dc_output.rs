@@ -111,7 +111,15 @@ impl<'n> DatacenterWriter<'n> {
 impl AttemptSink for DatacenterWriter<'_> {
     fn attempt(&mut self, seq: u64, attempt: Attempt) -> Result<(), SimError> {
         if let Some(i) = attempt.scheduler {
-            self.tallies[i].add(&attempt.record);
+            if attempt.last {
+                self.tallies[i].add(&attempt.record);
+            } else {
+                // Not the job's outcome: an attempt evicted and sent on is
+                // no SLO verdict here.
+                let mut record = attempt.record.clone();
+                record.job.slo = None;
+                self.tallies[i].add(&record);
+            }
         }
         if let Some(csv) = &mut self.csv {
             let scheduler = attempt.scheduler.map_or("", |i| self.names[i].as_str());
@@ -171,6 +179,7 @@ fn datacenter_totals(t: &Totals, run: &DatacenterRun, settings: Value) -> Value 
         "refused": t.refused,
         "completed": t.completed,
         "failed": t.failed,
+        "unfinished": t.unfinished,
         "violations": t.violations,
         "violation_ratio": ratio(t.violations, t.accepted),
         "evictions": t.evictions,

@@ -197,6 +197,74 @@ fn latency_delays_the_start_and_enters_the_prediction() {
     assert_eq!((a.record.job.submit, a.record.start), (secs(35), Some(secs(35))));
 }
 
+#[test]
+fn a_tuple_behind_its_plan_is_republished_once_refresh_has_passed() {
+    // "h" plans a long job at 10 s, after its t = 0 publication; with a
+    // refresh of 60 s it must republish at 60 s, before the job of 300 s
+    // arrives, so that the job goes to the idle cloud platform.
+    let mut config = DatacenterConfig::new(
+        vec![
+            hpc("h", 4, Policy::Conservative),
+            SchedulerConfig::cloud("c", 4, 1.0),
+        ],
+        3,
+    );
+    config.refresh = secs(60);
+    let hpc_work = vec![
+        job(1, 0, 4, 5, 5, JobKind::Hpc, None),
+        job(2, 10, 4, 1_000, 1_000, JobKind::Hpc, None),
+    ];
+    let cloud = vec![job(100, 300, 1, 60, 30, JobKind::Cloud, Some(200))];
+    let (run, _) = run(config, vec![(0, hpc_work)], cloud);
+    assert_eq!((run.schedulers[0].sent, run.schedulers[1].sent), (0, 1));
+    assert_eq!(run.totals.violations, 0);
+}
+
+#[test]
+fn a_queued_job_killed_ends_in_a_final_place_and_the_end_counts_the_rest() {
+    let mut far = hpc("far", 4, Policy::Easy);
+    far.latency = secs(5);
+    let config = DatacenterConfig::new(vec![hpc("h", 4, Policy::Easy), far], 3);
+    let mut dc = Datacenter::new(config).unwrap();
+    dc.submit_direct(0, job(1, 0, 4, 100, 100, JobKind::Hpc, None))
+        .unwrap();
+    dc.submit_direct(0, job(2, 0, 4, 100, 100, JobKind::Hpc, None))
+        .unwrap();
+    dc.pass(secs(0)).unwrap();
+    // Job 2 waits behind job 1; its owner withdraws it.
+    dc.job_ended(0, JobId(2), secs(10), interstice_core::EndReason::Killed)
+        .unwrap();
+    dc.pass(secs(10)).unwrap();
+    assert_eq!(dc.net().fired(Transition::T15), 1);
+    // A cloud job on its way to "far" (5 s of latency) when the run ends.
+    dc.arrive(job(100, 11, 1, 60, 30, JobKind::Cloud, Some(100)), vec![])
+        .unwrap();
+    let (rest, totals, _, net) = dc.finish();
+    assert_eq!((totals.unfinished, totals.violations), (1, 1));
+    assert_eq!(totals.true_positives + totals.false_negatives, 1);
+    assert!(rest
+        .iter()
+        .any(|a| a.routed && a.violated == Some(true) && a.record.start.is_none()));
+    assert!(net.conserves_tokens());
+}
+
+#[test]
+fn an_overbooked_platform_takes_no_job_wider_than_its_processors() {
+    // 2 processors overbooked by 3 are 6 virtual ones, but a 4-processor
+    // job does not fit 2 real processors.
+    let config = DatacenterConfig::new(vec![SchedulerConfig::cloud("c", 2, 3.0)], 3);
+    let dc = Datacenter::new(config).unwrap();
+    assert_eq!(dc.tuples()[0].metadata.procs, 2);
+    let mut dc = dc;
+    let refused = dc
+        .arrive(job(100, 1, 4, 60, 30, JobKind::Cloud, Some(100)), vec![])
+        .unwrap();
+    assert_eq!(
+        refused,
+        interstice_core::datacenter::Arrival::Refused { prediction: None }
+    );
+}
+
 /// A random small data center: HPC clusters with random work, maybe a cloud
 /// platform with its own work, a stream of cloud jobs.
 /// (processors, area, HPC jobs as (submit, processors, walltime, run time)).

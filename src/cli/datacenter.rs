@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use interstice_batsim::dc_output::DatacenterWriter;
 use interstice_batsim::output::Naming;
 use interstice_batsim::sim::datacenter::{simulate_datacenter, Source};
-use interstice_core::datacenter::{Datacenter, DatacenterConfig, Role, Routing, SchedulerConfig};
+use interstice_core::datacenter::{Datacenter, DatacenterConfig, Request, Role, Routing, SchedulerConfig};
 use interstice_core::{EngineConfig, Job, Lifecycle, Time};
 use interstice_swf::datacenter::{DatacenterSpec, DirectWork, StreamSpec};
 use interstice_swf::experiment::injection_span;
@@ -83,6 +83,14 @@ pub fn run(file: &Path, route: Option<&str>, out: &Path, jobs_csv: bool, quiet: 
     };
     for (i, s) in spec.schedulers.iter().enumerate() {
         if let DirectWork::Stream(load) = &s.work {
+            if let Some(procs) = s.procs.filter(|&procs| load.cloud.procs.max() > procs) {
+                bail!(
+                    "{}: scheduler {}: its load has jobs of {} processors, wider than its {procs}",
+                    file.display(),
+                    s.name,
+                    load.cloud.procs.max()
+                );
+            }
             let jobs =
                 stream_jobs(load, &mut next_id).with_context(|| format!("scheduler {}: load", s.name))?;
             direct.push((i, jobs));
@@ -90,13 +98,6 @@ pub fn run(file: &Path, route: Option<&str>, out: &Path, jobs_csv: bool, quiet: 
     }
     let mut streams = Vec::new();
     for (k, stream) in spec.streams.iter().enumerate() {
-        let widest = stream.cloud.procs.max();
-        if !schedulers.iter().any(|s| s.engine.conv_procs >= widest) {
-            bail!(
-                "{}: streams[{k}]: jobs of {widest} processors fit no scheduler's area",
-                file.display()
-            );
-        }
         let jobs = stream_jobs(stream, &mut next_id).with_context(|| format!("streams[{k}]"))?;
         streams.push((stream.features.clone(), jobs));
     }
@@ -114,6 +115,30 @@ pub fn run(file: &Path, route: Option<&str>, out: &Path, jobs_csv: bool, quiet: 
         routing: spec.routing,
     };
     let dc = Datacenter::new(config)?;
+    // Every stream's widest job must fit some scheduler's metadata (width
+    // and features), or every such job would be refused.
+    for (k, stream) in spec.streams.iter().enumerate() {
+        let widest = Request {
+            procs: stream.cloud.procs.max(),
+            walltime: Time::ZERO,
+            slo: None,
+            arrival: Time::ZERO,
+            features: stream.features.clone(),
+        };
+        if !dc.tuples().iter().any(|tuple| tuple.metadata.fits(&widest)) {
+            bail!(
+                "{}: streams[{k}]: no scheduler takes jobs of {} processors{}: widen an area, add a \
+                 scheduler, or narrow the stream",
+                file.display(),
+                widest.procs,
+                if widest.features.is_empty() {
+                    String::new()
+                } else {
+                    format!(" with features {:?}", widest.features)
+                }
+            );
+        }
+    }
     let configs: Vec<EngineConfig> = (0..names.len())
         .filter_map(|i| dc.engine_config(i).cloned())
         .collect();

@@ -234,11 +234,14 @@ impl DatacenterSpec {
         for (i, entry) in file.schedulers.into_iter().enumerate() {
             let key = |k: &str| format!("schedulers[{i}].{k}");
             let role: Role = entry.role.parse().map_err(|e| err(key("role"), format!("{e}")))?;
-            if schedulers.iter().any(|s: &SchedulerSpec| s.name == entry.name) || entry.name.is_empty() {
+            if schedulers.iter().any(|s: &SchedulerSpec| s.name == entry.name)
+                || entry.name.is_empty()
+                || entry.name == "best"
+            {
                 return Err(err(
                     key("name"),
                     format!(
-                        "{:?} is empty or used twice: give each scheduler its own name",
+                        "{:?} is empty, used twice or `best` (routing's word for F^J'): give each scheduler its own name",
                         entry.name
                     ),
                 ));
@@ -257,17 +260,25 @@ impl DatacenterSpec {
                 Some(s) => s.parse().map_err(|e| err(key("scheduling"), format!("{e}")))?,
                 None => crate::defaults::scheduling(),
             };
+            // λ's range is the data center's to judge (core::datacenter).
             let overbooking = entry.overbooking.unwrap_or(1.0);
-            if !overbooking.is_finite() || overbooking < 1.0 {
-                return Err(err(
-                    key("overbooking"),
-                    format!("{overbooking}: give λ >= 1 (1 = none)"),
-                ));
-            }
             if role == Role::Hpc && entry.overbooking.is_some() {
                 return Err(err(
                     key("overbooking"),
                     "applies to cloud platforms only (role: cloud)".into(),
+                ));
+            }
+            if role == Role::Cloud && entry.scheduling.is_some() {
+                return Err(err(
+                    key("scheduling"),
+                    "applies to HPC clusters only: a cloud platform's own work always evicts the data center's jobs"
+                        .into(),
+                ));
+            }
+            if entry.trace.is_none() && (entry.until.is_some() || entry.clip) {
+                return Err(err(
+                    key("until"),
+                    "`until` and `clip` cut a trace: give a trace or drop them".into(),
                 ));
             }
             if role == Role::Cloud && (entry.conv.is_some() || entry.procs.is_none()) {
@@ -326,14 +337,7 @@ impl DatacenterSpec {
         };
         let beta = match &file.beta {
             None => interstice_core::ThesisPrediction::default().beta,
-            Some(v) => {
-                let text = match v {
-                    serde_yaml::Value::String(s) => s.clone(),
-                    serde_yaml::Value::Number(n) => n.to_string(),
-                    _ => String::new(),
-                };
-                parse_beta(&text).map_err(|e| err("beta".into(), e.to_string()))?
-            }
+            Some(v) => parse_beta(&yaml_text(v)).map_err(|e| err("beta".into(), e.to_string()))?,
         };
         let streams = file
             .streams
@@ -341,10 +345,8 @@ impl DatacenterSpec {
             .enumerate()
             .map(|(i, s)| stream(s, &format!("streams[{i}]"), &err))
             .collect::<Result<Vec<_>, _>>()?;
+        // τ's range is the data center's to judge (core::datacenter).
         let tau = file.tau.unwrap_or_else(crate::defaults::tau);
-        if !tau.is_finite() || tau < 0.0 {
-            return Err(err("tau".into(), format!("{tau}: give a number >= 0")));
-        }
         Ok(DatacenterSpec {
             path: path.to_path_buf(),
             refresh: seconds("refresh", file.refresh.unwrap_or(0.0))?,
@@ -368,17 +370,25 @@ impl DatacenterSpec {
     }
 }
 
+/// A scalar (or a list, joined by commas: `procs: [1, 2]` is `1,2`) as the
+/// text the command-line flags take.
+fn yaml_text(value: &serde_yaml::Value) -> String {
+    match value {
+        serde_yaml::Value::String(s) => s.clone(),
+        serde_yaml::Value::Number(n) => n.to_string(),
+        serde_yaml::Value::Bool(b) => b.to_string(),
+        serde_yaml::Value::Sequence(items) => items.iter().map(yaml_text).collect::<Vec<_>>().join(","),
+        _ => String::new(),
+    }
+}
+
 /// A stream entry as a [`StreamSpec`], with the injector's defaults.
 fn stream(
     entry: StreamEntry,
     key: &str,
     err: &dyn Fn(String, String) -> DatacenterFileError,
 ) -> Result<StreamSpec, DatacenterFileError> {
-    let text = |v: &serde_yaml::Value| match v {
-        serde_yaml::Value::String(s) => s.clone(),
-        serde_yaml::Value::Number(n) => n.to_string(),
-        _ => String::new(),
-    };
+    let text = yaml_text;
     let procs: ProcsChoice = entry
         .procs
         .as_ref()
@@ -467,9 +477,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("routing: \"b\" is neither best"), "{e}");
-        let e = parse("schedulers:\n  - {name: c, role: cloud, procs: 4, overbooking: 0.5}\n")
+        let e = parse("schedulers:\n  - {name: c, role: cloud, procs: 4, scheduling: shared-queue}\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("schedulers[0].overbooking: 0.5"), "{e}");
+        assert!(
+            e.contains("schedulers[0].scheduling: applies to HPC clusters only"),
+            "{e}"
+        );
+        let e = parse("schedulers:\n  - {name: best, role: cloud, procs: 4}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("schedulers[0].name"), "{e}");
+        let spec = parse(
+            "schedulers:\n  - {name: c, role: cloud, procs: 4}\nstreams:\n  - {interval: 5, procs: [1, 2]}\n",
+        )
+        .unwrap();
+        assert_eq!(spec.streams[0].cloud.procs.max(), 2);
     }
 }

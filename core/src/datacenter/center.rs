@@ -25,8 +25,9 @@
 //! job itself: Algorithm 2 does.
 //!
 //! **The global database.** Each scheduler publishes its tuple (metadata and
-//! [`Engine::slots`]) after a pass, at most once every
-//! [`DatacenterConfig::refresh`]: between two publications the database is
+//! [`Engine::slots`]): after a pass, once [`DatacenterConfig::refresh`] has
+//! passed since its last publication, and otherwise as soon as it has (a
+//! tuple is at most `refresh` behind its plan). In between the database is
 //! stale, as the thesis wants it (not kept consistent).
 //!
 //! **Algorithm 1** ([`Datacenter::arrive`]): `F^J'` ranks the schedulers by
@@ -36,12 +37,13 @@
 //! that destination's latency `r`, or refused with the counter-offer
 //! `F^SLO` (a refused request never enters the net).
 //!
-//! **Algorithm 2** (after each eviction): the job reaches the resubmission
-//! evaluator L8; if [`Lifecycle::allows_resubmission`] (resubmissions so
-//! far, time since its first arrival), `F^J'` picks its next scheduler among
-//! all (the evicting one included) and the job restarts there from scratch
-//! (T3 to an HPC platform, T11 to a cloud platform; a migration when the
-//! scheduler differs); else it fails (T10). Its SLO deadline stays its
+//! **Algorithm 2** (after each eviction): the evicting scheduler publishes
+//! its plan and the job reaches the resubmission evaluator L8; if
+//! [`Lifecycle::allows_resubmission`] (resubmissions so far, time since its
+//! first arrival), `F^J'` picks its next scheduler among all (the evicting
+//! one included, without latency to itself) and the job restarts there from
+//! scratch (T3 to an HPC platform, T11 to a cloud platform; a migration when
+//! the scheduler differs); else it fails (T10). Its SLO deadline stays its
 //! first arrival plus its SLO.
 
 use super::database::{rank, route, Choice, Metadata, Request, Role, Route, Tuple};
@@ -76,6 +78,10 @@ pub struct SchedulerConfig {
     /// `r`: the delay between the data center's decision and the job's
     /// arrival there, also used in its predictions.
     pub latency: Time,
+    /// The widest job it takes (its metadata): `None` is its engine's area
+    /// (an HPC scheduler); a cloud platform's physical processors
+    /// ([`SchedulerConfig::cloud`] sets them), not its virtual ones.
+    pub widest: Option<u32>,
 }
 
 impl SchedulerConfig {
@@ -88,6 +94,7 @@ impl SchedulerConfig {
             overbooking: 1.0,
             features: Vec::new(),
             latency: Time::ZERO,
+            widest: None,
         }
     }
 
@@ -105,6 +112,7 @@ impl SchedulerConfig {
             overbooking,
             features: Vec::new(),
             latency: Time::ZERO,
+            widest: Some(procs),
         }
     }
 }
@@ -262,6 +270,9 @@ pub struct Totals {
     pub completed: u64,
     /// Cloud jobs that failed for good (L9).
     pub failed: u64,
+    /// Cloud jobs still in the system when the run ended (in transit,
+    /// queued or running): counted as violated.
+    pub unfinished: u64,
     /// Accepted cloud jobs that missed their SLO (late, failed or never ended).
     pub violations: u64,
     /// Evictions of cloud jobs, everywhere.
@@ -307,8 +318,12 @@ struct Member {
     name: String,
     role: Role,
     overbooking: f64,
+    /// The widest job it takes.
+    widest: u32,
     driver: Driver,
     published: Option<Time>,
+    /// It passed since its last publication (its tuple is behind its plan).
+    behind: bool,
     totals: SchedulerTotals,
 }
 
@@ -323,6 +338,10 @@ struct Tracked {
     resubmissions: u32,
     /// Sent by the data center (a cloud job), not direct work.
     routed: bool,
+    /// Algorithm 1's prediction at its arrival (the confusion matrix's).
+    admitted: Option<Prediction>,
+    /// The prediction that sent its current attempt (Algorithm 1's, then
+    /// Algorithm 2's): the attempt's `jobs.csv` prediction.
     prediction: Option<Prediction>,
     /// Where its current attempt is.
     scheduler: usize,
@@ -413,6 +432,15 @@ impl Datacenter {
                     s.name
                 ));
             }
+            if s.role == Role::Cloud && s.engine.procs > EngineConfig::MAX_PROCS {
+                return bad(format!(
+                    "schedulers[{i}] ({}): overbooking × processors makes {} virtual processors: at most {}",
+                    s.name,
+                    s.engine.procs,
+                    EngineConfig::MAX_PROCS
+                ));
+            }
+            let widest = s.widest.unwrap_or(s.engine.conv_procs).min(s.engine.conv_procs);
             let mut engine = s.engine;
             engine.admission = Admission::AdmitAll;
             engine.lifecycle = Lifecycle {
@@ -434,8 +462,10 @@ impl Datacenter {
                 name: s.name,
                 role: s.role,
                 overbooking: s.overbooking,
+                widest,
                 driver: Driver::new(engine),
                 published: None,
+                behind: false,
                 totals: SchedulerTotals::default(),
             });
         }
@@ -534,6 +564,7 @@ impl Datacenter {
                     attempts: 1,
                     resubmissions: 0,
                     routed: false,
+                    admitted: None,
                     prediction: None,
                     scheduler,
                 },
@@ -560,7 +591,7 @@ impl Datacenter {
             arrival: job.submit,
             features: features.clone(),
         };
-        let ranked = self.rank(&request, now);
+        let ranked = self.rank(&request, now, None);
         let choice = match route(&ranked, self.admission) {
             Route::Send(choice) => choice,
             Route::Offer(choice) => {
@@ -581,6 +612,7 @@ impl Datacenter {
                 attempts: 0,
                 resubmissions: 0,
                 routed: true,
+                admitted: Some(prediction.clone()),
                 prediction: Some(prediction.clone()),
                 scheduler: choice.index,
             },
@@ -590,7 +622,8 @@ impl Datacenter {
             Role::Cloud => Transition::T6,
         };
         self.members[choice.index].totals.sent += 1;
-        self.send(ticket, choice.index, transition, now)?;
+        let latency = self.latency[choice.index];
+        self.send(ticket, choice.index, transition, now.saturating_add(latency))?;
         Ok(Arrival::Sent {
             scheduler: choice.index,
             prediction,
@@ -628,13 +661,21 @@ impl Datacenter {
                 m.driver.next_pass()
             }
         });
-        deliveries.into_iter().chain(members).min()
+        let publications = self
+            .members
+            .iter()
+            .filter(|m| m.behind)
+            .filter_map(|m| m.published.map(|t| t.saturating_add(self.refresh)));
+        deliveries.into_iter().chain(members).chain(publications).min()
     }
 
     /// One pass at `now`: deliver the attempts due, pass every scheduler with
     /// events or a due wake-up, follow finished attempts through the net
-    /// (Algorithm 2 after evictions) and republish tuples. Returns each
-    /// scheduler's decisions, to carry out in order.
+    /// (Algorithm 2 after evictions) and republish the tuples due: a
+    /// scheduler whose plan changed since its last publication publishes
+    /// once `refresh` has passed since it (at its next pass, or at the time
+    /// [`Datacenter::next_time`] names for it). Returns each scheduler's
+    /// decisions, to carry out in order.
     pub fn pass(&mut self, now: Time) -> Result<Vec<(usize, Decision)>, DatacenterError> {
         while let Some(Reverse(d)) = self.transit.peek().copied() {
             if d.time > now {
@@ -646,7 +687,12 @@ impl Datacenter {
         let mut decisions = Vec::new();
         for i in 0..self.members.len() {
             let member = &mut self.members[i];
+            let refresh = self.refresh;
+            let publication_due = |m: &Member| m.published.map_or(true, |t| now >= t.saturating_add(refresh));
             if !member.driver.events_pending() && member.driver.due(now).is_none() {
+                if member.behind && publication_due(member) {
+                    self.publish(i, now);
+                }
                 continue;
             }
             let passed = member
@@ -665,12 +711,10 @@ impl Datacenter {
             for record in self.members[i].driver.take_finished() {
                 self.finished(i, record, now)?;
             }
-            let refresh = self.refresh;
-            if self.members[i]
-                .published
-                .map_or(true, |t| now >= t.saturating_add(refresh))
-            {
+            if publication_due(&self.members[i]) {
                 self.publish(i, now);
+            } else {
+                self.members[i].behind = true;
             }
         }
         Ok(decisions)
@@ -681,41 +725,43 @@ impl Datacenter {
         std::mem::take(&mut self.done)
     }
 
-    /// End the run: every scheduler's records not final (never started or
-    /// never ended) as attempts, and the jobs still in the system counted
-    /// as violated.
+    /// End the run: the attempts of the jobs still in the system (queued,
+    /// running or in transit) as rows that never ended, their jobs counted
+    /// as unfinished and violated (they stay in their places in the net).
     pub fn finish(mut self) -> (Vec<Attempt>, Totals, Vec<SchedulerTotals>, PetriNet) {
         let mut rest = std::mem::take(&mut self.done);
         for i in 0..self.members.len() {
             let records: Vec<JobRecord> = self.members[i].driver.engine().records().cloned().collect();
-            for mut record in records {
+            for record in records {
                 let Some((ticket, _)) = self.given.remove(&(i, record.job.id)) else {
                     continue;
                 };
-                let tracked = ticket.and_then(|t| self.tracked.remove(&t));
-                let (attempt, routed) = tracked.as_ref().map_or((1, false), |t| (t.attempts, t.routed));
-                let violated = if routed {
-                    self.totals.violations += 1;
-                    self.members[i].totals.last_attempts += 1;
-                    self.members[i].totals.violations += 1;
-                    Some(true)
-                } else {
-                    None
+                let Some(tracked) = ticket.and_then(|t| self.tracked.remove(&t)) else {
+                    rest.push(Attempt {
+                        scheduler: Some(i),
+                        attempt: 1,
+                        local_id: record.job.id,
+                        record,
+                        routed: false,
+                        last: true,
+                        violated: None,
+                    });
+                    continue;
                 };
-                let local_id = record.job.id;
-                if let Some(t) = &tracked {
-                    record.job.id = t.job.id;
-                }
-                rest.push(Attempt {
-                    scheduler: Some(i),
-                    attempt,
-                    local_id,
-                    record,
-                    routed,
-                    last: true,
-                    violated,
-                });
+                let mut attempt = self.attempt_of(i, &tracked, record);
+                self.conclude(i, &tracked, &mut attempt);
+                rest.push(attempt);
             }
+        }
+        // In transit: never delivered.
+        let mut in_transit: Vec<(u64, Tracked)> = self.tracked.drain().collect();
+        in_transit.sort_by_key(|(ticket, _)| *ticket);
+        for (_, tracked) in in_transit {
+            let record = JobRecord::new(tracked.job.clone());
+            let mut attempt = self.attempt_of(tracked.scheduler, &tracked, record);
+            attempt.attempt = tracked.attempts + 1;
+            self.conclude(tracked.scheduler, &tracked, &mut attempt);
+            rest.push(attempt);
         }
         let members = self.members.into_iter().map(|m| m.totals).collect();
         (rest, self.totals, members, self.net)
@@ -743,6 +789,7 @@ impl Datacenter {
         self.tuples[i] = self.tuple(i, now);
         let member = &mut self.members[i];
         member.published = Some(now);
+        member.behind = false;
         member.totals.publications += 1;
     }
 
@@ -753,7 +800,7 @@ impl Datacenter {
             address: member.name.clone(),
             role: member.role,
             metadata: Metadata {
-                procs: engine.config().conv_procs,
+                procs: member.widest,
                 features: self.features[i].clone(),
                 overbooking: member.overbooking,
             },
@@ -763,9 +810,10 @@ impl Datacenter {
         }
     }
 
-    /// `F^J'` under the configured routing.
-    fn rank(&self, request: &Request, now: Time) -> Vec<Choice> {
-        let ranked = rank(&self.tuples, request, now, self.beta, self.tau, None);
+    /// `F^J'` under the configured routing, asked by `caller` (a scheduler,
+    /// or `None` for the data-center scheduler).
+    fn rank(&self, request: &Request, now: Time, caller: Option<usize>) -> Vec<Choice> {
+        let ranked = rank(&self.tuples, request, now, self.beta, self.tau, caller);
         match self.routing {
             Routing::Best => ranked,
             Routing::Fixed(only) => ranked.into_iter().filter(|c| c.index == only).collect(),
@@ -791,20 +839,21 @@ impl Datacenter {
         Arrival::Refused { prediction }
     }
 
-    /// Fire `transition` towards `scheduler` and put the attempt in transit.
+    /// Fire `transition` towards `scheduler` and put the attempt in transit
+    /// until `arrival`.
     fn send(
         &mut self,
         ticket: u64,
         scheduler: usize,
         transition: Transition,
-        now: Time,
+        arrival: Time,
     ) -> Result<(), DatacenterError> {
         let tracked = self.tracked.get_mut(&ticket).expect("tracked job");
         tracked.place = self.net.fire(transition, Some(tracked.place))?;
         tracked.scheduler = scheduler;
         self.next_seq += 1;
         self.transit.push(Reverse(Delivery {
-            time: now.saturating_add(self.latency[scheduler]),
+            time: arrival,
             seq: self.next_seq,
             scheduler,
             ticket,
@@ -900,43 +949,29 @@ impl Datacenter {
         let mut tracked = self.tracked.remove(&ticket).expect("tracked job");
         let role = self.members[scheduler].role;
         let reason = record.end_reason;
-        let mut record = record;
-        let local_id = record.job.id;
-        record.job.id = tracked.job.id;
-        let mut attempt = Attempt {
-            scheduler: Some(scheduler),
-            attempt: tracked.attempts,
-            local_id,
-            record,
-            routed: tracked.routed,
-            last: true,
-            violated: None,
-        };
+        let mut attempt = self.attempt_of(scheduler, &tracked, record);
         use Transition::*;
-        let evicted = reason == Some(EndReason::Evicted);
+        let withdrawn = attempt.record.start.is_none();
         let (first, then) = match (role, reason) {
+            // Cancelled before it started.
+            (Role::Hpc, _) if withdrawn => (T15, None),
+            (Role::Cloud, _) if withdrawn => (T16, None),
             (Role::Hpc, Some(EndReason::Evicted)) => (T14, None),
             (Role::Hpc, _) => (T5, None),
             (Role::Cloud, Some(EndReason::Evicted)) => (T9, None),
             (Role::Cloud, Some(EndReason::Killed) | None) => (T9, Some(T10)),
             (Role::Cloud, _) => (T8, None),
         };
-        if attempt.record.rejected {
-            // Schedulers admit all; a refusal here would be a bug.
-            return Err(DatacenterError::Net(BadFiring {
-                transition: T4,
-                at: Some(tracked.place),
-            }));
-        }
         tracked.place = self.net.fire(first, Some(tracked.place))?;
         if let Some(then) = then {
             tracked.place = self.net.fire(then, Some(tracked.place))?;
         }
-        if evicted && tracked.routed {
+        if tracked.place == Place::L8 {
             self.totals.evictions += 1;
             self.members[scheduler].totals.evictions += 1;
             // Algorithm 2 at L8, run by the evicting scheduler, which
-            // publishes its own plan first: it knows what evicted the job.
+            // publishes its own plan first (it knows what evicted the job)
+            // and has no latency to itself.
             self.publish(scheduler, now);
             let in_system = now - tracked.job.submit;
             let next = if self
@@ -950,63 +985,94 @@ impl Datacenter {
                     arrival: tracked.job.submit,
                     features: tracked.features.clone(),
                 };
-                self.rank(&request, now).first().map(|c| c.index)
+                self.rank(&request, now, Some(scheduler)).into_iter().next()
             } else {
                 None
             };
-            if let Some(to) = next {
-                attempt.last = false;
-                tracked.resubmissions += 1;
-                if to == scheduler {
-                    self.totals.resubmissions_in_place += 1;
-                    self.members[to].totals.resubmitted += 1;
-                } else {
-                    self.totals.migrations += 1;
-                    self.members[scheduler].totals.migrated_out += 1;
-                    self.members[to].totals.migrated_in += 1;
-                }
-                let transition = match self.members[to].role {
-                    Role::Hpc => T3,
-                    Role::Cloud => T11,
-                };
+            let Some(choice) = next else {
+                tracked.place = self.net.fire(T10, Some(tracked.place))?;
+                self.conclude(scheduler, &tracked, &mut attempt);
                 self.done.push(attempt);
-                self.tracked.insert(ticket, tracked);
-                return self.send(ticket, to, transition, now);
-            }
-            tracked.place = self.net.fire(T10, Some(tracked.place))?;
-        }
-        if tracked.routed {
-            let deadline = tracked
-                .job
-                .slo
-                .map_or(Time::INFINITY, |slo| tracked.job.submit.saturating_add(slo));
-            let end = match (attempt.record.end, attempt.record.end_reason) {
-                (Some(end), Some(reason)) => Some((end, reason)),
-                _ => None,
+                return Ok(());
             };
-            let violated = violates(deadline, end);
-            if tracked.place == Place::L9 {
-                self.totals.failed += 1;
+            let to = choice.index;
+            attempt.last = false;
+            tracked.resubmissions += 1;
+            tracked.prediction = Some(choice.prediction);
+            let arrival = if to == scheduler {
+                self.totals.resubmissions_in_place += 1;
+                self.members[to].totals.resubmitted += 1;
+                now
             } else {
-                self.totals.completed += 1;
-            }
-            let totals = &mut self.members[scheduler].totals;
-            totals.last_attempts += 1;
-            if violated {
-                totals.violations += 1;
-                self.totals.violations += 1;
-            }
-            let predicted = tracked.prediction.as_ref().is_some_and(|p| p.predicts_violation);
-            match (predicted, violated) {
-                (true, true) => self.totals.true_positives += 1,
-                (true, false) => self.totals.false_positives += 1,
-                (false, true) => self.totals.false_negatives += 1,
-                (false, false) => self.totals.true_negatives += 1,
-            }
-            attempt.violated = Some(violated);
+                self.totals.migrations += 1;
+                self.members[scheduler].totals.migrated_out += 1;
+                self.members[to].totals.migrated_in += 1;
+                now.saturating_add(self.latency[to])
+            };
+            let transition = match self.members[to].role {
+                Role::Hpc => T3,
+                Role::Cloud => T11,
+            };
+            self.done.push(attempt);
+            self.tracked.insert(ticket, tracked);
+            return self.send(ticket, to, transition, arrival);
         }
+        self.conclude(scheduler, &tracked, &mut attempt);
         self.done.push(attempt);
         Ok(())
+    }
+
+    /// The row of an attempt of a tracked job: the job's own id, and the
+    /// prediction that sent the attempt there.
+    fn attempt_of(&self, scheduler: usize, tracked: &Tracked, record: JobRecord) -> Attempt {
+        let mut record = record;
+        let local_id = record.job.id;
+        record.job.id = tracked.job.id;
+        if tracked.routed {
+            record.prediction = tracked.prediction.clone();
+        }
+        Attempt {
+            scheduler: Some(scheduler),
+            attempt: tracked.attempts,
+            local_id,
+            record,
+            routed: tracked.routed,
+            last: true,
+            violated: None,
+        }
+    }
+
+    /// A routed job's last attempt: its SLO verdict against its first
+    /// arrival, in the totals, the scheduler's and the confusion matrix.
+    fn conclude(&mut self, scheduler: usize, tracked: &Tracked, attempt: &mut Attempt) {
+        if !tracked.routed {
+            return;
+        }
+        let deadline = tracked
+            .job
+            .slo
+            .map_or(Time::INFINITY, |slo| tracked.job.submit.saturating_add(slo));
+        let end = attempt.record.end.zip(attempt.record.end_reason);
+        let violated = violates(deadline, end);
+        match tracked.place {
+            Place::L9 => self.totals.failed += 1,
+            place if place.is_final() => self.totals.completed += 1,
+            _ => self.totals.unfinished += 1,
+        }
+        let totals = &mut self.members[scheduler].totals;
+        totals.last_attempts += 1;
+        if violated {
+            totals.violations += 1;
+            self.totals.violations += 1;
+        }
+        let predicted = tracked.admitted.as_ref().is_some_and(|p| p.predicts_violation);
+        match (predicted, violated) {
+            (true, true) => self.totals.true_positives += 1,
+            (true, false) => self.totals.false_positives += 1,
+            (false, true) => self.totals.false_negatives += 1,
+            (false, false) => self.totals.true_negatives += 1,
+        }
+        attempt.violated = Some(violated);
     }
 }
 

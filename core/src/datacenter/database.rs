@@ -91,7 +91,8 @@ pub struct Choice {
     pub prediction: Prediction,
     /// The completion the ranking used: `F^C`, or, when the slots hold no
     /// fit before the SLO's deadline (`F^σ = ∞`), the completion of the
-    /// earliest fit after it, so that destinations still compare.
+    /// earliest fit after it, so that such destinations still compare among
+    /// themselves (they all rank after every finite `F^C`).
     pub completion: Time,
 }
 
@@ -108,73 +109,72 @@ impl Metadata {
 }
 
 impl Tuple {
-    /// `F^σ` on this tuple's slots at `now` with β (`None` = ∞), and the
-    /// start of the earliest fit whatever the deadline (`None`: the slots
-    /// never hold `h` processors for the job).
-    fn start(&self, request: &Request, now: Time, beta: Beta) -> (Option<Time>, Option<Time>) {
+    /// `F^σ` on this tuple's slots at `now` with β and latency `r` (`None` =
+    /// ∞), and `F^σ` with neither the SLO's bound nor a disqualifying β (the
+    /// fit after the deadline, `None` when the slots never hold the job).
+    fn start(&self, request: &Request, now: Time, beta: Beta, latency: Time) -> (Option<Time>, Option<Time>) {
         let runs = IdleRuns::of(&self.slots);
         let occupied = request.walltime.mul_f64(self.metadata.overbooking);
         let h = request.procs as usize;
-        let thesis = ThesisPrediction {
-            latency: self.latency,
-            beta,
+        let start_with = |beta: Beta, slo: Option<Time>| {
+            ThesisPrediction { latency, beta }.start(
+                now,
+                occupied,
+                slo,
+                request.arrival,
+                |end| runs.covering(now, end) >= h,
+                |deadline| runs.earliest_after(now, occupied, h, deadline),
+            )
         };
-        let start = thesis.start(
-            now,
-            occupied,
-            request.slo,
-            request.arrival,
-            |end| runs.covering(now, end) >= h,
-            |deadline| runs.earliest_after(now, occupied, h, deadline),
-        );
-        let any = if runs.covering(now, now.saturating_add(self.latency).saturating_add(occupied)) >= h {
-            Some(now.saturating_add(self.latency))
-        } else {
-            runs.earliest_after(now, occupied, h, Time::INFINITY)
-                .map(|t0| t0.saturating_add(self.latency))
+        let start = start_with(beta, request.slo);
+        let unbounded = match beta {
+            Beta::Wait(_) => start_with(beta, None),
+            Beta::Disqualify => start_with(Beta::Wait(Time::ZERO), None),
         };
-        (start, any)
+        (start, unbounded)
     }
 }
 
 /// `F^J'`: the destinations whose metadata fit `request`, each with its
-/// prediction, ordered by predicted completion (smallest first; ties keep
-/// the order of `tuples`). A destination whose slots never hold the job is
-/// left out. `exclude` leaves out one tuple (the thesis removes the data
-/// center's own scheduler when another scheduler asks, to avoid loops).
+/// prediction, ordered by predicted completion, smallest first; those whose
+/// `F^σ` is ∞ (no fit before the SLO's deadline) come after every finite
+/// one, ordered by the completion of their fit after the deadline; ties keep
+/// the order of `tuples`. A destination whose slots never hold the job is
+/// left out. `caller` is the scheduler asking, if it is one of the tuples:
+/// its latency `r` is 0 (the thesis's `r` for the scheduler analysing its
+/// own queue).
 pub fn rank(
     tuples: &[Tuple],
     request: &Request,
     now: Time,
     beta: Beta,
     tau: f64,
-    exclude: Option<usize>,
+    caller: Option<usize>,
 ) -> Vec<Choice> {
     let mut choices: Vec<Choice> = tuples
         .iter()
         .enumerate()
-        .filter(|&(i, tuple)| Some(i) != exclude && tuple.metadata.fits(request))
+        .filter(|(_, tuple)| tuple.metadata.fits(request))
         .filter_map(|(index, tuple)| {
-            let (start, any) = tuple.start(request, now, beta);
+            let latency = if Some(index) == caller {
+                Time::ZERO
+            } else {
+                tuple.latency
+            };
+            let (start, unbounded) = tuple.start(request, now, beta, latency);
             let lambda = tuple.metadata.overbooking;
-            let prediction =
-                Prediction::from_start(start, request.walltime, request.slo, request.arrival, lambda, tau);
+            let predict = |start| {
+                Prediction::from_start(start, request.walltime, request.slo, request.arrival, lambda, tau)
+            };
+            let prediction = predict(start);
             let completion = match prediction.completion {
                 Some(c) => c,
-                None => any? + request.walltime.mul_f64(lambda),
+                None => predict(Some(unbounded?)).completion?,
             };
-            let prediction = match (&prediction.completion, any) {
+            let prediction = match (&prediction.completion, unbounded) {
                 // No fit before the deadline: offer the SLO of the fit after it.
-                (None, Some(any)) => Prediction {
-                    counter_offer_slo: Prediction::from_start(
-                        Some(any),
-                        request.walltime,
-                        request.slo,
-                        request.arrival,
-                        lambda,
-                        tau,
-                    )
-                    .counter_offer_slo,
+                (None, Some(after)) => Prediction {
+                    counter_offer_slo: predict(Some(after)).counter_offer_slo,
                     ..prediction
                 },
                 _ => prediction,
@@ -186,7 +186,7 @@ pub fn rank(
             })
         })
         .collect();
-    choices.sort_by_key(|choice| choice.completion);
+    choices.sort_by_key(|choice| (choice.prediction.completion.is_none(), choice.completion));
     choices
 }
 
@@ -373,10 +373,59 @@ mod tests {
         // only two idle ones: its slots never hold the job.
         req.procs = 3;
         assert!(rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None).is_empty());
-        // One processor without features fits both; `exclude` leaves one out.
+        // One processor without features fits both.
         let req = request(1, 10, 100);
-        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, Some(0));
-        assert_eq!(ranked.iter().map(|c| c.index).collect::<Vec<_>>(), vec![1]);
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None);
+        assert_eq!(ranked.iter().map(|c| c.index).collect::<Vec<_>>(), vec![0, 1]);
+    }
+
+    #[test]
+    fn the_caller_has_no_latency() {
+        let mut far = tuple("far", 2, idle());
+        far.latency = secs(30);
+        let tuples = vec![tuple("near", 2, busy_until_200()), far];
+        let req = request(1, 10, 1_000);
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None);
+        assert_eq!(
+            ranked[0].prediction.start,
+            Some(secs(0)),
+            "near is idle now for 50 s"
+        );
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, Some(1));
+        assert_eq!((ranked[0].index, ranked[0].prediction.start), (0, Some(secs(0))));
+        assert_eq!((ranked[1].index, ranked[1].prediction.start), (1, Some(secs(0))));
+    }
+
+    #[test]
+    fn a_destination_that_meets_the_slo_ranks_before_any_that_cannot() {
+        // "late" fits only at 5 s, and β = disqualify refuses W_future: F^σ = ∞
+        // there, though its fit after the deadline ends earlier (65 s) than
+        // "far"'s on-time one (71 s, after its 10 s latency).
+        let mut far = tuple("far", 2, idle());
+        far.latency = secs(10);
+        let late = tuple(
+            "late",
+            2,
+            Slots {
+                immediate: vec![],
+                future: vec![FutureSlot {
+                    start: secs(5),
+                    end: Time::INFINITY,
+                    procs: ProcSet::from_sorted_ids(vec![0, 1]),
+                }],
+            },
+        );
+        let mut req = request(1, 60, 120);
+        req.arrival = secs(1);
+        let ranked = rank(&[late, far], &req, secs(1), Beta::Disqualify, 1.0, None);
+        assert_eq!(ranked.iter().map(|c| c.index).collect::<Vec<_>>(), vec![1, 0]);
+        assert_eq!(ranked[0].prediction.completion, Some(secs(71)));
+        assert!(!ranked[0].prediction.predicts_violation);
+        assert_eq!(
+            (ranked[1].prediction.completion, ranked[1].completion),
+            (None, secs(65))
+        );
+        assert!(matches!(route(&ranked, Admission::RejectPredicted), Route::Send(c) if c.index == 1));
     }
 
     #[test]

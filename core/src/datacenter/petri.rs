@@ -22,12 +22,16 @@
 //! | T12 | L1 → L10 | ended on the data center's own processors |
 //! | T13 | — → L2 | an HPC application submitted directly to its platform |
 //! | T14 | L3 → L8 | *Interstice's*: a cloud job evicted from an HPC area |
+//! | T15 | L2 → L4 | *Interstice's*: withdrawn from an HPC platform's queue |
+//! | T16 | L5 → L9 | *Interstice's*: withdrawn from a cloud platform's queue |
 //!
 //! Final places: L4, L7, L9, L10. No arc leads back to L0, so an
 //! application never returns to its starting point. T14 is not in the
 //! thesis, whose HPC platforms never preempt; Interstice's HPC areas evict
 //! cloud jobs when HPC work needs their processors, and the evicted job
 //! goes to the same resubmission evaluator (L8) as a cloud platform's.
+//! T15 and T16 give an application cancelled before it started a final
+//! place (the thesis's net only ends applications that ran).
 //! The simulated data center has no processors of its own, so T1 and T12
 //! never fire.
 
@@ -125,11 +129,15 @@ pub enum Transition {
     T13,
     /// Eviction from an HPC area (Interstice's).
     T14,
+    /// Withdrawn from an HPC platform's queue (Interstice's).
+    T15,
+    /// Withdrawn from a cloud platform's queue (Interstice's).
+    T16,
 }
 
 impl Transition {
     /// Every transition, in order.
-    pub const ALL: [Transition; 15] = [
+    pub const ALL: [Transition; 17] = [
         Transition::T0,
         Transition::T1,
         Transition::T2,
@@ -145,6 +153,8 @@ impl Transition {
         Transition::T12,
         Transition::T13,
         Transition::T14,
+        Transition::T15,
+        Transition::T16,
     ];
 
     /// The arc: input place (`None` for a source transition) and output place.
@@ -167,6 +177,8 @@ impl Transition {
             T12 => (Some(L1), L10),
             T13 => (None, L2),
             T14 => (Some(L3), L8),
+            T15 => (Some(L2), L4),
+            T16 => (Some(L5), L9),
         }
     }
 
@@ -210,7 +222,7 @@ impl std::error::Error for BadFiring {}
 /// The net's counts: transitions fired and the current marking.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PetriNet {
-    fired: [u64; 15],
+    fired: [u64; 17],
     marking: [u64; 11],
 }
 
