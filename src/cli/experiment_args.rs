@@ -15,7 +15,8 @@ use std::path::PathBuf;
 #[derive(clap::Args, Clone, Debug)]
 pub struct TraceArgs {
     /// The workload: SWF (plain or .gz) or a Batsim workload JSON (from `swf inject`).
-    /// (Required by every command that flattens these flags, except `replay --datacenter`.)
+    // Optional here so that `replay --datacenter` can go without it; each
+    // command's `input` argument group makes it required otherwise.
     pub workload: Option<PathBuf>,
     /// Processors of the machine (default: the workload's machine size).
     #[arg(long)]
