@@ -509,6 +509,47 @@ pub struct ExecutionConfig {
     /// Resource limits of cloud jobs.
     #[serde(default)]
     pub rlimits: RlimitConfig,
+    /// A job submitted by root runs as root (off: it runs as `user`).
+    #[serde(default)]
+    pub allow_root: bool,
+    /// Only these users (names or uids) may submit jobs (empty: everyone).
+    /// Root, the administrator, may always submit.
+    #[serde(default)]
+    pub allow_users: Vec<String>,
+    /// These users (names or uids) may not submit jobs.
+    #[serde(default)]
+    pub deny_users: Vec<String>,
+    /// How a job's processes are contained so that every descendant can be
+    /// killed: `auto`, `v2`, `v1-freezer` or `none` (the process group only).
+    #[serde(default)]
+    pub cgroup: CgroupMode,
+    /// Largest file a job may write, its output files included
+    /// (RLIMIT_FSIZE: beyond it the job gets SIGXFSZ / EFBIG); null: no cap.
+    #[serde(default = "default_max_output_bytes")]
+    pub max_output_bytes: Option<u64>,
+}
+
+/// `execution.cgroup`: where each job's processes are contained.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum CgroupMode {
+    /// cgroup v2 if mounted (as the root or the hybrid `unified` mount),
+    /// else the v1 freezer, else the process group (with a warning).
+    #[default]
+    Auto,
+    /// cgroup v2 (an error at start if it is not usable).
+    V2,
+    /// The cgroup v1 freezer hierarchy (an error at start if it is not usable).
+    V1Freezer,
+    /// No cgroup: the job's process group only (`setsid` escapes it).
+    None,
+}
+
+/// 64 MiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 64 << 20;
+
+fn default_max_output_bytes() -> Option<u64> {
+    Some(DEFAULT_MAX_OUTPUT_BYTES)
 }
 
 fn default_user() -> String {
@@ -528,6 +569,11 @@ impl Default for ExecutionConfig {
             grace_seconds: default_grace(),
             path: default_path(),
             rlimits: RlimitConfig::default(),
+            allow_root: false,
+            allow_users: Vec::new(),
+            deny_users: Vec::new(),
+            cgroup: CgroupMode::Auto,
+            max_output_bytes: default_max_output_bytes(),
         }
     }
 }
@@ -776,6 +822,22 @@ impl Config {
                     execution.user
                 )),
             }
+        }
+        for (key, list) in [
+            ("execution.allow_users", &execution.allow_users),
+            ("execution.deny_users", &execution.deny_users),
+        ] {
+            for entry in list {
+                if entry.is_empty() {
+                    problems.push(format!("{key}: empty entry; name a user or a uid"));
+                }
+            }
+        }
+        if execution.max_output_bytes == Some(0) {
+            problems.push(
+                "execution.max_output_bytes: 0 would fail every job's output; use null for no cap"
+                    .to_string(),
+            );
         }
         if !(self.node.busy_margin_cpus.is_finite() && self.node.busy_margin_cpus >= 0.0) {
             problems.push(format!(

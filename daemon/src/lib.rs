@@ -17,17 +17,20 @@
 //! - [`backend`]: where the HPC plan comes from (embedded replay, plugin, Slurm).
 //! - [`datacenter`]: a member's link to its broker, and the broker role
 //!   (several daemons as one data center).
-//! - [`exec`]: process launch and signals; [`node`]: real CPU/memory load;
+//! - [`exec`]: process launch and signals; [`cgroup`]: each job's cgroup;
+//!   [`identity`]: who a job runs as; [`node`]: real CPU/memory load;
 //!   [`store`]: SQLite; [`metrics`]: Prometheus.
 #![deny(missing_docs)]
 
 pub mod actor;
 pub mod api;
 pub mod backend;
+pub mod cgroup;
 pub mod clock;
 pub mod config;
 pub mod datacenter;
 pub mod exec;
+pub mod identity;
 pub mod lock;
 pub mod metrics;
 pub mod node;

@@ -1,0 +1,250 @@
+//! Containment of a job's processes: each job gets its own cgroup
+//! (`interstice/<daemon>/job-<id>`, `<daemon>` naming the state directory),
+//! which its wrapper joins before it starts the
+//! job, so walltime, cancellation and eviction reach every descendant,
+//! `setsid` and double forks included. cgroup v2 (the unified root, or the
+//! hybrid `unified` mount) kills with `cgroup.kill`, or by freezing and
+//! SIGKILLing every pid until none is left; the v1 freezer does the latter.
+//! Without a usable cgroup, the job's process group is all there is.
+
+use crate::config::CgroupMode;
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::unistd::Pid;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How jobs are contained on this node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Containment {
+    /// cgroup v2: jobs under `base` (`<mount>/interstice/<daemon>`).
+    V2 {
+        /// The daemon's subtree.
+        base: PathBuf,
+    },
+    /// cgroup v1 freezer: jobs under `base` (`<mount>/interstice/<daemon>`).
+    V1Freezer {
+        /// The daemon's subtree.
+        base: PathBuf,
+    },
+    /// The job's process group only: a process that leaves it (`setsid`)
+    /// escapes walltime, cancellation and eviction.
+    ProcessGroup,
+}
+
+/// The cgroup mounts of this node from `/proc/self/mounts`: (v2 mount
+/// points, v1 freezer mount points).
+fn mounts() -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let text = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    let (mut v2, mut freezer) = (Vec::new(), Vec::new());
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [_, point, fstype, options, ..] = fields[..] else {
+            continue;
+        };
+        match fstype {
+            "cgroup2" => v2.push(PathBuf::from(point)),
+            "cgroup" if options.split(',').any(|option| option == "freezer") => {
+                freezer.push(PathBuf::from(point))
+            }
+            _ => {}
+        }
+    }
+    // The unified root first, then the hybrid `unified` mount.
+    v2.sort_by_key(|point| point != Path::new("/sys/fs/cgroup"));
+    (v2, freezer)
+}
+
+/// The name of a daemon's cgroup: its state directory, `/` spelled `-`
+/// (and `-` spelled `\x2d`, as systemd escapes paths), so daemons on
+/// different state directories never share job cgroups.
+pub fn daemon_name(state_dir: &Path) -> String {
+    let path = state_dir
+        .canonicalize()
+        .unwrap_or_else(|_| state_dir.to_path_buf());
+    let text = path.to_string_lossy();
+    let name = text.trim_matches('/').replace('-', "\\x2d").replace('/', "-");
+    if name.is_empty() || name.starts_with('.') {
+        format!("root{name}")
+    } else {
+        name
+    }
+}
+
+/// `<mount>/interstice/<daemon>`, created (0755, root's) if it can be.
+fn subtree(mount: &Path, daemon: &str) -> Result<PathBuf, String> {
+    let base = mount.join("interstice").join(daemon);
+    match std::fs::create_dir_all(&base) {
+        Ok(()) => Ok(base),
+        Err(err) => Err(format!("{}: {err}", base.display())),
+    }
+}
+
+impl Containment {
+    /// The containment `mode` asks for. `auto` falls back to the process
+    /// group, with the reason in the second value (to log as a warning);
+    /// an explicit `v2` or `v1-freezer` that cannot be used is an error.
+    /// `daemon` names this daemon's subtree ([`daemon_name`]).
+    pub fn setup(mode: CgroupMode, daemon: &str) -> Result<(Containment, Option<String>), String> {
+        let (v2, freezer) = mounts();
+        let try_v2 = || -> Result<Containment, String> {
+            let mount = v2.first().ok_or("no cgroup2 mount")?;
+            Ok(Containment::V2 {
+                base: subtree(mount, daemon)?,
+            })
+        };
+        let try_v1 = || -> Result<Containment, String> {
+            let mount = freezer.first().ok_or("no cgroup v1 freezer mount")?;
+            Ok(Containment::V1Freezer {
+                base: subtree(mount, daemon)?,
+            })
+        };
+        match mode {
+            CgroupMode::None => Ok((Containment::ProcessGroup, None)),
+            CgroupMode::V2 => try_v2().map(|containment| (containment, None)),
+            CgroupMode::V1Freezer => try_v1().map(|containment| (containment, None)),
+            CgroupMode::Auto => match try_v2() {
+                Ok(containment) => Ok((containment, None)),
+                Err(v2_err) => match try_v1() {
+                    Ok(containment) => Ok((containment, None)),
+                    Err(v1_err) => Ok((
+                        Containment::ProcessGroup,
+                        Some(format!(
+                            "no usable cgroup ({v2_err}; {v1_err}): jobs are contained by their process group \
+                             only, and a job that calls setsid escapes walltime, cancel and eviction"
+                        )),
+                    )),
+                },
+            },
+        }
+    }
+
+    /// How `/healthz` and the log name it.
+    pub fn describe(&self) -> String {
+        match self {
+            Containment::V2 { base } => format!("cgroup v2 ({})", base.display()),
+            Containment::V1Freezer { base } => format!("cgroup v1 freezer ({})", base.display()),
+            Containment::ProcessGroup => "process group only (no cgroup)".to_string(),
+        }
+    }
+
+    /// Job `id`'s cgroup directory (None: no cgroup).
+    pub fn dir(&self, id: u64) -> Option<PathBuf> {
+        match self {
+            Containment::V2 { base } | Containment::V1Freezer { base } => {
+                Some(base.join(format!("job-{id}")))
+            }
+            Containment::ProcessGroup => None,
+        }
+    }
+
+    /// Create job `id`'s cgroup (emptied if a last run left it) and return
+    /// the `cgroup.procs` file its wrapper writes its pid to.
+    pub fn create(&self, id: u64) -> Result<Option<PathBuf>, String> {
+        let Some(dir) = self.dir(id) else {
+            return Ok(None);
+        };
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => self.kill(id, None),
+            Err(err) => return Err(format!("{}: {err}", dir.display())),
+        }
+        Ok(Some(dir.join("cgroup.procs")))
+    }
+
+    /// The pids in job `id`'s cgroup.
+    fn pids(dir: &Path) -> Vec<i32> {
+        std::fs::read_to_string(dir.join("cgroup.procs"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .collect()
+    }
+
+    /// Send `signal` to every process of job `id` (its cgroup's, and the
+    /// process group led by `leader`). False if none was there.
+    pub fn signal(&self, id: u64, leader: Option<u32>, signal: Signal) -> bool {
+        let mut any = leader.is_some_and(|pid| killpg(Pid::from_raw(pid as i32), signal).is_ok());
+        if let Some(dir) = self.dir(id) {
+            for pid in Containment::pids(&dir) {
+                any |= kill(Pid::from_raw(pid), signal).is_ok();
+            }
+        }
+        any
+    }
+
+    /// SIGKILL every process of job `id`, descendants that left the process
+    /// group included: `cgroup.kill`, or freeze, SIGKILL each pid, thaw,
+    /// until the cgroup is empty (bounded: what is left is killed again at
+    /// the next [`Containment::release`]).
+    pub fn kill(&self, id: u64, leader: Option<u32>) {
+        if let Some(pid) = leader {
+            let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+        }
+        let Some(dir) = self.dir(id) else { return };
+        if !dir.exists() {
+            return;
+        }
+        let v1 = matches!(self, Containment::V1Freezer { .. });
+        if !v1 && std::fs::write(dir.join("cgroup.kill"), "1").is_ok() {
+            return;
+        }
+        let (freeze, frozen, thawed) = if v1 {
+            ("freezer.state", "FROZEN", "THAWED")
+        } else {
+            ("cgroup.freeze", "1", "0")
+        };
+        for _ in 0..50 {
+            let pids = Containment::pids(&dir);
+            if pids.is_empty() {
+                break;
+            }
+            let _ = std::fs::write(dir.join(freeze), frozen);
+            for pid in pids {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+            // v1 delivers the SIGKILLs when the cgroup thaws; v2 at once.
+            let _ = std::fs::write(dir.join(freeze), thawed);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Job `id` is over: kill whatever is left in its cgroup and remove it.
+    /// True once the cgroup is gone (false: processes are still dying; call
+    /// again later).
+    pub fn release(&self, id: u64) -> bool {
+        let Some(dir) = self.dir(id) else {
+            return true;
+        };
+        if !dir.exists() {
+            return true;
+        }
+        if !Containment::pids(&dir).is_empty() {
+            self.kill(id, None);
+        }
+        match std::fs::remove_dir(&dir) {
+            Ok(()) => true,
+            Err(err) => err.kind() == std::io::ErrorKind::NotFound,
+        }
+    }
+
+    /// True if job `id` still has processes in its cgroup.
+    pub fn occupied(&self, id: u64) -> bool {
+        self.dir(id)
+            .is_some_and(|dir| !Containment::pids(&dir).is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_state_directory_has_its_own_subtree() {
+        assert_eq!(daemon_name(Path::new("/no/such/var-lib")), "no-such-var\\x2dlib");
+        assert_ne!(
+            daemon_name(Path::new("/no/a/state")),
+            daemon_name(Path::new("/no/b/state"))
+        );
+        assert_eq!(daemon_name(Path::new("/")), "root");
+    }
+}
