@@ -30,6 +30,7 @@ impl Connected<IncomingStream<'_, UnixListener>> for Peer {
         match stream.io().peer_cred() {
             Ok(cred) => Peer(Owner {
                 uid: Some(cred.uid()),
+                gid: Some(cred.gid()),
                 pid: cred.pid(),
             }),
             Err(_) => Peer(Owner::default()),
@@ -129,6 +130,13 @@ async fn submit(
     ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
     body: Bytes,
 ) -> Response {
+    if owner.uid.is_none() {
+        // TCP names nobody, and a job runs as its submitter.
+        return error_response(
+            StatusCode::FORBIDDEN,
+            "submit over the Unix socket: jobs run as their submitter, whom only the socket's peer credentials name",
+        );
+    }
     let request: SubmitRequest = match parse_body(&body) {
         Ok(request) => request,
         Err(err) => return api_error(err),
@@ -149,13 +157,17 @@ async fn predict(State(state): State<AppState>, body: Bytes) -> Response {
     ask(&state, |reply| Command::Predict { request, reply }).await
 }
 
-async fn list_jobs(State(state): State<AppState>) -> Response {
-    ask(&state, |reply| Command::Jobs { reply }).await
+async fn list_jobs(State(state): State<AppState>, ConnectInfo(Peer(owner)): ConnectInfo<Peer>) -> Response {
+    ask(&state, |reply| Command::Jobs { owner, reply }).await
 }
 
-async fn get_job(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+async fn get_job(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
+    Path(id): Path<String>,
+) -> Response {
     match parse_id(&id) {
-        Ok(id) => ask(&state, |reply| Command::Job { id, reply }).await,
+        Ok(id) => ask(&state, |reply| Command::Job { id, owner, reply }).await,
         Err(err) => api_error(err),
     }
 }

@@ -1,32 +1,63 @@
-//! Running cloud jobs as local processes: no shell, own process group, the
-//! configured unprivileged user (when the daemon is root), resource limits,
-//! output to per-job files, signals to the whole group.
+//! Running cloud jobs as local processes: no shell, own process group and
+//! cgroup ([`crate::cgroup`]), the submitter's identity
+//! ([`crate::identity`]), resource limits, output to per-job files, signals
+//! to every process of the job.
 //!
-//! Resource limits are set by a tiny wrapper (`intersticed __exec-job`)
-//! instead of a `pre_exec` hook, so the workspace stays free of `unsafe`: the
-//! wrapper applies the limits to itself, runs the job as its child (same
-//! process group), and when the job ends writes its exit status and end time
-//! to `jobs/<id>.status`, then exits the way the job did. The daemon creates
-//! that file itself (never following a symlink) and hands it to the wrapper
-//! as stdin, so a job that ends while the daemon is down leaves its real
+//! The daemon spawns a tiny wrapper (`intersticed __exec-job`, root while
+//! it sets up) instead of a `pre_exec` hook, so the workspace stays free of
+//! `unsafe`. The wrapper joins the job's cgroup, applies the limits
+//! (RLIMIT_FSIZE is `execution.max_output_bytes`), drops to the job's user
+//! (`initgroups`, gid, uid), opens the job's output files as that user
+//! (`jobs/<id>/stdout|stderr`, 0600, never following a symlink), enters the
+//! working directory as that user, runs the job as its child, and when the
+//! job ends writes its exit status and end time to `jobs/<id>.status`, then
+//! exits the way the job did. The daemon creates that status file itself
+//! (root's, 0600, never following a symlink) and hands it to the wrapper as
+//! stdin, so a job that ends while the daemon is down leaves its real
 //! outcome for the restarted daemon ([`Executor::ended_while_away`]). The
 //! wrapper outlives SIGTERM/SIGINT/SIGHUP sent to the group (the job gets
 //! them); SIGKILL ends both, without a status.
+//!
+//! Files: `state_dir` and `state_dir/jobs` are root's and not writable by
+//! anyone else (0711: a job's user can pass through to its own directory).
+//! Each job's directory `jobs/<id>` is made by the daemon relative to the
+//! open `jobs` directory, owned by the job's user, mode 0700; an entry of
+//! that name the daemon did not make is an error, never followed.
+//!
+//! Before a job is accepted, its `workdir` and `argv[0]` are checked as its
+//! user (`intersticed __check-job`, a helper that drops to the user first),
+//! so a client cannot probe paths it could not see itself.
 
+use crate::cgroup::Containment;
 use crate::config::{ExecutionConfig, RlimitConfig};
+use crate::identity::RunAs;
+use nix::fcntl::{openat, OFlag};
 use nix::sys::signal::{killpg, Signal};
-use nix::unistd::Pid;
+use nix::sys::stat::{fchmod, fstat, mkdirat, Mode};
+use nix::unistd::{fchown, Gid, Pid, Uid};
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::os::fd::AsFd;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 
 /// The hidden first argument that turns `intersticed` into the exec wrapper.
 pub const EXEC_WRAPPER_ARG: &str = "__exec-job";
+
+/// The hidden first argument that turns `intersticed` into the access-check
+/// helper: `intersticed __check-job UID GID WORKDIR PATH PROGRAM` (WORKDIR
+/// empty: none) drops to UID/GID and exits 0 (fine), 10 (workdir) or 11
+/// (program).
+pub const CHECK_HELPER_ARG: &str = "__check-job";
+
+/// Names of a job's output files in its directory.
+pub const STDOUT_NAME: &str = "stdout";
+/// See [`STDOUT_NAME`].
+pub const STDERR_NAME: &str = "stderr";
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -39,6 +70,8 @@ pub struct Launch<'a> {
     pub env: &'a BTreeMap<String, String>,
     /// Working directory (None = the job's directory under the state dir).
     pub workdir: Option<&'a str>,
+    /// Who it runs as (None: the daemon's own user, when it is not root).
+    pub run_as: Option<&'a RunAs>,
 }
 
 /// Errors starting a job.
@@ -78,15 +111,83 @@ pub enum ExecutorError {
     /// The daemon runs as root and `execution.user` does not exist.
     #[error("execution.user: no user named {0:?}")]
     NoUser(String),
+    /// `execution.cgroup` names a cgroup that cannot be used.
+    #[error("execution.cgroup: {0}")]
+    Cgroup(String),
+}
+
+/// What a submission's paths failed (as the job's user).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Denied {
+    /// `workdir` is not a directory the user can enter.
+    Workdir,
+    /// `argv[0]` is not a file the user can execute.
+    Program,
 }
 
 /// Spawns job processes.
 #[derive(Clone, Debug)]
 pub struct Executor {
     jobs_dir: PathBuf,
+    /// `jobs_dir`, opened without following a symlink: job directories are
+    /// made relative to it.
+    jobs_fd: Arc<std::fs::File>,
     wrapper: PathBuf,
     config: ExecutionConfig,
-    run_as: Option<(u32, u32)>,
+    containment: Containment,
+    /// Ended jobs whose cgroup still had dying processes.
+    lingering: Vec<u64>,
+}
+
+fn io_error(err: nix::Error) -> std::io::Error {
+    std::io::Error::from_raw_os_error(err as i32)
+}
+
+/// `state_dir` root's (its group kept) and writable by nobody else, and
+/// `state_dir/jobs` root's, 0711, opened without following a symlink.
+fn secure_dirs(state_dir: &Path) -> Result<(PathBuf, std::fs::File), ExecutorError> {
+    let jobs_dir = state_dir.join("jobs");
+    let fail = |path: &Path, source: std::io::Error| ExecutorError::JobsDir {
+        path: path.to_path_buf(),
+        source,
+    };
+    let root = nix::unistd::geteuid().is_root();
+    if root {
+        let meta = std::fs::metadata(state_dir).map_err(|err| fail(state_dir, err))?;
+        if std::os::unix::fs::MetadataExt::uid(&meta) != 0 {
+            nix::unistd::chown(state_dir, Some(Uid::from_raw(0)), None)
+                .map_err(|err| fail(state_dir, io_error(err)))?;
+        }
+        let mode = (meta.permissions().mode() & 0o7777 & !0o022) | 0o711;
+        std::fs::set_permissions(state_dir, std::fs::Permissions::from_mode(mode))
+            .map_err(|err| fail(state_dir, err))?;
+    }
+    match std::fs::create_dir(&jobs_dir) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(err) => return Err(fail(&jobs_dir, err)),
+    }
+    let fd = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_DIRECTORY | nix::libc::O_NOFOLLOW)
+        .open(&jobs_dir)
+        .map_err(|err| fail(&jobs_dir, err))?;
+    if root {
+        fchown(fd.as_raw_fd(), Some(Uid::from_raw(0)), Some(Gid::from_raw(0)))
+            .map_err(|err| fail(&jobs_dir, io_error(err)))?;
+    }
+    fchmod(fd.as_raw_fd(), Mode::from_bits_truncate(0o711)).map_err(|err| fail(&jobs_dir, io_error(err)))?;
+    Ok((jobs_dir, fd))
+}
+
+/// A descriptor nix returned as a raw number, closed on drop (nix 0.29's
+/// `openat` gives no `OwnedFd`, and owning a raw one would take `unsafe`).
+struct RawDir(std::os::fd::RawFd);
+
+impl Drop for RawDir {
+    fn drop(&mut self) {
+        let _ = nix::unistd::close(self.0);
+    }
 }
 
 impl Executor {
@@ -97,34 +198,36 @@ impl Executor {
         wrapper: PathBuf,
         config: ExecutionConfig,
     ) -> Result<Executor, ExecutorError> {
-        let jobs_dir = state_dir.join("jobs");
-        if let Err(source) = std::fs::create_dir_all(&jobs_dir) {
-            return Err(ExecutorError::JobsDir {
-                path: jobs_dir,
-                source,
-            });
+        let (jobs_dir, jobs_fd) = secure_dirs(state_dir)?;
+        if nix::unistd::geteuid().is_root()
+            && !matches!(nix::unistd::User::from_name(&config.user), Ok(Some(_)))
+        {
+            return Err(ExecutorError::NoUser(config.user));
         }
-        let run_as = if nix::unistd::geteuid().is_root() {
-            match nix::unistd::User::from_name(&config.user) {
-                Ok(Some(user)) => Some((user.uid.as_raw(), user.gid.as_raw())),
-                _ => return Err(ExecutorError::NoUser(config.user)),
-            }
-        } else {
-            None
-        };
+        let (containment, warning) =
+            Containment::setup(config.cgroup, &crate::cgroup::daemon_name(state_dir))
+                .map_err(ExecutorError::Cgroup)?;
+        match warning {
+            Some(warning) => tracing::warn!("execution.cgroup: {warning}"),
+            None => tracing::info!("jobs are contained by {}", containment.describe()),
+        }
         Ok(Executor {
             jobs_dir,
+            jobs_fd: Arc::new(jobs_fd),
             wrapper,
             config,
-            run_as,
+            containment,
+            lingering: Vec::new(),
         })
     }
 
-    /// Swap in reloadable settings (grace, PATH, limits; not the user).
+    /// Swap in reloadable settings (grace, PATH, limits, output cap; not
+    /// the user nor the cgroup).
     pub fn reload(&mut self, config: ExecutionConfig) {
         self.config.grace_seconds = config.grace_seconds;
         self.config.path = config.path;
         self.config.rlimits = config.rlimits;
+        self.config.max_output_bytes = config.max_output_bytes;
     }
 
     /// Seconds between SIGTERM and SIGKILL.
@@ -132,9 +235,24 @@ impl Executor {
         self.config.grace_seconds
     }
 
+    /// How jobs are contained (for `/healthz` and the log).
+    pub fn containment(&self) -> &Containment {
+        &self.containment
+    }
+
+    /// Job `id`'s directory (its default working directory and its output).
+    pub fn job_dir(&self, id: u64) -> PathBuf {
+        self.jobs_dir.join(id.to_string())
+    }
+
     /// Where a job's stdout goes.
     pub fn stdout_path(&self, id: u64) -> PathBuf {
-        self.jobs_dir.join(format!("{id}.out"))
+        self.job_dir(id).join(STDOUT_NAME)
+    }
+
+    /// Where a job's stderr goes.
+    pub fn stderr_path(&self, id: u64) -> PathBuf {
+        self.job_dir(id).join(STDERR_NAME)
     }
 
     /// Where the wrapper records how the job ended.
@@ -149,12 +267,132 @@ impl Executor {
         RecordedEnd::parse(&text)
     }
 
-    /// Where a job's stderr goes.
-    pub fn stderr_path(&self, id: u64) -> PathBuf {
-        self.jobs_dir.join(format!("{id}.err"))
+    /// Send `signal` to every process of job `id` whose wrapper is `pid`.
+    pub fn signal(&self, id: u64, pid: u32, signal: Signal) -> bool {
+        self.containment.signal(id, Some(pid), signal)
     }
 
-    /// Start a job; the child leads its own process group.
+    /// SIGKILL every process of job `id` whose wrapper is `pid`.
+    pub fn kill(&self, id: u64, pid: u32) {
+        self.containment.kill(id, Some(pid));
+    }
+
+    /// Job `id`'s wrapper is gone: kill what is left of the job (a
+    /// descendant that left its process group too) and remove its cgroup,
+    /// now or at a later [`Executor::release_lingering`].
+    pub fn release(&mut self, id: u64, pid: u32) {
+        let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+        if !self.containment.release(id) {
+            self.lingering.push(id);
+        }
+    }
+
+    /// Like [`Executor::release`] for a job whose wrapper's pid is not
+    /// known to be its any more (after a restart): its cgroup only.
+    pub fn release_cgroup(&mut self, id: u64) {
+        if !self.containment.release(id) {
+            self.lingering.push(id);
+        }
+    }
+
+    /// Retry removing the cgroups of ended jobs whose processes were dying.
+    pub fn release_lingering(&mut self) {
+        let containment = &self.containment;
+        self.lingering.retain(|id| !containment.release(*id));
+    }
+
+    /// True if job `id` still has processes in its cgroup (a wrapper
+    /// adopted after a restart that is gone, with descendants left).
+    pub fn occupied(&self, id: u64) -> bool {
+        self.containment.occupied(id)
+    }
+
+    /// Check, as `run_as`, that `workdir` is a directory it can enter and
+    /// `program` a file it can execute (searched in `path` when it has no
+    /// slash). Err(message) if the helper itself failed.
+    pub fn check_access(
+        &self,
+        run_as: Option<&RunAs>,
+        workdir: Option<&str>,
+        program: &str,
+        path: &str,
+    ) -> Result<Option<Denied>, String> {
+        let Some(run_as) = run_as else {
+            return Ok(check_paths(workdir, program, path).err());
+        };
+        let status = Command::new(&self.wrapper)
+            .arg(CHECK_HELPER_ARG)
+            .arg(run_as.uid.to_string())
+            .arg(run_as.gid.to_string())
+            .arg(workdir.unwrap_or(""))
+            .arg(path)
+            .arg(program)
+            .env_clear()
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|err| format!("cannot run the access check: {err}"))?;
+        match status.code() {
+            Some(0) => Ok(None),
+            Some(10) => Ok(Some(Denied::Workdir)),
+            Some(11) => Ok(Some(Denied::Program)),
+            _ => Err(format!("the access check failed ({status})")),
+        }
+    }
+
+    /// Make job `id`'s directory relative to the open `jobs` directory,
+    /// never following a symlink: new, or the one the daemon made for an
+    /// earlier run of the job (a directory owned by its user, 0700);
+    /// anything else by that name is refused.
+    fn job_dir_for(&self, id: u64, run_as: Option<&RunAs>) -> Result<PathBuf, String> {
+        let name = id.to_string();
+        let dir = self.job_dir(id);
+        let fd = self.jobs_fd.as_raw_fd();
+        let (uid, gid) = match run_as {
+            Some(run_as) => (run_as.uid, run_as.gid),
+            None => (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw()),
+        };
+        let created = match mkdirat(Some(fd), name.as_str(), Mode::from_bits_truncate(0o700)) {
+            Ok(()) => true,
+            Err(nix::Error::EEXIST) => false,
+            Err(err) => return Err(format!("{}: {err}", dir.display())),
+        };
+        let opened = openat(
+            Some(fd),
+            name.as_str(),
+            OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC | OFlag::O_RDONLY,
+            Mode::empty(),
+        )
+        .map_err(|err| {
+            format!(
+                "{}: {err} (not a directory the daemon made; remove it)",
+                dir.display()
+            )
+        })?;
+        let opened = RawDir(opened);
+        if created {
+            fchown(opened.0, Some(Uid::from_raw(uid)), Some(Gid::from_raw(gid)))
+                .map_err(|err| format!("{}: chown: {err}", dir.display()))?;
+            fchmod(opened.0, Mode::from_bits_truncate(0o700))
+                .map_err(|err| format!("{}: chmod: {err}", dir.display()))?;
+        } else {
+            let stat = fstat(opened.0).map_err(|err| format!("{}: {err}", dir.display()))?;
+            if stat.st_uid != uid || stat.st_mode & 0o7777 != 0o700 {
+                return Err(format!(
+                    "{} already exists and is not the job's own directory (owner uid {}, mode {:o}); \
+                     remove it",
+                    dir.display(),
+                    stat.st_uid,
+                    stat.st_mode & 0o7777
+                ));
+            }
+        }
+        Ok(dir)
+    }
+
+    /// Start a job; the child (its wrapper) leads its own process group and
+    /// puts itself in the job's cgroup before anything of the job runs.
     pub fn spawn(&self, launch: &Launch<'_>) -> Result<Child, ExecError> {
         let prepare = |message: String| ExecError::Prepare {
             id: launch.id,
@@ -164,26 +402,8 @@ impl Executor {
             .argv
             .first()
             .ok_or_else(|| prepare("empty argv".to_string()))?;
-        let workdir = match launch.workdir {
-            Some(dir) => PathBuf::from(dir),
-            None => {
-                let dir = self.jobs_dir.join(launch.id.to_string());
-                std::fs::create_dir_all(&dir).map_err(|err| prepare(format!("{}: {err}", dir.display())))?;
-                if let Some((uid, gid)) = self.run_as {
-                    let _ = nix::unistd::chown(&dir, Some(uid.into()), Some(gid.into()));
-                }
-                dir
-            }
-        };
-        let open = |path: PathBuf| {
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(|err| prepare(format!("{}: {err}", path.display())))
-        };
-        let stdout = open(self.stdout_path(launch.id))?;
-        let stderr = open(self.stderr_path(launch.id))?;
+        let job_dir = self.job_dir_for(launch.id, launch.run_as).map_err(prepare)?;
+        let workdir = launch.workdir.map_or_else(|| job_dir.clone(), PathBuf::from);
         // A fresh status file of our own (a rerun replaces the last run's).
         let status_path = self.status_path(launch.id);
         match std::fs::remove_file(&status_path) {
@@ -198,11 +418,22 @@ impl Executor {
             .custom_flags(nix::libc::O_NOFOLLOW)
             .open(&status_path)
             .map_err(|err| prepare(format!("{}: {err}", status_path.display())))?;
+        let cgroup_procs = self.containment.create(launch.id).map_err(prepare)?;
         let mut command = Command::new(&self.wrapper);
         command.arg(EXEC_WRAPPER_ARG);
-        for (name, value) in rlimit_args(&self.config.rlimits) {
+        for (name, value) in rlimit_args(&self.config.rlimits, self.config.max_output_bytes) {
             command.arg(format!("{name}={value}"));
         }
+        if let Some(procs) = &cgroup_procs {
+            command.arg(format!("cgroup={}", procs.display()));
+        }
+        if let Some(run_as) = launch.run_as {
+            command.arg(format!("uid={}", run_as.uid));
+            command.arg(format!("gid={}", run_as.gid));
+        }
+        command.arg(format!("stdout={}", job_dir.join(STDOUT_NAME).display()));
+        command.arg(format!("stderr={}", job_dir.join(STDERR_NAME).display()));
+        command.arg(format!("workdir={}", workdir.display()));
         command.arg("--").args(launch.argv);
         command.env_clear();
         if !launch.env.contains_key("PATH") {
@@ -211,14 +442,10 @@ impl Executor {
         command.envs(launch.env);
         command.env("INTERSTICE_JOB_ID", launch.id.to_string());
         command
-            .current_dir(&workdir)
+            .current_dir("/")
             .stdin(status)
-            .stdout(stdout)
-            .stderr(stderr)
+            .stdout(Stdio::null())
             .process_group(0);
-        if let Some((uid, gid)) = self.run_as {
-            command.uid(uid).gid(gid);
-        }
         command.spawn().map_err(|source| ExecError::Spawn {
             id: launch.id,
             program: program.clone(),
@@ -227,7 +454,7 @@ impl Executor {
     }
 }
 
-fn rlimit_args(limits: &RlimitConfig) -> Vec<(&'static str, u64)> {
+fn rlimit_args(limits: &RlimitConfig, max_output_bytes: Option<u64>) -> Vec<(&'static str, u64)> {
     let mut args = Vec::new();
     let mut push = |name, value: Option<u64>| {
         if let Some(value) = value {
@@ -238,6 +465,7 @@ fn rlimit_args(limits: &RlimitConfig) -> Vec<(&'static str, u64)> {
     push("AS", limits.address_space_bytes);
     push("CORE", limits.core_bytes);
     push("NPROC", limits.processes);
+    push("FSIZE", max_output_bytes);
     args
 }
 
@@ -299,42 +527,183 @@ impl RecordedEnd {
     }
 }
 
+/// Whether `workdir` (absolute) is a directory the caller can enter and
+/// `program` a file it can execute (relative to `workdir` when it has a
+/// slash but is relative; searched in `path` when it has none), with the
+/// caller's own credentials: the access-check helper calls it after
+/// dropping to the job's user.
+pub fn check_paths(workdir: Option<&str>, program: &str, path: &str) -> Result<(), Denied> {
+    use nix::unistd::{access, AccessFlags};
+    if let Some(dir) = workdir {
+        let dir = Path::new(dir);
+        if !dir.is_absolute() || !dir.is_dir() || access(dir, AccessFlags::X_OK).is_err() {
+            return Err(Denied::Workdir);
+        }
+    }
+    let executable = |candidate: &Path| candidate.is_file() && access(candidate, AccessFlags::X_OK).is_ok();
+    let found = if program.contains('/') {
+        let candidate = Path::new(program);
+        match workdir {
+            Some(dir) if candidate.is_relative() => executable(&Path::new(dir).join(candidate)),
+            _ => executable(candidate),
+        }
+    } else {
+        path.split(':')
+            .filter(|dir| !dir.is_empty())
+            .any(|dir| executable(&Path::new(dir).join(program)))
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(Denied::Program)
+    }
+}
+
+/// The access-check helper: `intersticed __check-job UID GID WORKDIR PATH
+/// PROGRAM` (see [`CHECK_HELPER_ARG`]). Returns the exit code.
+pub fn check_helper(args: &[String]) -> i32 {
+    let [uid, gid, workdir, path, program] = args else {
+        eprintln!("intersticed {CHECK_HELPER_ARG}: expected UID GID WORKDIR PATH PROGRAM");
+        return 2;
+    };
+    let (Ok(uid), Ok(gid)) = (uid.parse::<u32>(), gid.parse::<u32>()) else {
+        eprintln!("intersticed {CHECK_HELPER_ARG}: bad uid or gid");
+        return 2;
+    };
+    if let Err(err) = crate::identity::drop_to(uid, gid) {
+        eprintln!("intersticed {CHECK_HELPER_ARG}: {err}");
+        return 2;
+    }
+    let workdir = Some(workdir.as_str()).filter(|dir| !dir.is_empty());
+    match check_paths(workdir, program, path) {
+        Ok(()) => 0,
+        Err(Denied::Workdir) => 10,
+        Err(Denied::Program) => 11,
+    }
+}
+
+/// The wrapper's settings (`NAME=VALUE` before `--`).
+#[derive(Default)]
+struct WrapperSettings {
+    limits: Vec<(nix::sys::resource::Resource, &'static str, u64)>,
+    cgroup: Option<PathBuf>,
+    uid: Option<u32>,
+    gid: Option<u32>,
+    stdout: Option<PathBuf>,
+    stderr: Option<PathBuf>,
+    workdir: Option<PathBuf>,
+}
+
+impl WrapperSettings {
+    fn parse(args: &[String]) -> Result<WrapperSettings, String> {
+        use nix::sys::resource::Resource;
+        let mut settings = WrapperSettings::default();
+        for arg in args {
+            let Some((name, value)) = arg.split_once('=') else {
+                return Err(format!("bad setting {arg:?}"));
+            };
+            let number = || {
+                value
+                    .parse::<u64>()
+                    .map_err(|_| format!("bad value {value:?} for {name}"))
+            };
+            let limit = |resource, name| -> Result<_, String> { Ok((resource, name, number()?)) };
+            match name {
+                "NOFILE" => settings.limits.push(limit(Resource::RLIMIT_NOFILE, "NOFILE")?),
+                "AS" => settings.limits.push(limit(Resource::RLIMIT_AS, "AS")?),
+                "CORE" => settings.limits.push(limit(Resource::RLIMIT_CORE, "CORE")?),
+                "NPROC" => settings.limits.push(limit(Resource::RLIMIT_NPROC, "NPROC")?),
+                "FSIZE" => settings.limits.push(limit(Resource::RLIMIT_FSIZE, "FSIZE")?),
+                "cgroup" => settings.cgroup = Some(PathBuf::from(value)),
+                "uid" => settings.uid = Some(number()? as u32),
+                "gid" => settings.gid = Some(number()? as u32),
+                "stdout" => settings.stdout = Some(PathBuf::from(value)),
+                "stderr" => settings.stderr = Some(PathBuf::from(value)),
+                "workdir" => settings.workdir = Some(PathBuf::from(value)),
+                _ => return Err(format!("unknown setting {name:?}")),
+            }
+        }
+        Ok(settings)
+    }
+}
+
+/// A job's output file, opened as the job's user: created 0600, appended
+/// to, never through a symlink.
+fn open_output(path: &Path) -> std::io::Result<std::fs::File> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(path)
+}
+
 /// The wrapper: `intersticed __exec-job [NAME=VALUE...] -- argv...`, with
 /// the job's status file as stdin (see the module docs). Returns the exit
 /// code to leave with (a job killed by a signal is re-raised instead).
 pub fn exec_wrapper(args: &[String]) -> i32 {
-    use nix::sys::resource::{setrlimit, Resource};
+    use nix::sys::resource::setrlimit;
     let Some(split) = args.iter().position(|arg| arg == "--") else {
         eprintln!("intersticed {EXEC_WRAPPER_ARG}: missing -- before the job's argv");
         return 127;
     };
-    for limit in &args[..split] {
-        let Some((name, value)) = limit.split_once('=') else {
-            eprintln!("intersticed {EXEC_WRAPPER_ARG}: bad limit {limit:?}");
+    let settings = match WrapperSettings::parse(&args[..split]) {
+        Ok(settings) => settings,
+        Err(err) => {
+            eprintln!("intersticed {EXEC_WRAPPER_ARG}: {err}");
             return 127;
-        };
-        let resource = match name {
-            "NOFILE" => Resource::RLIMIT_NOFILE,
-            "AS" => Resource::RLIMIT_AS,
-            "CORE" => Resource::RLIMIT_CORE,
-            "NPROC" => Resource::RLIMIT_NPROC,
-            _ => {
-                eprintln!("intersticed {EXEC_WRAPPER_ARG}: unknown limit {name:?}");
-                return 127;
-            }
-        };
-        let Ok(value) = value.parse::<u64>() else {
-            eprintln!("intersticed {EXEC_WRAPPER_ARG}: bad limit value {value:?}");
+        }
+    };
+    // Into the job's cgroup first: everything the job starts is in it.
+    if let Some(procs) = &settings.cgroup {
+        if let Err(err) = std::fs::write(procs, std::process::id().to_string()) {
+            eprintln!(
+                "intersticed {EXEC_WRAPPER_ARG}: cannot join {}: {err}",
+                procs.display()
+            );
             return 127;
-        };
-        if let Err(err) = setrlimit(resource, value, value) {
+        }
+    }
+    for (resource, name, value) in &settings.limits {
+        if let Err(err) = setrlimit(*resource, *value, *value) {
             eprintln!("intersticed {EXEC_WRAPPER_ARG}: cannot set {name}={value}: {err}");
             return 127;
         }
     }
+    if let (Some(uid), Some(gid)) = (settings.uid, settings.gid) {
+        if let Err(err) = crate::identity::drop_to(uid, gid) {
+            eprintln!("intersticed {EXEC_WRAPPER_ARG}: cannot become uid {uid}: {err}");
+            return 127;
+        }
+    }
+    // As the job's user from here on.
+    let open = |path: &Option<PathBuf>| match path {
+        Some(path) => open_output(path)
+            .map(Stdio::from)
+            .map_err(|err| format!("{}: {err}", path.display())),
+        None => Ok(Stdio::inherit()),
+    };
+    let stderr = settings
+        .stderr
+        .as_deref()
+        .map(|path| open_output(path).map_err(|err| format!("{}: {err}", path.display())));
+    let (stdout, stderr) = match (open(&settings.stdout), stderr) {
+        (Ok(stdout), Some(Ok(stderr))) => (stdout, Some(stderr)),
+        (Ok(stdout), None) => (stdout, None),
+        (Err(err), _) | (_, Some(Err(err))) => {
+            eprintln!("intersticed {EXEC_WRAPPER_ARG}: cannot open the job's output: {err}");
+            return 127;
+        }
+    };
+    let complain = |message: String| match stderr.as_ref() {
+        Some(mut file) => {
+            let _ = writeln!(file, "{message}");
+        }
+        None => eprintln!("{message}"),
+    };
     let argv = &args[split + 1..];
     let Some(program) = argv.first() else {
-        eprintln!("intersticed {EXEC_WRAPPER_ARG}: empty argv");
+        complain(format!("intersticed {EXEC_WRAPPER_ARG}: empty argv"));
         return 127;
     };
     let mut status_file = std::io::stdin()
@@ -354,18 +723,39 @@ pub fn exec_wrapper(args: &[String]) -> i32 {
             std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
         );
     }
-    let (record, exit) = match Command::new(program)
-        .args(&argv[1..])
-        .stdin(Stdio::null())
-        .status()
-    {
-        Ok(status) => match (status.code(), status.signal()) {
+    let mut command = Command::new(program);
+    command.args(&argv[1..]).stdin(Stdio::null()).stdout(stdout);
+    match stderr.as_ref().map(std::fs::File::try_clone) {
+        Some(Ok(file)) => {
+            command.stderr(file);
+        }
+        Some(Err(err)) => {
+            complain(format!("intersticed {EXEC_WRAPPER_ARG}: {err}"));
+            return 127;
+        }
+        None => {}
+    }
+    let entered = match &settings.workdir {
+        Some(dir) => std::env::set_current_dir(dir).map_err(|_| {
+            format!(
+                "interstice: cannot enter workdir {}: not found or not accessible",
+                dir.display()
+            )
+        }),
+        None => Ok(()),
+    };
+    let (record, exit) = match entered.map(|()| command.status()) {
+        Ok(Ok(status)) => match (status.code(), status.signal()) {
             (Some(code), _) => (format!("exit {code}"), Ok(code)),
             (None, Some(signal)) => (format!("signal {signal}"), Err(signal)),
             (None, None) => ("exit 127".to_string(), Ok(127)),
         },
-        Err(err) => {
-            eprintln!("interstice: cannot execute {program:?}: {err}");
+        Ok(Err(err)) => {
+            complain(format!("interstice: cannot execute {program:?}: {err}"));
+            ("exit 127".to_string(), Ok(127))
+        }
+        Err(message) => {
+            complain(message);
             ("exit 127".to_string(), Ok(127))
         }
     };

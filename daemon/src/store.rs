@@ -3,6 +3,7 @@
 //! `daemon/migrations/`, embedded and applied in order on open (tracked with
 //! `PRAGMA user_version`).
 
+use crate::identity::RunAs;
 use interstice_api::wire::JobView;
 use interstice_core::{violates, EndReason, Time};
 use rusqlite::{params, Connection, OptionalExtension, Row};
@@ -12,6 +13,7 @@ use std::path::Path;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_datacenter.sql"),
+    include_str!("../migrations/0003_run_as.sql"),
 ];
 
 /// Errors of the store.
@@ -39,6 +41,8 @@ pub struct NewJob<'a> {
     pub owner_uid: Option<u32>,
     /// Owner pid.
     pub owner_pid: Option<i32>,
+    /// Who its processes run as (None: the daemon's own user).
+    pub run_as: Option<&'a RunAs>,
     /// Processors asked for.
     pub procs: u32,
     /// Walltime, s.
@@ -90,6 +94,9 @@ pub struct StoredJob {
     pub resubmissions: u32,
     /// Features the job requires.
     pub features: Vec<String>,
+    /// Who its processes run as (None: the daemon's own user, or a row
+    /// from before run_uid was recorded).
+    pub run_as: Option<RunAs>,
 }
 
 /// A job a broker answered: where it was sent (accepted) or the counter-offer (rejected).
@@ -136,7 +143,7 @@ pub struct Store {
 
 const JOB_COLUMNS: &str = "id, state, decision, owner_uid, procs, walltime, slo, argv, class, submitted_at, \
      predicted_start, predicted_completion, counter_offer_slo, started_at, ended_at, exit_code, pid, evictions, \
-     env, workdir, pid_start_ticks, predicts_violation, resubmissions, features";
+     env, workdir, pid_start_ticks, predicts_violation, resubmissions, features, run_uid, run_gid";
 
 const ROUTE_COLUMNS: &str =
     "id, arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, resubmissions";
@@ -187,7 +194,8 @@ impl Store {
         tx.execute(
             "INSERT INTO jobs (id, owner_uid, owner_pid, procs, walltime, slo, argv, env, workdir, class, submitted_at, \
              decision, predicted_start, predicted_completion, violation_seconds, predicts_violation, counter_offer_slo, state, \
-             features) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+             features, run_uid, run_gid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, \
+             ?20, ?21)",
             params![
                 job.id as i64,
                 job.owner_uid,
@@ -207,7 +215,9 @@ impl Store {
                 job.predicts_violation,
                 job.counter_offer_slo,
                 job.state,
-                job.features_json
+                job.features_json,
+                job.run_as.map(|run_as| run_as.uid),
+                job.run_as.map(|run_as| run_as.gid)
             ],
         )?;
         tx.execute(
@@ -490,6 +500,10 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
             .get::<_, Option<String>>(23)?
             .and_then(|json| serde_json::from_str(&json).ok())
             .unwrap_or_default(),
+        run_as: match (row.get::<_, Option<u32>>(24)?, row.get::<_, Option<u32>>(25)?) {
+            (Some(uid), Some(gid)) => Some(RunAs { uid, gid }),
+            _ => None,
+        },
     })
 }
 
@@ -518,6 +532,7 @@ mod tests {
             id,
             owner_uid: None,
             owner_pid: None,
+            run_as: None,
             procs: 1,
             walltime: 10.0,
             slo: 30.0,
@@ -546,6 +561,7 @@ mod tests {
             let job = NewJob {
                 owner_uid: Some(1000),
                 owner_pid: Some(42),
+                run_as: None,
                 procs: 2,
                 predicted_start: Some(100.0),
                 predicted_completion: Some(110.0),

@@ -153,7 +153,7 @@ fn submitted_job_runs_to_completion() {
     assert_eq!(view.exit_code, Some(0));
     assert_eq!(view.slo_violated, Some(false));
     let out =
-        std::fs::read_to_string(daemon.dir.path().join(format!("state/jobs/{}.out", answer.id))).unwrap();
+        std::fs::read_to_string(daemon.dir.path().join(format!("state/jobs/{}/stdout", answer.id))).unwrap();
     assert_eq!(out.trim(), format!("hello from {}", answer.id));
     let listed = client.jobs().unwrap();
     assert!(listed.jobs.iter().any(|job| job.id == answer.id));
@@ -454,7 +454,7 @@ fn bad_requests_get_clear_4xx_errors() {
             "/v1/jobs",
             r#"{"procs":1,"walltime":5,"slo":9,"argv":["no-such-program-xyz"]}"#,
             400,
-            "not an executable",
+            "not found or not executable",
         ),
         ("POST", "/v1/jobs", "not json", 400, "invalid request body"),
         (
@@ -644,7 +644,7 @@ fn tcp_request(addr: &str, method: &str, path: &str) -> (u16, String) {
 }
 
 #[test]
-fn tcp_clients_cannot_cancel_socket_jobs_and_signals_are_handled() {
+fn tcp_clients_neither_submit_nor_see_nor_cancel_jobs_and_signals_are_handled() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -661,9 +661,15 @@ fn tcp_clients_cannot_cancel_socket_jobs_and_signals_are_handled() {
     daemon.spawn();
     let client = daemon.client();
     let answer = client.submit(&job(&["/bin/sleep", "5"], 1, 10.0, 60.0)).unwrap();
+    // TCP names nobody: another's job is as if absent, and no job is submitted.
     let (status, body) = tcp_request(&addr, "DELETE", &format!("/v1/jobs/{}", answer.id));
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains(&format!("no job {}", answer.id)), "{body}");
+    let (status, body) = tcp_request(&addr, "GET", "/v1/jobs");
+    assert_eq!((status, body.contains("\"id\"")), (200, false), "{body}");
+    let (status, body) = tcp_request(&addr, "POST", "/v1/jobs");
     assert_eq!(status, 403, "{body}");
-    assert!(body.contains("only its owner or root"), "{body}");
+    assert!(body.contains("submit over the Unix socket"), "{body}");
     let (status, body) = tcp_request(&addr, "GET", "/healthz");
     assert_eq!((status, body.contains("\"ok\"")), (200, true));
     let pid = daemon.child.as_ref().unwrap().id().to_string();

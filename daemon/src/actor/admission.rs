@@ -7,6 +7,7 @@
 use super::command::{ApiError, ErrorKind, Owner};
 use super::supervisor::{engine_job, CloudJob, KillReason, Phase};
 use super::{finite_secs, secs, Actor};
+use crate::exec::Denied;
 use crate::store::NewJob;
 use interstice_api::wire::{
     decision_name, JobList, JobView, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest,
@@ -29,23 +30,60 @@ impl Actor {
                 "the daemon is shutting down; retry later",
             ));
         }
+        let Some(caller) = owner.uid else {
+            return Err(ApiError::new(
+                ErrorKind::Forbidden,
+                "submit over the Unix socket: jobs run as their submitter, whom only the socket's \
+                 peer credentials name",
+            ));
+        };
+        let run_as = crate::identity::run_as(caller, &self.reloadable.execution)
+            .map_err(|refused| ApiError::new(ErrorKind::Forbidden, refused.0))?;
         let now = self.now();
         self.ready(now)?;
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
         let env = request.env.clone().unwrap_or_default();
-        check_argv(
-            &request.argv,
-            env.get("PATH")
-                .map(String::as_str)
-                .unwrap_or(&self.reloadable.execution.path),
-        )?;
+        let program = check_argv(&request.argv)?;
         check_env(&env)?;
         if let Some(dir) = &request.workdir {
-            if !std::path::Path::new(dir).is_absolute() || !std::path::Path::new(dir).is_dir() {
+            if !std::path::Path::new(dir).is_absolute() || dir.contains('\0') {
                 return Err(ApiError::bad_request(format!(
-                    "workdir: {dir:?} is not an existing absolute directory"
+                    "workdir: {dir:?} must be an absolute path"
                 )));
             }
+        }
+        // As the job's user: a client learns nothing about paths it could
+        // not see itself.
+        let path = env
+            .get("PATH")
+            .map(String::as_str)
+            .unwrap_or(&self.reloadable.execution.path);
+        let who = run_as.as_ref().map_or_else(
+            || "the daemon's user".to_string(),
+            |run_as| format!("uid {}", run_as.uid),
+        );
+        match self
+            .executor
+            .check_access(run_as.as_ref(), request.workdir.as_deref(), program, path)
+        {
+            Ok(None) => {}
+            Ok(Some(Denied::Workdir)) => {
+                return Err(ApiError::bad_request(format!(
+                    "workdir: {:?} not found or not accessible to {who}",
+                    request.workdir.as_deref().unwrap_or_default()
+                )))
+            }
+            Ok(Some(Denied::Program)) => {
+                return Err(ApiError::bad_request(format!(
+                    "argv[0]: {program:?} not found or not executable by {who}{}",
+                    if program.contains('/') {
+                        String::new()
+                    } else {
+                        format!(" in PATH {path:?}")
+                    }
+                )))
+            }
+            Err(err) => return Err(ApiError::internal(err)),
         }
         let now = self.now();
         let id = self.next_job_id;
@@ -83,6 +121,7 @@ impl Actor {
             id,
             owner_uid: owner.uid,
             owner_pid: owner.pid,
+            run_as: run_as.as_ref(),
             procs: request.procs,
             walltime: request.walltime,
             slo: request.slo,
@@ -122,6 +161,7 @@ impl Actor {
                 id,
                 CloudJob {
                     owner_uid: owner.uid,
+                    run_as,
                     procs: request.procs,
                     walltime,
                     deadline,
@@ -196,53 +236,49 @@ impl Actor {
         crate::datacenter::slots_view(now, &self.driver.engine().slots(now))
     }
 
-    /// `GET /v1/jobs`: every job SQLite knows, ended ones included.
-    pub(super) fn job_list(&self) -> Result<JobList, ApiError> {
+    /// `GET /v1/jobs`: every job SQLite knows that the caller may see
+    /// ([`Owner::sees`]), ended ones included.
+    pub(super) fn job_list(&self, owner: Owner) -> Result<JobList, ApiError> {
         self.store
             .jobs(false, 100_000)
             .map(|jobs| JobList {
-                jobs: jobs.into_iter().map(|job| job.view).collect(),
+                jobs: jobs
+                    .into_iter()
+                    .map(|job| job.view)
+                    .filter(|view| owner.sees(view.owner_uid))
+                    .collect(),
             })
             .map_err(ApiError::internal)
     }
 
-    /// `GET /v1/jobs/{id}`.
-    pub(super) fn job_view(&self, id: u64) -> Result<JobView, ApiError> {
+    /// `GET /v1/jobs/{id}`: another user's job answers 404, as if absent.
+    pub(super) fn job_view(&self, id: u64, owner: Owner) -> Result<JobView, ApiError> {
         match self.store.job(id) {
-            Ok(Some(job)) => Ok(job.view),
-            Ok(None) => Err(ApiError::not_found(id)),
+            Ok(Some(job)) if owner.sees(job.view.owner_uid) => Ok(job.view),
+            Ok(_) => Err(ApiError::not_found(id)),
             Err(err) => Err(ApiError::internal(err)),
         }
     }
 
-    /// `DELETE /v1/jobs/{id}`: only the owner or root. A queued or held job
+    /// `DELETE /v1/jobs/{id}`: only the owner or root (another user's job
+    /// answers 404, as if absent). A queued or held job
     /// ends at once; a running one is stopped by the supervisor (SIGTERM,
     /// then SIGKILL after the grace period) and shows as `cancelling`.
     pub(super) fn cancel(&mut self, id: u64, owner: Owner) -> Result<JobView, ApiError> {
         let now = self.now();
-        let Some(job) = self.jobs.get(&id) else {
+        let Some(job) = self.jobs.get(&id).filter(|job| owner.sees(job.owner_uid)) else {
             return match self.store.job(id) {
-                Ok(Some(stored)) => Err(ApiError::new(
+                Ok(Some(stored)) if owner.sees(stored.view.owner_uid) => Err(ApiError::new(
                     ErrorKind::Conflict,
                     format!(
                         "job {id} already ended ({}); nothing to cancel",
                         stored.view.state
                     ),
                 )),
-                Ok(None) => Err(ApiError::not_found(id)),
+                Ok(_) => Err(ApiError::not_found(id)),
                 Err(err) => Err(ApiError::internal(err)),
             };
         };
-        let allowed = owner.uid == Some(0) || owner.uid == job.owner_uid;
-        if !allowed {
-            return Err(ApiError::new(
-                ErrorKind::Forbidden,
-                format!(
-                    "job {id} belongs to {}; only its owner or root may cancel it",
-                    Owner::describe(job.owner_uid)
-                ),
-            ));
-        }
         let why = format!("cancelled by {}", Owner::describe(owner.uid));
         match job.phase {
             Phase::Queued => {
@@ -312,9 +348,9 @@ pub(crate) fn positive_seconds(key: &str, value: f64) -> Result<Time, ApiError> 
     Ok(Time::from_secs_f64(value))
 }
 
-/// The program exists and is executable (searched in `path` when it has no
-/// slash), so a bad argv is a 400 now rather than a failed job later.
-fn check_argv(argv: &[String], path: &str) -> Result<(), ApiError> {
+/// The program named, without NUL bytes (whether it exists is checked as
+/// the job's user, [`crate::exec::Executor::check_access`]).
+fn check_argv(argv: &[String]) -> Result<&str, ApiError> {
     let Some(program) = argv.first() else {
         return Err(ApiError::bad_request(
             "argv: must name a program, e.g. [\"/bin/sleep\", \"5\"]",
@@ -325,30 +361,7 @@ fn check_argv(argv: &[String], path: &str) -> Result<(), ApiError> {
             "argv: arguments must not contain NUL bytes",
         ));
     }
-    let executable = |candidate: &std::path::Path| {
-        use std::os::unix::fs::PermissionsExt;
-        candidate
-            .metadata()
-            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-    };
-    let found = if program.contains('/') {
-        executable(std::path::Path::new(program))
-    } else {
-        path.split(':')
-            .any(|dir| executable(&std::path::Path::new(dir).join(program)))
-    };
-    if found {
-        Ok(())
-    } else {
-        Err(ApiError::bad_request(format!(
-            "argv[0]: {program:?} is not an executable file{}",
-            if program.contains('/') {
-                String::new()
-            } else {
-                format!(" in PATH {path:?}")
-            }
-        )))
-    }
+    Ok(program)
 }
 
 /// Variable names an `execve` environment can carry.

@@ -9,16 +9,29 @@ use interstice_api::wire::{
 };
 use tokio::sync::oneshot;
 
-/// Who sent a request (from the socket's peer credentials; `None` over TCP).
+/// Who sent a request (from the socket's peer credentials, read at accept
+/// time; `None` over TCP, which names nobody).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Owner {
-    /// User id; root (0) may cancel anybody's job.
+    /// User id; root (0) sees and may cancel anybody's job.
     pub uid: Option<u32>,
+    /// Group id.
+    pub gid: Option<u32>,
     /// Process id, recorded with the job.
     pub pid: Option<i32>,
 }
 
 impl Owner {
+    /// May this caller see (and cancel) a job owned by `job_owner`? Root
+    /// sees every job, a user their own; a caller without credentials none.
+    pub fn sees(&self, job_owner: Option<u32>) -> bool {
+        match self.uid {
+            Some(0) => true,
+            Some(uid) => job_owner == Some(uid),
+            None => false,
+        }
+    }
+
     /// How a log line or an error names this sender.
     pub(super) fn describe(uid: Option<u32>) -> String {
         uid.map_or("a tcp client".to_string(), |uid| format!("uid {uid}"))
@@ -120,8 +133,10 @@ pub enum Command {
         /// The slots at the actor's now.
         reply: Reply<SlotsResponse>,
     },
-    /// `GET /v1/jobs`: every job SQLite knows.
+    /// `GET /v1/jobs`: every job SQLite knows that the caller may see.
     Jobs {
+        /// Who asks (root sees every job, a user their own).
+        owner: Owner,
         /// The list.
         reply: Reply<JobList>,
     },
@@ -129,6 +144,8 @@ pub enum Command {
     Job {
         /// The daemon's job id.
         id: u64,
+        /// Who asks (another user's job is 404).
+        owner: Owner,
         /// The job's view, or 404.
         reply: Reply<JobView>,
     },

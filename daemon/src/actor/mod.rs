@@ -228,11 +228,11 @@ impl Actor {
             Command::Slots { reply } => {
                 let _ = reply.send(Ok(self.slots()));
             }
-            Command::Jobs { reply } => {
-                let _ = reply.send(self.job_list());
+            Command::Jobs { owner, reply } => {
+                let _ = reply.send(self.job_list(owner));
             }
-            Command::Job { id, reply } => {
-                let _ = reply.send(self.job_view(id));
+            Command::Job { id, owner, reply } => {
+                let _ = reply.send(self.job_view(id, owner));
             }
             Command::Cancel { id, owner, reply } => {
                 let _ = reply.send(self.cancel(id, owner));
@@ -259,6 +259,7 @@ impl Actor {
         let now = self.now();
         self.sample_node(now);
         self.reap(now);
+        self.executor.release_lingering();
         self.enforce(now);
         self.end_simulated_hpc_jobs(now);
         self.retry_held(now);

@@ -10,7 +10,6 @@ use super::{secs, Actor};
 use crate::exec;
 use crate::store::{StoreError, StoredJob};
 use interstice_core::{Decision, Time};
-use nix::sys::signal::Signal;
 use std::collections::{BTreeMap, HashMap};
 
 /// A process found alive at restart: its pid, start ticks and start time.
@@ -47,7 +46,12 @@ impl Actor {
                     let start = started_at.unwrap_or(now);
                     walltime = (start + walltime - now).max(Time::from_secs(1));
                     adopted.insert(id, (pid, ticks, start));
-                } else if let Some(end) = self.executor.ended_while_away(id) {
+                } else if let Some(end) = {
+                    // Its wrapper is gone: so is anything it left behind
+                    // in its cgroup (its pid may be another process's now).
+                    self.executor.release_cgroup(id);
+                    self.executor.ended_while_away(id)
+                } {
                     // It ended while the daemon was down: its real outcome,
                     // never a second run.
                     let (state, why) = recorded_outcome(&end);
@@ -111,6 +115,7 @@ impl Actor {
                 id,
                 CloudJob {
                     owner_uid: view.owner_uid,
+                    run_as: stored.run_as.clone(),
                     procs: view.procs,
                     walltime: full_walltime,
                     deadline,
@@ -127,7 +132,8 @@ impl Actor {
         let rest = self.adopt(decisions, &mut adopted, now);
         // Adopted processes the plan has no room for any more: stop them, run them again later.
         for (id, (pid, _, _)) in adopted {
-            exec::signal_group(pid, Signal::SIGKILL);
+            self.executor.kill(id, pid);
+            self.executor.release(id, pid);
             let _ = self.store.job_requeued(
                 id,
                 secs(now),

@@ -5,7 +5,8 @@
 //! final state. Processes themselves are `crate::exec`'s.
 
 use super::{secs, Actor};
-use crate::exec::{self, Launch, RecordedEnd};
+use crate::exec::{self, Executor, Launch, RecordedEnd};
+use crate::identity::RunAs;
 use crate::node;
 use interstice_core::{violates, EndReason, Job, JobId, JobKind, JobState, ProcSet, Time};
 use nix::sys::signal::Signal;
@@ -17,6 +18,8 @@ use std::process::Child;
 pub(super) struct CloudJob {
     /// Whose job it is (`None`: submitted over TCP).
     pub(super) owner_uid: Option<u32>,
+    /// Who its processes run as (None: the daemon's own user).
+    pub(super) run_as: Option<RunAs>,
     pub(super) procs: u32,
     pub(super) walltime: Time,
     /// First arrival + SLO (`Job::deadline`), kept across resubmissions.
@@ -98,9 +101,19 @@ pub(super) struct Kill {
     sigkill_sent: bool,
 }
 
-/// Send SIGTERM to the job's process group and set when SIGKILL follows.
-fn terminate(pid: u32, kill: &mut Option<Kill>, reason: KillReason, now: Time, grace: Time) {
-    exec::signal_group(pid, Signal::SIGTERM);
+/// Send SIGTERM to every process of job `id` (its cgroup and its process
+/// group) and set when SIGKILL follows.
+#[allow(clippy::too_many_arguments)]
+fn terminate(
+    executor: &Executor,
+    id: u64,
+    pid: u32,
+    kill: &mut Option<Kill>,
+    reason: KillReason,
+    now: Time,
+    grace: Time,
+) {
+    executor.signal(id, pid, Signal::SIGTERM);
     *kill = Some(Kill {
         reason,
         sigkill_at: now + grace,
@@ -122,7 +135,7 @@ impl Actor {
         }) = self.jobs.get_mut(&id)
         {
             if kill.is_none() {
-                terminate(*pid, kill, reason, now, grace);
+                terminate(&self.executor, id, *pid, kill, reason, now, grace);
             }
         }
     }
@@ -162,6 +175,7 @@ impl Actor {
             argv: &job.argv,
             env: &job.env,
             workdir: job.workdir.as_deref(),
+            run_as: job.run_as.as_ref(),
         };
         match self.executor.spawn(&launch) {
             Ok(child) => {
@@ -240,7 +254,7 @@ impl Actor {
                 if kill.as_ref().is_some_and(|kill| kill.reason == KillReason::Evict) {
                     return false;
                 }
-                terminate(*pid, kill, KillReason::Evict, now, grace);
+                terminate(&self.executor, id, *pid, kill, KillReason::Evict, now, grace);
                 self.metrics.evictions.inc();
                 self.metrics
                     .lost_work_processor_seconds
@@ -331,11 +345,11 @@ impl Actor {
             {
                 match kill {
                     None if now >= *started_at + job.walltime => {
-                        terminate(*pid, kill, KillReason::Walltime, now, grace);
+                        terminate(&self.executor, *id, *pid, kill, KillReason::Walltime, now, grace);
                         tracing::info!(job = id, "walltime reached");
                     }
                     Some(kill) if !kill.sigkill_sent && now >= kill.sigkill_at => {
-                        exec::signal_group(*pid, Signal::SIGKILL);
+                        self.executor.kill(*id, *pid);
                         kill.sigkill_sent = true;
                     }
                     _ => {}
@@ -368,13 +382,20 @@ impl Actor {
                     },
                 };
                 if let Some(code) = status {
-                    // The leader is gone: clear out whatever is left of its group.
-                    exec::signal_group(*pid, Signal::SIGKILL);
-                    exited.push((*id, code, kill.as_ref().map(|kill| kill.reason), child.is_none()));
+                    exited.push((
+                        *id,
+                        *pid,
+                        code,
+                        kill.as_ref().map(|kill| kill.reason),
+                        child.is_none(),
+                    ));
                 }
             }
         }
-        for (id, code, reason, adopted) in exited {
+        for (id, pid, code, reason, adopted) in exited {
+            // The wrapper is gone: the job is over, and whatever is left of
+            // it (a descendant that left its process group too) is killed.
+            self.executor.release(id, pid);
             self.process_exited(id, now, code, reason, adopted);
         }
     }

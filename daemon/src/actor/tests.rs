@@ -19,6 +19,13 @@ use tokio::sync::oneshot;
 /// Where the manual clock starts (an arbitrary epoch instant).
 const T0: Time = Time::from_secs(1_700_000_000);
 
+/// A caller on the Unix socket with root's credentials.
+const ROOT: Owner = Owner {
+    uid: Some(0),
+    gid: Some(0),
+    pid: None,
+};
+
 /// One microsecond, the engine's tick.
 const TICK: Time = Time::from_ticks(1);
 
@@ -30,7 +37,7 @@ fn actor(dir: &Path, clock: &ManualClock, config: &str) -> Actor {
     let wrapper = dir.join("exec-job.sh");
     std::fs::write(
         &wrapper,
-        "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n",
+        "#!/bin/sh\n[ \"$1\" = __check-job ] && exit 0\nwhile [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n",
     )
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -113,7 +120,7 @@ fn walltime_is_enforced_at_exactly_start_plus_walltime() {
     };
     let answer = ask(&mut actor, |reply| Command::Submit {
         request,
-        owner: Owner::default(),
+        owner: ROOT,
         reply,
     })
     .unwrap();
@@ -141,7 +148,12 @@ fn walltime_is_enforced_at_exactly_start_plus_walltime() {
         child.wait().unwrap();
     }
     actor.tick();
-    let view = ask(&mut actor, |reply| Command::Job { id, reply }).unwrap();
+    let view = ask(&mut actor, |reply| Command::Job {
+        id,
+        owner: ROOT,
+        reply,
+    })
+    .unwrap();
     assert_eq!(view.state, "timeout");
     assert_eq!(view.ended_at, Some((T0 + Time::from_secs(10)).as_secs_f64()));
     assert_eq!(view.slo_violated, Some(false));

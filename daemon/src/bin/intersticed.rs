@@ -4,7 +4,7 @@
 use anyhow::Context;
 use clap::Parser;
 use interstice_daemon::config::{log_level, DEFAULT_CONFIG_PATH};
-use interstice_daemon::exec::{exec_wrapper, EXEC_WRAPPER_ARG};
+use interstice_daemon::exec::{check_helper, exec_wrapper, CHECK_HELPER_ARG, EXEC_WRAPPER_ARG};
 use interstice_daemon::server::{self, Overrides};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,6 +35,9 @@ fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().collect();
     if raw.get(1).map(String::as_str) == Some(EXEC_WRAPPER_ARG) {
         return ExitCode::from(exec_wrapper(&raw[2..]).clamp(0, 255) as u8);
+    }
+    if raw.get(1).map(String::as_str) == Some(CHECK_HELPER_ARG) {
+        return ExitCode::from(check_helper(&raw[2..]).clamp(0, 255) as u8);
     }
     let args = Args::parse();
     match run(args) {
