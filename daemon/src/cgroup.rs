@@ -227,6 +227,13 @@ impl Containment {
         }
     }
 
+    /// Remove this daemon's subtree if it holds no job's cgroup.
+    pub fn remove_if_empty(&self) {
+        if let Containment::V2 { base } | Containment::V1Freezer { base } = self {
+            let _ = std::fs::remove_dir(base);
+        }
+    }
+
     /// True if job `id` still has processes in its cgroup.
     pub fn occupied(&self, id: u64) -> bool {
         self.dir(id)

@@ -295,6 +295,14 @@ impl Executor {
         }
     }
 
+    /// The daemon stops: remove the cgroups of ended jobs, and its own
+    /// subtree if no job is left in it (running jobs keep theirs, for the
+    /// next start to adopt).
+    pub fn shutdown(&mut self) {
+        self.release_lingering();
+        self.containment.remove_if_empty();
+    }
+
     /// Retry removing the cgroups of ended jobs whose processes were dying.
     pub fn release_lingering(&mut self) {
         let containment = &self.containment;
@@ -446,10 +454,13 @@ impl Executor {
             .stdin(status)
             .stdout(Stdio::null())
             .process_group(0);
-        command.spawn().map_err(|source| ExecError::Spawn {
-            id: launch.id,
-            program: program.clone(),
-            source,
+        command.spawn().map_err(|source| {
+            self.containment.release(launch.id);
+            ExecError::Spawn {
+                id: launch.id,
+                program: program.clone(),
+                source,
+            }
         })
     }
 }

@@ -182,6 +182,7 @@ impl Actor {
             }
         }
         self.stopping = true;
+        self.executor.shutdown();
         tracing::info!(
             running = self.count_running(),
             "engine actor stopped; running jobs keep running"

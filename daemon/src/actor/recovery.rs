@@ -115,7 +115,13 @@ impl Actor {
                 id,
                 CloudJob {
                     owner_uid: view.owner_uid,
-                    run_as: stored.run_as.clone(),
+                    // A row from before run_uid was recorded runs as
+                    // root's jobs do (execution.user), never as the daemon.
+                    run_as: stored.run_as.clone().or_else(|| {
+                        crate::identity::run_as(0, &self.reloadable.execution)
+                            .ok()
+                            .flatten()
+                    }),
                     procs: view.procs,
                     walltime: full_walltime,
                     deadline,

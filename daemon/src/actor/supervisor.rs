@@ -103,7 +103,6 @@ pub(super) struct Kill {
 
 /// Send SIGTERM to every process of job `id` (its cgroup and its process
 /// group) and set when SIGKILL follows.
-#[allow(clippy::too_many_arguments)]
 fn terminate(
     executor: &Executor,
     id: u64,
