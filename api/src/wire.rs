@@ -329,6 +329,11 @@ pub struct HealthResponse {
     pub plan_age_seconds: Option<f64>,
     /// Daemon version.
     pub version: String,
+    /// How cloud jobs' processes are contained (`cgroup v2 (...)`, or
+    /// `process group only (no cgroup)`: `setsid` escapes it); absent from
+    /// a broker, which runs no jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containment: Option<String>,
 }
 
 /// `POST /v1/datacenter/tuples`: a member's entry in its broker's global

@@ -82,6 +82,7 @@ impl Actor {
             queued: self.count_queued() as u64,
             plan_age_seconds: self.readiness.plan_age(now).map(secs),
             version: env!("CARGO_PKG_VERSION").to_string(),
+            containment: Some(self.executor.containment().describe()),
         })
     }
 

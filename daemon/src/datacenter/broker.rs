@@ -482,6 +482,7 @@ impl Broker {
             queued: 0,
             plan_age_seconds: None,
             version: env!("CARGO_PKG_VERSION").to_string(),
+            containment: None,
         }
     }
 }
