@@ -1,0 +1,592 @@
+//! The daemon as a privilege boundary, attacked by local users: each test
+//! is one attack of the issue, made by unprivileged users the test creates
+//! (`interstice-test-a`, `interstice-test-b`) talking to a root daemon over
+//! its Unix socket (`setpriv` + `curl --unix-socket`). They need root; as
+//! anyone else they say so and pass.
+
+use interstice_api::client::{Client, DEFAULT_TIMEOUT};
+use interstice_api::wire::JobView;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_intersticed");
+const USER_A: &str = "interstice-test-a";
+const USER_B: &str = "interstice-test-b";
+
+/// True (after creating the test users) if the tests can run: as root,
+/// with `setpriv` and `curl`.
+fn privileged() -> bool {
+    static READY: OnceLock<Result<(), String>> = OnceLock::new();
+    let ready = READY.get_or_init(|| {
+        if !nix::unistd::geteuid().is_root() {
+            return Err("not root: the security tests need to create users and run a root daemon".into());
+        }
+        for tool in ["setpriv", "curl", "useradd"] {
+            let found = Command::new("sh")
+                .args(["-c", &format!("command -v {tool}")])
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|status| status.success());
+            if !found {
+                return Err(format!("{tool} is not installed"));
+            }
+        }
+        for user in [USER_A, USER_B] {
+            if uid_of(user).is_none() {
+                let status = Command::new("useradd")
+                    .args([
+                        "--system",
+                        "--no-create-home",
+                        "--shell",
+                        "/usr/sbin/nologin",
+                        user,
+                    ])
+                    .status()
+                    .map_err(|err| err.to_string())?;
+                if !status.success() && uid_of(user).is_none() {
+                    return Err(format!("useradd {user} failed"));
+                }
+            }
+        }
+        Ok(())
+    });
+    match ready {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!("SKIPPED: {why}");
+            false
+        }
+    }
+}
+
+fn uid_of(user: &str) -> Option<u32> {
+    nix::unistd::User::from_name(user)
+        .ok()
+        .flatten()
+        .map(|user| user.uid.as_raw())
+}
+
+/// A root daemon in a temp dir whose socket every test user can reach (as
+/// members of the daemon's group could), killed with its jobs on drop.
+struct Daemon {
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl Daemon {
+    /// Start with `execution` (the YAML mapping's contents), the state
+    /// directory made beforehand with `state_mode` (None: the daemon makes
+    /// it), under the shipped unit's UMask=0007.
+    fn start(execution: &str, state_mode: Option<u32>) -> Daemon {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        if let Some(mode) = state_mode {
+            std::fs::create_dir(dir.path().join("state")).unwrap();
+            std::fs::set_permissions(dir.path().join("state"), std::fs::Permissions::from_mode(mode))
+                .unwrap();
+        }
+        let config = format!(
+            "api: {{socket: {d}/d.sock}}\nstate_dir: {d}/state\n\
+             engine: {{procs: 4, policy: conservative}}\nbackend: {{type: plugin}}\n\
+             execution: {{grace_seconds: 1{sep}{execution}}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: info\n",
+            d = dir.path().display(),
+            sep = if execution.is_empty() { "" } else { ", " },
+        );
+        std::fs::write(dir.path().join("d.yaml"), config).unwrap();
+        let log = std::fs::File::create(dir.path().join("log")).unwrap();
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "umask 0007; exec {BIN} --config {}/d.yaml",
+                dir.path().display()
+            ))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let daemon = Daemon {
+            dir,
+            child: Some(child),
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while daemon.root().health().is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "daemon did not come up: {}",
+                daemon.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::fs::set_permissions(daemon.socket(), std::fs::Permissions::from_mode(0o666)).unwrap();
+        daemon
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.dir.path().join("d.sock")
+    }
+
+    fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    /// A client with root's credentials.
+    fn root(&self) -> Client {
+        Client::new(self.socket(), DEFAULT_TIMEOUT)
+    }
+
+    /// `method path [body]` as `user`: (HTTP status, body).
+    fn as_user(&self, user: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+        let mut command = Command::new("setpriv");
+        command
+            .args([
+                "--reuid",
+                user,
+                "--regid",
+                user,
+                "--init-groups",
+                "curl",
+                "-s",
+                "-X",
+                method,
+            ])
+            .arg("--unix-socket")
+            .arg(self.socket())
+            .args(["-w", "\n%{http_code}", "-H", "Content-Type: application/json"]);
+        if let Some(body) = body {
+            command.args(["--data-binary", body]);
+        }
+        command.arg(format!("http://localhost{path}"));
+        let output = command.output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).to_string();
+        let (body, status) = text.rsplit_once('\n').unwrap_or(("", &text));
+        (
+            status
+                .trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("no status from curl: {text:?} {output:?}")),
+            body.to_string(),
+        )
+    }
+
+    /// Submit `argv` as `user` (walltime, no workdir unless given); the job's id.
+    fn submit(&self, user: &str, argv: &[&str], walltime: f64, extra: &str) -> (u16, String) {
+        let body = format!(
+            r#"{{"procs":1,"walltime":{walltime},"slo":600,"argv":{}{extra}}}"#,
+            serde_json::to_string(argv).unwrap()
+        );
+        self.as_user(user, "POST", "/v1/jobs", Some(&body))
+    }
+
+    fn submitted(&self, user: &str, argv: &[&str], walltime: f64) -> u64 {
+        let (status, body) = self.submit(user, argv, walltime, "");
+        assert_eq!(status, 200, "{body}\n{}", self.log());
+        let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(answer["decision"], "accepted", "{body}");
+        answer["id"].as_u64().unwrap()
+    }
+
+    fn wait_for(&self, id: u64, timeout: Duration, done: impl Fn(&JobView) -> bool) -> JobView {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let view = self.root().job(id).unwrap();
+            if done(&view) {
+                return view;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "job {id} stuck: {view:?}\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        // Its jobs outlive it (a restarted daemon adopts them): end them.
+        let name = interstice_daemon::cgroup::daemon_name(&self.state());
+        for mount in [
+            "/sys/fs/cgroup/unified",
+            "/sys/fs/cgroup",
+            "/sys/fs/cgroup/freezer",
+        ] {
+            let base = Path::new(mount).join("interstice").join(&name);
+            let Ok(entries) = std::fs::read_dir(&base) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let job = entry.path();
+                if !job.is_dir() {
+                    continue;
+                }
+                for _ in 0..100 {
+                    let procs = std::fs::read_to_string(job.join("cgroup.procs")).unwrap_or_default();
+                    if procs.trim().is_empty() {
+                        break;
+                    }
+                    let _ = std::fs::write(job.join("cgroup.kill"), "1");
+                    for pid in procs.lines() {
+                        let _ = Command::new("kill").args(["-9", pid]).status();
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let _ = std::fs::remove_dir(&job);
+            }
+            let _ = std::fs::remove_dir(&base);
+        }
+    }
+}
+
+/// Pids of live processes whose command line contains `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z');
+        if !zombie
+            && String::from_utf8_lossy(&cmdline)
+                .replace('\0', " ")
+                .contains(marker)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// A marker no other test's processes carry (a sleep duration).
+fn marker() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("1000.{:09}{}", nanos, std::process::id() % 10)
+}
+
+#[test]
+fn a_symlink_planted_in_the_jobs_directory_is_not_followed() {
+    if !privileged() {
+        return;
+    }
+    // The state directory as a careless admin left it: group-writable.
+    let daemon = Daemon::start("", Some(0o770));
+    let state = std::fs::metadata(daemon.state()).unwrap();
+    assert_eq!(
+        (state.uid(), state.mode() & 0o022),
+        (0, 0),
+        "state dir still writable by others"
+    );
+    let jobs = std::fs::metadata(daemon.state().join("jobs")).unwrap();
+    assert_eq!((jobs.uid(), jobs.mode() & 0o777), (0, 0o711));
+    // A member of the daemon's group planted these (under the old modes).
+    let victim = daemon.dir.path().join("victim");
+    std::fs::create_dir(&victim).unwrap();
+    std::os::unix::fs::symlink(&victim, daemon.state().join("jobs/1")).unwrap();
+    let id = daemon.submitted(USER_A, &["/bin/sh", "-c", "echo owned > planted"], 10.0);
+    assert_eq!(id, 1);
+    let view = daemon.wait_for(id, Duration::from_secs(5), |view| view.state == "failed");
+    assert_eq!(view.pid, None, "{view:?}");
+    let victim_meta = std::fs::symlink_metadata(&victim).unwrap();
+    assert_eq!(victim_meta.uid(), 0, "the daemon chowned through the symlink");
+    assert_eq!(
+        std::fs::read_dir(&victim).unwrap().count(),
+        0,
+        "something was written through the symlink"
+    );
+    // The next job gets a directory of its own, 0700, its user's.
+    let id = daemon.submitted(USER_A, &["/bin/true"], 10.0);
+    daemon.wait_for(id, Duration::from_secs(5), |view| view.state == "completed");
+    let dir = std::fs::symlink_metadata(daemon.state().join(format!("jobs/{id}"))).unwrap();
+    assert!(dir.is_dir());
+    assert_eq!((dir.uid(), dir.mode() & 0o777), (uid_of(USER_A).unwrap(), 0o700));
+}
+
+#[test]
+fn a_job_without_workdir_runs_under_the_shipped_units_modes() {
+    if !privileged() {
+        return;
+    }
+    let unit = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../packaging/intersticed.service"
+    ))
+    .unwrap();
+    let mode = unit
+        .lines()
+        .find_map(|line| line.strip_prefix("StateDirectoryMode="))
+        .map(|mode| u32::from_str_radix(mode.trim(), 8).unwrap())
+        .expect("the unit sets StateDirectoryMode");
+    let daemon = Daemon::start("", Some(mode));
+    // Root's job runs as execution.user (nobody), a user's as that user.
+    let root_job = daemon.root().submit(&interstice_api::wire::SubmitRequest {
+        procs: 1,
+        walltime: 10.0,
+        slo: 600.0,
+        argv: vec!["/bin/sh".into(), "-c".into(), "pwd; id -u".into()],
+        env: None,
+        workdir: None,
+        class: None,
+        features: Vec::new(),
+    });
+    let root_id = root_job.unwrap().id;
+    let id = daemon.submitted(USER_A, &["/bin/sh", "-c", "pwd; id -u"], 10.0);
+    for (id, uid) in [
+        (root_id, uid_of("nobody").unwrap()),
+        (id, uid_of(USER_A).unwrap()),
+    ] {
+        let view = daemon.wait_for(id, Duration::from_secs(5), |view| view.ended_at.is_some());
+        let out =
+            std::fs::read_to_string(daemon.state().join(format!("jobs/{id}/stdout"))).unwrap_or_default();
+        let err =
+            std::fs::read_to_string(daemon.state().join(format!("jobs/{id}/stderr"))).unwrap_or_default();
+        assert_eq!(view.state, "completed", "{view:?} {out} {err}\n{}", daemon.log());
+        assert_eq!(
+            out,
+            format!("{}\n{uid}\n", daemon.state().join(format!("jobs/{id}")).display())
+        );
+    }
+}
+
+#[test]
+fn a_setsid_child_dies_at_walltime_and_at_cancel() {
+    if !privileged() {
+        return;
+    }
+    let daemon = Daemon::start("", None);
+    let containment = daemon.root().health().unwrap().containment.unwrap_or_default();
+    assert!(
+        containment.starts_with("cgroup"),
+        "{containment}: this test needs a usable cgroup"
+    );
+    let at_walltime = marker();
+    let script = format!("setsid -f sleep {at_walltime}; exec sleep 30");
+    let id = daemon.submitted(USER_A, &["/bin/sh", "-c", &script], 1.0);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while processes_with(&at_walltime).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the escaping child never started: {}",
+            daemon.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let view = daemon.wait_for(id, Duration::from_secs(6), |view| view.ended_at.is_some());
+    assert_eq!(view.state, "timeout");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        processes_with(&at_walltime),
+        Vec::<u32>::new(),
+        "a setsid child survived its walltime"
+    );
+
+    let at_cancel = marker();
+    let script = format!("setsid -f sleep {at_cancel}; exec sleep 30");
+    let id = daemon.submitted(USER_A, &["/bin/sh", "-c", &script], 60.0);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while processes_with(&at_cancel).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the escaping child never started: {}",
+            daemon.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (status, body) = daemon.as_user(USER_A, "DELETE", &format!("/v1/jobs/{id}"), None);
+    assert_eq!(status, 200, "{body}");
+    daemon.wait_for(id, Duration::from_secs(6), |view| view.state == "cancelled");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        processes_with(&at_cancel),
+        Vec::<u32>::new(),
+        "a setsid child survived its cancel"
+    );
+
+    // A job whose main process ends leaves nothing behind either.
+    let after_end = marker();
+    let script = format!("setsid -f sleep {after_end}; sleep 0.3");
+    let id = daemon.submitted(USER_A, &["/bin/sh", "-c", &script], 60.0);
+    daemon.wait_for(id, Duration::from_secs(6), |view| view.state == "completed");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        processes_with(&after_end),
+        Vec::<u32>::new(),
+        "a setsid child outlived its job"
+    );
+}
+
+#[test]
+fn a_job_runs_as_its_submitter_and_other_users_cannot_read_or_signal_it() {
+    if !privileged() {
+        return;
+    }
+    let daemon = Daemon::start("", None);
+    let secret = marker();
+    let (status, body) = daemon.submit(
+        USER_A,
+        &["/bin/sh", "-c", "id -u; exec sleep 30"],
+        60.0,
+        &format!(r#","env":{{"TOKEN":"{secret}"}}"#),
+    );
+    assert_eq!(status, 200, "{body}");
+    let id = serde_json::from_str::<serde_json::Value>(&body).unwrap()["id"]
+        .as_u64()
+        .unwrap();
+    let view = daemon.wait_for(id, Duration::from_secs(5), |view| view.pid.is_some());
+    let out = daemon.state().join(format!("jobs/{id}/stdout"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while std::fs::read_to_string(&out).unwrap_or_default().is_empty() {
+        assert!(Instant::now() < deadline, "no output: {}", daemon.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let uid_a = uid_of(USER_A).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap().trim(), uid_a.to_string());
+    let meta = std::fs::metadata(&out).unwrap();
+    assert_eq!((meta.uid(), meta.mode() & 0o777), (uid_a, 0o600));
+    // Every process of the job (the wrapper and the job) is A's, and B can
+    // neither read their environment nor signal them.
+    let mut pids = vec![view.pid.unwrap()];
+    pids.extend(processes_with("sleep 30").into_iter().filter(|pid| {
+        std::fs::read(format!("/proc/{pid}/environ"))
+            .is_ok_and(|env| String::from_utf8_lossy(&env).contains(&secret))
+    }));
+    assert!(pids.len() >= 2, "the job's sleep not found");
+    for pid in pids {
+        let owner = std::fs::metadata(format!("/proc/{pid}")).unwrap().uid();
+        assert_eq!(owner, uid_a, "pid {pid} does not run as A");
+        let read = Command::new("setpriv")
+            .args(["--reuid", USER_B, "--regid", USER_B, "--init-groups", "cat"])
+            .arg(format!("/proc/{pid}/environ"))
+            .output()
+            .unwrap();
+        assert!(!read.status.success(), "B read A's environment of pid {pid}");
+        assert!(!String::from_utf8_lossy(&read.stdout).contains(&secret));
+        let killed = Command::new("setpriv")
+            .args([
+                "--reuid",
+                USER_B,
+                "--regid",
+                USER_B,
+                "--init-groups",
+                "kill",
+                "-0",
+            ])
+            .arg(pid.to_string())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(!killed.success(), "B may signal A's pid {pid}");
+    }
+    let read = Command::new("setpriv")
+        .args(["--reuid", USER_B, "--regid", USER_B, "--init-groups", "cat"])
+        .arg(&out)
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!read.status.success(), "B read A's output");
+}
+
+#[test]
+fn users_see_and_cancel_only_their_own_jobs() {
+    if !privileged() {
+        return;
+    }
+    let daemon = Daemon::start("", None);
+    let id = daemon.submitted(USER_A, &["/bin/sleep", "30"], 60.0);
+    let listed = |user: &str| {
+        let (status, body) = daemon.as_user(user, "GET", "/v1/jobs", None);
+        assert_eq!(status, 200, "{body}");
+        let list: serde_json::Value = serde_json::from_str(&body).unwrap();
+        list["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|job| job["id"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(listed(USER_A), vec![id]);
+    assert_eq!(listed(USER_B), Vec::<u64>::new());
+    assert!(daemon.root().jobs().unwrap().jobs.iter().any(|job| job.id == id));
+    let (status, body) = daemon.as_user(USER_B, "GET", &format!("/v1/jobs/{id}"), None);
+    assert_eq!(status, 404, "{body}");
+    let (absent, absent_body) = daemon.as_user(USER_B, "GET", "/v1/jobs/999999", None);
+    assert_eq!(
+        (absent, absent_body.replace("999999", &id.to_string())),
+        (404, body.clone())
+    );
+    let (status, body) = daemon.as_user(USER_B, "DELETE", &format!("/v1/jobs/{id}"), None);
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(daemon.root().job(id).unwrap().state, "running");
+    let (status, body) = daemon.as_user(USER_A, "DELETE", &format!("/v1/jobs/{id}"), None);
+    assert_eq!(status, 200, "{body}");
+    daemon.wait_for(id, Duration::from_secs(5), |view| view.state == "cancelled");
+}
+
+#[test]
+fn workdir_and_program_are_checked_as_the_submitter() {
+    if !privileged() {
+        return;
+    }
+    let daemon = Daemon::start("", None);
+    // Root can see this; user A cannot.
+    let secret = daemon.dir.path().join("secret");
+    std::fs::create_dir(&secret).unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::copy("/bin/true", secret.join("prog")).unwrap();
+    let missing = daemon.dir.path().join("missing");
+    let workdir = |dir: &Path| format!(r#","workdir":"{}""#, dir.display());
+    let (status, hidden) = daemon.submit(USER_A, &["/bin/true"], 10.0, &workdir(&secret));
+    assert_eq!(status, 400, "{hidden}");
+    assert!(hidden.contains("not found or not accessible"), "{hidden}");
+    let (status, absent) = daemon.submit(USER_A, &["/bin/true"], 10.0, &workdir(&missing));
+    assert_eq!(status, 400, "{absent}");
+    // The answer says nothing more about a hidden path than about an absent one.
+    assert_eq!(hidden.replace("secret", "X"), absent.replace("missing", "X"));
+    let program = secret.join("prog").display().to_string();
+    let (status, body) = daemon.submit(USER_A, &[&program], 10.0, "");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("not found or not executable"), "{body}");
+    let (status, body) = daemon.submit(USER_A, &["true"], 10.0, r#","env":{"PATH":"/nonexistent"}"#);
+    assert_eq!(status, 400, "{body}");
+    // What A may use is accepted.
+    let (status, body) = daemon.submit(USER_A, &["true"], 10.0, &workdir(Path::new("/tmp")));
+    assert_eq!(status, 200, "{body}");
+}
+
+#[test]
+fn output_is_capped_and_denied_users_are_refused() {
+    if !privileged() {
+        return;
+    }
+    let daemon = Daemon::start(&format!("max_output_bytes: 4096, deny_users: [{USER_B}]"), None);
+    let id = daemon.submitted(USER_A, &["/usr/bin/yes"], 30.0);
+    let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
+    assert_eq!(view.state, "failed", "{view:?}");
+    let size = std::fs::metadata(daemon.state().join(format!("jobs/{id}/stdout")))
+        .unwrap()
+        .len();
+    assert_eq!(size, 4096);
+    let (status, body) = daemon.submit(USER_B, &["/bin/true"], 10.0, "");
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("execution.deny_users"), "{body}");
+}
