@@ -9,6 +9,10 @@ use std::path::Path;
 /// Top-level sections SIGHUP applies without a restart.
 pub const RELOADABLE_SECTIONS: [&str; 3] = ["execution", "node", "metrics"];
 
+/// Keys of the reloadable sections that still need a restart (the jobs'
+/// containment is set up once, at start).
+pub const RESTART_KEYS: [&str; 1] = ["execution.cgroup"];
+
 /// The configuration file as written, to compare reloads against.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ConfigText(Value);
@@ -35,9 +39,10 @@ impl ConfigText {
     pub fn reload(&self, new: &ConfigText) -> (Changes, ConfigText) {
         let mut changed = Vec::new();
         diff("", &self.0, &new.0, &mut changed);
-        let (applied, need_restart) = changed
-            .into_iter()
-            .partition(|key: &String| RELOADABLE_SECTIONS.iter().any(|section| in_section(key, section)));
+        let (applied, need_restart) = changed.into_iter().partition(|key: &String| {
+            RELOADABLE_SECTIONS.iter().any(|section| in_section(key, section))
+                && !RESTART_KEYS.iter().any(|restart| in_section(key, restart))
+        });
         let mut in_effect = self.0.clone();
         if let (Value::Mapping(effect), Value::Mapping(new)) = (&mut in_effect, &new.0) {
             for section in RELOADABLE_SECTIONS {
@@ -46,6 +51,20 @@ impl ConfigText {
                     Some(value) => effect.insert(key, value.clone()),
                     None => effect.remove(&key),
                 };
+            }
+            // What needs a restart stays as it was loaded.
+            for key in RESTART_KEYS {
+                let Some((section, field)) = key.split_once('.') else {
+                    continue;
+                };
+                let old = self.0.get(section).and_then(|old| old.get(field)).cloned();
+                if let Some(Value::Mapping(effect)) = effect.get_mut(section) {
+                    let field = Value::String(field.to_string());
+                    match old {
+                        Some(value) => effect.insert(field, value),
+                        None => effect.remove(&field),
+                    };
+                }
             }
         }
         (
@@ -117,18 +136,18 @@ mod tests {
     fn changed_keys_are_split_into_applied_and_needing_a_restart() {
         let old = text("engine: {procs: 4, policy: easy}\nexecution: {grace_seconds: 1}\nlog_level: info\n");
         let new = text(
-            "engine: {procs: 8, policy: easy}\nexecution: {grace_seconds: 2, user: nobody}\nlog_level: info\nnode: {x: 1}\n",
+            "engine: {procs: 8, policy: easy}\nexecution: {grace_seconds: 2, user: nobody, cgroup: none}\nlog_level: info\nnode: {x: 1}\n",
         );
         let (changes, in_effect) = old.reload(&new);
         assert_eq!(
             changes.applied,
             ["execution.grace_seconds", "execution.user", "node"]
         );
-        assert_eq!(changes.need_restart, ["engine.procs"]);
+        assert_eq!(changes.need_restart, ["engine.procs", "execution.cgroup"]);
         // Still pending at the next reload; the applied ones are not.
         let (again, _) = in_effect.reload(&new);
         assert!(again.applied.is_empty());
-        assert_eq!(again.need_restart, ["engine.procs"]);
+        assert_eq!(again.need_restart, ["engine.procs", "execution.cgroup"]);
     }
 
     #[test]

@@ -41,7 +41,9 @@ fn actor(dir: &Path, clock: &ManualClock, config: &str) -> Actor {
     )
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let config = Config::parse(&format!("state_dir: {}\n{config}", dir.display())).unwrap();
+    let mut config = Config::parse(&format!("state_dir: {}\n{config}", dir.display())).unwrap();
+    // The shell stand-in joins no cgroup: leave none behind.
+    config.execution.cgroup = crate::config::CgroupMode::None;
     assert_eq!(config.validate(), Vec::<String>::new());
     Actor::start(ActorSetup {
         store: Store::open(&dir.join("interstice.sqlite")).unwrap(),
