@@ -241,6 +241,41 @@ impl Containment {
     }
 }
 
+/// End every job of the (stopped) daemon on `state_dir` through its
+/// cgroups, and remove them and the daemon's subtree: what a test does
+/// after killing a daemon whose jobs would outlive it.
+pub fn end_all_jobs(state_dir: &Path) {
+    let (v2, freezer) = mounts();
+    let name = daemon_name(state_dir);
+    for mount in v2.iter().chain(&freezer) {
+        let base = mount.join("interstice").join(&name);
+        let containment = if freezer.contains(mount) {
+            Containment::V1Freezer { base: base.clone() }
+        } else {
+            Containment::V2 { base: base.clone() }
+        };
+        let Ok(entries) = std::fs::read_dir(&base) else {
+            continue;
+        };
+        let ids = entries.flatten().filter_map(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .and_then(|name| name.strip_prefix("job-"))
+                .and_then(|id| id.parse::<u64>().ok())
+        });
+        for id in ids.collect::<Vec<_>>() {
+            for _ in 0..100 {
+                if containment.release(id) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        containment.remove_if_empty();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

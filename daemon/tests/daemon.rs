@@ -92,6 +92,8 @@ impl Drop for Daemon {
             let _ = child.kill();
             let _ = child.wait();
         }
+        // Its jobs outlive it (a restarted daemon adopts them): end them.
+        interstice_daemon::cgroup::end_all_jobs(&self.dir.path().join("state"));
     }
 }
 

@@ -123,6 +123,8 @@ impl Node {
 impl Drop for Node {
     fn drop(&mut self) {
         self.kill();
+        // A member's jobs outlive it: end them.
+        interstice_daemon::cgroup::end_all_jobs(&self.dir.path().join("state"));
     }
 }
 

@@ -216,36 +216,7 @@ impl Drop for Daemon {
             let _ = child.wait();
         }
         // Its jobs outlive it (a restarted daemon adopts them): end them.
-        let name = interstice_daemon::cgroup::daemon_name(&self.state());
-        for mount in [
-            "/sys/fs/cgroup/unified",
-            "/sys/fs/cgroup",
-            "/sys/fs/cgroup/freezer",
-        ] {
-            let base = Path::new(mount).join("interstice").join(&name);
-            let Ok(entries) = std::fs::read_dir(&base) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let job = entry.path();
-                if !job.is_dir() {
-                    continue;
-                }
-                for _ in 0..100 {
-                    let procs = std::fs::read_to_string(job.join("cgroup.procs")).unwrap_or_default();
-                    if procs.trim().is_empty() {
-                        break;
-                    }
-                    let _ = std::fs::write(job.join("cgroup.kill"), "1");
-                    for pid in procs.lines() {
-                        let _ = Command::new("kill").args(["-9", pid]).status();
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                let _ = std::fs::remove_dir(&job);
-            }
-            let _ = std::fs::remove_dir(&base);
-        }
+        interstice_daemon::cgroup::end_all_jobs(&self.state());
     }
 }
 
