@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(pkg-config libzmq3-dev libsqlite3-dev prometheus munge slurmctld slurmd slurm-client libslurm-dev gcc)
+packages=(pkg-config curl libzmq3-dev libsqlite3-dev prometheus munge slurmctld slurmd slurm-client libslurm-dev gcc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
