@@ -216,6 +216,8 @@ impl RawResponse {
 pub struct Client {
     endpoint: Endpoint,
     timeout: Duration,
+    /// Sent as `Authorization: Bearer` to TCP endpoints (a daemon's `api.token_file`).
+    token: Option<String>,
 }
 
 impl Client {
@@ -227,7 +229,19 @@ impl Client {
     /// A client for the daemon at `endpoint` (a socket or a TCP listener);
     /// every call completes or fails within `timeout`.
     pub fn at(endpoint: Endpoint, timeout: Duration) -> Client {
-        Client { endpoint, timeout }
+        Client {
+            endpoint,
+            timeout,
+            token: None,
+        }
+    }
+
+    /// The same client sending `token` as `Authorization: Bearer` to a TCP
+    /// endpoint (a daemon whose `api.token_file` opens its API there); never
+    /// sent on a Unix socket, where the peer's uid speaks instead.
+    pub fn with_token(mut self, token: Option<String>) -> Client {
+        self.token = token;
+        self
     }
 
     fn connect(&self, deadline: Instant) -> Result<Stream, ClientError> {
@@ -263,7 +277,6 @@ impl Client {
             }
         }
     }
-
 }
 
 /// Connect to a Unix socket within `timeout`. A daemon whose listen backlog
@@ -299,9 +312,13 @@ impl Client {
         };
         let mut stream = self.connect(deadline)?;
         let body = body.unwrap_or_default();
+        let auth = match (&self.endpoint, &self.token) {
+            (Endpoint::Tcp(_), Some(token)) => format!("Authorization: Bearer {token}\r\n"),
+            _ => String::new(),
+        };
         let mut request = format!(
             "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAccept: application/json\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+             Content-Type: application/json\r\nContent-Length: {}\r\n{auth}\r\n",
             body.len()
         )
         .into_bytes();

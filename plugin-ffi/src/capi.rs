@@ -636,14 +636,23 @@ pub extern "C" fn interstice_result_name(result: i32) -> *const c_char {
 fn result_name(result: i32) -> &'static [u8] {
     const NAMES: [(interstice_result, &[u8]); 11] = [
         (interstice_result::Ok, b"INTERSTICE_RESULT_OK\0"),
-        (interstice_result::NullArgument, b"INTERSTICE_RESULT_NULL_ARGUMENT\0"),
-        (interstice_result::InvalidArgument, b"INTERSTICE_RESULT_INVALID_ARGUMENT\0"),
+        (
+            interstice_result::NullArgument,
+            b"INTERSTICE_RESULT_NULL_ARGUMENT\0",
+        ),
+        (
+            interstice_result::InvalidArgument,
+            b"INTERSTICE_RESULT_INVALID_ARGUMENT\0",
+        ),
         (interstice_result::Connect, b"INTERSTICE_RESULT_CONNECT\0"),
         (interstice_result::Timeout, b"INTERSTICE_RESULT_TIMEOUT\0"),
         (interstice_result::Io, b"INTERSTICE_RESULT_IO\0"),
         (interstice_result::Http, b"INTERSTICE_RESULT_HTTP\0"),
         (interstice_result::Protocol, b"INTERSTICE_RESULT_PROTOCOL\0"),
-        (interstice_result::BufferTooSmall, b"INTERSTICE_RESULT_BUFFER_TOO_SMALL\0"),
+        (
+            interstice_result::BufferTooSmall,
+            b"INTERSTICE_RESULT_BUFFER_TOO_SMALL\0",
+        ),
         (interstice_result::OutOfRange, b"INTERSTICE_RESULT_OUT_OF_RANGE\0"),
         (interstice_result::Panic, b"INTERSTICE_RESULT_PANIC\0"),
     ];
