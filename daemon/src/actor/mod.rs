@@ -264,6 +264,7 @@ impl Actor {
     fn tick(&mut self) {
         let now = self.now();
         self.sample_node(now);
+        self.retry_store();
         self.reap(now);
         self.enforce(now);
         self.end_simulated_hpc_jobs(now);
