@@ -15,7 +15,6 @@
 //!   between keep-alive requests), and so is one whose request is not
 //!   answered within twice that ([`serve_connection`]).
 
-use crate::actor::Owner;
 use crate::api::{error_response, Peer};
 use crate::backend::Shutdown;
 use axum::extract::{ConnectInfo, Request, State};
@@ -132,7 +131,7 @@ impl Gate {
         };
         if let Some(refusal) = refusal {
             state.refused_since_warning += 1;
-            if state.last_warning.is_none_or(|at| at.elapsed() >= WARN_EVERY) {
+            if !state.last_warning.is_some_and(|at| at.elapsed() < WARN_EVERY) {
                 let refused = std::mem::take(&mut state.refused_since_warning);
                 state.last_warning = Some(Instant::now());
                 let uid = uid.map_or("unknown".to_string(), |uid| uid.to_string());
@@ -260,13 +259,7 @@ pub async fn serve_unix(
             _ = accept_stop.wait() => break,
         };
         while connections.try_join_next().is_some() {}
-        let peer = match stream.peer_cred() {
-            Ok(cred) => Peer(Owner {
-                uid: Some(cred.uid()),
-                pid: cred.pid(),
-            }),
-            Err(_) => Peer(Owner::default()),
-        };
+        let peer = Peer::of_unix(&stream);
         // A peer whose uid cannot be read counts as an unknown non-root one.
         let Ok(permit) = gate.admit(peer.0.uid) else {
             continue;
