@@ -20,7 +20,7 @@ use serde::Serialize;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Where a daemon listens: its Unix socket, or a TCP listener written
@@ -216,6 +216,8 @@ impl RawResponse {
 pub struct Client {
     endpoint: Endpoint,
     timeout: Duration,
+    /// Sent as `Authorization: Bearer` to TCP endpoints (a daemon's `api.token_file`).
+    token: Option<String>,
 }
 
 impl Client {
@@ -227,7 +229,19 @@ impl Client {
     /// A client for the daemon at `endpoint` (a socket or a TCP listener);
     /// every call completes or fails within `timeout`.
     pub fn at(endpoint: Endpoint, timeout: Duration) -> Client {
-        Client { endpoint, timeout }
+        Client {
+            endpoint,
+            timeout,
+            token: None,
+        }
+    }
+
+    /// The same client sending `token` as `Authorization: Bearer` to a TCP
+    /// endpoint (a daemon whose `api.token_file` opens its API there); never
+    /// sent on a Unix socket, where the peer's uid speaks instead.
+    pub fn with_token(mut self, token: Option<String>) -> Client {
+        self.token = token;
+        self
     }
 
     fn connect(&self, deadline: Instant) -> Result<Stream, ClientError> {
@@ -236,7 +250,17 @@ impl Client {
             source,
         };
         match &self.endpoint {
-            Endpoint::Unix(path) => UnixStream::connect(path).map(Stream::Unix).map_err(failed),
+            Endpoint::Unix(path) => {
+                let left = deadline
+                    .checked_duration_since(Instant::now())
+                    .filter(|left| !left.is_zero())
+                    .ok_or(ClientError::Timeout(self.timeout))?;
+                match connect_unix(path, left) {
+                    Ok(stream) => Ok(Stream::Unix(stream)),
+                    Err(err) if is_timeout(&err) => Err(ClientError::Timeout(self.timeout)),
+                    Err(err) => Err(failed(err)),
+                }
+            }
             Endpoint::Tcp(addr) => {
                 let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
                 for candidate in addr.to_socket_addrs().map_err(failed)? {
@@ -253,7 +277,30 @@ impl Client {
             }
         }
     }
+}
 
+/// Connect to a Unix socket within `timeout`. A daemon whose listen backlog
+/// is full (stopped, saturated) leaves a plain `connect` blocked forever; on
+/// Linux a Unix stream connect waits for room at most the socket's send
+/// timeout (`SO_SNDTIMEO`), so the socket gets one before it connects and
+/// fails with `EAGAIN` once it passes.
+fn connect_unix(path: &Path, timeout: Duration) -> std::io::Result<UnixStream> {
+    let address = socket2::SockAddr::unix(path)?;
+    let socket = socket2::Socket::new(socket2::Domain::UNIX, socket2::Type::STREAM.cloexec(), None)?;
+    socket.set_write_timeout(Some(timeout))?;
+    socket.connect(&address)?;
+    Ok(UnixStream::from(socket))
+}
+
+/// Whether a connect failed because its time was up (full backlog).
+fn is_timeout(err: &std::io::Error) -> bool {
+    matches!(
+        err.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
+impl Client {
     /// One HTTP exchange with an optional JSON body; answers of every status are returned.
     pub fn raw(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<RawResponse, ClientError> {
         let deadline = Instant::now() + self.timeout;
@@ -265,9 +312,13 @@ impl Client {
         };
         let mut stream = self.connect(deadline)?;
         let body = body.unwrap_or_default();
+        let auth = match (&self.endpoint, &self.token) {
+            (Endpoint::Tcp(_), Some(token)) => format!("Authorization: Bearer {token}\r\n"),
+            _ => String::new(),
+        };
         let mut request = format!(
             "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAccept: application/json\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+             Content-Type: application/json\r\nContent-Length: {}\r\n{auth}\r\n",
             body.len()
         )
         .into_bytes();
@@ -706,6 +757,41 @@ mod tests {
         assert!(matches!(result, Err(ClientError::Timeout(_))), "{result:?}");
         assert!(took < Duration::from_millis(300), "took {took:?}");
         holder.join().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn full_backlog_times_out_within_the_bound() {
+        // A daemon that stopped accepting: listen backlog 0 (room for one),
+        // never accept, fill the queue with non-blocking connects.
+        let dir = std::env::temp_dir().join(format!("interstice-api-backlog-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.sock");
+        let _ = std::fs::remove_file(&path);
+        let address = socket2::SockAddr::unix(&path).unwrap();
+        let listener = socket2::Socket::new(socket2::Domain::UNIX, socket2::Type::STREAM, None).unwrap();
+        listener.bind(&address).unwrap();
+        listener.listen(0).unwrap();
+        let mut queued = Vec::new();
+        loop {
+            let socket = socket2::Socket::new(socket2::Domain::UNIX, socket2::Type::STREAM, None).unwrap();
+            socket.set_nonblocking(true).unwrap();
+            match socket.connect(&address) {
+                Ok(()) => queued.push(socket),
+                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(err) => panic!("filling the backlog: {err}"),
+            }
+            assert!(queued.len() < 1000, "the backlog never filled");
+        }
+        let client = Client::new(&path, Duration::from_millis(200));
+        let started = Instant::now();
+        let result = client.health();
+        let took = started.elapsed();
+        assert!(matches!(result, Err(ClientError::Timeout(_))), "{result:?}");
+        assert!(took >= Duration::from_millis(150), "gave up early: {took:?}");
+        assert!(took < Duration::from_millis(1000), "took {took:?}");
+        drop(queued);
+        drop(listener);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

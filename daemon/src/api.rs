@@ -1,33 +1,34 @@
 //! The HTTP/JSON API (axum) served on the Unix socket and the optional
-//! loopback TCP listener. Handlers only parse, forward a [`Command`] to the
+//! loopback TCP listener (what each serves: [`crate::listen`]). Handlers only parse, forward a [`Command`] to the
 //! engine actor and turn its answer into JSON; errors are `{"error": "..."}`.
 
 use crate::actor::{ApiError, Command, ErrorKind, Owner};
 use crate::backend::HpcEvent;
 use crate::metrics::Metrics;
 use axum::body::Bytes;
-use axum::extract::connect_info::{ConnectInfo, Connected};
+use axum::extract::connect_info::ConnectInfo;
 use axum::extract::{Path, State};
 use axum::http::{header, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::serve::IncomingStream;
 use axum::{Json, Router};
 use interstice_api::wire::{ErrorBody, HpcEventRequest, PredictRequest, SubmitRequest};
 use interstice_core::{ProcSet, Time};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::sync::mpsc;
-use tokio::net::{TcpListener, UnixListener};
+use tokio::net::UnixStream;
 use tokio::sync::oneshot;
 
 /// Who is on the other end of a connection.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Peer(pub Owner);
 
-impl Connected<IncomingStream<'_, UnixListener>> for Peer {
-    fn connect_info(stream: IncomingStream<'_, UnixListener>) -> Self {
-        match stream.io().peer_cred() {
+impl Peer {
+    /// The peer of an accepted Unix socket connection (`SO_PEERCRED`); a
+    /// peer whose credentials cannot be read is nobody in particular.
+    pub fn of_unix(stream: &UnixStream) -> Peer {
+        match stream.peer_cred() {
             Ok(cred) => Peer(Owner {
                 uid: Some(cred.uid()),
                 gid: Some(cred.gid()),
@@ -35,12 +36,6 @@ impl Connected<IncomingStream<'_, UnixListener>> for Peer {
             }),
             Err(_) => Peer(Owner::default()),
         }
-    }
-}
-
-impl Connected<IncomingStream<'_, TcpListener>> for Peer {
-    fn connect_info(_stream: IncomingStream<'_, TcpListener>) -> Self {
-        Peer(Owner::default())
     }
 }
 

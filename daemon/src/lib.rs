@@ -10,6 +10,8 @@
 //!
 //! - [`config`]: the YAML config and its validation.
 //! - [`server`]: the lifecycle (listeners, signals, shutdown).
+//! - [`listen`]: the listeners' accept loops (what TCP serves, connection
+//!   limits, idle timeouts).
 //! - [`api`]: the HTTP routes; their JSON types and the blocking client of
 //!   the CLI, the tests and the plugins are in `interstice_api`.
 //! - [`actor`]: the one thread that owns the engine, the store and the processes;
@@ -31,6 +33,7 @@ pub mod config;
 pub mod datacenter;
 pub mod exec;
 pub mod identity;
+pub mod listen;
 pub mod lock;
 pub mod metrics;
 pub mod node;

@@ -8,7 +8,7 @@
 //! an invalid new config is logged and the old one kept.
 
 use crate::actor::{Actor, ActorSetup, Command, Reloadable};
-use crate::api::{router, AppState, Peer};
+use crate::api::{router, AppState};
 use crate::backend::{self, HpcSink, Shutdown};
 use crate::clock::Clock;
 use crate::config::BackendConfig;
@@ -117,6 +117,8 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     // Held until `run` returns: a second daemon on this state would adopt
     // and run this one's jobs twice.
     let _state_lock = crate::lock::lock_state_dir(&config.state_dir).map_err(setup)?;
+    // Refuse a token file others may read before anything starts.
+    config.api.token().map_err(setup)?;
     let db_path = config.state_dir.join("interstice.sqlite");
     let store = Store::open(&db_path).map_err(|err| setup(format!("{}: {err}", db_path.display())))?;
     let metrics = Metrics::new();
@@ -215,7 +217,9 @@ async fn run_broker(
 ) -> Result<(), DaemonError> {
     let rules = config.broker_rules().map_err(setup)?;
     let state = BrokerState {
-        broker: Arc::new(Broker::new(store, broker, rules, Clock::System)),
+        broker: Arc::new(
+            Broker::new(store, broker, rules, Clock::System).with_token(config.api.token().map_err(setup)?),
+        ),
         metrics,
     };
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -259,22 +263,27 @@ impl Listeners {
             ),
             None => None,
         };
-        let unix = {
-            let mut stop = Shutdown::new(stop.clone());
-            let app = app.clone();
-            tokio::spawn(async move {
-                axum::serve(unix, app.into_make_service_with_connect_info::<Peer>())
-                    .with_graceful_shutdown(async move { stop.wait().await })
-                    .await
-            })
-        };
+        let token = config.api.token().map_err(setup)?;
+        if token.is_some() && tcp.is_none() {
+            tracing::warn!("api.token_file is set but api.listen is not: the token opens nothing");
+        }
+        let limits = config.api.limits();
+        let unix = tokio::spawn(crate::listen::serve_unix(
+            unix,
+            app.clone(),
+            crate::listen::Gate::new("unix socket", limits),
+            Shutdown::new(stop.clone()),
+        ));
         let tcp = tcp.map(|tcp| {
-            let mut stop = Shutdown::new(stop.clone());
-            tokio::spawn(async move {
-                axum::serve(tcp, app.into_make_service_with_connect_info::<Peer>())
-                    .with_graceful_shutdown(async move { stop.wait().await })
-                    .await
-            })
+            tokio::spawn(crate::listen::serve_tcp(
+                tcp,
+                app,
+                crate::listen::TcpPolicy {
+                    token: token.map(Into::into),
+                },
+                crate::listen::Gate::new("tcp", limits),
+                Shutdown::new(stop.clone()),
+            ))
         });
         Ok(Listeners { unix, tcp })
     }

@@ -22,6 +22,18 @@ pub enum StoreError {
     /// SQLite failed.
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The database file is damaged (`PRAGMA quick_check`, or SQLite says so).
+    #[error(
+        "the database is damaged ({detail}); intersticed will not run on it. To recover: move it aside \
+         (`mv {path} {path}.damaged`, with its -wal and -shm files) and start again: the daemon starts with an \
+         empty state (the last run's jobs are forgotten: stop their processes by hand); or restore a backup of it"
+    )]
+    Damaged {
+        /// The database file.
+        path: String,
+        /// What SQLite found.
+        detail: String,
+    },
     /// The database is newer than this daemon.
     #[error("database schema version {found} is newer than this daemon's ({known}); upgrade intersticed")]
     TooNew {
@@ -139,6 +151,54 @@ pub struct StoredTuple {
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
+    /// Why the last write failed for want of storage (full, I/O error,
+    /// read-only), until a write succeeds again ([`Store::write_failure`]).
+    write_failure: Option<String>,
+}
+
+/// Whether an error says the state cannot be written at all (rather than
+/// this one statement being wrong): the disk is full, failing or read-only.
+fn is_storage_failure(err: &StoreError) -> bool {
+    use rusqlite::ErrorCode::*;
+    matches!(
+        err,
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(failure, _))
+            if matches!(
+                failure.code,
+                DiskFull | SystemIoFailure | ReadOnly | CannotOpen | DatabaseCorrupt | NotADatabase
+            )
+    )
+}
+
+/// Whether an error at open says the file is damaged (not a database, malformed).
+fn is_damage(err: &StoreError) -> bool {
+    use rusqlite::ErrorCode::*;
+    matches!(
+        err,
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(failure, _))
+            if matches!(failure.code, DatabaseCorrupt | NotADatabase)
+    )
+}
+
+/// Create `path` with mode 0600 if it is missing, and take the group's and
+/// others' access away from it and its `-wal`/`-shm` files: the database
+/// holds every job's command line and environment.
+fn restrict_mode(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        match std::fs::set_permissions(&name, std::fs::Permissions::from_mode(0o600)) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(err),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 const JOB_COLUMNS: &str = "id, state, decision, owner_uid, procs, walltime, slo, argv, class, submitted_at, \
@@ -150,14 +210,85 @@ const ROUTE_COLUMNS: &str =
 
 impl Store {
     /// Open (creating) the database and apply pending migrations.
+    /// The file gets mode 0600 (SQLite gives its `-wal` and `-shm` the
+    /// same); a damaged file is refused ([`StoreError::Damaged`]).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let conn = Connection::open(path)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        let mut store = Store { conn };
+        restrict_mode(path).map_err(|err| {
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+                Some(format!("cannot restrict the mode of {}: {err}", path.display())),
+            ))
+        })?;
+        let damaged = |detail: String| StoreError::Damaged {
+            path: path.display().to_string(),
+            detail,
+        };
+        let opened = (|| {
+            let conn = Connection::open(path)?;
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            conn.pragma_update(None, "synchronous", "FULL")?;
+            conn.busy_timeout(std::time::Duration::from_secs(5))?;
+            let problems = Store::quick_check(&conn)?;
+            Ok((conn, problems))
+        })();
+        let (conn, problems) = match opened {
+            Ok(opened) => opened,
+            Err(err) if is_damage(&err) => return Err(damaged(err.to_string())),
+            Err(err) => return Err(err),
+        };
+        if !problems.is_empty() {
+            return Err(damaged(problems.join("; ")));
+        }
+        let mut store = Store {
+            conn,
+            write_failure: None,
+        };
         store.migrate()?;
         Ok(store)
+    }
+
+    /// `PRAGMA quick_check`: what it finds wrong (empty: nothing), at most 10 lines.
+    fn quick_check(conn: &Connection) -> Result<Vec<String>, StoreError> {
+        let mut statement = conn.prepare("PRAGMA quick_check(10)")?;
+        let lines = statement
+            .query_map([], |row| row.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(lines.into_iter().filter(|line| line != "ok").collect())
+    }
+
+    /// Why the state could not be written, while it cannot: the last write
+    /// failed for want of storage and none has succeeded since.
+    pub fn write_failure(&self) -> Option<&str> {
+        self.write_failure.as_deref()
+    }
+
+    /// Try a small durable write (after a failure, to notice that storage is back).
+    pub fn probe_write(&mut self) -> Result<(), StoreError> {
+        let result = (|| {
+            let tx = self.conn.transaction()?;
+            let version: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
+            tx.pragma_update(None, "user_version", version)?;
+            tx.commit()?;
+            Ok(())
+        })();
+        self.wrote(result)
+    }
+
+    /// Note a write's outcome: a storage failure is kept until a write succeeds.
+    fn wrote<T>(&mut self, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        match &result {
+            Ok(_) => self.write_failure = None,
+            Err(err) if is_storage_failure(err) => {
+                if self.write_failure.is_none() {
+                    tracing::error!(
+                        "cannot write the state: {err}; admissions answer 503 until a write succeeds"
+                    );
+                }
+                self.write_failure = Some(err.to_string());
+            }
+            Err(_) => {}
+        }
+        result
     }
 
     fn migrate(&mut self) -> Result<(), StoreError> {
@@ -190,8 +321,9 @@ impl Store {
 
     /// Insert a job row and its decision event in one durable transaction.
     pub fn insert_job(&mut self, job: &NewJob<'_>) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
-        tx.execute(
+        let result = (|| -> Result<(), StoreError> {
+            let tx = self.conn.transaction()?;
+            tx.execute(
             "INSERT INTO jobs (id, owner_uid, owner_pid, procs, walltime, slo, argv, env, workdir, class, submitted_at, \
              decision, predicted_start, predicted_completion, violation_seconds, predicts_violation, counter_offer_slo, state, \
              features, run_uid, run_gid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, \
@@ -220,12 +352,14 @@ impl Store {
                 job.run_as.map(|run_as| run_as.gid)
             ],
         )?;
-        tx.execute(
-            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, NULL)",
-            params![job.submitted_at, job.id as i64, job.decision],
-        )?;
-        tx.commit()?;
-        Ok(())
+            tx.execute(
+                "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, NULL)",
+                params![job.submitted_at, job.id as i64, job.decision],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })();
+        self.wrote(result)
     }
 
     /// A process started for a job.
@@ -236,50 +370,59 @@ impl Store {
         pid: u32,
         start_ticks: Option<u64>,
     ) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
-        tx.execute(
+        let result = (|| -> Result<(), StoreError> {
+            let tx = self.conn.transaction()?;
+            tx.execute(
             "UPDATE jobs SET state = 'running', pid = ?2, pid_start_ticks = ?3, started_at = ?4 WHERE id = ?1",
             params![id as i64, pid, start_ticks.map(|t| t as i64), time],
         )?;
-        tx.execute(
-            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'started', ?3)",
-            params![time, id as i64, format!("pid {pid}")],
-        )?;
-        tx.commit()?;
-        Ok(())
+            tx.execute(
+                "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'started', ?3)",
+                params![time, id as i64, format!("pid {pid}")],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })();
+        self.wrote(result)
     }
 
     /// The job went back to the queue (evicted or lost, to be resubmitted).
     pub fn job_requeued(&mut self, id: u64, time: f64, evicted: bool, why: &str) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
-        tx.execute(
-            "UPDATE jobs SET state = 'queued', pid = NULL, pid_start_ticks = NULL, \
+        let result = (|| -> Result<(), StoreError> {
+            let tx = self.conn.transaction()?;
+            tx.execute(
+                "UPDATE jobs SET state = 'queued', pid = NULL, pid_start_ticks = NULL, \
              evictions = evictions + ?2, resubmissions = resubmissions + 1 WHERE id = ?1",
-            params![id as i64, evicted as i64],
-        )?;
-        tx.execute(
-            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'requeued', ?3)",
-            params![time, id as i64, why],
-        )?;
-        tx.commit()?;
-        Ok(())
+                params![id as i64, evicted as i64],
+            )?;
+            tx.execute(
+                "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'requeued', ?3)",
+                params![time, id as i64, why],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })();
+        self.wrote(result)
     }
 
     /// The job was evicted and is being handed to the broker: queued, no
     /// process, one more eviction (its resubmission is the broker's to count).
     pub fn job_handing_over(&mut self, id: u64, time: f64, why: &str) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
-        tx.execute(
+        let result = (|| -> Result<(), StoreError> {
+            let tx = self.conn.transaction()?;
+            tx.execute(
             "UPDATE jobs SET state = 'queued', pid = NULL, pid_start_ticks = NULL, evictions = evictions + 1 \
              WHERE id = ?1",
             params![id as i64],
         )?;
-        tx.execute(
-            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'handing-over', ?3)",
-            params![time, id as i64, why],
-        )?;
-        tx.commit()?;
-        Ok(())
+            tx.execute(
+                "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'handing-over', ?3)",
+                params![time, id as i64, why],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })();
+        self.wrote(result)
     }
 
     /// The job reached a final state.
@@ -292,18 +435,21 @@ impl Store {
         evicted: bool,
         why: &str,
     ) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
-        tx.execute(
-            "UPDATE jobs SET state = ?2, ended_at = ?3, exit_code = ?4, end_reason = ?5, pid = NULL, \
+        let result = (|| -> Result<(), StoreError> {
+            let tx = self.conn.transaction()?;
+            tx.execute(
+                "UPDATE jobs SET state = ?2, ended_at = ?3, exit_code = ?4, end_reason = ?5, pid = NULL, \
              evictions = evictions + ?6 WHERE id = ?1",
-            params![id as i64, state, time, exit_code, why, evicted as i64],
-        )?;
-        tx.execute(
-            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
-            params![time, id as i64, state, why],
-        )?;
-        tx.commit()?;
-        Ok(())
+                params![id as i64, state, time, exit_code, why, evicted as i64],
+            )?;
+            tx.execute(
+                "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+                params![time, id as i64, state, why],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })();
+        self.wrote(result)
     }
 
     /// Log an event not tied to a job row change.
@@ -314,11 +460,14 @@ impl Store {
         kind: &str,
         detail: &str,
     ) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
-            params![time, job_id.map(|id| id as i64), kind, detail],
-        )?;
-        Ok(())
+        let result = (|| -> Result<(), StoreError> {
+            self.conn.execute(
+                "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+                params![time, job_id.map(|id| id as i64), kind, detail],
+            )?;
+            Ok(())
+        })();
+        self.wrote(result)
     }
 
     /// Record an admission prediction (`"admission": true`).
@@ -334,12 +483,15 @@ impl Store {
         predicted_completion: Option<f64>,
         counter_offer_slo: Option<f64>,
     ) -> Result<(), StoreError> {
-        self.conn.execute(
+        let result = (|| -> Result<(), StoreError> {
+            self.conn.execute(
             "INSERT INTO admissions (time, procs, walltime, slo, decision, predicted_start, predicted_completion, \
              counter_offer_slo) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![time, procs, walltime, slo, decision, predicted_start, predicted_completion, counter_offer_slo],
         )?;
-        Ok(())
+            Ok(())
+        })();
+        self.wrote(result)
     }
 
     /// Keep `tuple_json` as member `address`'s latest tuple, received at `received_at`.
@@ -349,12 +501,15 @@ impl Store {
         tuple_json: &str,
         received_at: f64,
     ) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO members (address, tuple, received_at) VALUES (?1, ?2, ?3) \
+        let result = (|| -> Result<(), StoreError> {
+            self.conn.execute(
+                "INSERT INTO members (address, tuple, received_at) VALUES (?1, ?2, ?3) \
              ON CONFLICT(address) DO UPDATE SET tuple = excluded.tuple, received_at = excluded.received_at",
-            params![address, tuple_json, received_at],
-        )?;
-        Ok(())
+                params![address, tuple_json, received_at],
+            )?;
+            Ok(())
+        })();
+        self.wrote(result)
     }
 
     /// The members' tuples received at or after `since`, by address.
@@ -374,7 +529,8 @@ impl Store {
 
     /// Record a broker's answer; returns its id.
     pub fn insert_route(&mut self, route: &Route) -> Result<u64, StoreError> {
-        self.conn.execute(
+        let result = (|| -> Result<u64, StoreError> {
+            self.conn.execute(
             "INSERT INTO routes (arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, \
              resubmissions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
@@ -389,7 +545,9 @@ impl Store {
                 route.resubmissions
             ],
         )?;
-        Ok(self.conn.last_insert_rowid() as u64)
+            Ok(self.conn.last_insert_rowid() as u64)
+        })();
+        self.wrote(result)
     }
 
     /// A broker job moved: it runs as `member_job_id` on `member` after `resubmissions` resubmissions.
@@ -400,11 +558,14 @@ impl Store {
         member_job_id: u64,
         resubmissions: u32,
     ) -> Result<(), StoreError> {
-        self.conn.execute(
-            "UPDATE routes SET member = ?2, member_job_id = ?3, resubmissions = ?4 WHERE id = ?1",
-            params![id as i64, member, member_job_id as i64, resubmissions],
-        )?;
-        Ok(())
+        let result = (|| -> Result<(), StoreError> {
+            self.conn.execute(
+                "UPDATE routes SET member = ?2, member_job_id = ?3, resubmissions = ?4 WHERE id = ?1",
+                params![id as i64, member, member_job_id as i64, resubmissions],
+            )?;
+            Ok(())
+        })();
+        self.wrote(result)
     }
 
     /// A broker job by its id.

@@ -372,9 +372,11 @@ enum interstice_result interstice_slots_future_get(const struct interstice_slots
 
 /**
  * A static, NUL-terminated name for a result code (`"INTERSTICE_RESULT_OK"`, …); never NULL, never freed.
- * Pass only values of `interstice_result` (as returned by this library).
+ * Total: a value outside `interstice_result` (a C caller may pass any int)
+ * gives `"INTERSTICE_RESULT_UNKNOWN"`. Takes the code as an `int32_t`, the
+ * storage of a C enum, so that no value is undefined behaviour.
  */
-const char *interstice_result_name(enum interstice_result result);
+const char *interstice_result_name(int32_t result);
 
 #ifdef __cplusplus
 }  // extern "C"

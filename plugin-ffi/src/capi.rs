@@ -624,21 +624,65 @@ pub unsafe extern "C" fn interstice_slots_future_get(
 }
 
 /// A static, NUL-terminated name for a result code (`"INTERSTICE_RESULT_OK"`, …); never NULL, never freed.
-/// Pass only values of `interstice_result` (as returned by this library).
+/// Total: a value outside `interstice_result` (a C caller may pass any int)
+/// gives `"INTERSTICE_RESULT_UNKNOWN"`. Takes the code as an `int32_t`, the
+/// storage of a C enum, so that no value is undefined behaviour.
 #[no_mangle]
-pub extern "C" fn interstice_result_name(result: interstice_result) -> *const c_char {
-    let name: &'static [u8] = match result {
-        interstice_result::Ok => b"INTERSTICE_RESULT_OK\0",
-        interstice_result::NullArgument => b"INTERSTICE_RESULT_NULL_ARGUMENT\0",
-        interstice_result::InvalidArgument => b"INTERSTICE_RESULT_INVALID_ARGUMENT\0",
-        interstice_result::Connect => b"INTERSTICE_RESULT_CONNECT\0",
-        interstice_result::Timeout => b"INTERSTICE_RESULT_TIMEOUT\0",
-        interstice_result::Io => b"INTERSTICE_RESULT_IO\0",
-        interstice_result::Http => b"INTERSTICE_RESULT_HTTP\0",
-        interstice_result::Protocol => b"INTERSTICE_RESULT_PROTOCOL\0",
-        interstice_result::BufferTooSmall => b"INTERSTICE_RESULT_BUFFER_TOO_SMALL\0",
-        interstice_result::OutOfRange => b"INTERSTICE_RESULT_OUT_OF_RANGE\0",
-        interstice_result::Panic => b"INTERSTICE_RESULT_PANIC\0",
-    };
-    name.as_ptr().cast()
+pub extern "C" fn interstice_result_name(result: i32) -> *const c_char {
+    result_name(result).as_ptr().cast()
+}
+
+/// The name behind [`interstice_result_name`], with its NUL.
+fn result_name(result: i32) -> &'static [u8] {
+    const NAMES: [(interstice_result, &[u8]); 11] = [
+        (interstice_result::Ok, b"INTERSTICE_RESULT_OK\0"),
+        (
+            interstice_result::NullArgument,
+            b"INTERSTICE_RESULT_NULL_ARGUMENT\0",
+        ),
+        (
+            interstice_result::InvalidArgument,
+            b"INTERSTICE_RESULT_INVALID_ARGUMENT\0",
+        ),
+        (interstice_result::Connect, b"INTERSTICE_RESULT_CONNECT\0"),
+        (interstice_result::Timeout, b"INTERSTICE_RESULT_TIMEOUT\0"),
+        (interstice_result::Io, b"INTERSTICE_RESULT_IO\0"),
+        (interstice_result::Http, b"INTERSTICE_RESULT_HTTP\0"),
+        (interstice_result::Protocol, b"INTERSTICE_RESULT_PROTOCOL\0"),
+        (
+            interstice_result::BufferTooSmall,
+            b"INTERSTICE_RESULT_BUFFER_TOO_SMALL\0",
+        ),
+        (interstice_result::OutOfRange, b"INTERSTICE_RESULT_OUT_OF_RANGE\0"),
+        (interstice_result::Panic, b"INTERSTICE_RESULT_PANIC\0"),
+    ];
+    NAMES
+        .iter()
+        .find(|(code, _)| *code as i32 == result)
+        .map_or(b"INTERSTICE_RESULT_UNKNOWN\0", |(_, name)| *name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn name(code: i32) -> &'static str {
+        // SAFETY: interstice_result_name returns a static NUL-terminated string.
+        unsafe { CStr::from_ptr(interstice_result_name(code)) }
+            .to_str()
+            .expect("ASCII")
+    }
+
+    #[test]
+    fn result_names_are_total() {
+        assert_eq!(name(interstice_result::Ok as i32), "INTERSTICE_RESULT_OK");
+        assert_eq!(name(interstice_result::Panic as i32), "INTERSTICE_RESULT_PANIC");
+        for code in 0..=10 {
+            assert_ne!(name(code), "INTERSTICE_RESULT_UNKNOWN", "{code}");
+        }
+        for code in [11, 99, -1, i32::MIN, i32::MAX] {
+            assert_eq!(name(code), "INTERSTICE_RESULT_UNKNOWN", "{code}");
+        }
+    }
 }

@@ -67,6 +67,9 @@ int main(int argc, char **argv) {
 		return 1;
 	CHECK(strcmp(INTERSTICE_FFI_VERSION, "0.1.0") == 0, "version %s", INTERSTICE_FFI_VERSION);
 	CHECK(strcmp(interstice_result_name(INTERSTICE_RESULT_TIMEOUT), "INTERSTICE_RESULT_TIMEOUT") == 0, "name");
+	/* total: any int names something static, never a wild pointer */
+	CHECK(strcmp(interstice_result_name(99), "INTERSTICE_RESULT_UNKNOWN") == 0, "name of 99");
+	CHECK(strcmp(interstice_result_name(-1), "INTERSTICE_RESULT_UNKNOWN") == 0, "name of -1");
 
 	/* --- health */
 	CHECK_RESULT(interstice_client_health(client), INTERSTICE_RESULT_OK);

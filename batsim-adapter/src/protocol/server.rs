@@ -1,5 +1,17 @@
-//! The ZeroMQ REP server: Batsim (REQ) connects, sends a message, waits for
+//! The ZeroMQ server: Batsim (REQ) connects, sends a message, waits for
 //! exactly one reply, and so on until `SIMULATION_ENDS`.
+//!
+//! Only one peer drives the simulation, and any local process may connect
+//! to the endpoint, so the socket is a ROUTER (a REP that knows who sent
+//! each request): the **driver** is the first peer whose message is a
+//! Batsim message. Before it, a message that is not one is answered with a
+//! plain-text error and ignored (the sender is not Batsim); after it, every
+//! other peer's message is answered with a plain-text error and ignored, so a
+//! stray peer can neither end nor steer the run. A connection that never
+//! completes ZeroMQ's handshake (a plain TCP connect, garbage) is logged and
+//! ignored, and so is a disconnection of a peer that is not the driver.
+//! The driver's own malformed messages still end the run (its conversation
+//! can no longer be trusted), as before.
 //!
 //! It never hangs forever: an optional receive timeout (`ZMQ_RCVTIMEO`, and
 //! the same bound on `zmq::poll`) turns a silent peer into an error, and a socket monitor
@@ -102,7 +114,7 @@ pub enum ServerError {
 /// Bind `options.endpoint` and answer Batsim until `SIMULATION_ENDS`.
 pub fn serve(options: &ServerOptions, session: &mut Session) -> Result<ServeReport, ServerError> {
     let context = zmq::Context::new();
-    let socket = context.socket(zmq::REP).map_err(|error| ServerError::Zmq {
+    let socket = context.socket(zmq::ROUTER).map_err(|error| ServerError::Zmq {
         action: "creating the socket",
         error,
     })?;
@@ -121,7 +133,10 @@ pub fn serve(options: &ServerOptions, session: &mut Session) -> Result<ServeRepo
     })?;
     let monitor_endpoint = format!("inproc://interstice-monitor-{:p}", &socket);
     socket
-        .monitor(&monitor_endpoint, zmq::SocketEvent::DISCONNECTED.to_raw() as i32)
+        .monitor(
+            &monitor_endpoint,
+            MONITORED.iter().fold(0, |mask, event| mask | event.to_raw()) as i32,
+        )
         .map_err(|error| ServerError::Zmq {
             action: "monitoring the socket",
             error,
@@ -153,6 +168,88 @@ fn thread_cpu_time() -> Option<Duration> {
     Some(to_duration(usage.user_time()) + to_duration(usage.system_time()))
 }
 
+/// Who may drive the simulation: the open connections (by file
+/// descriptor, as the socket monitor names them) and the driver once known.
+#[derive(Debug, Default)]
+struct Peers {
+    open: std::collections::BTreeSet<u32>,
+    /// A handshake just failed: the next disconnection is that connection's
+    /// (libzmq reports the two in a row), one that never spoke ZeroMQ.
+    handshake_failed: bool,
+    /// The driver's ROUTER identity.
+    driver: Option<Vec<u8>>,
+    /// The driver's descriptor, when it was the only connection at its first message.
+    driver_fd: Option<u32>,
+    /// Warnings about strays so far.
+    warnings: u64,
+}
+
+/// The monitor events [`Peers`] follows.
+const MONITORED: [zmq::SocketEvent; 5] = [
+    zmq::SocketEvent::ACCEPTED,
+    zmq::SocketEvent::DISCONNECTED,
+    zmq::SocketEvent::HANDSHAKE_FAILED_NO_DETAIL,
+    zmq::SocketEvent::HANDSHAKE_FAILED_PROTOCOL,
+    zmq::SocketEvent::HANDSHAKE_FAILED_AUTH,
+];
+
+impl Peers {
+    /// A monitor event with its value (a descriptor for ACCEPTED and
+    /// DISCONNECTED); `true` when it is the driver going away.
+    fn event(&mut self, event: u16, value: u32) -> bool {
+        if event == zmq::SocketEvent::ACCEPTED.to_raw() {
+            self.open.insert(value);
+            return false;
+        }
+        if event != zmq::SocketEvent::DISCONNECTED.to_raw() {
+            self.handshake_failed = true;
+            return false;
+        }
+        let fd = value;
+        self.open.remove(&fd);
+        if std::mem::take(&mut self.handshake_failed) {
+            self.warn(&format!(
+                "ignored a connection (fd {fd}) that closed without speaking ZeroMQ: not Batsim"
+            ));
+            return false;
+        }
+        let driver_left = match (&self.driver, self.driver_fd) {
+            (None, _) => false,
+            (Some(_), Some(driver_fd)) => driver_fd == fd,
+            // Several connections when the driver began: only when none is left.
+            (Some(_), None) => self.open.is_empty(),
+        };
+        if !driver_left {
+            self.warn(&format!(
+                "a peer (fd {fd}) that does not drive the simulation disconnected; ignored"
+            ));
+        }
+        driver_left
+    }
+
+    /// Say on stderr what was ignored: the first 20 warnings, then every 1000th
+    /// (a stray peer must not flood the log).
+    fn warn(&mut self, what: &str) {
+        self.warnings += 1;
+        if self.warnings <= 20 || self.warnings % 1000 == 0 {
+            eprintln!("interstice batsim: warning ({}): {what}", self.warnings);
+        }
+    }
+
+    /// `identity` sent its first Batsim message: it drives from now on.
+    fn adopt(&mut self, identity: &[u8]) {
+        self.driver = Some(identity.to_vec());
+        if self.open.len() == 1 {
+            self.driver_fd = self.open.first().copied();
+        }
+    }
+}
+
+/// Send `text` to `identity` (a REQ peer: identity, empty delimiter, body).
+fn reply_to(socket: &zmq::Socket, identity: &[u8], text: &[u8]) -> Result<(), zmq::Error> {
+    socket.send_multipart([identity, &[][..], text], 0)
+}
+
 fn serve_on(
     socket: &zmq::Socket,
     monitor: &zmq::Socket,
@@ -165,16 +262,30 @@ fn serve_on(
         .timeout
         .map_or(-1, |t| t.as_millis().clamp(1, i64::MAX as u128) as i64);
     let mut seq: u64 = 0;
+    let mut peers = Peers::default();
+    let mut last_activity = Instant::now();
     loop {
-        // Wait for a request, a disconnection, or the timeout.
+        // Wait for a request, a disconnection, or the timeout (counted from
+        // the driver's last message, or the start: strays do not extend it).
+        let wait_ms = match options.timeout {
+            None => -1,
+            Some(timeout) => {
+                let left = timeout.saturating_sub(last_activity.elapsed());
+                left.as_millis().min(poll_timeout_ms as u128) as i64
+            }
+        };
         let mut items = [
             socket.as_poll_item(zmq::POLLIN),
             monitor.as_poll_item(zmq::POLLIN),
         ];
-        let ready = zmq::poll(&mut items, poll_timeout_ms).map_err(|error| ServerError::Zmq {
-            action: "waiting for Batsim",
-            error,
-        })?;
+        let ready = if wait_ms == 0 {
+            0
+        } else {
+            zmq::poll(&mut items, wait_ms).map_err(|error| ServerError::Zmq {
+                action: "waiting for Batsim",
+                error,
+            })?
+        };
         if ready == 0 {
             return Err(ServerError::Timeout {
                 endpoint: options.endpoint.clone(),
@@ -188,11 +299,14 @@ fn serve_on(
                 action: "reading the socket monitor",
                 error,
             })?;
-            let disconnected = frames.first().is_some_and(|frame| {
-                frame.len() >= 2
-                    && u16::from_le_bytes([frame[0], frame[1]]) == zmq::SocketEvent::DISCONNECTED.to_raw()
+            let driver_left = frames.first().is_some_and(|frame| {
+                frame.len() >= 6
+                    && peers.event(
+                        u16::from_le_bytes([frame[0], frame[1]]),
+                        u32::from_le_bytes([frame[2], frame[3], frame[4], frame[5]]),
+                    )
             });
-            if disconnected && !request_ready {
+            if driver_left && !request_ready {
                 return Err(ServerError::PeerClosed {
                     endpoint: options.endpoint.clone(),
                     received: seq,
@@ -202,15 +316,63 @@ fn serve_on(
         if !request_ready {
             continue;
         }
-        let bytes = socket.recv_bytes(0).map_err(|error| ServerError::Zmq {
+        let frames = socket.recv_multipart(0).map_err(|error| ServerError::Zmq {
             action: "receiving a message",
             error,
         })?;
+        // A REQ peer's request: its identity, an empty delimiter, the body.
+        let (identity, bytes) = match frames.as_slice() {
+            [identity, delimiter, body] if delimiter.is_empty() => (identity.as_slice(), body.as_slice()),
+            [identity, ..] => {
+                peers.warn(&format!(
+                    "ignored a message that is not a REQ request ({} frames)",
+                    frames.len()
+                ));
+                let _ = reply_to(
+                    socket,
+                    identity,
+                    b"interstice error: send Batsim requests from a REQ socket",
+                );
+                continue;
+            }
+            [] => continue,
+        };
+        match &peers.driver {
+            Some(driver) if driver.as_slice() != identity => {
+                peers.warn(&format!(
+                    "ignored a message from a peer other than the Batsim driving the simulation: {}",
+                    excerpt(bytes)
+                ));
+                let _ = reply_to(
+                    socket,
+                    identity,
+                    b"interstice error: another Batsim drives this scheduler; message ignored",
+                );
+                continue;
+            }
+            _ => {}
+        }
         let started = Instant::now();
-        let outcome = parse_message(&bytes)
+        let parsed = parse_message(bytes);
+        if peers.driver.is_none() {
+            match &parsed {
+                Ok(_) => peers.adopt(identity),
+                Err(problem) => {
+                    // Not Batsim: answer (a REQ peer would wait forever) and keep waiting.
+                    peers.warn(&format!(
+                        "ignored a peer whose first message is not a Batsim message: {problem}"
+                    ));
+                    let text = format!("interstice error: not a Batsim message ({problem}); ignored");
+                    let _ = reply_to(socket, identity, text.as_bytes());
+                    continue;
+                }
+            }
+        }
+        last_activity = Instant::now();
+        let outcome = parsed
             .map_err(|problem| ServerError::Malformed {
                 seq,
-                excerpt: excerpt(&bytes),
+                excerpt: excerpt(bytes),
                 problem,
             })
             .and_then(|message| {
@@ -219,7 +381,7 @@ fn serve_on(
                     .map(|reply| (message.now, reply))
                     .map_err(|problem| ServerError::Session {
                         seq,
-                        excerpt: excerpt(&bytes),
+                        excerpt: excerpt(bytes),
                         problem,
                     })
             });
@@ -227,12 +389,10 @@ fn serve_on(
             Ok((now, reply)) => {
                 let text = encode_reply(now, &reply.events);
                 report.busy += started.elapsed();
-                socket
-                    .send(text.as_bytes(), 0)
-                    .map_err(|error| ServerError::Zmq {
-                        action: "sending a reply",
-                        error,
-                    })?;
+                reply_to(socket, identity, text.as_bytes()).map_err(|error| ServerError::Zmq {
+                    action: "sending a reply",
+                    error,
+                })?;
                 report.messages += 1;
                 seq += 1;
                 if reply.finished {
@@ -247,7 +407,7 @@ fn serve_on(
             Err(error) => {
                 // Not JSON on purpose: Batsim aborts on it instead of waiting forever.
                 let text = format!("interstice error: {error}");
-                let _ = socket.send(text.as_bytes(), 0);
+                let _ = reply_to(socket, identity, text.as_bytes());
                 return Err(error);
             }
         }

@@ -36,13 +36,14 @@ pub(super) struct MemberLink {
 }
 
 impl MemberLink {
-    /// Start publishing to the broker `config` names.
-    pub(super) fn start(config: &MemberConfig) -> Result<MemberLink, ActorError> {
+    /// Start publishing to the broker `config` names (with the data
+    /// center's `token`, the daemons' common `api.token_file`, over TCP).
+    pub(super) fn start(config: &MemberConfig, token: Option<String>) -> Result<MemberLink, ActorError> {
         let endpoint: Endpoint = config
             .broker
             .parse()
             .map_err(|err| ActorError::Datacenter(format!("datacenter.broker: {err}")))?;
-        let broker = Client::at(endpoint, Duration::from_secs_f64(config.timeout_seconds));
+        let broker = Client::at(endpoint, Duration::from_secs_f64(config.timeout_seconds)).with_token(token);
         let publisher = Publisher::start(broker.clone())
             .map_err(|err| ActorError::Datacenter(format!("cannot start the publishing thread: {err}")))?;
         let (done_tx, done_rx) = mpsc::channel();

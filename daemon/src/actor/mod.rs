@@ -135,7 +135,13 @@ impl Actor {
     pub fn start(setup: ActorSetup) -> Result<Actor, ActorError> {
         let engine = Engine::new(setup.config.engine_config()?)?;
         let next_job_id = setup.store.max_job_id()? + 1;
-        let member = setup.config.member().map(member::MemberLink::start).transpose()?;
+        let member = match setup.config.member() {
+            Some(config) => {
+                let token = setup.config.api.token().map_err(ActorError::Datacenter)?;
+                Some(member::MemberLink::start(config, token)?)
+            }
+            None => None,
+        };
         let mut actor = Actor {
             driver: Driver::new(engine),
             store: setup.store,
@@ -259,6 +265,7 @@ impl Actor {
     fn tick(&mut self) {
         let now = self.now();
         self.sample_node(now);
+        self.retry_store();
         self.reap(now);
         self.executor.release_lingering();
         self.enforce(now);

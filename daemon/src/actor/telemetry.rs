@@ -11,6 +11,9 @@ use interstice_core::Time;
 /// How often the idle processor-seconds gauges are recomputed.
 const GAUGE_INTERVAL: Time = Time::from_secs(1);
 
+/// How often a store that could not be written is tried again.
+const STORE_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// When the daemon last had the HPC plan, and how old it may get.
 #[derive(Debug)]
 pub(super) struct Readiness {
@@ -18,6 +21,9 @@ pub(super) struct Readiness {
     last_plan_update: Option<Time>,
     /// See [`BackendConfig::plan_stale_after`]; `None`: always ready.
     plan_stale_after: Option<Time>,
+    /// When a store that could not be written was last tried (real time:
+    /// storage comes back on the wall clock, whatever the actor's clock).
+    last_store_retry: Option<std::time::Instant>,
 }
 
 impl Readiness {
@@ -26,6 +32,7 @@ impl Readiness {
             backend_name: crate::backend::name(backend),
             last_plan_update: None,
             plan_stale_after: backend.plan_stale_after().map(Time::from_secs_f64),
+            last_store_retry: None,
         }
     }
 
@@ -65,9 +72,37 @@ impl Readiness {
 }
 
 impl Actor {
-    /// See [`Readiness::check`].
+    /// See [`Readiness::check`]; and not while the state cannot be written
+    /// (an admission must be durable before it is answered, so it would be
+    /// a promise the next restart forgets).
     pub(super) fn ready(&self, now: Time) -> Result<(), ApiError> {
+        if let Some(why) = self.store.write_failure() {
+            return Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "the state cannot be written ({why}); admissions are refused until a write succeeds \
+                     (is the file system of state_dir full or failing?)"
+                ),
+            ));
+        }
         self.readiness.check(now)
+    }
+
+    /// While the store cannot be written, try a small write every
+    /// [`STORE_RETRY`]; one that succeeds makes the daemon ready again.
+    pub(super) fn retry_store(&mut self) {
+        if self.store.write_failure().is_none()
+            || self
+                .readiness
+                .last_store_retry
+                .is_some_and(|at| at.elapsed() < STORE_RETRY)
+        {
+            return;
+        }
+        self.readiness.last_store_retry = Some(std::time::Instant::now());
+        if self.store.probe_write().is_ok() {
+            tracing::info!("the state can be written again: admissions resume");
+        }
     }
 
     /// `GET /healthz`: the status, or 503 with the reason the daemon is not ready.

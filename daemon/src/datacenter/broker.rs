@@ -50,6 +50,8 @@ pub struct Broker {
     max_age: Time,
     timeout: Duration,
     clock: Clock,
+    /// Sent to members reached over TCP (their `api.token_file`).
+    token: Option<String>,
 }
 
 /// A fresh member: its tuple and when the broker received it.
@@ -84,7 +86,14 @@ impl Broker {
             max_age: Time::from_secs_f64(config.member_max_age_seconds),
             timeout: Duration::from_secs_f64(config.timeout_seconds),
             clock,
+            token: None,
         }
+    }
+
+    /// Send `token` (the data center's common `api.token_file`) to members reached over TCP.
+    pub fn with_token(mut self, token: Option<String>) -> Broker {
+        self.token = token;
+        self
     }
 
     fn store(&self) -> Result<std::sync::MutexGuard<'_, Store>, ApiError> {
@@ -241,7 +250,9 @@ impl Broker {
         let endpoint = member
             .parse::<Endpoint>()
             .map_err(|err| ClientError::Protocol(err.to_string()))?;
-        Client::at(endpoint, self.timeout).submit(request)
+        Client::at(endpoint, self.timeout)
+            .with_token(self.token.clone())
+            .submit(request)
     }
 
     /// `POST /v1/jobs`.
@@ -457,7 +468,9 @@ impl Broker {
         let endpoint = member
             .parse::<Endpoint>()
             .map_err(|err| ApiError::internal(format!("route of job {id}: {err}")))?;
-        let view = Client::at(endpoint, self.timeout).job(member_job_id).map_err(|err| {
+        let view = Client::at(endpoint, self.timeout)
+            .with_token(self.token.clone())
+            .job(member_job_id).map_err(|err| {
             ApiError::new(
                 ErrorKind::Unavailable,
                 format!("job {id} runs as job {member_job_id} on member {member}, which does not answer: {err}"),

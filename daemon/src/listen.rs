@@ -1,0 +1,383 @@
+//! The accept loops of the API's listeners and what they let in.
+//!
+//! - The Unix socket serves the whole API; the peer's uid comes from
+//!   `SO_PEERCRED` at accept ([`Peer`]).
+//! - The TCP listener serves `/metrics` and `/healthz` only, unless an API
+//!   token is configured (`api.token_file`): then requests carrying
+//!   `Authorization: Bearer <token>` get the whole API too ([`TcpPolicy`]).
+//! - Each listener admits at most `api.max_connections` connections at once,
+//!   the last [`root_reserve`] of them kept for root (on the Unix socket), and
+//!   each non-root uid at most `api.max_connections_per_uid` ([`Gate`]). A
+//!   refused connection is closed at once; a rate-limited warning names the
+//!   listener and the uid.
+//! - A connection that has not sent a complete request head within
+//!   `api.idle_timeout_seconds` is closed (hyper's header read timeout, also
+//!   between keep-alive requests), and so is one whose request is not
+//!   answered within twice that ([`serve_connection`]).
+
+use crate::actor::Owner;
+use crate::api::{error_response, Peer};
+use crate::backend::Shutdown;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, UnixListener};
+use tokio::task::JoinSet;
+
+/// How often at most a listener warns about refused connections.
+const WARN_EVERY: Duration = Duration::from_secs(10);
+
+/// Connection limits of one listener.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Connections open at once.
+    pub max_connections: usize,
+    /// Connections open at once per non-root uid (Unix socket only).
+    pub max_per_uid: usize,
+    /// A connection without a complete request head for this long is closed.
+    pub idle_timeout: Duration,
+}
+
+/// The connections kept for root out of `max`: an eighth, at least one
+/// (none when `max` is 1: then root competes like everybody).
+pub fn root_reserve(max: usize) -> usize {
+    (max / 8).max(1).min(max.saturating_sub(1))
+}
+
+/// Why a connection was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The listener is full (for this peer: non-root peers stop at the root reserve).
+    Listener,
+    /// This uid has its share.
+    Uid,
+}
+
+/// The connection counts of one listener.
+#[derive(Debug)]
+pub struct Gate {
+    name: &'static str,
+    limits: Limits,
+    state: Mutex<GateState>,
+}
+
+#[derive(Debug, Default)]
+struct GateState {
+    open: usize,
+    per_uid: HashMap<u32, usize>,
+    refused_since_warning: u64,
+    last_warning: Option<Instant>,
+}
+
+/// One admitted connection; dropping it frees its place.
+#[derive(Debug)]
+pub struct Permit {
+    gate: Arc<Gate>,
+    uid: Option<u32>,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        let mut state = self
+            .gate
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        state.open -= 1;
+        if let Some(uid) = self.uid {
+            if let Some(count) = state.per_uid.get_mut(&uid) {
+                *count -= 1;
+                if *count == 0 {
+                    state.per_uid.remove(&uid);
+                }
+            }
+        }
+    }
+}
+
+impl Gate {
+    /// The gate of the listener `name` ("unix socket", "tcp").
+    pub fn new(name: &'static str, limits: Limits) -> Arc<Gate> {
+        Arc::new(Gate {
+            name,
+            limits,
+            state: Mutex::new(GateState::default()),
+        })
+    }
+
+    /// Admit a connection from `uid` (`None`: unknown, e.g. TCP), or say why not
+    /// (and warn, at most every [`WARN_EVERY`]).
+    pub fn admit(self: &Arc<Gate>, uid: Option<u32>) -> Result<Permit, Refusal> {
+        let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let root = uid == Some(0);
+        let max = self.limits.max_connections;
+        let refusal = if root {
+            (state.open >= max).then_some(Refusal::Listener)
+        } else if state.open >= max - root_reserve(max) {
+            Some(Refusal::Listener)
+        } else if uid
+            .is_some_and(|uid| state.per_uid.get(&uid).copied().unwrap_or(0) >= self.limits.max_per_uid)
+        {
+            Some(Refusal::Uid)
+        } else {
+            None
+        };
+        if let Some(refusal) = refusal {
+            state.refused_since_warning += 1;
+            if !state.last_warning.is_some_and(|at| at.elapsed() < WARN_EVERY) {
+                let refused = std::mem::take(&mut state.refused_since_warning);
+                state.last_warning = Some(Instant::now());
+                let uid = uid.map_or("unknown".to_string(), |uid| uid.to_string());
+                match refusal {
+                    Refusal::Listener => tracing::warn!(
+                        listener = self.name,
+                        uid,
+                        open = state.open,
+                        refused,
+                        "connection refused: the listener is full (api.max_connections = {max}, {} kept for root)",
+                        root_reserve(max)
+                    ),
+                    Refusal::Uid => tracing::warn!(
+                        listener = self.name,
+                        uid,
+                        refused,
+                        "connection refused: this uid has api.max_connections_per_uid = {} open",
+                        self.limits.max_per_uid
+                    ),
+                }
+            }
+            return Err(refusal);
+        }
+        state.open += 1;
+        if let Some(uid) = uid {
+            *state.per_uid.entry(uid).or_default() += 1;
+        }
+        Ok(Permit {
+            gate: self.clone(),
+            uid,
+        })
+    }
+}
+
+/// What the TCP listener serves besides `/metrics` and `/healthz`.
+#[derive(Clone, Debug)]
+pub struct TcpPolicy {
+    /// The bearer token that opens the whole API (`api.token_file`); none: nothing else.
+    pub token: Option<Arc<str>>,
+}
+
+/// The paths every TCP client may read.
+const OPEN_PATHS: [&str; 2] = ["/metrics", "/healthz"];
+
+/// Compare without an early exit on the first differing byte.
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+
+/// The TCP listener's gate on each request (see [`TcpPolicy`]).
+async fn tcp_guard(State(policy): State<Arc<TcpPolicy>>, request: Request, next: Next) -> Response {
+    if OPEN_PATHS.contains(&request.uri().path()) {
+        return next.run(request).await;
+    }
+    let Some(token) = &policy.token else {
+        return error_response(
+            StatusCode::FORBIDDEN,
+            format!(
+                "{} is served only on the daemon's Unix socket (api.socket); this TCP listener serves /metrics and \
+                 /healthz (an admin may open the API here to bearer-token holders with api.token_file)",
+                request.uri().path()
+            ),
+        );
+    };
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "));
+    match given {
+        Some(given) if same_secret(given.trim().as_bytes(), token.as_bytes()) => {
+            // The token is root's (its file is root's, 0600): its holder
+            // acts as root, as a broker forwarding over the Unix socket does.
+            let mut request = request;
+            request.extensions_mut().insert(ConnectInfo(Peer(Owner {
+                uid: Some(0),
+                gid: Some(0),
+                pid: None,
+            })));
+            next.run(request).await
+        }
+        _ => error_response(
+            StatusCode::UNAUTHORIZED,
+            format!(
+                "{} on this TCP listener needs Authorization: Bearer <the token of api.token_file>; local users \
+                 use the Unix socket",
+                request.uri().path()
+            ),
+        ),
+    }
+}
+
+/// Serve one connection with `app` until it ends, the idle timeout closes
+/// it, or `stop` asks for a graceful end.
+async fn serve_connection<S>(stream: S, app: Router, idle: Duration, mut stop: Shutdown)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let service = TowerToHyperService::new(app);
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(idle);
+    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    // A request must be answered within twice the idle timeout; a client
+    // reading its answer slowly or not at all does not keep its place.
+    let bound = tokio::time::sleep(idle * 2);
+    tokio::pin!(bound);
+    tokio::select! {
+        _ = connection.as_mut() => return,
+        _ = stop.wait() => connection.as_mut().graceful_shutdown(),
+        _ = &mut bound => return,
+    }
+    let _ = tokio::time::timeout(idle, connection).await;
+}
+
+/// Accept on the Unix socket until `stop`, then wait for open connections.
+pub async fn serve_unix(
+    listener: UnixListener,
+    app: Router,
+    gate: Arc<Gate>,
+    stop: Shutdown,
+) -> std::io::Result<()> {
+    let idle = gate.limits.idle_timeout;
+    let mut connections = JoinSet::new();
+    let mut accept_stop = stop.clone();
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(err) => {
+                    accept_failed(gate.name, &err).await;
+                    continue;
+                }
+            },
+            _ = accept_stop.wait() => break,
+        };
+        while connections.try_join_next().is_some() {}
+        let peer = Peer::of_unix(&stream);
+        // A peer whose uid cannot be read counts as an unknown non-root one.
+        let Ok(permit) = gate.admit(peer.0.uid) else {
+            continue;
+        };
+        let app = app.clone().layer(axum::Extension(ConnectInfo(peer)));
+        let stop = stop.clone();
+        connections.spawn(async move {
+            serve_connection(stream, app, idle, stop).await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    while connections.join_next().await.is_some() {}
+    Ok(())
+}
+
+/// Accept on the TCP listener until `stop`, then wait for open connections.
+pub async fn serve_tcp(
+    listener: TcpListener,
+    app: Router,
+    policy: TcpPolicy,
+    gate: Arc<Gate>,
+    stop: Shutdown,
+) -> std::io::Result<()> {
+    let idle = gate.limits.idle_timeout;
+    let app = app.layer(axum::middleware::from_fn_with_state(Arc::new(policy), tcp_guard));
+    let mut connections = JoinSet::new();
+    let mut accept_stop = stop.clone();
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(err) => {
+                    accept_failed(gate.name, &err).await;
+                    continue;
+                }
+            },
+            _ = accept_stop.wait() => break,
+        };
+        while connections.try_join_next().is_some() {}
+        let Ok(permit) = gate.admit(None) else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let app = app.clone().layer(axum::Extension(ConnectInfo(Peer::default())));
+        let stop = stop.clone();
+        connections.spawn(async move {
+            serve_connection(stream, app, idle, stop).await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    while connections.join_next().await.is_some() {}
+    Ok(())
+}
+
+/// An accept error (out of file descriptors, …): log it and pause briefly
+/// rather than spin.
+async fn accept_failed(listener: &'static str, err: &std::io::Error) {
+    tracing::warn!(listener, "accept failed: {err}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(max: usize, per_uid: usize) -> Arc<Gate> {
+        Gate::new(
+            "test",
+            Limits {
+                max_connections: max,
+                max_per_uid: per_uid,
+                idle_timeout: Duration::from_secs(1),
+            },
+        )
+    }
+
+    #[test]
+    fn a_uid_gets_its_share_and_root_its_reserve() {
+        let gate = gate(16, 4);
+        let mine: Vec<_> = (0..4).map(|_| gate.admit(Some(1000)).unwrap()).collect();
+        assert_eq!(gate.admit(Some(1000)).unwrap_err(), Refusal::Uid);
+        let others: Vec<_> = (0..10).map(|i| gate.admit(Some(2000 + i)).unwrap()).collect();
+        // 14 open, 2 kept for root.
+        assert_eq!(gate.admit(Some(3000)).unwrap_err(), Refusal::Listener);
+        assert_eq!(gate.admit(None).unwrap_err(), Refusal::Listener);
+        let root: Vec<_> = (0..2).map(|_| gate.admit(Some(0)).unwrap()).collect();
+        assert_eq!(gate.admit(Some(0)).unwrap_err(), Refusal::Listener);
+        drop(mine);
+        assert!(gate.admit(Some(1000)).is_ok());
+        drop((others, root));
+        assert_eq!(gate.state.lock().unwrap().open, 0);
+        assert!(gate.state.lock().unwrap().per_uid.is_empty());
+    }
+
+    #[test]
+    fn root_reserve_is_an_eighth_at_least_one() {
+        assert_eq!(root_reserve(256), 32);
+        assert_eq!(root_reserve(4), 1);
+        assert_eq!(root_reserve(1), 0);
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abd", b"abc"));
+        assert!(!same_secret(b"ab", b"abc"));
+    }
+}
