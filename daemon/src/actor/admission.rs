@@ -146,6 +146,9 @@ impl Actor {
             }
             self.dirty = true;
             self.apply(decisions, now, Some(id));
+            // The state cannot be written at all: answer as every admission
+            // after this one will, until a write succeeds again.
+            self.ready(now)?;
             return Err(ApiError::internal(format!("cannot record the job: {err}")));
         }
         if rejected {
