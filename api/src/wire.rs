@@ -33,6 +33,12 @@ pub struct SubmitRequest {
     /// sends it only to a member that offers them all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub features: Vec<String>,
+    /// The user (uid) a trusted forwarder submits for: a data center's
+    /// broker names the user who submitted to it, and the job runs as that
+    /// user and is theirs. Honoured only from root (a broker runs as root);
+    /// refused from anyone else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_behalf_of: Option<u32>,
 }
 
 /// The `decision` of an admission answer ([`SubmitResponse`],

@@ -107,6 +107,7 @@ fn job(argv: &[&str], procs: u32, walltime: f64, slo: f64) -> SubmitRequest {
         workdir: None,
         class: None,
         features: Vec::new(),
+        on_behalf_of: None,
     }
 }
 

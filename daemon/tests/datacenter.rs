@@ -138,6 +138,7 @@ fn job(procs: u32, walltime: f64, slo: f64) -> SubmitRequest {
         workdir: None,
         class: None,
         features: Vec::new(),
+        on_behalf_of: None,
     }
 }
 

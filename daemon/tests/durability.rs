@@ -99,6 +99,7 @@ fn job() -> SubmitRequest {
         workdir: None,
         class: None,
         features: Vec::new(),
+        on_behalf_of: None,
     }
 }
 

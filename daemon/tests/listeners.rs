@@ -183,6 +183,7 @@ fn a_bearer_token_opens_the_api_on_tcp() {
             workdir: None,
             class: None,
             features: Vec::new(),
+            on_behalf_of: None,
         })
         .expect("a token holder submits over TCP");
     assert_eq!(answer.decision, "accepted");

@@ -81,6 +81,11 @@ impl Daemon {
     /// directory made beforehand with `state_mode` (None: the daemon makes
     /// it), under the shipped unit's UMask=0007.
     fn start(execution: &str, state_mode: Option<u32>) -> Daemon {
+        Daemon::start_with(execution, state_mode, "")
+    }
+
+    /// As [`Daemon::start`], with `more` YAML after the config.
+    fn start_with(execution: &str, state_mode: Option<u32>, more: &str) -> Daemon {
         let dir = tempfile::tempdir().unwrap();
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         if let Some(mode) = state_mode {
@@ -91,10 +96,27 @@ impl Daemon {
         let config = format!(
             "api: {{socket: {d}/d.sock}}\nstate_dir: {d}/state\n\
              engine: {{procs: 4, policy: conservative}}\nbackend: {{type: plugin}}\n\
-             execution: {{grace_seconds: 1{sep}{execution}}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: info\n",
+             execution: {{grace_seconds: 1{sep}{execution}}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: info\n{more}",
             d = dir.path().display(),
             sep = if execution.is_empty() { "" } else { ", " },
+            more = more.replace("{d}", &dir.path().display().to_string()),
         );
+        Daemon::launch(dir, config)
+    }
+
+    /// A data center's broker (no engine), forgetting members after 30 s.
+    fn broker() -> Daemon {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let config = format!(
+            "api: {{socket: {d}/d.sock}}\nstate_dir: {d}/state\nlog_level: info\n\
+             datacenter: {{role: broker, member_max_age_seconds: 30, timeout_seconds: 5}}\n",
+            d = dir.path().display()
+        );
+        Daemon::launch(dir, config)
+    }
+
+    fn launch(dir: tempfile::TempDir, config: String) -> Daemon {
         std::fs::write(dir.path().join("d.yaml"), config).unwrap();
         let log = std::fs::File::create(dir.path().join("log")).unwrap();
         let child = Command::new("sh")
@@ -319,6 +341,7 @@ fn a_job_without_workdir_runs_under_the_shipped_units_modes() {
         workdir: None,
         class: None,
         features: Vec::new(),
+        on_behalf_of: None,
     });
     let root_id = root_job.unwrap().id;
     let id = daemon.submitted(USER_A, &["/bin/sh", "-c", "pwd; id -u"], 10.0);
@@ -560,4 +583,60 @@ fn output_is_capped_and_denied_users_are_refused() {
     let (status, body) = daemon.submit(USER_B, &["/bin/true"], 10.0, "");
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("execution.deny_users"), "{body}");
+}
+
+#[test]
+fn a_job_placed_through_a_broker_runs_as_its_submitter_and_only_daemons_feed_the_broker() {
+    if !privileged() {
+        return;
+    }
+    let broker = Daemon::broker();
+    let member = Daemon::start_with(
+        "",
+        None,
+        &format!(
+            "datacenter: {{role: member, broker: {}, address: {{d}}/d.sock, publish_every_seconds: 0.2, \
+             timeout_seconds: 5}}\n",
+            broker.socket().display()
+        ),
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !broker.root().members().is_ok_and(|list| list.members.len() == 1) {
+        assert!(
+            Instant::now() < deadline,
+            "the member never reached the broker: {}",
+            member.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A submits to the broker; the job runs on the member as A, and is A's.
+    let (status, body) = broker.submit(USER_A, &["/bin/sh", "-c", "id -u"], 30.0, "");
+    assert_eq!(status, 200, "{body}\n{}", broker.log());
+    let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["decision"], "accepted", "{body}");
+    let jobs = member.root().jobs().unwrap().jobs;
+    assert_eq!(jobs.len(), 1);
+    let id = jobs[0].id;
+    let uid_a = uid_of(USER_A).unwrap();
+    assert_eq!(jobs[0].owner_uid, Some(uid_a));
+    member.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
+    let out = member.state().join(format!("jobs/{id}/stdout"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap().trim(), uid_a.to_string());
+    // B cannot see it through the broker, nor submit for A, to the broker or the member.
+    let broker_id = answer["id"].as_u64().unwrap();
+    let (status, _) = broker.as_user(USER_B, "GET", &format!("/v1/jobs/{broker_id}"), None);
+    assert_eq!(status, 404);
+    let (status, _) = broker.as_user(USER_A, "GET", &format!("/v1/jobs/{broker_id}"), None);
+    assert_eq!(status, 200);
+    let for_a = format!(r#","on_behalf_of":{uid_a}"#);
+    for daemon in [&broker, &member] {
+        let (status, body) = daemon.submit(USER_B, &["/bin/true"], 30.0, &for_a);
+        assert_eq!(status, 403, "{body}");
+        assert!(body.contains("on_behalf_of"), "{body}");
+    }
+    // Nor can a user publish tuples or hand jobs over to the broker.
+    let (status, body) = broker.as_user(USER_B, "POST", "/v1/datacenter/tuples", Some("{}"));
+    assert_eq!(status, 403, "{body}");
+    let (status, body) = broker.as_user(USER_B, "POST", "/v1/datacenter/evicted", Some("{}"));
+    assert_eq!(status, 403, "{body}");
 }

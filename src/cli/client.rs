@@ -151,6 +151,7 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                 workdir: args.workdir,
                 class: args.class,
                 features: Vec::new(),
+                on_behalf_of: None,
             };
             let answer = client.submit(&request)?;
             print_json(&answer)?;

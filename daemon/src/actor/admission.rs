@@ -37,6 +37,21 @@ impl Actor {
                  peer credentials name",
             ));
         };
+        // A broker (root) submits for the user who submitted to it.
+        let caller = match (caller, request.on_behalf_of) {
+            (_, None) => caller,
+            (0, Some(uid)) => uid,
+            (_, Some(_)) => {
+                return Err(ApiError::new(
+                    ErrorKind::Forbidden,
+                    "on_behalf_of: only root (a data center's broker) may submit for another user",
+                ))
+            }
+        };
+        let owner = Owner {
+            uid: Some(caller),
+            ..owner
+        };
         let run_as = crate::identity::run_as(caller, &self.reloadable.execution)
             .map_err(|refused| ApiError::new(ErrorKind::Forbidden, refused.0))?;
         let now = self.now();

@@ -116,6 +116,8 @@ impl Actor {
                 workdir: stored.workdir.clone(),
                 class: view.class.clone(),
                 features: stored.features.clone(),
+                // Wherever it goes next, it runs as the user it belongs to.
+                on_behalf_of: view.owner_uid.filter(|&uid| uid != 0),
             },
             arrival: view.submitted_at,
             resubmissions: stored.resubmissions,

@@ -119,6 +119,7 @@ fn walltime_is_enforced_at_exactly_start_plus_walltime() {
         workdir: None,
         class: None,
         features: Vec::new(),
+        on_behalf_of: None,
     };
     let answer = ask(&mut actor, |reply| Command::Submit {
         request,

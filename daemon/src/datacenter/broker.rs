@@ -19,14 +19,15 @@
 //! - `GET /v1/jobs/{id}`: the member's view of the job, under the broker's id.
 
 use super::{secs, tuple_of};
+use crate::actor::Owner;
 use crate::actor::{ApiError, ErrorKind};
-use crate::api::{api_error, error_response, parse_body};
+use crate::api::{api_error, error_response, parse_body, Peer};
 use crate::clock::Clock;
 use crate::config::{BrokerConfig, BrokerRules};
 use crate::metrics::Metrics;
 use crate::store::{Route as RouteRow, Store};
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{header, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -255,8 +256,12 @@ impl Broker {
             .submit(request)
     }
 
-    /// `POST /v1/jobs`.
-    pub fn submit(&self, spec: SubmitRequest) -> Result<SubmitResponse, ApiError> {
+    /// `POST /v1/jobs` from `caller`: the job is forwarded on the caller's
+    /// behalf (`on_behalf_of`), so that it runs as its submitter on the
+    /// member; only root may name another user.
+    pub fn submit(&self, spec: SubmitRequest, caller: Owner) -> Result<SubmitResponse, ApiError> {
+        let mut spec = spec;
+        spec.on_behalf_of = on_behalf_of(caller, spec.on_behalf_of)?;
         let now = self.clock.now();
         let (walltime, slo) = check_shape(spec.procs, spec.walltime, spec.slo)?;
         if spec.argv.is_empty() {
@@ -436,7 +441,7 @@ impl Broker {
     }
 
     /// `GET /v1/jobs/{id}`: the member's view under the broker's id.
-    pub fn job(&self, id: u64) -> Result<JobView, ApiError> {
+    pub fn job(&self, id: u64, caller: Owner) -> Result<JobView, ApiError> {
         let row = self
             .store()?
             .route(id)
@@ -476,6 +481,10 @@ impl Broker {
                 format!("job {id} runs as job {member_job_id} on member {member}, which does not answer: {err}"),
             )
         })?;
+        // The member answers the broker (root); the caller sees only its own.
+        if !caller.sees(view.owner_uid) {
+            return Err(ApiError::not_found(id));
+        }
         // The data center's arrival and SLO: the member counts from when it got the job.
         Ok(JobView {
             id,
@@ -602,9 +611,13 @@ async fn blocking<T: Serialize + Send + 'static>(
     }
 }
 
-async fn submit(State(state): State<BrokerState>, body: Bytes) -> Response {
+async fn submit(
+    State(state): State<BrokerState>,
+    ConnectInfo(Peer(caller)): ConnectInfo<Peer>,
+    body: Bytes,
+) -> Response {
     match parse_body::<SubmitRequest>(&body) {
-        Ok(request) => blocking(&state, move |broker| broker.submit(request)).await,
+        Ok(request) => blocking(&state, move |broker| broker.submit(request, caller)).await,
         Err(err) => api_error(err),
     }
 }
@@ -616,14 +629,28 @@ async fn predict(State(state): State<BrokerState>, body: Bytes) -> Response {
     }
 }
 
-async fn publish(State(state): State<BrokerState>, body: Bytes) -> Response {
+async fn publish(
+    State(state): State<BrokerState>,
+    ConnectInfo(Peer(caller)): ConnectInfo<Peer>,
+    body: Bytes,
+) -> Response {
+    if let Err(err) = member_daemon(caller) {
+        return api_error(err);
+    }
     match parse_body::<TupleRequest>(&body) {
         Ok(request) => blocking(&state, move |broker| broker.publish(request)).await,
         Err(err) => api_error(err),
     }
 }
 
-async fn evicted(State(state): State<BrokerState>, body: Bytes) -> Response {
+async fn evicted(
+    State(state): State<BrokerState>,
+    ConnectInfo(Peer(caller)): ConnectInfo<Peer>,
+    body: Bytes,
+) -> Response {
+    if let Err(err) = member_daemon(caller) {
+        return api_error(err);
+    }
     match parse_body::<EvictedRequest>(&body) {
         Ok(request) => blocking(&state, move |broker| broker.evicted(request)).await,
         Err(err) => api_error(err),
@@ -634,10 +661,43 @@ async fn members(State(state): State<BrokerState>) -> Response {
     blocking(&state, |broker| broker.members()).await
 }
 
-async fn get_job(State(state): State<BrokerState>, Path(id): Path<String>) -> Response {
+async fn get_job(
+    State(state): State<BrokerState>,
+    ConnectInfo(Peer(caller)): ConnectInfo<Peer>,
+    Path(id): Path<String>,
+) -> Response {
     match crate::api::parse_id(&id) {
-        Ok(id) => blocking(&state, move |broker| broker.job(id)).await,
+        Ok(id) => blocking(&state, move |broker| broker.job(id, caller)).await,
         Err(err) => api_error(err),
+    }
+}
+
+/// Who a forwarded job is submitted for: the caller itself (a user), or,
+/// from root (a client acting for a user), the user it names; a user may
+/// not name another.
+fn on_behalf_of(caller: Owner, named: Option<u32>) -> Result<Option<u32>, ApiError> {
+    match (caller.uid, named) {
+        (Some(0), named) => Ok(named),
+        (Some(uid), None) => Ok(Some(uid)),
+        (Some(uid), Some(named)) if named == uid => Ok(Some(uid)),
+        _ => Err(ApiError::new(
+            ErrorKind::Forbidden,
+            "on_behalf_of: only root may submit for another user (submit over the Unix socket as yourself)",
+        )),
+    }
+}
+
+/// Only member daemons (root, or a bearer-token holder over TCP) publish
+/// tuples and hand evicted jobs over: a user who could would steer the
+/// routing or have a job run as someone else.
+fn member_daemon(caller: Owner) -> Result<(), ApiError> {
+    if caller.uid == Some(0) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorKind::Forbidden,
+            "only a member daemon (root, or the bearer token over TCP) publishes tuples and hands jobs over",
+        ))
     }
 }
 
