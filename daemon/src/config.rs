@@ -786,9 +786,19 @@ impl Config {
         serde_yaml::from_str(text)
     }
 
+    /// The state directory as an absolute path (relative ones are read
+    /// from the working directory): job wrappers open their files under it
+    /// after entering the job's working directory.
+    pub fn absolute_state_dir(&mut self) {
+        if let Ok(absolute) = std::path::absolute(&self.state_dir) {
+            self.state_dir = absolute;
+        }
+    }
+
     /// Look the embedded trace up next to the config file when it is not found
-    /// relative to the working directory.
+    /// relative to the working directory; make the state directory absolute.
     pub fn resolve_paths(&mut self, config_dir: &Path) {
+        self.absolute_state_dir();
         if let BackendConfig::Embedded(embedded) = &mut self.backend {
             if let Some(trace) = &mut embedded.trace {
                 if trace.is_relative() && !trace.exists() {

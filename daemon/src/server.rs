@@ -50,6 +50,7 @@ impl Overrides {
         }
         if let Some(state) = &self.state_dir {
             config.state_dir = state.clone();
+            config.absolute_state_dir();
         }
     }
 }

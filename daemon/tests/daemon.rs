@@ -19,7 +19,7 @@ struct Daemon {
 impl Daemon {
     fn config_text(dir: &Path, extra_engine: &str) -> String {
         format!(
-            "api: {{socket: {dir}/d.sock}}\nstate_dir: {dir}/state\n\
+            "api: {{socket: {dir}/d.sock}}\nstate_dir: state\n\
              engine: {{procs: 4, policy: conservative, admission: reject-predicted{extra_engine}}}\n\
              backend: {{type: plugin}}\nexecution: {{grace_seconds: 1}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: warn\n",
             dir = dir.display()
@@ -46,7 +46,10 @@ impl Daemon {
             .append(true)
             .open(self.dir.path().join("log"))
             .unwrap();
+        // The state directory is relative to the daemon's working directory
+        // (as in the README's demo): job wrappers must still find it.
         let child = Command::new(BIN)
+            .current_dir(self.dir.path())
             .arg("--config")
             .arg(self.dir.path().join("d.yaml"))
             .stdout(Stdio::null())
@@ -775,6 +778,7 @@ fn a_second_daemon_on_the_same_state_directory_refuses_to_start() {
     let text = Daemon::config_text(dir, "").replace("d.sock", "second.sock");
     std::fs::write(dir.join("second.yaml"), text).unwrap();
     let mut second = Command::new(BIN)
+        .current_dir(dir)
         .arg("--config")
         .arg(dir.join("second.yaml"))
         .stdout(Stdio::null())
