@@ -19,12 +19,15 @@ struct Daemon {
     child: Child,
     log: PathBuf,
     socket: PathBuf,
+    state: PathBuf,
 }
 
 impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Its jobs outlive it (a restarted daemon adopts them): end them.
+        interstice_daemon::cgroup::end_all_jobs(&self.state);
     }
 }
 
@@ -72,6 +75,7 @@ fn start(dir: &Path, state: &Path) -> Result<Daemon, String> {
         child,
         log,
         socket: dir.join("d.sock"),
+        state: state.to_path_buf(),
     };
     let client = daemon.client();
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -24,6 +24,8 @@ impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Its jobs outlive it (a restarted daemon adopts them): end them.
+        interstice_daemon::cgroup::end_all_jobs(&self.dir.path().join("state"));
     }
 }
 
