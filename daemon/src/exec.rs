@@ -260,6 +260,12 @@ impl Executor {
         self.jobs_dir.join(format!("{id}.status"))
     }
 
+    /// The job's environment on its way to the wrapper (root's, 0600,
+    /// removed by the wrapper once read).
+    fn env_path(&self, id: u64) -> PathBuf {
+        self.jobs_dir.join(format!("{id}.env"))
+    }
+
     /// How job `id` ended according to its wrapper, if it wrote a status
     /// (a job that ended while the daemon was down or was adopted).
     pub fn ended_while_away(&self, id: u64) -> Option<RecordedEnd> {
@@ -426,7 +432,26 @@ impl Executor {
             .custom_flags(nix::libc::O_NOFOLLOW)
             .open(&status_path)
             .map_err(|err| prepare(format!("{}: {err}", status_path.display())))?;
-        let cgroup_procs = self.containment.create(launch.id).map_err(prepare)?;
+        // The job's environment, for the job only: the wrapper runs as
+        // root until it drops to the job's user, so it must never see the
+        // submitter's variables (LD_PRELOAD, LD_AUDIT, GLIBC_TUNABLES… would
+        // run the submitter's code as root). It reads them from a file only
+        // root may read, then removes it.
+        let env_path = self.env_path(launch.id);
+        let mut env: Vec<(String, String)> = launch
+            .env
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        if !launch.env.contains_key("PATH") {
+            env.push(("PATH".to_string(), self.config.path.clone()));
+        }
+        env.push(("INTERSTICE_JOB_ID".to_string(), launch.id.to_string()));
+        write_env_file(&env_path, &env).map_err(|err| prepare(format!("{}: {err}", env_path.display())))?;
+        let cgroup_procs = self.containment.create(launch.id).map_err(|err| {
+            let _ = std::fs::remove_file(&env_path);
+            prepare(err)
+        })?;
         let mut command = Command::new(&self.wrapper);
         command.arg(EXEC_WRAPPER_ARG);
         for (name, value) in rlimit_args(&self.config.rlimits, self.config.max_output_bytes) {
@@ -442,19 +467,16 @@ impl Executor {
         command.arg(format!("stdout={}", job_dir.join(STDOUT_NAME).display()));
         command.arg(format!("stderr={}", job_dir.join(STDERR_NAME).display()));
         command.arg(format!("workdir={}", workdir.display()));
+        command.arg(format!("env={}", env_path.display()));
         command.arg("--").args(launch.argv);
         command.env_clear();
-        if !launch.env.contains_key("PATH") {
-            command.env("PATH", &self.config.path);
-        }
-        command.envs(launch.env);
-        command.env("INTERSTICE_JOB_ID", launch.id.to_string());
         command
             .current_dir("/")
             .stdin(status)
             .stdout(Stdio::null())
             .process_group(0);
         command.spawn().map_err(|source| {
+            let _ = std::fs::remove_file(&env_path);
             self.containment.release(launch.id);
             ExecError::Spawn {
                 id: launch.id,
@@ -463,6 +485,47 @@ impl Executor {
             }
         })
     }
+}
+
+/// Write a job's environment as NUL-terminated `NAME=VALUE` entries to a
+/// new file only root may read, never through a symlink.
+fn write_env_file(path: &Path, env: &[(String, String)]) -> std::io::Result<()> {
+    let _ = std::fs::remove_file(path);
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(path)?;
+    let mut text = Vec::new();
+    for (name, value) in env {
+        text.extend_from_slice(name.as_bytes());
+        text.push(b'=');
+        text.extend_from_slice(value.as_bytes());
+        text.push(0);
+    }
+    file.write_all(&text)
+}
+
+/// Read (and remove) the file [`write_env_file`] wrote.
+fn read_env_file(path: &Path) -> std::io::Result<Vec<(String, String)>> {
+    use std::io::Read;
+    let mut text = Vec::new();
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(path)?
+        .read_to_end(&mut text)?;
+    let _ = std::fs::remove_file(path);
+    Ok(text
+        .split(|&byte| byte == 0)
+        .filter(|entry| !entry.is_empty())
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (name, value) = entry.split_once('=')?;
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect())
 }
 
 fn rlimit_args(limits: &RlimitConfig, max_output_bytes: Option<u64>) -> Vec<(&'static str, u64)> {
@@ -603,6 +666,7 @@ struct WrapperSettings {
     stdout: Option<PathBuf>,
     stderr: Option<PathBuf>,
     workdir: Option<PathBuf>,
+    env: Option<PathBuf>,
 }
 
 impl WrapperSettings {
@@ -631,6 +695,7 @@ impl WrapperSettings {
                 "stdout" => settings.stdout = Some(PathBuf::from(value)),
                 "stderr" => settings.stderr = Some(PathBuf::from(value)),
                 "workdir" => settings.workdir = Some(PathBuf::from(value)),
+                "env" => settings.env = Some(PathBuf::from(value)),
                 _ => return Err(format!("unknown setting {name:?}")),
             }
         }
@@ -681,6 +746,21 @@ pub fn exec_wrapper(args: &[String]) -> i32 {
             return 127;
         }
     }
+    // The job's environment, read (and removed) while still root: it is
+    // given to the job only, never to this process.
+    let env = match &settings.env {
+        Some(path) => match read_env_file(path) {
+            Ok(env) => env,
+            Err(err) => {
+                eprintln!(
+                    "intersticed {EXEC_WRAPPER_ARG}: cannot read the job's environment {}: {err}",
+                    path.display()
+                );
+                return 127;
+            }
+        },
+        None => Vec::new(),
+    };
     if let (Some(uid), Some(gid)) = (settings.uid, settings.gid) {
         if let Err(err) = crate::identity::drop_to(uid, gid) {
             eprintln!("intersticed {EXEC_WRAPPER_ARG}: cannot become uid {uid}: {err}");
@@ -735,7 +815,12 @@ pub fn exec_wrapper(args: &[String]) -> i32 {
         );
     }
     let mut command = Command::new(program);
-    command.args(&argv[1..]).stdin(Stdio::null()).stdout(stdout);
+    command
+        .env_clear()
+        .envs(env)
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(stdout);
     match stderr.as_ref().map(std::fs::File::try_clone) {
         Some(Ok(file)) => {
             command.stderr(file);

@@ -640,3 +640,57 @@ fn a_job_placed_through_a_broker_runs_as_its_submitter_and_only_daemons_feed_the
     let (status, body) = broker.as_user(USER_B, "POST", "/v1/datacenter/evicted", Some("{}"));
     assert_eq!(status, 403, "{body}");
 }
+
+#[test]
+fn the_submitters_environment_never_reaches_the_root_wrapper() {
+    if !privileged() {
+        return;
+    }
+    // A library that, when loaded, leaves a file named after its euid.
+    let lab = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(lab.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = lab.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::write(
+        lab.path().join("evil.c"),
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\n\
+         __attribute__((constructor)) static void evil(void) {\n\
+           const char *dir = getenv(\"EVIL_DIR\"); char path[512];\n\
+           if (!dir) return;\n\
+           snprintf(path, sizeof path, \"%s/euid-%d\", dir, (int)geteuid());\n\
+           FILE *f = fopen(path, \"w\"); if (f) fclose(f);\n}\n",
+    )
+    .unwrap();
+    let compiled = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(lab.path().join("evil.so"))
+        .arg(lab.path().join("evil.c"))
+        .status();
+    if !compiled.is_ok_and(|status| status.success()) {
+        eprintln!("SKIPPED: no C compiler to build the preload library");
+        return;
+    }
+    let daemon = Daemon::start("", None);
+    let env = format!(
+        r#","env":{{"LD_PRELOAD":"{}","EVIL_DIR":"{}"}}"#,
+        lab.path().join("evil.so").display(),
+        out.display()
+    );
+    let (status, body) = daemon.submit(USER_A, &["/bin/true"], 30.0, &env);
+    assert_eq!(status, 200, "{body}");
+    let id = serde_json::from_str::<serde_json::Value>(&body).unwrap()["id"]
+        .as_u64()
+        .unwrap();
+    daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
+    let mut left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    left.sort();
+    // The job got its variables (the library ran as A), the root wrapper did not.
+    let uid_a = uid_of(USER_A).unwrap();
+    assert_eq!(left, vec![format!("euid-{uid_a}")], "{}", daemon.log());
+    // Nothing of the environment is left behind in the state directory.
+    assert!(!daemon.state().join(format!("jobs/{id}.env")).exists());
+}
