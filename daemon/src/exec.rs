@@ -123,7 +123,13 @@ pub enum Denied {
     Workdir,
     /// `argv[0]` is not a file the user can execute.
     Program,
+    /// The check did not finish within [`ACCESS_CHECK_TIMEOUT`] (a file
+    /// system that does not answer).
+    Timeout,
 }
+
+/// How long the access check of `workdir` and `argv[0]` may take.
+pub const ACCESS_CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Spawns job processes.
 #[derive(Clone, Debug)]
@@ -334,7 +340,7 @@ impl Executor {
         let Some(run_as) = run_as else {
             return Ok(check_paths(workdir, program, path).err());
         };
-        let status = Command::new(&self.wrapper)
+        let mut helper = Command::new(&self.wrapper)
             .arg(CHECK_HELPER_ARG)
             .arg(run_as.uid.to_string())
             .arg(run_as.gid.to_string())
@@ -345,8 +351,25 @@ impl Executor {
             .current_dir("/")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .status()
+            .spawn()
             .map_err(|err| format!("cannot run the access check: {err}"))?;
+        // Bounded: a path on a file system that never answers (a user's
+        // FUSE mount) must not hold the engine's thread.
+        let deadline = std::time::Instant::now() + ACCESS_CHECK_TIMEOUT;
+        let status = loop {
+            match helper.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(2))
+                }
+                Ok(None) => {
+                    let _ = helper.kill();
+                    let _ = helper.wait();
+                    return Ok(Some(Denied::Timeout));
+                }
+                Err(err) => return Err(format!("the access check failed: {err}")),
+            }
+        };
         match status.code() {
             Some(0) => Ok(None),
             Some(10) => Ok(Some(Denied::Workdir)),
@@ -653,6 +676,8 @@ pub fn check_helper(args: &[String]) -> i32 {
         Ok(()) => 0,
         Err(Denied::Workdir) => 10,
         Err(Denied::Program) => 11,
+        // `check_paths` never times out itself: the daemon bounds the helper.
+        Err(Denied::Timeout) => 12,
     }
 }
 

@@ -98,6 +98,13 @@ impl Actor {
                     }
                 )))
             }
+            Ok(Some(Denied::Timeout)) => {
+                return Err(ApiError::bad_request(format!(
+                    "workdir or argv[0]: not checked within {} s (a file system that does not answer?); \
+                     use paths on a local file system",
+                    crate::exec::ACCESS_CHECK_TIMEOUT.as_secs()
+                )))
+            }
             Err(err) => return Err(ApiError::internal(err)),
         }
         let now = self.now();
