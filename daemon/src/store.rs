@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_datacenter.sql"),
     include_str!("../migrations/0003_run_as.sql"),
+    include_str!("../migrations/0004_route_owner.sql"),
 ];
 
 /// Errors of the store.
@@ -134,6 +135,8 @@ pub struct Route {
     pub member_job_id: Option<u64>,
     /// Times the broker placed it again after an eviction.
     pub resubmissions: u32,
+    /// The user it was submitted for (`None`: root's).
+    pub owner_uid: Option<u32>,
 }
 
 /// A member's latest tuple as the broker stored it.
@@ -206,7 +209,7 @@ const JOB_COLUMNS: &str = "id, state, decision, owner_uid, procs, walltime, slo,
      env, workdir, pid_start_ticks, predicts_violation, resubmissions, features, run_uid, run_gid";
 
 const ROUTE_COLUMNS: &str =
-    "id, arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, resubmissions";
+    "id, arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, resubmissions, owner_uid";
 
 impl Store {
     /// Open (creating) the database and apply pending migrations.
@@ -532,7 +535,7 @@ impl Store {
         let result = (|| -> Result<u64, StoreError> {
             self.conn.execute(
             "INSERT INTO routes (arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, \
-             resubmissions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             resubmissions, owner_uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 route.arrival,
                 route.slo,
@@ -542,7 +545,8 @@ impl Store {
                 route.counter_offer_slo,
                 route.member,
                 route.member_job_id.map(|id| id as i64),
-                route.resubmissions
+                route.resubmissions,
+                route.owner_uid
             ],
         )?;
             Ok(self.conn.last_insert_rowid() as u64)
@@ -680,6 +684,7 @@ fn route_row(row: &Row<'_>) -> rusqlite::Result<Route> {
         member: row.get(7)?,
         member_job_id: row.get::<_, Option<i64>>(8)?.map(|id| id as u64),
         resubmissions: row.get(9)?,
+        owner_uid: row.get(10)?,
     })
 }
 

@@ -634,6 +634,12 @@ fn a_job_placed_through_a_broker_runs_as_its_submitter_and_only_daemons_feed_the
         assert_eq!(status, 403, "{body}");
         assert!(body.contains("on_behalf_of"), "{body}");
     }
+    // With the member gone, A learns it is unreachable; B still learns nothing.
+    drop(member);
+    let (status, body) = broker.as_user(USER_A, "GET", &format!("/v1/jobs/{broker_id}"), None);
+    assert_eq!(status, 503, "{body}");
+    let (status, body) = broker.as_user(USER_B, "GET", &format!("/v1/jobs/{broker_id}"), None);
+    assert_eq!(status, 404, "{body}");
     // Nor can a user publish tuples or hand jobs over to the broker.
     let (status, body) = broker.as_user(USER_B, "POST", "/v1/datacenter/tuples", Some("{}"));
     assert_eq!(status, 403, "{body}");

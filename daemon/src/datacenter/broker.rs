@@ -291,6 +291,7 @@ impl Broker {
             member: None,
             member_job_id: None,
             resubmissions: 0,
+            owner_uid: spec.on_behalf_of,
         };
         match placement {
             Placement::Placed { member, answer } => {
@@ -374,6 +375,7 @@ impl Broker {
             member: Some(request.member.clone()),
             member_job_id: Some(request.job_id),
             resubmissions,
+            owner_uid: request.job.on_behalf_of,
         });
         if !self
             .rules
@@ -447,6 +449,10 @@ impl Broker {
             .route(id)
             .map_err(ApiError::internal)?
             .ok_or_else(|| ApiError::not_found(id))?;
+        // Another user's job is absent, whatever its state (root's jobs are root's).
+        if !caller.sees(Some(row.owner_uid.unwrap_or(0))) {
+            return Err(ApiError::not_found(id));
+        }
         let (Some(member), Some(member_job_id)) = (&row.member, row.member_job_id) else {
             return Ok(JobView {
                 id,
