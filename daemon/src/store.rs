@@ -772,6 +772,7 @@ mod tests {
             member: Some("/a.sock".into()),
             member_job_id: Some(7),
             resubmissions: 0,
+            owner_uid: Some(1000),
         };
         let id = store.insert_route(&route).unwrap();
         assert_eq!(store.route_of("/a.sock", 7).unwrap().map(|r| r.id), Some(id));
@@ -783,9 +784,10 @@ mod tests {
                 moved.member.as_deref(),
                 moved.member_job_id,
                 moved.resubmissions,
-                moved.arrival
+                moved.arrival,
+                moved.owner_uid
             ),
-            (Some("/b.sock"), Some(3), 1, 100.0)
+            (Some("/b.sock"), Some(3), 1, 100.0, Some(1000))
         );
     }
 
