@@ -700,3 +700,54 @@ fn the_submitters_environment_never_reaches_the_root_wrapper() {
     // Nothing of the environment is left behind in the state directory.
     assert!(!daemon.state().join(format!("jobs/{id}.env")).exists());
 }
+
+#[test]
+fn a_queued_job_of_a_user_denied_since_does_not_run() {
+    if !privileged() {
+        return;
+    }
+    let daemon = Daemon::start("", None);
+    // HPC work holds the 4 processors: A's job waits.
+    let event = interstice_api::wire::HpcEventRequest {
+        kind: interstice_api::wire::EventKind::Started,
+        id: "hpc-1".to_string(),
+        procs: 4,
+        walltime: 100.0,
+        time: None,
+        cpus: Some("0-3".to_string()),
+    };
+    daemon.root().hpc_event(&event).unwrap();
+    let id = daemon.submitted(USER_A, &["/bin/true"], 30.0);
+    assert!(daemon.root().job(id).unwrap().started_at.is_none());
+    // The admin denies A and reloads; then the processors free up.
+    let config = std::fs::read_to_string(daemon.dir.path().join("d.yaml"))
+        .unwrap()
+        .replace(
+            "grace_seconds: 1",
+            &format!("grace_seconds: 1, deny_users: [{USER_A}]"),
+        );
+    std::fs::write(daemon.dir.path().join("d.yaml"), config).unwrap();
+    let pid = daemon.child.as_ref().unwrap().id().to_string();
+    assert!(Command::new("kill")
+        .args(["-HUP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !daemon.log().contains("execution.deny_users") {
+        assert!(
+            Instant::now() < deadline,
+            "the reload was not applied: {}",
+            daemon.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ended = interstice_api::wire::HpcEventRequest {
+        kind: interstice_api::wire::EventKind::Ended,
+        ..event
+    };
+    daemon.root().hpc_event(&ended).unwrap();
+    let view = daemon.wait_for(id, Duration::from_secs(5), |view| view.ended_at.is_some());
+    assert_eq!(view.state, "failed", "{view:?}\n{}", daemon.log());
+    assert_eq!(view.pid, None, "it never ran: {view:?}");
+}

@@ -169,6 +169,23 @@ impl Actor {
             job.phase = Phase::Held;
             return;
         }
+        // Who may run is asked again at every start: a user denied
+        // (`execution.deny_users`, a SIGHUP) or removed since the submission
+        // does not run, nor does a uid reassigned to someone else.
+        if let Some(owner) = job.owner_uid {
+            let current = crate::identity::run_as(owner, &self.reloadable.execution);
+            if current.as_ref().ok() != Some(&job.run_as) {
+                let why = match current {
+                    Err(refused) => format!("not started: {refused}"),
+                    Ok(_) => "not started: the submitter's identity changed since the submission".to_string(),
+                };
+                tracing::warn!(job = id, "{why}");
+                let _ = self.driver.job_ended(JobId(id), now, EndReason::Killed);
+                self.finish(id, now, "failed", None, false, &why);
+                return;
+            }
+        }
+        let job = self.jobs.get_mut(&id).expect("caller checked");
         let launch = Launch {
             id,
             argv: &job.argv,
