@@ -222,14 +222,17 @@ fn hold_connections_helper() {
         return;
     };
     let (socket, count) = spec.split_once(',').unwrap();
-    let mut streams = Vec::new();
+    let mut streams: Vec<Box<dyn Held>> = Vec::new();
     for _ in 0..count.parse::<usize>().unwrap() {
-        streams.push(UnixStream::connect(socket).unwrap());
+        match socket.strip_prefix("tcp:") {
+            Some(addr) => streams.push(Box::new(std::net::TcpStream::connect(addr).unwrap())),
+            None => streams.push(Box::new(UnixStream::connect(socket).unwrap())),
+        }
     }
     std::thread::sleep(Duration::from_millis(500));
     let (mut kept, mut closed) = (0, 0);
     for stream in &mut streams {
-        stream.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
+        stream.timeout(Duration::from_millis(300));
         match stream.read(&mut [0u8; 16]) {
             Ok(0) => closed += 1,
             Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => kept += 1,
@@ -241,7 +244,25 @@ fn hold_connections_helper() {
     let _ = std::io::stdin().read(&mut [0u8; 1]);
 }
 
-/// Open `count` connections as `uid`; the helper's report and the process (holding them).
+/// A connection the helper holds: Unix or TCP.
+trait Held: Read {
+    fn timeout(&self, timeout: Duration);
+}
+
+impl Held for UnixStream {
+    fn timeout(&self, timeout: Duration) {
+        self.set_read_timeout(Some(timeout)).unwrap();
+    }
+}
+
+impl Held for std::net::TcpStream {
+    fn timeout(&self, timeout: Duration) {
+        self.set_read_timeout(Some(timeout)).unwrap();
+    }
+}
+
+/// Open `count` connections as `uid` (to a Unix socket, or `tcp:ADDR`); the
+/// helper's report and the process (holding them).
 fn hold_as(uid: u32, socket: &Path, count: usize) -> (String, Child) {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
@@ -304,4 +325,36 @@ fn nix_is_root() -> bool {
     std::fs::metadata("/proc/self")
         .map(|meta| std::os::unix::fs::MetadataExt::uid(&meta) == 0)
         .unwrap_or(false)
+}
+
+#[test]
+fn loopback_tcp_peers_are_counted_by_uid_and_root_keeps_its_room() {
+    if !nix_is_root() {
+        eprintln!("skipped: needs root to connect as other uids");
+        return;
+    }
+    let addr = free_port();
+    let daemon = start(
+        &format!(
+            ", listen: '{addr}', max_connections: 4, max_connections_per_uid: 2, idle_timeout_seconds: 30"
+        ),
+        |_| {},
+    )
+    .unwrap();
+    let tcp = std::path::PathBuf::from(format!("tcp:{addr}"));
+    // One local user: 2 kept, the rest closed at once.
+    let (report, first) = hold_as(65534, &tcp, 4);
+    assert_eq!(report, "kept=2 closed=2", "{}", daemon.log());
+    // Another: 1 more fits (4 - 1 kept for root).
+    let (report, second) = hold_as(65533, &tcp, 2);
+    assert_eq!(report, "kept=1 closed=1", "{}", daemon.log());
+    // Root (a broker, a member, an admin) still gets in over TCP.
+    let (status, body) = http(&addr, "GET", "/healthz", None);
+    assert_eq!(status, 200, "{body}");
+    let log = daemon.log();
+    assert!(log.contains("tcp") && log.contains("65534"), "{log}");
+    for mut child in [first, second] {
+        drop(child.stdin.take());
+        let _ = child.wait();
+    }
 }
