@@ -241,9 +241,14 @@ pub fn hpc_event_from(request: HpcEventRequest) -> Result<HpcEvent, ApiError> {
 }
 
 async fn metrics(State(state): State<AppState>) -> Response {
+    metrics_response(&state.metrics)
+}
+
+/// `GET /metrics`: Prometheus's text format (a daemon's and a broker's).
+pub(crate) fn metrics_response(metrics: &crate::metrics::Metrics) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
-        state.metrics.render(),
+        metrics.render(),
     )
         .into_response()
 }

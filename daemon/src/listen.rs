@@ -248,6 +248,45 @@ where
     let _ = tokio::time::timeout(idle, connection).await;
 }
 
+/// A listener the accept loop serves: each accepted connection with the
+/// uid its limits count it under and the peer the API sees.
+trait Listening {
+    type Stream: AsyncRead + AsyncWrite + Unpin + Send + 'static;
+
+    async fn next(&self) -> std::io::Result<(Self::Stream, Option<u32>, Peer)>;
+}
+
+impl Listening for UnixListener {
+    type Stream = tokio::net::UnixStream;
+
+    /// The peer's credentials (`SO_PEERCRED`) count it and name it to the
+    /// API; one whose uid cannot be read counts as an unknown non-root one.
+    async fn next(&self) -> std::io::Result<(Self::Stream, Option<u32>, Peer)> {
+        let (stream, _) = self.accept().await?;
+        let peer = Peer::of_unix(&stream);
+        Ok((stream, peer.0.uid, peer))
+    }
+}
+
+impl Listening for TcpListener {
+    type Stream = tokio::net::TcpStream;
+
+    /// A loopback peer is a local process: its uid (the kernel's socket
+    /// table) gets the same per-uid limit and root reserve as on the Unix
+    /// socket, so one local user cannot fill the listener a broker and its
+    /// members (root) need. It only counts connections: to the API a TCP
+    /// peer is nobody (the bearer token opens the API).
+    async fn next(&self) -> std::io::Result<(Self::Stream, Option<u32>, Peer)> {
+        let (stream, peer) = self.accept().await?;
+        let uid = stream
+            .local_addr()
+            .ok()
+            .and_then(|local| loopback_peer_uid(local, peer));
+        let _ = stream.set_nodelay(true);
+        Ok((stream, uid, Peer::default()))
+    }
+}
+
 /// Accept on the Unix socket until `stop`, then wait for open connections.
 pub async fn serve_unix(
     listener: UnixListener,
@@ -255,36 +294,7 @@ pub async fn serve_unix(
     gate: Arc<Gate>,
     stop: Shutdown,
 ) -> std::io::Result<()> {
-    let idle = gate.limits.idle_timeout;
-    let mut connections = JoinSet::new();
-    let mut accept_stop = stop.clone();
-    loop {
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(err) => {
-                    accept_failed(gate.name, &err).await;
-                    continue;
-                }
-            },
-            _ = accept_stop.wait() => break,
-        };
-        while connections.try_join_next().is_some() {}
-        let peer = Peer::of_unix(&stream);
-        // A peer whose uid cannot be read counts as an unknown non-root one.
-        let Ok(permit) = gate.admit(peer.0.uid) else {
-            continue;
-        };
-        let app = app.clone().layer(axum::Extension(ConnectInfo(peer)));
-        let stop = stop.clone();
-        connections.spawn(async move {
-            serve_connection(stream, app, idle, stop).await;
-            drop(permit);
-        });
-    }
-    drop(listener);
-    while connections.join_next().await.is_some() {}
-    Ok(())
+    serve(listener, app, gate, stop).await
 }
 
 /// Accept on the TCP listener until `stop`, then wait for open connections.
@@ -295,13 +305,24 @@ pub async fn serve_tcp(
     gate: Arc<Gate>,
     stop: Shutdown,
 ) -> std::io::Result<()> {
-    let idle = gate.limits.idle_timeout;
     let app = app.layer(axum::middleware::from_fn_with_state(Arc::new(policy), tcp_guard));
+    serve(listener, app, gate, stop).await
+}
+
+/// The accept loop: each connection admitted by `gate` is served with
+/// `app` until `stop`, then the open ones are waited for.
+async fn serve(
+    listener: impl Listening,
+    app: Router,
+    gate: Arc<Gate>,
+    stop: Shutdown,
+) -> std::io::Result<()> {
+    let idle = gate.limits.idle_timeout;
     let mut connections = JoinSet::new();
     let mut accept_stop = stop.clone();
     loop {
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
+        let (stream, uid, peer) = tokio::select! {
+            accepted = listener.next() => match accepted {
                 Ok(accepted) => accepted,
                 Err(err) => {
                     accept_failed(gate.name, &err).await;
@@ -311,20 +332,10 @@ pub async fn serve_tcp(
             _ = accept_stop.wait() => break,
         };
         while connections.try_join_next().is_some() {}
-        // A loopback peer is a local process: its uid (the kernel's socket
-        // table) gets the same per-uid limit and root reserve as on the Unix
-        // socket, so one local user cannot fill the listener a broker and
-        // its members (root) need. It only counts connections; it is no
-        // identity for the API (that takes the bearer token).
-        let uid = stream
-            .local_addr()
-            .ok()
-            .and_then(|local| loopback_peer_uid(local, peer));
         let Ok(permit) = gate.admit(uid) else {
             continue;
         };
-        let _ = stream.set_nodelay(true);
-        let app = app.clone().layer(axum::Extension(ConnectInfo(Peer::default())));
+        let app = app.clone().layer(axum::Extension(ConnectInfo(peer)));
         let stop = stop.clone();
         connections.spawn(async move {
             serve_connection(stream, app, idle, stop).await;

@@ -257,6 +257,21 @@ pub struct Attempt {
     pub violated: Option<bool>,
 }
 
+impl Attempt {
+    /// The only run of a scheduler's own work (outside the data center's routing).
+    fn own_work(scheduler: usize, record: JobRecord) -> Attempt {
+        Attempt {
+            scheduler: Some(scheduler),
+            attempt: 1,
+            local_id: record.job.id,
+            record,
+            routed: false,
+            last: true,
+            violated: None,
+        }
+    }
+}
+
 /// The data center's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
@@ -737,15 +752,7 @@ impl Datacenter {
                     continue;
                 };
                 let Some(tracked) = ticket.and_then(|t| self.tracked.remove(&t)) else {
-                    rest.push(Attempt {
-                        scheduler: Some(i),
-                        attempt: 1,
-                        local_id: record.job.id,
-                        record,
-                        routed: false,
-                        last: true,
-                        violated: None,
-                    });
+                    rest.push(Attempt::own_work(i, record));
                     continue;
                 };
                 let mut attempt = self.attempt_of(i, &tracked, record);
@@ -935,15 +942,7 @@ impl Datacenter {
         };
         let Some(ticket) = ticket else {
             // A cloud platform's own work.
-            self.done.push(Attempt {
-                scheduler: Some(scheduler),
-                attempt: 1,
-                local_id: record.job.id,
-                record,
-                routed: false,
-                last: true,
-                violated: None,
-            });
+            self.done.push(Attempt::own_work(scheduler, record));
             return Ok(());
         };
         let mut tracked = self.tracked.remove(&ticket).expect("tracked job");

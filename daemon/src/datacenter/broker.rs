@@ -28,7 +28,7 @@ use crate::metrics::Metrics;
 use crate::store::{Route as RouteRow, Store};
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{header, Method, StatusCode, Uri};
+use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -640,13 +640,10 @@ async fn publish(
     ConnectInfo(Peer(caller)): ConnectInfo<Peer>,
     body: Bytes,
 ) -> Response {
-    if let Err(err) = member_daemon(caller) {
-        return api_error(err);
-    }
-    match parse_body::<TupleRequest>(&body) {
-        Ok(request) => blocking(&state, move |broker| broker.publish(request)).await,
-        Err(err) => api_error(err),
-    }
+    from_member(&state, caller, &body, |broker, request: TupleRequest| {
+        broker.publish(request)
+    })
+    .await
 }
 
 async fn evicted(
@@ -654,11 +651,28 @@ async fn evicted(
     ConnectInfo(Peer(caller)): ConnectInfo<Peer>,
     body: Bytes,
 ) -> Response {
+    from_member(&state, caller, &body, |broker, request: EvictedRequest| {
+        broker.evicted(request)
+    })
+    .await
+}
+
+/// A call only member daemons make ([`member_daemon`]): `work` on its body.
+async fn from_member<R, T>(
+    state: &BrokerState,
+    caller: Owner,
+    body: &Bytes,
+    work: impl FnOnce(&Broker, R) -> Result<T, ApiError> + Send + 'static,
+) -> Response
+where
+    R: serde::de::DeserializeOwned + Send + 'static,
+    T: Serialize + Send + 'static,
+{
     if let Err(err) = member_daemon(caller) {
         return api_error(err);
     }
-    match parse_body::<EvictedRequest>(&body) {
-        Ok(request) => blocking(&state, move |broker| broker.evicted(request)).await,
+    match parse_body::<R>(body) {
+        Ok(request) => blocking(state, move |broker| work(broker, request)).await,
         Err(err) => api_error(err),
     }
 }
@@ -719,11 +733,7 @@ async fn health(State(state): State<BrokerState>) -> Response {
 }
 
 async fn metrics(State(state): State<BrokerState>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
-        state.metrics.render(),
-    )
-        .into_response()
+    crate::api::metrics_response(&state.metrics)
 }
 
 async fn no_route(method: Method, uri: Uri) -> Response {
