@@ -53,6 +53,11 @@ impl Bits {
         b
     }
 
+    /// Remove processor `i`.
+    pub(crate) fn unset(&mut self, i: u32) {
+        self.words[(i / 64) as usize] &= !(1u64 << (i % 64));
+    }
+
     /// Add processor `i`.
     pub(crate) fn set(&mut self, i: u32) {
         self.words[(i / 64) as usize] |= 1u64 << (i % 64);

@@ -124,6 +124,16 @@ impl Driver {
         self.engine.cancel(id, now)
     }
 
+    /// [`Engine::mirror`], as an event.
+    pub fn mirror(
+        &mut self,
+        now: Time,
+        plan: &crate::mirror::MirroredPlan,
+    ) -> Result<crate::mirror::MirrorOutcome, EngineError> {
+        self.event();
+        self.engine.mirror(now, plan)
+    }
+
     /// [`Engine::take_finished`].
     pub fn take_finished(&mut self) -> Vec<JobRecord> {
         self.engine.take_finished()

@@ -276,6 +276,9 @@ pub enum EngineError {
         /// Why.
         reason: String,
     },
+    /// A batch system's plan cannot be mirrored ([`Engine::mirror`]); the
+    /// message says why.
+    Mirror(String),
     /// Time went backwards.
     TimeWentBackwards {
         /// The engine's current time.
@@ -294,6 +297,7 @@ impl fmt::Display for EngineError {
                 write!(f, "job {id} is not known to the engine (or already ended)")
             }
             EngineError::Unschedulable { id, reason } => write!(f, "job {id} can never run: {reason}"),
+            EngineError::Mirror(why) => write!(f, "cannot mirror the plan: {why}"),
             EngineError::TimeWentBackwards { now, given } => {
                 write!(f, "time went backwards: engine is at {now}, event at {given}")
             }
@@ -588,6 +592,27 @@ impl Engine {
     /// in the crate docs ("Overload").
     pub fn predict(&self, procs: u32, walltime: Time, slo: Option<Time>, now: Time) -> Prediction {
         self.st.predict(&self.config, procs, walltime, slo, now)
+    }
+
+    /// Make a batch system's plan the HPC layer at `now` ([`crate::mirror`]):
+    /// its jobs busy where and when it says, its blocked processors held
+    /// (with the maintenance windows of the config), its unplanned jobs
+    /// placed by the engine. The plan replaces the previous one; the cloud
+    /// work the engine holds is fitted around it: running cloud jobs on
+    /// processors the plan takes now are evicted (reported by the next
+    /// [`Engine::schedule`]), those it takes later are scheduled for
+    /// eviction then, queued ones are placed again in queue order.
+    ///
+    /// Only under `hpc-first` and with no HPC job submitted to the engine:
+    /// the plan is the HPC work. Costs one sweep over the plan's windows
+    /// (`O(E log E + Σ|procs| + S·W)`), plus one earliest fit per unplanned
+    /// job and per queued cloud job.
+    pub fn mirror(
+        &mut self,
+        now: Time,
+        plan: &crate::mirror::MirroredPlan,
+    ) -> Result<crate::mirror::MirrorOutcome, EngineError> {
+        self.st.mirror(&self.config, now, plan)
     }
 
     /// `W_immediate` and `W_future` of the convergence area at `now`

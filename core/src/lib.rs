@@ -154,6 +154,7 @@ pub mod engine;
 pub mod job;
 mod maintenance;
 pub mod metrics;
+pub mod mirror;
 mod plan;
 mod predict;
 pub mod procset;
@@ -167,6 +168,7 @@ pub use engine::{
 };
 pub use job::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, UnknownName};
 pub use metrics::{violates, JobRecord, PredictionQuality, Shown, Summary, SummaryTally};
+pub use mirror::{MirrorOutcome, MirroredPlan, Occupation, UnplannedJob};
 pub use predict::{Beta, ThesisPrediction};
 pub use procset::ProcSet;
 pub use slo::{slo_for, DEFAULT_SLACK};

@@ -18,6 +18,8 @@
 //! and scheduled for eviction when it starts (un-scheduled again if that HPC
 //! reservation moves away and the processors stay free).
 
+mod mirror;
+
 use super::bound::CompressionBounds;
 use super::stages;
 use super::table::JobTable;
