@@ -24,7 +24,10 @@ pub const MARKER_PREFIX: &str = "interstice:";
 ///   as `PredictResponse::predicts_violation`): 1 when it predicted a
 ///   violation (a job admitted anyway under `admit-all`). Absent from markers
 ///   written by plugins older than the word and from unpredicted admissions:
-///   then the verdict is unknown (`None`), never guessed.
+///   then the verdict is unknown (`None`), never guessed;
+/// - `hold=ID`: the daemon's admission hold for the job
+///   (`PredictResponse::hold`): the slot it promised is held in its plan until
+///   Slurm lists the job with a plan of its own.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Marker {
     /// The daemon made a prediction and admitted the job (false: fail-open, unpredicted).
@@ -36,6 +39,8 @@ pub struct Marker {
     /// Whether the admission predicted a violation, as the daemon answered;
     /// `None` when the marker does not say (see the type's doc).
     pub predicted_violation: Option<bool>,
+    /// The daemon's admission hold for this job, if it holds one.
+    pub hold: Option<u64>,
 }
 
 impl fmt::Display for Marker {
@@ -47,6 +52,9 @@ impl fmt::Display for Marker {
         }
         if let Some(violation) = self.predicted_violation {
             write!(f, " predicted_violation={}", u8::from(violation))?;
+        }
+        if let Some(hold) = self.hold {
+            write!(f, " hold={hold}")?;
         }
         Ok(())
     }
@@ -66,6 +74,7 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
     let mut slo_seconds = None;
     let mut predicted_completion = None;
     let mut predicted_violation = None;
+    let mut hold = None;
     for word in words {
         if let Some(value) = word.strip_prefix("slo=") {
             slo_seconds = value.parse::<f64>().ok();
@@ -77,6 +86,8 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
                 "1" => Some(true),
                 _ => None,
             };
+        } else if let Some(value) = word.strip_prefix("hold=") {
+            hold = value.parse::<u64>().ok();
         }
     }
     Some(Marker {
@@ -84,6 +95,7 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
         slo_seconds: slo_seconds?,
         predicted_completion,
         predicted_violation,
+        hold,
     })
 }
 
@@ -172,9 +184,141 @@ pub const fn version_number(decimal: &str) -> u32 {
     value
 }
 
+/// A Slurm host list that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad Slurm host list {list:?}: {why}")]
+pub struct HostlistError {
+    /// The list given.
+    pub list: String,
+    /// What is wrong.
+    pub why: &'static str,
+}
+
+/// The most hosts one list may name (a bound on what a malformed range can cost).
+pub const MAX_HOSTLIST: usize = 1 << 20;
+
+/// The host names of a Slurm host list, in order: `n1`, `n[1-3,5]`,
+/// `n[01-10]` (zero padding kept), `a[1-2],b3`, `r[1-2]n[3-4]` (every
+/// combination), `n[1-2]-ib` (a suffix). Empty for `""`, `(null)` and `N/A`.
+pub fn expand_hostlist(list: &str) -> Result<Vec<String>, HostlistError> {
+    let list = list.trim();
+    let error = |why| HostlistError {
+        list: list.to_string(),
+        why,
+    };
+    if list.is_empty() || list == "(null)" || list == "N/A" {
+        return Ok(Vec::new());
+    }
+    let mut hosts = Vec::new();
+    for item in split_top_level(list).ok_or_else(|| error("unbalanced brackets"))? {
+        if item.is_empty() {
+            return Err(error("an empty host name"));
+        }
+        let mut names = vec![String::new()];
+        let mut rest = item;
+        while !rest.is_empty() {
+            let (literal, after) = rest.split_at(rest.find('[').unwrap_or(rest.len()));
+            for name in &mut names {
+                name.push_str(literal);
+            }
+            if after.is_empty() {
+                break;
+            }
+            let close = after.find(']').ok_or_else(|| error("unbalanced brackets"))?;
+            let alternatives = expand_range_list(&after[1..close]).ok_or_else(|| error("a bad range"))?;
+            if names.len().saturating_mul(alternatives.len()) + hosts.len() > MAX_HOSTLIST {
+                return Err(error("too many hosts"));
+            }
+            names = names
+                .iter()
+                .flat_map(|name| alternatives.iter().map(move |alt| format!("{name}{alt}")))
+                .collect();
+            rest = &after[close + 1..];
+        }
+        hosts.extend(names);
+    }
+    Ok(hosts)
+}
+
+/// `a[1-2],b3` → `["a[1-2]", "b3"]`: commas outside brackets split; `None` if brackets do not balance.
+fn split_top_level(list: &str) -> Option<Vec<&str>> {
+    let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if !(0..=1).contains(&depth) {
+            return None;
+        }
+    }
+    (depth == 0).then(|| {
+        items.push(&list[start..]);
+        items
+    })
+}
+
+/// `1-3,05` → `["1", "2", "3", "05"]`: the numbers of a bracket, padded to
+/// the width of each range's first bound when it starts with 0.
+fn expand_range_list(ranges: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for part in ranges.split(',') {
+        let (low, high) = part.split_once('-').unwrap_or((part, part));
+        if low.is_empty() || !low.bytes().chain(high.bytes()).all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let (from, to) = (low.parse::<u64>().ok()?, high.parse::<u64>().ok()?);
+        if to < from
+            || (to - from) as usize >= MAX_HOSTLIST
+            || out.len() + ((to - from) as usize) >= MAX_HOSTLIST
+        {
+            return None;
+        }
+        let width = if low.starts_with('0') { low.len() } else { 0 };
+        out.extend((from..=to).map(|n| format!("{n:0width$}")));
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_lists_expand_as_slurm_writes_them() {
+        let hosts = |list: &str| expand_hostlist(list).unwrap();
+        assert_eq!(hosts("n1"), ["n1"]);
+        assert_eq!(hosts("n[1-3,5]"), ["n1", "n2", "n3", "n5"]);
+        assert_eq!(hosts("n[08-10]"), ["n08", "n09", "n10"]);
+        assert_eq!(hosts("a[1-2],b3"), ["a1", "a2", "b3"]);
+        assert_eq!(hosts("r[1-2]n[3-4]"), ["r1n3", "r1n4", "r2n3", "r2n4"]);
+        assert_eq!(hosts("n[1-2]-ib"), ["n1-ib", "n2-ib"]);
+        assert!(hosts("(null)").is_empty() && hosts("").is_empty() && hosts("N/A").is_empty());
+        for bad in [
+            "n[1-",
+            "n]1[",
+            "n[a-b]",
+            "n[3-1]",
+            "n[1-99999999999]",
+            "a,,b",
+            "n[[1]]",
+        ] {
+            assert!(expand_hostlist(bad).is_err(), "{bad} should not parse");
+        }
+    }
+
+    #[test]
+    fn the_marker_carries_the_hold() {
+        let marker = parse_marker("x interstice:accepted slo=60 predicted_violation=0 hold=42").unwrap();
+        assert_eq!(marker.hold, Some(42));
+        assert_eq!(parse_marker(&marker.to_string()), Some(marker));
+        assert_eq!(parse_marker("interstice:accepted slo=60").unwrap().hold, None);
+    }
 
     #[test]
     fn slo_values_are_whole_seconds() {
@@ -223,6 +367,7 @@ mod tests {
                 slo_seconds: 410.0,
                 predicted_completion: None,
                 predicted_violation: None,
+                hold: None,
             })
         );
         assert_eq!(
@@ -232,6 +377,7 @@ mod tests {
                 slo_seconds: 300.0,
                 predicted_completion: Some(1060.0),
                 predicted_violation: None,
+                hold: None,
             })
         );
         assert_eq!(
@@ -241,6 +387,7 @@ mod tests {
                 slo_seconds: 300.0,
                 predicted_completion: Some(1060.0),
                 predicted_violation: Some(true),
+                hold: None,
             })
         );
         assert_eq!(
@@ -264,6 +411,7 @@ mod tests {
             slo_seconds: 120.0,
             predicted_completion: Some(1060.4),
             predicted_violation: Some(false),
+            hold: None,
         };
         assert_eq!(
             accepted.to_string(),
@@ -293,6 +441,7 @@ mod tests {
             slo_seconds: 410.0,
             predicted_completion: None,
             predicted_violation: None,
+            hold: None,
         };
         assert_eq!(unpredicted.to_string(), "interstice:unpredicted slo=410");
         assert_eq!(parse_marker(&unpredicted.to_string()), Some(unpredicted));

@@ -108,6 +108,13 @@ pub struct PredictResponse {
     pub predicts_violation: Option<bool>,
     /// An SLO the plan can meet, seconds.
     pub counter_offer_slo: Option<f64>,
+    /// The admission hold the daemon keeps for an admitted job (Slurm mode,
+    /// `admission: true`): its promised slot stays held in the daemon's plan,
+    /// so that concurrent submissions see it, until Slurm lists the job with
+    /// a plan (matched by the `hold=` word `job_submit/interstice` writes into
+    /// the job's marker) or the hold expires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold: Option<u64>,
 }
 
 /// What happened to an HPC job: the `type` of [`HpcEventRequest`].

@@ -535,6 +535,17 @@ pub struct SlurmConfig {
     /// read intervals): `/healthz` and predictions answer 503 meanwhile.
     #[serde(default)]
     pub plan_stale_seconds: Option<f64>,
+    /// How long an admission hold stands at most (seconds; 0: no holds). An
+    /// evictable job admitted by `job_submit/interstice` has its promised
+    /// slot held in the plan from the answer until Slurm lists it running or
+    /// planned; a job Slurm never lists (refused after the admission) frees
+    /// its hold after this long.
+    #[serde(default = "default_hold_seconds")]
+    pub hold_seconds: f64,
+}
+
+fn default_hold_seconds() -> f64 {
+    120.0
 }
 
 impl SlurmConfig {
@@ -902,6 +913,12 @@ impl Config {
                 }
                 if slurm.partition_hpc.is_empty() {
                     problems.push("backend.partition_hpc: must not be empty".to_string());
+                }
+                if !(slurm.hold_seconds.is_finite() && slurm.hold_seconds >= 0.0) {
+                    problems.push(format!(
+                        "backend.hold_seconds: {} must be a number of seconds >= 0 (0: no admission holds)",
+                        slurm.hold_seconds
+                    ));
                 }
             }
         }

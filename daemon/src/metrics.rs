@@ -6,6 +6,9 @@ use prometheus::{
     Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
 };
 
+/// The `result` labels of `interstice_admission_holds_released_total`.
+pub const HOLD_RESULTS: [&str; 3] = ["settled", "expired", "displaced"];
+
 /// Every metric the daemon exports.
 #[derive(Clone, Debug)]
 pub struct Metrics {
@@ -17,6 +20,13 @@ pub struct Metrics {
     pub admissions: IntCounterVec,
     /// Rejections that came with a counter-offer.
     pub counter_offers: IntCounter,
+    /// Admission holds standing now (Slurm mode): promised slots held in
+    /// the plan until Slurm lists their job.
+    pub admission_holds: IntGauge,
+    /// Admission holds released, `result="settled"` (Slurm lists the job
+    /// with a plan), `"expired"` (it never did within `hold_seconds`),
+    /// `"displaced"` (the plan's HPC work took the slot first).
+    pub admission_holds_released: IntCounterVec,
     /// Cloud jobs running on this node.
     pub cloud_jobs_running: IntGauge,
     /// Cloud jobs accepted and waiting.
@@ -79,6 +89,19 @@ impl Metrics {
             "slo_counteroffers_total",
             "Rejections that came with an SLO counter-offer",
         ))
+        .expect("valid");
+        let admission_holds = IntGauge::with_opts(opts(
+            "admission_holds",
+            "Admission holds standing: slots promised to evictable jobs Slurm does not list with a plan yet",
+        ))
+        .expect("valid");
+        let admission_holds_released = IntCounterVec::new(
+            opts(
+                "admission_holds_released_total",
+                "Admission holds released: settled (Slurm lists the job with a plan), expired, displaced",
+            ),
+            &["result"],
+        )
         .expect("valid");
         let cloud_jobs_running =
             IntGauge::with_opts(opts("cloud_jobs_running", "Cloud jobs running on this node"))
@@ -154,6 +177,8 @@ impl Metrics {
             idle_processor_seconds,
             admissions,
             counter_offers,
+            admission_holds,
+            admission_holds_released,
             cloud_jobs_running,
             cloud_jobs_queued,
             evictions,
@@ -184,6 +209,9 @@ impl Metrics {
         for outcome in ["tp", "fp", "fn", "tn"] {
             metrics.prediction_outcomes.with_label_values(&[outcome]);
         }
+        for result in HOLD_RESULTS {
+            metrics.admission_holds_released.with_label_values(&[result]);
+        }
         for kind in EventKind::ALL {
             metrics.hpc_events.with_label_values(&[kind.as_str()]);
         }
@@ -195,6 +223,8 @@ impl Metrics {
             Box::new(self.idle_processor_seconds.clone()),
             Box::new(self.admissions.clone()),
             Box::new(self.counter_offers.clone()),
+            Box::new(self.admission_holds.clone()),
+            Box::new(self.admission_holds_released.clone()),
             Box::new(self.cloud_jobs_running.clone()),
             Box::new(self.cloud_jobs_queued.clone()),
             Box::new(self.evictions.clone()),

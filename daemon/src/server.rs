@@ -130,6 +130,11 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
         std::env::current_exe().map_err(|err| setup(format!("cannot find own executable: {err}")))?;
     let executor = Executor::new(&config.state_dir, wrapper, config.execution.clone()).map_err(setup)?;
     let mut backend_config = config.backend.clone();
+    let engine = config.engine_config().map_err(setup)?;
+    let shape = backend::slurm::EngineShape {
+        procs: engine.procs,
+        conv_procs: engine.conv_procs,
+    };
     if let BackendConfig::Embedded(embedded) = &mut backend_config {
         embedded.clip_procs = Some(config.engine.procs);
     }
@@ -156,6 +161,7 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     tracing::info!(socket = %config.api.socket.display(), listen = ?config.api.listen, backend = backend::name(&config.backend), "intersticed ready");
     let mut backend_task = tokio::spawn(backend::run(
         backend_config,
+        shape,
         HpcSink::new(commands.clone()),
         metrics,
         Shutdown::new(stop_rx.clone()),

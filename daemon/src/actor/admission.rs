@@ -221,17 +221,40 @@ impl Actor {
 
     /// `POST /v1/predict`: what a submission would be answered now; with
     /// `admission: true` (a plugin deciding for its batch system) it is
-    /// counted and recorded like an admission.
+    /// counted and recorded like an admission, and in Slurm mode an admitted
+    /// job's slot is held until Slurm lists the job ([`super::holds`]).
     pub(super) fn predict(&mut self, request: PredictRequest) -> Result<PredictResponse, ApiError> {
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
         let now = self.now();
         self.ready(now)?;
-        let prediction = self
-            .driver
-            .engine()
-            .predict(request.procs, walltime, Some(slo), now);
-        let rejected = self.driver.engine().config().admission.rejects(&prediction);
-        let answer = prediction_answer(&prediction, rejected);
+        let held = if request.admission {
+            self.admit_held(request.procs, walltime, slo, now)?
+        } else {
+            None
+        };
+        let (prediction, rejected, hold) = match held {
+            Some((verdict, hold)) => {
+                let rejected = verdict.is_rejected();
+                let Some(prediction) = verdict.into_prediction() else {
+                    return Err(ApiError::internal(
+                        "the engine gave a cloud job no admission prediction",
+                    ));
+                };
+                (prediction, rejected, hold)
+            }
+            None => {
+                let prediction = self
+                    .driver
+                    .engine()
+                    .predict(request.procs, walltime, Some(slo), now);
+                let rejected = self.driver.engine().config().admission.rejects(&prediction);
+                (prediction, rejected, None)
+            }
+        };
+        let answer = PredictResponse {
+            hold,
+            ..prediction_answer(&prediction, rejected)
+        };
         if request.admission {
             let decision = if rejected { "rejected" } else { "admitted" };
             self.metrics.admissions.with_label_values(&[decision]).inc();
@@ -409,7 +432,9 @@ pub(super) fn engine_error(err: EngineError) -> ApiError {
     }
 }
 
-fn prediction_answer(prediction: &Prediction, rejected: bool) -> PredictResponse {
+/// The wire answer to a prediction: the one spelling of a [`Prediction`] in
+/// `POST /v1/predict` answers, the daemon's and a broker's.
+pub(crate) fn prediction_answer(prediction: &Prediction, rejected: bool) -> PredictResponse {
     PredictResponse {
         decision: decision_name(rejected).to_string(),
         predicted_start: finite_secs(prediction.start),
@@ -417,5 +442,6 @@ fn prediction_answer(prediction: &Prediction, rejected: bool) -> PredictResponse
         violation_seconds: prediction.violation_seconds,
         predicts_violation: Some(prediction.predicts_violation),
         counter_offer_slo: finite_secs(prediction.counter_offer_slo),
+        hold: None,
     }
 }

@@ -7,11 +7,11 @@ use super::admission::engine_error;
 use super::command::ApiError;
 use super::supervisor::Phase;
 use super::{secs, Actor};
-use crate::backend::{HpcEvent, HpcJobSnapshot, HpcUpdate};
+use crate::backend::{HpcEvent, HpcUpdate, PlanUpdate};
 use interstice_api::wire::EventKind;
 use interstice_core::{EndReason, Job, JobId, JobKind, JobState, ProcSet, Time};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashMap};
 
 /// Engine ids of HPC jobs start here; cloud jobs use their daemon id below it.
 const HPC_ID_BASE: u64 = 1 << 62;
@@ -92,7 +92,7 @@ impl Actor {
                     tracing::warn!("backend event ignored: {}", err.message);
                 }
             }
-            HpcUpdate::Snapshot { time, jobs } => self.hpc_snapshot(time, jobs),
+            HpcUpdate::Plan(update) => self.mirror_plan(update),
         }
     }
 
@@ -170,6 +170,11 @@ impl Actor {
             .with_label_values(&[event.kind.as_str()])
             .inc();
         let now = self.event_time(event.time);
+        if self.mirrors_plan {
+            // The batch system's plan has this job already (or will at its
+            // next read), on the cluster's processors: counted only.
+            return Ok(Vec::new());
+        }
         self.plan_updated(now);
         let mut evicted = Vec::new();
         match event.kind {
@@ -189,31 +194,32 @@ impl Actor {
         Ok(evicted)
     }
 
-    /// Make the engine's HPC jobs the snapshot's: new ones are submitted,
-    /// vanished ones end, running ones take their processors from cloud jobs.
-    fn hpc_snapshot(&mut self, time: Time, jobs: Vec<HpcJobSnapshot>) {
-        let now = self.event_time(time);
+    /// The batch system's plan becomes the engine's HPC layer: the holds
+    /// whose jobs it lists with a place are released first (the job's own
+    /// place stands for it now), its unplanned jobs still held are left out
+    /// (the hold stands for them), and local cloud work is fitted around it.
+    fn mirror_plan(&mut self, update: PlanUpdate) {
+        let now = self.event_time(update.time);
         self.plan_updated(now);
-        let present: HashSet<&str> = jobs.iter().map(|job| job.id.as_str()).collect();
-        let gone: Vec<String> = self
-            .hpc
-            .jobs
-            .keys()
-            .filter(|name| !present.contains(name.as_str()))
-            .cloned()
-            .collect();
-        for name in gone {
-            self.forget_hpc(&name, now, EndReason::Completed);
-        }
-        for job in &jobs {
-            if let Err(err) = self.submit_hpc(&job.id, job.procs, job.walltime, None, now) {
-                tracing::warn!("snapshot job {} ignored: {}", job.id, err.message);
-                continue;
+        self.release_holds(&update.settled_holds, now);
+        let mut plan = update.plan;
+        let holds = &self.holds;
+        let mut carried = update.unplanned_holds.into_iter();
+        plan.unplanned
+            .retain(|_| !carried.next().flatten().is_some_and(|hold| holds.holds(hold)));
+        match self.driver.mirror(now, &plan) {
+            Ok(outcome) => {
+                if outcome.overlapping > 0 {
+                    tracing::debug!(
+                        overlapping = outcome.overlapping,
+                        "the batch system's plan double-books processors (jobs inside reservations, or CPUs \
+                         shared out unevenly over a job's nodes)"
+                    );
+                }
             }
-            if let (Some(_), Some(cpus)) = (job.start, &job.cpus) {
-                self.evict_holding(cpus, now);
-            }
+            Err(err) => tracing::warn!("the batch system's plan is not mirrored: {err}"),
         }
+        self.dirty = true;
         self.schedule_now(now);
     }
 

@@ -24,6 +24,7 @@
 
 mod admission;
 mod command;
+mod holds;
 mod hpc;
 mod member;
 mod recovery;
@@ -32,7 +33,7 @@ mod telemetry;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use admission::positive_seconds;
+pub(crate) use admission::{positive_seconds, prediction_answer};
 pub use command::{ApiError, Command, ErrorKind, Owner, Reloadable};
 
 use crate::clock::Clock;
@@ -104,6 +105,11 @@ pub struct Actor {
     /// Admitted cloud jobs not yet ended (queued, held or running).
     jobs: HashMap<u64, CloudJob>,
     hpc: HpcMirror,
+    /// Admission holds (Slurm mode).
+    holds: holds::Holds,
+    /// The backend sends the batch system's own plan (Slurm): the engine
+    /// mirrors it and plans no HPC job of its own.
+    mirrors_plan: bool,
     /// The link to the broker, when this daemon is a data center member.
     member: Option<member::MemberLink>,
     readiness: Readiness,
@@ -156,6 +162,8 @@ impl Actor {
             clock: setup.clock,
             jobs: HashMap::new(),
             hpc: HpcMirror::default(),
+            holds: holds::Holds::new(&setup.config.backend),
+            mirrors_plan: matches!(setup.config.backend, crate::config::BackendConfig::Slurm(_)),
             member,
             readiness: Readiness::new(&setup.config.backend),
             next_job_id,
@@ -271,6 +279,7 @@ impl Actor {
         self.enforce(now);
         self.end_simulated_hpc_jobs(now);
         self.retry_held(now);
+        self.release_holds(&[], now);
         self.collect_hand_overs(now);
         let wakeup_due = self.driver.due(now).is_some();
         let plan_changed = self.dirty || wakeup_due;
@@ -310,6 +319,9 @@ impl Actor {
         let mut evicted = Vec::new();
         for decision in decisions {
             match decision {
+                Decision::Evict { id } if self.holds.holds(id.0) => {
+                    self.hold_evicted(id.0, now);
+                }
                 Decision::Evict { id } => {
                     if self.evict(id.0, now) {
                         evicted.push(id.0);

@@ -4,14 +4,14 @@
 use super::command::{Command, ErrorKind, Owner};
 use super::supervisor::Phase;
 use super::{Actor, ActorSetup};
-use crate::backend::HpcUpdate;
+use crate::backend::{HpcUpdate, PlanUpdate};
 use crate::clock::{Clock, ManualClock};
 use crate::config::Config;
 use crate::exec::Executor;
 use crate::metrics::Metrics;
 use crate::store::Store;
 use interstice_api::wire::SubmitRequest;
-use interstice_core::Time;
+use interstice_core::{MirroredPlan, Occupation, ProcSet, Time};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use tokio::sync::oneshot;
@@ -80,10 +80,12 @@ fn a_slurm_plan_goes_stale_exactly_plan_stale_seconds_after_the_last_read() {
     assert_eq!(err.kind, ErrorKind::Unavailable);
     assert!(err.message.starts_with("no plan yet"), "{}", err.message);
 
-    actor.handle(Command::Hpc(HpcUpdate::Snapshot {
+    actor.handle(Command::Hpc(HpcUpdate::Plan(PlanUpdate {
         time: T0,
-        jobs: Vec::new(),
-    }));
+        plan: MirroredPlan::default(),
+        unplanned_holds: Vec::new(),
+        settled_holds: Vec::new(),
+    })));
     assert_eq!(health(&mut actor).unwrap().plan_age_seconds, Some(0.0));
 
     clock.advance(Time::from_secs(15));
@@ -161,4 +163,104 @@ fn walltime_is_enforced_at_exactly_start_plus_walltime() {
     assert_eq!(view.ended_at, Some((T0 + Time::from_secs(10)).as_secs_f64()));
     assert_eq!(view.slo_violated, Some(false));
     assert_eq!(actor.metrics.slo_violations.get(), 0);
+}
+
+/// `POST /v1/predict` as job_submit/interstice asks it (`admission: true`).
+fn admit(actor: &mut Actor, procs: u32, walltime: f64, slo: f64) -> interstice_api::wire::PredictResponse {
+    let request = interstice_api::wire::PredictRequest {
+        procs,
+        walltime,
+        slo,
+        admission: true,
+        features: Vec::new(),
+    };
+    ask(actor, |reply| Command::Predict { request, reply }).unwrap()
+}
+
+fn plan_update(time: Time, jobs: Vec<Occupation>, settled_holds: Vec<u64>) -> Command {
+    Command::Hpc(HpcUpdate::Plan(PlanUpdate {
+        time,
+        plan: MirroredPlan {
+            jobs,
+            ..MirroredPlan::default()
+        },
+        unplanned_holds: Vec::new(),
+        settled_holds,
+    }))
+}
+
+/// Evictable jobs admitted between two reads of Slurm's plan see each other:
+/// a 2-processor hole for 100 s takes exactly one 2-processor, 60 s job
+/// whose SLO leaves no room to wait; the next ones are refused with a
+/// counter-offer, until the hold is settled by Slurm listing the job, or
+/// expires.
+#[test]
+fn admissions_between_two_plan_reads_hold_what_they_promise() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let mut actor = actor(
+        dir.path(),
+        &clock,
+        "engine: {procs: 4, admission: reject-predicted}\n\
+         backend: {type: slurm, bf_interval_seconds: 5, hold_seconds: 30}\n",
+    );
+    // Slurm runs a job on processors 0-1 for 100 s: 2-3 are the hole.
+    let busy = Occupation {
+        procs: ProcSet::range(0, 1),
+        start: T0,
+        end: T0 + Time::from_secs(100),
+    };
+    actor.handle(plan_update(T0, vec![busy.clone()], Vec::new()));
+    let first = admit(&mut actor, 2, 60.0, 70.0);
+    assert_eq!(first.decision, "accepted");
+    let hold = first.hold.expect("an admitted job is held");
+    let answers: Vec<_> = (0..5).map(|_| admit(&mut actor, 2, 60.0, 70.0)).collect();
+    for answer in &answers {
+        assert_eq!(answer.decision, "rejected", "{answer:?}");
+        assert_eq!(answer.hold, None);
+        assert_eq!(
+            answer.counter_offer_slo,
+            Some(120.0),
+            "after the held job: {answer:?}"
+        );
+    }
+    assert_eq!(actor.metrics.admission_holds.get(), 1);
+    // A read of the plan that does not list the job yet keeps the hold.
+    clock.advance(Time::from_secs(5));
+    actor.handle(plan_update(clock.now(), vec![busy.clone()], Vec::new()));
+    assert_eq!(admit(&mut actor, 2, 60.0, 70.0).decision, "rejected");
+    // Slurm lists it, running on 2-3: its own place stands for it now.
+    let listed = Occupation {
+        procs: ProcSet::range(2, 3),
+        start: clock.now(),
+        end: clock.now() + Time::from_secs(60),
+    };
+    actor.handle(plan_update(clock.now(), vec![busy.clone(), listed], vec![hold]));
+    assert_eq!(actor.metrics.admission_holds.get(), 0);
+    assert_eq!(
+        actor
+            .metrics
+            .admission_holds_released
+            .with_label_values(&["settled"])
+            .get(),
+        1
+    );
+    assert_eq!(admit(&mut actor, 2, 60.0, 70.0).decision, "rejected");
+    // A hold whose job Slurm never lists expires.
+    actor.handle(plan_update(clock.now(), Vec::new(), Vec::new()));
+    let lone = admit(&mut actor, 4, 60.0, 70.0);
+    assert!(lone.hold.is_some(), "{lone:?}");
+    assert_eq!(admit(&mut actor, 1, 60.0, 70.0).decision, "rejected");
+    clock.advance(Time::from_secs(30));
+    actor.tick();
+    actor.handle(plan_update(clock.now(), Vec::new(), Vec::new()));
+    assert_eq!(
+        actor
+            .metrics
+            .admission_holds_released
+            .with_label_values(&["expired"])
+            .get(),
+        1
+    );
+    assert_eq!(admit(&mut actor, 1, 60.0, 70.0).decision, "accepted");
 }

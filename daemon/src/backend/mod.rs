@@ -39,11 +39,12 @@
 //!   SPANK prolog) produce these. An event with `runtime: Some(_)` on `Submitted`
 //!   asks the daemon to *simulate* the job: it ends by itself `runtime` after the
 //!   engine starts it (embedded replay only).
-//! * [`HpcUpdate::Snapshot`]: the full set of HPC jobs pending or running in the
-//!   batch system now ([`HpcJobSnapshot`]). The daemon diffs it against what it
-//!   knows: new jobs are submitted to the engine, vanished jobs end (running) or
-//!   are withdrawn (pending), running jobs with `cpus` evict the local cloud jobs
-//!   holding those processors. The Slurm backend sends one per `bf_interval`.
+//! * [`HpcUpdate::Plan`]: the batch system's own plan ([`PlanUpdate`]): every
+//!   job where and when it runs or plans it, in the engine's processors. The
+//!   daemon makes it the engine's HPC layer (`Engine::mirror`), releases the
+//!   admission holds whose jobs it now lists, and from then on plans no HPC
+//!   job of its own (events are counted only). The Slurm backend sends one
+//!   per `bf_interval`.
 //!
 //! The backends: `embedded` (SWF replay, [`embedded`]), `plugin` (events come in over
 //! HTTP only; its task just waits for shutdown) and `slurm` ([`slurm`]).
@@ -55,7 +56,7 @@ use crate::actor::Command;
 use crate::config::BackendConfig;
 use crate::metrics::Metrics;
 use interstice_api::wire::EventKind;
-use interstice_core::{ProcSet, Time};
+use interstice_core::{MirroredPlan, ProcSet, Time};
 use std::sync::mpsc;
 use tokio::sync::watch;
 
@@ -79,21 +80,20 @@ pub struct HpcEvent {
     pub cpus: Option<ProcSet>,
 }
 
-/// One HPC job as the batch system sees it now.
+/// The batch system's own plan at `time` (the Slurm backend, every read).
 #[derive(Clone, Debug, PartialEq)]
-pub struct HpcJobSnapshot {
-    /// The batch system's job id.
-    pub id: String,
-    /// Processors.
-    pub procs: u32,
-    /// Requested walltime.
-    pub walltime: Time,
-    /// Submission time.
-    pub submit: Time,
-    /// Start time if running.
-    pub start: Option<Time>,
-    /// Local processors it holds on this node, if known and running here.
-    pub cpus: Option<ProcSet>,
+pub struct PlanUpdate {
+    /// When it was read.
+    pub time: Time,
+    /// Every job where and when the batch system runs or plans it, blocked
+    /// processors, and the pending jobs it gave no plan.
+    pub plan: MirroredPlan,
+    /// The admission hold each of `plan.unplanned` carries, if any (in
+    /// order): while the daemon still holds it, the hold stands for the job.
+    pub unplanned_holds: Vec<Option<u64>>,
+    /// Admission holds whose job the batch system now runs or plans: the
+    /// daemon releases them.
+    pub settled_holds: Vec<u64>,
 }
 
 /// What a backend sends to the daemon.
@@ -101,13 +101,8 @@ pub struct HpcJobSnapshot {
 pub enum HpcUpdate {
     /// One event.
     Event(HpcEvent),
-    /// Every pending or running HPC job, taken at `time`.
-    Snapshot {
-        /// When the snapshot was taken.
-        time: Time,
-        /// The jobs.
-        jobs: Vec<HpcJobSnapshot>,
-    },
+    /// The batch system's plan: it replaces the engine's HPC planning.
+    Plan(PlanUpdate),
 }
 
 /// Errors of a backend task.
@@ -164,9 +159,12 @@ impl Shutdown {
     }
 }
 
-/// Run the configured backend until shutdown; backends that export metrics count into `metrics`.
+/// Run the configured backend until shutdown; backends that export metrics
+/// count into `metrics`; a backend that maps a plan onto the engine's
+/// processors (Slurm) maps it onto `shape`.
 pub async fn run(
     config: BackendConfig,
+    shape: slurm::EngineShape,
     sink: HpcSink,
     metrics: Metrics,
     mut shutdown: Shutdown,
@@ -177,7 +175,7 @@ pub async fn run(
             shutdown.wait().await;
             Ok(())
         }
-        BackendConfig::Slurm(config) => slurm::run(config, sink, metrics, shutdown).await,
+        BackendConfig::Slurm(config) => slurm::run(config, shape, sink, metrics, shutdown).await,
     }
 }
 

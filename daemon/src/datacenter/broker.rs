@@ -19,7 +19,7 @@
 //! - `GET /v1/jobs/{id}`: the member's view of the job, under the broker's id.
 
 use super::{secs, tuple_of};
-use crate::actor::Owner;
+use crate::actor::{prediction_answer, Owner};
 use crate::actor::{ApiError, ErrorKind};
 use crate::api::{api_error, error_response, parse_body, Peer};
 use crate::clock::Clock;
@@ -38,7 +38,7 @@ use interstice_api::wire::{
 };
 use interstice_api::{Client, ClientError, Endpoint};
 use interstice_core::datacenter::{rank, route, Choice, Request, Route, Tuple};
-use interstice_core::{Prediction, Time};
+use interstice_core::Time;
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -555,18 +555,6 @@ fn rejected(id: u64, counter_offer_slo: Option<f64>, violation_seconds: Option<f
         violation_seconds,
         counter_offer_slo,
         member: None,
-    }
-}
-
-fn prediction_answer(prediction: &Prediction, rejected: bool) -> PredictResponse {
-    let finite = |time: Option<Time>| time.filter(|t| !t.is_infinite()).map(secs);
-    PredictResponse {
-        decision: decision_name(rejected).to_string(),
-        predicted_start: finite(prediction.start),
-        predicted_completion: finite(prediction.completion),
-        violation_seconds: prediction.violation_seconds,
-        predicts_violation: Some(prediction.predicts_violation),
-        counter_offer_slo: finite(prediction.counter_offer_slo),
     }
 }
 

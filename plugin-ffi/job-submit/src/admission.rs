@@ -166,6 +166,7 @@ pub fn decide(
                 slo_seconds,
                 predicted_completion: prediction.predicted_completion,
                 predicted_violation: prediction.predicts_violation,
+                hold: prediction.hold,
             },
             false,
         ),
@@ -177,6 +178,7 @@ pub fn decide(
                     slo_seconds,
                     predicted_completion: None,
                     predicted_violation: None,
+                    hold: None,
                 },
                 true,
             ),
@@ -223,6 +225,7 @@ mod tests {
             violation_seconds: Some(-10.0),
             predicts_violation: Some(decision == "rejected"),
             counter_offer_slo: offer,
+            hold: (decision == "accepted").then_some(7),
         }
     }
 
@@ -263,7 +266,8 @@ mod tests {
         assert_eq!(routing.deadline, Some(5120));
         assert_eq!(
             routing.comment,
-            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0"
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0 hold=7",
+            "the marker names the daemon's hold, so the daemon can release it once Slurm lists the job"
         );
         assert!(!routing.unpredicted);
     }
@@ -285,12 +289,12 @@ mod tests {
         // admit-all lets in a job whose prediction is late: the marker says so.
         assert_eq!(
             comment(Some(true)),
-            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=1"
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=1 hold=7"
         );
         // A daemon that does not send the verdict: the marker does not invent one.
         assert_eq!(
             comment(None),
-            "interstice:accepted slo=120 predicted_completion=1060"
+            "interstice:accepted slo=120 predicted_completion=1060 hold=7"
         );
     }
 

@@ -1,0 +1,530 @@
+//! Slurm's plan in the engine's processors: which engine processor is which
+//! node's CPU ([`Topology`]), and every job where and when Slurm runs or
+//! plans it ([`plan`]), as a [`MirroredPlan`] for `Engine::mirror`.
+//!
+//! - Processors are `(node, cpu)`: the nodes of the cloud partition first,
+//!   in the order `scontrol` lists them, on processors `0..` (the convergence
+//!   area is the cloud partition), then the other nodes of the HPC partition
+//!   from `engine.conv_procs` on. Processors no node maps to are blocked.
+//! - A running job is busy on its nodes (`squeue %N`) until its expected end;
+//!   a pending job Slurm's backfill planned (`%S` with scheduled nodes `%Y`)
+//!   from its planned start for its time limit. `squeue` gives a job's CPU
+//!   count, not how they spread over its nodes: they are shared out evenly,
+//!   and within a node each job takes the lowest CPUs free when it starts
+//!   (Slurm's own core choice is not needed to know how many are free when).
+//! - Pending jobs without a plan (beyond `bf_window`, or not considered yet)
+//!   are left to the engine, in Slurm's priority order (`squeue`'s), each
+//!   at its earliest fit after every planned job; held jobs are left out.
+//! - Nodes down, drained, draining, failing or not responding take no new
+//!   work: each of their CPUs is blocked from the end of the job running on
+//!   it. Advance reservations (maintenance windows) block their nodes over
+//!   their window, whole nodes (a reservation of some cores of a node blocks
+//!   the node).
+//! - A job whose marker names an admission hold (`hold=ID`) settles the hold
+//!   once Slurm runs or plans it; until then the hold stands for it.
+
+use super::cluster::{Node, Reservation};
+use super::{JobStateName, SqueueJob};
+use interstice_api::slurm::expand_hostlist;
+use interstice_core::{MirroredPlan, Occupation, ProcSet, Time, UnplannedJob};
+use std::collections::HashMap;
+
+/// Walltime assumed for a job without a time limit (UNLIMITED).
+const UNLIMITED: Time = Time::from_secs(365 * 86_400);
+
+/// Where each node's CPUs are among the engine's processors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Topology {
+    nodes: HashMap<String, NodeCpus>,
+    /// Node names in processor order.
+    order: Vec<String>,
+    /// Engine processors no node maps to.
+    unmapped: ProcSet,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct NodeCpus {
+    /// The engine processor of the node's CPU 0.
+    first: u32,
+    cpus: u32,
+    available: bool,
+}
+
+/// The cluster does not fit the engine's processors.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the cluster does not fit the engine: the cloud partition {cloud:?} has {cloud_cpus} CPUs and the other nodes \
+     of {hpc:?} {hpc_cpus}, the engine has conv_procs {conv_procs} and procs {procs}: set engine.conv_procs to \
+     {cloud_cpus} and engine.procs to {needed} or more (processors no node maps to stay unused)"
+)]
+pub struct TopologyError {
+    cloud: String,
+    hpc: String,
+    cloud_cpus: u32,
+    hpc_cpus: u32,
+    conv_procs: u32,
+    procs: u32,
+    needed: u32,
+}
+
+impl Topology {
+    /// The processors of the nodes of partitions `cloud` (the area, first)
+    /// and `hpc`, in an engine of `procs` processors whose area is
+    /// `0..conv_procs`.
+    pub fn new(
+        nodes: &[Node],
+        cloud: &str,
+        hpc: &str,
+        procs: u32,
+        conv_procs: u32,
+    ) -> Result<Topology, TopologyError> {
+        let in_partition = |node: &Node, name: &str| node.partitions.iter().any(|p| p == name);
+        let cloud_nodes: Vec<&Node> = nodes.iter().filter(|n| in_partition(n, cloud)).collect();
+        let hpc_nodes: Vec<&Node> = nodes
+            .iter()
+            .filter(|n| in_partition(n, hpc) && !in_partition(n, cloud))
+            .collect();
+        let sum = |list: &[&Node]| list.iter().map(|n| n.total).fold(0u32, u32::saturating_add);
+        let (cloud_cpus, hpc_cpus) = (sum(&cloud_nodes), sum(&hpc_nodes));
+        if cloud_cpus > conv_procs || conv_procs.saturating_add(hpc_cpus) > procs {
+            return Err(TopologyError {
+                cloud: cloud.to_string(),
+                hpc: hpc.to_string(),
+                cloud_cpus,
+                hpc_cpus,
+                conv_procs,
+                procs,
+                needed: cloud_cpus.saturating_add(hpc_cpus),
+            });
+        }
+        let mut topology = Topology {
+            nodes: HashMap::new(),
+            order: Vec::new(),
+            unmapped: ProcSet::new(),
+        };
+        let mut place = |list: &[&Node], mut first: u32| {
+            for node in list {
+                topology.nodes.insert(
+                    node.name.clone(),
+                    NodeCpus {
+                        first,
+                        cpus: node.total,
+                        available: node.available(),
+                    },
+                );
+                topology.order.push(node.name.clone());
+                first += node.total;
+            }
+            first
+        };
+        let cloud_end = place(&cloud_nodes, 0);
+        let hpc_end = place(&hpc_nodes, conv_procs);
+        let mut unmapped = Vec::new();
+        if cloud_end < conv_procs {
+            unmapped.push((cloud_end, conv_procs - 1));
+        }
+        if hpc_end < procs {
+            unmapped.push((hpc_end, procs - 1));
+        }
+        topology.unmapped = ProcSet::from_ranges(unmapped);
+        Ok(topology)
+    }
+
+    /// The engine processor of `node`'s CPU `cpu`.
+    fn proc(&self, node: &str, cpu: u32) -> Option<u32> {
+        self.nodes
+            .get(node)
+            .filter(|n| cpu < n.cpus)
+            .map(|n| n.first + cpu)
+    }
+}
+
+/// What one read of the queue says about the plan.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlanRead {
+    /// The plan, in the engine's processors.
+    pub plan: MirroredPlan,
+    /// The admission hold each of `plan.unplanned` carries, if any (in order).
+    pub unplanned_holds: Vec<Option<u64>>,
+    /// Holds whose job Slurm now runs or plans: they are released.
+    pub settled_holds: Vec<u64>,
+    /// How many jobs are running, planned by Slurm, left to the engine, held.
+    pub counts: PlanCounts,
+}
+
+/// Jobs of the plan by where their place comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanCounts {
+    /// Running.
+    pub running: usize,
+    /// Pending, planned by Slurm's backfill.
+    pub planned: usize,
+    /// Pending without a plan: placed by the engine.
+    pub unplanned: usize,
+    /// Held by their user or an administrator: not in the plan.
+    pub held: usize,
+}
+
+/// One job's share of one node: `count` CPUs over `[start, end)`.
+struct NodeShare {
+    job: usize,
+    node: String,
+    count: u32,
+    start: Time,
+    end: Time,
+}
+
+/// Slurm's plan at `now` (epoch seconds) on `topology`: see the module docs.
+pub fn plan(
+    topology: &Topology,
+    jobs: &[SqueueJob],
+    reservations: &[Reservation],
+    now_seconds: i64,
+) -> PlanRead {
+    let now = Time::from_secs(now_seconds);
+    let mut read = PlanRead::default();
+    let mut running_shares = Vec::new();
+    let mut planned_shares = Vec::new();
+    for (index, job) in jobs.iter().enumerate() {
+        let hold = job.marker.and_then(|m| m.hold);
+        let limit = job
+            .time_limit_seconds
+            .map_or(UNLIMITED, |s| Time::from_secs(s as i64));
+        match job.state {
+            JobStateName::Running => {
+                read.counts.running += 1;
+                read.settled_holds.extend(hold);
+                let start = job.start.map_or(now, Time::from_secs).min(now);
+                // Past its end and not reaped yet: busy a moment longer.
+                let end = job
+                    .end
+                    .map_or_else(|| start.saturating_add(limit), Time::from_secs)
+                    .max(now + Time::from_secs(1));
+                running_shares.extend(shares(index, job, &job.nodes, start, end));
+            }
+            JobStateName::Pending if job.is_held() => read.counts.held += 1,
+            JobStateName::Pending => match job.start.filter(|_| has_hosts(&job.sched_nodes)) {
+                Some(start) => {
+                    read.counts.planned += 1;
+                    read.settled_holds.extend(hold);
+                    let start = Time::from_secs(start).max(now);
+                    planned_shares.extend(shares(
+                        index,
+                        job,
+                        &job.sched_nodes,
+                        start,
+                        start.saturating_add(limit),
+                    ));
+                }
+                None => {
+                    read.counts.unplanned += 1;
+                    read.plan.unplanned.push(UnplannedJob {
+                        procs: job.cpus.max(1),
+                        walltime: limit,
+                    });
+                    read.unplanned_holds.push(hold);
+                }
+            },
+            _ => {}
+        }
+    }
+    let mut cpus = CpuClock::new(topology);
+    let mut placed: Vec<Vec<u32>> = vec![Vec::new(); jobs.len()];
+    let mut windows: HashMap<usize, (Time, Time)> = HashMap::new();
+    for share in cpus.assign(topology, running_shares) {
+        placed[share.0].extend(share.1);
+        windows.insert(share.0, (share.2, share.3));
+    }
+    read.plan.blocked = cpus.unavailable_from(topology, now);
+    for share in cpus.assign(topology, planned_shares) {
+        placed[share.0].extend(share.1);
+        windows.insert(share.0, (share.2, share.3));
+    }
+    let mut ordered: Vec<(&usize, &(Time, Time))> = windows.iter().collect();
+    ordered.sort_unstable_by_key(|(job, _)| **job);
+    for (job, &(start, end)) in ordered {
+        let procs = ProcSet::from_ids(placed[*job].iter().copied());
+        if !procs.is_empty() {
+            read.plan.jobs.push(Occupation { procs, start, end });
+        }
+    }
+    for reservation in reservations {
+        let nodes: Vec<&String> = match &reservation.nodes {
+            Some(list) => list.iter().collect(),
+            None => topology.order.iter().collect(),
+        };
+        let procs = ProcSet::from_ids(nodes.iter().flat_map(|node| {
+            let cpus = topology.nodes.get(node.as_str()).map_or(0, |n| n.cpus);
+            (0..cpus).filter_map(|cpu| topology.proc(node, cpu))
+        }));
+        if !procs.is_empty() && reservation.end > now_seconds {
+            read.plan.blocked.push(Occupation {
+                procs,
+                start: Time::from_secs(reservation.start),
+                end: Time::from_secs(reservation.end),
+            });
+        }
+    }
+    if !topology.unmapped.is_empty() {
+        read.plan.blocked.push(Occupation {
+            procs: topology.unmapped.clone(),
+            start: now,
+            end: Time::INFINITY,
+        });
+    }
+    read
+}
+
+/// Whether a host list names at least one host.
+fn has_hosts(list: &str) -> bool {
+    expand_hostlist(list).is_ok_and(|hosts| !hosts.is_empty())
+}
+
+/// A job's CPUs shared out over the nodes of `list` (evenly, the first
+/// nodes taking one more while some remain); no share for a list that does
+/// not parse.
+fn shares(job: usize, squeue: &SqueueJob, list: &str, start: Time, end: Time) -> Vec<NodeShare> {
+    let Ok(nodes) = expand_hostlist(list) else {
+        tracing::warn!(job = %squeue.id, "slurm: node list {list:?} does not parse; the job is left out of the plan");
+        return Vec::new();
+    };
+    let n = nodes.len().max(1) as u32;
+    let cpus = squeue.cpus.max(n);
+    nodes
+        .into_iter()
+        .enumerate()
+        .map(|(i, node)| NodeShare {
+            job,
+            node,
+            count: cpus / n + u32::from((i as u32) < cpus % n),
+            start,
+            end,
+        })
+        .collect()
+}
+
+/// When each CPU of each node is free again, as shares are assigned.
+struct CpuClock {
+    free_at: HashMap<String, Vec<Time>>,
+}
+
+impl CpuClock {
+    fn new(topology: &Topology) -> CpuClock {
+        CpuClock {
+            free_at: topology
+                .nodes
+                .iter()
+                .map(|(name, node)| (name.clone(), vec![Time::from_ticks(i64::MIN); node.cpus as usize]))
+                .collect(),
+        }
+    }
+
+    /// Give each share, by start, the lowest CPUs of its node free at its
+    /// start (when too few are, those free soonest: the plan double-books
+    /// them, and the engine counts it). Returns `(job, processors, start, end)`.
+    fn assign(
+        &mut self,
+        topology: &Topology,
+        mut shares: Vec<NodeShare>,
+    ) -> Vec<(usize, Vec<u32>, Time, Time)> {
+        shares.sort_by_key(|s| (s.start, s.end, s.job));
+        let mut out = Vec::with_capacity(shares.len());
+        for share in shares {
+            let Some(free_at) = self.free_at.get_mut(&share.node) else {
+                continue; // a node of another partition
+            };
+            let want = share.count as usize;
+            let mut chosen: Vec<usize> = (0..free_at.len())
+                .filter(|&c| free_at[c] <= share.start)
+                .take(want)
+                .collect();
+            if chosen.len() < want {
+                let mut rest: Vec<usize> = (0..free_at.len()).filter(|&c| free_at[c] > share.start).collect();
+                rest.sort_by_key(|&c| (free_at[c], c));
+                chosen.extend(rest.into_iter().take(want - chosen.len()));
+            }
+            for &c in &chosen {
+                free_at[c] = free_at[c].max(share.end);
+            }
+            let procs = chosen
+                .into_iter()
+                .filter_map(|c| topology.proc(&share.node, c as u32))
+                .collect();
+            out.push((share.job, procs, share.start, share.end));
+        }
+        out
+    }
+
+    /// Every CPU of the nodes that take no new work, blocked from when the
+    /// job on it ends (or `now`).
+    fn unavailable_from(&self, topology: &Topology, now: Time) -> Vec<Occupation> {
+        let mut blocked = Vec::new();
+        for name in &topology.order {
+            let node = &topology.nodes[name];
+            if node.available() {
+                continue;
+            }
+            for (cpu, &free) in self.free_at[name].iter().enumerate() {
+                if let Some(proc) = topology.proc(name, cpu as u32) {
+                    blocked.push(Occupation {
+                        procs: ProcSet::range(proc, proc),
+                        start: free.max(now),
+                        end: Time::INFINITY,
+                    });
+                }
+            }
+        }
+        blocked
+    }
+}
+
+impl NodeCpus {
+    fn available(&self) -> bool {
+        self.available
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::slurm::cluster::parse_nodes;
+    use crate::backend::slurm::parse_squeue;
+
+    const NOW: i64 = 1_800_000_000;
+
+    /// n1 and n2 in both partitions, n3 in hpc only, n2 draining.
+    fn nodes() -> Vec<Node> {
+        parse_nodes(
+            "NodeName=n1 CPUAlloc=4 CPUTot=4 State=ALLOCATED Partitions=hpc,cloud\n\
+             NodeName=n2 CPUAlloc=2 CPUTot=4 State=MIXED+DRAIN Partitions=hpc,cloud\n\
+             NodeName=n3 CPUAlloc=0 CPUTot=4 State=IDLE Partitions=hpc\n",
+        )
+        .unwrap()
+    }
+
+    fn at(seconds: i64) -> Time {
+        Time::from_secs(NOW + seconds)
+    }
+
+    fn set(text: &str) -> ProcSet {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn the_cloud_partition_is_the_area_and_the_rest_follows_it() {
+        let topology = Topology::new(&nodes(), "cloud", "hpc", 16, 10).unwrap();
+        assert_eq!(topology.proc("n1", 0), Some(0));
+        assert_eq!(topology.proc("n2", 3), Some(7));
+        assert_eq!(
+            topology.proc("n3", 0),
+            Some(10),
+            "hpc-only nodes start after the area"
+        );
+        assert_eq!(topology.proc("n3", 4), None);
+        assert_eq!(topology.unmapped, set("8-9 14-15"));
+        let err = Topology::new(&nodes(), "cloud", "hpc", 10, 6)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("set engine.conv_procs to 8 and engine.procs to 12 or more"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn slurms_plan_in_the_engines_processors() {
+        let topology = Topology::new(&nodes(), "cloud", "hpc", 12, 8).unwrap();
+        let squeue = format!(
+            "1|hpc|RUNNING|6|10:00|{s}|{s}|{e1}|None|n[1-2]|(null)|(null)\n\
+             2|cloud|RUNNING|1|5:00|{s}|{s}|{e2}|None|n1|(null)|interstice:accepted slo=400 hold=7\n\
+             3|hpc|PENDING|4|1:00|{s}|{p}|{pe}|Resources||n3|(null)\n\
+             4|cloud|PENDING|2|2:00|{s}|N/A|N/A|Priority||(null)|interstice:accepted slo=900 hold=8\n\
+             5|hpc|PENDING|1|UNLIMITED|{s}|N/A|N/A|JobHeldUser||(null)|(null)\n\
+             6|hpc|COMPLETED|4|1:00|{s}|{s}|{s}|None|n3|(null)|(null)\n",
+            s = NOW - 100,
+            e1 = NOW + 500,
+            e2 = NOW + 200,
+            p = NOW + 300,
+            pe = NOW + 360,
+        );
+        let jobs = parse_squeue(&squeue).unwrap();
+        let reservations = vec![Reservation {
+            name: "maint".into(),
+            start: NOW + 1000,
+            end: NOW + 4600,
+            nodes: Some(vec!["n3".into()]),
+        }];
+        let read = plan(&topology, &jobs, &reservations, NOW);
+        assert_eq!(
+            read.counts,
+            PlanCounts {
+                running: 2,
+                planned: 1,
+                unplanned: 1,
+                held: 1
+            }
+        );
+        // Job 2 ends first: it takes n1's lowest CPU (0); job 1's 6 CPUs are
+        // 3 on n1 (1-3) and 3 on n2 (4-6).
+        assert_eq!(
+            read.plan.jobs,
+            vec![
+                Occupation {
+                    procs: set("1-6"),
+                    start: at(-100),
+                    end: at(500)
+                },
+                Occupation {
+                    procs: set("0"),
+                    start: at(-100),
+                    end: at(200)
+                },
+                Occupation {
+                    procs: set("8-11"),
+                    start: at(300),
+                    end: at(360)
+                },
+            ]
+        );
+        assert_eq!(read.settled_holds, vec![7], "the running job settles its hold");
+        assert_eq!(read.unplanned_holds, vec![Some(8)]);
+        assert_eq!(
+            read.plan.unplanned,
+            vec![UnplannedJob {
+                procs: 2,
+                walltime: Time::from_secs(120)
+            }]
+        );
+        // Draining n2: its free CPU 7 from now, 4-6 from job 1's end; n3's maintenance window.
+        let blocked: Vec<(ProcSet, Time, Time)> = read
+            .plan
+            .blocked
+            .iter()
+            .map(|o| (o.procs.clone(), o.start, o.end))
+            .collect();
+        assert_eq!(
+            blocked,
+            vec![
+                (set("4"), at(500), Time::INFINITY),
+                (set("5"), at(500), Time::INFINITY),
+                (set("6"), at(500), Time::INFINITY),
+                (set("7"), at(0), Time::INFINITY),
+                (set("8-11"), at(1000), at(4600)),
+            ]
+        );
+    }
+
+    #[test]
+    fn jobs_on_unknown_nodes_or_bad_lists_are_left_out_not_fatal() {
+        let topology = Topology::new(&nodes(), "cloud", "hpc", 12, 8).unwrap();
+        let squeue = format!(
+            "1|other|RUNNING|2|1:00|{s}|{s}|{e}|None|x9|(null)|(null)\n\
+             2|hpc|RUNNING|2|1:00|{s}|{s}|{e}|None|n[1-|(null)|(null)\n",
+            s = NOW,
+            e = NOW + 60
+        );
+        let read = plan(&topology, &parse_squeue(&squeue).unwrap(), &[], NOW);
+        assert!(read.plan.jobs.is_empty(), "{:?}", read.plan.jobs);
+        assert_eq!(read.counts.running, 2);
+    }
+}
