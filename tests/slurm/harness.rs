@@ -435,6 +435,16 @@ impl Cluster {
         }
     }
 
+    /// CPUs of all the cluster's nodes (`CPUTot` of `scontrol show node`).
+    pub fn cpus(&self) -> u32 {
+        let output = self.run("scontrol", &["-o", "show", "node"]);
+        String::from_utf8_lossy(&output.stdout)
+            .split_whitespace()
+            .filter_map(|word| word.strip_prefix("CPUTot="))
+            .map(|n| n.parse::<u32>().expect("CPUTot is a number"))
+            .sum()
+    }
+
     /// The slurmctld log so far.
     pub fn slurmctld_log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("slurmctld.log")).unwrap_or_default()

@@ -145,8 +145,8 @@ fn interstice_on_a_real_slurm() {
         "C1 comment {comment:?}"
     );
     assert!(
-        comment.ends_with(" predicted_violation=0"),
-        "C1's marker carries the engine's verdict: {comment:?}"
+        comment.contains(" predicted_violation=0 hold="),
+        "C1's marker carries the engine's verdict and the daemon's hold: {comment:?}"
     );
     // It runs in the hole, before H1 ends, and completes: met.
     cluster.wait_state(&c1, &["RUNNING", "COMPLETED"], Duration::from_secs(15));
