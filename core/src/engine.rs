@@ -597,7 +597,7 @@ impl Engine {
     /// Make a batch system's plan the HPC layer at `now` ([`crate::mirror`]):
     /// its jobs busy where and when it says, its blocked processors held
     /// (with the maintenance windows of the config), its unplanned jobs
-    /// placed by the engine. The plan replaces the previous one; the cloud
+    /// queued behind it. The plan replaces the previous one; the cloud
     /// work the engine holds is fitted around it: running cloud jobs on
     /// processors the plan takes now are evicted (reported by the next
     /// [`Engine::schedule`]), those it takes later are scheduled for
@@ -605,8 +605,8 @@ impl Engine {
     ///
     /// Only under `hpc-first` and with no HPC job submitted to the engine:
     /// the plan is the HPC work. Costs one sweep over the plan's windows
-    /// (`O(E log E + Σ|procs| + S·W)`), plus one earliest fit per unplanned
-    /// job and per queued cloud job.
+    /// (`O(E log E + Σ|procs| + S·W)`), `O(k log m)` per unplanned job of `k`
+    /// of the `m` processors, and one earliest fit per queued cloud job.
     pub fn mirror(
         &mut self,
         now: Time,

@@ -31,6 +31,9 @@ pub struct UnplannedJob {
     pub procs: u32,
     /// Requested walltime.
     pub walltime: Time,
+    /// No earlier start (the batch system's own estimate, when it gives
+    /// one; else any instant up to now).
+    pub not_before: Time,
 }
 
 /// The batch system's plan at one instant, in the engine's processors.
@@ -42,9 +45,10 @@ pub struct MirroredPlan {
     /// held like maintenance windows.
     pub blocked: Vec<Occupation>,
     /// Pending jobs without a plan, in the batch system's order: the engine
-    /// places each at its earliest fit after everything above and the jobs
-    /// before it, on the processors its policy prefers for HPC work, as the
-    /// reserving policies do.
+    /// queues them behind the plan, first come first served, each on the
+    /// processors free soonest for good and clear of the blocked windows;
+    /// not in the plan's holes, which the batch system's own backfill left
+    /// them out of.
     pub unplanned: Vec<UnplannedJob>,
 }
 
@@ -52,7 +56,7 @@ pub struct MirroredPlan {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MirrorOutcome {
     /// Where each of [`MirroredPlan::unplanned`] was placed (its start);
-    /// `None` if it can never fit (more processors than are ever free).
+    /// `None` if it can never fit (more processors than are ever free for good).
     pub unplanned_starts: Vec<Option<Time>>,
     /// Jobs of the plan that start on processors another job or a blocked
     /// window already holds: the batch system's plan double-books them, or

@@ -17,6 +17,8 @@ pub enum BenchCommand {
     Scaling(super::replay_bench::ScalingArgs),
     /// One interstice command in a child process: wall and CPU seconds, its own peak memory.
     Measure(super::replay_bench::MeasureArgs),
+    /// Reading and planning a 10,000-job, 2,000-node Slurm state, as the daemon's Slurm backend does.
+    Slurm(super::slurm_bench::SlurmArgs),
 }
 
 /// Run the chosen benchmark.
@@ -28,5 +30,6 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Hpc(args) => super::replay_bench::bench_hpc(args),
         BenchCommand::Scaling(args) => super::replay_bench::bench_scaling(args),
         BenchCommand::Measure(args) => super::replay_bench::measure(args),
+        BenchCommand::Slurm(args) => super::slurm_bench::bench(args),
     }
 }

@@ -38,5 +38,6 @@ pub mod engine_args;
 pub mod experiment_args;
 pub mod replay;
 pub mod replay_bench;
+pub mod slurm_bench;
 pub mod sweep;
 pub mod swf;

@@ -3,9 +3,11 @@
 use super::{St, State};
 use crate::bits::Bits;
 use crate::engine::{EngineConfig, EngineError, Scheduling};
+use crate::mirror::UnplannedJob;
 use crate::mirror::{MirrorOutcome, MirroredPlan, Occupation};
-use crate::plan::{Mask, Profile};
+use crate::plan::Profile;
 use crate::time::Time;
+use std::collections::BTreeSet;
 
 impl State {
     /// Make `plan` the HPC layer at `now` (see [`crate::Engine::mirror`]).
@@ -38,7 +40,7 @@ impl State {
                 })
                 .collect()
         };
-        let jobs = windows("jobs", &plan.jobs)?;
+        let mut jobs = windows("jobs", &plan.jobs)?;
         let mut blocked = windows("blocked", &plan.blocked)?;
         if let Some(i) = plan
             .unplanned
@@ -54,22 +56,16 @@ impl State {
                 .filter(|w| w.end() > now)
                 .map(|w| (Bits::from_procset(width, &w.procs), w.start, w.end())),
         );
+        let unplanned_starts = queue_behind(width, &mut jobs, &blocked, &plan.unplanned, now);
         let (mut hpc, overlapping) = Profile::from_windows(width, self.area.clone(), &jobs, blocked);
         hpc.prune(now);
         hpc.version_after(&self.hpc);
         self.hpc = hpc;
         let mut outcome = MirrorOutcome {
+            unplanned_starts,
             overlapping,
             ..MirrorOutcome::default()
         };
-        for job in &plan.unplanned {
-            let fit = self.hpc.earliest_fit(job.procs, job.walltime, now, Mask::All);
-            outcome.unplanned_starts.push(fit.as_ref().map(|f| f.0));
-            if let Some((s, cand)) = fit {
-                let bits = self.choose_hpc(cfg, &cand, job.procs, s);
-                self.hpc.reserve(&bits, s, s + job.walltime);
-            }
-        }
         outcome.evicted = self.refit_cloud_work(cfg, now);
         self.hpc_changed = false;
         self.hpc_compress = false;
@@ -129,6 +125,115 @@ impl State {
         self.replace_displaced(cfg, now);
         evicted
     }
+}
+
+/// Place `unplanned` in order behind the batch system's plan, adding each
+/// to `jobs`; returns their starts (`None`: more processors than are ever
+/// free). Each goes on the processors free soonest for good (after the last
+/// job of the plan holding them, lowest ids first among equals), no earlier
+/// than its `not_before` and `now`, and clear of the blocked windows: what a
+/// first-come-first-served queue behind the plan does. They are not
+/// backfilled into the plan's holes: the batch system's own backfill left
+/// them out of those. Processors blocked for good are never used.
+///
+/// Cost: `O(Σ|procs| + U·(k log m + k·B))` for `U` jobs of `k` processors
+/// among `m`, and `B` blocked windows.
+fn queue_behind(
+    width: u32,
+    jobs: &mut Vec<(Bits, Time, Time)>,
+    blocked: &[(Bits, Time, Time)],
+    unplanned: &[UnplannedJob],
+    now: Time,
+) -> Vec<Option<Time>> {
+    if unplanned.is_empty() {
+        return Vec::new();
+    }
+    let mut free_from = vec![now; width as usize];
+    for (bits, _, end) in jobs.iter().chain(blocked.iter().filter(|w| w.2.is_infinite())) {
+        for proc in bits.iter() {
+            let at = &mut free_from[proc as usize];
+            *at = (*at).max(*end);
+        }
+    }
+    let mut soonest: BTreeSet<(Time, u32)> = free_from
+        .iter()
+        .enumerate()
+        .filter(|(_, at)| !at.is_infinite())
+        .map(|(proc, &at)| (at, proc as u32))
+        .collect();
+    // Only windows that end can be waited for; those that never end were
+    // taken out of `soonest` above.
+    let ending: Vec<&(Bits, Time, Time)> = blocked.iter().filter(|w| !w.2.is_infinite()).collect();
+    let mut in_windows = Bits::empty(width);
+    for (bits, _, _) in &ending {
+        in_windows.or_assign(bits);
+    }
+    let mut starts = Vec::with_capacity(unplanned.len());
+    for job in unplanned {
+        if job.procs as usize > soonest.len() {
+            starts.push(None);
+            continue;
+        }
+        // The soonest free, passing over those a blocked window holds during
+        // the run that would start then: those are free for this queue only
+        // after that window (later jobs come after this one anyway).
+        let not_before = job.not_before.max(now);
+        let mut chosen: Vec<(Time, u32)> = Vec::with_capacity(job.procs as usize);
+        let mut passed: Vec<((Time, u32), Time)> = Vec::new();
+        let mut start = not_before;
+        for &(at, proc) in soonest.iter() {
+            if chosen.len() == job.procs as usize {
+                break;
+            }
+            let from = start.max(at);
+            let window_end = if in_windows.get(proc) {
+                ending
+                    .iter()
+                    .filter(|(b, s, e)| *s < from + job.walltime && from < *e && b.get(proc))
+                    .map(|w| w.2)
+                    .max()
+            } else {
+                None
+            };
+            match window_end {
+                Some(end) => passed.push(((at, proc), end)),
+                None => {
+                    chosen.push((at, proc));
+                    start = from;
+                }
+            }
+        }
+        for (entry, end) in passed {
+            soonest.remove(&entry);
+            soonest.insert((end, entry.1));
+        }
+        if chosen.len() < job.procs as usize {
+            // Too few clear of the windows before the end: the soonest free now.
+            chosen = soonest.iter().take(job.procs as usize).copied().collect();
+            start = chosen.iter().map(|c| c.0).fold(not_before, Time::max);
+        }
+        for entry in &chosen {
+            soonest.remove(entry);
+        }
+        let mut bits = Bits::empty(width);
+        for &(_, proc) in &chosen {
+            bits.set(proc);
+        }
+        // Clear of the blocked windows: after any that overlaps, until none does.
+        while let Some(end) = ending
+            .iter()
+            .filter(|(b, s, e)| *s < start + job.walltime && start < *e && b.and_count(&bits) > 0)
+            .map(|w| w.2)
+            .max()
+        {
+            start = end;
+        }
+        let end = start + job.walltime;
+        soonest.extend(chosen.iter().map(|&(_, proc)| (end, proc)));
+        jobs.push((bits, start, end));
+        starts.push(Some(start));
+    }
+    starts
 }
 
 #[cfg(test)]
@@ -197,23 +302,57 @@ mod tests {
                 UnplannedJob {
                     procs: 4,
                     walltime: t(50),
+                    not_before: t(0),
                 },
                 UnplannedJob {
                     procs: 2,
                     walltime: t(500),
+                    not_before: t(0),
                 },
                 UnplannedJob {
                     procs: 5,
                     walltime: t(1),
+                    not_before: t(0),
                 },
             ],
         };
         let outcome = e.mirror(t(0), &plan).unwrap();
         assert_eq!(outcome.unplanned_starts, vec![Some(t(100)), Some(t(150)), None]);
+        // The second job passes over 0-1 (blocked during its run) for 2-3.
         // 150..650 takes two processors (2-3, away from the blocked 0-1), so
         // 0-1 are free 150..200 only: 2 processors for 60 s fit at 400.
         assert_eq!(e.predict(2, t(60), None, t(0)).start, Some(t(400)));
         assert_eq!(e.predict(2, t(50), None, t(0)).start, Some(t(150)));
+    }
+
+    #[test]
+    fn unplanned_jobs_queue_behind_the_plan_not_in_its_holes() {
+        let mut e = engine();
+        // A hole of all four processors over [100, 200): the batch system's
+        // backfill left the unplanned jobs out of it.
+        let plan = MirroredPlan {
+            jobs: vec![busy(0, 3, 0, 100), busy(0, 3, 200, 300)],
+            unplanned: vec![
+                UnplannedJob {
+                    procs: 4,
+                    walltime: t(50),
+                    not_before: t(0),
+                },
+                UnplannedJob {
+                    procs: 1,
+                    walltime: t(10),
+                    not_before: t(1000),
+                },
+            ],
+            ..MirroredPlan::default()
+        };
+        let outcome = e.mirror(t(0), &plan).unwrap();
+        assert_eq!(outcome.unplanned_starts, vec![Some(t(300)), Some(t(1000))]);
+        assert_eq!(
+            e.predict(4, t(100), None, t(0)).start,
+            Some(t(100)),
+            "the hole stays free"
+        );
     }
 
     #[test]

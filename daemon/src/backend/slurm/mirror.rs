@@ -13,8 +13,9 @@
 //!   and within a node each job takes the lowest CPUs free when it starts
 //!   (Slurm's own core choice is not needed to know how many are free when).
 //! - Pending jobs without a plan (beyond `bf_window`, or not considered yet)
-//!   are left to the engine, in Slurm's priority order (`squeue`'s), each
-//!   at its earliest fit after every planned job; held jobs are left out.
+//!   are left to the engine, in submission order, each at its earliest fit
+//!   after every planned job and no earlier than the start Slurm estimates
+//!   for it (`%S` without nodes), if any; held jobs are left out.
 //! - Nodes down, drained, draining, failing or not responding take no new
 //!   work: each of their CPUs is blocked from the end of the job running on
 //!   it. Advance reservations (maintenance windows) block their nodes over
@@ -185,6 +186,7 @@ pub fn plan(
     let mut read = PlanRead::default();
     let mut running_shares = Vec::new();
     let mut planned_shares = Vec::new();
+    let mut unplanned = Vec::new();
     for (index, job) in jobs.iter().enumerate() {
         let hold = job.marker.and_then(|m| m.hold);
         let limit = job
@@ -218,15 +220,27 @@ pub fn plan(
                 }
                 None => {
                     read.counts.unplanned += 1;
-                    read.plan.unplanned.push(UnplannedJob {
-                        procs: job.cpus.max(1),
-                        walltime: limit,
-                    });
-                    read.unplanned_holds.push(hold);
+                    unplanned.push((job.submit.unwrap_or(now_seconds), index, hold));
                 }
             },
             _ => {}
         }
+    }
+    // In submission order, each no earlier than Slurm's own estimate of its
+    // start, nor than the last start Slurm planned: Slurm's backfill did not
+    // place it within the window it planned.
+    unplanned.sort_unstable();
+    let frontier = planned_shares.iter().map(|s| s.start).max().unwrap_or(now);
+    for (_, index, hold) in unplanned {
+        let job = &jobs[index];
+        read.plan.unplanned.push(UnplannedJob {
+            procs: job.cpus.max(1),
+            walltime: job
+                .time_limit_seconds
+                .map_or(UNLIMITED, |s| Time::from_secs(s as i64)),
+            not_before: job.start.map_or(now, Time::from_secs).max(frontier),
+        });
+        read.unplanned_holds.push(hold);
     }
     let mut cpus = CpuClock::new(topology);
     let mut placed: Vec<Vec<u32>> = vec![Vec::new(); jobs.len()];
@@ -492,8 +506,10 @@ mod tests {
             read.plan.unplanned,
             vec![UnplannedJob {
                 procs: 2,
-                walltime: Time::from_secs(120)
-            }]
+                walltime: Time::from_secs(120),
+                not_before: at(300),
+            }],
+            "not before the last start Slurm planned (job 3's): Slurm left it out of its window"
         );
         // Draining n2: its free CPU 7 from now, 4-6 from job 1's end; n3's maintenance window.
         let blocked: Vec<(ProcSet, Time, Time)> = read

@@ -51,6 +51,7 @@ use crate::config::SlurmConfig;
 use crate::metrics::Metrics;
 use cluster::{parse_nodes, parse_reservations, Node, Reservation};
 use mirror::{plan, Topology};
+pub use mirror::{PlanCounts, PlanRead};
 
 /// The `squeue -o` format the backend parses (fields separated by `|`, comment last).
 pub const SQUEUE_FORMAT: &str = "%i|%P|%T|%C|%l|%V|%S|%e|%r|%N|%Y|%k";
@@ -567,33 +568,74 @@ fn run_command(
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// One read of Slurm: the queue (all states), the nodes and the reservations.
-struct SlurmState {
-    jobs: Vec<SqueueJob>,
-    nodes: Vec<Node>,
-    reservations: Vec<Reservation>,
+/// What one read of Slurm printed: `squeue -o SQUEUE_FORMAT` (all states),
+/// `scontrol -o show node` and `scontrol -o show reservation`, with
+/// `SLURM_TIME_FORMAT=%s`.
+#[derive(Clone, Debug, Default)]
+pub struct SlurmOutput {
+    /// The queue.
+    pub squeue: String,
+    /// The nodes.
+    pub nodes: String,
+    /// The reservations.
+    pub reservations: String,
 }
 
-/// One read of the plan: `squeue`, `scontrol show node`, `scontrol show reservation`.
-fn read_state(config: &SlurmConfig) -> Result<SlurmState, PlanReadError> {
-    let conf = config.slurm_conf.as_ref();
-    let queue = run_command(
-        &config.squeue,
-        &["-h", "-a", "-t", "all", "-o", SQUEUE_FORMAT],
-        conf,
-    )?;
-    let jobs = parse_squeue(&queue)?;
-    let nodes = parse_nodes(&run_command(&config.scontrol, &["-o", "show", "node"], conf)?)?;
-    let reservations = parse_reservations(&run_command(
-        &config.scontrol,
-        &["-o", "show", "reservation"],
-        conf,
-    )?)?;
-    Ok(SlurmState {
-        jobs,
-        nodes,
-        reservations,
-    })
+/// One read of Slurm, parsed.
+#[derive(Clone, Debug)]
+pub struct SlurmState {
+    /// Every job Slurm lists.
+    pub jobs: Vec<SqueueJob>,
+    /// Every node.
+    pub nodes: Vec<Node>,
+    /// Every reservation.
+    pub reservations: Vec<Reservation>,
+}
+
+impl SlurmOutput {
+    /// Run the three commands (each bounded by [`COMMAND_TIMEOUT`]).
+    fn read(config: &SlurmConfig) -> Result<SlurmOutput, PlanReadError> {
+        let conf = config.slurm_conf.as_ref();
+        Ok(SlurmOutput {
+            squeue: run_command(
+                &config.squeue,
+                &["-h", "-a", "-t", "all", "-o", SQUEUE_FORMAT],
+                conf,
+            )?,
+            nodes: run_command(&config.scontrol, &["-o", "show", "node"], conf)?,
+            reservations: run_command(&config.scontrol, &["-o", "show", "reservation"], conf)?,
+        })
+    }
+
+    /// Parse what the commands printed.
+    pub fn parse(&self) -> Result<SlurmState, ParseError> {
+        Ok(SlurmState {
+            jobs: parse_squeue(&self.squeue)?,
+            nodes: parse_nodes(&self.nodes)?,
+            reservations: parse_reservations(&self.reservations)?,
+        })
+    }
+}
+
+impl SlurmState {
+    /// Slurm's plan at `now_seconds` in the processors of an engine of
+    /// `shape`, the cloud partition its area ([`mirror`]).
+    pub fn plan(
+        &self,
+        partition_cloud: &str,
+        partition_hpc: &str,
+        shape: EngineShape,
+        now_seconds: i64,
+    ) -> Result<mirror::PlanRead, mirror::TopologyError> {
+        let topology = Topology::new(
+            &self.nodes,
+            partition_cloud,
+            partition_hpc,
+            shape.procs,
+            shape.conv_procs,
+        )?;
+        Ok(plan(&topology, &self.jobs, &self.reservations, now_seconds))
+    }
 }
 
 /// The engine's processors the plan is mapped onto: `engine.procs`, and
@@ -622,24 +664,18 @@ pub async fn run(
     tracing::info!(interval = ?interval, squeue = %config.squeue.display(), "slurm backend reading the plan");
     loop {
         let reader = config.clone();
-        let read = tokio::task::spawn_blocking(move || read_state(&reader))
+        let read = tokio::task::spawn_blocking(move || SlurmOutput::read(&reader))
             .await
             .map_err(|err| BackendError::Fatal(format!("slurm plan reader panicked: {err}")))?;
         let now = wall_clock();
-        let update = read.and_then(|state| {
-            let topology = Topology::new(
-                &state.nodes,
+        let update = read.and_then(|output| {
+            let state = output.parse()?;
+            let read = state.plan(
                 &config.partition_cloud,
                 &config.partition_hpc,
-                shape.procs,
-                shape.conv_procs,
-            )?;
-            let read = plan(
-                &topology,
-                &state.jobs,
-                &state.reservations,
+                shape,
                 now.ticks() / 1_000_000,
-            );
+            )?;
             Ok((state, read))
         });
         match update {
