@@ -194,13 +194,12 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
             args.socket.display()
         ));
     };
-    // The prolog environment carries neither the cores nor the time limit
-    // (checked on Slurm 22.05): ask slurmctld, bounded by the same timeout.
-    let details = if kind == EventKind::Started {
-        job_details(&job_id, args.timeout).unwrap_or_default()
-    } else {
-        JobDetails::default()
-    };
+    // The prolog/epilog environment carries neither the cores nor the time
+    // limit (checked on Slurm 22.05): ask slurmctld, bounded by the same
+    // timeout. The epilog too: the daemon refuses an event without a
+    // positive walltime, ended ones included (the job is still known to
+    // slurmctld while its epilog runs).
+    let details = job_details(&job_id, args.timeout).unwrap_or_default();
     let share = match slurm::job_alloc_cores(spank) {
         Some(cores) => {
             let cpus = cpus_to_interval_set(&cores);
