@@ -239,6 +239,17 @@ fn each_node_of_a_multi_node_hpc_job_reports_its_own_cpus_to_its_own_daemon() {
     // n2 and n3: one started event each, with their own 4 CPUs, which evicts their cloud job.
     for (daemon, &id) in [(n2, &cloud[1]), (n3, &cloud[2])] {
         wait_one_event(&cluster, daemon, STARTED);
+        // Evicted and, as resubmissions are allowed (the default), queued
+        // again: the HPC job holds the node's processors until it ends.
+        let view = daemon.wait_job(id, "evicted", |view| {
+            view.evictions == 1 && view.state != "running"
+        });
+        assert_eq!(
+            (view.state.as_str(), view.pid),
+            ("queued", None),
+            "{}: the evicted cloud job waits for the HPC job: {view:?}",
+            daemon.node
+        );
         let line = spank_line(&cluster, &daemon.node, &hpc, "started").unwrap_or_else(|| {
             panic!(
                 "no SPANK report of job {hpc} in slurmd.{}.log:\n{}",
@@ -257,17 +268,6 @@ fn each_node_of_a_multi_node_hpc_job_reports_its_own_cpus_to_its_own_daemon() {
             daemon.node
         );
         println!("{}: {line}", daemon.node);
-        // Evicted and, as resubmissions are allowed (the default), queued
-        // again: the HPC job holds the node's processors until it ends.
-        let view = daemon.wait_job(id, "evicted", |view| {
-            view.evictions == 1 && view.state != "running"
-        });
-        assert_eq!(
-            (view.state.as_str(), view.pid),
-            ("queued", None),
-            "{}: the evicted cloud job waits for the HPC job: {view:?}",
-            daemon.node
-        );
     }
 
     // n1 hears nothing; its cloud job runs on, the same process.
