@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the tests need, idempotently, on Debian/Ubuntu: the system
-# packages (ZeroMQ, SQLite, promtool, munge and Slurm with its headers) and
-# the real Batsim 4.2.1, built from ../shared/batsim/real/ into the
+# packages (ZeroMQ, SQLite, promtool, munge and Slurm with its headers;
+# unshare and hostname, which put each test slurmd in its own UTS namespace)
+# and the real Batsim 4.2.1, built from ../shared/batsim/real/ into the
 # git-ignored .batsim/ (about two minutes the first time). Quick when all is
 # there. The README's test command and .ci/run call it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(pkg-config curl libzmq3-dev libsqlite3-dev prometheus munge slurmctld slurmd slurm-client libslurm-dev gcc)
+packages=(pkg-config curl util-linux hostname libzmq3-dev libsqlite3-dev prometheus munge slurmctld slurmd slurm-client libslurm-dev gcc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

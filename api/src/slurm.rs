@@ -2,7 +2,8 @@
 //! `job_submit/interstice` writes into an admitted job's comment (the daemon's
 //! Slurm backend reads it back from `squeue`), the `--slo` value
 //! `spank_interstice` takes and `job_submit/interstice` reads back, Slurm's
-//! duration syntax (time limits in `squeue` and `scontrol` output), and the
+//! duration syntax (time limits in `squeue` and `scontrol` output), Slurm's
+//! hostlists (`n[1-3,5]`, in `scontrol`/`squeue` node fields), and the
 //! `SLURM_VERSION_NUMBER` the plugins' build scripts hand to the compiler.
 
 use std::fmt;
@@ -153,6 +154,143 @@ pub fn parse_duration(text: &str) -> Option<u64> {
             _ => None,
         },
     }
+}
+
+/// The most names one hostlist may expand to: more is refused as an error
+/// (`n[0-99999999999]` would otherwise take all memory), far above any
+/// real cluster's node count.
+pub const MAX_HOSTLIST_NAMES: usize = 1 << 20;
+
+/// A hostlist that is not well formed: the whole list and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("hostlist {list:?}: {reason}")]
+pub struct HostlistError {
+    /// The hostlist given.
+    pub list: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// The host names of a Slurm hostlist, in order, as Slurm expands them:
+/// comma-separated names (`a,b`), each with bracketed numeric ranges
+/// anywhere in it (`n[1-3,5]`, `rack[1-2]n[1-2]`: every combination, left
+/// to right), text before and after a bracket kept (`n[1-2]-ib`). A range
+/// keeps the width of its first number, so `n[01-10]` gives `n01`…`n10`
+/// and `n[8-10]` gives `n8 n9 n10`. Malformed lists (unbalanced or nested
+/// brackets, empty names or ranges, a range ending below its start,
+/// non-digits in a range, more than [`MAX_HOSTLIST_NAMES`] names) are an
+/// error naming the list, never a panic.
+pub fn expand_hostlist(list: &str) -> Result<Vec<String>, HostlistError> {
+    let fail = |reason: String| HostlistError {
+        list: list.to_string(),
+        reason,
+    };
+    let mut names = Vec::new();
+    for item in split_hostlist(list).map_err(fail)? {
+        let expanded = expand_host(item, MAX_HOSTLIST_NAMES - names.len()).map_err(fail)?;
+        names.extend(expanded);
+    }
+    if names.is_empty() {
+        return Err(fail("no host names".to_string()));
+    }
+    Ok(names)
+}
+
+/// Whether `name` is one of the hosts of `list` (see [`expand_hostlist`]).
+pub fn hostlist_contains(list: &str, name: &str) -> Result<bool, HostlistError> {
+    Ok(expand_hostlist(list)?.iter().any(|host| host == name))
+}
+
+/// The hostlist's names before expansion: split at the commas outside
+/// brackets, each checked for balanced, unnested brackets and non-empty.
+fn split_hostlist(list: &str) -> Result<Vec<&str>, String> {
+    let mut items = Vec::new();
+    let (mut start, mut open) = (0, false);
+    for (index, character) in list.char_indices() {
+        match character {
+            '[' if open => return Err(format!("nested '[' at byte {index}")),
+            '[' => open = true,
+            ']' if !open => return Err(format!("']' without '[' at byte {index}")),
+            ']' => open = false,
+            ',' if !open => {
+                items.push(&list[start..index]);
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    if open {
+        return Err("'[' without ']'".to_string());
+    }
+    items.push(&list[start..]);
+    for item in &items {
+        if item.trim().is_empty() {
+            return Err("an empty host name".to_string());
+        }
+        if item.chars().any(char::is_whitespace) {
+            return Err(format!("blank inside host name {item:?}"));
+        }
+    }
+    Ok(items)
+}
+
+/// One name of a hostlist (`n[1-2]x[3,5]`, brackets already checked to be
+/// balanced): every combination of its ranges, at most `room` names.
+fn expand_host(item: &str, room: usize) -> Result<Vec<String>, String> {
+    let mut names = vec![String::new()];
+    let mut rest = item;
+    while !rest.is_empty() {
+        let Some(open) = rest.find('[') else {
+            names.iter_mut().for_each(|name| name.push_str(rest));
+            break;
+        };
+        let literal = &rest[..open];
+        let close = open + rest[open..].find(']').ok_or("'[' without ']'")?;
+        let numbers = expand_ranges(&rest[open + 1..close], room)?;
+        if names.len().saturating_mul(numbers.len()) > room {
+            return Err(format!("more than {MAX_HOSTLIST_NAMES} host names"));
+        }
+        names = names
+            .iter()
+            .flat_map(|name| {
+                numbers
+                    .iter()
+                    .map(move |number| format!("{name}{literal}{number}"))
+            })
+            .collect();
+        rest = &rest[close + 1..];
+    }
+    Ok(names)
+}
+
+/// The inside of one bracket (`1-3,05`): each number as it is written in
+/// the host name, zero-padded to the width of its range's first number.
+fn expand_ranges(inside: &str, room: usize) -> Result<Vec<String>, String> {
+    let mut numbers = Vec::new();
+    for range in inside.split(',') {
+        let (low_text, high_text) = range.split_once('-').unwrap_or((range, range));
+        let number = |text: &str| {
+            if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
+                return Err(format!("range {range:?} is not N or N-M"));
+            }
+            text.parse::<u64>()
+                .map_err(|_| format!("range {range:?} is too large"))
+        };
+        let (low, high) = (number(low_text)?, number(high_text)?);
+        if high < low {
+            return Err(format!("range {range:?} ends before it starts"));
+        }
+        let count = usize::try_from(high - low)
+            .ok()
+            .and_then(|span| span.checked_add(1));
+        match count {
+            Some(count) if count <= room.saturating_sub(numbers.len()) => {}
+            _ => return Err(format!("more than {MAX_HOSTLIST_NAMES} host names")),
+        }
+        let width = low_text.len();
+        numbers.extend((low..=high).map(|value| format!("{value:0width$}")));
+    }
+    Ok(numbers)
 }
 
 /// The `SLURM_VERSION_NUMBER` a plugin's build script passed as decimal text
@@ -445,6 +583,67 @@ mod tests {
         };
         assert_eq!(unpredicted.to_string(), "interstice:unpredicted slo=410");
         assert_eq!(parse_marker(&unpredicted.to_string()), Some(unpredicted));
+    }
+
+    fn hosts(list: &str) -> Vec<String> {
+        expand_hostlist(list).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    #[test]
+    fn hostlists_expand_as_slurm_does() {
+        assert_eq!(hosts("n1"), ["n1"]);
+        assert_eq!(hosts("n[1-3,5]"), ["n1", "n2", "n3", "n5"]);
+        assert_eq!(hosts("n[8-10]"), ["n8", "n9", "n10"]);
+        assert_eq!(hosts("n[01-03]"), ["n01", "n02", "n03"]);
+        assert_eq!(hosts("n[098-100]"), ["n098", "n099", "n100"]);
+        assert_eq!(hosts("a[1-2],b3"), ["a1", "a2", "b3"]);
+        assert_eq!(hosts("n[1-2]-ib,login"), ["n1-ib", "n2-ib", "login"]);
+        assert_eq!(
+            hosts("rack[1-2]n[1,3]"),
+            ["rack1n1", "rack1n3", "rack2n1", "rack2n3"]
+        );
+        assert_eq!(hosts("[1-2]"), ["1", "2"]);
+        assert_eq!(hosts("vm"), ["vm"]);
+        assert!(hostlist_contains("n[1-3]", "n2").unwrap());
+        assert!(!hostlist_contains("n[1-3]", "n4").unwrap());
+        assert!(
+            !hostlist_contains("n[01-03]", "n1").unwrap(),
+            "padding is part of the name"
+        );
+    }
+
+    #[test]
+    fn malformed_hostlists_are_errors_naming_the_list() {
+        for bad in [
+            "",
+            "n[1-3",
+            "n1-3]",
+            "n[[1]]",
+            "n[]",
+            "n[1-]",
+            "n[-2]",
+            "n[3-1]",
+            "n[a-b]",
+            "n[1,,2]",
+            "a,,b",
+            ",a",
+            "a,",
+            "n[1-2",
+            "n]1[",
+            "a b",
+            "n[1 -2]",
+            "n[99999999999999999999]",
+            "n[0-99999999999]",
+            "a[1-1024]b[1-1024]c[1-2]",
+        ] {
+            let error = expand_hostlist(bad).expect_err(bad);
+            assert_eq!(error.list, bad, "{error}");
+            assert!(
+                error.to_string().starts_with(&format!("hostlist {bad:?}: ")),
+                "{error}"
+            );
+            assert!(hostlist_contains(bad, "n1").is_err(), "{bad}");
+        }
     }
 
     #[test]

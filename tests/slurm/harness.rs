@@ -1,12 +1,16 @@
-//! A real one-machine Slurm for the tests: munged, slurmctld and slurmd on
-//! loopback with a generated config (`tests/slurm/slurm.conf.in`), both
-//! Interstice plugins loaded, and `intersticed` with the `slurm` backend.
+//! A real Slurm of three nodes on one machine for the tests: munged,
+//! slurmctld and one slurmd per node (`n1 n2 n3`, 4 CPUs each) on loopback
+//! with a generated config (`tests/slurm/slurm.conf.in`), both Interstice
+//! plugins loaded, and `intersticed` with the `slurm` backend.
 //!
 //! Every daemon runs in the foreground as a child of the test (`munged -F`,
 //! `slurmctld -D`, `slurmd -D`), so it is stopped by its PID when the guard is
-//! dropped, also when the test fails. Jobs still in the queue are cancelled
-//! first. Requires root and the Slurm packages (CI installs them); a missing
-//! binary fails the test with the package to install.
+//! dropped, also when the test fails. Each slurmd runs in its own UTS
+//! namespace whose hostname is its node's name (`unshare --uts`, which execs
+//! the shell that sets the name and execs slurmd: the child's PID is
+//! slurmd's). Jobs still in the queue are cancelled first. Requires root and
+//! the Slurm packages (CI installs them); a missing binary fails the test
+//! with the package to install.
 
 #![allow(dead_code)]
 
@@ -49,6 +53,23 @@ fn free_port() -> u16 {
         .and_then(|listener| listener.local_addr())
         .expect("free port")
         .port()
+}
+
+/// The cluster's nodes, in order (`Nodes=n[1-3]`).
+pub const NODES: [&str; 3] = ["n1", "n2", "n3"];
+
+/// CPUs of each node (`CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1`).
+pub const CPUS_PER_NODE: u32 = 4;
+
+/// CPUs of the whole cluster.
+pub const CLUSTER_CPUS: u32 = CPUS_PER_NODE * NODES.len() as u32;
+
+/// The `NodeName=` line of `node`, reached on loopback at its own `port`.
+fn node_line(node: &str, port: u16) -> String {
+    format!(
+        "NodeName={node} NodeHostname={node} NodeAddr=127.0.0.1 Port={port} CPUs={CPUS_PER_NODE} Sockets=1 \
+         CoresPerSocket={CPUS_PER_NODE} ThreadsPerCore=1 RealMemory=500 State=UNKNOWN"
+    )
 }
 
 fn short_hostname() -> String {
@@ -108,6 +129,21 @@ pub struct PluginSettings {
     pub timeout_ms: u64,
     /// `fail_mode` of job_submit/interstice.
     pub fail_mode: &'static str,
+    /// Where spank_interstice's prolog/epilog reports go.
+    pub spank_reports: SpankReports,
+}
+
+/// Where spank_interstice's prolog/epilog reports go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpankReports {
+    /// Nowhere (`report=no`; the options still work). The one daemon at
+    /// [`Cluster::daemon_socket`] has the `slurm` backend: it mirrors the
+    /// whole cluster from squeue, and a prolog's report is one node's share
+    /// of a job, in that node's CPU ids, not the job.
+    Off,
+    /// Each node's own daemon: `socket=DIR/intersticed.%n.sock` (see
+    /// [`Cluster::node_socket`]).
+    PerNode,
 }
 
 impl Default for PluginSettings {
@@ -115,27 +151,30 @@ impl Default for PluginSettings {
         PluginSettings {
             timeout_ms: 250,
             fail_mode: "open",
+            spank_reports: SpankReports::Off,
         }
     }
 }
 
-/// A running one-node Slurm cluster.
+/// A running three-node Slurm cluster.
 pub struct Cluster {
     /// Scratch directory (config, state, logs, sockets); removed on drop.
     pub dir: tempfile::TempDir,
-    /// The node name (the short host name).
-    pub node: String,
+    /// The node names ([`NODES`]).
+    pub nodes: Vec<String>,
     /// `slurm.conf` path (clients get it as `SLURM_CONF`).
     pub conf: PathBuf,
     /// Where intersticed listens (the plugins are configured for it).
     pub daemon_socket: PathBuf,
     munged: Option<Child>,
     slurmctld: Option<Child>,
-    slurmd: Option<Child>,
+    /// One slurmd per node, in the order of `nodes`.
+    slurmds: Vec<(String, Child)>,
 }
 
 impl Cluster {
-    /// Starts munged, slurmctld and slurmd with both plugins; waits until the node is idle.
+    /// Starts munged, slurmctld and one slurmd per node with both plugins;
+    /// waits until every node is idle.
     pub fn start(settings: &PluginSettings) -> Cluster {
         assert!(
             is_root(),
@@ -143,6 +182,8 @@ impl Cluster {
         );
         let (munged, slurmctld, slurmd) = (program("munged"), program("slurmctld"), program("slurmd"));
         program("sbatch");
+        program("unshare");
+        program("hostname");
         let job_submit = interstice_tests::artifact("libjob_submit_interstice.so");
         let spank = interstice_tests::artifact("libspank_interstice.so");
         let dir = tempfile::Builder::new()
@@ -154,12 +195,15 @@ impl Cluster {
         for sub in ["state", "spool", "plugins", "munge", "jobs"] {
             std::fs::create_dir_all(root.join(sub)).expect("create scratch subdirectory");
         }
+        for node in NODES {
+            std::fs::create_dir_all(root.join("spool").join(node)).expect("create a node's spool");
+        }
         chmod(&root.join("jobs"), "1777");
         // Slurm finds a plugin by file name: job_submit/interstice → job_submit_interstice.so.
         std::os::unix::fs::symlink(&job_submit, root.join("plugins/job_submit_interstice.so"))
             .expect("symlink");
         std::os::unix::fs::symlink(&spank, root.join("plugins/spank_interstice.so")).expect("symlink");
-        let node = short_hostname();
+        let nodes: Vec<String> = NODES.iter().map(|node| node.to_string()).collect();
         let daemon_socket = root.join("intersticed.sock");
         let munge_socket = root.join("munge/munge.socket");
         let conf = root.join("slurm.conf");
@@ -175,23 +219,28 @@ impl Cluster {
         .into_iter()
         .find(|dir| Path::new(dir).join("select_cons_tres.so").exists())
         .expect("Slurm's plugin directory (select_cons_tres.so) not found");
+        let node_lines: Vec<String> = nodes.iter().map(|node| node_line(node, free_port())).collect();
         let text = template
-            .replace("@NODE@", &node)
+            .replace("@CTLD_HOST@", &short_hostname())
             .replace("@DIR@", &root.display().to_string())
             .replace("@CTLD_PORT@", &free_port().to_string())
-            .replace("@SLURMD_PORT@", &free_port().to_string())
+            .replace("@NODE_LINES@", &node_lines.join("\n"))
+            .replace("@NODELIST@", &format!("n[1-{}]", NODES.len()))
             .replace(
                 "@PLUGIN_DIR@",
                 &format!("{system_plugins}:{}", root.join("plugins").display()),
             )
             .replace("@MUNGE_SOCKET@", &munge_socket.display().to_string());
         std::fs::write(&conf, text).expect("write slurm.conf");
+        let spank_target = match settings.spank_reports {
+            SpankReports::Off => format!("socket={} report=no", daemon_socket.display()),
+            SpankReports::PerNode => format!("socket={}", root.join("intersticed.%n.sock").display()),
+        };
         std::fs::write(
             root.join("plugstack.conf"),
             format!(
-                "required {} socket={} timeout_ms=1000 cloud_partition=cloud\n",
+                "required {} {spank_target} timeout_ms=1000 cloud_partition=cloud\n",
                 root.join("plugins/spank_interstice.so").display(),
-                daemon_socket.display()
             ),
         )
         .expect("write plugstack.conf");
@@ -209,12 +258,12 @@ impl Cluster {
 
         let mut cluster = Cluster {
             dir,
-            node,
+            nodes,
             conf,
             daemon_socket,
             munged: None,
             slurmctld: None,
-            slurmd: None,
+            slurmds: Vec::new(),
         };
         // munged runs as the munge user (it owns /etc/munge/munge.key) in the foreground.
         let munge_dir = root.join("munge");
@@ -257,39 +306,80 @@ impl Cluster {
         });
 
         cluster.slurmctld = Some(cluster.spawn_slurmctld(&slurmctld));
-        cluster.slurmd = Some(
-            Command::new(&slurmd)
-                .args([
-                    "-D",
-                    "-f",
-                    &cluster.conf.display().to_string(),
-                    "-N",
-                    &cluster.node,
-                ])
-                .env("SLURM_CONF", &cluster.conf)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(std::fs::File::create(root.join("slurmd.stderr")).expect("stderr file"))
-                .spawn()
-                .expect("start slurmd"),
-        );
-        let ready = Instant::now() + Duration::from_secs(30);
+        for node in cluster.nodes.clone() {
+            let child = cluster.spawn_slurmd(&slurmd, &node);
+            cluster.slurmds.push((node, child));
+        }
+        cluster.wait_idle(Duration::from_secs(30));
+        cluster
+    }
+
+    /// Starts the slurmd of `node` in the foreground, in a new UTS namespace
+    /// whose hostname is the node's name (`-N` names the node; the hostname
+    /// is what its jobs and prolog see, as on a real node).
+    fn spawn_slurmd(&self, slurmd: &Path, node: &str) -> Child {
+        Command::new(program("unshare"))
+            .args([
+                "--uts",
+                "sh",
+                "-c",
+                "hostname \"$1\" && exec \"$2\" -D -f \"$3\" -N \"$1\"",
+                "sh",
+                node,
+                &slurmd.display().to_string(),
+                &self.conf.display().to_string(),
+            ])
+            .env("SLURM_CONF", &self.conf)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(
+                std::fs::File::create(self.dir.path().join(format!("slurmd.{node}.stderr")))
+                    .expect("stderr file"),
+            )
+            .spawn()
+            .unwrap_or_else(|err| panic!("start slurmd {node}: {err}"))
+    }
+
+    /// Waits until `sinfo` lists every node, each idle; fails at once if a
+    /// daemon exits, and after `timeout` with the logs.
+    fn wait_idle(&mut self, timeout: Duration) {
+        let ready = Instant::now() + timeout;
         loop {
-            cluster.assert_running();
-            let state = cluster.run("sinfo", &["-h", "-n", &cluster.node.clone(), "-o", "%T"]);
-            let state = String::from_utf8_lossy(&state.stdout).trim().to_string();
-            if state.lines().all(|line| line == "idle") && !state.is_empty() {
-                break;
+            self.assert_running();
+            let output = self.run("sinfo", &["-h", "-N", "-o", "%N %T"]);
+            let states = String::from_utf8_lossy(&output.stdout).trim().to_string();
+            let idle: Vec<&str> = states
+                .lines()
+                .filter_map(|line| line.strip_suffix(" idle"))
+                .collect();
+            if self.nodes.iter().all(|node| idle.contains(&node.as_str())) {
+                return;
             }
             assert!(
                 Instant::now() < ready,
-                "the Slurm node did not become idle (state {state:?})\n--- slurmctld.log\n{}\n--- slurmd.log\n{}",
-                tail(&root.join("slurmctld.log"), 30),
-                tail(&root.join("slurmd.log"), 30)
+                "the Slurm nodes did not become idle (sinfo: {states:?})\n--- slurmctld.log\n{}{}",
+                tail(&self.dir.path().join("slurmctld.log"), 30),
+                self.nodes
+                    .iter()
+                    .map(|node| format!(
+                        "\n--- slurmd.{node}.log\n{}",
+                        tail(&self.dir.path().join(format!("slurmd.{node}.log")), 15)
+                    ))
+                    .collect::<String>()
             );
             std::thread::sleep(Duration::from_millis(250));
         }
-        cluster
+    }
+
+    /// Where node `node`'s own daemon listens when the cluster runs with
+    /// [`SpankReports::PerNode`] (the plugstack's `%n` replaced).
+    pub fn node_socket(&self, node: &str) -> PathBuf {
+        self.dir.path().join(format!("intersticed.{node}.sock"))
+    }
+
+    /// Node `node`'s slurmd log so far.
+    pub fn slurmd_log(&self, node: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(format!("slurmd.{node}.log"))).unwrap_or_default()
     }
 
     fn spawn_slurmctld(&self, slurmctld: &Path) -> Child {
@@ -309,17 +399,22 @@ impl Cluster {
     /// answer, so waiting for it only hides the reason.
     pub fn assert_running(&mut self) {
         let dir = self.dir.path().to_path_buf();
-        let daemons: [(&str, &mut Option<Child>, &[&str]); 3] = [
-            ("munged", &mut self.munged, &["munge/munged.log"]),
-            (
-                "slurmctld",
-                &mut self.slurmctld,
-                &["slurmctld.log", "slurmctld.stderr"],
-            ),
-            ("slurmd", &mut self.slurmd, &["slurmd.log", "slurmd.stderr"]),
-        ];
+        let mut daemons: Vec<(String, &mut Child, Vec<String>)> = Vec::new();
+        if let Some(child) = self.munged.as_mut() {
+            daemons.push(("munged".into(), child, vec!["munge/munged.log".into()]));
+        }
+        if let Some(child) = self.slurmctld.as_mut() {
+            daemons.push((
+                "slurmctld".into(),
+                child,
+                vec!["slurmctld.log".into(), "slurmctld.stderr".into()],
+            ));
+        }
+        for (node, child) in &mut self.slurmds {
+            let logs = vec![format!("slurmd.{node}.log"), format!("slurmd.{node}.stderr")];
+            daemons.push((format!("slurmd {node}"), child, logs));
+        }
         for (name, child, logs) in daemons {
-            let Some(child) = child else { continue };
             if let Ok(Some(status)) = child.try_wait() {
                 let logs: String = logs
                     .iter()
@@ -478,10 +573,10 @@ impl Drop for Cluster {
                 std::thread::sleep(Duration::from_millis(200));
             }
         }
-        for child in [self.slurmd.take(), self.slurmctld.take(), self.munged.take()]
+        let slurmds = std::mem::take(&mut self.slurmds)
             .into_iter()
-            .flatten()
-        {
+            .map(|(_, child)| child);
+        for child in slurmds.chain([self.slurmctld.take(), self.munged.take()].into_iter().flatten()) {
             let mut child = child;
             stop_child(&mut child, Duration::from_secs(10));
         }
@@ -507,7 +602,8 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// Starts intersticed for `cluster` (engine of 8 processors) and waits for `/healthz`.
+    /// Starts intersticed for `cluster` (an engine of the cluster's
+    /// [`CLUSTER_CPUS`] processors) and waits for `/healthz`.
     pub fn start(cluster: &Cluster, generation: u32) -> Daemon {
         let binary = interstice_tests::artifact("intersticed");
         let root = cluster.dir.path();
@@ -515,7 +611,7 @@ impl Daemon {
         std::fs::write(
             &config,
             format!(
-                "api:\n  socket: {socket}\nstate_dir: {state}\nengine:\n  procs: 8\n  policy: conservative\n  \
+                "api:\n  socket: {socket}\nstate_dir: {state}\nengine:\n  procs: {CLUSTER_CPUS}\n  policy: conservative\n  \
                  admission: reject-predicted\nbackend:\n  type: slurm\n  bf_interval_seconds: 1\n  partition_hpc: hpc\n  \
                  partition_cloud: cloud\n  slurm_conf: {conf}\n  evictions_violate: true\nexecution:\n  user: nobody\n\
                  log_level: info\n",

@@ -10,7 +10,9 @@ use interstice_api::slurm::parse_slo;
 use interstice_api::wire::{EventKind, HpcEventRequest};
 use interstice_api::Client;
 
-use crate::args::{cpus_to_interval_set, parse_job_details, Args, ArgsError, JobDetails};
+use crate::args::{
+    count_procs, cpus_to_interval_set, parse_job_details, Args, ArgsError, JobDetails, NodeShare,
+};
 use crate::slurm::{self, Context, Spank, SpankOption};
 
 const OPT_SLO: c_int = 1;
@@ -184,19 +186,38 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
     else {
         return slurm::error("spank_interstice: job prolog/epilog without a job id");
     };
-    // The prolog environment carries neither the cores nor the time limit
-    // (checked on Slurm 22.05): ask slurmctld, bounded by the same timeout.
-    let details = if kind == EventKind::Started {
-        job_details(&job_id, args.timeout).unwrap_or_default()
-    } else {
-        JobDetails::default()
+    let node = this_node();
+    let Some(socket) = args.socket_on(node.as_deref()) else {
+        return slurm::error(&format!(
+            "spank_interstice: job {job_id} {kind} not reported: socket={} needs this node's name (%n) \
+             and SLURMD_NODENAME is not set",
+            args.socket.display()
+        ));
     };
-    let cores = slurm::job_alloc_cores(spank).or(details.cpu_ids);
-    let cpus = cores.as_deref().map(cpus_to_interval_set);
-    let procs = details
-        .num_cpus
-        .or_else(|| cpus.as_deref().map(count_procs))
-        .unwrap_or(1);
+    // The prolog/epilog environment carries neither the cores nor the time
+    // limit (checked on Slurm 22.05): ask slurmctld, bounded by the same
+    // timeout. The epilog too: the daemon refuses an event without a
+    // positive walltime, ended ones included (the job is still known to
+    // slurmctld while its epilog runs).
+    let details = job_details(&job_id, args.timeout).unwrap_or_default();
+    let share = match slurm::job_alloc_cores(spank) {
+        Some(cores) => {
+            let cpus = cpus_to_interval_set(&cores);
+            NodeShare {
+                procs: count_procs(&cpus),
+                cpus: Some(cpus),
+            }
+        }
+        None => match details.share_on(node.as_deref()) {
+            Ok(share) => share,
+            Err(error) => {
+                return slurm::error(&format!(
+                    "spank_interstice: job {job_id} {kind} not reported: {error}"
+                ))
+            }
+        },
+    };
+    let NodeShare { cpus, procs } = share;
     let walltime = details.time_limit_seconds.unwrap_or(0) as f64;
     let event = HpcEventRequest {
         kind,
@@ -206,11 +227,13 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
         time: None,
         cpus: cpus.clone(),
     };
-    let client = Client::new(&args.socket, args.timeout.max(Duration::from_millis(1)));
+    let client = Client::new(&socket, args.timeout.max(Duration::from_millis(1)));
     match client.hpc_event(&event) {
         Ok(answer) => slurm::info(&format!(
-            "spank_interstice: job {job_id} {kind} on cpus {} reported; daemon evicted {} cloud job(s)",
+            "spank_interstice: job {job_id} {kind} on node {} cpus {} ({procs}) reported to {}; daemon evicted {} cloud job(s)",
+            node.as_deref().unwrap_or("?"),
             cpus.as_deref().unwrap_or("?"),
+            socket.display(),
             answer.evicted.len()
         )),
         Err(error) => slurm::error(&format!(
@@ -251,28 +274,13 @@ fn job_details(job_id: &str, timeout: Duration) -> Option<JobDetails> {
     Some(parse_job_details(&text))
 }
 
-/// Number of processors in an interval set such as `"0-3 6"`.
-fn count_procs(set: &str) -> u32 {
-    set.split_whitespace()
-        .map(|part| match part.split_once('-') {
-            Some((low, high)) => match (low.parse::<u32>(), high.parse::<u32>()) {
-                (Ok(low), Ok(high)) if high >= low => high - low + 1,
-                _ => 0,
-            },
-            None => u32::from(part.parse::<u32>().is_ok()),
-        })
-        .sum::<u32>()
-        .max(1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::count_procs;
-
-    #[test]
-    fn procs_are_counted_from_interval_sets() {
-        assert_eq!(count_procs("0-3 6"), 5);
-        assert_eq!(count_procs("7"), 1);
-        assert_eq!(count_procs(""), 1);
-    }
+/// This node's Slurm name: `SLURMD_NODENAME`, which slurmd puts in the
+/// prolog/epilog environment (SPANK has no item for it), else the short
+/// host name (the node name on most clusters). `None` when neither is known.
+fn this_node() -> Option<String> {
+    std::env::var("SLURMD_NODENAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+        .map(|name| name.trim().split('.').next().unwrap_or_default().to_string())
+        .filter(|name| !name.is_empty())
 }

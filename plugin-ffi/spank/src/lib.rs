@@ -11,7 +11,10 @@
 //! - In `slurm_spank_job_prolog`/`slurm_spank_job_epilog` (slurmd), tells the
 //!   node's `intersticed` that an HPC job takes/releases processors
 //!   (`POST /v1/hpc/events` started/ended), so it can evict local cloud work
-//!   first. Errors are logged and never fail the job.
+//!   first: this node's CPUs of the job and their count, found by the node's
+//!   name (`SLURMD_NODENAME`) in the job's `Nodes= CPU_IDs=` groups; `%n` in
+//!   `socket=` names each node's own daemon. Errors are logged and never fail
+//!   the job.
 //!
 //! Arguments come from the `plugstack.conf` line (see [`args`]).
 
