@@ -322,107 +322,6 @@ pub const fn version_number(decimal: &str) -> u32 {
     value
 }
 
-/// A Slurm host list that does not parse.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad Slurm host list {list:?}: {why}")]
-pub struct HostlistError {
-    /// The list given.
-    pub list: String,
-    /// What is wrong.
-    pub why: &'static str,
-}
-
-/// The most hosts one list may name (a bound on what a malformed range can cost).
-pub const MAX_HOSTLIST: usize = 1 << 20;
-
-/// The host names of a Slurm host list, in order: `n1`, `n[1-3,5]`,
-/// `n[01-10]` (zero padding kept), `a[1-2],b3`, `r[1-2]n[3-4]` (every
-/// combination), `n[1-2]-ib` (a suffix). Empty for `""`, `(null)` and `N/A`.
-pub fn expand_hostlist(list: &str) -> Result<Vec<String>, HostlistError> {
-    let list = list.trim();
-    let error = |why| HostlistError {
-        list: list.to_string(),
-        why,
-    };
-    if list.is_empty() || list == "(null)" || list == "N/A" {
-        return Ok(Vec::new());
-    }
-    let mut hosts = Vec::new();
-    for item in split_top_level(list).ok_or_else(|| error("unbalanced brackets"))? {
-        if item.is_empty() {
-            return Err(error("an empty host name"));
-        }
-        let mut names = vec![String::new()];
-        let mut rest = item;
-        while !rest.is_empty() {
-            let (literal, after) = rest.split_at(rest.find('[').unwrap_or(rest.len()));
-            for name in &mut names {
-                name.push_str(literal);
-            }
-            if after.is_empty() {
-                break;
-            }
-            let close = after.find(']').ok_or_else(|| error("unbalanced brackets"))?;
-            let alternatives = expand_range_list(&after[1..close]).ok_or_else(|| error("a bad range"))?;
-            if names.len().saturating_mul(alternatives.len()) + hosts.len() > MAX_HOSTLIST {
-                return Err(error("too many hosts"));
-            }
-            names = names
-                .iter()
-                .flat_map(|name| alternatives.iter().map(move |alt| format!("{name}{alt}")))
-                .collect();
-            rest = &after[close + 1..];
-        }
-        hosts.extend(names);
-    }
-    Ok(hosts)
-}
-
-/// `a[1-2],b3` → `["a[1-2]", "b3"]`: commas outside brackets split; `None` if brackets do not balance.
-fn split_top_level(list: &str) -> Option<Vec<&str>> {
-    let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
-    for (i, c) in list.char_indices() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            ',' if depth == 0 => {
-                items.push(&list[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-        if !(0..=1).contains(&depth) {
-            return None;
-        }
-    }
-    (depth == 0).then(|| {
-        items.push(&list[start..]);
-        items
-    })
-}
-
-/// `1-3,05` → `["1", "2", "3", "05"]`: the numbers of a bracket, padded to
-/// the width of each range's first bound when it starts with 0.
-fn expand_range_list(ranges: &str) -> Option<Vec<String>> {
-    let mut out = Vec::new();
-    for part in ranges.split(',') {
-        let (low, high) = part.split_once('-').unwrap_or((part, part));
-        if low.is_empty() || !low.bytes().chain(high.bytes()).all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let (from, to) = (low.parse::<u64>().ok()?, high.parse::<u64>().ok()?);
-        if to < from
-            || (to - from) as usize >= MAX_HOSTLIST
-            || out.len() + ((to - from) as usize) >= MAX_HOSTLIST
-        {
-            return None;
-        }
-        let width = if low.starts_with('0') { low.len() } else { 0 };
-        out.extend((from..=to).map(|n| format!("{n:0width$}")));
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,7 +335,6 @@ mod tests {
         assert_eq!(hosts("a[1-2],b3"), ["a1", "a2", "b3"]);
         assert_eq!(hosts("r[1-2]n[3-4]"), ["r1n3", "r1n4", "r2n3", "r2n4"]);
         assert_eq!(hosts("n[1-2]-ib"), ["n1-ib", "n2-ib"]);
-        assert!(hosts("(null)").is_empty() && hosts("").is_empty() && hosts("N/A").is_empty());
         for bad in [
             "n[1-",
             "n]1[",

@@ -144,6 +144,10 @@ pub enum SpankReports {
     /// Each node's own daemon: `socket=DIR/intersticed.%n.sock` (see
     /// [`Cluster::node_socket`]).
     PerNode,
+    /// The one daemon at [`Cluster::daemon_socket`], `slurm` backend: it
+    /// counts the reports (Slurm's plan, not the reports, says where the
+    /// jobs are).
+    Central,
 }
 
 impl Default for PluginSettings {
@@ -235,6 +239,7 @@ impl Cluster {
         let spank_target = match settings.spank_reports {
             SpankReports::Off => format!("socket={} report=no", daemon_socket.display()),
             SpankReports::PerNode => format!("socket={}", root.join("intersticed.%n.sock").display()),
+            SpankReports::Central => format!("socket={}", daemon_socket.display()),
         };
         std::fs::write(
             root.join("plugstack.conf"),
@@ -528,16 +533,6 @@ impl Cluster {
             );
             std::thread::sleep(Duration::from_millis(250));
         }
-    }
-
-    /// CPUs of all the cluster's nodes (`CPUTot` of `scontrol show node`).
-    pub fn cpus(&self) -> u32 {
-        let output = self.run("scontrol", &["-o", "show", "node"]);
-        String::from_utf8_lossy(&output.stdout)
-            .split_whitespace()
-            .filter_map(|word| word.strip_prefix("CPUTot="))
-            .map(|n| n.parse::<u32>().expect("CPUTot is a number"))
-            .sum()
     }
 
     /// The slurmctld log so far.

@@ -4,8 +4,9 @@
 //! the whole cluster's plan with its `slurm` backend (an engine of 12
 //! processors). Slurm places the jobs on the nodes. Jobs are short sleeps.
 //! Runs as root (CI does); fails, not skips, when Slurm is missing. Harness:
-//! `tests/slurm/harness.rs`. The SPANK prolog's reports go to one daemon per
-//! node: `slurm_multinode.rs`.
+//! `tests/slurm/harness.rs`. The SPANK prolog's reports go to this daemon,
+//! which counts them (Slurm's plan says where jobs are); one daemon per
+//! node acting on them: `slurm_multinode.rs`.
 //!
 //! One test function runs the scenarios in order, on one cluster:
 //! 1. a backfill hole: an evictable job whose `--slo` fits is accepted, routed
@@ -13,13 +14,14 @@
 //! 2. an SLO that cannot be met is rejected at sbatch time with the
 //!    counter-offer; resubmitting with the offered SLO is accepted;
 //! 3. an HPC job over all three nodes preempts a running cloud job; the
-//!    daemon records the eviction and the violation;
+//!    daemon records the eviction and the violation, and the SPANK prolog of
+//!    each node reports the HPC start;
 //! 4. with the daemon stopped, submissions go through (fail-open) within the
 //!    latency bound and are counted;
 //! 5. `/metrics` shows the outcomes of 1–4 with exact counts: admissions,
 //!    rejections, counter-offers, met, evicted, SLO violations (evictions
 //!    violate in this config), the prediction confusion counts, unpredicted
-//!    admissions; each live scrape passes `promtool check metrics`.
+//!    admissions and HPC events; each live scrape passes `promtool check metrics`.
 //!    Outcomes are followed on `/metrics` throughout; the daemon log is read only
 //!    for what metrics cannot carry (which job id had which outcome).
 
@@ -30,7 +32,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use harness::{metric, wait_for, Cluster, Daemon, HttpError, PluginSettings, CLUSTER_CPUS};
+use harness::{metric, wait_for, Cluster, Daemon, HttpError, PluginSettings, SpankReports, CLUSTER_CPUS};
 
 /// The counter-offer in a rejection message: "... resubmit with --slo=410".
 fn offered_slo(message: &str) -> u64 {
@@ -117,7 +119,10 @@ const FP: &str = "interstice_prediction_outcomes_total{outcome=\"fp\"}";
 #[test]
 fn interstice_on_a_real_slurm() {
     let started = Instant::now();
-    let mut cluster = Cluster::start(&PluginSettings::default());
+    let mut cluster = Cluster::start(&PluginSettings {
+        spank_reports: SpankReports::Central,
+        ..PluginSettings::default()
+    });
     let mut daemon = Daemon::start(&cluster, 1);
     let long = Duration::from_secs(90);
 
@@ -217,6 +222,9 @@ fn interstice_on_a_real_slurm() {
         "the evicted job is C3 ({c3}):\n{}",
         daemon.log_text()
     );
+    // Each node's SPANK prolog told the daemon which HPC jobs took its
+    // processors: H1 (10 CPUs), H2 and H3 (12) each span the three nodes.
+    wait_metric(&daemon, "interstice_hpc_events_total{type=\"started\"}", 9.0);
     // --- 5 (second part). Everything the first daemon saw ---------------------------------------
     let metrics = checked_scrape(&daemon);
     assert_metric(&metrics, ADMITTED, 3.0);

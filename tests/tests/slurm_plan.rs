@@ -14,7 +14,7 @@ mod harness;
 
 use std::time::{Duration, Instant};
 
-use harness::{metric, wait_for, Cluster, Daemon, PluginSettings};
+use harness::{metric, wait_for, Cluster, Daemon, PluginSettings, CLUSTER_CPUS};
 
 /// Processors idle now according to the daemon's plan.
 fn idle_now(daemon: &Daemon) -> usize {
@@ -43,7 +43,7 @@ fn the_daemon_plans_with_slurms_plan_and_holds_its_admissions() {
     let started = Instant::now();
     let cluster = Cluster::start(&PluginSettings::default());
     let daemon = Daemon::start(&cluster, 1);
-    let total = cluster.cpus();
+    let total = CLUSTER_CPUS;
     let long = Duration::from_secs(60);
 
     // --- 1. a hole for two evictable jobs, six submitted at once ------------------------------
