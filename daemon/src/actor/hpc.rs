@@ -1,7 +1,9 @@
-//! The HPC mirror: the batch system's jobs, as the backends report them
-//! (events and snapshots), kept in the engine as HPC jobs so that cloud work
-//! only fills the holes they leave. An HPC job that takes processors a cloud
-//! job holds evicts it at once.
+//! The batch system's jobs in the engine, so that cloud work only fills the
+//! holes they leave. Reported one event at a time (embedded and plugin
+//! backends), they are HPC jobs the engine plans; an HPC job that takes
+//! processors a cloud job holds evicts it at once. Read as the batch system's
+//! own plan (Slurm), they are mirrored (`Engine::mirror`): the engine plans
+//! no HPC job of its own, and events are only counted.
 
 use super::admission::engine_error;
 use super::command::ApiError;
