@@ -14,9 +14,11 @@ use crate::config::BackendConfig;
 use interstice_core::{JobId, Submitted, Time};
 use std::collections::BTreeMap;
 
-/// Engine ids of holds start here: above the daemon's own cloud jobs, below
-/// the mirrored HPC jobs of the event-driven backends.
+/// Engine ids of holds are `HOLD_ID_BASE` plus a number below `HOLD_IDS`:
+/// above the daemon's own cloud jobs, below the HPC jobs of the
+/// event-driven backends.
 const HOLD_ID_BASE: u64 = 1 << 61;
+const HOLD_IDS: u64 = 1 << 60;
 
 /// The holds standing, by engine id, with when each expires.
 #[derive(Debug)]
@@ -29,8 +31,11 @@ pub(super) struct Holds {
 }
 
 impl Holds {
-    /// The holds of a daemon with `backend`.
-    pub(super) fn new(backend: &BackendConfig) -> Holds {
+    /// The holds of a daemon with `backend`, started at `now`: its hold ids
+    /// count from its start time in microseconds, so that a marker naming a
+    /// hold of an earlier run of the daemon (still in Slurm's queue) never
+    /// names one of this run's.
+    pub(super) fn new(backend: &BackendConfig, now: Time) -> Holds {
         let ttl = match backend {
             BackendConfig::Slurm(slurm) if slurm.hold_seconds > 0.0 => {
                 Some(Time::from_secs_f64(slurm.hold_seconds))
@@ -40,7 +45,7 @@ impl Holds {
         Holds {
             ttl,
             standing: BTreeMap::new(),
-            next: HOLD_ID_BASE,
+            next: HOLD_ID_BASE + now.ticks().rem_euclid(HOLD_IDS as i64) as u64,
         }
     }
 
@@ -70,7 +75,7 @@ impl Actor {
             return Ok(None);
         };
         let id = self.holds.next;
-        self.holds.next += 1;
+        self.holds.next = HOLD_ID_BASE + (id - HOLD_ID_BASE + 1) % HOLD_IDS;
         let verdict = self
             .driver
             .submit(engine_job(id, procs, walltime, now, Some(slo)))

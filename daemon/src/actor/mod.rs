@@ -139,7 +139,12 @@ impl std::fmt::Debug for Actor {
 impl Actor {
     /// Build the engine and recover the jobs SQLite says were queued or running.
     pub fn start(setup: ActorSetup) -> Result<Actor, ActorError> {
-        let engine = Engine::new(setup.config.engine_config()?)?;
+        let started = setup.clock.now();
+        let mut engine = Engine::new(setup.config.engine_config()?)?;
+        // The store keeps every job's story; the engine only the jobs in the
+        // system (each admission hold is a job too: a daemon's lifetime of
+        // them would otherwise pile up).
+        engine.hand_over_finished();
         let next_job_id = setup.store.max_job_id()? + 1;
         let member = match setup.config.member() {
             Some(config) => {
@@ -162,7 +167,7 @@ impl Actor {
             clock: setup.clock,
             jobs: HashMap::new(),
             hpc: HpcMirror::default(),
-            holds: holds::Holds::new(&setup.config.backend),
+            holds: holds::Holds::new(&setup.config.backend, started),
             mirrors_plan: matches!(setup.config.backend, crate::config::BackendConfig::Slurm(_)),
             member,
             readiness: Readiness::new(&setup.config.backend),
@@ -303,7 +308,10 @@ impl Actor {
     /// while the clock stands still) is logged and decides nothing; the
     /// next tick passes again.
     fn pass(&mut self, now: Time) -> Vec<Decision> {
-        match self.driver.pass(now) {
+        let decisions = self.driver.pass(now);
+        // Final jobs as of this pass: the engine forgets them (see `start`).
+        self.driver.take_finished();
+        match decisions {
             Ok(decisions) => decisions,
             Err(livelock) => {
                 tracing::error!("{livelock}");

@@ -256,6 +256,14 @@ mod tests {
         }
     }
 
+    fn unplanned(procs: u32, walltime: i64, not_before: i64) -> UnplannedJob {
+        UnplannedJob {
+            procs,
+            walltime: t(walltime),
+            not_before: t(not_before),
+        }
+    }
+
     fn cloud(id: u64, procs: u32, walltime: i64, submit: i64) -> Job {
         Job {
             id: JobId(id),
@@ -298,23 +306,7 @@ mod tests {
         let plan = MirroredPlan {
             jobs: vec![busy(0, 3, 0, 100)],
             blocked: vec![busy(0, 1, 200, 400)],
-            unplanned: vec![
-                UnplannedJob {
-                    procs: 4,
-                    walltime: t(50),
-                    not_before: t(0),
-                },
-                UnplannedJob {
-                    procs: 2,
-                    walltime: t(500),
-                    not_before: t(0),
-                },
-                UnplannedJob {
-                    procs: 5,
-                    walltime: t(1),
-                    not_before: t(0),
-                },
-            ],
+            unplanned: vec![unplanned(4, 50, 0), unplanned(2, 500, 0), unplanned(5, 1, 0)],
         };
         let outcome = e.mirror(t(0), &plan).unwrap();
         assert_eq!(outcome.unplanned_starts, vec![Some(t(100)), Some(t(150)), None]);
@@ -332,18 +324,7 @@ mod tests {
         // backfill left the unplanned jobs out of it.
         let plan = MirroredPlan {
             jobs: vec![busy(0, 3, 0, 100), busy(0, 3, 200, 300)],
-            unplanned: vec![
-                UnplannedJob {
-                    procs: 4,
-                    walltime: t(50),
-                    not_before: t(0),
-                },
-                UnplannedJob {
-                    procs: 1,
-                    walltime: t(10),
-                    not_before: t(1000),
-                },
-            ],
+            unplanned: vec![unplanned(4, 50, 0), unplanned(1, 10, 1000)],
             ..MirroredPlan::default()
         };
         let outcome = e.mirror(t(0), &plan).unwrap();
