@@ -179,10 +179,10 @@ pub fn bench(args: SlurmArgs) -> anyhow::Result<()> {
     let predict = predict_started.elapsed();
     println!("METRIC:slurm_nodes:{}:nodes", args.nodes);
     println!("METRIC:slurm_processors:{procs}:processors");
-    println!(
-        "METRIC:slurm_jobs:{}:jobs (running {}, planned {}, unplanned {})",
-        args.jobs, counts.running, counts.planned, counts.unplanned
-    );
+    println!("METRIC:slurm_jobs:{}:jobs", args.jobs);
+    println!("METRIC:slurm_running_jobs:{}:jobs", counts.running);
+    println!("METRIC:slurm_planned_jobs:{}:jobs", counts.planned);
+    println!("METRIC:slurm_unplanned_jobs:{}:jobs", counts.unplanned);
     println!("METRIC:slurm_parse_seconds:{:.4}:s", parse.as_secs_f64());
     println!("METRIC:slurm_map_seconds:{:.4}:s", map.as_secs_f64());
     println!("METRIC:slurm_mirror_seconds:{:.4}:s", mirror.as_secs_f64());

@@ -1,4 +1,4 @@
-//! `interstice bench hpc`, `bench scaling` and `bench measure` end to end, at
+//! `interstice bench hpc`, `bench scaling`, `bench measure` and `bench slurm` end to end, at
 //! a size a debug build runs in seconds: the METRIC lines are there, numbers
 //! where numbers are due, and a trace repeated twice replays twice its jobs.
 
@@ -170,4 +170,36 @@ fn bench_measure_times_a_command_and_fails_with_it() {
         .output()
         .expect("run interstice");
     interstice_tests::assert_failure_mentions(&failed, &["/nonexistent.swf", "failed"]);
+}
+
+#[test]
+fn bench_slurm_reads_and_plans_a_generated_state() {
+    let metrics = metrics(&[
+        "bench", "slurm", "--nodes", "40", "--cpus", "8", "--jobs", "300", "--repeat", "2",
+    ]);
+    assert_eq!(number(&metrics, "slurm_nodes", "nodes"), 40.0);
+    assert_eq!(number(&metrics, "slurm_processors", "processors"), 320.0);
+    let jobs = number(&metrics, "slurm_jobs", "jobs");
+    let parts: f64 = ["slurm_running_jobs", "slurm_planned_jobs", "slurm_unplanned_jobs"]
+        .iter()
+        .map(|name| number(&metrics, name, "jobs"))
+        .sum();
+    assert_eq!(
+        (jobs, parts),
+        (300.0, 300.0),
+        "every job is running, planned or unplanned"
+    );
+    assert!(number(&metrics, "slurm_running_jobs", "jobs") > 0.0);
+    assert!(number(&metrics, "slurm_unplanned_jobs", "jobs") > 0.0);
+    let total = number(&metrics, "slurm_read_and_plan_seconds", "s");
+    let steps: f64 = ["slurm_parse_seconds", "slurm_map_seconds", "slurm_mirror_seconds"]
+        .iter()
+        .map(|name| number(&metrics, name, "s"))
+        .sum();
+    assert!(
+        (total - steps).abs() < 2e-4,
+        "the total is its steps: {total} vs {steps}"
+    );
+    number(&metrics, "slurm_predict_seconds", "s");
+    number(&metrics, "slurm_predicted_start_after_now", "s");
 }
