@@ -7,7 +7,9 @@
 //! 2. a maintenance reservation (`scontrol create reservation … Flags=MAINT`)
 //!    moves the predicted start of a job that would run into it past its
 //!    end, leaves a job that ends before it alone, and deleting the
-//!    reservation brings the prediction back.
+//!    reservation brings the prediction back;
+//! 3. a drained node takes no new work: its CPUs leave the daemon's idle
+//!    slots and count as unavailable in its partitions, until it resumes.
 
 #[path = "../slurm/harness.rs"]
 mod harness;
@@ -168,6 +170,39 @@ fn the_daemon_plans_with_slurms_plan_and_holds_its_admissions() {
     );
     wait_for("the prediction to come back", Duration::from_secs(20), || {
         (predicted_start(&daemon, 2, 120) < epoch_now() + 5.0).then_some(())
+    });
+    // --- 3. a drained node leaves the plan ---------------------------------------------------------
+    let drain = cluster.run(
+        "scontrol",
+        &["update", "NodeName=n3", "State=DRAIN", "Reason=interstice-test"],
+    );
+    assert!(
+        drain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&drain.stderr)
+    );
+    let per_node = (total / 3) as usize;
+    wait_for(
+        "n3's CPUs to leave the idle slots",
+        Duration::from_secs(20),
+        || (idle_now(&daemon) == total as usize - per_node).then_some(()),
+    );
+    let text = daemon.request("GET", "/metrics", None);
+    for partition in ["hpc", "cloud"] {
+        let series =
+            format!("interstice_slurm_partition_cpus{{partition=\"{partition}\",state=\"unavailable\"}}");
+        assert_eq!(metric(&text, &series), per_node as f64, "{series}");
+        let series = format!("interstice_slurm_partition_cpus{{partition=\"{partition}\",state=\"total\"}}");
+        assert_eq!(metric(&text, &series), f64::from(total), "{series}");
+    }
+    let resume = cluster.run("scontrol", &["update", "NodeName=n3", "State=RESUME"]);
+    assert!(
+        resume.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resume.stderr)
+    );
+    wait_for("n3 back in the idle slots", Duration::from_secs(20), || {
+        (idle_now(&daemon) == total as usize).then_some(())
     });
     println!(
         "METRIC:slurm_plan_scenarios_duration:{:.1}:seconds",
