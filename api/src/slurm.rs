@@ -61,11 +61,12 @@ impl fmt::Display for Marker {
     }
 }
 
-/// The marker anywhere in a comment (the user's own text may precede it);
-/// `None` without one or without its `slo=`. A `predicted_violation=` other
-/// than `0` or `1` reads as absent.
+/// The marker in a comment: the last one (`job_submit/interstice` appends
+/// its marker to the user's own text, which may hold a marker-like string of
+/// the user's); `None` without one or without its `slo=`. A
+/// `predicted_violation=` other than `0` or `1` reads as absent.
 pub fn parse_marker(comment: &str) -> Option<Marker> {
-    let start = comment.find(MARKER_PREFIX)?;
+    let start = comment.rfind(MARKER_PREFIX)?;
     let mut words = comment[start + MARKER_PREFIX.len()..].split_whitespace();
     let predicted = match words.next()? {
         "accepted" => true,
@@ -346,6 +347,13 @@ mod tests {
         ] {
             assert!(expand_hostlist(bad).is_err(), "{bad} should not parse");
         }
+    }
+
+    #[test]
+    fn the_plugins_marker_is_the_last_one() {
+        let marker =
+            parse_marker("interstice:accepted slo=1 hold=9 interstice:accepted slo=60 hold=42").unwrap();
+        assert_eq!((marker.slo_seconds, marker.hold), (60.0, Some(42)));
     }
 
     #[test]

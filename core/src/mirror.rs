@@ -25,7 +25,7 @@ pub struct Occupation {
 
 /// A pending job the batch system gave no plan (beyond its planning window,
 /// or not considered yet).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnplannedJob {
     /// Processors.
     pub procs: u32,
@@ -34,6 +34,8 @@ pub struct UnplannedJob {
     /// No earlier start (the batch system's own estimate, when it gives
     /// one; else any instant up to now).
     pub not_before: Time,
+    /// The processors it may run on (its partitions' nodes); `None`: any.
+    pub within: Option<ProcSet>,
 }
 
 /// The batch system's plan at one instant, in the engine's processors.
@@ -44,11 +46,12 @@ pub struct MirroredPlan {
     /// Processors no job may use (reservations, nodes down or drained),
     /// held like maintenance windows.
     pub blocked: Vec<Occupation>,
-    /// Pending jobs without a plan, in the batch system's order: the engine
-    /// queues them behind the plan, first come first served, each on the
-    /// processors free soonest for good and clear of the blocked windows;
-    /// not in the plan's holes, which the batch system's own backfill left
-    /// them out of.
+    /// Pending jobs without a plan, in the order given (the Slurm backend:
+    /// submission order): the engine queues them behind the plan, first come
+    /// first served, each on the processors it may use that are free soonest
+    /// for good (outside the convergence area first, then lowest ids) and
+    /// clear of the blocked windows; not in the plan's holes, which the batch
+    /// system's own backfill left them out of.
     pub unplanned: Vec<UnplannedJob>,
 }
 

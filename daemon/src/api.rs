@@ -144,12 +144,21 @@ async fn submit(
     .await
 }
 
-async fn predict(State(state): State<AppState>, body: Bytes) -> Response {
+async fn predict(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
+    body: Bytes,
+) -> Response {
     let request: PredictRequest = match parse_body(&body) {
         Ok(request) => request,
         Err(err) => return api_error(err),
     };
-    ask(&state, |reply| Command::Predict { request, reply }).await
+    ask(&state, |reply| Command::Predict {
+        request,
+        owner,
+        reply,
+    })
+    .await
 }
 
 async fn list_jobs(State(state): State<AppState>, ConnectInfo(Peer(owner)): ConnectInfo<Peer>) -> Response {

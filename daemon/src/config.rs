@@ -542,6 +542,15 @@ pub struct SlurmConfig {
     /// its hold after this long.
     #[serde(default = "default_hold_seconds")]
     pub hold_seconds: f64,
+    /// The user slurmctld runs as (`SlurmUser`): with root, the only caller
+    /// whose admissions (`/v1/predict` with `admission: true`, from
+    /// job_submit/interstice) take a hold.
+    #[serde(default = "default_slurm_user")]
+    pub slurm_user: String,
+}
+
+fn default_slurm_user() -> String {
+    "slurm".to_string()
 }
 
 fn default_hold_seconds() -> f64 {

@@ -222,12 +222,17 @@ impl Actor {
     /// `POST /v1/predict`: what a submission would be answered now; with
     /// `admission: true` (a plugin deciding for its batch system) it is
     /// counted and recorded like an admission, and in Slurm mode an admitted
-    /// job's slot is held until Slurm lists the job ([`super::holds`]).
-    pub(super) fn predict(&mut self, request: PredictRequest) -> Result<PredictResponse, ApiError> {
+    /// job's slot is held until Slurm lists the job ([`super::holds`]) when
+    /// Slurm's own plugin asks (root or `backend.slurm_user`).
+    pub(super) fn predict(
+        &mut self,
+        request: PredictRequest,
+        owner: Owner,
+    ) -> Result<PredictResponse, ApiError> {
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
         let now = self.now();
         self.ready(now)?;
-        let held = if request.admission {
+        let held = if request.admission && self.holds.may_hold(owner) {
             self.admit_held(request.procs, walltime, slo, now)?
         } else {
             None

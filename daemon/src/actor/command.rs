@@ -125,6 +125,8 @@ pub enum Command {
     Predict {
         /// The hypothetical job.
         request: PredictRequest,
+        /// Who asks (an admission hold is taken only for Slurm's own plugin).
+        owner: Owner,
         /// The prediction.
         reply: Reply<PredictResponse>,
     },

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 /// event-driven backends.
 const HOLD_ID_BASE: u64 = 1 << 61;
 const HOLD_IDS: u64 = 1 << 60;
+const _: () = assert!(HOLD_ID_BASE + HOLD_IDS <= super::hpc::HPC_ID_BASE);
 
 /// The holds standing, by engine id, with when each expires.
 #[derive(Debug)]
@@ -26,8 +27,13 @@ pub(super) struct Holds {
     /// How long a hold stands at most; `None`: no holds (not in Slurm mode,
     /// or `hold_seconds: 0`).
     ttl: Option<Time>,
-    standing: BTreeMap<u64, Time>,
+    /// Expiry and processors of each hold.
+    standing: BTreeMap<u64, (Time, u32)>,
     next: u64,
+    /// The uid slurmctld runs as (`backend.slurm_user`), besides root the
+    /// only caller a hold is taken for: anyone else gets the prediction
+    /// without a hold, so a local user cannot keep the area held.
+    slurm_uid: Option<u32>,
 }
 
 impl Holds {
@@ -36,14 +42,19 @@ impl Holds {
     /// hold of an earlier run of the daemon (still in Slurm's queue) never
     /// names one of this run's.
     pub(super) fn new(backend: &BackendConfig, now: Time) -> Holds {
-        let ttl = match backend {
-            BackendConfig::Slurm(slurm) if slurm.hold_seconds > 0.0 => {
-                Some(Time::from_secs_f64(slurm.hold_seconds))
-            }
-            _ => None,
+        let (ttl, slurm_uid) = match backend {
+            BackendConfig::Slurm(slurm) if slurm.hold_seconds > 0.0 => (
+                Some(Time::from_secs_f64(slurm.hold_seconds)),
+                nix::unistd::User::from_name(&slurm.slurm_user)
+                    .ok()
+                    .flatten()
+                    .map(|user| user.uid.as_raw()),
+            ),
+            _ => (None, None),
         };
         Holds {
             ttl,
+            slurm_uid,
             standing: BTreeMap::new(),
             next: HOLD_ID_BASE + now.ticks().rem_euclid(HOLD_IDS as i64) as u64,
         }
@@ -52,6 +63,21 @@ impl Holds {
     /// Whether `id` is a hold standing now.
     pub(super) fn holds(&self, id: u64) -> bool {
         self.standing.contains_key(&id)
+    }
+
+    /// Whether `id` is a hold standing now for a job of `procs` processors:
+    /// a marker names a hold only for the job it was taken for (another
+    /// job's comment naming it neither releases nor hides anything).
+    pub(super) fn holds_for(&self, id: u64, procs: u32) -> bool {
+        self.standing.get(&id).is_some_and(|&(_, held)| held == procs)
+    }
+
+    /// Whether a hold is taken for `owner`'s admissions: root's and the
+    /// Slurm user's (slurmctld runs the job_submit plugin).
+    pub(super) fn may_hold(&self, owner: super::command::Owner) -> bool {
+        owner
+            .uid
+            .is_some_and(|uid| uid == 0 || Some(uid) == self.slurm_uid)
     }
 
     /// Holds standing now.
@@ -81,7 +107,7 @@ impl Actor {
             .submit(engine_job(id, procs, walltime, now, Some(slo)))
             .map_err(super::admission::engine_error)?;
         let hold = (!verdict.is_rejected()).then(|| {
-            self.holds.standing.insert(id, now + ttl);
+            self.holds.standing.insert(id, (now + ttl, procs));
             id
         });
         let decisions = self.pass(now);
@@ -91,17 +117,20 @@ impl Actor {
         Ok(Some((verdict, hold)))
     }
 
-    /// Release the holds of `ids` (their jobs are in Slurm's plan now), and
-    /// those standing past their expiry at `now`.
-    pub(super) fn release_holds(&mut self, ids: &[u64], now: Time) {
-        for &id in ids {
-            self.release_hold(id, now, "settled");
+    /// Release the holds `settled` names (their jobs, of that many
+    /// processors, are in Slurm's plan now), and those standing past their
+    /// expiry at `now`.
+    pub(super) fn release_holds(&mut self, settled: &[(u64, u32)], now: Time) {
+        for &(id, procs) in settled {
+            if self.holds.holds_for(id, procs) {
+                self.release_hold(id, now, "settled");
+            }
         }
         let expired: Vec<u64> = self
             .holds
             .standing
             .iter()
-            .filter(|&(_, &expiry)| expiry <= now)
+            .filter(|&(_, &(expiry, _))| expiry <= now)
             .map(|(&id, _)| id)
             .collect();
         for id in expired {

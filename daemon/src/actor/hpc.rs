@@ -16,7 +16,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 /// Engine ids of HPC jobs start here; cloud jobs use their daemon id below it.
-const HPC_ID_BASE: u64 = 1 << 62;
+pub(super) const HPC_ID_BASE: u64 = 1 << 62;
 
 /// The batch system's jobs the engine knows, by the batch system's id.
 #[derive(Debug)]
@@ -202,15 +202,24 @@ impl Actor {
     /// (the hold stands for them), and local cloud work is fitted around it.
     fn mirror_plan(&mut self, update: PlanUpdate) {
         let now = self.event_time(update.time);
-        self.plan_updated(now);
         self.release_holds(&update.settled_holds, now);
         let mut plan = update.plan;
+        // The first job naming a hold still standing for its size is the
+        // hold's own; the hold stands for it.
+        let mut standing_for = std::collections::HashSet::new();
         let holds = &self.holds;
         let mut carried = update.unplanned_holds.into_iter();
-        plan.unplanned
-            .retain(|_| !carried.next().flatten().is_some_and(|hold| holds.holds(hold)));
+        plan.unplanned.retain(|_| {
+            !carried
+                .next()
+                .flatten()
+                .is_some_and(|(hold, procs)| holds.holds_for(hold, procs) && standing_for.insert(hold))
+        });
         match self.driver.mirror(now, &plan) {
             Ok(outcome) => {
+                // Fresh only once mirrored: a plan the engine refused leaves
+                // the daemon's plan to age (and the daemon not ready).
+                self.plan_updated(now);
                 if outcome.overlapping > 0 {
                     tracing::debug!(
                         overlapping = outcome.overlapping,

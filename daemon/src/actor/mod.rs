@@ -237,9 +237,13 @@ impl Actor {
                     .observe(started.elapsed().as_secs_f64());
                 let _ = reply.send(answer);
             }
-            Command::Predict { request, reply } => {
+            Command::Predict {
+                request,
+                owner,
+                reply,
+            } => {
                 let started = Instant::now();
-                let answer = self.predict(request);
+                let answer = self.predict(request, owner);
                 self.metrics
                     .admission_duration
                     .observe(started.elapsed().as_secs_f64());

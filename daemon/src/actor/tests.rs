@@ -174,7 +174,12 @@ fn admit(actor: &mut Actor, procs: u32, walltime: f64, slo: f64) -> interstice_a
         admission: true,
         features: Vec::new(),
     };
-    ask(actor, |reply| Command::Predict { request, reply }).unwrap()
+    ask(actor, |reply| Command::Predict {
+        request,
+        owner: ROOT,
+        reply,
+    })
+    .unwrap()
 }
 
 /// Holds released so far with `result`.
@@ -186,7 +191,7 @@ fn released(actor: &Actor, result: &str) -> u64 {
         .get()
 }
 
-fn plan_update(time: Time, jobs: Vec<Occupation>, settled_holds: Vec<u64>) -> Command {
+fn plan_update(time: Time, jobs: Vec<Occupation>, settled_holds: Vec<(u64, u32)>) -> Command {
     Command::Hpc(HpcUpdate::Plan(PlanUpdate {
         time,
         plan: MirroredPlan {
@@ -244,7 +249,15 @@ fn admissions_between_two_plan_reads_hold_what_they_promise() {
         start: clock.now(),
         end: clock.now() + Time::from_secs(60),
     };
-    actor.handle(plan_update(clock.now(), vec![busy.clone(), listed], vec![hold]));
+    // A job of another size naming the hold neither releases it…
+    actor.handle(plan_update(clock.now(), vec![busy.clone()], vec![(hold, 4)]));
+    assert_eq!(actor.metrics.admission_holds.get(), 1);
+    // …the job it was taken for does.
+    actor.handle(plan_update(
+        clock.now(),
+        vec![busy.clone(), listed],
+        vec![(hold, 2)],
+    ));
     assert_eq!(actor.metrics.admission_holds.get(), 0);
     assert_eq!(released(&actor, "settled"), 1);
     assert_eq!(admit(&mut actor, 2, 60.0, 70.0).decision, "rejected");

@@ -89,11 +89,13 @@ pub struct PlanUpdate {
     /// processors, and the pending jobs it gave no plan.
     pub plan: MirroredPlan,
     /// The admission hold each of `plan.unplanned` carries, if any (in
-    /// order): while the daemon still holds it, the hold stands for the job.
-    pub unplanned_holds: Vec<Option<u64>>,
-    /// Admission holds whose job the batch system now runs or plans: the
-    /// daemon releases them.
-    pub settled_holds: Vec<u64>,
+    /// order), with the job's processors: while the daemon still holds it
+    /// (for that many processors), the hold stands for the job.
+    pub unplanned_holds: Vec<Option<(u64, u32)>>,
+    /// Admission holds whose job the batch system now runs or plans, with
+    /// the job's processors: the daemon releases those it holds for that
+    /// many processors.
+    pub settled_holds: Vec<(u64, u32)>,
 }
 
 /// What a backend sends to the daemon.

@@ -56,7 +56,7 @@ impl State {
                 .filter(|w| w.end() > now)
                 .map(|w| (Bits::from_procset(width, &w.procs), w.start, w.end())),
         );
-        let unplanned_starts = queue_behind(width, &mut jobs, &blocked, &plan.unplanned, now);
+        let unplanned_starts = queue_behind(width, &self.area, &mut jobs, &blocked, &plan.unplanned, now);
         let (mut hpc, overlapping) = Profile::from_windows(width, self.area.clone(), &jobs, blocked);
         hpc.prune(now);
         hpc.version_after(&self.hpc);
@@ -99,6 +99,9 @@ impl State {
             }
             match self.hpc.first_unblocked_conflict(&bits, now, until) {
                 Some(at) if at <= now => {
+                    // Not held in the rebuilt layer: the eviction must free
+                    // nothing there (the plan's job holds those processors).
+                    self.jobs[idx].occ_end = now;
                     self.evict(idx, now);
                     evicted += 1;
                 }
@@ -129,8 +132,9 @@ impl State {
 
 /// Place `unplanned` in order behind the batch system's plan, adding each
 /// to `jobs`; returns their starts (`None`: more processors than are ever
-/// free). Each goes on the processors free soonest for good (after the last
-/// job of the plan holding them, lowest ids first among equals), no earlier
+/// free). Each goes on the processors it may use that are free soonest for
+/// good (after the last job of the plan holding them; among equals outside
+/// the convergence area first, as HPC work prefers, then lowest ids), no earlier
 /// than its `not_before` and `now`, and clear of the blocked windows: what a
 /// first-come-first-served queue behind the plan does. They are not
 /// backfilled into the plan's holes: the batch system's own backfill left
@@ -140,6 +144,7 @@ impl State {
 /// among `m`, and `B` blocked windows.
 fn queue_behind(
     width: u32,
+    area: &Bits,
     jobs: &mut Vec<(Bits, Time, Time)>,
     blocked: &[(Bits, Time, Time)],
     unplanned: &[UnplannedJob],
@@ -155,11 +160,14 @@ fn queue_behind(
             *at = (*at).max(*end);
         }
     }
-    let mut soonest: BTreeSet<(Time, u32)> = free_from
+    // (free for good from, in the area, processor): HPC work prefers the
+    // processors outside the convergence area.
+    let key = |at: Time, proc: u32| (at, area.get(proc), proc);
+    let mut soonest: BTreeSet<(Time, bool, u32)> = free_from
         .iter()
         .enumerate()
         .filter(|(_, at)| !at.is_infinite())
-        .map(|(proc, &at)| (at, proc as u32))
+        .map(|(proc, &at)| key(at, proc as u32))
         .collect();
     // Only windows that end can be waited for; those that never end were
     // taken out of `soonest` above.
@@ -170,21 +178,21 @@ fn queue_behind(
     }
     let mut starts = Vec::with_capacity(unplanned.len());
     for job in unplanned {
-        if job.procs as usize > soonest.len() {
-            starts.push(None);
-            continue;
-        }
-        // The soonest free, passing over those a blocked window holds during
-        // the run that would start then: those are free for this queue only
-        // after that window (later jobs come after this one anyway).
+        let within = job.within.as_ref().map(|set| Bits::from_procset(width, set));
+        let may_use = |proc: u32| within.as_ref().map_or(true, |w| w.get(proc));
+        // The soonest free it may use, passing over those a blocked window
+        // holds during the run that would start then: those are free for
+        // this queue only after that window (later jobs come after this one
+        // anyway).
         let not_before = job.not_before.max(now);
-        let mut chosen: Vec<(Time, u32)> = Vec::with_capacity(job.procs as usize);
-        let mut passed: Vec<((Time, u32), Time)> = Vec::new();
+        let mut chosen: Vec<(Time, bool, u32)> = Vec::with_capacity(job.procs as usize);
+        let mut passed: Vec<((Time, bool, u32), Time)> = Vec::new();
         let mut start = not_before;
-        for &(at, proc) in soonest.iter() {
+        for &entry in soonest.iter().filter(|e| may_use(e.2)) {
             if chosen.len() == job.procs as usize {
                 break;
             }
+            let (at, _, proc) = entry;
             let from = start.max(at);
             let window_end = if in_windows.get(proc) {
                 ending
@@ -196,27 +204,36 @@ fn queue_behind(
                 None
             };
             match window_end {
-                Some(end) => passed.push(((at, proc), end)),
+                Some(end) => passed.push((entry, end)),
                 None => {
-                    chosen.push((at, proc));
+                    chosen.push(entry);
                     start = from;
                 }
             }
         }
         for (entry, end) in passed {
             soonest.remove(&entry);
-            soonest.insert((end, entry.1));
+            soonest.insert(key(end, entry.2));
         }
         if chosen.len() < job.procs as usize {
             // Too few clear of the windows before the end: the soonest free now.
-            chosen = soonest.iter().take(job.procs as usize).copied().collect();
+            chosen = soonest
+                .iter()
+                .filter(|e| may_use(e.2))
+                .take(job.procs as usize)
+                .copied()
+                .collect();
+            if chosen.len() < job.procs as usize {
+                starts.push(None); // more than it may ever use
+                continue;
+            }
             start = chosen.iter().map(|c| c.0).fold(not_before, Time::max);
         }
         for entry in &chosen {
             soonest.remove(entry);
         }
         let mut bits = Bits::empty(width);
-        for &(_, proc) in &chosen {
+        for &(_, _, proc) in &chosen {
             bits.set(proc);
         }
         // Clear of the blocked windows: after any that overlaps, until none does.
@@ -229,7 +246,7 @@ fn queue_behind(
             start = end;
         }
         let end = start + job.walltime;
-        soonest.extend(chosen.iter().map(|&(_, proc)| (end, proc)));
+        soonest.extend(chosen.iter().map(|&(_, _, proc)| key(end, proc)));
         jobs.push((bits, start, end));
         starts.push(Some(start));
     }
@@ -261,6 +278,7 @@ mod tests {
             procs,
             walltime: t(walltime),
             not_before: t(not_before),
+            within: None,
         }
     }
 
@@ -337,6 +355,33 @@ mod tests {
     }
 
     #[test]
+    fn unplanned_jobs_keep_to_their_partitions_and_out_of_the_area_first() {
+        let mut config = EngineConfig::new(4, Policy::Conservative);
+        config.conv_procs = 2;
+        let mut e = Engine::new(config).unwrap();
+        let within = |lo, hi| UnplannedJob {
+            within: Some(ProcSet::range(lo, hi)),
+            ..unplanned(1, 50, 0)
+        };
+        let plan = MirroredPlan {
+            unplanned: vec![
+                unplanned(2, 100, 0),
+                within(0, 1),
+                UnplannedJob {
+                    procs: 3,
+                    ..within(2, 3)
+                },
+            ],
+            ..MirroredPlan::default()
+        };
+        let outcome = e.mirror(t(0), &plan).unwrap();
+        assert_eq!(outcome.unplanned_starts, vec![Some(t(0)), Some(t(0)), None]);
+        // The first went outside the area (2-3), the second on the area's 0.
+        assert_eq!(e.predict(1, t(60), None, t(0)).start, Some(t(0)));
+        assert_eq!(e.predict(2, t(60), None, t(0)).start, Some(t(50)));
+    }
+
+    #[test]
     fn an_admitted_cloud_job_holds_its_slot_until_the_next_plan() {
         let mut e = engine();
         let plan = MirroredPlan {
@@ -397,6 +442,35 @@ mod tests {
             "job 2 is evicted when the planned job starts"
         );
         assert_eq!(e.schedule(t(300)), vec![Decision::Evict { id: JobId(2) }]);
+    }
+
+    #[test]
+    fn a_cloud_job_the_plan_evicts_leaves_the_plans_processors_busy() {
+        let mut e = engine();
+        e.mirror(t(0), &MirroredPlan::default()).unwrap();
+        e.submit(cloud(1, 2, 600, 0)).unwrap();
+        assert_eq!(e.schedule(t(0)).len(), 1);
+        let taken = match e.job_state(JobId(1)) {
+            Some(crate::engine::JobState::Running { procs, .. }) => procs,
+            other => panic!("{other:?}"),
+        };
+        // A job needing the whole machine waits behind job 1.
+        e.submit(cloud(2, 4, 60, 5)).unwrap();
+        let plan = MirroredPlan {
+            jobs: vec![Occupation {
+                procs: taken,
+                start: t(10),
+                end: t(500),
+            }],
+            ..MirroredPlan::default()
+        };
+        assert_eq!(e.mirror(t(10), &plan).unwrap().evicted, 1);
+        assert_eq!(
+            e.schedule(t(10)),
+            vec![Decision::Evict { id: JobId(1) }],
+            "job 2 must not start on the processors the plan holds until 500"
+        );
+        assert_eq!(e.predict(4, t(60), None, t(10)).start, Some(t(560)));
     }
 
     #[test]

@@ -21,8 +21,9 @@ pub struct Node {
     pub partitions: Vec<String>,
 }
 
-/// State words of a node that takes no new work.
-const UNAVAILABLE: [&str; 13] = [
+/// State words of a node that takes no new work. A node powered down by
+/// power saving is not one of them: Slurm resumes it for the work it gets.
+const UNAVAILABLE: [&str; 10] = [
     "DOWN",
     "DRAIN",
     "DRAINING",
@@ -31,16 +32,14 @@ const UNAVAILABLE: [&str; 13] = [
     "FAILING",
     "FUTURE",
     "NOT_RESPONDING",
-    "POWERED_DOWN",
-    "POWERING_DOWN",
-    "POWER_DOWN",
     "INVAL",
     "UNKNOWN",
 ];
 
 impl Node {
     /// Whether Slurm may start new work on the node: not down, drained or
-    /// draining, failing, not responding (`*`), powered down or unknown.
+    /// draining, failing, not responding (`*`), future or unknown (a node
+    /// powered down to save power is available: Slurm resumes it).
     pub fn available(&self) -> bool {
         !self.state.ends_with('*')
             && !self
@@ -155,7 +154,8 @@ mod tests {
         let output = "NodeName=n1 Arch=x86_64 CoresPerSocket=4 CPUAlloc=2 CPUEfctv=4 CPUTot=4 CPULoad=0.13 \
                       AvailableFeatures=(null) State=MIXED ThreadsPerCore=1 Partitions=hpc,cloud Reason=x\n\
                       NodeName=n2 CPUAlloc=0 CPUTot=8 State=IDLE+DRAIN Partitions=hpc\n\
-                      NodeName=n3 CPUAlloc=0 CPUTot=8 State=IDLE* Partitions=(null)\n";
+                      NodeName=n3 CPUAlloc=0 CPUTot=8 State=IDLE* Partitions=(null)\n\
+                      NodeName=n4 CPUAlloc=0 CPUTot=8 State=IDLE+POWERED_DOWN Partitions=hpc\n";
         let nodes = parse_nodes(output).unwrap();
         assert_eq!(
             nodes[0],
@@ -170,6 +170,10 @@ mod tests {
         assert!(nodes[0].available());
         assert!(!nodes[1].available(), "draining");
         assert!(!nodes[2].available(), "not responding");
+        assert!(
+            nodes[3].available(),
+            "powered down to save power: Slurm resumes it"
+        );
         assert!(nodes[2].partitions.is_empty());
         assert!(parse_nodes("NodeName=x State=IDLE\n")
             .unwrap_err()

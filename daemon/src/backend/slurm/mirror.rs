@@ -13,16 +13,19 @@
 //!   and within a node each job takes the lowest CPUs free when it starts
 //!   (Slurm's own core choice is not needed to know how many are free when).
 //! - Pending jobs without a plan (beyond `bf_window`, or not considered yet)
-//!   are left to the engine, in submission order, each at its earliest fit
-//!   after every planned job and no earlier than the start Slurm estimates
-//!   for it (`%S` without nodes), if any; held jobs are left out.
+//!   are queued by the engine behind the plan (`Engine::mirror`), in
+//!   submission order, each on its partitions' nodes, no earlier than the
+//!   last start Slurm planned nor the start Slurm estimates for it (`%S`
+//!   without nodes). Held jobs, jobs of partitions this daemon does not
+//!   plan, and jobs waiting for what never comes on its own are left out.
 //! - Nodes down, drained, draining, failing or not responding take no new
 //!   work: each of their CPUs is blocked from the end of the job running on
 //!   it. Advance reservations (maintenance windows) block their nodes over
 //!   their window, whole nodes (a reservation of some cores of a node blocks
 //!   the node).
-//! - A job whose marker names an admission hold (`hold=ID`) settles the hold
-//!   once Slurm runs or plans it; until then the hold stands for it.
+//! - A cloud-partition job whose marker names an admission hold (`hold=ID`)
+//!   settles the hold once Slurm runs or plans it (the actor checks the
+//!   hold was taken for a job of its size); until then the hold stands for it.
 
 use super::cluster::{Node, Reservation};
 use super::{JobStateName, SqueueJob};
@@ -36,6 +39,9 @@ const UNLIMITED: Time = Time::from_secs(365 * 86_400);
 /// Where each node's CPUs are among the engine's processors.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Topology {
+    /// The cloud partition (the area) and the HPC partition.
+    cloud: String,
+    hpc: String,
     nodes: HashMap<String, NodeCpus>,
     /// Node names in processor order.
     order: Vec<String>,
@@ -49,6 +55,7 @@ struct NodeCpus {
     first: u32,
     cpus: u32,
     available: bool,
+    partitions: Vec<String>,
 }
 
 /// The cluster does not fit the engine's processors.
@@ -99,6 +106,8 @@ impl Topology {
             });
         }
         let mut topology = Topology {
+            cloud: cloud.to_string(),
+            hpc: hpc.to_string(),
             nodes: HashMap::new(),
             order: Vec::new(),
             unmapped: ProcSet::new(),
@@ -111,6 +120,7 @@ impl Topology {
                         first,
                         cpus: node.total,
                         available: node.available(),
+                        partitions: node.partitions.clone(),
                     },
                 );
                 topology.order.push(node.name.clone());
@@ -131,6 +141,29 @@ impl Topology {
         Ok(topology)
     }
 
+    /// The partitions of a job's `%P` (`hpc,cloud` when submitted to
+    /// several) this daemon plans: the HPC and the cloud partition.
+    fn planned_partitions<'a>(&self, partitions: &'a str) -> Vec<&'a str> {
+        partitions
+            .split(',')
+            .map(str::trim)
+            .filter(|p| *p == self.hpc || *p == self.cloud)
+            .collect()
+    }
+
+    /// The processors of the nodes in any of `partitions`.
+    fn processors_of(&self, partitions: &[&str]) -> ProcSet {
+        ProcSet::from_ranges(
+            self.order
+                .iter()
+                .map(|name| &self.nodes[name])
+                .filter(|node| {
+                    node.cpus > 0 && node.partitions.iter().any(|p| partitions.contains(&p.as_str()))
+                })
+                .map(|node| (node.first, node.first + node.cpus - 1)),
+        )
+    }
+
     /// The engine processor of `node`'s CPU `cpu`.
     fn proc(&self, node: &str, cpu: u32) -> Option<u32> {
         self.nodes
@@ -145,10 +178,12 @@ impl Topology {
 pub struct PlanRead {
     /// The plan, in the engine's processors.
     pub plan: MirroredPlan,
-    /// The admission hold each of `plan.unplanned` carries, if any (in order).
-    pub unplanned_holds: Vec<Option<u64>>,
-    /// Holds whose job Slurm now runs or plans: they are released.
-    pub settled_holds: Vec<u64>,
+    /// The admission hold each of `plan.unplanned` carries, if any (in
+    /// order), with the job's CPUs.
+    pub unplanned_holds: Vec<Option<(u64, u32)>>,
+    /// Holds whose job Slurm now runs or plans, with the job's CPUs: they
+    /// are released (if the CPUs are the hold's).
+    pub settled_holds: Vec<(u64, u32)>,
     /// How many jobs are running, planned by Slurm, left to the engine, held.
     pub counts: PlanCounts,
 }
@@ -162,7 +197,9 @@ pub struct PlanCounts {
     pub planned: usize,
     /// Pending without a plan: placed by the engine.
     pub unplanned: usize,
-    /// Held by their user or an administrator: not in the plan.
+    /// Left out of the plan: held by their user or an administrator, or
+    /// waiting for something that does not come on its own (a dependency
+    /// never satisfied, a partition down, a bad account or QOS).
     pub held: usize,
 }
 
@@ -188,7 +225,12 @@ pub fn plan(
     let mut planned_shares = Vec::new();
     let mut unplanned = Vec::new();
     for (index, job) in jobs.iter().enumerate() {
-        let hold = job.marker.and_then(|m| m.hold);
+        // Only the plugin's own marker on a job of the cloud partition names a hold.
+        let hold = job
+            .marker
+            .and_then(|m| m.hold)
+            .filter(|_| job.partition.split(',').any(|p| p.trim() == topology.cloud))
+            .map(|id| (id, job.cpus));
         let limit = job
             .time_limit_seconds
             .map_or(UNLIMITED, |s| Time::from_secs(s as i64));
@@ -204,7 +246,9 @@ pub fn plan(
                     .max(now + Time::from_secs(1));
                 running_shares.extend(shares(index, job, &job.nodes, start, end));
             }
-            JobStateName::Pending if job.is_held() => read.counts.held += 1,
+            JobStateName::Pending if job.is_held() || waits_for_nothing_that_comes(&job.reason) => {
+                read.counts.held += 1
+            }
             JobStateName::Pending => match job.start.filter(|_| has_hosts(&job.sched_nodes)) {
                 Some(start) => {
                     read.counts.planned += 1;
@@ -218,6 +262,7 @@ pub fn plan(
                         start.saturating_add(limit),
                     ));
                 }
+                None if topology.planned_partitions(&job.partition).is_empty() => {}
                 None => {
                     read.counts.unplanned += 1;
                     unplanned.push((job.submit.unwrap_or(now_seconds), index, hold));
@@ -231,14 +276,21 @@ pub fn plan(
     // place it within the window it planned.
     unplanned.sort_unstable();
     let frontier = planned_shares.iter().map(|s| s.start).max().unwrap_or(now);
+    let mut within: HashMap<&str, ProcSet> = HashMap::new();
     for (_, index, hold) in unplanned {
         let job = &jobs[index];
+        let may_use = within
+            .entry(job.partition.as_str())
+            .or_insert_with(|| topology.processors_of(&topology.planned_partitions(&job.partition)))
+            .clone();
         read.plan.unplanned.push(UnplannedJob {
             procs: job.cpus.max(1),
             walltime: job
                 .time_limit_seconds
-                .map_or(UNLIMITED, |s| Time::from_secs(s as i64)),
+                .map_or(UNLIMITED, |s| Time::from_secs(s as i64))
+                .max(Time::from_secs(1)),
             not_before: job.start.map_or(now, Time::from_secs).max(frontier),
+            within: Some(may_use),
         });
         read.unplanned_holds.push(hold);
     }
@@ -289,6 +341,22 @@ pub fn plan(
     read
 }
 
+/// Reasons a pending job waits for something that does not come on its own:
+/// such a job is left out of the plan (counted as held).
+const NEVER_ON_ITS_OWN: [&str; 7] = [
+    "DependencyNeverSatisfied",
+    "PartitionDown",
+    "PartitionInactive",
+    "BadConstraints",
+    "InvalidAccount",
+    "InvalidQOS",
+    "JobHoldMaxRequeue",
+];
+
+fn waits_for_nothing_that_comes(reason: &str) -> bool {
+    NEVER_ON_ITS_OWN.contains(&reason.trim())
+}
+
 /// Whether a host list names at least one host.
 fn has_hosts(list: &str) -> bool {
     expand_hostlist(list).is_ok_and(|hosts| !hosts.is_empty())
@@ -299,7 +367,7 @@ fn has_hosts(list: &str) -> bool {
 /// not parse.
 fn shares(job: usize, squeue: &SqueueJob, list: &str, start: Time, end: Time) -> Vec<NodeShare> {
     let Ok(nodes) = expand_hostlist(list) else {
-        tracing::warn!(job = %squeue.id, "slurm: node list {list:?} does not parse; the job is left out of the plan");
+        tracing::debug!(job = %squeue.id, "slurm: node list {list:?} does not parse; the job is left out of the plan");
         return Vec::new();
     };
     let n = nodes.len().max(1) as u32;
@@ -454,7 +522,10 @@ mod tests {
              3|hpc|PENDING|4|1:00|{s}|{p}|{pe}|Resources||n3|(null)\n\
              4|cloud|PENDING|2|2:00|{s}|N/A|N/A|Priority||(null)|interstice:accepted slo=900 hold=8\n\
              5|hpc|PENDING|1|UNLIMITED|{s}|N/A|N/A|JobHeldUser||(null)|(null)\n\
-             6|hpc|COMPLETED|4|1:00|{s}|{s}|{s}|None|n3|(null)|(null)\n",
+             6|hpc|COMPLETED|4|1:00|{s}|{s}|{s}|None|n3|(null)|(null)\n\
+             7|hpc|PENDING|1|1:00|{s}|N/A|N/A|Priority||(null)|x interstice:accepted slo=1 hold=9\n\
+             8|gpu|PENDING|4|1:00|{s}|N/A|N/A|Resources||(null)|(null)\n\
+             9|hpc|PENDING|4|1:00|{s}|N/A|N/A|DependencyNeverSatisfied||(null)|(null)\n",
             s = NOW - 100,
             e1 = NOW + 500,
             e2 = NOW + 200,
@@ -474,9 +545,10 @@ mod tests {
             PlanCounts {
                 running: 2,
                 planned: 1,
-                unplanned: 1,
-                held: 1
-            }
+                unplanned: 2,
+                held: 2
+            },
+            "job 8 is in a partition this daemon does not plan; job 9 waits for nothing that comes"
         );
         // Job 2 ends first: it takes n1's lowest CPU (0); job 1's 6 CPUs are
         // 3 on n1 (1-3) and 3 on n2 (4-6).
@@ -500,16 +572,33 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(read.settled_holds, vec![7], "the running job settles its hold");
-        assert_eq!(read.unplanned_holds, vec![Some(8)]);
+        assert_eq!(
+            read.settled_holds,
+            vec![(7, 1)],
+            "the running job settles its hold"
+        );
+        assert_eq!(
+            read.unplanned_holds,
+            vec![Some((8, 2)), None],
+            "a marker names a hold only on a job of the cloud partition"
+        );
         assert_eq!(
             read.plan.unplanned,
-            vec![UnplannedJob {
-                procs: 2,
-                walltime: Time::from_secs(120),
-                not_before: at(300),
-            }],
-            "not before the last start Slurm planned (job 3's): Slurm left it out of its window"
+            vec![
+                UnplannedJob {
+                    procs: 2,
+                    walltime: Time::from_secs(120),
+                    not_before: at(300),
+                    within: Some(set("0-7")),
+                },
+                UnplannedJob {
+                    procs: 1,
+                    walltime: Time::from_secs(60),
+                    not_before: at(300),
+                    within: Some(set("0-11")),
+                }
+            ],
+            "not before the last start Slurm planned (job 3's), each on its partition's nodes"
         );
         // Draining n2: its free CPU 7 from now, 4-6 from job 1's end; n3's maintenance window.
         let blocked: Vec<(ProcSet, Time, Time)> = read

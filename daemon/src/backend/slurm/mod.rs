@@ -1,8 +1,9 @@
 //! The `slurm` backend: every `bf_interval_seconds` it reads Slurm's plan
-//! (`squeue`, `scontrol -o show node`) and sends it to the engine as an
-//! [`HpcUpdate::Snapshot`]; it learns what happened to the cloud jobs
-//! Slurm ran (met, violated, evicted by Slurm's partition-priority
-//! preemption, failed) and exports that as metrics.
+//! (`squeue`, `scontrol -o show node`, `scontrol -o show reservation`),
+//! maps it onto the engine's processors ([`mirror`]) and sends it to the
+//! actor as an [`HpcUpdate::Plan`], which the engine mirrors; it learns what
+//! happened to the cloud jobs Slurm ran (met, violated, evicted by Slurm's
+//! partition-priority preemption, failed) and exports that as metrics.
 //!
 //! Metrics, all in the daemon's registry: each finished cloud job feeds the
 //! daemon-wide counters a locally run job feeds (`interstice_evictions_total`,
@@ -11,26 +12,29 @@
 //! from the job's marker, against the outcome). What only Slurm mode has is
 //! under `interstice_slurm_`: `cloud_job_outcomes_total{outcome}` (one outcome
 //! per finished cloud job), `unpredicted_admissions_total` (fail-open admissions,
-//! which no daemon decided), `plan_reads_total{result}`, `plan_jobs{state}` and
-//! `cluster_cpus{state}`. A restarted daemon counts again the finished jobs
-//! Slurm still lists (`MinJobAge`): its counters start from zero, and the jobs
-//! that ended while it was down are counted that way.
+//! which no daemon decided), `plan_reads_total{result}`, `plan_jobs{state}`,
+//! `cluster_cpus{state}` and `partition_cpus{partition,state}`. A restarted
+//! daemon counts again the finished jobs Slurm still lists (`MinJobAge`): its
+//! counters start from zero, and the jobs that ended while it was down are
+//! counted that way.
 //!
-//! Why snapshots of *every* pending/running job, cloud ones included: in
+//! Every pending and running job is in the plan, cloud ones included: in
 //! Slurm mode the evictable jobs are Slurm jobs in the cloud partition
 //! (admitted by `job_submit/interstice`), so they hold processors in the real
 //! plan, and a new cloud job's prediction must see them. Slurm's own
 //! preemption does the evicting; this backend only observes.
 //!
 //! What the backend reads, with `SLURM_TIME_FORMAT=%s` so that times are epoch
-//! seconds: `squeue -h -a -t all -o '%i|%P|%T|%C|%l|%V|%S|%e|%r|%k'` (id,
-//! partition, state, CPUs, time limit, submit, start — planned start for
-//! pending jobs, from the backfill plan —, end, reason, comment). Held jobs
-//! (reason `JobHeld*`) are left out of the plan: they will not start on their own. The comment carries
-//! the plugin's marker, `interstice:accepted slo=120 …` or
-//! `interstice:unpredicted slo=120` (fail-open), from which the SLO and the
-//! deadline (submit + SLO) follow, and the engine's admission verdict
-//! (`predicted_violation=0|1`, [`Marker`]). The parsers are pure functions with
+//! seconds: `squeue -h -a -t all -o` [`SQUEUE_FORMAT`] (id, partition, state,
+//! CPUs, time limit, submit, start — planned start for pending jobs, from the
+//! backfill plan —, end, reason, nodes held, nodes planned, comment; the
+//! comment last, so that a `|` in it is harmless), the nodes and the
+//! reservations ([`cluster`]). Held jobs (reason `JobHeld*`) are left out of
+//! the plan: they will not start on their own. The comment carries the
+//! plugin's marker, `interstice:accepted slo=120 …` or `interstice:unpredicted
+//! slo=120` (fail-open), from which the SLO and the deadline (submit + SLO)
+//! follow, the engine's admission verdict (`predicted_violation=0|1`) and the
+//! admission hold (`hold=ID`, [`Marker`]). The parsers are pure functions with
 //! unit tests on captured output.
 
 use std::collections::HashSet;
