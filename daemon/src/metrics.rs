@@ -193,7 +193,7 @@ impl Metrics {
         let plan_stale_after_seconds = GaugeVec::new(
             opts(
                 "plan_stale_after_seconds",
-                "backend.plan_stale_seconds: not ready while interstice_plan_age_seconds is above it \
+                "backend.plan_stale_seconds: the daemon is not ready while its plan is older than this \
                  (absent for backends that read no plan)",
             ),
             &[],
