@@ -1,10 +1,21 @@
 //! The daemon's Prometheus metrics (prefix `interstice_`, base units, counters
 //! end in `_total`). Label values come from small fixed sets, never job ids.
+//! The registry also holds `interstice_build_info` and, on Linux, the
+//! standard `process_*` metrics of the daemon itself.
 
 use interstice_api::wire::EventKind;
 use prometheus::{
-    Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
+    Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec,
+    Opts, Registry,
 };
+
+/// The daemon's version, the `version` label of `interstice_build_info`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The source revision the daemon was built from (`git rev-parse --short=12
+/// HEAD` at build time, `$INTERSTICE_REVISION` if set, else `unknown`; see
+/// `build.rs`): the `revision` label of `interstice_build_info`.
+pub const REVISION: &str = env!("INTERSTICE_REVISION");
 
 /// The `result` labels of `interstice_admission_holds_released_total`.
 pub const HOLD_RESULTS: [&str; 3] = ["settled", "expired", "displaced"];
@@ -37,8 +48,15 @@ pub struct Metrics {
     pub lost_work_processor_seconds: prometheus::Counter,
     /// Runs lost (process gone after a daemon crash).
     pub lost_runs: IntCounter,
-    /// Cloud jobs that ended after their deadline.
+    /// Cloud jobs that ended after their deadline. Counted with
+    /// [`Metrics::slo_verdict`], which counts the denominator too.
     pub slo_violations: IntCounter,
+    /// Cloud jobs that ended with an SLO verdict, met or violated (locally
+    /// run jobs, and in Slurm mode the finished cloud jobs Slurm lists): the
+    /// denominator of the violation ratio.
+    pub cloud_jobs_finished: IntCounter,
+    /// `interstice_build_info{version,revision}`, always 1.
+    build_info: IntGaugeVec,
     /// Prediction confusion counts, `outcome="tp"|"fp"|"fn"|"tn"`.
     pub prediction_outcomes: IntCounterVec,
     /// Time to answer an admission (submit or predict).
@@ -47,6 +65,10 @@ pub struct Metrics {
     /// before the first plan (an unknown age is not 0); see
     /// [`Metrics::set_plan_age`].
     plan_age_seconds: GaugeVec,
+    /// `backend.plan_stale_seconds` in force: the daemon is not ready while
+    /// the plan is older. No sample for backends that read no plan; see
+    /// [`Metrics::set_plan_stale_after`].
+    plan_stale_after_seconds: GaugeVec,
     /// Starts held back because the node was busier than the plan believes.
     pub starts_deferred: IntCounter,
     /// Fraction of the node's CPU capacity in use (0..1).
@@ -128,6 +150,19 @@ impl Metrics {
             "Cloud jobs that completed after their deadline",
         ))
         .expect("valid");
+        let cloud_jobs_finished = IntCounter::with_opts(opts(
+            "cloud_jobs_finished_total",
+            "Cloud jobs that ended with an SLO verdict, met or violated (the violation ratio's denominator)",
+        ))
+        .expect("valid");
+        let build_info = IntGaugeVec::new(
+            opts(
+                "build_info",
+                "The daemon's version and source revision, as labels; always 1",
+            ),
+            &["version", "revision"],
+        )
+        .expect("valid");
         let prediction_outcomes = IntCounterVec::new(
             opts(
                 "prediction_outcomes_total",
@@ -151,6 +186,15 @@ impl Metrics {
             opts(
                 "plan_age_seconds",
                 "Seconds since the backend last updated the HPC plan (absent before the first plan)",
+            ),
+            &[],
+        )
+        .expect("valid");
+        let plan_stale_after_seconds = GaugeVec::new(
+            opts(
+                "plan_stale_after_seconds",
+                "backend.plan_stale_seconds: the daemon is not ready while its plan is older than this \
+                 (absent for backends that read no plan)",
             ),
             &[],
         )
@@ -185,9 +229,12 @@ impl Metrics {
             lost_work_processor_seconds,
             lost_runs,
             slo_violations,
+            cloud_jobs_finished,
+            build_info,
             prediction_outcomes,
             admission_duration,
             plan_age_seconds,
+            plan_stale_after_seconds,
             starts_deferred,
             node_cpu_usage_ratio,
             node_cpus,
@@ -196,6 +243,7 @@ impl Metrics {
             hpc_events,
         };
         metrics.register_all();
+        metrics.build_info.with_label_values(&[VERSION, REVISION]).set(1);
         // Make every labelled series visible from the first scrape.
         for window in ["immediate", "future"] {
             metrics
@@ -231,9 +279,12 @@ impl Metrics {
             Box::new(self.lost_work_processor_seconds.clone()),
             Box::new(self.lost_runs.clone()),
             Box::new(self.slo_violations.clone()),
+            Box::new(self.cloud_jobs_finished.clone()),
+            Box::new(self.build_info.clone()),
             Box::new(self.prediction_outcomes.clone()),
             Box::new(self.admission_duration.clone()),
             Box::new(self.plan_age_seconds.clone()),
+            Box::new(self.plan_stale_after_seconds.clone()),
             Box::new(self.starts_deferred.clone()),
             Box::new(self.node_cpu_usage_ratio.clone()),
             Box::new(self.node_cpus.clone()),
@@ -246,6 +297,26 @@ impl Metrics {
                 .register(collector)
                 .expect("metric names are unique");
         }
+        // The daemon's own CPU seconds, resident memory, open fds and start
+        // time (`process_*`, read from /proc/self at each scrape).
+        #[cfg(target_os = "linux")]
+        self.registry
+            .register(Box::new(
+                prometheus::process_collector::ProcessCollector::for_self(),
+            ))
+            .expect("process metric names are unique");
+    }
+
+    /// Count one cloud job that ended with an SLO verdict: the violation
+    /// ratio's denominator (`interstice_cloud_jobs_finished_total`) always,
+    /// its numerator (`interstice_slo_violations_total`) when `violated`.
+    /// The one place both are counted, for locally run jobs and the cloud
+    /// jobs Slurm ran alike, so the ratio stays within 0..1.
+    pub fn slo_verdict(&self, violated: bool) {
+        self.cloud_jobs_finished.inc();
+        if violated {
+            self.slo_violations.inc();
+        }
     }
 
     /// Seconds since the last plan update; `None` (no plan yet) leaves the
@@ -254,6 +325,15 @@ impl Metrics {
         match seconds {
             Some(seconds) => self.plan_age_seconds.with_label_values(&[]).set(seconds),
             None => self.plan_age_seconds.reset(),
+        }
+    }
+
+    /// The staleness bound of the backend's plan (`None`: the backend reads
+    /// no plan, and the series has no sample).
+    pub fn set_plan_stale_after(&self, seconds: Option<f64>) {
+        match seconds {
+            Some(seconds) => self.plan_stale_after_seconds.with_label_values(&[]).set(seconds),
+            None => self.plan_stale_after_seconds.reset(),
         }
     }
 
@@ -327,6 +407,47 @@ mod tests {
     }
 
     #[test]
+    fn slo_verdicts_count_the_ratio_and_its_denominator() {
+        let metrics = Metrics::new();
+        let text = metrics.render();
+        assert!(text.contains("interstice_cloud_jobs_finished_total 0"), "{text}");
+        metrics.slo_verdict(false);
+        metrics.slo_verdict(true);
+        metrics.slo_verdict(false);
+        assert_eq!(metrics.cloud_jobs_finished.get(), 3);
+        assert_eq!(metrics.slo_violations.get(), 1);
+    }
+
+    #[test]
+    fn build_info_names_version_and_revision() {
+        assert!(!REVISION.is_empty());
+        assert!(
+            REVISION == "unknown" || REVISION.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
+            "{REVISION}"
+        );
+        let text = Metrics::new().render();
+        let line = format!("interstice_build_info{{revision=\"{REVISION}\",version=\"{VERSION}\"}} 1");
+        assert!(text.contains(&line), "{line} not in\n{text}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn process_metrics_are_in_the_daemon_registry() {
+        let text = Metrics::new().render();
+        for name in [
+            "process_cpu_seconds_total",
+            "process_resident_memory_bytes",
+            "process_open_fds",
+            "process_start_time_seconds",
+        ] {
+            assert!(
+                text.lines().any(|line| line.starts_with(name)),
+                "{name} missing in\n{text}"
+            );
+        }
+    }
+
+    #[test]
     fn plan_age_has_no_sample_until_a_plan_arrived() {
         let metrics = Metrics::new();
         let text = metrics.render();
@@ -335,5 +456,10 @@ mod tests {
         assert!(metrics.render().contains("interstice_plan_age_seconds 2.5"));
         metrics.set_plan_age(None);
         assert!(!metrics.render().contains("interstice_plan_age_seconds"));
+        assert!(!metrics.render().contains("interstice_plan_stale_after_seconds"));
+        metrics.set_plan_stale_after(Some(15.0));
+        assert!(metrics
+            .render()
+            .contains("interstice_plan_stale_after_seconds 15\n"));
     }
 }

@@ -356,7 +356,10 @@ fn metrics_pass_promtool() {
             cpus: None,
         })
         .unwrap();
-    client.submit(&job(&["/bin/true"], 1, 5.0, 60.0)).unwrap();
+    let done = client.submit(&job(&["/bin/true"], 1, 5.0, 60.0)).unwrap();
+    wait_for(&client, done.id, Duration::from_secs(10), |view| {
+        view.state == "completed"
+    });
     client
         .predict(&PredictRequest {
             procs: 1,
@@ -383,9 +386,27 @@ fn metrics_pass_promtool() {
         "interstice_admission_duration_seconds_bucket",
         "interstice_node_cpu_usage_ratio",
         "interstice_plan_age_seconds",
+        "interstice_slo_violations_total",
+        "interstice_cloud_jobs_finished_total",
+        "interstice_build_info",
+        "process_cpu_seconds_total",
+        "process_resident_memory_bytes",
+        "process_start_time_seconds",
     ] {
         assert!(text.contains(name), "{name} missing");
     }
+    // The job that completed in time is the ratio's denominator, not its numerator.
+    assert!(
+        text.contains("interstice_cloud_jobs_finished_total 1\n"),
+        "{text}"
+    );
+    assert!(text.contains("interstice_slo_violations_total 0\n"), "{text}");
+    let build_info = format!(
+        "interstice_build_info{{revision=\"{}\",version=\"{}\"}} 1\n",
+        interstice_daemon::metrics::REVISION,
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(text.contains(&build_info), "{build_info} not in\n{text}");
     assert!(
         text.contains("interstice_admissions_total{decision=\"admitted\"} 2"),
         "{text}"

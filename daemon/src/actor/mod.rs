@@ -153,6 +153,9 @@ impl Actor {
             }
             None => None,
         };
+        setup
+            .metrics
+            .set_plan_stale_after(setup.config.backend.plan_stale_after());
         let mut actor = Actor {
             driver: Driver::new(engine),
             store: setup.store,

@@ -322,9 +322,7 @@ impl Actor {
     pub(super) fn outcome(&mut self, id: u64, now: Time, reason: EndReason) {
         let Some(job) = self.jobs.get(&id) else { return };
         let violated = violates(job.deadline, Some((now, reason)));
-        if violated {
-            self.metrics.slo_violations.inc();
-        }
+        self.metrics.slo_verdict(violated);
         self.metrics.prediction_outcome(job.predicts_violation, violated);
     }
 

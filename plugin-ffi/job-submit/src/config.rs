@@ -260,4 +260,45 @@ mod tests {
         let config = Config::load(Path::new("/nonexistent/interstice.conf")).unwrap();
         assert_eq!(config, Config::default());
     }
+
+    /// `packaging/slurm/interstice.conf`, the file the package ships, is
+    /// read by this parser, sets every key it knows, and sets each to its
+    /// default (the file says so).
+    #[test]
+    fn packaged_file_sets_every_key_to_its_default() {
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../packaging/slurm/interstice.conf"
+        ));
+        let text = std::fs::read_to_string(path).unwrap();
+        let config = Config::parse(&text, path).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            config,
+            Config {
+                source: Some(path.to_path_buf()),
+                ..Config::default()
+            }
+        );
+        assert_eq!(
+            config.socket,
+            Path::new(interstice_api::paths::DEFAULT_SOCKET),
+            "the daemon's default api.socket"
+        );
+        let unknown = Config::parse("no_such_key = 1", path).unwrap_err().message;
+        let known: std::collections::BTreeSet<&str> = unknown
+            .split("(known: ")
+            .nth(1)
+            .and_then(|rest| rest.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("{unknown}"))
+            .split(',')
+            .map(str::trim)
+            .collect();
+        let in_file: std::collections::BTreeSet<&str> = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with('#') && line.contains('='))
+            .map(|line| line.split('=').next().unwrap().trim())
+            .collect();
+        assert_eq!(known.len(), 10, "{known:?}");
+        assert_eq!(in_file, known, "keys in packaging/slurm/interstice.conf");
+    }
 }

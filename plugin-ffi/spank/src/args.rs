@@ -179,6 +179,37 @@ mod tests {
         );
     }
 
+    /// `packaging/slurm/plugstack.conf`, the line the package ships: the
+    /// plugin where the package installs it, every argument this parser
+    /// knows, each at its default.
+    #[test]
+    fn packaged_plugstack_line_gives_every_argument_its_default() {
+        let text = include_str!("../../../packaging/slurm/plugstack.conf");
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with('#') && !line.trim().is_empty())
+            .collect();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let mut words = lines[0].split_whitespace();
+        assert_eq!(words.next(), Some("required"));
+        assert_eq!(
+            words.next(),
+            Some("/usr/lib/interstice/slurm/spank_interstice.so")
+        );
+        let words: Vec<&str> = words.collect();
+        assert_eq!(Args::parse(words.iter().copied()).unwrap(), Args::default());
+        let unknown = Args::parse(["no_such_key=1"]).unwrap_err().to_string();
+        let known: Vec<&str> = unknown
+            .split("(known: ")
+            .nth(1)
+            .and_then(|rest| rest.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("{unknown}"))
+            .split(", ")
+            .collect();
+        let given: Vec<&str> = words.iter().map(|word| word.split('=').next().unwrap()).collect();
+        assert_eq!(given, known, "arguments in packaging/slurm/plugstack.conf");
+    }
+
     #[test]
     fn percent_n_in_the_socket_names_the_node() {
         let shared = Args::parse(["socket=/run/interstice/intersticed.%n.sock"]).unwrap();

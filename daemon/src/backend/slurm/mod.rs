@@ -7,7 +7,8 @@
 //!
 //! Metrics, all in the daemon's registry: each finished cloud job feeds the
 //! daemon-wide counters a locally run job feeds (`interstice_evictions_total`,
-//! `interstice_lost_work_processor_seconds_total`, `interstice_slo_violations_total`,
+//! `interstice_lost_work_processor_seconds_total`, `interstice_slo_violations_total`
+//! with its denominator `interstice_cloud_jobs_finished_total`,
 //! `interstice_prediction_outcomes_total`: the admission prediction, read back
 //! from the job's marker, against the outcome). What only Slurm mode has is
 //! under `interstice_slurm_`: `cloud_job_outcomes_total{outcome}` (one outcome
@@ -477,8 +478,8 @@ pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
                 .lost_work_processor_seconds
                 .inc_by(job.lost_processor_seconds);
         }
-        if job.slo_violated == Some(true) {
-            daemon.slo_violations.inc();
+        if let Some(violated) = job.slo_violated {
+            daemon.slo_verdict(violated);
         }
         if let (Some(predicted), Some(violated)) = (job.predicted_violation, job.slo_violated) {
             daemon.prediction_outcome(predicted, violated);
@@ -928,6 +929,8 @@ mod tests {
         assert_eq!(value("interstice_evictions_total"), 1.0);
         assert_eq!(value("interstice_lost_work_processor_seconds_total"), 116.0);
         assert_eq!(value("interstice_slo_violations_total"), 2.0);
+        // The denominator: every job with a verdict (9 met, 10, 11 met, 12).
+        assert_eq!(value("interstice_cloud_jobs_finished_total"), 4.0);
         // Predicted met: 9 met (tn), 10 and 12 violated (fn); 11 was unpredicted.
         assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"tn\"}"), 1.0);
         assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"fn\"}"), 2.0);

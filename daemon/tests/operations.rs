@@ -1,0 +1,684 @@
+//! The operations material shipped beside the daemon, checked against the
+//! daemon itself and the real promtool (no mocks):
+//!
+//! - `packaging/prometheus/`: `promtool check config` on the scrape config,
+//!   `promtool check rules` and `promtool test rules` on the alerting rules;
+//! - every PromQL expression of the rules and of the Grafana dashboard
+//!   (`packaging/grafana/interstice.json`) parses (`promtool check rules` on
+//!   a rules file made of them), and every metric it names is exported by a
+//!   live daemon in Slurm mode (squeue/scontrol are scripts printing a small
+//!   cluster), whose scrape `promtool check metrics` accepts;
+//! - every key of the config structs (`src/config.rs`) is in
+//!   `daemon/README.md`'s "Config keys" table.
+
+use interstice_api::client::{Client, DEFAULT_TIMEOUT};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_intersticed");
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn read(relative: &str) -> String {
+    let path = repo().join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+fn promtool(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new("promtool")
+        .args(args)
+        .current_dir(repo())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run promtool (apt-get install prometheus)");
+    let mut input = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn assert_success(what: &str, output: &Output) -> String {
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{what}:\n{text}");
+    text
+}
+
+#[test]
+fn prometheus_config_and_rules_pass_promtool() {
+    let text = assert_success(
+        "promtool check config",
+        &promtool(&["check", "config", "packaging/prometheus/scrape.yml"], None),
+    );
+    assert!(text.contains("SUCCESS: 1 rule files found"), "{text}");
+    let text = assert_success(
+        "promtool check rules",
+        &promtool(
+            &["check", "rules", "packaging/prometheus/interstice.rules.yml"],
+            None,
+        ),
+    );
+    assert!(text.contains("SUCCESS: 7 rules found"), "{text}");
+    let text = assert_success(
+        "promtool test rules",
+        &promtool(
+            &["test", "rules", "packaging/prometheus/interstice.rules.test.yml"],
+            None,
+        ),
+    );
+    assert!(text.contains("SUCCESS"), "{text}");
+}
+
+/// Every alert of the rules file is tested firing (an `exp_alerts` with
+/// labels) and not firing (an empty `exp_alerts`).
+#[test]
+fn every_alert_is_tested_firing_and_not_firing() {
+    let rules = read("packaging/prometheus/interstice.rules.yml");
+    let alerts: BTreeSet<&str> = rules
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- alert: "))
+        .collect();
+    assert_eq!(alerts.len(), 7, "{alerts:?}");
+    let tests = read("packaging/prometheus/interstice.rules.test.yml");
+    let mut firing = BTreeSet::new();
+    let mut quiet = BTreeSet::new();
+    let mut current = None;
+    for line in tests.lines().map(str::trim) {
+        if let Some(name) = line.strip_prefix("alertname: ") {
+            current = Some(name);
+        } else if line == "exp_alerts: []" {
+            quiet.insert(current.expect("exp_alerts after alertname"));
+        } else if line.starts_with("- exp_labels:") {
+            firing.insert(current.expect("exp_labels after alertname"));
+        }
+    }
+    assert_eq!(firing, alerts, "alerts tested firing");
+    assert_eq!(quiet, alerts, "alerts tested not firing");
+    for alert in &alerts {
+        let rule = rules
+            .split("- alert: ")
+            .find(|rule| rule.starts_with(alert))
+            .unwrap();
+        for part in ["for: ", "severity: ", "summary: ", "description: "] {
+            assert!(rule.contains(part), "{alert} has no {part}");
+        }
+    }
+}
+
+/// The alerting rules' expressions, as written.
+fn rule_exprs() -> Vec<(String, String)> {
+    let rules = read("packaging/prometheus/interstice.rules.yml");
+    let mut exprs = Vec::new();
+    let mut lines = rules.lines().peekable();
+    let mut alert = String::new();
+    while let Some(line) = lines.next() {
+        if let Some(name) = line.trim().strip_prefix("- alert: ") {
+            alert = name.to_string();
+        }
+        let Some(expr) = line.trim().strip_prefix("expr: ") else {
+            continue;
+        };
+        let expr = if expr == "|" {
+            let mut block = String::new();
+            // The block: the lines indented deeper than `expr:`.
+            while let Some(next) = lines.next_if(|next| next.starts_with("          ")) {
+                block.push_str(next.trim());
+                block.push('\n');
+            }
+            block
+        } else {
+            expr.to_string()
+        };
+        exprs.push((alert.clone(), expr));
+    }
+    assert_eq!(exprs.len(), 7, "{exprs:?}");
+    exprs
+}
+
+/// The dashboard's expressions (panel title, expr), its template variables'
+/// queries included.
+fn dashboard_exprs(dashboard: &serde_json::Value) -> Vec<(String, String)> {
+    let mut exprs = Vec::new();
+    for panel in dashboard["panels"].as_array().unwrap() {
+        let title = panel["title"].as_str().unwrap().to_string();
+        if panel["type"] == "row" {
+            continue;
+        }
+        assert_eq!(
+            panel["datasource"]["uid"], "${datasource}",
+            "{title}: the datasource is the variable"
+        );
+        let targets = panel["targets"].as_array().unwrap();
+        assert!(!targets.is_empty(), "{title} has no query");
+        for target in targets {
+            assert_eq!(target["datasource"]["uid"], "${datasource}", "{title}");
+            exprs.push((title.clone(), target["expr"].as_str().unwrap().to_string()));
+        }
+    }
+    exprs
+}
+
+/// Grafana's variables replaced by values Prometheus accepts.
+fn grafana_to_promql(expr: &str) -> String {
+    expr.replace("$__rate_interval", "2m")
+        .replace("$window", "1h")
+        .replace("$instance", ".*")
+}
+
+/// The metric names an expression reads: identifiers outside strings, label
+/// matchers, ranges and the label lists of `by`, `on`… that are neither
+/// functions (followed by `(`), aggregations nor operators.
+fn metric_names(expr: &str) -> BTreeSet<String> {
+    const KEYWORDS: [&str; 17] = [
+        "and",
+        "or",
+        "unless",
+        "bool",
+        "offset",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "count",
+        "stddev",
+        "stdvar",
+        "topk",
+        "bottomk",
+        "quantile",
+        "count_values",
+        "group",
+    ];
+    const LABEL_LISTS: [&str; 6] = ["by", "without", "on", "ignoring", "group_left", "group_right"];
+    let chars: Vec<char> = expr.chars().collect();
+    let mut names = BTreeSet::new();
+    let mut index = 0;
+    while index < chars.len() {
+        let c = chars[index];
+        match c {
+            '"' => {
+                index += 1;
+                while index < chars.len() && chars[index] != '"' {
+                    index += if chars[index] == '\\' { 2 } else { 1 };
+                }
+                index += 1;
+            }
+            '{' | '[' => {
+                let close = if c == '{' { '}' } else { ']' };
+                while index < chars.len() && chars[index] != close {
+                    if chars[index] == '"' {
+                        index += 1;
+                        while index < chars.len() && chars[index] != '"' {
+                            index += if chars[index] == '\\' { 2 } else { 1 };
+                        }
+                    }
+                    index += 1;
+                }
+                index += 1;
+            }
+            c if c.is_ascii_digit() || c == '.' => {
+                while index < chars.len() && (chars[index].is_ascii_alphanumeric() || chars[index] == '.') {
+                    index += 1;
+                }
+            }
+            c if c.is_ascii_alphabetic() || c == '_' || c == ':' => {
+                let start = index;
+                while index < chars.len()
+                    && (chars[index].is_ascii_alphanumeric() || chars[index] == '_' || chars[index] == ':')
+                {
+                    index += 1;
+                }
+                let word: String = chars[start..index].iter().collect();
+                if LABEL_LISTS.contains(&word.as_str()) {
+                    // Skip `(label, ...)` (group_left's may be absent).
+                    let rest = chars[index..].iter().position(|c| !c.is_whitespace());
+                    if rest.is_some_and(|offset| chars[index + offset] == '(') {
+                        index += chars[index..].iter().position(|c| *c == ')').unwrap() + 1;
+                    }
+                    continue;
+                }
+                let next = chars[index..].iter().find(|c| !c.is_whitespace());
+                if next != Some(&'(') && !KEYWORDS.contains(&word.as_str()) {
+                    names.insert(word);
+                }
+            }
+            _ => index += 1,
+        }
+    }
+    names
+}
+
+#[test]
+fn metric_names_are_found_in_promql() {
+    assert_eq!(
+        metric_names(
+            r#"histogram_quantile(0.99, sum by (le) (rate(a_bucket{job="x", l=~"a|b{"}[5m]))) / on (job) group_left b > 0.1 and sum without(x) (c_total offset 1h)"#
+        ),
+        ["a_bucket", "b", "c_total"].map(String::from).into()
+    );
+    assert_eq!(
+        metric_names("absent(up{job=\"interstice\"})"),
+        ["up"].map(String::from).into()
+    );
+}
+
+/// A daemon in Slurm mode whose squeue and scontrol are scripts printing a
+/// two-node cluster (n1 in hpc and cloud, n2 in hpc) with one HPC job.
+struct SlurmDaemon {
+    dir: tempfile::TempDir,
+    child: Child,
+}
+
+impl SlurmDaemon {
+    fn start() -> SlurmDaemon {
+        let dir = tempfile::tempdir().unwrap();
+        let script = |name: &str, body: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        let squeue = script(
+            "squeue",
+            "now=$(date +%s)\n\
+             echo \"7|hpc|RUNNING|4|10:00|$((now - 60))|$((now - 30))|$((now + 570))|None|n2|(null)|(null)\"\n",
+        );
+        let scontrol = script(
+            "scontrol",
+            "case \"$*\" in\n\
+             *node*) echo 'NodeName=n1 CPUAlloc=0 CPUTot=4 State=IDLE Partitions=hpc,cloud'\n\
+                     echo 'NodeName=n2 CPUAlloc=4 CPUTot=4 State=ALLOCATED Partitions=hpc' ;;\n\
+             *reservation*) echo 'No reservations in the system' ;;\n\
+             esac\n",
+        );
+        let config = dir.path().join("d.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "api: {{socket: {dir}/d.sock}}\nstate_dir: {dir}/state\n\
+                 engine: {{procs: 8, conv_procs: 4}}\n\
+                 backend: {{type: slurm, squeue: {squeue}, scontrol: {scontrol}, bf_interval_seconds: 0.2, \
+                 plan_stale_seconds: 30}}\n\
+                 node: {{busy_margin_cpus: 1000}}\nlog_level: warn\n",
+                dir = dir.path().display(),
+                squeue = squeue.display(),
+                scontrol = scontrol.display(),
+            ),
+        )
+        .unwrap();
+        let log = std::fs::File::create(dir.path().join("log")).unwrap();
+        let child = Command::new(BIN)
+            .arg("--config")
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        SlurmDaemon { dir, child }
+    }
+
+    fn client(&self) -> Client {
+        Client::new(self.dir.path().join("d.sock"), DEFAULT_TIMEOUT)
+    }
+
+    /// `/metrics` once the first plan read is in (partition CPUs, plan age).
+    fn scrape(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(text) = self.client().metrics() {
+                if text.contains("\ninterstice_slurm_partition_cpus{")
+                    && text.contains("\ninterstice_plan_age_seconds ")
+                {
+                    return text;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no plan read: {}",
+                std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for SlurmDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The metric names a scrape exports (`# TYPE` lines; a histogram's
+/// `_bucket`, `_sum` and `_count` series too).
+fn exported(scrape: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for line in scrape.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let mut words = rest.split_whitespace();
+            let (name, kind) = (words.next().unwrap(), words.next().unwrap());
+            names.insert(name.to_string());
+            if kind == "histogram" {
+                for suffix in ["_bucket", "_sum", "_count"] {
+                    names.insert(format!("{name}{suffix}"));
+                }
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&read("packaging/grafana/interstice.json")).expect("the dashboard is JSON");
+    assert_eq!(dashboard["uid"], "interstice");
+    let variables = dashboard["templating"]["list"].as_array().unwrap();
+    assert!(
+        variables.iter().any(|var| var["type"] == "datasource"
+            && var["name"] == "datasource"
+            && var["query"] == "prometheus"),
+        "no datasource variable"
+    );
+    let mut exprs: Vec<(String, String)> = rule_exprs();
+    let panels = dashboard_exprs(&dashboard);
+    assert!(panels.len() >= 20, "{panels:?}");
+    let panel_titles: BTreeSet<&str> = panels.iter().map(|(title, _)| title.as_str()).collect();
+    for wanted in [
+        "Idle processor-seconds",
+        "Admitted, rejected, evicted (per minute)",
+        "SLO violation ratio",
+        "Prediction precision and recall",
+        "Admission latency",
+        "Plan age",
+        "Slurm partition CPUs",
+        "Admission holds",
+    ] {
+        assert!(panel_titles.contains(wanted), "no panel {wanted:?}");
+    }
+    exprs.extend(panels);
+    for var in variables {
+        if let Some(query) = var["query"]["query"].as_str() {
+            let inner = query
+                .strip_prefix("label_values(")
+                .and_then(|rest| rest.rsplit_once(','))
+                .map(|(selector, _)| selector)
+                .unwrap_or_else(|| panic!("unexpected variable query {query}"));
+            exprs.push((format!("variable {}", var["name"]), inner.to_string()));
+        }
+    }
+
+    // Every expression parses: one recording rule each, through promtool.
+    let dir = tempfile::tempdir().unwrap();
+    let mut rules = String::from("groups:\n  - name: dashboard\n    rules:\n");
+    for (index, (_, expr)) in exprs.iter().enumerate() {
+        rules.push_str(&format!(
+            "      - record: check:expr_{index}\n        expr: {}\n",
+            serde_json::to_string(&grafana_to_promql(expr)).unwrap()
+        ));
+    }
+    let file = dir.path().join("exprs.yml");
+    std::fs::write(&file, &rules).unwrap();
+    let text = assert_success(
+        "promtool check rules on the dashboard's and the alerts' expressions",
+        &promtool(&["check", "rules", file.to_str().unwrap()], None),
+    );
+    assert!(
+        text.contains(&format!("SUCCESS: {} rules found", exprs.len())),
+        "{text}\n{rules}"
+    );
+
+    // Every metric they read is exported by the daemon (`up` is Prometheus's).
+    let daemon = SlurmDaemon::start();
+    let scrape = daemon.scrape();
+    assert_success(
+        "promtool check metrics on the Slurm-mode scrape",
+        &promtool(&["check", "metrics"], Some(&scrape)),
+    );
+    let exported = exported(&scrape);
+    let mut read_by: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (owner, expr) in &exprs {
+        let names = metric_names(expr);
+        assert!(!names.is_empty(), "{owner}: no metric in {expr}");
+        for name in names {
+            read_by.entry(name).or_default().push(owner.clone());
+        }
+    }
+    let missing: Vec<_> = read_by
+        .iter()
+        .filter(|(name, _)| *name != "up" && !exported.contains(*name))
+        .collect();
+    assert!(missing.is_empty(), "read but not exported: {missing:?}");
+    // The metrics the dashboard must show are read.
+    for name in [
+        "interstice_idle_processor_seconds",
+        "interstice_admissions_total",
+        "interstice_evictions_total",
+        "interstice_slo_violations_total",
+        "interstice_cloud_jobs_finished_total",
+        "interstice_prediction_outcomes_total",
+        "interstice_admission_duration_seconds_bucket",
+        "interstice_plan_age_seconds",
+        "interstice_plan_stale_after_seconds",
+        "interstice_slurm_partition_cpus",
+        "interstice_admission_holds",
+        "interstice_slurm_unpredicted_admissions_total",
+        "interstice_build_info",
+    ] {
+        assert!(read_by.contains_key(name), "{name} is on no panel and in no rule");
+    }
+    // The Slurm mode's plan as the scripts print it, on the dashboard's series.
+    for series in [
+        "interstice_slurm_partition_cpus{partition=\"cloud\",state=\"total\"} 4\n",
+        "interstice_slurm_partition_cpus{partition=\"hpc\",state=\"allocated\"} 4\n",
+        "interstice_plan_stale_after_seconds 30\n",
+    ] {
+        assert!(scrape.contains(series), "{series} not in\n{scrape}");
+    }
+}
+
+/// The key paths of the config structs of `src/config.rs`, read from its
+/// source: every `pub` field of a struct deriving `Deserialize` under the
+/// prefix of its section, the tags of the tagged enums, and the fields of a
+/// maintenance entry (named in `engine.maintenance`'s row).
+fn config_keys() -> (BTreeSet<String>, BTreeSet<String>) {
+    let source = read("daemon/src/config.rs");
+    // Struct → where its keys live. A new section struct must be added here.
+    let prefixes: BTreeMap<&str, &str> = [
+        ("Config", ""),
+        ("ApiConfig", "api."),
+        ("EngineSection", "engine."),
+        ("EmbeddedConfig", "backend."),
+        ("PluginConfig", "backend."),
+        ("SlurmConfig", "backend."),
+        ("ExecutionConfig", "execution."),
+        ("RlimitConfig", "execution.rlimits."),
+        ("NodeConfig", "node."),
+        ("MetricsConfig", "metrics."),
+        ("MemberConfig", "datacenter."),
+        ("BrokerConfig", "datacenter."),
+        ("MaintenanceEntry", "engine.maintenance[]."),
+    ]
+    .into();
+    let lines: Vec<&str> = source.lines().collect();
+    let mut keys = BTreeSet::new();
+    let mut entry_fields = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index];
+        index += 1;
+        if !(line.starts_with("#[derive(") && line.contains("Deserialize")) {
+            continue;
+        }
+        let mut tag = None;
+        while lines[index].starts_with("#[") {
+            if let Some(rest) = lines[index].split("tag = \"").nth(1) {
+                tag = Some(rest.split('"').next().unwrap().to_string());
+            }
+            assert!(
+                !lines[index].contains("rename ="),
+                "renamed item: teach this test"
+            );
+            index += 1;
+        }
+        let head = lines[index];
+        index += 1;
+        if let Some(name) = head.strip_prefix("pub enum ") {
+            let name = name.trim_end_matches(" {");
+            if let Some(tag) = tag {
+                let section = match name {
+                    "BackendConfig" => "backend",
+                    "DatacenterConfig" => "datacenter",
+                    other => panic!("tagged enum {other}: add its section to this test"),
+                };
+                keys.insert(format!("{section}.{tag}"));
+            }
+            continue;
+        }
+        let Some(name) = head.strip_prefix("pub struct ") else {
+            continue;
+        };
+        let name = name.split([' ', '{', ';']).next().unwrap();
+        let prefix = *prefixes
+            .get(name)
+            .unwrap_or_else(|| panic!("config struct {name}: add its key prefix to this test"));
+        seen.insert(name);
+        let mut skip = false;
+        let has_fields = head.ends_with('{');
+        while has_fields && !lines[index].starts_with('}') {
+            let field = lines[index].trim();
+            index += 1;
+            if field.starts_with("#[serde(skip") {
+                skip = true;
+            }
+            assert!(
+                !field.contains("rename"),
+                "{name}: renamed field: teach this test"
+            );
+            let Some(rest) = field.strip_prefix("pub ") else {
+                continue;
+            };
+            let (field_name, field_type) = rest
+                .split_once(": ")
+                .unwrap_or_else(|| panic!("{name}: field {field:?}"));
+            if std::mem::take(&mut skip) {
+                continue;
+            }
+            // A field holding a section struct is a section, not a key.
+            let is_section = prefixes
+                .keys()
+                .chain(["BackendConfig", "DatacenterConfig"].iter())
+                .any(|section| {
+                    *section != "MaintenanceEntry"
+                        && field_type
+                            .trim_end_matches(',')
+                            .split(['<', '>'])
+                            .any(|part| part == *section)
+                });
+            if is_section {
+                continue;
+            }
+            if name == "MaintenanceEntry" {
+                entry_fields.insert(field_name.to_string());
+            } else {
+                keys.insert(format!("{prefix}{field_name}"));
+            }
+        }
+    }
+    assert_eq!(seen.len(), prefixes.len(), "structs not found: {seen:?}");
+    (keys, entry_fields)
+}
+
+/// The key paths of daemon/README.md's "Config keys" table: the backticked
+/// names of each row's first cell, `a.{b,c}` expanded; with the whole row.
+fn readme_keys() -> BTreeMap<String, String> {
+    let readme = read("daemon/README.md");
+    let table = readme
+        .split("## Config keys")
+        .nth(1)
+        .expect("a Config keys section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let mut keys = BTreeMap::new();
+    for row in table.lines().filter(|line| line.starts_with("| `")) {
+        let first = row.split(" | ").next().unwrap();
+        for (position, span) in first.split('`').enumerate() {
+            if position % 2 == 0 {
+                continue;
+            }
+            match span.split_once(".{") {
+                Some((head, rest)) => {
+                    for leaf in rest.trim_end_matches('}').split(',') {
+                        keys.insert(format!("{head}.{}", leaf.trim()), row.to_string());
+                    }
+                }
+                None => {
+                    keys.insert(span.to_string(), row.to_string());
+                }
+            }
+        }
+    }
+    keys
+}
+
+#[test]
+fn every_config_key_is_in_the_readme_table() {
+    let (keys, entry_fields) = config_keys();
+    // A sample of what the source walk must find (a walk finding nothing passes nothing).
+    for key in [
+        "api.socket",
+        "api.allow_remote",
+        "state_dir",
+        "engine.maintenance",
+        "backend.type",
+        "backend.plan_stale_seconds",
+        "execution.rlimits.open_files",
+        "datacenter.role",
+        "datacenter.member_max_age_seconds",
+        "log_level",
+    ] {
+        assert!(keys.contains(key), "{key} not found in config.rs: {keys:?}");
+    }
+    assert!(!keys.contains("backend.clip_procs"), "serde(skip) is no key");
+    assert!(!keys.contains("api"), "a section is no key");
+    assert_eq!(
+        entry_fields,
+        ["duration", "procs", "start"].map(String::from).into()
+    );
+    let documented = readme_keys();
+    let missing: Vec<&String> = keys.iter().filter(|key| !documented.contains_key(*key)).collect();
+    assert!(
+        missing.is_empty(),
+        "config keys missing from daemon/README.md's Config keys table: {missing:?}"
+    );
+    let row = &documented["engine.maintenance"];
+    for field in &entry_fields {
+        assert!(
+            row.contains(field.as_str()),
+            "engine.maintenance's row does not name {field}"
+        );
+    }
+    // And the table names no key the daemon does not read.
+    let unknown: Vec<&String> = documented.keys().filter(|key| !keys.contains(*key)).collect();
+    assert!(
+        unknown.is_empty(),
+        "README keys config.rs does not have: {unknown:?}"
+    );
+}
