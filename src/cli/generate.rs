@@ -103,3 +103,66 @@ fn man_pages(cmd: &Command, section: &str, dir: &Path) -> anyhow::Result<usize> 
     std::fs::write(&path, page).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(written + 1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn cli() -> Command {
+        crate::Cli::command()
+    }
+
+    #[test]
+    fn writes_both_programs_pages_and_completions_without_hidden_commands() {
+        let dir = tempfile::tempdir().unwrap();
+        run(
+            GenerateArgs {
+                dir: dir.path().to_path_buf(),
+            },
+            cli(),
+        )
+        .unwrap();
+        let read = |path: &str| std::fs::read_to_string(dir.path().join(path)).unwrap();
+        assert!(read("man/interstice.1").contains(".TH interstice 1"));
+        assert!(read("man/interstice-submit.1").contains(".TH interstice-submit 1"));
+        assert!(read("man/interstice-swf-stats.1").contains("interstice swf stats"));
+        let daemon = read("man/intersticed.8");
+        assert!(daemon.contains(".TH intersticed 8"), "{daemon}");
+        assert!(daemon.contains("check\\-config"), "{daemon}");
+        for path in [
+            "completions/bash/interstice",
+            "completions/bash/intersticed",
+            "completions/zsh/_interstice",
+            "completions/zsh/_intersticed",
+            "completions/fish/interstice.fish",
+            "completions/fish/intersticed.fish",
+        ] {
+            let text = read(path);
+            assert!(
+                !text.contains("__generate"),
+                "{path} offers the hidden __generate"
+            );
+        }
+        assert!(read("completions/bash/interstice").contains("replay"));
+        assert!(read("completions/fish/intersticed.fish").contains("check-config"));
+        for page in std::fs::read_dir(dir.path().join("man")).unwrap() {
+            let page = page.unwrap().path();
+            let text = std::fs::read_to_string(&page).unwrap();
+            assert!(
+                !text.contains("__generate"),
+                "{} shows __generate",
+                page.display()
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_in_the_way_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        let err = run(GenerateArgs { dir: file.clone() }, cli()).unwrap_err();
+        assert!(err.to_string().contains("is not a directory"), "{err:#}");
+    }
+}
