@@ -77,6 +77,11 @@ fn without_hidden_subcommands(cmd: &Command, name: &'static str) -> Command {
     if let Some(about) = cmd.get_about() {
         root = root.about(about.clone());
     }
+    // Both programs carry the workspace's version (their copied --version
+    // flag needs one).
+    if cmd.get_version().is_some() {
+        root = root.version(env!("CARGO_PKG_VERSION"));
+    }
     root
 }
 
