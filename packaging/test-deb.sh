@@ -8,7 +8,9 @@
 #   - the conffile, the group, the man pages, the completions, the Slurm
 #     plugins' entry points, the C header and library (a C program built
 #     against /usr/include and the system library path, and run);
-#   - the shipped config and binary start a daemon on the packaged socket;
+#   - the shipped config and binary start a daemon (as the unit does: group
+#     interstice) whose socket a member of that group reaches, others not;
+#   - a reinstall keeps an edited conffile;
 #   - `systemd-analyze verify` accepts the installed unit (when available);
 #   - lintian reports no error (warnings are printed);
 #   - `dpkg --purge` leaves none of the files, nor /etc/interstice,
@@ -28,7 +30,7 @@ fail() {
 }
 
 [ "$(id -u)" -eq 0 ] || fail "must run as root: it installs the package system-wide"
-for tool in dpkg dpkg-query cc nm; do
+for tool in dpkg dpkg-query cc nm curl setpriv; do
     command -v "$tool" >/dev/null || fail "$tool is missing (scripts/prerequisites.sh)"
 done
 if dpkg-query -W -f='${Status}' interstice 2>/dev/null | grep -q 'installed'; then
@@ -145,9 +147,12 @@ cc -Wall -Werror -o "$scratch/client" "$scratch/client.c" -linterstice_ffi ||
 "$scratch/client" >"$scratch/client.out" || fail "the C client ran wrong: $(cat "$scratch/client.out")"
 log "C client against no daemon: $(cat "$scratch/client.out")"
 
-log "the installed daemon with the shipped config"
-mkdir -p /run/interstice
-/usr/sbin/intersticed --config /etc/interstice/interstice.yaml 2>"$scratch/daemon.log" &
+log "the installed daemon with the shipped config, as the unit runs it"
+# What RuntimeDirectory=, StateDirectory= and Group=interstice give it.
+install -d -m 0750 -o root -g interstice /run/interstice
+install -d -m 0711 -o root -g interstice /var/lib/interstice
+setpriv --regid=interstice --clear-groups \
+    /usr/sbin/intersticed --config /etc/interstice/interstice.yaml 2>"$scratch/daemon.log" &
 daemon_pid=$!
 for _ in $(seq 100); do
     [ -S /run/interstice/interstice.sock ] && break
@@ -156,6 +161,17 @@ for _ in $(seq 100); do
 done
 [ -S /run/interstice/interstice.sock ] || fail "no socket at /run/interstice/interstice.sock: $(cat "$scratch/daemon.log")"
 [ -f /var/lib/interstice/interstice.sqlite ] || fail "no state in /var/lib/interstice"
+socket_mode=$(stat -c '%a %U:%G' /run/interstice/interstice.sock)
+[ "$socket_mode" = "660 root:interstice" ] || fail "the socket is $socket_mode, not 660 root:interstice"
+# A member of the interstice group (the slurm user after `usermod -aG
+# interstice slurm`) reaches the daemon; the same user without it does not.
+as_nobody() { setpriv --reuid=nobody --regid=nogroup "$@"; }
+reach() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 --unix-socket /run/interstice/interstice.sock http://localhost/healthz; }
+code=$(as_nobody --groups=interstice bash -c "$(declare -f reach); reach" || true)
+[ "$code" != 000 ] || fail "a member of the interstice group cannot reach the daemon's socket"
+log "a member of group interstice: GET /healthz answered $code"
+code=$(as_nobody --clear-groups bash -c "$(declare -f reach); reach" || true)
+[ "$code" = 000 ] || fail "a user outside the interstice group reached the daemon (HTTP $code)"
 kill -TERM "$daemon_pid"
 wait "$daemon_pid" || fail "intersticed did not exit 0 on SIGTERM: $(cat "$scratch/daemon.log")"
 daemon_pid=
@@ -179,6 +195,12 @@ if command -v lintian >/dev/null; then
 else
     fail "lintian is missing (scripts/prerequisites.sh)"
 fi
+
+log "reinstall keeps an edited conffile"
+echo "# edited by test-deb" >>/etc/interstice/interstice.yaml
+dpkg -i "$deb" >&2 || fail "dpkg -i over the installed package"
+tail -n 1 /etc/interstice/interstice.yaml | grep -qx "# edited by test-deb" ||
+    fail "reinstalling replaced the edited /etc/interstice/interstice.yaml"
 
 log "dpkg --purge"
 dpkg --purge interstice >&2 || fail "dpkg --purge"
