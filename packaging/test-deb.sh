@@ -21,7 +21,9 @@
 # --test package` runs it; extra arguments go to `cargo build`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$PWD
+# dpkg needs the sbin directories (ldconfig, start-stop-daemon), which a
+# CI job's PATH may lack.
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
 log() { printf 'test-deb: %s (%ss)\n' "$*" "$SECONDS" >&2; }
 fail() {
@@ -36,6 +38,10 @@ done
 if dpkg-query -W -f='${Status}' interstice 2>/dev/null | grep -q 'installed'; then
     fail "the interstice package is installed on this machine: this test installs and purges it, remove it first (dpkg --purge interstice)"
 fi
+# Purge deletes these: never someone else's (a daemon run by hand, say).
+for path in /etc/interstice /var/lib/interstice /run/interstice; do
+    [ -e "$path" ] && fail "$path exists: this test's purge would delete it; move it away first"
+done
 group_existed=no
 getent group interstice >/dev/null && group_existed=yes
 scratch=$(mktemp -d)
@@ -68,16 +74,16 @@ log "dpkg -i"
 dpkg -i "$deb" >&2 || fail "dpkg -i $deb"
 
 log "the installed programs and config"
-out=$(intersticed --check-config --config /etc/interstice/interstice.yaml) ||
+out=$(/usr/sbin/intersticed --check-config --config /etc/interstice/interstice.yaml) ||
     fail "the shipped /etc/interstice/interstice.yaml does not pass --check-config"
 [ "$out" = "/etc/interstice/interstice.yaml: ok" ] || fail "--check-config said: $out"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
-[ "$(interstice --version)" = "interstice $version" ] || fail "interstice --version: $(interstice --version)"
-[ "$(intersticed --version)" = "intersticed $version" ] || fail "intersticed --version: $(intersticed --version)"
-[ "$(command -v intersticed)" = /usr/sbin/intersticed ] || fail "intersticed is not /usr/sbin/intersticed on PATH"
+[ "$(/usr/bin/interstice --version)" = "interstice $version" ] || fail "interstice --version: $(/usr/bin/interstice --version)"
+[ "$(/usr/sbin/intersticed --version)" = "intersticed $version" ] ||
+    fail "intersticed --version: $(/usr/sbin/intersticed --version)"
 bad=$scratch/bad.yaml
 printf 'engine:\n  procs: 4\n  no_such_key: 1\n' >"$bad"
-if intersticed --check-config --config "$bad" 2>"$scratch/bad.err"; then
+if /usr/sbin/intersticed --check-config --config "$bad" 2>"$scratch/bad.err"; then
     fail "--check-config accepted an unknown key"
 fi
 grep -q no_such_key "$scratch/bad.err" || fail "--check-config did not name the bad key: $(cat "$scratch/bad.err")"
