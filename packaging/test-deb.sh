@@ -10,6 +10,8 @@
 #     against /usr/include and the system library path, and run);
 #   - the shipped config and binary start a daemon (as the unit does: group
 #     interstice) whose socket a member of that group reaches, others not;
+#   - under no_new_privs (the unit's NoNewPrivileges=yes), root's cloud job
+#     still runs as execution.user: the daemon only drops privileges;
 #   - a reinstall keeps an edited conffile;
 #   - `systemd-analyze verify` accepts the installed unit (when available);
 #   - lintian reports no error (warnings are printed);
@@ -180,6 +182,42 @@ code=$(as_nobody --clear-groups bash -c "$(declare -f reach); reach" || true)
 [ "$code" = 000 ] || fail "a user outside the interstice group reached the daemon (HTTP $code)"
 kill -TERM "$daemon_pid"
 wait "$daemon_pid" || fail "intersticed did not exit 0 on SIGTERM: $(cat "$scratch/daemon.log")"
+daemon_pid=
+
+log "a cloud job under NoNewPrivileges, as the unit runs the daemon"
+# The unit's NoNewPrivileges=yes only forbids gaining privileges through
+# execve; the job wrapper drops them (initgroups, setresgid, setresuid), so
+# root's job runs as execution.user, with no_new_privs set.
+chmod 0711 "$scratch"
+cat >"$scratch/nnp.yaml" <<YAML
+api: {socket: $scratch/nnp.sock}
+state_dir: $scratch/state
+engine: {procs: 2}
+backend: {type: embedded}
+execution: {user: nobody, grace_seconds: 1}
+node: {busy_margin_cpus: 1000}
+log_level: warn
+YAML
+setpriv --no-new-privs --regid=interstice --clear-groups \
+    /usr/sbin/intersticed --config "$scratch/nnp.yaml" 2>"$scratch/nnp.log" &
+daemon_pid=$!
+for _ in $(seq 100); do
+    [ -S "$scratch/nnp.sock" ] && break
+    kill -0 "$daemon_pid" 2>/dev/null || fail "intersticed under no_new_privs exited: $(cat "$scratch/nnp.log")"
+    sleep 0.1
+done
+/usr/bin/interstice submit --daemon "$scratch/nnp.sock" --walltime 30 --slo 600 -- \
+    /bin/sh -c 'id -un; grep NoNewPrivs /proc/self/status' >"$scratch/submit.out" ||
+    fail "submit under no_new_privs: $(cat "$scratch/submit.out") $(cat "$scratch/nnp.log")"
+job_out="$scratch/state/jobs/1/stdout"
+for _ in $(seq 100); do
+    [ -s "$job_out" ] && grep -q NoNewPrivs "$job_out" && break
+    sleep 0.1
+done
+printf 'nobody\nNoNewPrivs:\t1\n' | cmp -s - "$job_out" ||
+    fail "root's job under no_new_privs did not run as nobody: $(cat "$job_out" 2>&1) $(cat "$scratch/nnp.log")"
+kill -TERM "$daemon_pid"
+wait "$daemon_pid" || fail "intersticed under no_new_privs did not exit 0 on SIGTERM: $(cat "$scratch/nnp.log")"
 daemon_pid=
 
 if command -v systemd-analyze >/dev/null; then
