@@ -30,6 +30,9 @@ enum Command {
     /// Benchmarks: numbers with units, one per line.
     #[command(subcommand)]
     Bench(cli::bench::BenchCommand),
+    /// Write man pages and shell completions into DIR (packaging/build-deb.sh).
+    #[command(name = "__generate", hide = true)]
+    Generate(cli::generate::GenerateArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Command::Batsim(args) => cli::batsim::run(*args),
         Command::Client(cmd) => cli::client::run(cmd),
         Command::Bench(cmd) => cli::bench::run(cmd),
+        Command::Generate(args) => cli::generate::run(args, <Cli as clap::CommandFactory>::command()),
     }
     .and_then(|()| {
         // What `out!` left in stdout's buffer (no newline yet).

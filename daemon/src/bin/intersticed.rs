@@ -3,33 +3,11 @@
 
 use anyhow::Context;
 use clap::Parser;
-use interstice_daemon::config::{log_level, DEFAULT_CONFIG_PATH};
+use interstice_daemon::cli::Args;
+use interstice_daemon::config::log_level;
 use interstice_daemon::exec::{check_helper, exec_wrapper, CHECK_HELPER_ARG, EXEC_WRAPPER_ARG};
 use interstice_daemon::server::{self, Overrides};
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// The convergence-area node daemon: admits evictable cloud jobs into the idle
-/// holes of the HPC plan and runs them on this node.
-#[derive(Parser, Debug)]
-#[command(name = "intersticed", version, about)]
-struct Args {
-    /// Config file (YAML).
-    #[arg(long, value_name = "FILE", default_value = DEFAULT_CONFIG_PATH)]
-    config: PathBuf,
-    /// API Unix socket (overrides api.socket).
-    #[arg(long, value_name = "PATH")]
-    socket: Option<PathBuf>,
-    /// Loopback TCP listener ADDR:PORT (overrides api.listen).
-    #[arg(long, value_name = "ADDR:PORT")]
-    listen: Option<String>,
-    /// State directory: SQLite database and job output (overrides state_dir).
-    #[arg(long, value_name = "DIR")]
-    state: Option<PathBuf>,
-    /// Validate the config and exit.
-    #[arg(long)]
-    check_config: bool,
-}
 
 fn main() -> ExitCode {
     let raw: Vec<String> = std::env::args().collect();
