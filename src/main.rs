@@ -8,11 +8,16 @@ mod cli;
 
 /// Sell the idle holes of an HPC batch schedule to evictable cloud jobs.
 #[derive(Parser, Debug)]
-#[command(name = "interstice", version, about, long_about = None, propagate_version = true)]
+#[command(name = "interstice", version, about, long_about = None, propagate_version = true, after_help = AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// What every subcommand shares, shown under `interstice --help`.
+const AFTER_HELP: &str = "\
+Durations: every flag that takes seconds also takes numbers with units d, h, m, s in that order: \
+90, 1.5, 90s, 3m, 1h30m, 2d.";
 
 #[derive(Subcommand, Debug)]
 enum Command {

@@ -77,12 +77,13 @@ pub struct JobShape {
     /// Processors.
     #[arg(long, default_value_t = 1)]
     procs: u32,
-    /// Walltime in seconds (the job is killed when it is reached).
+    /// Walltime, a duration: seconds (60, 1.5) or 90s, 3m, 1h30m, 2d (the job is killed when it is
+    /// reached).
     #[arg(long, value_parser = parse_seconds, default_value_t = 60.0)]
     walltime: f64,
     /// Maximum response time in seconds.
     #[arg(long, value_parser = parse_seconds, help = format!(
-        "Maximum response time in seconds [default: the engine's default slack, {DEFAULT_SLACK} × walltime]"
+        "Maximum response time, a duration (seconds, or 90s, 3m, 1h30m, 2d) [default: the engine's default slack, {DEFAULT_SLACK} × walltime]"
     ))]
     slo: Option<f64>,
 }
@@ -209,8 +210,8 @@ pub struct BenchArgs {
     /// Client threads for the socket benchmark.
     #[arg(long, default_value_t = 4)]
     threads: u32,
-    /// Seconds of the socket benchmark.
-    #[arg(long, default_value_t = 3.0)]
+    /// Duration of the socket benchmark (seconds, or 90s, 3m, …).
+    #[arg(long, value_parser = parse_seconds, default_value_t = 3.0)]
     seconds: f64,
     /// Seed of the generated plan.
     #[arg(long, default_value_t = 42)]
@@ -344,4 +345,34 @@ fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()
         latencies.len() as f64 / args.seconds
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Command {
+        #[command(subcommand)]
+        client: ClientCommand,
+    }
+
+    #[test]
+    fn walltime_and_slo_take_durations() {
+        let parsed = Command::try_parse_from(["x", "predict", "--walltime", "3m", "--slo", "1h30m"]).unwrap();
+        let ClientCommand::Predict(args) = parsed.client else {
+            panic!("predict");
+        };
+        assert_eq!((args.shape.walltime, args.shape.slo), (180.0, Some(5_400.0)));
+        let plain = Command::try_parse_from(["x", "predict", "--walltime", "30", "--slo", "90.5"]).unwrap();
+        let ClientCommand::Predict(args) = plain.client else {
+            panic!("predict");
+        };
+        assert_eq!((args.shape.walltime, args.shape.slo), (30.0, Some(90.5)));
+        let err = Command::try_parse_from(["x", "submit", "--walltime", "3 min", "--", "true"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--walltime") && err.contains("1h30m"), "{err}");
+    }
 }

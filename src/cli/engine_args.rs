@@ -13,7 +13,7 @@
 use anyhow::Context;
 use interstice_batsim::protocol::EngineOptions;
 use interstice_core::{Admission, Beta, EngineConfig, Policy, Predictor, Scheduling, Time, UnknownName};
-use interstice_swf::beta::{BadBeta, ShowBeta};
+use interstice_swf::beta::ShowBeta;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use interstice_swf::SwfError;
 use interstice_swf::{defaults, MaintenanceFile};
@@ -164,9 +164,19 @@ pub fn parse_predictor(text: &str) -> Result<Predictor, UnknownName> {
     text.parse()
 }
 
-/// β of the thesis predictor: seconds or `disqualify`.
-pub fn parse_beta(text: &str) -> Result<Beta, BadBeta> {
-    interstice_swf::beta::parse_beta(text)
+/// β of the thesis predictor: a duration from 0 ([`duration_secs`]) or `disqualify`.
+pub fn parse_beta(text: &str) -> Result<Beta, String> {
+    let beta = match duration_secs(text) {
+        Some(secs) => interstice_swf::beta::beta_from_secs(secs).ok(),
+        None => interstice_swf::beta::parse_beta(text).ok(),
+    };
+    beta.ok_or_else(|| {
+        format!(
+            "{text:?} is not a β: a time from 0 to {max:e} s ({DURATION_FORMS}), or `disqualify` to never \
+             predict a start in a future slot",
+            max = Time::MAX_INSTANT_SECS
+        )
+    })
 }
 
 /// A cloud job's run time (`walltime`, `120`, `0.1w`, `uniform:LO:HI`, `exp:MEAN`).
@@ -182,11 +192,11 @@ pub fn parse_procs_choice(text: &str) -> Result<ProcsChoice, SwfError> {
 /// A command-line value out of its range.
 #[derive(Debug, thiserror::Error)]
 pub enum BadValue {
-    /// Not a positive number of seconds.
-    #[error("{0:?} is not a positive number of seconds (at most {max:e})", max = Time::MAX_INSTANT_SECS)]
+    /// Not a positive duration.
+    #[error("{0:?} is not a positive duration: {forms}, at most {max:e} s", forms = DURATION_FORMS, max = Time::MAX_INSTANT_SECS)]
     Seconds(String),
     /// Not an instant.
-    #[error("{0:?} is not a time in seconds from 0 to {max:e}", max = Time::MAX_INSTANT_SECS)]
+    #[error("{0:?} is not a time from 0 to {max:e} s: {forms}", forms = DURATION_FORMS, max = Time::MAX_INSTANT_SECS)]
     Instant(String),
     /// Not a positive number.
     #[error("{0:?} is not a positive number")]
@@ -199,10 +209,41 @@ pub enum BadValue {
     Seed(String),
 }
 
-/// Positive, finite seconds, at most [`Time::MAX_INSTANT_SECS`].
+/// The forms [`duration_secs`] reads, as error messages and help texts name them.
+pub const DURATION_FORMS: &str =
+    "write seconds (90, 1.5) or numbers with units d, h, m, s in that order (90s, 3m, 1h30m, 2d, 1.5h)";
+
+/// The one reader of every command-line duration: seconds (`90`, `1.5`) or
+/// numbers with units `d`, `h`, `m`, `s`, each at most once and in that
+/// order (`90s`, `3m`, `1h30m`, `2d`, `1.5h`). `None` for anything else; the
+/// caller checks the range ([`parse_seconds`], [`parse_instant`]).
+pub fn duration_secs(text: &str) -> Option<f64> {
+    let text = text.trim();
+    if let Ok(secs) = text.parse::<f64>() {
+        return Some(secs);
+    }
+    const UNITS: [(char, f64); 4] = [('d', 86_400.0), ('h', 3_600.0), ('m', 60.0), ('s', 1.0)];
+    let mut rest = text;
+    let mut next_unit = 0;
+    let mut total = 0.0;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number = rest[..digits].parse::<f64>().ok()?;
+        let unit = rest[digits..].chars().next()?;
+        let rank = next_unit + UNITS[next_unit..].iter().position(|&(name, _)| name == unit)?;
+        total += number * UNITS[rank].1;
+        next_unit = rank + 1;
+        rest = &rest[digits + unit.len_utf8()..];
+    }
+    (!text.is_empty()).then_some(total)
+}
+
+/// A positive duration ([`duration_secs`]) in seconds, at most [`Time::MAX_INSTANT_SECS`].
 pub fn parse_seconds(text: &str) -> Result<f64, BadValue> {
-    match text.trim().parse::<f64>() {
-        Ok(value) if value.is_finite() && value > 0.0 && value <= Time::MAX_INSTANT_SECS => Ok(value),
+    match duration_secs(text) {
+        Some(value) if value.is_finite() && value > 0.0 && value <= Time::MAX_INSTANT_SECS => Ok(value),
         _ => Err(BadValue::Seconds(text.to_string())),
     }
 }
@@ -212,10 +253,10 @@ pub fn parse_duration(text: &str) -> Result<Time, BadValue> {
     parse_seconds(text).map(Time::from_secs_f64)
 }
 
-/// An instant in seconds, from 0 to [`Time::MAX_INSTANT_SECS`].
+/// An instant or a duration that may be 0 ([`duration_secs`]), from 0 to [`Time::MAX_INSTANT_SECS`] seconds.
 pub fn parse_instant(text: &str) -> Result<f64, BadValue> {
-    match text.trim().parse::<f64>() {
-        Ok(value) if Time::instant_from_secs_f64(value).is_some() => Ok(value),
+    match duration_secs(text) {
+        Some(value) if Time::instant_from_secs_f64(value).is_some() => Ok(value),
         _ => Err(BadValue::Instant(text.to_string())),
     }
 }
@@ -355,6 +396,57 @@ mod tests {
                 "maintenance: {}:3: processor 6 does not exist: the platform has processors 0-5",
                 maintenance.display()
             )
+        );
+    }
+
+    #[test]
+    fn durations_are_seconds_or_units_and_keep_plain_seconds() {
+        for (text, secs) in [
+            ("90", 90.0),
+            ("1.5", 1.5),
+            (" 60 ", 60.0),
+            ("90s", 90.0),
+            ("3m", 180.0),
+            ("1h30m", 5_400.0),
+            ("2d", 172_800.0),
+            ("1.5h", 5_400.0),
+            ("1d2h3m4s", 93_784.0),
+            ("0.5s", 0.5),
+        ] {
+            assert_eq!(duration_secs(text), Some(secs), "{text}");
+            assert_eq!(parse_seconds(text).unwrap(), secs, "{text}");
+        }
+        for bad in [
+            "", "s", "3x", "1h30", "30m1h", "1m1m", "-5s", "1.2.3s", "h1", "3 m",
+        ] {
+            assert_eq!(duration_secs(bad), None, "{bad}");
+        }
+        for bad in ["0", "0s", "-1", "inf", "nan", "3x", "2e12"] {
+            let err = parse_seconds(bad).unwrap_err().to_string();
+            assert!(err.contains("90s, 3m, 1h30m, 2d"), "{bad}: {err}");
+        }
+        assert_eq!(parse_instant("0").unwrap(), 0.0);
+        assert_eq!(parse_instant("10m").unwrap(), 600.0);
+        assert!(parse_instant("-1m").is_err());
+        assert_eq!(parse_duration("2m").unwrap(), Time::from_secs(120));
+        assert_eq!(parse_beta("1m").unwrap(), Beta::Wait(Time::from_secs(60)));
+        assert_eq!(parse_beta("0").unwrap(), Beta::Wait(Time::ZERO));
+        assert_eq!(parse_beta("disqualify").unwrap(), Beta::Disqualify);
+        assert!(parse_beta("-1s").unwrap_err().contains("disqualify"));
+        let with =
+            |flags: &[&str]| Command::try_parse_from(std::iter::once("x").chain(flags.iter().copied()));
+        let tuning = with(&["--latency", "2m", "--max-time-in-system", "1h"])
+            .unwrap()
+            .engine
+            .tuning;
+        assert_eq!(
+            (tuning.latency, tuning.max_time_in_system),
+            (Some(120.0), Some(3_600.0))
+        );
+        let err = with(&["--max-time-in-system", "1 hour"]).unwrap_err().to_string();
+        assert!(
+            err.contains("--max-time-in-system") && err.contains("1h30m"),
+            "the flag and the forms: {err}"
         );
     }
 
