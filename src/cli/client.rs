@@ -74,9 +74,12 @@ pub struct PredictArgs {
 /// The shape of a cloud job, for `submit` and `predict`.
 #[derive(clap::Args, Debug)]
 pub struct JobShape {
-    /// Processors.
-    #[arg(long, default_value_t = 1)]
-    procs: u32,
+    /// Processors of the job (as sbatch's -n).
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 1)]
+    cloud_procs: u32,
+    /// The old name of --cloud-procs: refused, naming the new one (--procs is the machine everywhere).
+    #[arg(long = "procs", value_name = "N", hide = true, value_parser = super::flags::renamed_job_procs)]
+    old_procs: Option<u32>,
     /// Walltime, a duration: seconds (60, 1.5) or 90s, 3m, 1h30m, 2d (the job is killed when it is
     /// reached).
     #[arg(long, value_parser = parse_seconds, default_value_t = 60.0)]
@@ -144,7 +147,7 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
         ClientCommand::Submit(args) => {
             let client = client(&args.daemon.daemon);
             let request = SubmitRequest {
-                procs: args.shape.procs,
+                procs: args.shape.cloud_procs,
                 walltime: args.shape.walltime,
                 slo: args.shape.slo(),
                 argv: args.argv,
@@ -168,7 +171,7 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
         ClientCommand::Predict(args) => {
             let client = client(&args.daemon.daemon);
             let request = PredictRequest {
-                procs: args.shape.procs,
+                procs: args.shape.cloud_procs,
                 walltime: args.shape.walltime,
                 slo: args.shape.slo(),
                 admission: false,
@@ -374,5 +377,25 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("--walltime") && err.contains("1h30m"), "{err}");
+    }
+
+    #[test]
+    fn the_jobs_processors_are_cloud_procs_and_the_old_procs_is_refused() {
+        for flags in [["-n", "4"], ["--cloud-procs", "4"]] {
+            let parsed = Command::try_parse_from(["x", "submit", flags[0], flags[1], "--", "true"]).unwrap();
+            let ClientCommand::Submit(args) = parsed.client else {
+                panic!("submit");
+            };
+            assert_eq!(args.shape.cloud_procs, 4);
+        }
+        for command in [
+            &["submit", "--procs", "4", "--", "true"][..],
+            &["predict", "--procs", "4"],
+        ] {
+            let err = Command::try_parse_from(std::iter::once("x").chain(command.iter().copied()))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("--cloud-procs N (or -n N)"), "{command:?}: {err}");
+        }
     }
 }

@@ -36,6 +36,7 @@ pub mod client;
 pub mod datacenter;
 pub mod engine_args;
 pub mod experiment_args;
+pub mod flags;
 pub mod generate;
 pub mod replay;
 pub mod replay_bench;

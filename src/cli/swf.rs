@@ -108,8 +108,9 @@ pub struct InjectArgs {
     #[arg(long, value_name = "S", value_parser = parse_duration)]
     pub interval: Time,
     /// Processors per cloud job: a count (4), a uniform list (1,2,4) or weights (1:0.5,2:0.3,4:0.2).
+    /// Required (checked after parsing, so that the old spelling `--procs H` is named).
     #[arg(long, value_name = "H", value_parser = super::engine_args::parse_procs_choice)]
-    pub procs: ProcsChoice,
+    pub cloud_procs: Option<ProcsChoice>,
     /// Walltime of each cloud job, seconds.
     #[arg(long, value_name = "W", value_parser = parse_duration)]
     pub walltime: Time,
@@ -135,7 +136,10 @@ pub struct InjectArgs {
     #[arg(long, value_name = "N", default_value_t = interstice_swf::defaults::SEED)]
     pub seed: u64,
     /// Processors of the machine (default: the header's MaxProcs/MaxNodes or nb_res).
-    #[arg(long, value_name = "M")]
+    #[arg(long, value_name = "M", value_parser = super::flags::parse_machine_procs)]
+    pub procs: Option<u32>,
+    /// The old name of --procs: refused, naming the new one.
+    #[arg(long, value_name = "M", hide = true, value_parser = super::flags::renamed_machine_procs)]
     pub machine_procs: Option<u32>,
     #[command(flatten)]
     pub hpc: HpcArgs,
@@ -394,12 +398,15 @@ fn convert(args: ConvertArgs) -> anyhow::Result<()> {
 }
 
 fn inject(args: InjectArgs) -> anyhow::Result<()> {
-    let opts = extract_options(args.machine_procs, &args.hpc, &args.common);
+    let Some(cloud_procs) = args.cloud_procs else {
+        return Err(super::flags::Usage(super::flags::INJECT_NEEDS_CLOUD_PROCS.to_string()).into());
+    };
+    let opts = extract_options(args.procs, &args.hpc, &args.common);
     let workload = load(&args.file, &opts, &args.common)?;
     let nb_res = machine_size(&workload, &args.common)?;
     let inject = InjectOptions {
         interval: args.interval,
-        procs: args.procs,
+        procs: cloud_procs,
         walltime: args.walltime,
         runtime: args.runtime.unwrap_or(RuntimeSpec::WALLTIME),
         slack: args.slack,

@@ -284,7 +284,7 @@ impl CloudSpec {
 pub enum CloudRoom {
     /// The convergence area of `replay` and `sweep` (`--conv`); the jobs' width is `--cloud-procs`.
     Area(u32),
-    /// The machine of `swf inject` (`--machine-procs`); the jobs' width is `--procs`.
+    /// The machine of `swf inject` (`--procs`); the jobs' width is `--cloud-procs`.
     Machine(u32),
 }
 
@@ -308,8 +308,8 @@ impl fmt::Display for CloudTooWide {
             ),
             CloudRoom::Machine(machine) => write!(
                 f,
-                "--procs {procs}: cloud jobs of {max} processors do not fit the {machine}-processor machine: \
-                 lower --procs or raise --machine-procs"
+                "--cloud-procs {procs}: cloud jobs of {max} processors do not fit the {machine}-processor \
+                 machine: lower --cloud-procs or raise --procs"
             ),
         }
     }

@@ -45,7 +45,7 @@ const LATENCY: f64 = 0.1;
 /// 600 s walltime, run times from 60 s to 900 s (a third are killed at their
 /// walltime), in a 32-processor convergence area.
 const CLOUD: [&str; 8] = [
-    "--procs",
+    "--cloud-procs",
     "1,2,4",
     "--walltime",
     "600",

@@ -122,7 +122,7 @@ fn the_cli_and_the_c_abi_talk_to_a_broker_as_to_a_member() {
         &broker,
         &[
             "submit",
-            "--procs",
+            "--cloud-procs",
             "1",
             "--walltime",
             "30",

@@ -87,7 +87,10 @@ fn demo_config_serves_the_cli() {
         .iter()
         .any(|job| job["id"].as_u64() == Some(id_number)));
 
-    let predicted = json(&cli(&socket, &["predict", "--procs", "2", "--walltime", "30"]));
+    let predicted = json(&cli(
+        &socket,
+        &["predict", "--cloud-procs", "2", "--walltime", "30"],
+    ));
     assert!(
         predicted["predicted_completion"].as_f64().unwrap() >= predicted["predicted_start"].as_f64().unwrap()
     );
@@ -115,7 +118,7 @@ fn demo_config_serves_the_cli() {
         "{cancelled}"
     );
 
-    let too_wide = cli(&socket, &["submit", "--procs", "1000", "--", "/bin/true"]);
+    let too_wide = cli(&socket, &["submit", "-n", "1000", "--", "/bin/true"]);
     assert!(!too_wide.status.success());
     let stderr = String::from_utf8_lossy(&too_wide.stderr);
     assert!(

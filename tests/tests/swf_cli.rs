@@ -251,7 +251,7 @@ fn inject_merges_cloud_jobs() {
         .to_vec();
         a.extend(
             [
-                "--procs",
+                "--cloud-procs",
                 "1:0.5,2:0.3,4:0.2",
                 "--walltime",
                 "180",
@@ -316,7 +316,7 @@ fn inject_merges_cloud_jobs() {
         p(&twice),
         "--interval",
         "10",
-        "--procs",
+        "--cloud-procs",
         "1",
         "--walltime",
         "180",
@@ -365,7 +365,10 @@ fn inject_merges_cloud_jobs() {
         "--interval",
         "10",
     ]);
-    assert!(err.contains("--procs"), "missing required flags are named: {err}");
+    assert!(
+        err.contains("--walltime"),
+        "missing required flags are named: {err}"
+    );
     let err = failing(&[
         "swf",
         "inject",
@@ -376,7 +379,7 @@ fn inject_merges_cloud_jobs() {
         "8",
         "--interval",
         "10",
-        "--procs",
+        "--cloud-procs",
         "16",
         "--walltime",
         "180",
@@ -406,7 +409,7 @@ fn alpha_reconciles_injected_and_workload_walltimes() {
             "8",
             "--interval",
             "10",
-            "--procs",
+            "--cloud-procs",
             "1",
             "--walltime",
             "180",
@@ -571,7 +574,7 @@ fn out_of_range_values_and_repeated_job_numbers_name_file_line_and_field() {
             "--policy",
             "easy",
             "--out",
-            p(&dir.join("out")),
+            p(&dir.join(format!("bad-{name}"))),
         ]);
         assert!(replayed.contains(&format!("{name}:2:")), "{replayed}");
 
@@ -658,7 +661,7 @@ fn injection_times_beyond_the_time_range_are_refused() {
             "swf",
             "inject",
             p(&kth),
-            "--procs",
+            "--cloud-procs",
             "1",
             "--walltime",
             "60",
@@ -675,5 +678,50 @@ fn injection_times_beyond_the_time_range_are_refused() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{flag} {value}: {stderr}");
         assert!(stderr.contains(flag) && stderr.contains(value), "{stderr}");
+    }
+}
+
+/// One meaning per flag name: in `swf inject` `--procs` is the machine (as in
+/// every command) and `--cloud-procs` the cloud jobs' width. The old
+/// spellings (`--procs H` for the width, `--machine-procs M`) are refused
+/// with the new names, never reinterpreted.
+#[test]
+fn inject_procs_is_the_machine_and_old_spellings_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("w.json");
+    let rules = fixture("rules.swf");
+    let base = [
+        "swf",
+        "inject",
+        p(&rules),
+        "-o",
+        p(&out),
+        "--clip",
+        "8",
+        "--interval",
+        "10",
+        "--walltime",
+        "180",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<String> {
+        base.iter().chain(extra).map(|arg| arg.to_string()).collect()
+    };
+    let args = with(&["--cloud-procs", "1,2", "--procs", "16"]);
+    ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(read_json(&out)["nb_res"], 16, "--procs is the machine");
+    for (old, says) in [
+        (&["--procs", "2"][..], "needs --cloud-procs H"),
+        (
+            &["--procs", "1,2,4"],
+            "the cloud jobs' width (a count, a list or weights) is --cloud-procs",
+        ),
+        (
+            &["--cloud-procs", "1", "--machine-procs", "16"],
+            "--machine-procs is now --procs",
+        ),
+    ] {
+        let args = with(old);
+        let err = failing(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(err.contains(says), "{old:?}: {err}");
     }
 }
