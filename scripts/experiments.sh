@@ -33,7 +33,7 @@ sweep() { # name, then sweep arguments
     local name=$1
     shift
     local start=$SECONDS
-    "$BIN" sweep "$@" --out "$OUT/$name" 2>"$OUT/$name.log"
+    "$BIN" sweep "$@" --force --out "$OUT/$name" 2>"$OUT/$name.log"
     echo "$name: $((SECONDS - start)) s" | tee -a "$OUT/timings.txt"
 }
 

@@ -59,9 +59,13 @@ pub struct ServeArgs {
     /// e.g. {"policy": "easy", "max_resubmissions": 1}), else the defaults.
     #[command(flatten)]
     pub engine: EngineArgs,
-    /// Write jobs.csv and summary.json here at SIMULATION_ENDS.
+    /// Write jobs.csv and summary.json here at SIMULATION_ENDS: new or empty, or any with --force.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Write into a non-empty --out DIR, overwriting the files of the same names (without it a
+    /// non-empty DIR is refused).
+    #[arg(long)]
+    pub force: bool,
     /// Give up when Batsim sends nothing for this many seconds (default: wait forever).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<f64>,
@@ -191,6 +195,9 @@ fn adapter_config(args: &ServeArgs) -> anyhow::Result<AdapterConfig> {
 }
 
 fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {
+    if let Some(dir) = &args.out {
+        super::flags::check_out_dir(dir, args.force)?;
+    }
     let config = adapter_config(&args)?;
     let options = ServerOptions {
         endpoint: args.socket.clone(),

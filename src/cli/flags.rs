@@ -3,7 +3,10 @@
 //! flag whose name changed meaning is refused with the new name, never
 //! reinterpreted: `swf inject --machine-procs` (now `--procs`), `swf inject
 //! --procs H` for the cloud jobs' width (now `--cloud-procs`), `submit` and
-//! `predict --procs` (now `--cloud-procs`/`-n`).
+//! `predict --procs` (now `--cloud-procs`/`-n`). And `--out DIR`: refused when
+//! not empty, unless `--force` ([`check_out_dir`]).
+
+use std::path::{Path, PathBuf};
 
 /// A command line that is wrong in a way clap cannot see: a usage error
 /// (exit status 2, as clap's own).
@@ -39,6 +42,25 @@ pub fn renamed_job_procs(_: &str) -> Result<u32, String> {
     Err("the job's processors are --cloud-procs N (or -n N); --procs is the machine's processors".into())
 }
 
+/// An `--out DIR` that is not empty, without `--force`.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "--out {}: the directory is not empty; pass --force to write into it (files of the same names are overwritten)",
+    .0.display()
+)]
+pub struct OutNotEmpty(pub PathBuf);
+
+/// Refuse a non-empty `--out` directory unless `force`, before any work. A
+/// missing `dir` (created by the writer) or one that is not a directory (the
+/// writer names the problem) passes.
+pub fn check_out_dir(dir: &Path, force: bool) -> Result<(), OutNotEmpty> {
+    let non_empty = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some());
+    if non_empty && !force {
+        return Err(OutNotEmpty(dir.to_path_buf()));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,5 +75,18 @@ mod tests {
         assert!(parse_machine_procs("1,2,4")
             .unwrap_err()
             .contains("--cloud-procs"));
+    }
+
+    #[test]
+    fn a_non_empty_out_needs_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        check_out_dir(&out, false).expect("a new directory");
+        std::fs::create_dir(&out).unwrap();
+        check_out_dir(&out, false).expect("an empty directory");
+        std::fs::write(out.join("summary.json"), "{}").unwrap();
+        let err = check_out_dir(&out, false).unwrap_err().to_string();
+        assert!(err.contains("not empty") && err.contains("--force"), "{err}");
+        check_out_dir(&out, true).expect("--force");
     }
 }

@@ -57,9 +57,13 @@ pub struct ReplayArgs {
     /// The injected cloud jobs.
     #[command(flatten)]
     pub cloud: CloudArgs,
-    /// Output directory (jobs.csv, summary.json).
+    /// Output directory (jobs.csv, summary.json): new or empty, or any with --force.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Write into a non-empty --out DIR, overwriting the files of the same names (without it a
+    /// non-empty DIR is refused).
+    #[arg(long)]
+    pub force: bool,
     /// Write only summary.json, no per-job jobs.csv.
     #[arg(long)]
     pub no_jobs_csv: bool,
@@ -106,6 +110,7 @@ pub(crate) fn run_info(
 
 /// Run a replay.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    super::flags::check_out_dir(&args.out, args.force)?;
     if let Some(file) = &args.datacenter {
         return super::datacenter::run(
             file,

@@ -257,6 +257,8 @@ fn replay_argv(args: &ScalingArgs, cell: Cell, out: &Path) -> Vec<OsString> {
     argv.extend([
         "--clip".into(),
         "--quiet".into(),
+        // One scratch directory for every cell, each run overwriting the last.
+        "--force".into(),
         "--out".into(),
         out.as_os_str().to_owned(),
     ]);

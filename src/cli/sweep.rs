@@ -113,9 +113,14 @@ pub struct SweepArgs {
     /// With --keep-runs: keep only each run's summary.json, no per-job jobs.csv.
     #[arg(long, requires = "keep_runs")]
     pub no_jobs_csv: bool,
-    /// Output directory (sweep.csv, sweep.json).
+    /// Output directory (sweep.csv, sweep.json, runs/): new or empty, or any with --force. A sweep
+    /// does not resume: every cell runs again.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Write into a non-empty --out DIR, overwriting the files of the same names (without it a
+    /// non-empty DIR is refused).
+    #[arg(long)]
+    pub force: bool,
     /// No progress lines on stderr and no summary on stdout.
     #[arg(long)]
     pub quiet: bool,
@@ -183,6 +188,7 @@ fn parse_list<T: PartialEq, E: std::fmt::Display>(
 
 /// Run a sweep.
 pub fn run(args: SweepArgs) -> anyhow::Result<()> {
+    super::flags::check_out_dir(&args.out, args.force)?;
     let started = Instant::now();
     let grid = parse_grid(&args)?;
     let workers = match args.jobs {

@@ -63,6 +63,8 @@ fn replay_sweep_and_batsim_platform() {
         "86400",
         "--cloud-interval",
         "600",
+        // The check runs the command twice into the same directory.
+        "--force",
         "--out",
         replay_out.to_str().expect("UTF-8 path"),
     ]);
@@ -78,6 +80,8 @@ fn replay_sweep_and_batsim_platform() {
         "--until",
         "86400",
         "--clip",
+        // The check runs the command twice into the same directory.
+        "--force",
         "--out",
         sweep_out.to_str().expect("UTF-8 path"),
     ]);

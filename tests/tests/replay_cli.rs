@@ -12,10 +12,14 @@ requested_time,success,final_state,starting_time,execution_time,finish_time,wait
 stretch,allocated_resources,consumed_energy,metadata";
 const INTERSTICE_COLUMNS: &str = "kind,slo,predicted_completion,predicted_violation,violated,evictions";
 
+/// `interstice replay ARGS --force`: these tests write into one directory
+/// several times (`a_non_empty_out_is_refused_without_force` checks the
+/// refusal without it).
 fn replay(args: &[&str]) -> Output {
     Command::new(interstice_tests::interstice_bin())
         .arg("replay")
         .args(args)
+        .arg("--force")
         .output()
         .expect("run interstice")
 }
@@ -551,4 +555,36 @@ fn clip_machine_uses_the_header_size_and_errors_advise_replay_options() {
     );
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(!stderr.contains("--clip 4"), "{stderr}");
+}
+
+/// `--out` refuses a non-empty directory unless `--force`, before any work
+/// (`replay`, `replay --datacenter`, `sweep` and `batsim` share the check;
+/// a sweep does not resume, so it is refused the same way).
+#[test]
+fn a_non_empty_out_is_refused_without_force() {
+    let dir = scratch_dir("replay-cli", "force");
+    let out = dir.join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let rules = interstice_tests::repo_root().join("swf/tests/fixtures/rules.swf");
+    let (rules, out_arg) = (rules.to_str().unwrap(), out.to_str().unwrap());
+    let args = ["--procs", "16", "--policy", "easy", "--quiet", "--out", out_arg];
+    let run = |args: &[&str]| {
+        Command::new(interstice_tests::interstice_bin())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let mut replay_args = vec!["replay", rules];
+    replay_args.extend(args);
+    let refused = run(&replay_args);
+    assert_failure_mentions(&refused, &["not empty", "--force"]);
+    assert!(!out.join("summary.json").exists(), "nothing written");
+    let mut sweep_args = vec!["sweep", rules, "--cloud-interval", "10"];
+    sweep_args.extend(args);
+    assert_failure_mentions(&run(&sweep_args), &["not empty", "--force"]);
+    replay_args.push("--force");
+    assert_success(&run(&replay_args));
+    assert!(out.join("summary.json").exists(), "--force writes");
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
 }

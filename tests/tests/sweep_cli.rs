@@ -69,6 +69,9 @@ fn sweep_args(out: &Path, extra: &[&str]) -> Vec<String> {
         UNTIL,
         "--clip",
         "--quiet",
+        // Some tests sweep into one directory several times (replay_cli's
+        // a_non_empty_out_is_refused_without_force checks the refusal).
+        "--force",
         "--out",
         out.to_str().unwrap(),
     ]
@@ -342,8 +345,10 @@ fn the_table_does_not_depend_on_the_thread_count() {
 
 #[test]
 fn scheduling_and_predictor_are_lists_and_the_thesis_knobs_reach_every_run() {
-    let out = scratch_dir("sweep-cli", "thesis");
-    let maintenance = out.join("maintenance.txt");
+    let dir = scratch_dir("sweep-cli", "thesis");
+    // Beside --out, not in it: a non-empty --out is refused without --force.
+    let maintenance = dir.join("maintenance.txt");
+    let out = dir.join("out");
     std::fs::write(&maintenance, "600000 3600 0-4\n").unwrap();
     run_sweep(
         &out,
