@@ -17,7 +17,10 @@ struct Cli {
 /// What every subcommand shares, shown under `interstice --help`.
 const AFTER_HELP: &str = "\
 Durations: every flag that takes seconds also takes numbers with units d, h, m, s in that order: \
-90, 1.5, 90s, 3m, 1h30m, 2d.";
+90, 1.5, 90s, 3m, 1h30m, 2d.\n\n\
+Exit status: 0 success, 1 internal error, 2 usage (a bad flag or value, --out not empty without \
+--force), 3 refused by the daemon (submit rejected), 4 bad input file, 5 cannot write the output, \
+6 daemon unreachable or unavailable.";
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -53,8 +56,10 @@ fn main() -> ExitCode {
     }
     .and_then(|()| {
         // What `out!` left in stdout's buffer (no newline yet).
-        std::io::Write::flush(&mut std::io::stdout())
-            .map_err(|err| anyhow::Error::new(err).context("cannot write to stdout"))
+        anyhow::Context::context(
+            std::io::Write::flush(&mut std::io::stdout()),
+            cli::exit::WriteFailed::stdout(),
+        )
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -63,7 +68,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("interstice: {err:#}");
-            ExitCode::FAILURE
+            cli::exit::classify(&err).into()
         }
     }
 }
@@ -85,5 +90,19 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn help_documents_durations_and_exit_statuses() {
+        let help = Cli::command().render_help().to_string();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for expected in [
+            "1h30m",
+            "Exit status: 0 success",
+            "4 bad input file",
+            "6 daemon unreachable",
+        ] {
+            assert!(help.contains(expected), "{expected} in\n{help}");
+        }
     }
 }

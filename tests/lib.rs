@@ -151,8 +151,8 @@ pub fn assert_output_errors_handled(mut command: impl FnMut() -> Command, what: 
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(
         output.status.code(),
-        Some(1),
-        "{what} > /dev/full must fail with exit 1, stderr:\n{stderr}"
+        Some(5),
+        "{what} > /dev/full must fail with exit 5 (an output error), stderr:\n{stderr}"
     );
     assert!(
         stderr.contains("stdout")

@@ -160,11 +160,11 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
             let answer = client.submit(&request)?;
             print_json(&answer)?;
             if !answer.accepted() {
-                match answer.counter_offer_slo {
-                    Some(slo) => eprintln!("interstice: rejected; the plan can meet --slo {}", slo.ceil()),
-                    None => eprintln!("interstice: rejected; no slot in sight for this shape"),
-                }
-                std::process::exit(3);
+                return Err(super::exit::Refused(match answer.counter_offer_slo {
+                    Some(slo) => format!("rejected; the plan can meet --slo {}", slo.ceil()),
+                    None => "rejected; no slot in sight for this shape".to_string(),
+                })
+                .into());
             }
             Ok(())
         }

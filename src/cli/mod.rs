@@ -27,7 +27,7 @@ pub fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) -> anyhow::Res
     let written = stdout
         .write_fmt(args)
         .and_then(|()| if newline { stdout.write_all(b"\n") } else { Ok(()) });
-    written.map_err(|err| anyhow::Error::new(err).context("cannot write to stdout"))
+    anyhow::Context::context(written, exit::WriteFailed::stdout())
 }
 
 pub mod batsim;
@@ -35,6 +35,7 @@ pub mod bench;
 pub mod client;
 pub mod datacenter;
 pub mod engine_args;
+pub mod exit;
 pub mod experiment_args;
 pub mod flags;
 pub mod generate;

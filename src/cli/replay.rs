@@ -122,7 +122,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     }
     let started = Instant::now();
     if args.engine.policy.is_none() {
-        bail!("--policy is required: fcfs, easy, conservative or convergence");
+        return Err(super::flags::Usage(
+            "--policy is required: fcfs, easy, conservative or convergence".to_string(),
+        )
+        .into());
     }
     let spec = args.trace.spec(args.engine.conv);
     let cloud = args.cloud_interval.map(|interval| args.cloud.spec(interval));

@@ -256,7 +256,8 @@ fn create_output(path: &Path) -> anyhow::Result<Box<dyn Write>> {
     if path == Path::new("-") {
         return Ok(Box::new(BufWriter::new(io::stdout().lock())));
     }
-    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let file = File::create(path)
+        .with_context(|| super::exit::WriteFailed(format!("cannot create {}", path.display())))?;
     Ok(Box::new(BufWriter::new(file)))
 }
 
@@ -268,8 +269,8 @@ fn write_json<J: std::borrow::Borrow<Job>>(
 ) -> anyhow::Result<()> {
     let out = create_output(path)?;
     batsim_json::write_workload(jobs, nb_res, out).with_context(|| match path == Path::new("-") {
-        true => "cannot write to stdout".to_string(),
-        false => format!("cannot write {}", path.display()),
+        true => super::exit::WriteFailed::stdout(),
+        false => super::exit::WriteFailed(format!("cannot write {}", path.display())),
     })
 }
 
@@ -458,7 +459,7 @@ fn cat(args: CatArgs) -> anyhow::Result<()> {
     let mut reader = SwfReader::new(input.reader, input.name, args.common.mode())?;
     let stdout = io::stdout().lock();
     let mut out = BufWriter::with_capacity(256 * 1024, stdout);
-    let write_error = |err: io::Error| anyhow::Error::new(err).context("cannot write to stdout");
+    let write_error = |err: io::Error| anyhow::Error::new(err).context(super::exit::WriteFailed::stdout());
     reader.header().write_to(&mut out).map_err(write_error)?;
     for rec in reader.by_ref() {
         rec?.write_to(&mut out).map_err(write_error)?;

@@ -119,7 +119,7 @@ fn demo_config_serves_the_cli() {
     );
 
     let too_wide = cli(&socket, &["submit", "-n", "1000", "--", "/bin/true"]);
-    assert!(!too_wide.status.success());
+    assert_eq!(too_wide.status.code(), Some(3), "refused by the daemon (422)");
     let stderr = String::from_utf8_lossy(&too_wide.stderr);
     assert!(
         stderr.contains("422") && stderr.contains("at most 100"),
@@ -137,4 +137,23 @@ fn demo_config_serves_the_cli() {
         text.contains("interstice_admissions_total{decision=\"admitted\"} 2"),
         "{text}"
     );
+}
+
+/// A daemon that is not there is its own exit status (6), not a refusal (3)
+/// nor an internal error (1).
+#[test]
+fn an_unreachable_daemon_exits_6() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("none.sock");
+    for command in [&["health"][..], &["jobs"], &["submit", "--", "/bin/true"]] {
+        let output = Command::new(interstice_bin())
+            .args(command)
+            .arg("--daemon")
+            .arg(&socket)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(6), "{command:?}: {stderr}");
+        assert!(stderr.contains("cannot connect to intersticed"), "{stderr}");
+    }
 }

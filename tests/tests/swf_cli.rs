@@ -725,3 +725,49 @@ fn inject_procs_is_the_machine_and_old_spellings_are_refused() {
         assert!(err.contains(says), "{old:?}: {err}");
     }
 }
+
+/// Exit statuses per class (README, "Command-line conventions"): 2 usage, 4 a
+/// bad input file, 5 an output that cannot be written.
+#[test]
+fn exit_statuses_tell_usage_input_and_output_errors_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.swf");
+    std::fs::write(
+        &bad,
+        "1 0 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n2 -50 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let status = |args: &[&str]| {
+        let out = run(args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = status(&["swf", "stats", p(&bad)]);
+    assert_eq!(code, Some(4), "bad input: {stderr}");
+    let rules = fixture("rules.swf");
+    let out = dir.path().join("w.json");
+    let (code, stderr) = status(&[
+        "swf",
+        "inject",
+        p(&rules),
+        "-o",
+        p(&out),
+        "--interval",
+        "10",
+        "--walltime",
+        "60",
+    ]);
+    assert_eq!(code, Some(2), "usage (no --cloud-procs): {stderr}");
+    let (code, stderr) = status(&[
+        "swf",
+        "convert",
+        p(&rules),
+        "-o",
+        "/nonexistent/dir/w.json",
+        "--procs",
+        "16",
+    ]);
+    assert_eq!(code, Some(5), "output: {stderr}");
+}

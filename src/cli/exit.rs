@@ -1,0 +1,137 @@
+//! The exit status of `interstice`: one per class of error, decided once, at
+//! the top of `main` ([`classify`]), from the typed errors in the cause chain.
+//! The table is in README.md ("Exit status") and `interstice --help`.
+
+use super::flags::{OutNotEmpty, Usage};
+use interstice_api::client::ClientError;
+use std::process::ExitCode;
+
+/// The classes of failure and their exit statuses (0 is success).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// 1: anything not classified below (a bug, an unexpected state).
+    Internal = 1,
+    /// 2: the command line is wrong (clap's own errors exit 2 too), including
+    /// a non-empty `--out` without `--force`.
+    Usage = 2,
+    /// 3: the daemon refused the request (`submit` rejected with a counter-offer, a 4xx answer).
+    Refused = 3,
+    /// 4: an input file is bad (a workload, maintenance or data-center file: file, line, field).
+    Input = 4,
+    /// 5: an output cannot be written (stdout, `-o FILE`, `--out DIR`).
+    Output = 5,
+    /// 6: the daemon cannot be reached or is unavailable (no socket, refused, timeout, 503).
+    Unavailable = 6,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit as u8)
+    }
+}
+
+/// `submit` rejected by the daemon's admission (its JSON answer is printed first).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+/// An output that cannot be written: the context of the I/O error.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct WriteFailed(pub String);
+
+impl WriteFailed {
+    /// Writing stdout failed.
+    pub fn stdout() -> Self {
+        WriteFailed("cannot write to stdout".to_string())
+    }
+}
+
+/// The class of `err`: the outermost cause that has one.
+pub fn classify(err: &anyhow::Error) -> Exit {
+    if err.downcast_ref::<WriteFailed>().is_some() {
+        return Exit::Output;
+    }
+    for cause in err.chain() {
+        if cause.is::<Usage>() || cause.is::<OutNotEmpty>() {
+            return Exit::Usage;
+        }
+        if cause.is::<Refused>() {
+            return Exit::Refused;
+        }
+        if let Some(client) = cause.downcast_ref::<ClientError>() {
+            return match client {
+                ClientError::Connect { .. } | ClientError::Timeout(_) => Exit::Unavailable,
+                ClientError::Http { status: 503, .. } => Exit::Unavailable,
+                ClientError::Http { status, .. } if (400..500).contains(status) => Exit::Refused,
+                _ => Exit::Internal,
+            };
+        }
+        if cause.is::<WriteFailed>() || cause.is::<interstice_batsim::output::OutputError>() {
+            return Exit::Output;
+        }
+        if cause.is::<interstice_swf::SwfError>()
+            || cause.is::<interstice_swf::WorkloadError>()
+            || cause.is::<interstice_swf::JobFieldError>()
+            || cause.is::<interstice_swf::datacenter::DatacenterFileError>()
+        {
+            return Exit::Input;
+        }
+    }
+    Exit::Internal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    #[test]
+    fn each_class_is_found_through_contexts() {
+        let usage = anyhow::Error::new(Usage("x".into())).context("outer");
+        assert_eq!(classify(&usage), Exit::Usage);
+        let not_empty = anyhow::Error::new(OutNotEmpty("out".into()));
+        assert_eq!(classify(&not_empty), Exit::Usage);
+        let io = std::io::Error::from(std::io::ErrorKind::StorageFull);
+        let stdout = Err::<(), _>(io)
+            .context(WriteFailed::stdout())
+            .context("outer")
+            .unwrap_err();
+        assert_eq!(classify(&stdout), Exit::Output);
+        let connect = ClientError::Connect {
+            path: "/nonexistent.sock".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        };
+        assert_eq!(classify(&anyhow::Error::new(connect)), Exit::Unavailable);
+        let http = |status| {
+            anyhow::Error::new(ClientError::Http {
+                status,
+                message: String::new(),
+            })
+        };
+        assert_eq!(classify(&http(422)), Exit::Refused);
+        assert_eq!(classify(&http(503)), Exit::Unavailable);
+        assert_eq!(classify(&http(500)), Exit::Internal);
+        assert_eq!(
+            classify(&anyhow::Error::new(Refused("rejected".into()))),
+            Exit::Refused
+        );
+        let input = interstice_swf::MaintenanceFile::read(std::path::Path::new("/nonexistent/m.txt"))
+            .context("--maintenance")
+            .unwrap_err();
+        assert_eq!(classify(&input), Exit::Input);
+        assert_eq!(classify(&anyhow::anyhow!("surprise")), Exit::Internal);
+        assert_eq!(
+            [
+                Exit::Internal,
+                Exit::Usage,
+                Exit::Refused,
+                Exit::Input,
+                Exit::Output,
+                Exit::Unavailable
+            ]
+            .map(|exit| exit as u8),
+            [1, 2, 3, 4, 5, 6]
+        );
+    }
+}
