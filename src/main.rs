@@ -8,10 +8,24 @@ mod cli;
 
 /// Sell the idle holes of an HPC batch schedule to evictable cloud jobs.
 #[derive(Parser, Debug)]
-#[command(name = "interstice", version, about, long_about = None, propagate_version = true, after_help = AFTER_HELP)]
+#[command(name = "interstice", version = version(), about, long_about = None, propagate_version = true, after_help = AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--version`: `0.1.0 (abc123def456)`, the package version and the source
+/// revision. The revision is the one the daemon reports in
+/// `interstice_build_info` (computed once, by `daemon/build.rs`).
+fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        format!(
+            "{} ({})",
+            env!("CARGO_PKG_VERSION"),
+            interstice_daemon::metrics::REVISION
+        )
+    })
 }
 
 /// What every subcommand shares, shown under `interstice --help`.
@@ -90,6 +104,18 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn version_names_the_revision() {
+        let err = Cli::try_parse_from(["interstice", "--version"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::DisplayVersion);
+        let revision = interstice_daemon::metrics::REVISION;
+        assert!(!revision.is_empty());
+        assert_eq!(
+            err.to_string().trim_end(),
+            format!("interstice {} ({revision})", env!("CARGO_PKG_VERSION"))
+        );
     }
 
     #[test]
