@@ -82,6 +82,10 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("interstice: {err:#}");
+            // `submit --wait`: the job's own exit status, as `sbatch --wait`.
+            if let Some(job) = err.chain().find_map(|c| c.downcast_ref::<cli::client::JobExit>()) {
+                return ExitCode::from(u8::try_from(job.0).unwrap_or(1));
+            }
             cli::exit::classify(&err).into()
         }
     }

@@ -23,6 +23,36 @@ pub struct DaemonArg {
     daemon: PathBuf,
 }
 
+/// How an answer is printed.
+#[derive(clap::Args, Debug, Clone)]
+pub struct OutputArg {
+    /// Print the daemon's answer as JSON (times as epoch seconds) instead of a
+    /// table or `key: value` lines.
+    #[arg(long)]
+    json: bool,
+}
+
+impl OutputArg {
+    /// `value` as JSON with `--json`, else as `human` renders it.
+    fn print<T: Serialize>(&self, value: &T, human: impl FnOnce(&T) -> String) -> anyhow::Result<()> {
+        if self.json {
+            print_json(value)
+        } else {
+            outln!("{}", human(value))?;
+            Ok(())
+        }
+    }
+}
+
+/// A daemon and how to print its answer.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ViewArgs {
+    #[command(flatten)]
+    daemon: DaemonArg,
+    #[command(flatten)]
+    output: OutputArg,
+}
+
 /// Client subcommands of a running `intersticed`.
 #[derive(clap::Subcommand, Debug)]
 pub enum ClientCommand {
@@ -32,13 +62,13 @@ pub enum ClientCommand {
     /// Predict start, completion and decision for a job shape; nothing is submitted.
     Predict(PredictArgs),
     /// The convergence area's idle slots now (W_immediate) and later (W_future).
-    Slots(DaemonArg),
+    Slots(ViewArgs),
     /// List cloud jobs, or show one.
     Jobs(JobsArgs),
     /// Cancel a cloud job (its owner or root only).
     Cancel(CancelArgs),
     /// Check that the daemon answers.
-    Health(DaemonArg),
+    Health(ViewArgs),
 }
 
 /// `interstice submit`.
@@ -47,7 +77,14 @@ pub struct SubmitArgs {
     #[command(flatten)]
     daemon: DaemonArg,
     #[command(flatten)]
+    output: OutputArg,
+    #[command(flatten)]
     shape: JobShape,
+    /// Wait until the job ends, then exit with its exit code (as `sbatch
+    /// --wait`): 0 when it completed, its own code when it failed, 1 when it
+    /// ended otherwise (timeout, evicted for good, cancelled, lost).
+    #[arg(long)]
+    wait: bool,
     /// Environment variable NAME=VALUE (repeatable); nothing else is inherited but PATH.
     #[arg(long = "env", value_name = "NAME=VALUE")]
     env: Vec<String>,
@@ -67,6 +104,8 @@ pub struct SubmitArgs {
 pub struct PredictArgs {
     #[command(flatten)]
     daemon: DaemonArg,
+    #[command(flatten)]
+    output: OutputArg,
     #[command(flatten)]
     shape: JobShape,
 }
@@ -104,15 +143,49 @@ impl JobShape {
 pub struct JobsArgs {
     #[command(flatten)]
     daemon: DaemonArg,
+    #[command(flatten)]
+    output: OutputArg,
+    /// Only jobs in these states (comma-separated: queued, running, completed,
+    /// failed, timeout, evicted, cancelled, lost, rejected, migrated).
+    #[arg(long, value_delimiter = ',', value_name = "STATE")]
+    state: Vec<String>,
+    /// Only jobs of this user (a name or a uid).
+    #[arg(long, value_name = "USER", value_parser = parse_owner)]
+    owner: Option<u32>,
     /// Show only this job.
     id: Option<u64>,
 }
+
+/// `--owner`: a uid, or a user name known to this host.
+fn parse_owner(text: &str) -> Result<u32, String> {
+    if let Ok(uid) = text.trim().parse::<u32>() {
+        return Ok(uid);
+    }
+    match nix::unistd::User::from_name(text.trim()) {
+        Ok(Some(user)) => Ok(user.uid.as_raw()),
+        _ => Err(format!("{text:?} is neither a uid nor a user of this host")),
+    }
+}
+
+/// Job states after which nothing more happens to a job.
+const FINAL_STATES: [&str; 8] = [
+    "completed",
+    "failed",
+    "timeout",
+    "cancelled",
+    "lost",
+    "rejected",
+    "migrated",
+    "evicted",
+];
 
 /// `interstice cancel`.
 #[derive(clap::Args, Debug)]
 pub struct CancelArgs {
     #[command(flatten)]
     daemon: DaemonArg,
+    #[command(flatten)]
+    output: OutputArg,
     /// The job id.
     id: u64,
 }
@@ -134,6 +207,22 @@ fn parse_env(pairs: &[String]) -> anyhow::Result<Option<BTreeMap<String, String>
         env.insert(name.to_string(), value.to_string());
     }
     Ok(Some(env))
+}
+
+/// A job that ended with this exit status (`submit --wait`): the CLI exits with it.
+#[derive(Debug, thiserror::Error)]
+#[error("the job exited with status {0}")]
+pub struct JobExit(pub i32);
+
+/// Poll job `id` every second until it is in a final state.
+fn wait_for_end(client: &Client, id: u64) -> anyhow::Result<interstice_api::wire::JobView> {
+    loop {
+        let view = client.job(id)?;
+        if FINAL_STATES.contains(&view.state.as_str()) {
+            return Ok(view);
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
 }
 
 /// A client of the daemon at `socket`.
@@ -158,13 +247,26 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                 on_behalf_of: None,
             };
             let answer = client.submit(&request)?;
-            print_json(&answer)?;
+            args.output.print(&answer, super::show::submitted)?;
             if !answer.accepted() {
                 return Err(super::exit::Refused(match answer.counter_offer_slo {
                     Some(slo) => format!("rejected; the plan can meet --slo {}", slo.ceil()),
                     None => "rejected; no slot in sight for this shape".to_string(),
                 })
                 .into());
+            }
+            if args.wait {
+                let ended = wait_for_end(&client, answer.id)?;
+                if !args.output.json {
+                    outln!("job {} {}", ended.id, ended.state)?;
+                }
+                return match (ended.state.as_str(), ended.exit_code) {
+                    ("completed", _) => Ok(()),
+                    (_, Some(code)) if code != 0 => Err(JobExit(code).into()),
+                    (state, _) => {
+                        Err(anyhow::Error::new(JobExit(1)).context(format!("job {} ended {state}", ended.id)))
+                    }
+                };
             }
             Ok(())
         }
@@ -177,18 +279,32 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                 admission: false,
                 features: Vec::new(),
             };
-            print_json(&client.predict(&request)?)
+            args.output
+                .print(&client.predict(&request)?, super::show::predicted)
         }
-        ClientCommand::Slots(args) => print_json(&client(&args.daemon).slots()?),
+        ClientCommand::Slots(args) => args
+            .output
+            .print(&client(&args.daemon.daemon).slots()?, super::show::slots),
         ClientCommand::Jobs(args) => {
             let client = client(&args.daemon.daemon);
             match args.id {
-                Some(id) => print_json(&client.job(id)?),
-                None => print_json(&client.jobs()?),
+                Some(id) => args.output.print(&client.job(id)?, super::show::job),
+                None => {
+                    let mut list = client.jobs()?;
+                    list.jobs.retain(|job| {
+                        (args.state.is_empty() || args.state.contains(&job.state))
+                            && args.owner.map_or(true, |uid| job.owner_uid == Some(uid))
+                    });
+                    args.output.print(&list, super::show::jobs)
+                }
             }
         }
-        ClientCommand::Cancel(args) => print_json(&client(&args.daemon.daemon).cancel(args.id)?),
-        ClientCommand::Health(args) => print_json(&client(&args.daemon).health()?),
+        ClientCommand::Cancel(args) => args
+            .output
+            .print(&client(&args.daemon.daemon).cancel(args.id)?, super::show::job),
+        ClientCommand::Health(args) => args
+            .output
+            .print(&client(&args.daemon.daemon).health()?, super::show::health),
     }
 }
 

@@ -41,6 +41,7 @@ pub mod flags;
 pub mod generate;
 pub mod replay;
 pub mod replay_bench;
+pub mod show;
 pub mod slurm_bench;
 pub mod sweep;
 pub mod swf;

@@ -41,11 +41,13 @@ fn start(dir: &Path, name: &str, config: String) -> (Daemon, PathBuf) {
     (Daemon(child), socket)
 }
 
+/// `interstice COMMAND --daemon SOCKET --json ARGS…`: the answer as JSON.
 fn cli(socket: &Path, args: &[&str]) -> Output {
     Command::new(interstice_bin())
         .args(&args[..1])
         .arg("--daemon")
         .arg(socket)
+        .arg("--json")
         .args(&args[1..])
         .output()
         .expect("run interstice")

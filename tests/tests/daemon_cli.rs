@@ -25,6 +25,17 @@ fn cli(socket: &std::path::Path, args: &[&str]) -> Output {
     command.output().expect("run interstice")
 }
 
+/// `cli` with `--json`: the daemon's answer as JSON.
+fn cli_json(socket: &std::path::Path, args: &[&str]) -> Output {
+    let mut with_json = args.to_vec();
+    let at = with_json
+        .iter()
+        .position(|a| *a == "--")
+        .unwrap_or(with_json.len());
+    with_json.insert(at, "--json");
+    cli(socket, &with_json)
+}
+
 fn json(output: &Output) -> serde_json::Value {
     assert!(
         output.status.success(),
@@ -64,15 +75,15 @@ fn demo_config_serves_the_cli() {
         assert!(Instant::now() < deadline, "demo daemon did not start: {log}");
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(json(&cli(&socket, &["health"]))["backend"], "embedded");
+    assert_eq!(json(&cli_json(&socket, &["health"]))["backend"], "embedded");
 
-    let submitted = json(&cli(&socket, &["submit", "--", "/bin/sleep", "0.2"]));
+    let submitted = json(&cli_json(&socket, &["submit", "--", "/bin/sleep", "0.2"]));
     assert_eq!(submitted["decision"], "accepted");
     let id_number = submitted["id"].as_u64().unwrap();
     let id = id_number.to_string();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let view = json(&cli(&socket, &["jobs", &id]));
+        let view = json(&cli_json(&socket, &["jobs", &id]));
         if view["state"] == "completed" {
             assert_eq!(view["exit_code"], 0);
             break;
@@ -80,21 +91,66 @@ fn demo_config_serves_the_cli() {
         assert!(Instant::now() < deadline, "job stuck: {view}");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let listed = json(&cli(&socket, &["jobs"]));
+    let listed = json(&cli_json(&socket, &["jobs"]));
     assert!(listed["jobs"]
         .as_array()
         .unwrap()
         .iter()
         .any(|job| job["id"].as_u64() == Some(id_number)));
 
-    let predicted = json(&cli(
+    // For people: a table by default, filtered by state and owner.
+    let table = String::from_utf8(cli(&socket, &["jobs", "--state", "completed"]).stdout).unwrap();
+    let mut lines = table.lines();
+    assert!(
+        lines.next().unwrap().starts_with("ID  STATE"),
+        "a header first:\n{table}"
+    );
+    let row = lines
+        .find(|line| line.starts_with(&format!("{id} ")))
+        .unwrap_or_else(|| panic!("job {id} in\n{table}"));
+    assert!(
+        row.contains("completed") && row.contains('T') && row.contains('Z'),
+        "dates: {row}"
+    );
+    let queued_only = String::from_utf8(cli(&socket, &["jobs", "--state", "queued"]).stdout).unwrap();
+    assert!(
+        !queued_only
+            .lines()
+            .any(|line| line.starts_with(&format!("{id} "))),
+        "--state filters:\n{queued_only}"
+    );
+    let nobody_else = cli(&socket, &["jobs", "--owner", "4242424"]);
+    assert_eq!(
+        String::from_utf8(nobody_else.stdout).unwrap().lines().count(),
+        1,
+        "--owner filters: only the header"
+    );
+    let one = String::from_utf8(cli(&socket, &["jobs", &id]).stdout).unwrap();
+    assert!(one.contains("state                 completed"), "{one}");
+    // `submit --wait` exits with the job's own status, as sbatch --wait.
+    let waited = cli(&socket, &["submit", "--wait", "--", "/bin/sh", "-c", "exit 7"]);
+    assert_eq!(
+        waited.status.code(),
+        Some(7),
+        "{}",
+        String::from_utf8_lossy(&waited.stderr)
+    );
+    let waited = cli(&socket, &["submit", "--wait", "--", "/bin/true"]);
+    assert!(
+        waited.status.success(),
+        "{}",
+        String::from_utf8_lossy(&waited.stderr)
+    );
+    assert!(String::from_utf8_lossy(&waited.stdout).contains("completed"));
+
+    let predicted = json(&cli_json(
         &socket,
         &["predict", "--cloud-procs", "2", "--walltime", "30"],
     ));
     assert!(
         predicted["predicted_completion"].as_f64().unwrap() >= predicted["predicted_start"].as_f64().unwrap()
     );
-    let slots = json(&cli(&socket, &["slots"]));
+    let slots = json(&cli_json(&socket, &["slots"]));
     assert!(slots["now"].as_f64().unwrap() > 1.0e9);
     for command in ["jobs", "slots", "health"] {
         assert_output_errors_handled(
@@ -107,12 +163,12 @@ fn demo_config_serves_the_cli() {
         );
     }
 
-    let long = json(&cli(
+    let long = json(&cli_json(
         &socket,
         &["submit", "--walltime", "60", "--", "/bin/sleep", "30"],
     ));
     let long_id = long["id"].as_u64().unwrap().to_string();
-    let cancelled = json(&cli(&socket, &["cancel", &long_id]));
+    let cancelled = json(&cli_json(&socket, &["cancel", &long_id]));
     assert!(
         ["cancelling", "cancelled"].contains(&cancelled["state"].as_str().unwrap()),
         "{cancelled}"
@@ -134,7 +190,7 @@ fn demo_config_serves_the_cli() {
     let mut text = String::new();
     stream.read_to_string(&mut text).unwrap();
     assert!(
-        text.contains("interstice_admissions_total{decision=\"admitted\"} 2"),
+        text.contains("interstice_admissions_total{decision=\"admitted\"} 4"),
         "{text}"
     );
 }

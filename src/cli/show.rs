@@ -1,0 +1,259 @@
+//! How client commands print the daemon's answers for people: aligned
+//! tables and `key: value` lines, times as UTC dates (RFC 3339), durations as
+//! the CLI takes them (`1h30m`), absent values as `-` (as squeue/sacct do).
+//! `--json` prints the daemon's JSON instead (times as epoch seconds).
+
+use interstice_api::wire::{
+    HealthResponse, JobList, JobView, PredictResponse, SlotsResponse, SubmitResponse,
+};
+use std::time::{Duration, UNIX_EPOCH};
+
+/// An epoch-seconds time as an RFC 3339 UTC date, `-` when absent, `never`
+/// when not finite.
+pub fn time(epoch: Option<f64>) -> String {
+    match epoch {
+        None => "-".into(),
+        Some(t) if !t.is_finite() || t < 0.0 => "never".into(),
+        Some(t) => humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs_f64(t)).to_string(),
+    }
+}
+
+/// Seconds as the CLI reads durations back: `2d3h`, `1h30m`, `45s`, `1.5s`.
+pub fn duration(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "-".into();
+    }
+    let sign = if seconds < 0.0 { "-" } else { "" };
+    let seconds = seconds.abs();
+    if seconds < 60.0 && seconds.fract() != 0.0 {
+        return format!("{sign}{seconds:.1}s");
+    }
+    let mut left = seconds.round() as u64;
+    let mut out = String::from(sign);
+    for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)] {
+        if left >= size {
+            out.push_str(&format!("{}{unit}", left / size));
+            left %= size;
+        }
+    }
+    if out.len() == sign.len() {
+        out.push_str("0s");
+    }
+    out
+}
+
+/// Rows under headers, each column as wide as its widest cell, two spaces apart.
+pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut text = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            if i + 1 == cells.len() {
+                text.push_str(cell);
+            } else {
+                text.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        text.trim_end().to_string()
+    };
+    let mut out = vec![line(headers.to_vec())];
+    out.extend(
+        rows.iter()
+            .map(|row| line(row.iter().map(String::as_str).collect())),
+    );
+    out.join("\n")
+}
+
+fn or_dash<T: ToString>(value: Option<T>) -> String {
+    value.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
+/// `interstice jobs`: one row per job.
+pub fn jobs(list: &JobList) -> String {
+    let rows: Vec<Vec<String>> = list
+        .jobs
+        .iter()
+        .map(|job| {
+            vec![
+                job.id.to_string(),
+                job.state.clone(),
+                or_dash(job.owner_uid),
+                job.procs.to_string(),
+                duration(job.walltime),
+                duration(job.slo),
+                time(Some(job.submitted_at)),
+                time(job.started_at),
+                time(job.ended_at),
+                job.evictions.to_string(),
+                job.slo_violated
+                    .map_or("-".into(), |v| if v { "no" } else { "yes" }.into()),
+            ]
+        })
+        .collect();
+    table(
+        &[
+            "ID",
+            "STATE",
+            "OWNER",
+            "CPUS",
+            "WALLTIME",
+            "SLO",
+            "SUBMITTED",
+            "STARTED",
+            "ENDED",
+            "EVICTIONS",
+            "SLO_MET",
+        ],
+        &rows,
+    )
+}
+
+/// `interstice jobs ID` and `cancel`: one job, `key: value`.
+pub fn job(job: &JobView) -> String {
+    [
+        ("id", job.id.to_string()),
+        ("state", job.state.clone()),
+        ("decision", job.decision.clone()),
+        ("owner uid", or_dash(job.owner_uid)),
+        ("cpus", job.procs.to_string()),
+        ("walltime", duration(job.walltime)),
+        ("slo", duration(job.slo)),
+        ("command", job.argv.join(" ")),
+        ("submitted", time(Some(job.submitted_at))),
+        ("predicted start", time(job.predicted_start)),
+        ("predicted completion", time(job.predicted_completion)),
+        (
+            "counter-offer slo",
+            job.counter_offer_slo.map_or("-".into(), duration),
+        ),
+        ("started", time(job.started_at)),
+        ("ended", time(job.ended_at)),
+        ("exit code", or_dash(job.exit_code)),
+        ("pid", or_dash(job.pid)),
+        ("evictions", job.evictions.to_string()),
+        (
+            "slo met",
+            job.slo_violated
+                .map_or("-".into(), |v| if v { "no" } else { "yes" }.into()),
+        ),
+    ]
+    .iter()
+    .map(|(key, value)| format!("{key:<21} {value}"))
+    .collect::<Vec<_>>()
+    .join("\n")
+}
+
+/// `interstice submit`: the verdict on one line, then the prediction.
+pub fn submitted(answer: &SubmitResponse) -> String {
+    let mut out = format!("job {} {}", answer.id, answer.decision);
+    if let Some(member) = &answer.member {
+        out.push_str(&format!(" by {member}"));
+    }
+    out.push_str(&format!(
+        "\npredicted start       {}\npredicted completion  {}",
+        time(answer.predicted_start),
+        time(answer.predicted_completion)
+    ));
+    if let Some(slo) = answer.counter_offer_slo {
+        out.push_str(&format!(
+            "\ncounter-offer slo     {} ({} s)",
+            duration(slo),
+            slo.ceil()
+        ));
+    }
+    out
+}
+
+/// `interstice predict`.
+pub fn predicted(answer: &PredictResponse) -> String {
+    let mut out = format!(
+        "{}\npredicted start       {}\npredicted completion  {}",
+        answer.decision,
+        time(answer.predicted_start),
+        time(answer.predicted_completion)
+    );
+    if let Some(slo) = answer.counter_offer_slo {
+        out.push_str(&format!(
+            "\ncounter-offer slo     {} ({} s)",
+            duration(slo),
+            slo.ceil()
+        ));
+    }
+    out
+}
+
+/// `interstice slots`: the processors idle now and until when, then the later holes.
+pub fn slots(slots: &SlotsResponse) -> String {
+    let now: Vec<Vec<String>> = slots
+        .immediate
+        .iter()
+        .map(|s| vec![s.proc.to_string(), time(s.idle_until.or(Some(f64::INFINITY)))])
+        .collect();
+    let later: Vec<Vec<String>> = slots
+        .future
+        .iter()
+        .map(|s| {
+            vec![
+                s.procs.clone(),
+                time(Some(s.start)),
+                time(s.end.or(Some(f64::INFINITY))),
+            ]
+        })
+        .collect();
+    format!(
+        "idle now ({}):\n{}\n\nidle later:\n{}",
+        time(Some(slots.now)),
+        table(&["PROC", "IDLE_UNTIL"], &now),
+        table(&["PROCS", "FROM", "UNTIL"], &later)
+    )
+}
+
+/// `interstice health`.
+pub fn health(health: &HealthResponse) -> String {
+    format!(
+        "{} (intersticed {}, backend {}): {} running, {} queued, plan age {}",
+        health.status,
+        health.version,
+        health.backend,
+        health.running,
+        health.queued,
+        health.plan_age_seconds.map_or("-".into(), duration)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_print_as_they_are_typed() {
+        assert_eq!(duration(5400.0), "1h30m");
+        assert_eq!(duration(90_061.0), "1d1h1m1s");
+        assert_eq!(duration(45.0), "45s");
+        assert_eq!(duration(1.5), "1.5s");
+        assert_eq!(duration(0.0), "0s");
+        assert_eq!(duration(-120.0), "-2m");
+        assert_eq!(duration(f64::NAN), "-");
+    }
+
+    #[test]
+    fn times_are_utc_dates_and_absent_ones_dashes() {
+        assert_eq!(time(Some(1_795_246_200.0)), "2026-11-21T07:30:00Z");
+        assert_eq!(time(None), "-");
+        assert_eq!(time(Some(f64::INFINITY)), "never");
+    }
+
+    #[test]
+    fn tables_align_columns() {
+        let text = table(
+            &["ID", "STATE"],
+            &[vec!["7".into(), "running".into()], vec!["12".into(), "-".into()]],
+        );
+        assert_eq!(text, "ID  STATE\n7   running\n12  -");
+    }
+}
