@@ -11,9 +11,9 @@
 //! to the end of the connection.
 
 use crate::wire::{
-    ErrorBody, EvictedRequest, HealthResponse, HpcEventRequest, HpcEventResponse, JobList, JobView,
-    MemberList, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse, TupleRequest,
-    TupleResponse,
+    ErrorBody, EvictedRequest, HealthResponse, HpcEventRequest, HpcEventResponse, JobList, JobOutput,
+    JobView, MemberList, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse,
+    TupleRequest, TupleResponse,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -405,6 +405,16 @@ impl Client {
     /// `GET /v1/jobs/{id}`.
     pub fn job(&self, id: u64) -> Result<JobView, ClientError> {
         self.call::<(), _>("GET", &format!("/v1/jobs/{id}"), None)
+    }
+
+    /// `GET /v1/jobs/{id}/output`: the last `tail` bytes of the job's
+    /// `stream` (`stdout` or `stderr`).
+    pub fn job_output(&self, id: u64, stream: &str, tail: u64) -> Result<JobOutput, ClientError> {
+        self.call::<(), _>(
+            "GET",
+            &format!("/v1/jobs/{id}/output?stream={stream}&tail={tail}"),
+            None,
+        )
     }
 
     /// `DELETE /v1/jobs/{id}`.

@@ -318,6 +318,22 @@ pub struct JobView {
     pub slo_violated: Option<bool>,
 }
 
+/// `GET /v1/jobs/{id}/output?stream=stdout|stderr&tail=BYTES`: the end of a
+/// job's output file (its owner's or root's), at most `tail` bytes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JobOutput {
+    /// The job.
+    pub id: u64,
+    /// `stdout` or `stderr`.
+    pub stream: String,
+    /// The file's size in bytes.
+    pub size: u64,
+    /// Where `text` starts in the file.
+    pub offset: u64,
+    /// Bytes `offset..size`, as UTF-8 (invalid sequences replaced).
+    pub text: String,
+}
+
 /// `GET /v1/jobs`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct JobList {

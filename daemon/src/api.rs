@@ -53,6 +53,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/v1/jobs", post(submit).get(list_jobs))
         .route("/v1/jobs/{id}", get(get_job).delete(cancel_job))
+        .route("/v1/jobs/{id}/output", get(job_output))
         .route("/v1/predict", post(predict))
         .route("/v1/slots", get(slots))
         .route("/v1/hpc/events", post(hpc_event))
@@ -176,6 +177,53 @@ async fn get_job(
     }
 }
 
+/// `?stream=stdout|stderr&tail=BYTES` of `GET /v1/jobs/{id}/output`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OutputQuery {
+    #[serde(default = "default_stream")]
+    stream: String,
+    #[serde(default = "default_tail")]
+    tail: u64,
+}
+
+fn default_stream() -> String {
+    "stdout".to_string()
+}
+
+fn default_tail() -> u64 {
+    64 * 1024
+}
+
+async fn job_output(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
+    Path(id): Path<String>,
+    query: Result<axum::extract::Query<OutputQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let query = match query {
+        Ok(axum::extract::Query(query)) => query,
+        Err(err) => {
+            return api_error(ApiError::bad_request(format!(
+                "{err}: the query is ?stream=stdout|stderr&tail=BYTES"
+            )))
+        }
+    };
+    match parse_id(&id) {
+        Ok(id) => {
+            ask(&state, |reply| Command::JobOutput {
+                id,
+                stream: query.stream,
+                tail: query.tail,
+                owner,
+                reply,
+            })
+            .await
+        }
+        Err(err) => api_error(err),
+    }
+}
+
 async fn cancel_job(
     State(state): State<AppState>,
     ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
@@ -266,7 +314,7 @@ async fn no_route(method: Method, uri: Uri) -> Response {
     error_response(
         StatusCode::NOT_FOUND,
         format!(
-            "no route {method} {}; the API is /v1/jobs, /v1/jobs/{{id}}, /v1/predict, /v1/slots, /v1/hpc/events, /metrics, /healthz",
+            "no route {method} {}; the API is /v1/jobs, /v1/jobs/{{id}}, /v1/jobs/{{id}}/output, /v1/predict, /v1/slots, /v1/hpc/events, /metrics, /healthz",
             uri.path()
         ),
     )

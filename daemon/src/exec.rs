@@ -59,6 +59,9 @@ pub const STDOUT_NAME: &str = "stdout";
 /// See [`STDOUT_NAME`].
 pub const STDERR_NAME: &str = "stderr";
 
+/// The most bytes of a job's output one `GET /v1/jobs/{id}/output` returns.
+pub const MAX_OUTPUT_READ: u64 = 1 << 20;
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Launch<'a> {
@@ -259,6 +262,65 @@ impl Executor {
     /// Where a job's stderr goes.
     pub fn stderr_path(&self, id: u64) -> PathBuf {
         self.job_dir(id).join(STDERR_NAME)
+    }
+
+    /// The last `tail` bytes (at most [`MAX_OUTPUT_READ`]) of job `id`'s
+    /// output file `name` (`stdout` or `stderr`), written by the job's user
+    /// `uid`. Read as root but never through anything that user could plant:
+    /// the job's directory is opened relative to the root-owned `jobs`
+    /// directory and the file relative to it, neither following a symlink,
+    /// without blocking (a FIFO), and only a regular file owned by `uid` is
+    /// read (a hard link to someone else's file is refused). `Ok(None)`: no
+    /// output yet.
+    pub fn read_output(
+        &self,
+        id: u64,
+        name: &str,
+        uid: u32,
+        tail: u64,
+    ) -> Result<Option<(u64, u64, Vec<u8>)>, String> {
+        let dir_name = id.to_string();
+        let flags = OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC | OFlag::O_RDONLY | OFlag::O_NONBLOCK;
+        let dir = match openat(
+            Some(self.jobs_fd.as_raw_fd()),
+            dir_name.as_str(),
+            flags | OFlag::O_DIRECTORY,
+            Mode::empty(),
+        ) {
+            Ok(fd) => RawDir(fd),
+            Err(nix::Error::ENOENT) => return Ok(None),
+            Err(err) => return Err(format!("job {id}'s directory: {err}")),
+        };
+        let fd = match openat(Some(dir.0), name, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(nix::Error::ENOENT) => return Ok(None),
+            Err(err) => return Err(format!("job {id}'s {name}: {err} (not a file the job wrote)")),
+        };
+        let file = RawDir(fd); // closes it
+        let stat = fstat(file.0).map_err(|err| format!("job {id}'s {name}: {err}"))?;
+        let kind = nix::sys::stat::SFlag::from_bits_truncate(stat.st_mode) & nix::sys::stat::SFlag::S_IFMT;
+        if kind != nix::sys::stat::SFlag::S_IFREG || stat.st_uid != uid {
+            return Err(format!(
+                "job {id}'s {name} is not a regular file of the job's user: not read"
+            ));
+        }
+        let size = stat.st_size.max(0) as u64;
+        let want = tail.min(MAX_OUTPUT_READ);
+        let offset = size.saturating_sub(want);
+        nix::unistd::lseek(file.0, offset as i64, nix::unistd::Whence::SeekSet)
+            .map_err(|err| format!("job {id}'s {name}: {err}"))?;
+        let mut bytes = vec![0u8; want as usize];
+        let mut filled = 0;
+        while filled < bytes.len() {
+            match nix::unistd::read(file.0, &mut bytes[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(nix::Error::EINTR) => continue,
+                Err(err) => return Err(format!("job {id}'s {name}: {err}")),
+            }
+        }
+        bytes.truncate(filled);
+        Ok(Some((size, offset, bytes)))
     }
 
     /// Where the wrapper records how the job ended.

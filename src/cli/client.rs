@@ -67,6 +67,8 @@ pub enum ClientCommand {
     Jobs(JobsArgs),
     /// Cancel a cloud job (its owner or root only).
     Cancel(CancelArgs),
+    /// The end of a cloud job's output (its owner or root only).
+    Logs(LogsArgs),
     /// Check that the daemon answers.
     Health(ViewArgs),
 }
@@ -178,6 +180,23 @@ const FINAL_STATES: [&str; 8] = [
     "migrated",
     "evicted",
 ];
+
+/// `interstice logs`.
+#[derive(clap::Args, Debug)]
+pub struct LogsArgs {
+    #[command(flatten)]
+    daemon: DaemonArg,
+    #[command(flatten)]
+    output: OutputArg,
+    /// Its standard error instead of its standard output.
+    #[arg(long)]
+    stderr: bool,
+    /// At most this many bytes, from the end (the daemon sends at most 1 MiB).
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024)]
+    tail: u64,
+    /// The job id.
+    id: u64,
+}
 
 /// `interstice cancel`.
 #[derive(clap::Args, Debug)]
@@ -297,6 +316,16 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                     });
                     args.output.print(&list, super::show::jobs)
                 }
+            }
+        }
+        ClientCommand::Logs(args) => {
+            let stream = if args.stderr { "stderr" } else { "stdout" };
+            let output = client(&args.daemon.daemon).job_output(args.id, stream, args.tail)?;
+            if args.output.json {
+                print_json(&output)
+            } else {
+                out!("{}", output.text)?;
+                Ok(())
             }
         }
         ClientCommand::Cancel(args) => args

@@ -143,6 +143,56 @@ fn demo_config_serves_the_cli() {
     );
     assert!(String::from_utf8_lossy(&waited.stdout).contains("completed"));
 
+    // `logs`: the end of a job's output, stdout or stderr, its tail bounded.
+    let talker = json(&cli_json(
+        &socket,
+        &[
+            "submit",
+            "--wait",
+            "--",
+            "/bin/sh",
+            "-c",
+            "echo to-stdout; echo to-stderr >&2",
+        ],
+    ));
+    let talker_id = talker["id"].as_u64().unwrap().to_string();
+    let logs = cli(&socket, &["logs", &talker_id]);
+    assert!(logs.status.success(), "{}", String::from_utf8_lossy(&logs.stderr));
+    assert_eq!(String::from_utf8_lossy(&logs.stdout), "to-stdout\n");
+    let errs = cli(&socket, &["logs", "--stderr", &talker_id]);
+    assert_eq!(String::from_utf8_lossy(&errs.stdout), "to-stderr\n");
+    let tail = json(&cli_json(&socket, &["logs", "--tail", "3", &talker_id]));
+    assert_eq!(
+        (
+            tail["text"].as_str(),
+            tail["size"].as_u64(),
+            tail["offset"].as_u64()
+        ),
+        (Some("ut\n"), Some(10), Some(7))
+    );
+    let missing = cli(&socket, &["logs", "999999"]);
+    assert_eq!(missing.status.code(), Some(3), "no such job: a 404");
+    // A job that swaps its output for a link to a file it may not read gets
+    // nothing through the daemon (which reads as root).
+    let planted = json(&cli_json(
+        &socket,
+        &[
+            "submit",
+            "--wait",
+            "--",
+            "/bin/sh",
+            "-c",
+            "rm -f stdout; ln -s /etc/shadow stdout",
+        ],
+    ));
+    let planted_id = planted["id"].as_u64().unwrap().to_string();
+    let refused = cli(&socket, &["logs", &planted_id]);
+    assert!(!refused.status.success(), "a planted link is not followed");
+    assert!(
+        !String::from_utf8_lossy(&refused.stdout).contains("root:"),
+        "no /etc/shadow"
+    );
+
     let predicted = json(&cli_json(
         &socket,
         &["predict", "--cloud-procs", "2", "--walltime", "30"],
@@ -190,7 +240,7 @@ fn demo_config_serves_the_cli() {
     let mut text = String::new();
     stream.read_to_string(&mut text).unwrap();
     assert!(
-        text.contains("interstice_admissions_total{decision=\"admitted\"} 4"),
+        text.contains("interstice_admissions_total{decision=\"admitted\"} 6"),
         "{text}"
     );
 }

@@ -304,6 +304,46 @@ impl Actor {
             .map_err(ApiError::internal)
     }
 
+    /// `GET /v1/jobs/{id}/output`: the end of a job's `stdout` or `stderr`
+    /// (another user's job answers 404, as if absent; no output yet is empty).
+    pub(super) fn job_output(
+        &self,
+        id: u64,
+        stream: &str,
+        tail: u64,
+        owner: Owner,
+    ) -> Result<interstice_api::wire::JobOutput, ApiError> {
+        let name = match stream {
+            "stdout" => crate::exec::STDOUT_NAME,
+            "stderr" => crate::exec::STDERR_NAME,
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "stream: {other:?} is neither stdout nor stderr"
+                )))
+            }
+        };
+        let job = match self.store.job(id) {
+            Ok(Some(job)) if owner.sees(job.view.owner_uid) => job,
+            Ok(_) => return Err(ApiError::not_found(id)),
+            Err(err) => return Err(ApiError::internal(err)),
+        };
+        let uid = job
+            .run_as
+            .map_or_else(|| nix::unistd::geteuid().as_raw(), |run_as| run_as.uid);
+        let (size, offset, bytes) = self
+            .executor
+            .read_output(id, name, uid, tail)
+            .map_err(ApiError::internal)?
+            .unwrap_or_default();
+        Ok(interstice_api::wire::JobOutput {
+            id,
+            stream: stream.to_string(),
+            size,
+            offset,
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+        })
+    }
+
     /// `GET /v1/jobs/{id}`: another user's job answers 404, as if absent.
     pub(super) fn job_view(&self, id: u64, owner: Owner) -> Result<JobView, ApiError> {
         match self.store.job(id) {

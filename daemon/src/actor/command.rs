@@ -151,6 +151,19 @@ pub enum Command {
         /// The job's view, or 404.
         reply: Reply<JobView>,
     },
+    /// `GET /v1/jobs/{id}/output`.
+    JobOutput {
+        /// The daemon's job id.
+        id: u64,
+        /// `stdout` or `stderr`.
+        stream: String,
+        /// At most this many bytes, from the end.
+        tail: u64,
+        /// Who asks (another user's job is 404).
+        owner: Owner,
+        /// The end of the output.
+        reply: Reply<interstice_api::wire::JobOutput>,
+    },
     /// `DELETE /v1/jobs/{id}`: cancel a queued job, or start stopping a running one.
     Cancel {
         /// The daemon's job id.

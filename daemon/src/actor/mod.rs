@@ -261,6 +261,15 @@ impl Actor {
             Command::Job { id, owner, reply } => {
                 let _ = reply.send(self.job_view(id, owner));
             }
+            Command::JobOutput {
+                id,
+                stream,
+                tail,
+                owner,
+                reply,
+            } => {
+                let _ = reply.send(self.job_output(id, &stream, tail, owner));
+            }
             Command::Cancel { id, owner, reply } => {
                 let _ = reply.send(self.cancel(id, owner));
             }
