@@ -187,12 +187,20 @@ pub fn predicted(answer: &PredictResponse) -> String {
     out
 }
 
+/// The end of an idle stretch: a date, or `forever` when nothing is planned after it.
+fn until(end: Option<f64>) -> String {
+    match end {
+        Some(t) if t.is_finite() => time(Some(t)),
+        _ => "forever".into(),
+    }
+}
+
 /// `interstice slots`: the processors idle now and until when, then the later holes.
 pub fn slots(slots: &SlotsResponse) -> String {
     let now: Vec<Vec<String>> = slots
         .immediate
         .iter()
-        .map(|s| vec![s.proc.to_string(), time(s.idle_until.or(Some(f64::INFINITY)))])
+        .map(|s| vec![s.proc.to_string(), until(s.idle_until)])
         .collect();
     let later: Vec<Vec<String>> = slots
         .future
@@ -246,6 +254,13 @@ mod tests {
         assert_eq!(time(Some(1_795_246_200.0)), "2026-11-21T07:30:00Z");
         assert_eq!(time(None), "-");
         assert_eq!(time(Some(f64::INFINITY)), "never");
+    }
+
+    #[test]
+    fn an_idle_stretch_without_end_lasts_forever() {
+        assert_eq!(until(None), "forever");
+        assert_eq!(until(Some(f64::INFINITY)), "forever");
+        assert_eq!(until(Some(0.0)), "1970-01-01T00:00:00Z");
     }
 
     #[test]
