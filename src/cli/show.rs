@@ -148,18 +148,15 @@ pub fn job(job: &JobView) -> String {
     .join("\n")
 }
 
-/// `interstice submit`: the verdict on one line, then the prediction.
-pub fn submitted(answer: &SubmitResponse) -> String {
-    let mut out = format!("job {} {}", answer.id, answer.decision);
-    if let Some(member) = &answer.member {
-        out.push_str(&format!(" by {member}"));
-    }
-    out.push_str(&format!(
-        "\npredicted start       {}\npredicted completion  {}",
-        time(answer.predicted_start),
-        time(answer.predicted_completion)
-    ));
-    if let Some(slo) = answer.counter_offer_slo {
+/// The prediction's lines of `submit` and `predict`: start, completion and
+/// the counter-offer, if any.
+fn prediction_lines(start: Option<f64>, completion: Option<f64>, counter_offer_slo: Option<f64>) -> String {
+    let mut out = format!(
+        "predicted start       {}\npredicted completion  {}",
+        time(start),
+        time(completion)
+    );
+    if let Some(slo) = counter_offer_slo {
         out.push_str(&format!(
             "\ncounter-offer slo     {} ({} s)",
             duration(slo),
@@ -169,22 +166,35 @@ pub fn submitted(answer: &SubmitResponse) -> String {
     out
 }
 
+/// `interstice submit`: the verdict on one line, then the prediction.
+pub fn submitted(answer: &SubmitResponse) -> String {
+    let by = answer
+        .member
+        .as_ref()
+        .map_or(String::new(), |member| format!(" by {member}"));
+    format!(
+        "job {} {}{by}\n{}",
+        answer.id,
+        answer.decision,
+        prediction_lines(
+            answer.predicted_start,
+            answer.predicted_completion,
+            answer.counter_offer_slo
+        )
+    )
+}
+
 /// `interstice predict`.
 pub fn predicted(answer: &PredictResponse) -> String {
-    let mut out = format!(
-        "{}\npredicted start       {}\npredicted completion  {}",
+    format!(
+        "{}\n{}",
         answer.decision,
-        time(answer.predicted_start),
-        time(answer.predicted_completion)
-    );
-    if let Some(slo) = answer.counter_offer_slo {
-        out.push_str(&format!(
-            "\ncounter-offer slo     {} ({} s)",
-            duration(slo),
-            slo.ceil()
-        ));
-    }
-    out
+        prediction_lines(
+            answer.predicted_start,
+            answer.predicted_completion,
+            answer.counter_offer_slo
+        )
+    )
 }
 
 /// The end of an idle stretch: a date, or `forever` when nothing is planned after it.

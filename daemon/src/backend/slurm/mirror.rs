@@ -244,23 +244,20 @@ pub fn plan(
                     .end
                     .map_or_else(|| start.saturating_add(limit), Time::from_secs)
                     .max(now + Time::from_secs(1));
-                running_shares.extend(shares(index, job, &job.nodes, start, end));
+                running_shares.extend(shares(index, job, &job.nodes, start, end).unwrap_or_default());
             }
             JobStateName::Pending if job.is_held() || waits_for_nothing_that_comes(&job.reason) => {
                 read.counts.held += 1
             }
-            JobStateName::Pending => match job.start.filter(|_| has_hosts(&job.sched_nodes)) {
-                Some(start) => {
+            JobStateName::Pending => match job
+                .start
+                .map(|start| Time::from_secs(start).max(now))
+                .and_then(|start| shares(index, job, &job.sched_nodes, start, start.saturating_add(limit)))
+            {
+                Some(planned) => {
                     read.counts.planned += 1;
                     read.settled_holds.extend(hold);
-                    let start = Time::from_secs(start).max(now);
-                    planned_shares.extend(shares(
-                        index,
-                        job,
-                        &job.sched_nodes,
-                        start,
-                        start.saturating_add(limit),
-                    ));
+                    planned_shares.extend(planned);
                 }
                 None if topology.planned_partitions(&job.partition).is_empty() => {}
                 None => {
@@ -295,21 +292,21 @@ pub fn plan(
         read.unplanned_holds.push(hold);
     }
     let mut cpus = CpuClock::new(topology);
-    let mut placed: Vec<Vec<u32>> = vec![Vec::new(); jobs.len()];
-    let mut windows: HashMap<usize, (Time, Time)> = HashMap::new();
-    for share in cpus.assign(topology, running_shares) {
-        placed[share.0].extend(share.1);
-        windows.insert(share.0, (share.2, share.3));
-    }
+    // Each job's processors, over its one window (all its shares have it).
+    let mut placed: Vec<Option<(Vec<u32>, Time, Time)>> = vec![None; jobs.len()];
+    let mut place = |assigned: Vec<(usize, Vec<u32>, Time, Time)>| {
+        for (job, procs, start, end) in assigned {
+            placed[job]
+                .get_or_insert_with(|| (Vec::new(), start, end))
+                .0
+                .extend(procs);
+        }
+    };
+    place(cpus.assign(topology, running_shares));
     read.plan.blocked = cpus.unavailable_from(topology, now);
-    for share in cpus.assign(topology, planned_shares) {
-        placed[share.0].extend(share.1);
-        windows.insert(share.0, (share.2, share.3));
-    }
-    let mut ordered: Vec<(&usize, &(Time, Time))> = windows.iter().collect();
-    ordered.sort_unstable_by_key(|(job, _)| **job);
-    for (job, &(start, end)) in ordered {
-        let procs = ProcSet::from_ids(placed[*job].iter().copied());
+    place(cpus.assign(topology, planned_shares));
+    for (procs, start, end) in placed.into_iter().flatten() {
+        let procs = ProcSet::from_ids(procs);
         if !procs.is_empty() {
             read.plan.jobs.push(Occupation { procs, start, end });
         }
@@ -357,32 +354,33 @@ fn waits_for_nothing_that_comes(reason: &str) -> bool {
     NEVER_ON_ITS_OWN.contains(&reason.trim())
 }
 
-/// Whether a host list names at least one host.
-fn has_hosts(list: &str) -> bool {
-    expand_hostlist(list).is_ok_and(|hosts| !hosts.is_empty())
-}
-
 /// A job's CPUs shared out over the nodes of `list` (evenly, the first
-/// nodes taking one more while some remain); no share for a list that does
-/// not parse.
-fn shares(job: usize, squeue: &SqueueJob, list: &str, start: Time, end: Time) -> Vec<NodeShare> {
-    let Ok(nodes) = expand_hostlist(list) else {
-        tracing::debug!(job = %squeue.id, "slurm: node list {list:?} does not parse; the job is left out of the plan");
-        return Vec::new();
+/// nodes taking one more while some remain); `None` for a list that names no
+/// node or does not parse (a pending job without a plan; a running job then
+/// is left out of the plan).
+fn shares(job: usize, squeue: &SqueueJob, list: &str, start: Time, end: Time) -> Option<Vec<NodeShare>> {
+    let nodes = match expand_hostlist(list) {
+        Ok(nodes) if !nodes.is_empty() => nodes,
+        _ => {
+            tracing::debug!(job = %squeue.id, "slurm: node list {list:?} names no node");
+            return None;
+        }
     };
-    let n = nodes.len().max(1) as u32;
+    let n = nodes.len() as u32;
     let cpus = squeue.cpus.max(n);
-    nodes
-        .into_iter()
-        .enumerate()
-        .map(|(i, node)| NodeShare {
-            job,
-            node,
-            count: cpus / n + u32::from((i as u32) < cpus % n),
-            start,
-            end,
-        })
-        .collect()
+    Some(
+        nodes
+            .into_iter()
+            .enumerate()
+            .map(|(i, node)| NodeShare {
+                job,
+                node,
+                count: cpus / n + u32::from((i as u32) < cpus % n),
+                start,
+                end,
+            })
+            .collect(),
+    )
 }
 
 /// When each CPU of each node is free again, as shares are assigned.
@@ -443,7 +441,7 @@ impl CpuClock {
         let mut blocked = Vec::new();
         for name in &topology.order {
             let node = &topology.nodes[name];
-            if node.available() {
+            if node.available {
                 continue;
             }
             for (cpu, &free) in self.free_at[name].iter().enumerate() {
@@ -457,12 +455,6 @@ impl CpuClock {
             }
         }
         blocked
-    }
-}
-
-impl NodeCpus {
-    fn available(&self) -> bool {
-        self.available
     }
 }
 
