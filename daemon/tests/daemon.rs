@@ -1,6 +1,8 @@
 //! End-to-end tests of the real `intersticed` binary: real Unix sockets, real
 //! SQLite, real processes, real promtool.
 
+mod common;
+
 use interstice_api::client::{Client, ClientError, DEFAULT_TIMEOUT};
 use interstice_api::wire::{EventKind, HpcEventRequest, JobView, PredictRequest, SubmitRequest};
 use std::os::unix::fs::PermissionsExt;
@@ -657,17 +659,7 @@ fn concurrent_submissions_and_predictions_lose_nothing() {
 }
 
 fn tcp_request(addr: &str, method: &str, path: &str) -> (u16, String) {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string())
+    common::tcp_http(addr, method, path, None, "")
 }
 
 #[test]

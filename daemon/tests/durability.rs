@@ -5,6 +5,8 @@
 //! real SQLite; the full file system is a small tmpfs mounted by the test
 //! (skipped when mounting is impossible).
 
+mod common;
+
 use interstice_api::client::{Client, ClientError, DEFAULT_TIMEOUT};
 use interstice_api::wire::SubmitRequest;
 use std::io::{Seek, SeekFrom, Write};
@@ -78,18 +80,10 @@ fn start(dir: &Path, state: &Path) -> Result<Daemon, String> {
         state: state.to_path_buf(),
     };
     let client = daemon.client();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while client.health().is_err() {
-        if let Ok(Some(status)) = daemon.child.try_wait() {
-            return Err(format!("exited with {status}: {}", daemon.log()));
-        }
-        assert!(
-            Instant::now() < deadline,
-            "daemon did not come up: {}",
-            daemon.log()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let log_path = daemon.log.clone();
+    common::wait_answering(&client, &mut daemon.child, || {
+        std::fs::read_to_string(&log_path).unwrap_or_default()
+    })?;
     Ok(daemon)
 }
 

@@ -4,6 +4,8 @@
 //! closed. Real `intersticed`, real sockets; the non-root peers are this test
 //! binary re-run as other uids (the tests that need them skip when not root).
 
+mod common;
+
 use interstice_api::client::{Client, DEFAULT_TIMEOUT};
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -67,18 +69,10 @@ fn start(api: &str, prepare: impl FnOnce(&Path)) -> Result<Daemon, String> {
         .unwrap();
     let mut daemon = Daemon { dir, child };
     let client = Client::new(daemon.dir.path().join("d.sock"), DEFAULT_TIMEOUT);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while client.health().is_err() {
-        if let Ok(Some(status)) = daemon.child.try_wait() {
-            return Err(format!("exited with {status}: {}", daemon.log()));
-        }
-        assert!(
-            Instant::now() < deadline,
-            "daemon did not come up: {}",
-            daemon.log()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let log_path = daemon.dir.path().join("log");
+    common::wait_answering(&client, &mut daemon.child, || {
+        std::fs::read_to_string(&log_path).unwrap_or_default()
+    })?;
     Ok(daemon)
 }
 
@@ -93,19 +87,7 @@ impl Daemon {
 }
 
 fn http(addr: &str, method: &str, path: &str, token: Option<&str>) -> (u16, String) {
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    let auth = token.map_or(String::new(), |token| {
-        format!("Authorization: Bearer {token}\r\n")
-    });
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{auth}Content-Length: 2\r\n\r\n{{}}"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string())
+    common::tcp_http(addr, method, path, token, "{}")
 }
 
 #[test]

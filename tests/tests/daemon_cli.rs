@@ -36,6 +36,15 @@ fn cli_json(socket: &std::path::Path, args: &[&str]) -> Output {
     cli(socket, &with_json)
 }
 
+/// `submit --wait -- /bin/sh -c SCRIPT`: the job's id once it has ended.
+fn run_script(socket: &std::path::Path, script: &str) -> String {
+    let answer = json(&cli_json(
+        socket,
+        &["submit", "--wait", "--", "/bin/sh", "-c", script],
+    ));
+    answer["id"].as_u64().expect("a job id").to_string()
+}
+
 fn json(output: &Output) -> serde_json::Value {
     assert!(
         output.status.success(),
@@ -144,18 +153,7 @@ fn demo_config_serves_the_cli() {
     assert!(String::from_utf8_lossy(&waited.stdout).contains("completed"));
 
     // `logs`: the end of a job's output, stdout or stderr, its tail bounded.
-    let talker = json(&cli_json(
-        &socket,
-        &[
-            "submit",
-            "--wait",
-            "--",
-            "/bin/sh",
-            "-c",
-            "echo to-stdout; echo to-stderr >&2",
-        ],
-    ));
-    let talker_id = talker["id"].as_u64().unwrap().to_string();
+    let talker_id = run_script(&socket, "echo to-stdout; echo to-stderr >&2");
     let logs = cli(&socket, &["logs", &talker_id]);
     assert!(logs.status.success(), "{}", String::from_utf8_lossy(&logs.stderr));
     assert_eq!(String::from_utf8_lossy(&logs.stdout), "to-stdout\n");
@@ -174,18 +172,7 @@ fn demo_config_serves_the_cli() {
     assert_eq!(missing.status.code(), Some(3), "no such job: a 404");
     // A job that swaps its output for a link to a file it may not read gets
     // nothing through the daemon (which reads as root).
-    let planted = json(&cli_json(
-        &socket,
-        &[
-            "submit",
-            "--wait",
-            "--",
-            "/bin/sh",
-            "-c",
-            "rm -f stdout; ln -s /etc/shadow stdout",
-        ],
-    ));
-    let planted_id = planted["id"].as_u64().unwrap().to_string();
+    let planted_id = run_script(&socket, "rm -f stdout; ln -s /etc/shadow stdout");
     let refused = cli(&socket, &["logs", &planted_id]);
     assert!(!refused.status.success(), "a planted link is not followed");
     assert!(
