@@ -168,27 +168,26 @@ impl Bits {
         })
     }
 
-    /// Move up to `k` lowest ids of `from` into `self`, removing them from `from`'s copy; returns how many.
+    /// Add up to `k` of the lowest ids of `from` not already in `self`; returns how many.
     pub(crate) fn take_lowest(&mut self, from: &Bits, k: u32) -> u32 {
-        self.take_first(from.iter(), k)
+        let mut taken = 0;
+        for (mine, theirs) in self.words.iter_mut().zip(from.words.iter()) {
+            if taken == k {
+                break;
+            }
+            taken += take_word(mine, theirs & !*mine, k - taken, false);
+        }
+        taken
     }
 
     /// Like [`Bits::take_lowest`] but from the highest ids down.
     pub(crate) fn take_highest(&mut self, from: &Bits, k: u32) -> u32 {
-        self.take_first(from.iter().rev(), k)
-    }
-
-    /// Set the first `k` ids of `ids` not already set; returns how many.
-    fn take_first(&mut self, ids: impl Iterator<Item = u32>, k: u32) -> u32 {
         let mut taken = 0;
-        for i in ids {
+        for (mine, theirs) in self.words.iter_mut().zip(from.words.iter()).rev() {
             if taken == k {
                 break;
             }
-            if !self.get(i) {
-                self.set(i);
-                taken += 1;
-            }
+            taken += take_word(mine, theirs & !*mine, k - taken, true);
         }
         taken
     }
@@ -197,6 +196,26 @@ impl Bits {
     pub(crate) fn to_procset(&self) -> ProcSet {
         ProcSet::from_sorted_ids(self.iter())
     }
+}
+
+/// Add to `mine` up to `k` bits of `avail` (lowest first, or highest with
+/// `high`); returns how many.
+fn take_word(mine: &mut u64, mut avail: u64, k: u32, high: bool) -> u32 {
+    let n = avail.count_ones();
+    if n <= k {
+        *mine |= avail;
+        return n;
+    }
+    for _ in 0..k {
+        let bit = if high {
+            1u64 << (63 - avail.leading_zeros())
+        } else {
+            avail & avail.wrapping_neg()
+        };
+        *mine |= bit;
+        avail &= !bit;
+    }
+    k
 }
 
 /// Iterates the set bits of one word, lowest first (and highest first from the back).
@@ -239,6 +258,31 @@ mod tests {
         assert_eq!(b.iter().next_back(), Some(129));
         assert!(Bits::range(200, 0, 200).get(199));
         assert!(!Bits::range(200, 0, 199).get(199));
+    }
+
+    proptest::proptest! {
+        /// Word-at-a-time taking picks the ids one-at-a-time picking does.
+        #[test]
+        fn taking_matches_one_id_at_a_time(
+            from in proptest::collection::vec(0u32..200, 0..120),
+            held in proptest::collection::vec(0u32..200, 0..60),
+            k in 0u32..150,
+            high in proptest::bool::ANY,
+        ) {
+            let (mut from_bits, mut mine) = (Bits::empty(200), Bits::empty(200));
+            from.iter().for_each(|&i| from_bits.set(i));
+            held.iter().for_each(|&i| mine.set(i));
+            let mut expected = mine.clone();
+            let ids: Vec<u32> = if high { from_bits.iter().rev().collect() } else { from_bits.iter().collect() };
+            let mut n = 0;
+            for i in ids.into_iter().filter(|&i| !mine.get(i)).take(k as usize) {
+                expected.set(i);
+                n += 1;
+            }
+            let taken = if high { mine.take_highest(&from_bits, k) } else { mine.take_lowest(&from_bits, k) };
+            proptest::prop_assert_eq!(taken, n);
+            proptest::prop_assert_eq!(mine, expected);
+        }
     }
 
     #[test]

@@ -22,6 +22,7 @@
 //! slide back to the breakpoint before it. The decisions do not change; only
 //! the breakpoints before the bound are no longer visited.
 
+use crate::plan::Mask;
 use crate::time::Time;
 
 /// How many earlier placements a bound looks back at (the bound stays exact
@@ -31,11 +32,12 @@ const LOOK_BACK: usize = 16;
 /// What happened so far in one compression, in order.
 #[derive(Clone, Copy, Debug)]
 enum Step {
-    /// A job of `procs` processors for `length` was placed at `fit`
-    /// (`None`: it fits nowhere).
+    /// A job of `procs` processors of `mask` for `length` was placed at
+    /// `fit` (`None`: it fits nowhere).
     Placed {
         procs: u32,
         length: Time,
+        mask: Mask,
         fit: Option<Time>,
     },
     /// A reservation starting at `start` was released.
@@ -56,14 +58,23 @@ impl CompressionBounds {
         self.steps.push(Step::Released { start });
     }
 
-    /// A job of `procs` processors for `length` was placed at `fit`.
-    pub(super) fn placed(&mut self, procs: u32, length: Time, fit: Option<Time>) {
-        self.steps.push(Step::Placed { procs, length, fit });
+    /// A job of `procs` processors of `mask` for `length` was placed at `fit`.
+    pub(super) fn placed(&mut self, procs: u32, length: Time, mask: Mask, fit: Option<Time>) {
+        self.steps.push(Step::Placed {
+            procs,
+            length,
+            mask,
+            fit,
+        });
     }
 
-    /// The instant from which a job of `procs` processors for `length` may
-    /// scan for its earliest fit: no start in `[now, bound)` fits it.
-    pub(super) fn scan_from(&self, now: Time, procs: u32, length: Time) -> Time {
+    /// The instant from which a job of `procs` processors of `mask` for
+    /// `length` may scan for its earliest fit: no start in `[now, bound)`
+    /// fits it. Only placements it dominates count: fewer or as many
+    /// processors, as short or shorter, and allowed on every processor it
+    /// may use (a job of the whole machine is not dominated by one of the
+    /// area: it may fit outside the area where the other could not).
+    pub(super) fn scan_from(&self, now: Time, procs: u32, length: Time, mask: Mask) -> Time {
         let mut best = now;
         let mut released_since = Time::INFINITY;
         let mut looked = 0;
@@ -73,9 +84,11 @@ impl CompressionBounds {
                 Step::Placed {
                     procs: k,
                     length: d,
+                    mask: m,
                     fit,
                 } => {
-                    if let Some(fit) = fit.filter(|_| k <= procs && d <= length) {
+                    let wider = m == Mask::All || mask == Mask::Area;
+                    if let Some(fit) = fit.filter(|_| k <= procs && d <= length && wider) {
                         let bound = fit.min(released_since.saturating_sub(length));
                         best = best.max(bound);
                     }
@@ -103,70 +116,94 @@ mod tests {
     #[test]
     fn a_dominated_placement_bounds_the_scan_until_a_release_lets_space_back() {
         let mut bounds = CompressionBounds::default();
-        assert_eq!(bounds.scan_from(t(0), 2, t(10)), t(0), "nothing placed yet");
+        assert_eq!(
+            bounds.scan_from(t(0), 2, t(10), Mask::All),
+            t(0),
+            "nothing placed yet"
+        );
         bounds.released(t(50));
-        bounds.placed(2, t(10), Some(t(40)));
+        bounds.placed(2, t(10), Mask::All, Some(t(40)));
         // The next job's own old reservation, at 100: space from 100 - 20 on.
         bounds.released(t(100));
-        assert_eq!(bounds.scan_from(t(0), 2, t(20)), t(40));
+        assert_eq!(bounds.scan_from(t(0), 2, t(20), Mask::All), t(40));
         // Released at 45: a job of 20 s may start from 25, inside space given back.
         bounds.released(t(45));
-        assert_eq!(bounds.scan_from(t(0), 2, t(20)), t(25));
+        assert_eq!(bounds.scan_from(t(0), 2, t(20), Mask::All), t(25));
         // A narrower or shorter job is not dominated: no bound.
-        assert_eq!(bounds.scan_from(t(0), 1, t(20)), t(0));
-        assert_eq!(bounds.scan_from(t(0), 2, t(5)), t(0));
+        assert_eq!(bounds.scan_from(t(0), 1, t(20), Mask::All), t(0));
+        assert_eq!(bounds.scan_from(t(0), 2, t(5), Mask::All), t(0));
         // Never before now.
-        assert_eq!(bounds.scan_from(t(30), 2, t(20)), t(30));
+        assert_eq!(bounds.scan_from(t(30), 2, t(20), Mask::All), t(30));
     }
 
-    /// A queued job: processors, length, reservation (start, processors).
-    type Queued = (u32, Time, Option<(Time, Bits)>);
+    /// A queued job: processors, length, the processors it may use and its
+    /// reservation (start, processors).
+    type Queued = (u32, Time, Mask, Option<(Time, Bits)>);
 
-    /// Compress `queue` in order on `plan`, scanning from now or from the
-    /// bound; the fits found, in order.
+    /// How a compression looks for each job's fit.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Scan {
+        /// From now: the reference.
+        FromNow,
+        /// From the bound.
+        Bounded,
+    }
+
+    /// Compress `queue` in order on `plan`; the reservations after it, in order.
     fn compress(
         plan: &mut Profile,
+        area: &Bits,
         queue: &mut [Queued],
         now: Time,
-        bounded: bool,
+        scan: Scan,
     ) -> Vec<Option<(Time, Bits)>> {
         let mut bounds = CompressionBounds::default();
-        let mut fits = Vec::new();
-        for (k, d, res) in queue.iter_mut() {
-            if let Some((s, bits)) = res.take() {
-                bounds.released(s);
-                plan.release(&bits, s, s + *d);
+        for (k, d, mask, res) in queue.iter_mut() {
+            let prev = res.take();
+            if let Some((s, bits)) = &prev {
+                bounds.released(*s);
+                plan.release(bits, *s, *s + *d);
             }
-            let from = if bounded {
-                bounds.scan_from(now, *k, *d)
-            } else {
+            let from = if scan == Scan::FromNow {
                 now
+            } else {
+                bounds.scan_from(now, *k, *d, *mask)
             };
-            let fit = plan.earliest_fit(*k, *d, from, Mask::All);
-            bounds.placed(*k, *d, fit.as_ref().map(|f| f.0));
-            if let Some((s, cand)) = &fit {
-                let mut bits = Bits::empty(6);
-                bits.take_lowest(cand, *k);
-                plan.reserve(&bits, *s, *s + *d);
-                *res = Some((*s, bits));
+            let fit = plan.earliest_fit(*k, *d, from, *mask);
+            bounds.placed(*k, *d, *mask, fit.as_ref().map(|f| f.0));
+            if let Some((s, mut cand)) = fit {
+                if *mask == Mask::Area {
+                    cand.and_assign(area);
+                }
+                // The engine keeps a job's processors when its start does not change.
+                let bits = match prev {
+                    Some((ps, pb)) if ps == s && pb.is_subset(&cand) => pb,
+                    _ => {
+                        let mut bits = Bits::empty(6);
+                        bits.take_lowest(&cand, *k);
+                        bits
+                    }
+                };
+                plan.reserve(&bits, s, s + *d);
+                *res = Some((s, bits));
             }
-            fits.push(fit);
         }
-        fits
+        queue.iter().map(|q| q.3.clone()).collect()
     }
 
     proptest::proptest! {
-        /// The bound never changes a compression's fits: jobs planned in
-        /// order, some running work ending early, then the queue compressed.
+        /// The bound never changes a compression's reservations: jobs of
+        /// the machine or of the area planned in order, some running work
+        /// ending early, then the queue compressed again after each end.
         #[test]
         fn bounded_compression_finds_the_same_fits(
             running in proptest::collection::vec((0u32..6, 1u32..4, 1i64..60), 0..6),
-            jobs in proptest::collection::vec((1u32..7, 1i64..40), 1..14),
-            ends in proptest::collection::vec(0usize..6, 0..4),
-            now in 0i64..20,
+            jobs in proptest::collection::vec((1u32..7, 1i64..40, proptest::bool::ANY), 1..14),
+            ends in proptest::collection::vec((0usize..6, 0i64..20), 0..4),
+            area in 3u32..7,
         ) {
             let width = 6;
-            let mut plan = Profile::new(width, Bits::range(width, 0, width));
+            let mut plan = Profile::new(width, Bits::range(width, 0, area));
             let mut held = Vec::new();
             for (lo, n, len) in running {
                 let bits = Bits::range(width, lo, (lo + n).min(width));
@@ -175,29 +212,39 @@ mod tests {
                     held.push((bits, len));
                 }
             }
-            let mut queue: Vec<Queued> =
-                jobs.into_iter().map(|(k, d)| (k, t(d), None)).collect();
-            compress(&mut plan, &mut queue, t(0), false);
-            // Some running work ends early, at `now`.
-            for i in ends {
-                if let Some((bits, len)) = held.get(i).cloned() {
-                    if len > now {
-                        plan.release(&bits, t(now), t(len));
-                        held[i].1 = now;
-                    }
+            let mut queue: Vec<Queued> = jobs
+                .into_iter()
+                .map(|(k, d, in_area)| {
+                    let mask = if in_area { Mask::Area } else { Mask::All };
+                    (k.min(if in_area { area } else { width }), t(d), mask, None)
+                })
+                .collect();
+            let area_bits = Bits::range(width, 0, area);
+            compress(&mut plan, &area_bits, &mut queue, t(0), Scan::FromNow);
+            let mut plans: Vec<(Profile, Vec<Queued>)> = vec![(plan.clone(), queue.clone()); 2];
+            let mut now = 0;
+            for (i, at) in ends {
+                // Some running work ends early, at `now`, then the queue is compressed.
+                now = now.max(at);
+                let Some((bits, len)) = held.get(i).cloned() else { continue };
+                if len <= now {
+                    continue;
                 }
+                held[i].1 = now;
+                let mut results = Vec::new();
+                for ((plan, queue), scan) in plans.iter_mut().zip([Scan::FromNow, Scan::Bounded]) {
+                    plan.release(&bits, t(now), t(len));
+                    results.push(compress(plan, &area_bits, queue, t(now), scan));
+                }
+                proptest::prop_assert_eq!(&results[0], &results[1]);
             }
-            let (mut plan_b, mut queue_b) = (plan.clone(), queue.clone());
-            let reference = compress(&mut plan, &mut queue, t(now), false);
-            let bounded = compress(&mut plan_b, &mut queue_b, t(now), true);
-            proptest::prop_assert_eq!(reference, bounded);
         }
     }
 
     #[test]
     fn a_placement_that_fits_nowhere_bounds_nothing() {
         let mut bounds = CompressionBounds::default();
-        bounds.placed(4, t(10), None);
-        assert_eq!(bounds.scan_from(t(0), 4, t(10)), t(0));
+        bounds.placed(4, t(10), Mask::All, None);
+        assert_eq!(bounds.scan_from(t(0), 4, t(10), Mask::All), t(0));
     }
 }

@@ -1458,9 +1458,9 @@ impl State {
                 bounds.released(s);
             }
             self.unreserve(idx);
-            let from = bounds.scan_from(now, k, wt);
+            let from = bounds.scan_from(now, k, wt, Mask::Area);
             let fit = self.all().earliest_fit(k, wt, from, Mask::Area);
-            bounds.placed(k, wt, fit.as_ref().map(|f| f.0));
+            bounds.placed(k, wt, Mask::Area, fit.as_ref().map(|f| f.0));
             self.place_cloud_keep(cfg, idx, fit, prev);
         }
     }
@@ -1573,9 +1573,10 @@ impl State {
                         bounds.released(s);
                     }
                     self.unreserve(idx);
-                    let from = bounds.scan_from(now, k, wt);
+                    let mask = self.mask_of(idx);
+                    let from = bounds.scan_from(now, k, wt, mask);
                     self.place_hpc_from(cfg, idx, from, prev.clone());
-                    bounds.placed(k, wt, self.jobs[idx].res.as_ref().map(|r| r.0));
+                    bounds.placed(k, wt, mask, self.jobs[idx].res.as_ref().map(|r| r.0));
                     moved |= self.jobs[idx].res != prev;
                 }
             }
