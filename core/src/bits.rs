@@ -9,21 +9,67 @@ use crate::procset::ProcSet;
 /// A set of processor ids `0..width`, one bit each.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Bits {
-    words: Box<[u64]>,
+    words: Words,
+}
+
+/// How many words a set keeps inline (up to 128 processors): the plan
+/// copies sets at every breakpoint it splits, and a machine of that size
+/// then never allocates for them.
+const INLINE_WORDS: usize = 2;
+
+/// A set's words: inline up to [`INLINE_WORDS`], on the heap beyond. Words
+/// past `len` of an inline set are always zero, so comparing and hashing
+/// the variants compares the sets.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Words {
+    Inline { len: u8, words: [u64; INLINE_WORDS] },
+    Heap(Box<[u64]>),
+}
+
+impl Words {
+    fn zeroed(len: usize) -> Words {
+        if len <= INLINE_WORDS {
+            Words::Inline {
+                len: len as u8,
+                words: [0; INLINE_WORDS],
+            }
+        } else {
+            Words::Heap(vec![0u64; len].into_boxed_slice())
+        }
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        match self {
+            Words::Inline { len, words } => &words[..*len as usize],
+            Words::Heap(words) => words,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Words {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        match self {
+            Words::Inline { len, words } => &mut words[..*len as usize],
+            Words::Heap(words) => words,
+        }
+    }
 }
 
 impl Bits {
     /// No processor, room for `width` processors.
     pub(crate) fn empty(width: u32) -> Bits {
         Bits {
-            words: vec![0u64; width.div_ceil(64) as usize].into_boxed_slice(),
+            words: Words::zeroed(width.div_ceil(64) as usize),
         }
     }
 
     /// No processor, room for as many as `self`.
     pub(crate) fn empty_like(&self) -> Bits {
         Bits {
-            words: vec![0u64; self.words.len()].into_boxed_slice(),
+            words: Words::zeroed(self.words.len()),
         }
     }
 
@@ -93,6 +139,27 @@ impl Bits {
     pub(crate) fn andnot_assign(&mut self, other: &Bits) {
         for (a, b) in self.words.iter_mut().zip(other.words.iter()) {
             *a &= !b;
+        }
+    }
+
+    /// `self = a ∩ b`, in place (no allocation; the three of the same width).
+    pub(crate) fn assign_and(&mut self, a: &Bits, b: &Bits) {
+        for ((w, x), y) in self.words.iter_mut().zip(a.words.iter()).zip(b.words.iter()) {
+            *w = x & y;
+        }
+    }
+
+    /// Call `f(id, joined)` for every id in exactly one of `before` and
+    /// `self`, in increasing order: `joined` is true for the ids of `self`
+    /// only. Costs a word operation per word plus one call per change.
+    pub(crate) fn for_each_change(&self, before: &Bits, mut f: impl FnMut(u32, bool)) {
+        for (wi, (&now, &was)) in self.words.iter().zip(before.words.iter()).enumerate() {
+            let mut changed = now ^ was;
+            while changed != 0 {
+                let bit = changed.trailing_zeros();
+                changed &= changed - 1;
+                f(wi as u32 * 64 + bit, now & (1u64 << bit) != 0);
+            }
         }
     }
 
@@ -283,6 +350,22 @@ mod tests {
             proptest::prop_assert_eq!(taken, n);
             proptest::prop_assert_eq!(mine, expected);
         }
+    }
+
+    #[test]
+    fn changes_between_two_sets_in_id_order() {
+        let before = Bits::range(130, 0, 70);
+        let after = Bits::range(130, 60, 130);
+        let mut seen = Vec::new();
+        after.for_each_change(&before, |id, joined| seen.push((id, joined)));
+        let expected: Vec<(u32, bool)> = (0..60)
+            .map(|i| (i, false))
+            .chain((70..130).map(|i| (i, true)))
+            .collect();
+        assert_eq!(seen, expected);
+        let mut both = Bits::empty(130);
+        both.assign_and(&before, &after);
+        assert_eq!(both, Bits::range(130, 60, 70));
     }
 
     #[test]

@@ -70,19 +70,20 @@ fn idle_runs(plan: &Profile, mask: &Bits, now: Time) -> Vec<Runs> {
         })
         .collect();
     let mut open: Vec<Option<Time>> = vec![None; procs.len()];
-    let mut prev = mask.empty_like();
-    for (t, free) in plan.segments_from(now) {
-        let free = free.and(mask);
-        for p in free.andnot(&prev).iter() {
-            open[slot_of[p as usize]] = Some(t);
-        }
-        for p in prev.andnot(&free).iter() {
+    // The mask's free processors in the segment before and in this one,
+    // reused: no set is allocated per segment.
+    let (mut prev, mut free) = (mask.empty_like(), mask.empty_like());
+    for (t, seg) in plan.segments_from(now) {
+        free.assign_and(seg, mask);
+        free.for_each_change(&prev, |p, joined| {
             let i = slot_of[p as usize];
-            if let Some(s) = open[i].take() {
+            if joined {
+                open[i] = Some(t);
+            } else if let Some(s) = open[i].take() {
                 out[i].runs.push((s, t));
             }
-        }
-        prev = free;
+        });
+        std::mem::swap(&mut prev, &mut free);
     }
     for (i, start) in open.into_iter().enumerate() {
         if let Some(s) = start {
@@ -109,6 +110,9 @@ pub(crate) fn place(
     if k == 0 || k > mask_bits.count() {
         return None;
     }
+    if let Some(ids) = stage_immediate(plan, mask_bits, k, wt, now) {
+        return Some((now, ids));
+    }
     let runs = idle_runs(plan, mask_bits, now);
     let set = |ids: &[u32]| {
         let mut b = mask_bits.empty_like();
@@ -117,9 +121,6 @@ pub(crate) fn place(
         }
         b
     };
-    if let Some(ids) = stage_immediate(&runs, k, wt, now) {
-        return Some((now, set(&ids)));
-    }
     if let Some((s, ids)) = stage_between(plan, mask_bits, &runs, k, wt, now) {
         return Some((s, set(&ids)));
     }
@@ -135,30 +136,48 @@ pub(crate) fn place(
 }
 
 /// Stage 1: `V^1` and `P^1` over the processors idle now.
-fn stage_immediate(runs: &[Runs], k: u32, wt: Time, now: Time) -> Option<Vec<u32>> {
-    // (v_z, processor) of the processors idle now.
-    let mut idle: Vec<(Time, u32)> = runs
-        .iter()
-        .filter_map(|r| {
-            r.runs
-                .first()
-                .filter(|run| run.0 <= now)
-                .map(|run| (run.1, r.proc))
-        })
-        .map(|(until, p)| (until.saturating_sub(now), p))
-        .collect();
-    let total: i128 = idle.iter().map(|(v, _)| v.ticks() as i128).sum();
-    if (idle.len() as u64) < k as u64 || (k as i128) * (wt.ticks() as i128) > total {
+///
+/// The job fits when `h` of the processors idle now stay idle for `wt`
+/// (then `h·wt ≤ Σ v_z` holds too), and takes the `h` that stay idle
+/// longest (`v_1 ≥ … ≥ v_y`, ties to the lowest ids). So the plan is swept
+/// from now only until at most `h` of them are still idle and `wt` has
+/// passed: those are taken, and the rest from the ones that stopped being
+/// idle last (lowest ids first). `O(B·W)` for the `B` breakpoints swept,
+/// not the whole plan.
+fn stage_immediate(plan: &Profile, mask: &Bits, k: u32, wt: Time, now: Time) -> Option<Bits> {
+    let mut segs = plan.segments_from(now);
+    let (_, first) = segs.next()?;
+    // Idle since now and still idle.
+    let mut idle = first.and(mask);
+    if idle.count() < k {
         return None;
     }
-    idle.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let chosen: Vec<u32> = idle
-        .iter()
-        .take_while(|(v, _)| *v >= wt)
-        .take(k as usize)
-        .map(|&(_, p)| p)
-        .collect();
-    (chosen.len() == k as usize).then_some(chosen)
+    let mut next = idle.empty_like();
+    for (t, free) in segs {
+        next.assign_and(&idle, free);
+        let left = next.count();
+        if left >= k {
+            std::mem::swap(&mut idle, &mut next);
+            // Exactly `h` left, idle past `t` and for `wt` at least: them.
+            if left == k && t.saturating_sub(now) >= wt {
+                break;
+            }
+            continue;
+        }
+        // Fewer than `h` stay idle past `t`: those that stopped at `t` were
+        // idle for `t − now`, which must hold the job.
+        if t.saturating_sub(now) < wt {
+            return None;
+        }
+        let stopped = idle.andnot(&next);
+        next.take_lowest(&stopped, k - left);
+        return Some(next);
+    }
+    // At least `h` idle until the end of the plan (or exactly `h` left):
+    // the lowest ids among them, all idle at least as long as the others.
+    let mut chosen = idle.empty_like();
+    chosen.take_lowest(&idle, k);
+    Some(chosen)
 }
 
 /// Stage 2: roots in processor order, holes strictly longer than `wt`.
@@ -297,4 +316,70 @@ pub(crate) fn published_future_fit(
                 .count();
             holding >= k as usize
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: i64) -> Time {
+        Time::from_secs(s)
+    }
+
+    /// Stage 1 as the thesis states it, on every processor's idle runs:
+    /// `h ≤ y`, `h·wt ≤ Σ v_z`, then the first `h` with `v_z ≥ wt` in
+    /// `v_1 ≥ … ≥ v_y` order (ties to the lowest ids).
+    fn stage_immediate_as_written(plan: &Profile, mask: &Bits, k: u32, wt: Time, now: Time) -> Option<Bits> {
+        let runs = idle_runs(plan, mask, now);
+        let mut idle: Vec<(Time, u32)> = runs
+            .iter()
+            .filter_map(|r| {
+                r.runs
+                    .first()
+                    .filter(|run| run.0 <= now)
+                    .map(|run| (run.1, r.proc))
+            })
+            .map(|(until, p)| (until.saturating_sub(now), p))
+            .collect();
+        let total: i128 = idle.iter().map(|(v, _)| v.ticks() as i128).sum();
+        if (idle.len() as u64) < k as u64 || (k as i128) * (wt.ticks() as i128) > total {
+            return None;
+        }
+        idle.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let chosen: Vec<u32> = idle
+            .iter()
+            .take_while(|(v, _)| *v >= wt)
+            .take(k as usize)
+            .map(|&(_, p)| p)
+            .collect();
+        (chosen.len() == k as usize).then(|| {
+            let mut b = mask.empty_like();
+            chosen.iter().for_each(|&p| b.set(p));
+            b
+        })
+    }
+
+    proptest::proptest! {
+        /// The early-stopping sweep chooses what stage 1 as written chooses.
+        #[test]
+        fn stage_one_sweeps_only_as_far_as_it_must(
+            work in proptest::collection::vec((0u32..8, 1u32..4, 0i64..60, 1i64..40), 0..20),
+            k in 1u32..9, wt in 1i64..50, now in 0i64..30, area in 1u32..9,
+        ) {
+            let width = 8;
+            let mask = Bits::range(width, 0, area);
+            let mut plan = Profile::new(width, mask.clone());
+            for (lo, n, s, len) in work {
+                let bits = Bits::range(width, lo, (lo + n).min(width));
+                if plan.is_free(&bits, t(s), t(s + len)) {
+                    plan.reserve(&bits, t(s), t(s + len));
+                }
+            }
+            plan.prune(t(now));
+            proptest::prop_assert_eq!(
+                stage_immediate(&plan, &mask, k, t(wt), t(now)),
+                stage_immediate_as_written(&plan, &mask, k, t(wt), t(now))
+            );
+        }
+    }
 }
