@@ -14,14 +14,16 @@
 //! Lines are `METRIC:name:value:unit`; a run killed at its timeout prints
 //! `timeout` as its value.
 
-use super::engine_args::{parse_admission, parse_factor, parse_policy, parse_seconds, EngineArgs};
+use super::engine_args::{
+    parse_admission, parse_factor, parse_policy, parse_scheduling, parse_seconds, EngineArgs,
+};
 use super::experiment_args::CloudArgs;
 use super::replay::{self, ReplayArgs, Replayed};
 use anyhow::{bail, Context};
 use clap::Parser;
 use indicatif::ProgressBar;
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
-use interstice_core::{Admission, Policy, Shown, Time};
+use interstice_core::{Admission, Policy, Scheduling, Shown, Time};
 use interstice_swf::{arrivals, defaults, load_trace, record_of, write_trace, Header};
 use std::ffi::OsString;
 use std::io::{BufWriter, Write};
@@ -218,6 +220,9 @@ pub struct ScalingArgs {
     /// What to do with a cloud job predicted to miss its SLO (default: replay's).
     #[arg(long, value_parser = parse_admission)]
     pub admission: Option<Admission>,
+    /// How cloud jobs share the area with HPC jobs, `hpc-first` or `shared-queue` (default: replay's).
+    #[arg(long, value_parser = parse_scheduling)]
+    pub scheduling: Option<Scheduling>,
 }
 
 /// One run of `bench scaling`.
@@ -252,6 +257,9 @@ fn replay_argv(args: &ScalingArgs, cell: Cell, out: &Path) -> Vec<OsString> {
     }
     if let Some(admission) = args.admission {
         push("--admission", admission.name().to_string());
+    }
+    if let Some(scheduling) = args.scheduling {
+        push("--scheduling", scheduling.name().to_string());
     }
     argv.extend(args.cloud.to_args().into_iter().map(OsString::from));
     argv.extend([
@@ -538,10 +546,9 @@ mod tests {
         assert_eq!(spec.clip, Some(interstice_swf::ClipTarget::Area));
         assert_eq!((spec.until, spec.repeat.get()), (Some(86_400.0), 4));
         assert_eq!(replay.engine.policy, Some(Policy::Conservative));
-        assert_eq!(
-            replay.engine.to_config(10).unwrap().admission,
-            Admission::AdmitAll
-        );
+        let config = replay.engine.to_config(10).unwrap();
+        assert_eq!(config.admission, Admission::AdmitAll);
+        assert_eq!(config.scheduling, Scheduling::HpcFirst);
         let cloud = replay.cloud.spec(replay.cloud_interval.unwrap());
         assert_eq!(cloud.interval, 10.0);
         assert_eq!(cloud.procs, "2".parse().unwrap());
@@ -550,6 +557,21 @@ mod tests {
         assert_eq!(cloud.seed, defaults::SEED);
         assert!(replay.quiet);
         assert_eq!(replay.out, Path::new("out"));
+    }
+
+    #[test]
+    fn a_cell_replays_with_the_scheduling_asked_for() {
+        let bench =
+            Bench::try_parse_from(["x", "--trace", "kth.swf", "--scheduling", "shared-queue"]).unwrap();
+        let cell = Cell {
+            procs: 40,
+            policy: Policy::Convergence,
+            repeat: NonZeroU32::MIN,
+        };
+        let replay = parse_replay(&replay_argv(&bench.scaling, cell, Path::new("out"))).unwrap();
+        let config = replay.engine.to_config(40).unwrap();
+        assert_eq!(config.scheduling, Scheduling::SharedQueue);
+        assert_eq!(config.policy, Policy::Convergence);
     }
 
     #[test]
