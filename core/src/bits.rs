@@ -9,67 +9,21 @@ use crate::procset::ProcSet;
 /// A set of processor ids `0..width`, one bit each.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Bits {
-    words: Words,
-}
-
-/// How many words a set keeps inline (up to 128 processors): the plan
-/// copies sets at every breakpoint it splits, and a machine of that size
-/// then never allocates for them.
-const INLINE_WORDS: usize = 2;
-
-/// A set's words: inline up to [`INLINE_WORDS`], on the heap beyond. Words
-/// past `len` of an inline set are always zero, so comparing and hashing
-/// the variants compares the sets.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Words {
-    Inline { len: u8, words: [u64; INLINE_WORDS] },
-    Heap(Box<[u64]>),
-}
-
-impl Words {
-    fn zeroed(len: usize) -> Words {
-        if len <= INLINE_WORDS {
-            Words::Inline {
-                len: len as u8,
-                words: [0; INLINE_WORDS],
-            }
-        } else {
-            Words::Heap(vec![0u64; len].into_boxed_slice())
-        }
-    }
-}
-
-impl std::ops::Deref for Words {
-    type Target = [u64];
-    fn deref(&self) -> &[u64] {
-        match self {
-            Words::Inline { len, words } => &words[..*len as usize],
-            Words::Heap(words) => words,
-        }
-    }
-}
-
-impl std::ops::DerefMut for Words {
-    fn deref_mut(&mut self) -> &mut [u64] {
-        match self {
-            Words::Inline { len, words } => &mut words[..*len as usize],
-            Words::Heap(words) => words,
-        }
-    }
+    words: Box<[u64]>,
 }
 
 impl Bits {
     /// No processor, room for `width` processors.
     pub(crate) fn empty(width: u32) -> Bits {
         Bits {
-            words: Words::zeroed(width.div_ceil(64) as usize),
+            words: vec![0u64; width.div_ceil(64) as usize].into_boxed_slice(),
         }
     }
 
     /// No processor, room for as many as `self`.
     pub(crate) fn empty_like(&self) -> Bits {
         Bits {
-            words: Words::zeroed(self.words.len()),
+            words: vec![0u64; self.words.len()].into_boxed_slice(),
         }
     }
 
