@@ -36,6 +36,14 @@ pub(crate) enum Mask {
     Area,
 }
 
+impl Mask {
+    /// May a job of `self` use every processor a job of `other` may use
+    /// (the area is part of the machine)?
+    pub(crate) fn includes(self, other: Mask) -> bool {
+        self == Mask::All || other == Mask::Area
+    }
+}
+
 /// A segment's free processors and their cached counts (the counts come
 /// first so that comparing two segments usually stops before the sets).
 #[derive(Clone, Debug, PartialEq, Eq)]

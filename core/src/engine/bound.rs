@@ -87,8 +87,7 @@ impl CompressionBounds {
                     mask: m,
                     fit,
                 } => {
-                    let wider = m == Mask::All || mask == Mask::Area;
-                    if let Some(fit) = fit.filter(|_| k <= procs && d <= length && wider) {
+                    if let Some(fit) = fit.filter(|_| k <= procs && d <= length && m.includes(mask)) {
                         let bound = fit.min(released_since.saturating_sub(length));
                         best = best.max(bound);
                     }
@@ -140,22 +139,14 @@ mod tests {
     /// reservation (start, processors).
     type Queued = (u32, Time, Mask, Option<(Time, Bits)>);
 
-    /// How a compression looks for each job's fit.
-    #[derive(Clone, Copy, PartialEq)]
-    enum Scan {
-        /// From now: the reference.
-        FromNow,
-        /// From the bound.
-        Bounded,
-    }
-
-    /// Compress `queue` in order on `plan`; the reservations after it, in order.
+    /// Compress `queue` in order on `plan`, scanning from now or from the
+    /// bound; the reservations after it, in order.
     fn compress(
         plan: &mut Profile,
         area: &Bits,
         queue: &mut [Queued],
         now: Time,
-        scan: Scan,
+        bounded: bool,
     ) -> Vec<Option<(Time, Bits)>> {
         let mut bounds = CompressionBounds::default();
         for (k, d, mask, res) in queue.iter_mut() {
@@ -164,10 +155,10 @@ mod tests {
                 bounds.released(*s);
                 plan.release(bits, *s, *s + *d);
             }
-            let from = if scan == Scan::FromNow {
-                now
-            } else {
+            let from = if bounded {
                 bounds.scan_from(now, *k, *d, *mask)
+            } else {
+                now
             };
             let fit = plan.earliest_fit(*k, *d, from, *mask);
             bounds.placed(*k, *d, *mask, fit.as_ref().map(|f| f.0));
@@ -220,7 +211,7 @@ mod tests {
                 })
                 .collect();
             let area_bits = Bits::range(width, 0, area);
-            compress(&mut plan, &area_bits, &mut queue, t(0), Scan::FromNow);
+            compress(&mut plan, &area_bits, &mut queue, t(0), false);
             let mut plans: Vec<(Profile, Vec<Queued>)> = vec![(plan.clone(), queue.clone()); 2];
             let mut now = 0;
             for (i, at) in ends {
@@ -232,9 +223,9 @@ mod tests {
                 }
                 held[i].1 = now;
                 let mut results = Vec::new();
-                for ((plan, queue), scan) in plans.iter_mut().zip([Scan::FromNow, Scan::Bounded]) {
+                for ((plan, queue), bounded) in plans.iter_mut().zip([false, true]) {
                     plan.release(&bits, t(now), t(len));
-                    results.push(compress(plan, &area_bits, queue, t(now), scan));
+                    results.push(compress(plan, &area_bits, queue, t(now), bounded));
                 }
                 proptest::prop_assert_eq!(&results[0], &results[1]);
             }
