@@ -158,6 +158,7 @@ pub mod mirror;
 mod plan;
 mod predict;
 pub mod procset;
+pub mod qos;
 pub mod slo;
 pub mod time;
 

@@ -1,0 +1,201 @@
+//! What each request has received so far (`e`, `d`, `p`) and the seeds'
+//! metrics over it: availability (eq. 3.1), time-to-violate and
+//! recoverability folded into `Q` (eqs. 3.3–3.7, one instance per request),
+//! and the preemption overhead `C_k` (seed 001, eq. 8).
+
+use crate::time::Time;
+
+/// Where an instance's time goes right now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Pending, or being allocated: counts to `p`.
+    Waiting,
+    /// Running: counts to `e`.
+    Running,
+    /// Completed or the run ended: nothing counts.
+    Stopped,
+}
+
+/// The accounts of one request, kept lazily: the current phase and when it
+/// began, plus the totals of the phases before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ledger {
+    e: Time,
+    d: Time,
+    p: Time,
+    /// Run time of the current attempt (discarded under restart).
+    attempt: Time,
+    /// `Σ α` of the allocations after preemptions.
+    overhead: Time,
+    phase: Phase,
+    since: Time,
+}
+
+impl Ledger {
+    /// A request admitted at `at`: pending from then on.
+    pub fn admitted(at: Time) -> Ledger {
+        Ledger {
+            e: Time::ZERO,
+            d: Time::ZERO,
+            p: Time::ZERO,
+            attempt: Time::ZERO,
+            overhead: Time::ZERO,
+            phase: Phase::Waiting,
+            since: at,
+        }
+    }
+
+    fn fold(&mut self, now: Time) {
+        let dt = (now - self.since).max(Time::ZERO);
+        match self.phase {
+            Phase::Waiting => self.p += dt,
+            Phase::Running => {
+                self.e += dt;
+                self.attempt += dt;
+            }
+            Phase::Stopped => {}
+        }
+        self.since = now;
+    }
+
+    /// `(e, d, p)` at `now` (not before the last change).
+    pub fn at(&self, now: Time) -> (Time, Time, Time) {
+        let mut copy = self.clone();
+        copy.fold(now);
+        (copy.e, copy.d, copy.p)
+    }
+
+    /// The instance starts running useful work at `now`.
+    pub fn run(&mut self, now: Time) {
+        self.fold(now);
+        self.phase = Phase::Running;
+    }
+
+    /// The instance goes back to waiting at `now` (preempted); under
+    /// restart its attempt's run time is discarded.
+    pub fn preempt(&mut self, now: Time, restart: bool) {
+        self.fold(now);
+        if restart {
+            self.e -= self.attempt;
+            self.d += self.attempt;
+        }
+        self.attempt = Time::ZERO;
+        self.phase = Phase::Waiting;
+    }
+
+    /// A preempted instance is allocated again, at the cost of `alpha`.
+    pub fn reallocated(&mut self, alpha: Time) {
+        self.overhead += alpha;
+    }
+
+    /// Nothing counts from `now` on (completed, or the run ended).
+    pub fn stop(&mut self, now: Time) {
+        self.fold(now);
+        self.phase = Phase::Stopped;
+    }
+
+    /// Useful run time still owed at `now` for a request of `duration`.
+    pub fn remaining(&self, now: Time, duration: Time) -> Time {
+        (duration - self.at(now).0).max(Time::ZERO)
+    }
+
+    /// `A` at `now` (`None` before any time has passed).
+    pub fn availability(&self, now: Time) -> Option<f64> {
+        let (e, d, p) = self.at(now);
+        availability(e, d, p)
+    }
+
+    /// `C_k` at `now`.
+    pub fn overhead_ratio(&self, now: Time) -> f64 {
+        overhead_ratio(self.overhead, self.at(now).0)
+    }
+
+    /// Run time so far (current attempt included), for owner-share's
+    /// "the one that has run least".
+    pub fn ran(&self, now: Time) -> Time {
+        self.at(now).0
+    }
+}
+
+/// `A = e/(e+d+p)`; `None` when `e+d+p = 0` (just admitted: undefined).
+pub fn availability(e: Time, d: Time, p: Time) -> Option<f64> {
+    let total = (e + d + p).as_secs_f64();
+    (total > 0.0).then(|| e.as_secs_f64() / total)
+}
+
+/// The QoS metric `Q` in seconds for an instance of SLO `slo` (seed 000
+/// eqs. 3.3–3.7 with one instance, seed 001 eqs. 3–7):
+/// - `A ≥ O`: the time-to-violate `e/O − (e+d+p) − α` (how long it may
+///   still wait; ≥ −α);
+/// - `A < O`: the recoverability, the same expression, now below `−α`
+///   (how far it is behind).
+///
+/// A request admitted this instant has `Q = 0`, as both seeds set it.
+pub fn qos_metric(e: Time, d: Time, p: Time, slo: f64, alpha: Time) -> f64 {
+    if (e + d + p) == Time::ZERO {
+        return 0.0;
+    }
+    let e_s = e.as_secs_f64();
+    e_s / slo - (e + d + p).as_secs_f64() - alpha.as_secs_f64()
+}
+
+/// `C_k = Σα / (e + Σα)` (0 when nothing has been spent).
+pub fn overhead_ratio(overhead: Time, e: Time) -> f64 {
+    let o = overhead.as_secs_f64();
+    let total = o + e.as_secs_f64();
+    if total > 0.0 {
+        o / total
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: i64) -> Time {
+        Time::from_secs(x)
+    }
+
+    #[test]
+    fn the_seeds_example_of_two_instances() {
+        // j: in the system 60 min, ran 58: may wait 58/0.9 − 60 ≈ 4.4 min.
+        let q_j = qos_metric(s(58 * 60), s(0), s(2 * 60), 0.9, s(0));
+        assert!((q_j / 60.0 - 4.444).abs() < 0.01, "{q_j}");
+        // k: 10 min, ran all of it: only ≈ 1.1 min.
+        let q_k = qos_metric(s(600), s(0), s(0), 0.9, s(0));
+        assert!((q_k / 60.0 - 1.111).abs() < 0.01, "{q_k}");
+        assert!(q_k < q_j, "k is closer to violating, so k is preempted last");
+    }
+
+    #[test]
+    fn recoverability_is_negative_below_the_slo() {
+        let q = qos_metric(s(10), s(0), s(90), 0.5, s(2));
+        // Behind by 100 − 20 = 80 s, then α.
+        assert_eq!(q, -82.0);
+        assert_eq!(availability(s(10), s(0), s(90)), Some(0.1));
+        assert_eq!(availability(s(0), s(0), s(0)), None);
+        assert_eq!(qos_metric(s(0), s(0), s(0), 0.5, s(2)), 0.0);
+    }
+
+    #[test]
+    fn the_ledger_counts_phases_and_discards_restarted_work() {
+        let mut l = Ledger::admitted(s(0));
+        l.run(s(10));
+        l.preempt(s(40), true);
+        assert_eq!(l.at(s(50)), (s(0), s(30), s(20)));
+        l.reallocated(s(5));
+        l.run(s(55));
+        assert_eq!(l.at(s(75)), (s(20), s(30), s(25)));
+        assert_eq!(l.overhead_ratio(s(75)), 0.2);
+        let mut r = Ledger::admitted(s(0));
+        r.run(s(0));
+        r.preempt(s(30), false);
+        r.run(s(40));
+        assert_eq!(r.at(s(50)), (s(40), s(0), s(10)));
+        assert_eq!(r.remaining(s(50), s(100)), s(60));
+        r.stop(s(60));
+        assert_eq!(r.at(s(1000)), (s(50), s(0), s(10)));
+    }
+}

@@ -1,0 +1,307 @@
+//! Service classes and who to evict: the QoS-driven scheduler of the
+//! supporting seeds 000/001 (availability SLOs, time-to-violate,
+//! recoverability, the QoS metric `Q`, safety margins and their relaxation,
+//! the preemption-overhead limiter, the lexicographic preemption cost), its
+//! priority-based baseline, and owner shares (seed 002, OSEP), on a cloud
+//! platform of hosts with slots. `docs/qos.md` is the user's guide.
+//!
+//! The model is the papers': a *request* asks for one instance of `procs`
+//! slots on one host, belongs to a service class (an availability SLO `O_i`)
+//! and a tenant. It is admitted, waits in the pending queue, is allocated to
+//! a host (ready to run after the allocation time `α`), may be preempted
+//! back to the pending queue, and completes once it has run `duration`
+//! (a service without a duration runs until the end of the run). Its
+//! availability is `A = e/(e+d+p)`: `e` the run time that counts, `d` the
+//! run time discarded (under [`OnPreempt::Restart`] an attempt's run time is
+//! discarded when it is preempted; under [`OnPreempt::Resume`] nothing is),
+//! `p` the time pending or being allocated.
+//!
+//! Like the engine, this is pure: no I/O, no clock, no randomness.
+//! [`simulate`] applies the events of each instant (completions, arrivals,
+//! the watchdog) and runs the scheduler (Algorithm 1 of both seeds); the
+//! rules of each eviction policy live in [`policy`] and nowhere else.
+//!
+//! Every choice the seeds make at random (ties between instances of equal
+//! `Q`, between hosts of equal score) is made here by a fixed order, so the
+//! same run gives the same decisions: instances by admission order (the most
+//! recently admitted is preempted first), hosts by index.
+
+mod ledger;
+pub mod policy;
+mod report;
+mod scheduler;
+mod simulate;
+
+pub use ledger::{availability, overhead_ratio, qos_metric, Ledger};
+pub use report::{gini, ClassReport, Distribution, RequestRecord, WindowStat};
+pub use scheduler::Preemption;
+pub use simulate::{simulate, Outcome};
+
+use crate::job::{named_options, UnknownName};
+use crate::time::Time;
+use std::fmt;
+
+/// Who is preempted, and for whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Eviction {
+    /// The papers' baseline (state of practice, Kubernetes): a request may
+    /// preempt only requests of less important classes; the pending queue is
+    /// served by importance then admission; victims are the least important,
+    /// the most recently admitted first.
+    Priority,
+    /// Seeds 000/001: the pending queue by increasing `Q`; a victim is the
+    /// running instance of largest `Q` that the feasibility rule allows.
+    QosDriven,
+    /// Seed 002 (OSEP): each tenant is entitled to `min(demand, share)`
+    /// slots; a request of a tenant below its share may preempt the request
+    /// that has run least of the tenant most over its share.
+    OwnerShare,
+}
+
+named_options!(Eviction, "eviction policy", "\"priority\", \"qos-driven\" or \"owner-share\"", {
+    Priority => "priority",
+    QosDriven => "qos-driven",
+    OwnerShare => "owner-share",
+});
+
+/// What a preemption does to the work an instance had done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnPreempt {
+    /// The instance is suspended and later continues where it stopped (the
+    /// papers' instances, a checkpointed job): its run time keeps counting.
+    Resume,
+    /// The instance is killed and later starts again from scratch (an
+    /// evicted batch job): the attempt's run time becomes discarded time `d`.
+    Restart,
+}
+
+named_options!(OnPreempt, "preemption mode", "\"resume\" or \"restart\"", {
+    Resume => "resume",
+    Restart => "restart",
+});
+
+/// The credit paid back for a violated request, as a fraction of its
+/// CPU-time deficit (seed 001, Table 2; AWS's service credits): bands of
+/// delivered availability, each with its bonus `b`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreditTable {
+    /// `(lowest availability of the band, credit)`, from the band just
+    /// below the SLO downwards. Below the last band the credit is 100 %.
+    pub bands: Vec<(f64, f64)>,
+}
+
+impl CreditTable {
+    /// The seed's bands scaled to an SLO `slo`: its gold class promises
+    /// 99.99 % and pays 10 % down to 99 %, 30 % down to 95 %, 100 % below;
+    /// another SLO keeps the same ratios (`slo·99/99.99`, `slo·95/99.99`).
+    /// That gives the seed's bronze bands (49.50 %, 47.50 %) and its silver
+    /// 89.11 %; its silver 85.56 % becomes 85.51 % (the seed's own
+    /// rounding is not stated).
+    pub fn scaled(slo: f64) -> CreditTable {
+        CreditTable {
+            bands: vec![(slo * 99.0 / 99.99, 0.10), (slo * 95.0 / 99.99, 0.30)],
+        }
+    }
+
+    /// The bonus `b` for a request that received `availability` against `slo`.
+    pub fn bonus(&self, availability: f64, slo: f64) -> f64 {
+        if availability >= slo {
+            return 0.0;
+        }
+        self.bands
+            .iter()
+            .find(|&&(low, _)| availability >= low)
+            .map_or(1.0, |&(_, credit)| credit)
+    }
+}
+
+/// A service class: its promise and how hard the scheduler defends it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServiceClass {
+    /// Its name (`gold`, `silver`, …), unique.
+    pub name: String,
+    /// Larger is more important. The priority baseline preempts less
+    /// important classes; the QoS-driven relaxation lets a more important
+    /// class preempt below the margin.
+    pub importance: u32,
+    /// The availability SLO `O_i`, in `(0, 1]`.
+    pub slo: f64,
+    /// The safety margin `σ_i` on `Q`: an instance whose `Q` is below it
+    /// is not preempted, except as the relaxation allows (seed default 10 s).
+    pub margin: Time,
+    /// The preemption-overhead limit: an instance whose overhead `C_k`
+    /// exceeds it is not preempted for another instance of its class
+    /// (seed default `1 − O_i`).
+    pub overhead_limit: f64,
+    /// Its penalty bands.
+    pub credit: CreditTable,
+}
+
+impl ServiceClass {
+    /// A class with the seeds' defaults: margin 10 s, overhead limit
+    /// `1 − slo`, credit bands scaled to `slo`.
+    pub fn new(name: &str, importance: u32, slo: f64) -> ServiceClass {
+        ServiceClass {
+            name: name.to_string(),
+            importance,
+            slo,
+            margin: Time::from_secs(10),
+            overhead_limit: 1.0 - slo,
+            credit: CreditTable::scaled(slo),
+        }
+    }
+
+    /// The seeds' three classes: gold 100 %, silver 90 %, bronze 50 %,
+    /// in decreasing importance.
+    pub fn paper_classes() -> Vec<ServiceClass> {
+        vec![
+            ServiceClass::new("gold", 3, 1.0),
+            ServiceClass::new("silver", 2, 0.9),
+            ServiceClass::new("bronze", 1, 0.5),
+        ]
+    }
+}
+
+/// A tenant and its share of the platform (owner-share).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tenant {
+    /// Its name, unique.
+    pub name: String,
+    /// The slots it owns: it is entitled to `min(demand, share)`.
+    pub share: u32,
+}
+
+/// One request: a single instance of `procs` slots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Its identity (unique in a run).
+    pub id: u64,
+    /// Admission time.
+    pub submit: Time,
+    /// Slots on one host (≥ 1).
+    pub procs: u32,
+    /// Run time that completes it; `None`: a service that runs until the
+    /// end of the run.
+    pub duration: Option<Time>,
+    /// Index into [`QosConfig::classes`].
+    pub class: usize,
+    /// Index into [`QosConfig::tenants`].
+    pub tenant: usize,
+}
+
+/// A platform and its scheduler's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QosConfig {
+    /// The service classes.
+    pub classes: Vec<ServiceClass>,
+    /// The tenants (at least one).
+    pub tenants: Vec<Tenant>,
+    /// Each host's slots.
+    pub hosts: Vec<u32>,
+    /// The eviction policy.
+    pub eviction: Eviction,
+    /// What a preemption does to an instance's work.
+    pub on_preempt: OnPreempt,
+    /// `α`: time from allocation until the instance runs (pending time for
+    /// its availability; after a preemption, overhead for `C_k`).
+    pub allocation_time: Time,
+    /// The scheduler also runs this long after its last run (seed: 10 s).
+    pub watchdog: Time,
+    /// Length of the windows of the fairness metrics (seed: 10 minutes).
+    pub window: Time,
+    /// End of the run; `None`: when every request has completed.
+    pub until: Option<Time>,
+}
+
+impl QosConfig {
+    /// A platform of `hosts` hosts of `slots` slots with the seeds' defaults:
+    /// their three classes, one tenant owning everything, no allocation
+    /// time, a 10 s watchdog, 10-minute windows, instances resumed.
+    pub fn new(hosts: usize, slots: u32, eviction: Eviction) -> QosConfig {
+        QosConfig {
+            classes: ServiceClass::paper_classes(),
+            tenants: vec![Tenant {
+                name: "default".to_string(),
+                share: slots.saturating_mul(hosts as u32),
+            }],
+            hosts: vec![slots; hosts],
+            eviction,
+            on_preempt: OnPreempt::Resume,
+            allocation_time: Time::ZERO,
+            watchdog: Time::from_secs(10),
+            window: Time::from_secs(600),
+            until: None,
+        }
+    }
+
+    /// Check the settings and the requests against them.
+    pub fn validate(&self, requests: &[Request]) -> Result<(), QosError> {
+        let bad = |what: String| Err(QosError(what));
+        if self.classes.is_empty() {
+            return bad("no service class: define at least one".into());
+        }
+        for (i, c) in self.classes.iter().enumerate() {
+            if !(c.slo > 0.0 && c.slo <= 1.0) {
+                return bad(format!("class {:?}: slo {} is not in (0, 1]", c.name, c.slo));
+            }
+            if !(c.overhead_limit.is_finite() && c.overhead_limit >= 0.0) {
+                return bad(format!("class {:?}: overhead_limit must be ≥ 0", c.name));
+            }
+            if c.margin < Time::ZERO {
+                return bad(format!("class {:?}: margin must be ≥ 0", c.name));
+            }
+            if self.classes[..i].iter().any(|o| o.name == c.name) {
+                return bad(format!("class {:?} is defined twice", c.name));
+            }
+        }
+        if self.tenants.is_empty() {
+            return bad("no tenant: define at least one".into());
+        }
+        if self.hosts.is_empty() || self.hosts.contains(&0) {
+            return bad("every host needs at least one slot, and there must be a host".into());
+        }
+        if self.watchdog <= Time::ZERO || self.window <= Time::ZERO || self.allocation_time < Time::ZERO {
+            return bad("watchdog and window must be > 0, allocation time ≥ 0".into());
+        }
+        let widest = self.hosts.iter().copied().max().unwrap_or(0);
+        for r in requests {
+            if r.procs == 0 || r.procs > widest {
+                return bad(format!(
+                    "request {}: {} slots, but hosts have 1 to {widest}",
+                    r.id, r.procs
+                ));
+            }
+            if r.class >= self.classes.len() || r.tenant >= self.tenants.len() {
+                return bad(format!("request {}: unknown class or tenant", r.id));
+            }
+            if r.duration.is_some_and(|d| d <= Time::ZERO) {
+                return bad(format!("request {}: duration must be > 0", r.id));
+            }
+            if r.duration.is_none() && self.until.is_none() {
+                return bad(format!(
+                    "request {} runs until the end (no duration), so the run needs an end (`until`)",
+                    r.id
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A platform or request set the scheduler cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QosError(pub String);
+
+impl fmt::Display for QosError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for QosError {}
+
+impl From<UnknownName> for QosError {
+    fn from(e: UnknownName) -> QosError {
+        QosError(e.to_string())
+    }
+}

@@ -1,0 +1,290 @@
+//! The rules of each [`Eviction`] policy, and only here: the order of the
+//! pending queue, whether a pending request may preempt a running one, which
+//! running instance goes first, and what preempting a set of instances
+//! costs (to choose among hosts that all need preemptions).
+//!
+//! Cases the seeds leave open, decided here:
+//! - ties (equal `Q`, equal priority, equal excess): the most recently
+//!   admitted instance is preempted first, the earliest admitted pending
+//!   request is served first (the seeds choose at random);
+//! - the overhead limiter (seed 001 §3.5.2) applies to every rule of
+//!   qos-driven, the relaxation included: an instance whose `C_k` exceeds
+//!   its class's limit is never preempted for a request of its own class;
+//! - the preemption cost (seed 001 §4.1.3) of a class with no victim is −∞
+//!   in its `s₋` entry and 0 in `s₊` (no victim is the cheapest), and its
+//!   classes are ordered by decreasing importance, then definition order;
+//! - owner-share on hosts: a victim must belong to a tenant that stays at
+//!   or above its share after the preemption, and the preempting request's
+//!   tenant must stay at or below its share, so neither can preempt back
+//!   (no ping-pong). Among hosts, the one whose victims' tenant is the most
+//!   over its share wins, then the least run time lost.
+
+use super::{Eviction, QosConfig};
+use crate::time::Time;
+use std::cmp::Ordering;
+
+/// What the rules see of an instance at the scheduler's run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// Admission rank (earlier admitted = smaller).
+    pub order: u64,
+    /// Its class index.
+    pub class: usize,
+    /// Its tenant index.
+    pub tenant: usize,
+    /// Its slots.
+    pub procs: u32,
+    /// `Q` at the run, seconds.
+    pub q: f64,
+    /// `C_k` at the run.
+    pub overhead: f64,
+    /// Run time so far.
+    pub ran: Time,
+}
+
+/// A sort key: compared lexicographically, smaller first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key(pub Vec<f64>);
+
+impl Eq for Key {}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> Ordering {
+        for (a, b) in self.0.iter().zip(&other.0) {
+            match a.total_cmp(b) {
+                Ordering::Equal => continue,
+                unequal => return unequal,
+            }
+        }
+        self.0.len().cmp(&other.0.len())
+    }
+}
+
+/// The rules of one platform's policy. `running[t]` is the slots tenant
+/// `t` holds (running or being allocated) at the moment of the question.
+pub struct Rules<'a> {
+    cfg: &'a QosConfig,
+}
+
+impl<'a> Rules<'a> {
+    /// The rules of `cfg.eviction`.
+    pub fn new(cfg: &'a QosConfig) -> Rules<'a> {
+        Rules { cfg }
+    }
+
+    fn importance(&self, c: &Candidate) -> f64 {
+        f64::from(self.cfg.classes[c.class].importance)
+    }
+
+    fn excess(&self, tenant: usize, running: &[u32]) -> f64 {
+        f64::from(running[tenant]) - f64::from(self.cfg.tenants[tenant].share)
+    }
+
+    /// Where a pending request stands in the queue (served smallest first).
+    pub fn pending_key(&self, c: &Candidate, running: &[u32]) -> Key {
+        let order = c.order as f64;
+        Key(match self.cfg.eviction {
+            Eviction::Priority => vec![-self.importance(c), order],
+            Eviction::QosDriven => vec![c.q, order],
+            // The tenant furthest below its share first.
+            Eviction::OwnerShare => vec![self.excess(c.tenant, running), order],
+        })
+    }
+
+    /// Which running instance is preempted first (smallest first).
+    pub fn victim_key(&self, k: &Candidate, running: &[u32]) -> Key {
+        let recent = -(k.order as f64);
+        Key(match self.cfg.eviction {
+            Eviction::Priority => vec![self.importance(k), recent],
+            Eviction::QosDriven => vec![-k.q, recent],
+            Eviction::OwnerShare => vec![-self.excess(k.tenant, running), k.ran.as_secs_f64(), recent],
+        })
+    }
+
+    /// May pending `j` preempt running `k`?
+    pub fn may_preempt(&self, j: &Candidate, k: &Candidate, running: &[u32]) -> bool {
+        match self.cfg.eviction {
+            Eviction::Priority => self.importance(k) < self.importance(j),
+            Eviction::QosDriven => self.qos_may_preempt(j, k),
+            Eviction::OwnerShare => {
+                let (tj, tk) = (j.tenant, k.tenant);
+                tj != tk
+                    && running[tj] + j.procs <= self.cfg.tenants[tj].share
+                    && running[tk].saturating_sub(k.procs) >= self.cfg.tenants[tk].share
+                    && running[tk] >= k.procs
+            }
+        }
+    }
+
+    /// Seed 001 §3.3.1 with the relaxation and the limiter.
+    fn qos_may_preempt(&self, j: &Candidate, k: &Candidate) -> bool {
+        let (cj, ck) = (&self.cfg.classes[j.class], &self.cfg.classes[k.class]);
+        if j.class == k.class && k.overhead > ck.overhead_limit {
+            return false;
+        }
+        let below_k = k.q < ck.margin.as_secs_f64();
+        if !below_k {
+            return j.q < k.q;
+        }
+        let below_j = j.q < cj.margin.as_secs_f64();
+        below_j && (cj.importance > ck.importance || (cj.importance == ck.importance && j.q < k.q))
+    }
+
+    /// What preempting `victims` on one host costs (the host of smallest
+    /// cost is chosen among hosts that all need preemptions). `running` is
+    /// before the preemptions.
+    pub fn cost(&self, victims: &[&Candidate], running: &[u32]) -> Key {
+        match self.cfg.eviction {
+            Eviction::Priority => {
+                // Fewest victims of the most important level, then the next.
+                let mut levels: Vec<u32> = self.cfg.classes.iter().map(|c| c.importance).collect();
+                levels.sort_unstable_by(|a, b| b.cmp(a));
+                levels.dedup();
+                Key(levels
+                    .iter()
+                    .map(|&l| {
+                        victims
+                            .iter()
+                            .filter(|v| self.cfg.classes[v.class].importance == l)
+                            .count() as f64
+                    })
+                    .collect())
+            }
+            Eviction::QosDriven => {
+                let mut classes: Vec<usize> = (0..self.cfg.classes.len()).collect();
+                classes.sort_by_key(|&i| std::cmp::Reverse(self.cfg.classes[i].importance));
+                let slack = |v: &&Candidate| v.q - self.cfg.classes[v.class].margin.as_secs_f64();
+                let mut s: Vec<f64> = classes
+                    .iter()
+                    .map(|&i| {
+                        let below: Vec<f64> = victims
+                            .iter()
+                            .filter(|v| v.class == i && slack(v) < 0.0)
+                            .map(slack)
+                            .collect();
+                        if below.is_empty() {
+                            f64::NEG_INFINITY
+                        } else {
+                            1.0 / below.iter().sum::<f64>()
+                        }
+                    })
+                    .collect();
+                let above: Vec<f64> = victims.iter().filter(|v| slack(v) >= 0.0).map(slack).collect();
+                s.push(if above.is_empty() {
+                    0.0
+                } else {
+                    1.0 / above.iter().sum::<f64>()
+                });
+                Key(s)
+            }
+            Eviction::OwnerShare => {
+                let least_over = victims
+                    .iter()
+                    .map(|v| self.excess(v.tenant, running))
+                    .fold(f64::INFINITY, f64::min);
+                let lost: f64 = victims.iter().map(|v| v.ran.as_secs_f64()).sum();
+                Key(vec![-least_over, lost, victims.len() as f64])
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qos::{Eviction, QosConfig, Tenant};
+
+    fn cand(order: u64, class: usize, q: f64) -> Candidate {
+        Candidate {
+            order,
+            class,
+            tenant: 0,
+            procs: 1,
+            q,
+            overhead: 0.0,
+            ran: Time::ZERO,
+        }
+    }
+
+    #[test]
+    fn qos_driven_preempts_larger_q_and_protects_the_margin() {
+        let cfg = QosConfig::new(1, 10, Eviction::QosDriven);
+        let rules = Rules::new(&cfg);
+        let run = [0];
+        // Silver (1) above its 10 s margin: any pending with smaller Q may take it.
+        assert!(rules.may_preempt(&cand(1, 2, 5.0), &cand(0, 1, 50.0), &run));
+        assert!(!rules.may_preempt(&cand(1, 2, 60.0), &cand(0, 1, 50.0), &run));
+        // Below the margin: only a more important class below its own margin…
+        assert!(!rules.may_preempt(&cand(1, 2, -100.0), &cand(0, 1, 5.0), &run));
+        assert!(rules.may_preempt(&cand(1, 0, -100.0), &cand(0, 1, 5.0), &run));
+        assert!(!rules.may_preempt(&cand(1, 0, 20.0), &cand(0, 1, 5.0), &run));
+        // …or the same importance further behind.
+        assert!(rules.may_preempt(&cand(1, 1, -3.0), &cand(0, 1, 5.0), &run));
+        assert!(!rules.may_preempt(&cand(1, 1, 7.0), &cand(0, 1, 5.0), &run));
+        // The limiter: over its overhead limit, not for its own class.
+        let mut tired = cand(0, 1, 50.0);
+        tired.overhead = 0.2;
+        assert!(!rules.may_preempt(&cand(1, 1, -3.0), &tired, &run));
+        assert!(rules.may_preempt(&cand(1, 0, -3.0), &tired, &run));
+    }
+
+    #[test]
+    fn priority_preempts_only_less_important_classes_most_recent_first() {
+        let cfg = QosConfig::new(1, 10, Eviction::Priority);
+        let rules = Rules::new(&cfg);
+        assert!(rules.may_preempt(&cand(5, 0, 0.0), &cand(0, 2, 0.0), &[0]));
+        assert!(!rules.may_preempt(&cand(5, 1, 0.0), &cand(0, 1, 0.0), &[0]));
+        let older = rules.victim_key(&cand(1, 2, 0.0), &[0]);
+        let newer = rules.victim_key(&cand(2, 2, 0.0), &[0]);
+        let silver = rules.victim_key(&cand(3, 1, 0.0), &[0]);
+        assert!(newer < older && older < silver);
+    }
+
+    #[test]
+    fn owner_share_takes_from_the_tenant_over_its_share_only() {
+        let mut cfg = QosConfig::new(1, 10, Eviction::OwnerShare);
+        cfg.tenants = vec![
+            Tenant {
+                name: "a".into(),
+                share: 5,
+            },
+            Tenant {
+                name: "b".into(),
+                share: 5,
+            },
+        ];
+        let rules = Rules::new(&cfg);
+        let mut j = cand(9, 0, 0.0);
+        let mut k = cand(1, 0, 0.0);
+        k.tenant = 1;
+        // a holds 2 (under), b holds 8 (over): a may take one of b's.
+        assert!(rules.may_preempt(&j, &k, &[2, 8]));
+        // b at its share: no.
+        assert!(!rules.may_preempt(&j, &k, &[2, 5]));
+        // a already at its share: no.
+        assert!(!rules.may_preempt(&j, &k, &[5, 8]));
+        // Never from its own tenant.
+        j.tenant = 1;
+        assert!(!rules.may_preempt(&j, &k, &[2, 8]));
+    }
+
+    #[test]
+    fn the_preemption_cost_prefers_no_victim_below_the_margin() {
+        let cfg = QosConfig::new(1, 10, Eviction::QosDriven);
+        let rules = Rules::new(&cfg);
+        let above = cand(0, 1, 100.0);
+        let below = cand(1, 1, 0.0);
+        let far_above = cand(2, 2, 1000.0);
+        let a = rules.cost(&[&above], &[0]);
+        let b = rules.cost(&[&below], &[0]);
+        let c = rules.cost(&[&far_above], &[0]);
+        assert!(a < b, "{a:?} {b:?}");
+        assert!(c < a, "more slack left is cheaper: {c:?} {a:?}");
+    }
+}

@@ -1,0 +1,345 @@
+//! The platform's state and one run of its scheduler (Algorithm 1 of seeds
+//! 000/001): sort the pending queue, then for each pending request check
+//! every host's feasibility (free slots, or slots the policy lets it take by
+//! preemption), rank the feasible hosts (hosts needing no preemption first,
+//! by the allocation score; else by the policy's preemption cost, then the
+//! allocation score), preempt and allocate.
+
+use super::ledger::{qos_metric, Ledger};
+use super::policy::{Candidate, Key, Rules};
+use super::{OnPreempt, QosConfig, Request};
+use crate::time::Time;
+
+/// Where a request is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum At {
+    Pending,
+    /// On `host`, running from `ready` (after the allocation time).
+    Allocating {
+        host: usize,
+        ready: Time,
+    },
+    Running {
+        host: usize,
+    },
+    Done,
+}
+
+/// One request in the run.
+#[derive(Clone, Debug)]
+pub(super) struct Live {
+    pub(super) req: Request,
+    pub(super) ledger: Ledger,
+    pub(super) at: At,
+    /// Admission rank.
+    order: u64,
+    /// Bumped at every allocation and preemption: a wake-up of an older
+    /// attempt is stale.
+    pub(super) attempt: u64,
+    /// Preempted at least once since its last allocation (the next
+    /// allocation is overhead for `C_k`).
+    preempted: bool,
+    pub(super) preemptions: u32,
+    pub(super) end: Option<Time>,
+}
+
+/// A wake-up the run needs: the instance of `idx` (attempt `attempt`) is
+/// ready to run, or completes, at `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Wake {
+    pub(super) at: Time,
+    pub(super) idx: usize,
+    pub(super) attempt: u64,
+}
+
+/// One preemption, as the scheduler decided it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preemption {
+    /// When.
+    pub at: Time,
+    /// The preempted request's id.
+    pub victim: u64,
+    /// The request it was preempted for.
+    pub by: u64,
+    /// The two are of the same class.
+    pub same_class: bool,
+    /// The victim's `Q` at the decision, seconds.
+    pub victim_q: f64,
+    /// The preempting request's `Q` at the decision.
+    pub by_q: f64,
+    /// The victim's `C_k` at the decision.
+    pub victim_overhead: f64,
+    /// The victim's tenant's slots before the preemption, and its share.
+    pub victim_tenant_load: (u32, u32),
+    /// The preempting request's tenant's slots before, and its share.
+    pub by_tenant_load: (u32, u32),
+}
+
+/// The platform: requests, hosts and the tenants' loads.
+pub(super) struct Platform<'a> {
+    cfg: &'a QosConfig,
+    pub(super) live: Vec<Live>,
+    free: Vec<u32>,
+    /// Per host, the requests allocated there.
+    on_host: Vec<Vec<usize>>,
+    /// Per tenant, the slots its requests hold.
+    load: Vec<u32>,
+    pending: Vec<usize>,
+    pub(super) preemptions: Vec<Preemption>,
+}
+
+impl<'a> Platform<'a> {
+    pub(super) fn new(cfg: &'a QosConfig) -> Platform<'a> {
+        Platform {
+            cfg,
+            live: Vec::new(),
+            free: cfg.hosts.clone(),
+            on_host: vec![Vec::new(); cfg.hosts.len()],
+            load: vec![0; cfg.tenants.len()],
+            pending: Vec::new(),
+            preemptions: Vec::new(),
+        }
+    }
+
+    pub(super) fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Admit `req` at `now`: pending.
+    pub(super) fn admit(&mut self, req: Request, now: Time) {
+        let idx = self.live.len();
+        self.live.push(Live {
+            req,
+            ledger: Ledger::admitted(now),
+            at: At::Pending,
+            order: idx as u64,
+            attempt: 0,
+            preempted: false,
+            preemptions: 0,
+            end: None,
+        });
+        self.pending.push(idx);
+    }
+
+    /// A ready wake-up: the instance runs from `now`; returns its completion.
+    pub(super) fn ready(&mut self, w: Wake) -> Option<Wake> {
+        let l = &mut self.live[w.idx];
+        match l.at {
+            At::Allocating { host, ready } if l.attempt == w.attempt && ready == w.at => {
+                l.at = At::Running { host };
+                l.ledger.run(w.at);
+                Self::completion(l, w.idx, w.at)
+            }
+            _ => None,
+        }
+    }
+
+    /// A completion wake-up: the request is done if it is still that attempt.
+    pub(super) fn complete(&mut self, w: Wake) -> bool {
+        let l = &self.live[w.idx];
+        let At::Running { host } = l.at else {
+            return false;
+        };
+        if l.attempt != w.attempt {
+            return false;
+        }
+        self.release(w.idx, host);
+        let l = &mut self.live[w.idx];
+        l.ledger.stop(w.at);
+        l.at = At::Done;
+        l.end = Some(w.at);
+        true
+    }
+
+    fn completion(l: &Live, idx: usize, now: Time) -> Option<Wake> {
+        l.req.duration.map(|d| Wake {
+            at: now + l.ledger.remaining(now, d),
+            idx,
+            attempt: l.attempt,
+        })
+    }
+
+    fn release(&mut self, idx: usize, host: usize) {
+        let procs = self.live[idx].req.procs;
+        self.free[host] += procs;
+        self.on_host[host].retain(|&i| i != idx);
+        self.load[self.live[idx].req.tenant] -= procs;
+    }
+
+    /// The end of the run: every account stops at `now`.
+    pub(super) fn finish(&mut self, now: Time) {
+        for l in &mut self.live {
+            if l.at != At::Done {
+                l.ledger.stop(now);
+            }
+        }
+    }
+
+    fn candidate(&self, idx: usize, now: Time) -> Candidate {
+        let l = &self.live[idx];
+        let (e, d, p) = l.ledger.at(now);
+        let class = &self.cfg.classes[l.req.class];
+        Candidate {
+            order: l.order,
+            class: l.req.class,
+            tenant: l.req.tenant,
+            procs: l.req.procs,
+            q: qos_metric(e, d, p, class.slo, self.cfg.allocation_time),
+            overhead: l.ledger.overhead_ratio(now),
+            ran: e,
+        }
+    }
+
+    /// One run of the scheduler at `now`; returns the wake-ups of the
+    /// instances it allocated.
+    pub(super) fn pass(&mut self, now: Time) -> Vec<Wake> {
+        let rules = Rules::new(self.cfg);
+        let views: Vec<Option<Candidate>> = (0..self.live.len())
+            .map(|i| (self.live[i].at != At::Done).then(|| self.candidate(i, now)))
+            .collect();
+        let view = |i: usize| views[i].as_ref().expect("a request in the system has a view");
+        let mut queue: Vec<(Key, usize)> = std::mem::take(&mut self.pending)
+            .into_iter()
+            .map(|i| (rules.pending_key(view(i), &self.load), i))
+            .collect();
+        queue.sort();
+        let mut wakes = Vec::new();
+        let mut still_pending = Vec::new();
+        for (_, j) in queue {
+            let Some((host, victims)) = self.choose_host(&rules, view(j), &views) else {
+                still_pending.push(j);
+                continue;
+            };
+            for k in victims {
+                self.preemptions.push(Preemption {
+                    at: now,
+                    victim: self.live[k].req.id,
+                    by: self.live[j].req.id,
+                    same_class: self.live[k].req.class == self.live[j].req.class,
+                    victim_q: view(k).q,
+                    by_q: view(j).q,
+                    victim_overhead: view(k).overhead,
+                    victim_tenant_load: self.tenant_load(self.live[k].req.tenant),
+                    by_tenant_load: self.tenant_load(self.live[j].req.tenant),
+                });
+                self.preempt(k, now);
+                still_pending.push(k);
+            }
+            wakes.extend(self.allocate(j, host, now));
+        }
+        self.pending = still_pending;
+        wakes
+    }
+
+    fn tenant_load(&self, t: usize) -> (u32, u32) {
+        (self.load[t], self.cfg.tenants[t].share)
+    }
+
+    /// The host for `j` and the victims it takes there, if any host is feasible.
+    fn choose_host(
+        &self,
+        rules: &Rules,
+        j: &Candidate,
+        views: &[Option<Candidate>],
+    ) -> Option<(usize, Vec<usize>)> {
+        // The allocation score (Kubernetes' least-requested; one resource,
+        // so balanced allocation ties): the largest share left free.
+        let score = |h: usize, freed: u32| {
+            -(f64::from(self.free[h] + freed - j.procs) / f64::from(self.cfg.hosts[h]))
+        };
+        let no_preemption = (0..self.free.len())
+            .filter(|&h| self.free[h] >= j.procs)
+            .min_by(|&a, &b| score(a, 0).total_cmp(&score(b, 0)).then(a.cmp(&b)));
+        if let Some(h) = no_preemption {
+            return Some((h, Vec::new()));
+        }
+        let mut best: Option<(Key, usize, Vec<usize>)> = None;
+        for h in 0..self.free.len() {
+            let Some(victims) = self.victims_on(rules, j, h, views) else {
+                continue;
+            };
+            let vs: Vec<&Candidate> = victims
+                .iter()
+                .map(|&k| views[k].as_ref().expect("allocated"))
+                .collect();
+            let freed: u32 = vs.iter().map(|v| v.procs).sum();
+            let mut key = rules.cost(&vs, &self.load);
+            key.0.push(score(h, freed));
+            if !best.as_ref().is_some_and(|(b, _, _)| *b <= key) {
+                best = Some((key, h, victims));
+            }
+        }
+        best.map(|(_, h, v)| (h, v))
+    }
+
+    /// The instances on `h` the policy lets `j` preempt, in its order, until
+    /// `j` fits; `None` if it cannot fit there.
+    fn victims_on(
+        &self,
+        rules: &Rules,
+        j: &Candidate,
+        h: usize,
+        views: &[Option<Candidate>],
+    ) -> Option<Vec<usize>> {
+        let mut order: Vec<(Key, usize)> = self.on_host[h]
+            .iter()
+            .filter_map(|&k| views[k].as_ref().map(|v| (rules.victim_key(v, &self.load), k)))
+            .collect();
+        order.sort();
+        let mut load = self.load.clone();
+        let mut freed = self.free[h];
+        let mut victims = Vec::new();
+        for (_, k) in order {
+            if freed >= j.procs {
+                break;
+            }
+            let v = views[k].as_ref().expect("allocated");
+            if rules.may_preempt(j, v, &load) {
+                load[v.tenant] -= v.procs;
+                freed += v.procs;
+                victims.push(k);
+            }
+        }
+        (freed >= j.procs).then_some(victims)
+    }
+
+    fn preempt(&mut self, k: usize, now: Time) {
+        let host = match self.live[k].at {
+            At::Running { host } | At::Allocating { host, .. } => host,
+            At::Pending | At::Done => return,
+        };
+        self.release(k, host);
+        let restart = self.cfg.on_preempt == OnPreempt::Restart;
+        let l = &mut self.live[k];
+        l.ledger.preempt(now, restart);
+        l.at = At::Pending;
+        l.attempt += 1;
+        l.preempted = true;
+        l.preemptions += 1;
+    }
+
+    fn allocate(&mut self, j: usize, host: usize, now: Time) -> Option<Wake> {
+        let alpha = self.cfg.allocation_time;
+        let procs = self.live[j].req.procs;
+        self.free[host] -= procs;
+        self.on_host[host].push(j);
+        self.load[self.live[j].req.tenant] += procs;
+        let l = &mut self.live[j];
+        l.attempt += 1;
+        if std::mem::take(&mut l.preempted) {
+            l.ledger.reallocated(alpha);
+        }
+        if alpha > Time::ZERO {
+            let ready = now + alpha;
+            l.at = At::Allocating { host, ready };
+            return Some(Wake {
+                at: ready,
+                idx: j,
+                attempt: l.attempt,
+            });
+        }
+        l.at = At::Running { host };
+        l.ledger.run(now);
+        Self::completion(l, j, now)
+    }
+}

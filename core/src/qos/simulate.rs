@@ -1,0 +1,132 @@
+//! A run of a platform through time: the events of each instant
+//! (completions, then instances becoming ready, then arrivals), then the
+//! scheduler, which also runs `watchdog` after its last run while requests
+//! are pending; the fairness windows are closed at their boundaries.
+
+use super::report::{self, ClassReport, RequestRecord, WindowStat};
+use super::scheduler::{At, Platform, Preemption, Wake};
+use super::{QosConfig, QosError, Request};
+use crate::time::Time;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Everything a run produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// One per request, in admission order.
+    pub records: Vec<RequestRecord>,
+    /// One per class, in the config's order.
+    pub classes: Vec<ClassReport>,
+    /// The fairness windows.
+    pub windows: Vec<WindowStat>,
+    /// Every preemption, in order.
+    pub preemptions: Vec<Preemption>,
+    /// When the run ended.
+    pub end: Time,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Complete,
+    Ready,
+}
+
+/// Run `requests` on the platform `cfg`.
+pub fn simulate(cfg: &QosConfig, mut requests: Vec<Request>) -> Result<Outcome, QosError> {
+    cfg.validate(&requests)?;
+    requests.sort_by_key(|r| (r.submit, r.id));
+    let mut platform = Platform::new(cfg);
+    let mut wakes: BinaryHeap<Reverse<(Time, Kind, usize, u64)>> = BinaryHeap::new();
+    let push = |wakes: &mut BinaryHeap<_>, kind, w: Wake| wakes.push(Reverse((w.at, kind, w.idx, w.attempt)));
+    let first = requests.first().map_or(Time::ZERO, |r| r.submit);
+    let mut windows = report::Windows::new(first, cfg.window, cfg.classes.iter().map(|c| c.slo).collect());
+    let mut arrivals = requests.into_iter().peekable();
+    let mut watchdog = Time::INFINITY;
+    let mut now;
+    loop {
+        let next_event = [
+            arrivals.peek().map(|r| r.submit),
+            wakes.peek().map(|w| w.0 .0),
+            (watchdog < Time::INFINITY).then_some(watchdog),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let stop = match (next_event, cfg.until) {
+            (None, until) => until.unwrap_or(platform_end(&platform)),
+            (Some(t), Some(until)) if t > until => until,
+            (Some(t), _) => {
+                now = t;
+                windows.close_until(now, &platform);
+                let mut busy = false;
+                while let Some(&Reverse((at, kind, idx, attempt))) = wakes.peek() {
+                    if at > now {
+                        break;
+                    }
+                    wakes.pop();
+                    let w = Wake { at, idx, attempt };
+                    match kind {
+                        Kind::Complete => {
+                            if platform.complete(w) {
+                                windows.ended(&platform, idx);
+                                busy = true;
+                            }
+                        }
+                        Kind::Ready => {
+                            if let Some(done) = platform.ready(w) {
+                                push(&mut wakes, Kind::Complete, done);
+                            }
+                        }
+                    }
+                }
+                while arrivals.peek().is_some_and(|r| r.submit <= now) {
+                    let r = arrivals.next().expect("peeked");
+                    platform.admit(r, now);
+                    busy = true;
+                }
+                if (busy || watchdog <= now) && platform.has_pending() {
+                    for w in platform.pass(now) {
+                        let kind = if matches!(platform.live[w.idx].at, At::Allocating { .. }) {
+                            Kind::Ready
+                        } else {
+                            Kind::Complete
+                        };
+                        push(&mut wakes, kind, w);
+                    }
+                }
+                watchdog = if platform.has_pending() {
+                    now + cfg.watchdog
+                } else {
+                    Time::INFINITY
+                };
+                continue;
+            }
+        };
+        windows.close_until(stop, &platform);
+        platform.finish(stop);
+        windows.close_last(stop, &platform);
+        let records: Vec<RequestRecord> = platform
+            .live
+            .iter()
+            .map(|l| RequestRecord::of(cfg, l, stop))
+            .collect();
+        let classes = ClassReport::all(cfg, &records, &windows.stats);
+        return Ok(Outcome {
+            records,
+            classes,
+            windows: windows.stats,
+            preemptions: platform.preemptions,
+            end: stop,
+        });
+    }
+}
+
+/// The end of a run without `until`: the last completion.
+fn platform_end(platform: &Platform) -> Time {
+    platform
+        .live
+        .iter()
+        .filter_map(|l| l.end)
+        .max()
+        .unwrap_or(Time::ZERO)
+}
