@@ -45,6 +45,9 @@ enum Command {
     Replay(Box<cli::replay::ReplayArgs>),
     /// Many replays over the cartesian product of parameter lists, in parallel, into one table.
     Sweep(Box<cli::sweep::SweepArgs>),
+    /// Service classes on a platform of hosts: QoS-driven, priority or owner-share eviction.
+    #[command(subcommand)]
+    Qos(cli::qos::QosCommand),
     /// Be the external scheduler of a real Batsim 4 over ZeroMQ (or make a platform).
     Batsim(Box<cli::batsim::BatsimArgs>),
     #[command(flatten)]
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Swf(cmd) => cli::swf::run(cmd),
         Command::Replay(args) => cli::replay::run(*args),
         Command::Sweep(args) => cli::sweep::run(*args),
+        Command::Qos(cmd) => cli::qos::run(cmd),
         Command::Batsim(args) => cli::batsim::run(*args),
         Command::Client(cmd) => cli::client::run(cmd),
         Command::Bench(cmd) => cli::bench::run(cmd),

@@ -14,5 +14,6 @@
 pub mod dc_output;
 pub mod output;
 pub mod protocol;
+pub mod qos_output;
 pub mod sim;
 pub mod sweep;

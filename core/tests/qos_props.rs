@@ -4,7 +4,7 @@
 //! limiter bounds same-class ping-pong.
 
 use interstice_core::qos::{
-    simulate, Eviction, OnPreempt, Outcome, QosConfig, Request, ServiceClass, Tenant,
+    simulate, Eviction, OnPreempt, Outcome, PreemptedFor, QosConfig, Request, Resize, ServiceClass, Tenant,
 };
 use interstice_core::Time;
 use proptest::prelude::*;
@@ -25,6 +25,8 @@ fn secs(s: i64) -> Time {
 struct Case {
     cfg: QosConfig,
     requests: Vec<Request>,
+    /// The hosts' owner taking slots back and giving them back.
+    resizes: Vec<Resize>,
 }
 
 fn case(eviction: Eviction) -> impl Strategy<Value = Case> {
@@ -44,8 +46,9 @@ fn case(eviction: Eviction) -> impl Strategy<Value = Case> {
             ),
             1..=30,
         ),
+        prop::collection::vec((0i64..=300, 0usize..3, 0u32..=6), 0..=8),
     )
-        .prop_map(move |(hosts, classes, shares, alpha, restart, reqs)| {
+        .prop_map(move |(hosts, classes, shares, alpha, restart, reqs, resizes)| {
             let widest = *hosts.iter().max().expect("a host");
             let classes: Vec<ServiceClass> = classes
                 .iter()
@@ -91,12 +94,27 @@ fn case(eviction: Eviction) -> impl Strategy<Value = Case> {
                 window: secs(60),
                 until: Some(secs(1500)),
             };
-            Case { cfg, requests }
+            let resizes = resizes
+                .iter()
+                .map(|&(at, host, slots)| {
+                    let host = host % cfg.hosts.len();
+                    Resize {
+                        at: secs(at),
+                        host,
+                        slots: slots.min(cfg.hosts[host]),
+                    }
+                })
+                .collect();
+            Case {
+                cfg,
+                requests,
+                resizes,
+            }
         })
 }
 
 fn run(c: &Case) -> Outcome {
-    simulate(&c.cfg, c.requests.clone()).expect("a valid case")
+    simulate(&c.cfg, c.requests.clone(), c.resizes.clone()).expect("a valid case")
 }
 
 /// Every request's time in the system is `e + d + p`; a completed request
@@ -128,20 +146,23 @@ proptest! {
         accounts_add_up(&c, &o)?;
         let class = |id: u64| &c.cfg.classes[c.requests[id as usize].class];
         for p in &o.preemptions {
-            let (victim, by) = (class(p.victim), class(p.by));
+            let PreemptedFor::Request { id, same_class, q: by_q, .. } = p.by else {
+                continue;
+            };
+            let (victim, by) = (class(p.victim), class(id));
             let margin = victim.margin.as_secs_f64();
             if p.victim_q >= margin {
-                prop_assert!(p.by_q < p.victim_q, "{p:?}");
+                prop_assert!(by_q < p.victim_q, "{p:?}");
             } else {
                 // Below its margin: only the relaxation lets it go.
-                prop_assert!(p.by_q < by.margin.as_secs_f64(), "{p:?}");
+                prop_assert!(by_q < by.margin.as_secs_f64(), "{p:?}");
                 prop_assert!(
                     by.importance > victim.importance
-                        || (by.importance == victim.importance && p.by_q < p.victim_q),
+                        || (by.importance == victim.importance && by_q < p.victim_q),
                     "{p:?}"
                 );
             }
-            if p.same_class {
+            if same_class {
                 prop_assert!(p.victim_overhead <= victim.overhead_limit, "{p:?}");
             }
         }
@@ -161,7 +182,11 @@ proptest! {
             if limit >= 1.0 {
                 continue;
             }
-            let same = o.preemptions.iter().filter(|p| p.victim == r.id && p.same_class).count() as f64;
+            let same = o
+                .preemptions
+                .iter()
+                .filter(|p| p.victim == r.id && matches!(p.by, PreemptedFor::Request { same_class: true, .. }))
+                .count() as f64;
             let ran = (r.e + r.d).as_secs_f64();
             prop_assert!(same <= limit / (1.0 - limit) * ran / alpha + 1.0, "{r:?}: {same}");
         }
@@ -172,11 +197,14 @@ proptest! {
         let o = run(&c);
         accounts_add_up(&c, &o)?;
         for p in &o.preemptions {
-            let (victim, by) = (&c.requests[p.victim as usize], &c.requests[p.by as usize]);
+            let PreemptedFor::Request { id, tenant_load, .. } = p.by else {
+                continue;
+            };
+            let (victim, by) = (&c.requests[p.victim as usize], &c.requests[id as usize]);
             prop_assert_ne!(victim.tenant, by.tenant);
             let (load, share) = p.victim_tenant_load;
             prop_assert!(load > share && load - victim.procs >= share, "{p:?}");
-            let (load, share) = p.by_tenant_load;
+            let (load, share) = tenant_load;
             prop_assert!(load + by.procs <= share, "{p:?}");
         }
     }
@@ -187,7 +215,9 @@ proptest! {
         accounts_add_up(&c, &o)?;
         let importance = |id: u64| c.cfg.classes[c.requests[id as usize].class].importance;
         for p in &o.preemptions {
-            prop_assert!(importance(p.victim) < importance(p.by), "{p:?}");
+            if let PreemptedFor::Request { id, .. } = p.by {
+                prop_assert!(importance(p.victim) < importance(id), "{p:?}");
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 //! slots, every request one slot, admitted one second apart, all active
 //! until the end of the one-hour test, availabilities taken then.
 
-use interstice_core::qos::{simulate, Eviction, Outcome, QosConfig, Request};
+use interstice_core::qos::{simulate, Eviction, Outcome, PreemptedFor, QosConfig, Request};
 use interstice_core::Time;
 
 /// The classes in a fixed shuffled order (the seed's order is random and
@@ -40,7 +40,7 @@ fn scenario(eviction: Eviction, classes: &[usize]) -> Outcome {
             tenant: 0,
         })
         .collect();
-    simulate(&cfg, requests).expect("a valid scenario")
+    simulate(&cfg, requests, Vec::new()).expect("a valid scenario")
 }
 
 fn availabilities(o: &Outcome, class: usize) -> Vec<f64> {
@@ -77,10 +77,10 @@ fn test_one_priority_starves_56_bronze_requests() {
     assert_eq!(bronze.iter().filter(|&&a| a > 0.9).count(), 40, "{bronze:?}");
     // Only bronze is ever preempted, and only for gold or silver.
     let class_of = |id: u64| o.records[id as usize].class;
-    assert!(o
-        .preemptions
-        .iter()
-        .all(|p| class_of(p.victim) == BRONZE && class_of(p.by) != BRONZE));
+    assert!(o.preemptions.iter().all(|p| {
+        matches!(p.by, PreemptedFor::Request { id, .. } if class_of(id) != BRONZE)
+            && class_of(p.victim) == BRONZE
+    }));
     assert!(o.classes[BRONZE].penalty > 0.0 && o.classes[GOLD].violations == o.classes[GOLD].requests);
 }
 

@@ -74,6 +74,7 @@ pub fn classify(err: &anyhow::Error) -> Exit {
             || cause.is::<interstice_swf::WorkloadError>()
             || cause.is::<interstice_swf::JobFieldError>()
             || cause.is::<interstice_swf::datacenter::DatacenterFileError>()
+            || cause.is::<interstice_swf::qos::QosFileError>()
         {
             return Exit::Input;
         }

@@ -57,6 +57,9 @@ pub struct ReplayArgs {
     /// The injected cloud jobs.
     #[command(flatten)]
     pub cloud: CloudArgs,
+    /// Service classes for the injected cloud jobs.
+    #[command(flatten)]
+    pub classes: super::qos::ClassArgs,
     /// Output directory (jobs.csv, summary.json): new or empty, or any with --force.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -131,6 +134,33 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let cloud = args.cloud_interval.map(|interval| args.cloud.spec(interval));
     let bar = progress_bar(args.quiet);
     let jobs_csv = !args.no_jobs_csv;
+    if args.classes.enabled() {
+        super::qos::check_replay(&args.engine, cloud.as_ref())?;
+        let cloud = cloud.as_ref().expect("checked");
+        let (done, area) = super::qos::replay_area(
+            &spec,
+            &args.engine,
+            cloud,
+            &args.classes,
+            &args.out,
+            jobs_csv,
+            &bar,
+        )?;
+        bar.finish_and_clear();
+        if !args.quiet {
+            print_summary(
+                &done.summary,
+                &done.config,
+                &done.stats,
+                &args.out,
+                jobs_csv,
+                started.elapsed().as_secs_f64(),
+                done.load_seconds,
+            )?;
+            super::qos::print_classes(&area.config, &area.outcome)?;
+        }
+        return Ok(());
+    }
     let done = replay(&spec, &args.engine, cloud.as_ref(), &args.out, jobs_csv, &bar)?;
     bar.finish_and_clear();
     if !args.quiet {
@@ -223,7 +253,7 @@ pub(crate) fn replay(
 
 /// A progress bar on stderr when it is a terminal and not `quiet`; its
 /// length is set once the workload is loaded.
-fn progress_bar(quiet: bool) -> ProgressBar {
+pub(crate) fn progress_bar(quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

@@ -72,6 +72,7 @@ pub mod input;
 pub mod jobs;
 pub mod maintenance;
 pub mod merge;
+pub mod qos;
 pub mod reader;
 pub mod record;
 pub mod rng;

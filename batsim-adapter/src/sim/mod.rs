@@ -24,6 +24,7 @@
 //! run of a job has a run number, so the end event of a run that was evicted
 //! is recognised as stale and dropped.
 
+pub mod area_qos;
 pub mod datacenter;
 pub mod synthetic;
 

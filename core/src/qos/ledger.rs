@@ -105,9 +105,13 @@ impl Ledger {
         availability(e, d, p)
     }
 
-    /// `C_k` at `now`.
+    /// `C_k` at `now`. The run time discarded by preemptions (under
+    /// restart) counts as overhead beside the allocation times: it is time
+    /// spent because of preemptions that did not contribute (the seeds'
+    /// instances resume, so for them `d = 0` and this is eq. 8 exactly).
     pub fn overhead_ratio(&self, now: Time) -> f64 {
-        overhead_ratio(self.overhead, self.at(now).0)
+        let (e, d, _) = self.at(now);
+        overhead_ratio(self.overhead + d, e)
     }
 
     /// Run time so far (current attempt included), for owner-share's
@@ -139,7 +143,8 @@ pub fn qos_metric(e: Time, d: Time, p: Time, slo: f64, alpha: Time) -> f64 {
     e_s / slo - (e + d + p).as_secs_f64() - alpha.as_secs_f64()
 }
 
-/// `C_k = Σα / (e + Σα)` (0 when nothing has been spent).
+/// `C_k = Σα / (e + Σα)` (0 when nothing has been spent), `Σα` the
+/// overhead spent because of preemptions.
 pub fn overhead_ratio(overhead: Time, e: Time) -> f64 {
     let o = overhead.as_secs_f64();
     let total = o + e.as_secs_f64();
@@ -188,7 +193,8 @@ mod tests {
         l.reallocated(s(5));
         l.run(s(55));
         assert_eq!(l.at(s(75)), (s(20), s(30), s(25)));
-        assert_eq!(l.overhead_ratio(s(75)), 0.2);
+        // 5 s of allocation and 30 s discarded against 20 s that counted.
+        assert_eq!(l.overhead_ratio(s(75)), 35.0 / 55.0);
         let mut r = Ledger::admitted(s(0));
         r.run(s(0));
         r.preempt(s(30), false);

@@ -34,7 +34,7 @@ mod simulate;
 
 pub use ledger::{availability, overhead_ratio, qos_metric, Ledger};
 pub use report::{gini, ClassReport, Distribution, RequestRecord, WindowStat};
-pub use scheduler::Preemption;
+pub use scheduler::{PreemptedFor, Preemption};
 pub use simulate::{simulate, Outcome};
 
 use crate::job::{named_options, UnknownName};
@@ -189,6 +189,19 @@ pub struct Request {
     pub tenant: usize,
 }
 
+/// Host `host` has `slots` slots from `at` on (at most its size in
+/// [`QosConfig::hosts`]): the owner of the processors (HPC work in a
+/// convergence area) took some back or gave them back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resize {
+    /// When.
+    pub at: Time,
+    /// Which host.
+    pub host: usize,
+    /// Its slots from then on.
+    pub slots: u32,
+}
+
 /// A platform and its scheduler's settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QosConfig {
@@ -196,7 +209,7 @@ pub struct QosConfig {
     pub classes: Vec<ServiceClass>,
     /// The tenants (at least one).
     pub tenants: Vec<Tenant>,
-    /// Each host's slots.
+    /// Each host's slots (at most; [`Resize`] events change them).
     pub hosts: Vec<u32>,
     /// The eviction policy.
     pub eviction: Eviction,

@@ -10,6 +10,9 @@
 //! - the overhead limiter (seed 001 §3.5.2) applies to every rule of
 //!   qos-driven, the relaxation included: an instance whose `C_k` exceeds
 //!   its class's limit is never preempted for a request of its own class;
+//!   under restart, `C_k` counts the discarded run time as overhead too
+//!   ([`super::Ledger::overhead_ratio`]), else a job restarted from scratch
+//!   at no allocation cost could be preempted without end;
 //! - the preemption cost (seed 001 §4.1.3) of a class with no victim is −∞
 //!   in its `s₋` entry and 0 in `s₊` (no victim is the cheapest), and its
 //!   classes are ordered by decreasing importance, then definition order;

@@ -3,7 +3,7 @@
 //! 10–11), and the fairness of each class per window (seed 001 §5.3: the
 //! Gini coefficient of the availabilities of the requests active in it).
 
-use super::scheduler::{At, Live, Platform};
+use super::scheduler::{Live, Platform};
 use super::{QosConfig, ServiceClass};
 use crate::time::Time;
 
@@ -208,7 +208,7 @@ impl Windows {
         for (class, a) in self.ended.drain(..) {
             per_class[class].push(a);
         }
-        for l in platform.live.iter().filter(|l| l.at != At::Done) {
+        for l in platform.in_system().map(|i| &platform.live[i]) {
             if let Some(a) = l.ledger.availability(end) {
                 per_class[l.req.class].push(a);
             }
@@ -293,7 +293,7 @@ impl ClassReport {
                         .then(|| avail.iter().filter(|&&a| a >= class.slo).count() as f64 / n),
                     mean_deficit: (n > 0.0).then(|| mine.iter().filter_map(|r| r.deficit).sum::<f64>() / n),
                     violations: avail.iter().filter(|&&a| a < class.slo).count(),
-                    penalty: mine.iter().map(|r| r.penalty).sum(),
+                    penalty: mine.iter().fold(0.0, |sum, r| sum + r.penalty),
                     preemptions: mine.iter().map(|r| u64::from(r.preemptions)).sum(),
                     gini_mean: (!ginis.is_empty()).then(|| ginis.iter().sum::<f64>() / ginis.len() as f64),
                     gini_max: ginis.iter().copied().reduce(f64::max),

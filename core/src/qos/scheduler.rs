@@ -9,6 +9,7 @@ use super::ledger::{qos_metric, Ledger};
 use super::policy::{Candidate, Key, Rules};
 use super::{OnPreempt, QosConfig, Request};
 use crate::time::Time;
+use std::collections::HashMap;
 
 /// Where a request is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +25,9 @@ pub(super) enum At {
     },
     Done,
 }
+
+/// What the rules see of each request in the system at one run.
+type Views = HashMap<usize, Candidate>;
 
 /// One request in the run.
 #[derive(Clone, Debug)]
@@ -59,26 +63,41 @@ pub struct Preemption {
     pub at: Time,
     /// The preempted request's id.
     pub victim: u64,
-    /// The request it was preempted for.
-    pub by: u64,
-    /// The two are of the same class.
-    pub same_class: bool,
     /// The victim's `Q` at the decision, seconds.
     pub victim_q: f64,
-    /// The preempting request's `Q` at the decision.
-    pub by_q: f64,
     /// The victim's `C_k` at the decision.
     pub victim_overhead: f64,
     /// The victim's tenant's slots before the preemption, and its share.
     pub victim_tenant_load: (u32, u32),
-    /// The preempting request's tenant's slots before, and its share.
-    pub by_tenant_load: (u32, u32),
+    /// For whom: a pending request, or the host's owner taking slots back.
+    pub by: PreemptedFor,
+}
+
+/// Why an instance was preempted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PreemptedFor {
+    /// For a pending request, as the policy allows.
+    Request {
+        /// Its id.
+        id: u64,
+        /// Of the victim's class.
+        same_class: bool,
+        /// Its `Q` at the decision, seconds.
+        q: f64,
+        /// Its tenant's slots before, and the tenant's share.
+        tenant_load: (u32, u32),
+    },
+    /// The host's capacity shrank (HPC work took processors of the area):
+    /// the policy only chose which instances go.
+    Capacity,
 }
 
 /// The platform: requests, hosts and the tenants' loads.
 pub(super) struct Platform<'a> {
     cfg: &'a QosConfig,
     pub(super) live: Vec<Live>,
+    /// Each host's slots now.
+    capacity: Vec<u32>,
     free: Vec<u32>,
     /// Per host, the requests allocated there.
     on_host: Vec<Vec<usize>>,
@@ -93,6 +112,7 @@ impl<'a> Platform<'a> {
         Platform {
             cfg,
             live: Vec::new(),
+            capacity: cfg.hosts.clone(),
             free: cfg.hosts.clone(),
             on_host: vec![Vec::new(); cfg.hosts.len()],
             load: vec![0; cfg.tenants.len()],
@@ -166,12 +186,16 @@ impl<'a> Platform<'a> {
         self.load[self.live[idx].req.tenant] -= procs;
     }
 
+    /// The requests in the system: pending, or on a host.
+    pub(super) fn in_system(&self) -> impl Iterator<Item = usize> + '_ {
+        self.pending.iter().chain(self.on_host.iter().flatten()).copied()
+    }
+
     /// The end of the run: every account stops at `now`.
     pub(super) fn finish(&mut self, now: Time) {
-        for l in &mut self.live {
-            if l.at != At::Done {
-                l.ledger.stop(now);
-            }
+        let in_system: Vec<usize> = self.in_system().collect();
+        for i in in_system {
+            self.live[i].ledger.stop(now);
         }
     }
 
@@ -194,10 +218,14 @@ impl<'a> Platform<'a> {
     /// instances it allocated.
     pub(super) fn pass(&mut self, now: Time) -> Vec<Wake> {
         let rules = Rules::new(self.cfg);
-        let views: Vec<Option<Candidate>> = (0..self.live.len())
-            .map(|i| (self.live[i].at != At::Done).then(|| self.candidate(i, now)))
+        // Only what is in the system: pending, or on a host.
+        let views: Views = self
+            .pending
+            .iter()
+            .chain(self.on_host.iter().flatten())
+            .map(|&i| (i, self.candidate(i, now)))
             .collect();
-        let view = |i: usize| views[i].as_ref().expect("a request in the system has a view");
+        let view = |i: usize| &views[&i];
         let mut queue: Vec<(Key, usize)> = std::mem::take(&mut self.pending)
             .into_iter()
             .map(|i| (rules.pending_key(view(i), &self.load), i))
@@ -211,18 +239,13 @@ impl<'a> Platform<'a> {
                 continue;
             };
             for k in victims {
-                self.preemptions.push(Preemption {
-                    at: now,
-                    victim: self.live[k].req.id,
-                    by: self.live[j].req.id,
+                let by = PreemptedFor::Request {
+                    id: self.live[j].req.id,
                     same_class: self.live[k].req.class == self.live[j].req.class,
-                    victim_q: view(k).q,
-                    by_q: view(j).q,
-                    victim_overhead: view(k).overhead,
-                    victim_tenant_load: self.tenant_load(self.live[k].req.tenant),
-                    by_tenant_load: self.tenant_load(self.live[j].req.tenant),
-                });
-                self.preempt(k, now);
+                    q: view(j).q,
+                    tenant_load: self.tenant_load(self.live[j].req.tenant),
+                };
+                self.preempt(k, view(k), by, now);
                 still_pending.push(k);
             }
             wakes.extend(self.allocate(j, host, now));
@@ -236,16 +259,11 @@ impl<'a> Platform<'a> {
     }
 
     /// The host for `j` and the victims it takes there, if any host is feasible.
-    fn choose_host(
-        &self,
-        rules: &Rules,
-        j: &Candidate,
-        views: &[Option<Candidate>],
-    ) -> Option<(usize, Vec<usize>)> {
+    fn choose_host(&self, rules: &Rules, j: &Candidate, views: &Views) -> Option<(usize, Vec<usize>)> {
         // The allocation score (Kubernetes' least-requested; one resource,
         // so balanced allocation ties): the largest share left free.
         let score = |h: usize, freed: u32| {
-            -(f64::from(self.free[h] + freed - j.procs) / f64::from(self.cfg.hosts[h]))
+            -(f64::from(self.free[h] + freed - j.procs) / f64::from(self.capacity[h].max(1)))
         };
         let no_preemption = (0..self.free.len())
             .filter(|&h| self.free[h] >= j.procs)
@@ -258,10 +276,7 @@ impl<'a> Platform<'a> {
             let Some(victims) = self.victims_on(rules, j, h, views) else {
                 continue;
             };
-            let vs: Vec<&Candidate> = victims
-                .iter()
-                .map(|&k| views[k].as_ref().expect("allocated"))
-                .collect();
+            let vs: Vec<&Candidate> = victims.iter().map(|k| &views[k]).collect();
             let freed: u32 = vs.iter().map(|v| v.procs).sum();
             let mut key = rules.cost(&vs, &self.load);
             key.0.push(score(h, freed));
@@ -274,16 +289,10 @@ impl<'a> Platform<'a> {
 
     /// The instances on `h` the policy lets `j` preempt, in its order, until
     /// `j` fits; `None` if it cannot fit there.
-    fn victims_on(
-        &self,
-        rules: &Rules,
-        j: &Candidate,
-        h: usize,
-        views: &[Option<Candidate>],
-    ) -> Option<Vec<usize>> {
+    fn victims_on(&self, rules: &Rules, j: &Candidate, h: usize, views: &Views) -> Option<Vec<usize>> {
         let mut order: Vec<(Key, usize)> = self.on_host[h]
             .iter()
-            .filter_map(|&k| views[k].as_ref().map(|v| (rules.victim_key(v, &self.load), k)))
+            .map(|&k| (rules.victim_key(&views[&k], &self.load), k))
             .collect();
         order.sort();
         let mut load = self.load.clone();
@@ -293,7 +302,7 @@ impl<'a> Platform<'a> {
             if freed >= j.procs {
                 break;
             }
-            let v = views[k].as_ref().expect("allocated");
+            let v = &views[&k];
             if rules.may_preempt(j, v, &load) {
                 load[v.tenant] -= v.procs;
                 freed += v.procs;
@@ -303,11 +312,56 @@ impl<'a> Platform<'a> {
         (freed >= j.procs).then_some(victims)
     }
 
-    fn preempt(&mut self, k: usize, now: Time) {
+    /// Host `h` now has `slots` slots (its owner took some back, or gave
+    /// them back). While it holds more than that, the instance the policy
+    /// preempts first goes back to the pending queue.
+    pub(super) fn resize(&mut self, h: usize, slots: u32, now: Time) {
+        let used = self.capacity[h] - self.free[h];
+        self.capacity[h] = slots;
+        if used <= slots {
+            self.free[h] = slots - used;
+            return;
+        }
+        self.free[h] = 0;
+        let rules = Rules::new(self.cfg);
+        let mut order: Vec<(Key, usize, Candidate)> = self.on_host[h]
+            .iter()
+            .map(|&k| {
+                let v = self.candidate(k, now);
+                (rules.victim_key(&v, &self.load), k, v)
+            })
+            .collect();
+        order.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let mut over = used - slots;
+        for (_, k, v) in order {
+            if over == 0 {
+                break;
+            }
+            over = over.saturating_sub(v.procs);
+            self.preempt(k, &v, PreemptedFor::Capacity, now);
+            self.pending.push(k);
+        }
+        // The victims' slots beyond the shortfall are free again.
+        self.free[h] = self.capacity[h]
+            - self.on_host[h]
+                .iter()
+                .map(|&k| self.live[k].req.procs)
+                .sum::<u32>();
+    }
+
+    fn preempt(&mut self, k: usize, view: &Candidate, by: PreemptedFor, now: Time) {
         let host = match self.live[k].at {
             At::Running { host } | At::Allocating { host, .. } => host,
             At::Pending | At::Done => return,
         };
+        self.preemptions.push(Preemption {
+            at: now,
+            victim: self.live[k].req.id,
+            victim_q: view.q,
+            victim_overhead: view.overhead,
+            victim_tenant_load: self.tenant_load(self.live[k].req.tenant),
+            by,
+        });
         self.release(k, host);
         let restart = self.cfg.on_preempt == OnPreempt::Restart;
         let l = &mut self.live[k];

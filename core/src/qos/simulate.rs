@@ -5,7 +5,7 @@
 
 use super::report::{self, ClassReport, RequestRecord, WindowStat};
 use super::scheduler::{At, Platform, Preemption, Wake};
-use super::{QosConfig, QosError, Request};
+use super::{QosConfig, QosError, Request, Resize};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -25,16 +25,47 @@ pub struct Outcome {
     pub end: Time,
 }
 
+impl Outcome {
+    /// The penalty of every class, slot-hours.
+    pub fn penalty(&self) -> f64 {
+        self.classes.iter().fold(0.0, |sum, c| sum + c.penalty)
+    }
+
+    /// Preemptions because HPC work (the hosts' owner) took slots back.
+    pub fn preemptions_for_capacity(&self) -> usize {
+        self.preemptions
+            .iter()
+            .filter(|p| p.by == super::PreemptedFor::Capacity)
+            .count()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
     Complete,
     Ready,
 }
 
-/// Run `requests` on the platform `cfg`.
-pub fn simulate(cfg: &QosConfig, mut requests: Vec<Request>) -> Result<Outcome, QosError> {
+/// Run `requests` on the platform `cfg`, its hosts resized by `resizes`
+/// (each applied at its instant after the completions, before the arrivals).
+pub fn simulate(
+    cfg: &QosConfig,
+    mut requests: Vec<Request>,
+    mut resizes: Vec<Resize>,
+) -> Result<Outcome, QosError> {
     cfg.validate(&requests)?;
+    if let Some(r) = resizes
+        .iter()
+        .find(|r| r.host >= cfg.hosts.len() || r.slots > cfg.hosts[r.host])
+    {
+        return Err(QosError(format!(
+            "resize of host {} to {} slots at {}: the host does not exist or has fewer slots",
+            r.host, r.slots, r.at
+        )));
+    }
     requests.sort_by_key(|r| (r.submit, r.id));
+    resizes.sort_by_key(|r| r.at);
+    let mut resizes = resizes.into_iter().peekable();
     let mut platform = Platform::new(cfg);
     let mut wakes: BinaryHeap<Reverse<(Time, Kind, usize, u64)>> = BinaryHeap::new();
     let push = |wakes: &mut BinaryHeap<_>, kind, w: Wake| wakes.push(Reverse((w.at, kind, w.idx, w.attempt)));
@@ -46,8 +77,17 @@ pub fn simulate(cfg: &QosConfig, mut requests: Vec<Request>) -> Result<Outcome, 
     loop {
         let next_event = [
             arrivals.peek().map(|r| r.submit),
+            resizes.peek().map(|r| r.at),
             wakes.peek().map(|w| w.0 .0),
-            (watchdog < Time::INFINITY).then_some(watchdog),
+            // The watchdog only matters while something else can still
+            // change: a later event, a run end, or instances that may be
+            // preempted for the pending ones.
+            (watchdog < Time::INFINITY
+                && (cfg.until.is_some()
+                    || arrivals.peek().is_some()
+                    || resizes.peek().is_some()
+                    || !wakes.is_empty()))
+            .then_some(watchdog),
         ]
         .into_iter()
         .flatten()
@@ -78,6 +118,10 @@ pub fn simulate(cfg: &QosConfig, mut requests: Vec<Request>) -> Result<Outcome, 
                             }
                         }
                     }
+                }
+                while let Some(r) = resizes.next_if(|r| r.at <= now) {
+                    platform.resize(r.host, r.slots, now);
+                    busy = true;
                 }
                 while arrivals.peek().is_some_and(|r| r.submit <= now) {
                     let r = arrivals.next().expect("peeked");

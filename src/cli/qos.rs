@@ -1,0 +1,267 @@
+//! `interstice qos run FILE` (a platform of hosts with service classes, its
+//! requests from the file) and the service-class half of `interstice replay
+//! --eviction/--qos` (cloud jobs with classes in the convergence area).
+//! Composition only: the scheduler is `core::qos`, the file
+//! `interstice_swf::qos`, the area run `sim::area_qos`, the outputs
+//! `qos_output`.
+
+use super::engine_args::EngineArgs;
+use super::flags::Usage;
+use super::replay::{run_info, Replayed, WORKLOAD_NAME};
+use anyhow::Context;
+use indicatif::ProgressBar;
+use interstice_batsim::output::{self, Naming, ResultWriter};
+use interstice_batsim::qos_output;
+use interstice_batsim::sim::area_qos::{self, AreaRun};
+use interstice_core::qos::{simulate, ClassReport, Eviction, OnPreempt, Outcome, QosConfig};
+use interstice_core::{Admission, Scheduling};
+use interstice_swf::experiment::{first_injected_id, injection_span, load_trace, CloudSpec, TraceSpec};
+use interstice_swf::qos::{parse_eviction, QosFileError, QosSpec};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// `interstice qos …`.
+#[derive(clap::Subcommand, Debug)]
+pub enum QosCommand {
+    /// Run a platform of hosts with service classes and the requests of FILE (see
+    /// docs/qos.md and examples/qos-*.yaml): who gets preempted for whom, and what each class
+    /// received (availability, SLO fulfilment, penalty, Gini).
+    Run(RunArgs),
+}
+
+/// `interstice qos run`.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Example: interstice qos run examples/qos-kubernetes-test1.yaml --eviction priority --out out/"
+)]
+pub struct RunArgs {
+    /// The service-class file: classes, tenants, hosts, requests (YAML).
+    pub file: PathBuf,
+    /// Eviction policy: priority, qos-driven or owner-share (default: the file's, else qos-driven).
+    #[arg(long, value_name = "POLICY", value_parser = parse_eviction)]
+    pub eviction: Option<Eviction>,
+    /// Output directory (requests.csv, windows.csv, summary.json): new or empty, or any with --force.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Write into a non-empty --out DIR.
+    #[arg(long)]
+    pub force: bool,
+    /// No table on stdout.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Run `interstice qos …`.
+pub fn run(cmd: QosCommand) -> anyhow::Result<()> {
+    match cmd {
+        QosCommand::Run(args) => run_file(args),
+    }
+}
+
+fn run_file(args: RunArgs) -> anyhow::Result<()> {
+    if let Some(out) = &args.out {
+        super::flags::check_out_dir(out, args.force)?;
+    }
+    let mut spec = QosSpec::load(&args.file, 0)?;
+    if let Some(e) = args.eviction {
+        spec.config.eviction = e;
+    }
+    let file = args.file.display();
+    if spec.config.hosts.is_empty() {
+        return Err(QosFileError(format!(
+            "{file}: hosts: missing: give the platform's hosts, e.g. `hosts: {{ count: 20, slots: 10 }}`"
+        ))
+        .into());
+    }
+    if spec.requests.is_empty() {
+        return Err(QosFileError(format!(
+            "{file}: requests: missing: give at least one request, e.g. `requests: [{{ class: gold, count: 10 }}]`"
+        )).into());
+    }
+    let cfg = spec.config.clone();
+    let outcome = simulate(&cfg, spec.requests.clone(), Vec::new())
+        .map_err(|e| QosFileError(format!("{file}: {e}")))?;
+    if let Some(out) = &args.out {
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        qos_output::write_tables(out, &cfg, &outcome).context("cannot write the results")?;
+        qos_output::write_summary(out, &cfg, &outcome).context("cannot write the results")?;
+    }
+    if !args.quiet {
+        print_classes(&cfg, &outcome)?;
+    }
+    Ok(())
+}
+
+/// The service-class options of `interstice replay`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ClassArgs {
+    /// Schedule the injected cloud jobs with service classes in the convergence area, evicting by
+    /// POLICY when HPC work takes processors: priority, qos-driven or owner-share (see
+    /// docs/qos.md). HPC decisions are those of a replay without cloud jobs.
+    #[arg(long, value_name = "POLICY", value_parser = parse_eviction)]
+    pub eviction: Option<Eviction>,
+    /// The classes and tenants of the cloud jobs, and the scheduler's settings (YAML; default:
+    /// the seeds' gold 100 %, silver 90 %, bronze 50 %, drawn equally, one tenant).
+    #[arg(long, value_name = "FILE")]
+    pub qos: Option<PathBuf>,
+}
+
+impl ClassArgs {
+    /// Whether the replay runs with service classes.
+    pub fn enabled(&self) -> bool {
+        self.eviction.is_some() || self.qos.is_some()
+    }
+
+    /// The classes for an area of `conv` processors.
+    fn spec(&self, conv: u32) -> anyhow::Result<QosSpec> {
+        let mut spec = match &self.qos {
+            Some(path) => QosSpec::load(path, conv)?,
+            None => QosSpec::defaults(Eviction::QosDriven, conv),
+        };
+        if let Some(e) = self.eviction {
+            spec.config.eviction = e;
+        }
+        Ok(spec)
+    }
+}
+
+/// The options of a class replay that cannot go with it, as a usage error.
+pub(crate) fn check_replay(engine: &EngineArgs, cloud: Option<&CloudSpec>) -> anyhow::Result<()> {
+    let config = engine.to_config(engine.conv.unwrap_or(1).max(1))?;
+    if config.scheduling == Scheduling::SharedQueue {
+        return Err(Usage(
+            "--eviction/--qos: under --scheduling shared-queue nothing is evicted; use hpc-first".into(),
+        )
+        .into());
+    }
+    if config.admission != Admission::AdmitAll {
+        return Err(Usage(
+            "--eviction/--qos: the class scheduler admits every request (no prediction); drop --admission"
+                .into(),
+        )
+        .into());
+    }
+    if cloud.is_none() {
+        return Err(
+            Usage("--eviction/--qos schedule the injected cloud jobs: give --cloud-interval".into()).into(),
+        );
+    }
+    Ok(())
+}
+
+/// A replay whose cloud jobs have service classes: the HPC trace through
+/// the engine (`jobs.csv`, `summary.json`), the cloud jobs through the
+/// area's QoS platform (`requests.csv`, `windows.csv`, `classes` and `qos`
+/// in `summary.json`).
+pub(crate) fn replay_area(
+    spec: &TraceSpec,
+    engine: &EngineArgs,
+    cloud: &CloudSpec,
+    classes: &ClassArgs,
+    out: &Path,
+    jobs_csv: bool,
+    bar: &ProgressBar,
+) -> anyhow::Result<(Replayed, AreaRun)> {
+    let started = Instant::now();
+    output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
+    let trace = load_trace(spec)?;
+    let config = engine.to_config(trace.procs)?;
+    let qos = classes.spec(config.conv_procs)?;
+    let mut hpc = trace.jobs.clone();
+    hpc.sort_by_key(|job| job.submit);
+    cloud.check_fits(trace.conv)?;
+    let requests = match injection_span(&hpc) {
+        Some((first, last)) => area_qos::requests(cloud.jobs(first, last, first_injected_id(&hpc))?, &qos),
+        None => Vec::new(),
+    };
+    let n_jobs = (hpc.len() + requests.len()) as u64;
+    let load_seconds = started.elapsed().as_secs_f64();
+    bar.set_length(hpc.len() as u64);
+    let naming = Naming::Workload(WORKLOAD_NAME);
+    let mut writer = if jobs_csv {
+        ResultWriter::create(out, naming)
+    } else {
+        ResultWriter::summary_only(out, naming)
+    }
+    .context("cannot write the results")?;
+    let on_preempt: Option<OnPreempt> = qos.on_preempt;
+    let run = area_qos::simulate_area(
+        config.clone(),
+        hpc,
+        requests,
+        &qos,
+        on_preempt,
+        &mut writer,
+        |done| bar.set_position(done),
+    )
+    .context("simulation failed")?;
+    let info = run_info(spec, &trace, Some(cloud), &run.sim.stats);
+    let summary = writer
+        .finish(&config, Some(&info))
+        .context("cannot write the results")?;
+    qos_output::add_to_summary(out, &run.config, &run.outcome).context("cannot write the results")?;
+    if jobs_csv {
+        qos_output::write_tables(out, &run.config, &run.outcome).context("cannot write the results")?;
+    }
+    let replayed = Replayed {
+        summary,
+        config,
+        stats: run.sim.stats.clone(),
+        jobs: n_jobs,
+        skipped: trace.skipped(),
+        load_seconds,
+    };
+    Ok((replayed, run))
+}
+
+/// One line per class: what it received.
+pub(crate) fn print_classes(cfg: &QosConfig, outcome: &Outcome) -> anyhow::Result<()> {
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{:.2}", 100.0 * x));
+    outln!(
+        "{} eviction: {} preemptions ({} for HPC work), penalty {:.3} slot-hours",
+        cfg.eviction,
+        outcome.preemptions.len(),
+        outcome.preemptions_for_capacity(),
+        outcome.penalty()
+    )?;
+    outln!(
+        "{:<10} {:>6} {:>9} {:>8} {:>8} {:>8} {:>10} {:>9} {:>12} {:>9}",
+        "class",
+        "slo%",
+        "requests",
+        "A mean%",
+        "A p10%",
+        "A min%",
+        "fulfil%",
+        "deficit%",
+        "penalty",
+        "gini"
+    )?;
+    for c in &outcome.classes {
+        let ClassReport {
+            name,
+            slo,
+            requests,
+            availability,
+            fulfilment,
+            mean_deficit,
+            penalty,
+            gini_mean,
+            ..
+        } = c;
+        outln!(
+            "{:<10} {:>6.1} {:>9} {:>8} {:>8} {:>8} {:>10} {:>9} {:>12.3} {:>9}",
+            name,
+            100.0 * slo,
+            requests,
+            pct(availability.as_ref().map(|d| d.mean)),
+            pct(availability.as_ref().map(|d| d.p10)),
+            pct(availability.as_ref().map(|d| d.min)),
+            pct(*fulfilment),
+            pct(*mean_deficit),
+            penalty,
+            gini_mean.map_or("-".to_string(), |g| format!("{g:.4}"))
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,460 @@
+//! The service-class file of `interstice qos run FILE` and `interstice
+//! replay --qos FILE`: classes, tenants, the scheduler's settings, and (for
+//! `qos run`) the platform's hosts and its requests. Unknown keys are
+//! errors; every error names the file, the line where YAML knows it, and
+//! the key. Every key is optional except what a `qos run` needs (`hosts`,
+//! `requests`).
+//!
+//! ```yaml
+//! eviction: qos-driven      # priority | qos-driven | owner-share (--eviction overrides)
+//! on_preempt: resume        # resume | restart (replay: restart, an evicted job starts again)
+//! allocation_time: 1        # s: α, from allocation until the instance runs
+//! watchdog: 10              # s: the scheduler also runs this long after its last run
+//! window: 600               # s: the fairness windows
+//! until: 3600               # s: end of the run (qos run; needed if a request has no duration)
+//! seed: 7                   # the class/tenant draw of injected jobs, the shuffle of requests
+//! classes:                  # default: the seeds' gold 100 %, silver 90 %, bronze 50 %
+//!   - { name: gold, importance: 3, slo: 1.0, margin: 10, weight: 1 }
+//!   - { name: silver, importance: 2, slo: 0.9, overhead_limit: 0.1, credit: [[0.8911, 0.1], [0.8556, 0.3]] }
+//! tenants:                  # default: one tenant owning every slot
+//!   - { name: physics, share: 30, weight: 2 }
+//! hosts: { count: 20, slots: 10 }   # or a list of slots per host (qos run)
+//! shuffle: true             # shuffle the requests' order over their arrival times (qos run)
+//! requests:                 # qos run
+//!   - { class: gold, tenant: physics, count: 80, start: 0, every: 1, procs: 1, duration: null }
+//! ```
+
+use crate::rng::SplitMix64;
+use interstice_core::qos::{CreditTable, Eviction, OnPreempt, QosConfig, Request, ServiceClass, Tenant};
+use interstice_core::Time;
+use serde::Deserialize;
+use std::path::Path;
+
+/// A bad service-class file: the message names the file, line and key.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct QosFileError(pub String);
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    eviction: Option<String>,
+    #[serde(default)]
+    on_preempt: Option<String>,
+    #[serde(default)]
+    allocation_time: Option<f64>,
+    #[serde(default)]
+    watchdog: Option<f64>,
+    #[serde(default)]
+    window: Option<f64>,
+    #[serde(default)]
+    until: Option<f64>,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    classes: Vec<ClassEntry>,
+    #[serde(default)]
+    tenants: Vec<TenantEntry>,
+    #[serde(default)]
+    hosts: Option<HostsEntry>,
+    #[serde(default)]
+    shuffle: bool,
+    #[serde(default)]
+    requests: Vec<RequestEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClassEntry {
+    name: String,
+    #[serde(default)]
+    importance: Option<u32>,
+    slo: f64,
+    #[serde(default)]
+    margin: Option<f64>,
+    #[serde(default)]
+    overhead_limit: Option<f64>,
+    #[serde(default)]
+    credit: Option<Vec<(f64, f64)>>,
+    #[serde(default)]
+    weight: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TenantEntry {
+    name: String,
+    share: u32,
+    #[serde(default)]
+    weight: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum HostsEntry {
+    Each(Vec<u32>),
+    Uniform { count: usize, slots: u32 },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestEntry {
+    #[serde(default)]
+    class: Option<String>,
+    #[serde(default)]
+    tenant: Option<String>,
+    #[serde(default)]
+    count: Option<u32>,
+    #[serde(default)]
+    start: Option<f64>,
+    #[serde(default)]
+    every: Option<f64>,
+    #[serde(default)]
+    procs: Option<u32>,
+    #[serde(default)]
+    duration: Option<f64>,
+}
+
+/// A read service-class file.
+#[derive(Clone, Debug)]
+pub struct QosSpec {
+    /// The platform and scheduler (hosts empty unless the file gave them).
+    pub config: QosConfig,
+    /// How injected cloud jobs are spread over the classes (one weight per class).
+    pub class_weights: Vec<f64>,
+    /// …and over the tenants.
+    pub tenant_weights: Vec<f64>,
+    /// The seed of that draw and of the shuffle.
+    pub seed: u64,
+    /// `on_preempt` as the file gave it (each command has its default).
+    pub on_preempt: Option<OnPreempt>,
+    /// The requests of a `qos run` (empty when the file has none).
+    pub requests: Vec<Request>,
+}
+
+impl QosSpec {
+    /// The seeds' defaults: their three classes drawn equally, one tenant
+    /// owning `slots` slots, on no host.
+    pub fn defaults(eviction: Eviction, slots: u32) -> QosSpec {
+        let mut config = QosConfig::new(0, 0, eviction);
+        config.tenants[0].share = slots;
+        QosSpec {
+            class_weights: vec![1.0; config.classes.len()],
+            tenant_weights: vec![1.0],
+            config,
+            seed: crate::defaults::SEED,
+            on_preempt: None,
+            requests: Vec::new(),
+        }
+    }
+
+    /// Read and check `path`; `slots` is what the default tenant owns when
+    /// the file names none (the platform's size).
+    pub fn load(path: &Path, slots: u32) -> Result<QosSpec, QosFileError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| QosFileError(format!("{}: cannot read: {e}", path.display())))?;
+        Self::parse(&text, path, slots)
+    }
+
+    /// Parse the text of `path`.
+    pub fn parse(text: &str, path: &Path, slots: u32) -> Result<QosSpec, QosFileError> {
+        let place = path.display().to_string();
+        let file: File = serde_yaml::from_str(text).map_err(|e| {
+            let at = e
+                .location()
+                .map(|l| format!("{place}:{}:{}", l.line(), l.column()))
+                .unwrap_or_else(|| place.clone());
+            QosFileError(format!("{at}: {e}"))
+        })?;
+        let err = |key: String, msg: String| QosFileError(format!("{place}: {key}: {msg}"));
+        let seconds = |key: String, v: f64| -> Result<Time, QosFileError> {
+            Time::instant_from_secs_f64(v)
+                .ok_or_else(|| err(key, format!("{v} is not a duration: give seconds >= 0")))
+        };
+        let weight = |key: String, w: Option<f64>| -> Result<f64, QosFileError> {
+            match w {
+                None => Ok(1.0),
+                Some(w) if w.is_finite() && w >= 0.0 => Ok(w),
+                Some(w) => Err(err(key, format!("{w} is not a weight: give a number >= 0"))),
+            }
+        };
+        let eviction = match &file.eviction {
+            Some(e) => e.parse().map_err(|e| err("eviction".into(), format!("{e}")))?,
+            None => Eviction::QosDriven,
+        };
+        let named_tenants = !file.tenants.is_empty();
+        let mut spec = QosSpec::defaults(eviction, slots);
+        if let Some(m) = &file.on_preempt {
+            let mode: OnPreempt = m.parse().map_err(|e| err("on_preempt".into(), format!("{e}")))?;
+            spec.config.on_preempt = mode;
+            spec.on_preempt = Some(mode);
+        }
+        let cfg = &mut spec.config;
+        if let Some(a) = file.allocation_time {
+            cfg.allocation_time = seconds("allocation_time".into(), a)?;
+        }
+        if let Some(w) = file.watchdog {
+            cfg.watchdog = seconds("watchdog".into(), w)?;
+        }
+        if let Some(w) = file.window {
+            cfg.window = seconds("window".into(), w)?;
+        }
+        if let Some(u) = file.until {
+            cfg.until = Some(seconds("until".into(), u)?);
+        }
+        if let Some(seed) = file.seed {
+            spec.seed = seed;
+        }
+        if !file.classes.is_empty() {
+            cfg.classes.clear();
+            spec.class_weights.clear();
+            let n = file.classes.len() as u32;
+            for (i, c) in file.classes.into_iter().enumerate() {
+                let key = |k: &str| format!("classes[{i}].{k}");
+                if !(c.slo > 0.0 && c.slo <= 1.0) {
+                    return Err(err(
+                        key("slo"),
+                        format!("{} is not an availability in (0, 1]", c.slo),
+                    ));
+                }
+                if cfg.classes.iter().any(|o: &ServiceClass| o.name == c.name) || c.name.is_empty() {
+                    return Err(err(key("name"), format!("{:?} is empty or used twice", c.name)));
+                }
+                // Default importance: the order of the file, first most important.
+                let mut class = ServiceClass::new(&c.name, c.importance.unwrap_or(n - i as u32), c.slo);
+                if let Some(m) = c.margin {
+                    class.margin = Time::from_secs_f64(m);
+                    if !m.is_finite() {
+                        return Err(err(key("margin"), format!("{m} is not a number of seconds")));
+                    }
+                }
+                if let Some(l) = c.overhead_limit {
+                    if !(l.is_finite() && (0.0..=1.0).contains(&l)) {
+                        return Err(err(
+                            key("overhead_limit"),
+                            format!("{l} is not a ratio in [0, 1]"),
+                        ));
+                    }
+                    class.overhead_limit = l;
+                }
+                if let Some(bands) = c.credit {
+                    if bands
+                        .iter()
+                        .any(|&(low, credit)| !(low.is_finite() && credit.is_finite() && credit >= 0.0))
+                        || bands.windows(2).any(|w| w[1].0 > w[0].0)
+                    {
+                        return Err(err(
+                            key("credit"),
+                            "give [lowest availability, credit] pairs, from the band just below the SLO downwards"
+                                .into(),
+                        ));
+                    }
+                    class.credit = CreditTable { bands };
+                }
+                spec.class_weights.push(weight(key("weight"), c.weight)?);
+                cfg.classes.push(class);
+            }
+        }
+        if !file.tenants.is_empty() {
+            cfg.tenants.clear();
+            spec.tenant_weights.clear();
+            for (i, t) in file.tenants.into_iter().enumerate() {
+                let key = |k: &str| format!("tenants[{i}].{k}");
+                if cfg.tenants.iter().any(|o: &Tenant| o.name == t.name) || t.name.is_empty() {
+                    return Err(err(key("name"), format!("{:?} is empty or used twice", t.name)));
+                }
+                spec.tenant_weights.push(weight(key("weight"), t.weight)?);
+                cfg.tenants.push(Tenant {
+                    name: t.name,
+                    share: t.share,
+                });
+            }
+        }
+        for (what, weights) in [
+            ("classes", &spec.class_weights),
+            ("tenants", &spec.tenant_weights),
+        ] {
+            if weights.iter().sum::<f64>() <= 0.0 {
+                return Err(err(
+                    what.into(),
+                    "every weight is 0: give one a weight > 0".into(),
+                ));
+            }
+        }
+        if let Some(hosts) = file.hosts {
+            cfg.hosts = match hosts {
+                HostsEntry::Each(v) => v,
+                HostsEntry::Uniform { count, slots } => vec![slots; count],
+            };
+            if cfg.hosts.is_empty() || cfg.hosts.contains(&0) {
+                return Err(err(
+                    "hosts".into(),
+                    "give at least one host, each with at least one slot".into(),
+                ));
+            }
+            if !named_tenants {
+                cfg.tenants[0].share = cfg.hosts.iter().sum();
+            }
+        }
+        let mut requests = Vec::new();
+        for (i, r) in file.requests.iter().enumerate() {
+            let key = |k: &str| format!("requests[{i}].{k}");
+            let find = |names: Vec<&str>, given: &Option<String>, k: &str| -> Result<usize, QosFileError> {
+                match given {
+                    None => Ok(0),
+                    Some(name) => names.iter().position(|n| n == name).ok_or_else(|| {
+                        err(
+                            key(k),
+                            format!("{name:?} is not defined (defined: {})", names.join(", ")),
+                        )
+                    }),
+                }
+            };
+            let class = find(
+                cfg.classes.iter().map(|c| c.name.as_str()).collect(),
+                &r.class,
+                "class",
+            )?;
+            let tenant = find(
+                cfg.tenants.iter().map(|t| t.name.as_str()).collect(),
+                &r.tenant,
+                "tenant",
+            )?;
+            let start = seconds(key("start"), r.start.unwrap_or(0.0))?;
+            let every = seconds(key("every"), r.every.unwrap_or(0.0))?;
+            let duration = match r.duration {
+                None => None,
+                Some(d) if d > 0.0 => Some(seconds(key("duration"), d)?),
+                Some(d) => {
+                    return Err(err(
+                        key("duration"),
+                        format!("{d}: give seconds > 0, or null for a service"),
+                    ))
+                }
+            };
+            let procs = r.procs.unwrap_or(1);
+            if procs == 0 {
+                return Err(err(key("procs"), "0: a request needs at least one slot".into()));
+            }
+            for n in 0..r.count.unwrap_or(1) {
+                requests.push(Request {
+                    id: requests.len() as u64,
+                    submit: start + Time::from_ticks(every.ticks().saturating_mul(i64::from(n))),
+                    procs,
+                    duration,
+                    class,
+                    tenant,
+                });
+            }
+        }
+        if file.shuffle {
+            shuffle_order(&mut requests, spec.seed);
+        }
+        spec.requests = requests;
+        Ok(spec)
+    }
+
+    /// The class and tenant of the `n`-th injected cloud job, drawn by the
+    /// weights from `rng` (one draw each, in arrival order).
+    pub fn draw(&self, rng: &mut SplitMix64) -> (usize, usize) {
+        (pick(&self.class_weights, rng), pick(&self.tenant_weights, rng))
+    }
+}
+
+fn pick(weights: &[f64], rng: &mut SplitMix64) -> usize {
+    let total: f64 = weights.iter().sum();
+    let mut x = rng.next_f64() * total;
+    for (i, &w) in weights.iter().enumerate() {
+        if x < w {
+            return i;
+        }
+        x -= w;
+    }
+    weights.iter().rposition(|&w| w > 0.0).unwrap_or(0)
+}
+
+/// Keep the arrival times, shuffle which request arrives at each (the
+/// seeds' validation workloads are "in a random order").
+fn shuffle_order(requests: &mut [Request], seed: u64) {
+    let mut times: Vec<Time> = requests.iter().map(|r| r.submit).collect();
+    times.sort();
+    let mut rng = SplitMix64::new(seed);
+    for i in (1..requests.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        requests.swap(i, j);
+    }
+    for (i, (r, t)) in requests.iter_mut().zip(times).enumerate() {
+        r.submit = t;
+        r.id = i as u64;
+    }
+}
+
+/// Parse an eviction policy's name, for flags.
+pub fn parse_eviction(s: &str) -> Result<Eviction, String> {
+    s.parse().map_err(|e| format!("{e}"))
+}
+
+/// Parse a preemption mode's name, for flags.
+pub fn parse_on_preempt(s: &str) -> Result<OnPreempt, String> {
+    s.parse().map_err(|e| format!("{e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<QosSpec, QosFileError> {
+        QosSpec::parse(text, Path::new("q.yaml"), 100)
+    }
+
+    #[test]
+    fn defaults_are_the_seeds_classes_and_one_owner() {
+        let s = parse("{}").unwrap();
+        assert_eq!(s.config.classes.len(), 3);
+        assert_eq!(s.config.eviction, Eviction::QosDriven);
+        assert_eq!(s.config.tenants[0].share, 100);
+        let s = parse("hosts: { count: 20, slots: 10 }").unwrap();
+        assert_eq!(s.config.hosts, vec![10; 20]);
+        assert_eq!(s.config.tenants[0].share, 200);
+    }
+
+    #[test]
+    fn requests_expand_and_shuffle_over_their_times() {
+        let text = "shuffle: true\nseed: 3\nrequests:\n  - { class: gold, count: 3, every: 1 }\n  - { class: bronze, count: 3, start: 3, every: 1 }\n";
+        let s = parse(text).unwrap();
+        let times: Vec<i64> = s.requests.iter().map(|r| r.submit.ticks() / 1_000_000).collect();
+        assert_eq!(times, vec![0, 1, 2, 3, 4, 5]);
+        let classes: Vec<usize> = s.requests.iter().map(|r| r.class).collect();
+        assert_ne!(classes, vec![0, 0, 0, 2, 2, 2], "shuffled");
+        assert_eq!(classes.iter().filter(|&&c| c == 0).count(), 3);
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_key() {
+        let e = parse("classes:\n  - { name: a, slo: 1.5 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("q.yaml: classes[0].slo"), "{e}");
+        let e = parse("requests:\n  - { class: platinum }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("requests[0].class") && e.contains("gold, silver, bronze"),
+            "{e}"
+        );
+        let e = parse("evictoin: priority\n").unwrap_err().to_string();
+        assert!(e.contains("q.yaml:1:") && e.contains("evictoin"), "{e}");
+        let e = parse("eviction: random\n").unwrap_err().to_string();
+        assert!(e.contains("qos-driven"), "{e}");
+    }
+
+    #[test]
+    fn the_draw_follows_the_weights() {
+        let s = parse("classes:\n  - { name: a, slo: 1, weight: 3 }\n  - { name: b, slo: 0.5, weight: 1 }\n")
+            .unwrap();
+        let mut rng = SplitMix64::new(1);
+        let a = (0..4000).filter(|_| s.draw(&mut rng).0 == 0).count();
+        assert!((2800..3200).contains(&a), "{a}");
+    }
+}
