@@ -127,20 +127,27 @@ pub fn availability(e: Time, d: Time, p: Time) -> Option<f64> {
     (total > 0.0).then(|| e.as_secs_f64() / total)
 }
 
-/// The QoS metric `Q` in seconds for an instance of SLO `slo` (seed 000
-/// eqs. 3.3–3.7 with one instance, seed 001 eqs. 3–7):
+/// The QoS metric `Q` in seconds at `now` for an instance of SLO `slo`
+/// admitted at `submit` that has run `e` (seed 000 eqs. 3.3–3.7 with one
+/// instance, seed 001 eqs. 3–7):
 /// - `A ≥ O`: the time-to-violate `e/O − (e+d+p) − α` (how long it may
 ///   still wait; ≥ −α);
 /// - `A < O`: the recoverability, the same expression, now below `−α`
 ///   (how far it is behind).
 ///
-/// A request admitted this instant has `Q = 0`, as both seeds set it.
-pub fn qos_metric(e: Time, d: Time, p: Time, slo: f64, alpha: Time) -> f64 {
-    if (e + d + p) == Time::ZERO {
-        return 0.0;
-    }
-    let e_s = e.as_secs_f64();
-    e_s / slo - (e + d + p).as_secs_f64() - alpha.as_secs_f64()
+/// As `e+d+p` is the time since admission, `Q = K − now` with
+/// `K = e/O + submit − α` ([`qos_key`]): while an instance waits, `e` and so
+/// `K` stay put and every waiting `Q` falls at the same rate, so the
+/// pending queue's order by `Q` is its order by `K`, computed once. A
+/// request admitted this instant has `Q = −α` (the seeds set 0: the same
+/// without allocation time).
+pub fn qos_metric(e: Time, submit: Time, now: Time, slo: f64, alpha: Time) -> f64 {
+    qos_key(e, submit, slo, alpha) - now.as_secs_f64()
+}
+
+/// `K = e/O + submit − α`, seconds: `Q + now` (see [`qos_metric`]).
+pub fn qos_key(e: Time, submit: Time, slo: f64, alpha: Time) -> f64 {
+    e.as_secs_f64() / slo + submit.as_secs_f64() - alpha.as_secs_f64()
 }
 
 /// `C_k = Σα / (e + Σα)` (0 when nothing has been spent), `Σα` the
@@ -166,22 +173,22 @@ mod tests {
     #[test]
     fn the_seeds_example_of_two_instances() {
         // j: in the system 60 min, ran 58: may wait 58/0.9 − 60 ≈ 4.4 min.
-        let q_j = qos_metric(s(58 * 60), s(0), s(2 * 60), 0.9, s(0));
+        let q_j = qos_metric(s(58 * 60), s(0), s(3600), 0.9, s(0));
         assert!((q_j / 60.0 - 4.444).abs() < 0.01, "{q_j}");
         // k: 10 min, ran all of it: only ≈ 1.1 min.
-        let q_k = qos_metric(s(600), s(0), s(0), 0.9, s(0));
+        let q_k = qos_metric(s(600), s(3000), s(3600), 0.9, s(0));
         assert!((q_k / 60.0 - 1.111).abs() < 0.01, "{q_k}");
         assert!(q_k < q_j, "k is closer to violating, so k is preempted last");
     }
 
     #[test]
     fn recoverability_is_negative_below_the_slo() {
-        let q = qos_metric(s(10), s(0), s(90), 0.5, s(2));
+        let q = qos_metric(s(10), s(0), s(100), 0.5, s(2));
         // Behind by 100 − 20 = 80 s, then α.
         assert_eq!(q, -82.0);
         assert_eq!(availability(s(10), s(0), s(90)), Some(0.1));
         assert_eq!(availability(s(0), s(0), s(0)), None);
-        assert_eq!(qos_metric(s(0), s(0), s(0), 0.5, s(2)), 0.0);
+        assert_eq!(qos_metric(s(0), s(7), s(7), 0.5, s(2)), -2.0);
     }
 
     #[test]

@@ -28,11 +28,12 @@
 
 mod ledger;
 pub mod policy;
+mod queue;
 mod report;
 mod scheduler;
 mod simulate;
 
-pub use ledger::{availability, overhead_ratio, qos_metric, Ledger};
+pub use ledger::{availability, overhead_ratio, qos_key, qos_metric, Ledger};
 pub use report::{gini, ClassReport, Distribution, RequestRecord, WindowStat};
 pub use scheduler::{PreemptedFor, Preemption};
 pub use simulate::{simulate, Outcome};

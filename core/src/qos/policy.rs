@@ -39,6 +39,8 @@ pub struct Candidate {
     pub procs: u32,
     /// `Q` at the run, seconds.
     pub q: f64,
+    /// `K = Q + now` ([`super::qos_key`]): constant while it waits.
+    pub key: f64,
     /// `C_k` at the run.
     pub overhead: f64,
     /// Run time so far.
@@ -94,10 +96,86 @@ impl<'a> Rules<'a> {
         let order = c.order as f64;
         Key(match self.cfg.eviction {
             Eviction::Priority => vec![-self.importance(c), order],
-            Eviction::QosDriven => vec![c.q, order],
+            // By `Q`, which is by `K` among waiting requests (computed once).
+            Eviction::QosDriven => vec![c.key, order],
             // The tenant furthest below its share first.
             Eviction::OwnerShare => vec![self.excess(c.tenant, running), order],
         })
+    }
+
+    /// The pending queue is served lane by lane: a lane holds the requests
+    /// whose place in the queue keeps its order over time (a class, or
+    /// under owner-share a tenant). Lane of `c`.
+    pub fn lane(&self, class: usize, tenant: usize) -> usize {
+        match self.cfg.eviction {
+            Eviction::Priority | Eviction::QosDriven => class,
+            Eviction::OwnerShare => tenant,
+        }
+    }
+
+    /// How many lanes.
+    pub fn lanes(&self) -> usize {
+        match self.cfg.eviction {
+            Eviction::Priority | Eviction::QosDriven => self.cfg.classes.len(),
+            Eviction::OwnerShare => self.cfg.tenants.len(),
+        }
+    }
+
+    /// The first component of [`Rules::pending_key`] when it is the same
+    /// for the whole lane (`None` when it is the request's own, under
+    /// qos-driven). `running` as for `pending_key`.
+    pub fn lane_primary(&self, lane: usize, running: &[u32]) -> Option<f64> {
+        match self.cfg.eviction {
+            Eviction::Priority => Some(-f64::from(self.cfg.classes[lane].importance)),
+            Eviction::QosDriven => None,
+            Eviction::OwnerShare => Some(self.excess(lane, running)),
+        }
+    }
+
+    /// The most slots host `h` could offer any request of `lane` from
+    /// `head` on: its `free` slots plus those of every instance in
+    /// `on_host` the policy might let such a request preempt. An upper
+    /// bound of what [`Rules::may_preempt`] allows a request of the lane
+    /// with `Q ≥ head.q` asking at least `lane_min_procs` (exact for the
+    /// head under priority and qos-driven), so a request asking more cannot
+    /// be allocated there.
+    pub fn reach<'v>(
+        &self,
+        lane: usize,
+        head: &Candidate,
+        lane_min_procs: u32,
+        free: u32,
+        on_host: impl Iterator<Item = &'v Candidate>,
+        running: &[u32],
+    ) -> u32 {
+        let classes = &self.cfg.classes;
+        let tenants = &self.cfg.tenants;
+        let takes = |k: &Candidate| match self.cfg.eviction {
+            Eviction::Priority => classes[k.class].importance < classes[lane].importance,
+            // `may_preempt` with the head's `Q`, the smallest of the lane's.
+            Eviction::QosDriven => {
+                let (c, ck) = (&classes[lane], &classes[k.class]);
+                let limited = k.class == lane && k.overhead > ck.overhead_limit;
+                let k_below = k.q < ck.margin.as_secs_f64();
+                let head_below = head.q < c.margin.as_secs_f64();
+                !limited
+                    && if k_below {
+                        head_below
+                            && (c.importance > ck.importance
+                                || (c.importance == ck.importance && head.q < k.q))
+                    } else {
+                        head.q < k.q
+                    }
+            }
+            Eviction::OwnerShare => {
+                k.tenant != lane
+                    && running[k.tenant] > tenants[k.tenant].share
+                    && running[lane].saturating_add(lane_min_procs) <= tenants[lane].share
+            }
+        };
+        on_host
+            .filter(|k| takes(k))
+            .fold(free, |sum, k| sum.saturating_add(k.procs))
     }
 
     /// Which running instance is preempted first (smallest first).
@@ -210,6 +288,7 @@ mod tests {
             tenant: 0,
             procs: 1,
             q,
+            key: q,
             overhead: 0.0,
             ran: Time::ZERO,
         }
