@@ -72,6 +72,12 @@ pub fn scratch_dir(suite: &str, name: &str) -> PathBuf {
     dir
 }
 
+/// `DIR/summary.json` of a run, parsed (panics with the text if it is not JSON).
+pub fn read_summary(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("summary.json is not JSON ({e}):\n{text}"))
+}
+
 /// Assert a command succeeded, showing its stdout and stderr otherwise.
 pub fn assert_success(output: &Output) {
     assert!(

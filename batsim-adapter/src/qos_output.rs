@@ -150,7 +150,7 @@ pub fn qos_json(cfg: &QosConfig, outcome: &Outcome) -> Value {
         "on_preempt": cfg.on_preempt.name(),
         "allocation_time": secs(cfg.allocation_time),
         "watchdog": secs(cfg.watchdog),
-        "window": secs(cfg.window),
+        "window": cfg.window.map(secs),
         "hosts": cfg.hosts,
         "requests": outcome.records.len(),
         "preemptions": outcome.preemptions.len(),

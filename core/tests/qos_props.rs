@@ -91,7 +91,7 @@ fn case(eviction: Eviction) -> impl Strategy<Value = Case> {
                 },
                 allocation_time: secs(alpha),
                 watchdog: secs(10),
-                window: secs(60),
+                window: Some(secs(60)),
                 until: Some(secs(1500)),
             };
             let resizes = resizes

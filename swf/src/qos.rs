@@ -10,7 +10,7 @@
 //! on_preempt: resume        # resume | restart (replay: restart, an evicted job starts again)
 //! allocation_time: 1        # s: α, from allocation until the instance runs
 //! watchdog: 10              # s: the scheduler also runs this long after its last run
-//! window: 600               # s: the fairness windows
+//! window: 600               # s: the fairness windows (0: none)
 //! until: 3600               # s: end of the run (qos run; needed if a request has no duration)
 //! seed: 7                   # the class/tenant draw of injected jobs, the shuffle of requests
 //! classes:                  # default: the seeds' gold 100 %, silver 90 %, bronze 50 %
@@ -198,7 +198,8 @@ impl QosSpec {
             cfg.watchdog = seconds("watchdog".into(), w)?;
         }
         if let Some(w) = file.window {
-            cfg.window = seconds("window".into(), w)?;
+            // 0: no fairness windows.
+            cfg.window = Some(seconds("window".into(), w)?).filter(|&w| w > Time::ZERO);
         }
         if let Some(u) = file.until {
             cfg.until = Some(seconds("until".into(), u)?);

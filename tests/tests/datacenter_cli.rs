@@ -17,8 +17,7 @@ fn replay(args: &[&str]) -> Output {
 }
 
 fn summary(dir: &Path) -> Value {
-    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("summary.json is not JSON ({e}):\n{text}"))
+    interstice_tests::read_summary(dir)
 }
 
 fn count(value: &Value, path: &[&str]) -> u64 {

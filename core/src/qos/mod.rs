@@ -221,8 +221,11 @@ pub struct QosConfig {
     pub allocation_time: Time,
     /// The scheduler also runs this long after its last run (seed: 10 s).
     pub watchdog: Time,
-    /// Length of the windows of the fairness metrics (seed: 10 minutes).
-    pub window: Time,
+    /// Length of the windows of the fairness metrics (seed: 10 minutes);
+    /// `None`: no windows. Closing a window costs one look at every
+    /// request in the system, so an overloaded platform whose queue grows
+    /// without bound over a long run pays for its windows.
+    pub window: Option<Time>,
     /// End of the run; `None`: when every request has completed.
     pub until: Option<Time>,
 }
@@ -243,7 +246,7 @@ impl QosConfig {
             on_preempt: OnPreempt::Resume,
             allocation_time: Time::ZERO,
             watchdog: Time::from_secs(10),
-            window: Time::from_secs(600),
+            window: Some(Time::from_secs(600)),
             until: None,
         }
     }
@@ -274,7 +277,10 @@ impl QosConfig {
         if self.hosts.is_empty() || self.hosts.contains(&0) {
             return bad("every host needs at least one slot, and there must be a host".into());
         }
-        if self.watchdog <= Time::ZERO || self.window <= Time::ZERO || self.allocation_time < Time::ZERO {
+        if self.watchdog <= Time::ZERO
+            || self.window.is_some_and(|w| w <= Time::ZERO)
+            || self.allocation_time < Time::ZERO
+        {
             return bad("watchdog and window must be > 0, allocation time ≥ 0".into());
         }
         let widest = self.hosts.iter().copied().max().unwrap_or(0);

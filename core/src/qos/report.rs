@@ -163,7 +163,8 @@ pub struct WindowStat {
 /// The windows being closed as the run goes.
 pub(super) struct Windows {
     start: Time,
-    len: Time,
+    /// `None`: no windows.
+    len: Option<Time>,
     /// (class, availability) of the requests completed in the open window.
     ended: Vec<(usize, f64)>,
     pub(super) stats: Vec<WindowStat>,
@@ -171,7 +172,7 @@ pub(super) struct Windows {
 }
 
 impl Windows {
-    pub(super) fn new(start: Time, len: Time, slos: Vec<f64>) -> Windows {
+    pub(super) fn new(start: Time, len: Option<Time>, slos: Vec<f64>) -> Windows {
         Windows {
             start,
             len,
@@ -183,20 +184,26 @@ impl Windows {
 
     /// Close every window that ends by `t`.
     pub(super) fn close_until(&mut self, t: Time, platform: &Platform) {
-        while self.start + self.len <= t {
-            self.close(self.start + self.len, platform);
+        let Some(len) = self.len else {
+            return;
+        };
+        while self.start + len <= t {
+            self.close(self.start + len, platform);
         }
     }
 
     /// Close the last, partial window at the end of the run.
     pub(super) fn close_last(&mut self, stop: Time, platform: &Platform) {
-        if self.start < stop || !self.ended.is_empty() {
+        if self.len.is_some() && (self.start < stop || !self.ended.is_empty()) {
             self.close(stop.max(self.start), platform);
         }
     }
 
     /// `idx` completed in the open window.
     pub(super) fn ended(&mut self, platform: &Platform, idx: usize) {
+        if self.len.is_none() {
+            return;
+        }
         let l = &platform.live[idx];
         if let Some(a) = l.end.and_then(|t| l.ledger.availability(t)) {
             self.ended.push((l.req.class, a));

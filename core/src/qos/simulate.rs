@@ -271,7 +271,7 @@ mod tests {
             },
             allocation_time: secs(alpha),
             watchdog: secs(10),
-            window: secs(60),
+            window: Some(secs(60)),
             until: Some(secs(900)),
         };
         (cfg, requests, resizes)

@@ -1,0 +1,249 @@
+//! Service classes from the command line: `interstice qos run` on the
+//! shipped Kubernetes validation scenarios, `interstice replay --eviction`
+//! on a shared trace (HPC decisions unchanged, the tables and summary
+//! consistent), and clear errors on bad files and flags.
+
+use interstice_tests::{assert_failure_mentions, assert_success, kth_trace, repo_root, scratch_dir};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn interstice(args: &[&str]) -> Output {
+    Command::new(interstice_tests::interstice_bin())
+        .current_dir(repo_root())
+        .args(args)
+        .output()
+        .expect("run interstice")
+}
+
+fn summary(dir: &Path) -> Value {
+    interstice_tests::read_summary(dir)
+}
+
+fn class<'v>(summary: &'v Value, name: &str) -> &'v Value {
+    summary["classes"]
+        .as_array()
+        .expect("classes is an array")
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no class {name} in {summary}"))
+}
+
+/// requests.csv's rows as maps from column to field.
+fn rows(dir: &Path, file: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let text = std::fs::read_to_string(dir.join(file)).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split(',').map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_first_validation_scenario_priority_against_qos_driven() {
+    let priority = scratch_dir("qos-cli", "test1-priority");
+    let out = priority.to_str().unwrap();
+    let run = interstice(&[
+        "qos",
+        "run",
+        "examples/qos-kubernetes-test1.yaml",
+        "--eviction",
+        "priority",
+        "--out",
+        out,
+    ]);
+    assert_success(&run);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("priority eviction") && stdout.contains("bronze"),
+        "{stdout}"
+    );
+    let s = summary(&priority);
+    assert_eq!(s["qos"]["eviction"], "priority");
+    let bronze: Vec<f64> = rows(&priority, "requests.csv")
+        .iter()
+        .filter(|r| r["class"] == "bronze")
+        .map(|r| r["availability"].parse().unwrap())
+        .collect();
+    assert_eq!(bronze.len(), 96);
+    assert_eq!(bronze.iter().filter(|&&a| a < 0.1).count(), 56, "{bronze:?}");
+    assert_eq!(bronze.iter().filter(|&&a| a > 0.9).count(), 40, "{bronze:?}");
+
+    let qos = scratch_dir("qos-cli", "test1-qos");
+    assert_success(&interstice(&[
+        "qos",
+        "run",
+        "examples/qos-kubernetes-test1.yaml",
+        "--out",
+        qos.to_str().unwrap(),
+        "--quiet",
+    ]));
+    let q = summary(&qos);
+    assert_eq!(q["qos"]["eviction"], "qos-driven", "the file's policy");
+    for (name, slo) in [("silver", 0.9), ("bronze", 0.5)] {
+        let a = &class(&q, name)["availability"];
+        let (min, max) = (a["min"].as_f64().unwrap(), a["max"].as_f64().unwrap());
+        assert!(slo - min < 0.05 && max - slo < 0.05, "{name}: {a}");
+    }
+    // The baseline pays more, and its bronze class is less fair.
+    assert!(s["qos"]["penalty"].as_f64().unwrap() > q["qos"]["penalty"].as_f64().unwrap());
+    let gini = |s: &Value| class(s, "bronze")["gini_mean"].as_f64().unwrap();
+    assert!(gini(&s) > 10.0 * gini(&q), "{} vs {}", gini(&s), gini(&q));
+    // The per-window table agrees with the summary's Gini.
+    let windows = rows(&qos, "windows.csv");
+    let bronze_windows: Vec<f64> = windows
+        .iter()
+        .filter(|w| w["class"] == "bronze" && w["active"].parse::<u32>().unwrap() >= 2)
+        .map(|w| w["gini"].parse().unwrap())
+        .collect();
+    let mean = bronze_windows.iter().sum::<f64>() / bronze_windows.len() as f64;
+    assert!((mean - gini(&q)).abs() < 1e-9, "{mean} vs {}", gini(&q));
+}
+
+#[test]
+fn a_replay_with_classes_keeps_the_hpc_schedule_and_accounts_every_cloud_job() {
+    let trace = kth_trace();
+    let trace = trace.to_str().unwrap();
+    let common = [
+        trace,
+        "--policy",
+        "easy",
+        "--conv",
+        "60",
+        "--until",
+        "604800",
+        "--cloud-interval",
+        "300",
+        "--cloud-procs",
+        "1,2",
+        "--cloud-runtime",
+        "uniform:60:1800",
+        "--cloud-walltime",
+        "1800",
+        "--quiet",
+    ];
+    let hpc_only = scratch_dir("qos-cli", "hpc-only");
+    let mut args = vec!["replay"];
+    args.extend_from_slice(&common[..7]);
+    args.extend(["--quiet", "--out", hpc_only.to_str().unwrap()]);
+    assert_success(&interstice(&args));
+    for policy in ["priority", "qos-driven", "owner-share"] {
+        let out = scratch_dir("qos-cli", policy);
+        let mut args = vec!["replay"];
+        args.extend_from_slice(&common);
+        args.extend(["--eviction", policy, "--out", out.to_str().unwrap()]);
+        assert_success(&interstice(&args));
+        // HPC decisions are those of the replay without cloud jobs.
+        assert_eq!(
+            std::fs::read(out.join("jobs.csv")).unwrap(),
+            std::fs::read(hpc_only.join("jobs.csv")).unwrap(),
+            "{policy}"
+        );
+        let s = summary(&out);
+        let requests = rows(&out, "requests.csv");
+        // A cloud job every 300 s over the HPC trace's first week.
+        assert!(requests.len() > 1_500, "{}", requests.len());
+        assert_eq!(s["qos"]["requests"].as_u64().unwrap() as usize, requests.len());
+        let per_class: u64 = s["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["requests"].as_u64().unwrap())
+            .sum();
+        assert_eq!(per_class as usize, requests.len());
+        let penalty: f64 = requests
+            .iter()
+            .map(|r| r["penalty"].parse::<f64>().unwrap())
+            .sum();
+        assert!((penalty - s["qos"]["penalty"].as_f64().unwrap()).abs() < 1e-6 * penalty.max(1.0));
+        assert!(
+            s["qos"]["preemptions_for_capacity"].as_u64().unwrap() > 0,
+            "HPC work takes the area back"
+        );
+        assert_eq!(s["qos"]["on_preempt"], "restart");
+        // Every request's time in the system adds up; completed ones ran their whole run time.
+        for r in &requests {
+            let f = |k: &str| r[k].parse::<f64>().unwrap();
+            if !r["end"].is_empty() {
+                let in_system = f("end") - f("submit");
+                let sum = f("run_time") + f("discarded_time") + f("pending_time");
+                assert!((in_system - sum).abs() < 1e-3, "{r:?}");
+            }
+        }
+        // The replay's own summary is still there, first, unchanged in shape.
+        assert_eq!(s["hpc_jobs"], summary(&hpc_only)["hpc_jobs"]);
+    }
+}
+
+#[test]
+fn bad_files_and_flags_are_clear_errors() {
+    let dir = scratch_dir("qos-cli", "errors");
+    let bad = dir.join("bad.yaml");
+    // Each bad file, and what its error must name; all are bad input (exit 4).
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "hosts: { count: 2, slots: 4 }\nclasses:\n  - { name: gold, slo: 1.5 }\n",
+            &["bad.yaml", "classes[0].slo", "(0, 1]"],
+        ),
+        (
+            "hosts: { count: 2, slots: 4 }\nrequests:\n  - { class: platinum }\n",
+            &["requests[0].class", "platinum", "gold, silver, bronze"],
+        ),
+        (
+            "requests:\n  - { class: gold }\n",
+            &["hosts", "count: 20, slots: 10"],
+        ),
+        (
+            "hosts: [4]\nrequests:\n  - { procs: 8 }\n",
+            &["request 0", "8 slots", "1 to 4"],
+        ),
+    ];
+    for (text, needles) in cases {
+        std::fs::write(&bad, text).unwrap();
+        let out = interstice(&["qos", "run", bad.to_str().unwrap()]);
+        assert_failure_mentions(&out, needles);
+        assert_eq!(out.status.code(), Some(4), "bad input: {text}");
+    }
+
+    let out = interstice(&[
+        "qos",
+        "run",
+        "examples/qos-kubernetes-test2.yaml",
+        "--eviction",
+        "random",
+    ]);
+    assert_failure_mentions(&out, &["qos-driven", "owner-share"]);
+    assert_eq!(out.status.code(), Some(2));
+
+    let trace = kth_trace();
+    let out_dir = dir.join("replay");
+    let replay = |extra: &[&str]| {
+        let mut args = vec![
+            "replay",
+            trace.to_str().unwrap(),
+            "--policy",
+            "easy",
+            "--until",
+            "86400",
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--eviction",
+            "priority",
+        ];
+        args.extend_from_slice(extra);
+        interstice(&args)
+    };
+    let out = replay(&[]);
+    assert_failure_mentions(&out, &["--cloud-interval"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = replay(&["--cloud-interval", "60", "--scheduling", "shared-queue"]);
+    assert_failure_mentions(&out, &["shared-queue", "hpc-first"]);
+    let out = replay(&["--cloud-interval", "60", "--admission", "reject-predicted"]);
+    assert_failure_mentions(&out, &["--admission"]);
+}
