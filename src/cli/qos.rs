@@ -115,7 +115,23 @@ impl ClassArgs {
     /// The classes for an area of `conv` processors.
     fn spec(&self, conv: u32) -> anyhow::Result<QosSpec> {
         let mut spec = match &self.qos {
-            Some(path) => QosSpec::load(path, conv)?,
+            Some(path) => {
+                let spec = QosSpec::load(path, conv)?;
+                let platform_keys = [
+                    ("hosts", !spec.config.hosts.is_empty()),
+                    ("requests", !spec.requests.is_empty()),
+                    ("until", spec.config.until.is_some()),
+                ];
+                if let Some((key, _)) = platform_keys.iter().find(|(_, given)| *given) {
+                    return Err(QosFileError(format!(
+                        "{}: {key}: describes a `qos run` platform; a replay's platform is its area (--conv), \
+                         its requests the injected cloud jobs and its end the trace's: remove `{key}`",
+                        path.display()
+                    ))
+                    .into());
+                }
+                spec
+            }
             None => QosSpec::defaults(Eviction::QosDriven, conv),
         };
         if let Some(e) = self.eviction {

@@ -246,4 +246,13 @@ fn bad_files_and_flags_are_clear_errors() {
     assert_failure_mentions(&out, &["shared-queue", "hpc-first"]);
     let out = replay(&["--cloud-interval", "60", "--admission", "reject-predicted"]);
     assert_failure_mentions(&out, &["--admission"]);
+    // A platform's own keys in a replay's class file.
+    let out = replay(&[
+        "--cloud-interval",
+        "60",
+        "--qos",
+        "examples/qos-kubernetes-test2.yaml",
+    ]);
+    assert_failure_mentions(&out, &["qos-kubernetes-test2.yaml", "hosts", "--conv"]);
+    assert_eq!(out.status.code(), Some(4));
 }
