@@ -45,6 +45,21 @@ fn create(dir: &Path, name: &str) -> Result<(BufWriter<File>, std::path::PathBuf
     Ok((BufWriter::new(file), path))
 }
 
+/// Remove `requests.csv` and `windows.csv` of an earlier run from `dir`
+/// (a run that writes no tables must not leave stale ones beside its summary).
+pub fn remove_tables(dir: &Path) -> Result<(), OutputError> {
+    for name in [REQUESTS_CSV, WINDOWS_CSV] {
+        let path = dir.join(name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(OutputError::Io { path, source: e });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Write `requests.csv` and `windows.csv` into `dir`.
 pub fn write_tables(dir: &Path, cfg: &QosConfig, outcome: &Outcome) -> Result<(), OutputError> {
     let (mut out, path) = create(dir, REQUESTS_CSV)?;
@@ -192,7 +207,8 @@ pub fn add_to_summary(dir: &Path, cfg: &QosConfig, outcome: &Outcome) -> Result<
     // Both are pretty-printed objects: splice the members of one into the other.
     let head = text.trim_end().strip_suffix('}').unwrap_or(&text).trim_end();
     let members = extra.trim().trim_start_matches('{').trim_end_matches('}');
-    let spliced = format!("{head},{members}}}\n");
+    let comma = if head.ends_with('{') { "" } else { "," };
+    let spliced = format!("{head}{comma}{members}}}\n");
     std::fs::write(&path, spliced).map_err(io)
 }
 

@@ -75,6 +75,7 @@ pub fn classify(err: &anyhow::Error) -> Exit {
             || cause.is::<interstice_swf::JobFieldError>()
             || cause.is::<interstice_swf::datacenter::DatacenterFileError>()
             || cause.is::<interstice_swf::qos::QosFileError>()
+            || cause.is::<interstice_core::qos::QosError>()
         {
             return Exit::Input;
         }

@@ -13,8 +13,8 @@ use indicatif::ProgressBar;
 use interstice_batsim::output::{self, Naming, ResultWriter};
 use interstice_batsim::qos_output;
 use interstice_batsim::sim::area_qos::{self, AreaRun};
-use interstice_core::qos::{simulate, ClassReport, Eviction, OnPreempt, Outcome, QosConfig};
-use interstice_core::{Admission, Scheduling};
+use interstice_core::qos::{simulate, ClassReport, Eviction, Outcome, QosConfig};
+use interstice_core::{Admission, Job, JobKind, Scheduling};
 use interstice_swf::experiment::{first_injected_id, injection_span, load_trace, CloudSpec, TraceSpec};
 use interstice_swf::qos::{parse_eviction, QosFileError, QosSpec};
 use std::path::{Path, PathBuf};
@@ -98,11 +98,11 @@ pub struct ClassArgs {
     /// Schedule the injected cloud jobs with service classes in the convergence area, evicting by
     /// POLICY when HPC work takes processors: priority, qos-driven or owner-share (see
     /// docs/qos.md). HPC decisions are those of a replay without cloud jobs.
-    #[arg(long, value_name = "POLICY", value_parser = parse_eviction)]
+    #[arg(long, value_name = "POLICY", value_parser = parse_eviction, conflicts_with = "datacenter")]
     pub eviction: Option<Eviction>,
     /// The classes and tenants of the cloud jobs, and the scheduler's settings (YAML; default:
     /// the seeds' gold 100 %, silver 90 %, bronze 50 %, drawn equally, one tenant).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "datacenter")]
     pub qos: Option<PathBuf>,
 }
 
@@ -117,6 +117,12 @@ impl ClassArgs {
         let mut spec = match &self.qos {
             Some(path) => {
                 let spec = QosSpec::load(path, conv)?;
+                // Checked now, before the HPC simulation, as the area will run it.
+                let mut area = spec.config.clone();
+                area.hosts = vec![conv.max(1)];
+                area.until = None;
+                area.validate(&[])
+                    .map_err(|e| QosFileError(format!("{}: {e}", path.display())))?;
                 let platform_keys = [
                     ("hosts", !spec.config.hosts.is_empty()),
                     ("requests", !spec.requests.is_empty()),
@@ -132,7 +138,7 @@ impl ClassArgs {
                 }
                 spec
             }
-            None => QosSpec::defaults(Eviction::QosDriven, conv),
+            None => QosSpec::defaults(Eviction::default(), conv),
         };
         if let Some(e) = self.eviction {
             spec.config.eviction = e;
@@ -144,6 +150,26 @@ impl ClassArgs {
 /// The options of a class replay that cannot go with it, as a usage error.
 pub(crate) fn check_replay(engine: &EngineArgs, cloud: Option<&CloudSpec>) -> anyhow::Result<()> {
     let config = engine.to_config(engine.conv.unwrap_or(1).max(1))?;
+    let t = &engine.tuning;
+    // What the engine does for cloud jobs the class scheduler does its own
+    // way: these flags would be ignored, so they are refused.
+    let unused = [
+        ("--predictor", engine.predictor.is_some()),
+        ("--lambda", t.lambda.is_some()),
+        ("--tau", t.tau.is_some()),
+        ("--latency", t.latency.is_some()),
+        ("--beta", t.beta.is_some()),
+        ("--max-resubmissions", t.max_resubmissions.is_some()),
+        ("--max-time-in-system", t.max_time_in_system.is_some()),
+        ("--maintenance", t.maintenance.is_some()),
+    ];
+    if let Some((flag, _)) = unused.iter().find(|(_, given)| *given) {
+        return Err(Usage(format!(
+            "--eviction/--qos: {flag} is for the engine's own cloud jobs (predictions, resubmissions, \
+             maintenance in the area); the class scheduler admits, waits and evicts by its classes: drop {flag}"
+        ))
+        .into());
+    }
     if config.scheduling == Scheduling::SharedQueue {
         return Err(Usage(
             "--eviction/--qos: under --scheduling shared-queue nothing is evicted; use hpc-first".into(),
@@ -179,17 +205,22 @@ pub(crate) fn replay_area(
     bar: &ProgressBar,
 ) -> anyhow::Result<(Replayed, AreaRun)> {
     let started = Instant::now();
-    output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
     let trace = load_trace(spec)?;
     let config = engine.to_config(trace.procs)?;
     let qos = classes.spec(config.conv_procs)?;
-    let mut hpc = trace.jobs.clone();
+    // Nothing is written before the inputs are known good.
+    output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
+    // The workload's own cloud jobs (a Batsim JSON from `swf inject`) are
+    // requests too, before the injected ones; the engine sees HPC work only.
+    let (mut hpc, own_cloud): (Vec<Job>, Vec<Job>) =
+        trace.jobs.iter().cloned().partition(|j| j.kind == JobKind::Hpc);
     hpc.sort_by_key(|job| job.submit);
     cloud.check_fits(trace.conv)?;
-    let requests = match injection_span(&hpc) {
-        Some((first, last)) => area_qos::requests(cloud.jobs(first, last, first_injected_id(&hpc))?, &qos),
-        None => Vec::new(),
+    let injected = match injection_span(&hpc) {
+        Some((first, last)) => Some(cloud.jobs(first, last, first_injected_id(&trace.jobs))?),
+        None => None,
     };
+    let requests = area_qos::requests(own_cloud.into_iter().chain(injected.into_iter().flatten()), &qos)?;
     let n_jobs = (hpc.len() + requests.len()) as u64;
     let load_seconds = started.elapsed().as_secs_f64();
     bar.set_length(hpc.len() as u64);
@@ -200,16 +231,9 @@ pub(crate) fn replay_area(
         ResultWriter::summary_only(out, naming)
     }
     .context("cannot write the results")?;
-    let on_preempt: Option<OnPreempt> = qos.on_preempt;
-    let run = area_qos::simulate_area(
-        config.clone(),
-        hpc,
-        requests,
-        &qos,
-        on_preempt,
-        &mut writer,
-        |done| bar.set_position(done),
-    )
+    let run = area_qos::simulate_area(config.clone(), hpc, requests, &qos, &mut writer, |done| {
+        bar.set_position(done)
+    })
     .context("simulation failed")?;
     let info = run_info(spec, &trace, Some(cloud), &run.sim.stats);
     let summary = writer
@@ -218,6 +242,8 @@ pub(crate) fn replay_area(
     qos_output::add_to_summary(out, &run.config, &run.outcome).context("cannot write the results")?;
     if jobs_csv {
         qos_output::write_tables(out, &run.config, &run.outcome).context("cannot write the results")?;
+    } else {
+        qos_output::remove_tables(out).context("--out is not usable")?;
     }
     let replayed = Replayed {
         summary,

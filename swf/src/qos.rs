@@ -94,7 +94,14 @@ struct TenantEntry {
 #[serde(untagged)]
 enum HostsEntry {
     Each(Vec<u32>),
-    Uniform { count: usize, slots: u32 },
+    Uniform(UniformHosts),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UniformHosts {
+    count: usize,
+    slots: u32,
 }
 
 #[derive(Deserialize)]
@@ -181,7 +188,7 @@ impl QosSpec {
         };
         let eviction = match &file.eviction {
             Some(e) => e.parse().map_err(|e| err("eviction".into(), format!("{e}")))?,
-            None => Eviction::QosDriven,
+            None => Eviction::default(),
         };
         let named_tenants = !file.tenants.is_empty();
         let mut spec = QosSpec::defaults(eviction, slots);
@@ -225,10 +232,7 @@ impl QosSpec {
                 // Default importance: the order of the file, first most important.
                 let mut class = ServiceClass::new(&c.name, c.importance.unwrap_or(n - i as u32), c.slo);
                 if let Some(m) = c.margin {
-                    class.margin = Time::from_secs_f64(m);
-                    if !m.is_finite() {
-                        return Err(err(key("margin"), format!("{m} is not a number of seconds")));
-                    }
+                    class.margin = seconds(key("margin"), m)?;
                 }
                 if let Some(l) = c.overhead_limit {
                     if !(l.is_finite() && (0.0..=1.0).contains(&l)) {
@@ -286,7 +290,7 @@ impl QosSpec {
         if let Some(hosts) = file.hosts {
             cfg.hosts = match hosts {
                 HostsEntry::Each(v) => v,
-                HostsEntry::Uniform { count, slots } => vec![slots; count],
+                HostsEntry::Uniform(UniformHosts { count, slots }) => vec![slots; count],
             };
             if cfg.hosts.is_empty() || cfg.hosts.contains(&0) {
                 return Err(err(
@@ -294,8 +298,16 @@ impl QosSpec {
                     "give at least one host, each with at least one slot".into(),
                 ));
             }
-            if !named_tenants {
-                cfg.tenants[0].share = cfg.hosts.iter().sum();
+            let total = cfg.hosts.iter().try_fold(0u32, |sum, &h| sum.checked_add(h));
+            match total {
+                None => {
+                    return Err(err(
+                        "hosts".into(),
+                        format!("more than {} slots in all", u32::MAX),
+                    ))
+                }
+                Some(total) if !named_tenants => cfg.tenants[0].share = total,
+                Some(_) => {}
             }
         }
         let mut requests = Vec::new();
@@ -335,8 +347,12 @@ impl QosSpec {
                 }
             };
             let procs = r.procs.unwrap_or(1);
-            if procs == 0 {
-                return Err(err(key("procs"), "0: a request needs at least one slot".into()));
+            let widest = cfg.hosts.iter().copied().max().unwrap_or(u32::MAX);
+            if procs == 0 || procs > widest {
+                return Err(err(
+                    key("procs"),
+                    format!("{procs}: a request needs 1 to {widest} slots (one host's)"),
+                ));
             }
             for n in 0..r.count.unwrap_or(1) {
                 requests.push(Request {
@@ -448,6 +464,24 @@ mod tests {
         assert!(e.contains("q.yaml:1:") && e.contains("evictoin"), "{e}");
         let e = parse("eviction: random\n").unwrap_err().to_string();
         assert!(e.contains("qos-driven"), "{e}");
+    }
+
+    #[test]
+    fn hosts_and_requests_are_checked_where_they_are_written() {
+        let e = parse("hosts: { count: 2, slots: 4, spare: 9 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("q.yaml"), "{e}");
+        let e = parse("hosts: [4]\nrequests:\n  - { procs: 2 }\n  - { procs: 8 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("requests[1].procs") && e.contains("1 to 4"), "{e}");
+        let e = parse("hosts: [4294967295, 2]\n").unwrap_err().to_string();
+        assert!(e.contains("hosts") && e.contains("slots in all"), "{e}");
+        let e = parse("classes:\n  - { name: a, slo: 1, margin: -5 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("classes[0].margin"), "{e}");
     }
 
     #[test]

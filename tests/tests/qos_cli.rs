@@ -201,7 +201,7 @@ fn bad_files_and_flags_are_clear_errors() {
         ),
         (
             "hosts: [4]\nrequests:\n  - { procs: 8 }\n",
-            &["request 0", "8 slots", "1 to 4"],
+            &["requests[0].procs", "1 to 4 slots"],
         ),
     ];
     for (text, needles) in cases {
@@ -246,6 +246,15 @@ fn bad_files_and_flags_are_clear_errors() {
     assert_failure_mentions(&out, &["shared-queue", "hpc-first"]);
     let out = replay(&["--cloud-interval", "60", "--admission", "reject-predicted"]);
     assert_failure_mentions(&out, &["--admission"]);
+    let out = replay(&["--cloud-interval", "60", "--predictor", "thesis"]);
+    assert_failure_mentions(&out, &["--predictor", "drop"]);
+    assert_eq!(out.status.code(), Some(2));
+    // A bad class file is refused before the HPC simulation, as bad input.
+    let bad_replay = dir.join("bad-replay.yaml");
+    std::fs::write(&bad_replay, "watchdog: 0.001\n").unwrap();
+    let out = replay(&["--cloud-interval", "60", "--qos", bad_replay.to_str().unwrap()]);
+    assert_failure_mentions(&out, &["bad-replay.yaml", "watchdog", "minimum"]);
+    assert_eq!(out.status.code(), Some(4));
     // A platform's own keys in a replay's class file.
     let out = replay(&[
         "--cloud-interval",

@@ -16,7 +16,7 @@
 //! evicted instances wait in the pending queue and, under qos-driven, may
 //! preempt others as the seeds allow.
 
-use super::{simulate_stream, RecordSink, SimError, SimOptions, SimRun};
+use super::{run_length, simulate_stream, RecordSink, SimError, SimOptions, SimRun};
 use interstice_core::qos::{simulate, OnPreempt, Outcome, QosConfig, QosError, Request, Resize};
 use interstice_core::{EngineConfig, Job, JobKind, JobRecord, Time};
 use interstice_swf::qos::QosSpec;
@@ -84,22 +84,25 @@ fn resizes(mut deltas: Vec<(Time, i64)>, area: u32) -> Vec<Resize> {
     out
 }
 
-/// The cloud jobs as requests: their run time is the work to do, their
-/// class and tenant drawn by `spec`'s weights in arrival order.
-pub fn requests(cloud: impl IntoIterator<Item = Job>, spec: &QosSpec) -> Vec<Request> {
+/// The cloud jobs as requests: the work to do is how long each runs in
+/// Batsim ([`super::run_length`]: its run time, cut at an enforced
+/// walltime), their class and tenant drawn by `spec`'s weights in arrival
+/// order.
+pub fn requests(cloud: impl IntoIterator<Item = Job>, spec: &QosSpec) -> Result<Vec<Request>, SimError> {
     let mut rng = SplitMix64::new(spec.seed);
     cloud
         .into_iter()
         .map(|job| {
             let (class, tenant) = spec.draw(&mut rng);
-            Request {
+            let (length, _) = run_length(&job)?;
+            Ok(Request {
                 id: job.id.0,
                 submit: job.submit,
                 procs: job.procs,
-                duration: Some(job.runtime.unwrap_or(job.walltime).max(Time::from_ticks(1))),
+                duration: Some(length.max(Time::from_ticks(1))),
                 class,
                 tenant,
-            }
+            })
         })
         .collect()
 }
@@ -113,7 +116,6 @@ pub fn simulate_area(
     hpc: impl IntoIterator<Item = Job>,
     cloud: Vec<Request>,
     spec: &QosSpec,
-    on_preempt: Option<OnPreempt>,
     sink: &mut impl RecordSink,
     progress: impl FnMut(u64),
 ) -> Result<AreaRun, AreaError> {
@@ -126,7 +128,7 @@ pub fn simulate_area(
     let sim = simulate_stream(config, hpc, &SimOptions::default(), &mut tap, progress)?;
     let mut qos = spec.config.clone();
     qos.hosts = vec![area];
-    qos.on_preempt = on_preempt.unwrap_or(OnPreempt::Restart);
+    qos.on_preempt = spec.on_preempt.unwrap_or(OnPreempt::Restart);
     qos.until = None;
     let outcome = simulate(&qos, cloud, resizes(tap.deltas, area))?;
     Ok(AreaRun {
@@ -143,7 +145,7 @@ pub enum AreaError {
     #[error(transparent)]
     Sim(#[from] SimError),
     /// The QoS platform refused its input.
-    #[error("service classes: {0}")]
+    #[error(transparent)]
     Qos(#[from] QosError),
 }
 

@@ -59,6 +59,13 @@ pub enum Eviction {
     OwnerShare,
 }
 
+impl Default for Eviction {
+    /// The seeds' own: qos-driven.
+    fn default() -> Eviction {
+        Eviction::QosDriven
+    }
+}
+
 named_options!(Eviction, "eviction policy", "\"priority\", \"qos-driven\" or \"owner-share\"", {
     Priority => "priority",
     QosDriven => "qos-driven",
@@ -231,6 +238,11 @@ pub struct QosConfig {
 }
 
 impl QosConfig {
+    /// The shortest watchdog period accepted (every period is a scheduler run).
+    pub const MIN_WATCHDOG: Time = Time::from_secs(1);
+    /// The shortest fairness window accepted (every window is a look at every request in the system).
+    pub const MIN_WINDOW: Time = Time::from_secs(60);
+
     /// A platform of `hosts` hosts of `slots` slots with the seeds' defaults:
     /// their three classes, one tenant owning everything, no allocation
     /// time, a 10 s watchdog, 10-minute windows, instances resumed.
@@ -275,13 +287,26 @@ impl QosConfig {
             return bad("no tenant: define at least one".into());
         }
         if self.hosts.is_empty() || self.hosts.contains(&0) {
-            return bad("every host needs at least one slot, and there must be a host".into());
+            return bad("hosts: every host needs at least one slot, and there must be a host".into());
         }
-        if self.watchdog <= Time::ZERO
-            || self.window.is_some_and(|w| w <= Time::ZERO)
-            || self.allocation_time < Time::ZERO
-        {
-            return bad("watchdog and window must be > 0, allocation time ≥ 0".into());
+        if self.hosts.iter().map(|&h| u64::from(h)).sum::<u64>() > u64::from(u32::MAX) {
+            return bad(format!("hosts: more than {} slots in all", u32::MAX));
+        }
+        if self.watchdog < Self::MIN_WATCHDOG {
+            return bad(format!(
+                "watchdog: {} is below the minimum, {}: the scheduler would run too often",
+                self.watchdog,
+                Self::MIN_WATCHDOG
+            ));
+        }
+        if self.window.is_some_and(|w| w < Self::MIN_WINDOW) {
+            return bad(format!(
+                "window: below the minimum, {} (0 turns the windows off)",
+                Self::MIN_WINDOW
+            ));
+        }
+        if self.allocation_time < Time::ZERO {
+            return bad("allocation_time: must be ≥ 0".into());
         }
         let widest = self.hosts.iter().copied().max().unwrap_or(0);
         for r in requests {

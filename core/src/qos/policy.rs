@@ -113,6 +113,15 @@ impl<'a> Rules<'a> {
         }
     }
 
+    /// A waiting request's key within its lane (smallest served first; ties
+    /// by admission): `K` under qos-driven, nothing else otherwise.
+    pub fn lane_key(&self, c: &Candidate) -> f64 {
+        match self.cfg.eviction {
+            Eviction::QosDriven => c.key,
+            Eviction::Priority | Eviction::OwnerShare => 0.0,
+        }
+    }
+
     /// How many lanes.
     pub fn lanes(&self) -> usize {
         match self.cfg.eviction {
@@ -148,25 +157,12 @@ impl<'a> Rules<'a> {
         on_host: impl Iterator<Item = &'v Candidate>,
         running: &[u32],
     ) -> u32 {
-        let classes = &self.cfg.classes;
         let tenants = &self.cfg.tenants;
         let takes = |k: &Candidate| match self.cfg.eviction {
-            Eviction::Priority => classes[k.class].importance < classes[lane].importance,
-            // `may_preempt` with the head's `Q`, the smallest of the lane's.
-            Eviction::QosDriven => {
-                let (c, ck) = (&classes[lane], &classes[k.class]);
-                let limited = k.class == lane && k.overhead > ck.overhead_limit;
-                let k_below = k.q < ck.margin.as_secs_f64();
-                let head_below = head.q < c.margin.as_secs_f64();
-                !limited
-                    && if k_below {
-                        head_below
-                            && (c.importance > ck.importance
-                                || (c.importance == ck.importance && head.q < k.q))
-                    } else {
-                        head.q < k.q
-                    }
-            }
+            // The rule itself for the head: a later request of the lane has
+            // the same class (priority) or a larger `Q` (qos-driven), which
+            // the rule only ever refuses more.
+            Eviction::Priority | Eviction::QosDriven => self.may_preempt(head, k, running),
             Eviction::OwnerShare => {
                 k.tenant != lane
                     && running[k.tenant] > tenants[k.tenant].share
@@ -196,7 +192,7 @@ impl<'a> Rules<'a> {
             Eviction::OwnerShare => {
                 let (tj, tk) = (j.tenant, k.tenant);
                 tj != tk
-                    && running[tj] + j.procs <= self.cfg.tenants[tj].share
+                    && running[tj].saturating_add(j.procs) <= self.cfg.tenants[tj].share
                     && running[tk].saturating_sub(k.procs) >= self.cfg.tenants[tk].share
                     && running[tk] >= k.procs
             }

@@ -205,6 +205,11 @@ impl Windows {
             return;
         }
         let l = &platform.live[idx];
+        // Ending exactly as the window opens, it was counted in the last one
+        // (at its end) and was never active in this one.
+        if l.end.is_some_and(|t| t <= self.start) {
+            return;
+        }
         if let Some(a) = l.end.and_then(|t| l.ledger.availability(t)) {
             self.ended.push((l.req.class, a));
         }

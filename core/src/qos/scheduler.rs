@@ -17,7 +17,7 @@
 use super::ledger::{qos_key, qos_metric, Ledger};
 use super::policy::{Candidate, Key, Rules};
 use super::queue::PendingQueue;
-use super::{Eviction, OnPreempt, QosConfig, Request};
+use super::{OnPreempt, QosConfig, Request};
 use crate::time::Time;
 use std::collections::{BTreeSet, HashMap};
 
@@ -115,6 +115,8 @@ pub(super) struct Platform<'a> {
     load: Vec<u32>,
     pending: PendingQueue,
     pub(super) preemptions: Vec<Preemption>,
+    /// Allocations and preemptions so far (did a run change anything?).
+    pub(super) changes: u64,
 }
 
 impl<'a> Platform<'a> {
@@ -128,6 +130,7 @@ impl<'a> Platform<'a> {
             load: vec![0; cfg.tenants.len()],
             pending: PendingQueue::new(Rules::new(cfg).lanes()),
             preemptions: Vec::new(),
+            changes: 0,
         }
     }
 
@@ -137,19 +140,11 @@ impl<'a> Platform<'a> {
 
     /// `idx` waits from `now`: into its lane, at its key there.
     fn enqueue(&mut self, idx: usize, now: Time) {
-        let l = &self.live[idx];
         let rules = Rules::new(self.cfg);
-        let lane = rules.lane(l.req.class, l.req.tenant);
-        let within = match self.cfg.eviction {
-            Eviction::QosDriven => qos_key(
-                l.ledger.ran(now),
-                l.req.submit,
-                self.cfg.classes[l.req.class].slo,
-                self.cfg.allocation_time,
-            ),
-            Eviction::Priority | Eviction::OwnerShare => 0.0,
-        };
-        self.pending.insert(idx, lane, within, l.order, l.req.procs);
+        let c = self.candidate(idx, now);
+        let lane = rules.lane(c.class, c.tenant);
+        self.pending
+            .insert(idx, lane, rules.lane_key(&c), c.order, c.procs);
     }
 
     /// Admit `req` at `now`: pending.
@@ -479,6 +474,7 @@ impl<'a> Platform<'a> {
             by,
         });
         self.release(k, host);
+        self.changes += 1;
         let restart = self.cfg.on_preempt == OnPreempt::Restart;
         let l = &mut self.live[k];
         l.ledger.preempt(now, restart);
@@ -491,6 +487,7 @@ impl<'a> Platform<'a> {
     fn allocate(&mut self, j: usize, host: usize, now: Time) -> Option<Wake> {
         let alpha = self.cfg.allocation_time;
         let procs = self.live[j].req.procs;
+        self.changes += 1;
         self.free[host] -= procs;
         self.on_host[host].push(j);
         self.load[self.live[j].req.tenant] += procs;

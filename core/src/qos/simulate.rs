@@ -144,7 +144,9 @@ fn run(
                     platform.admit(r, now);
                     busy = true;
                 }
-                if (busy || watchdog <= now) && platform.has_pending() {
+                let ran = (busy || watchdog <= now) && platform.has_pending();
+                let changes = platform.changes;
+                if ran {
                     let allocated = if as_written {
                         platform.pass_written(now)
                     } else {
@@ -159,11 +161,20 @@ fn run(
                         push(&mut wakes, kind, w);
                     }
                 }
-                watchdog = if platform.has_pending() {
-                    now + cfg.watchdog
-                } else {
-                    Time::INFINITY
-                };
+                // The watchdog runs the scheduler `watchdog` after its last
+                // run while requests wait. Under priority and owner-share the
+                // rules do not change with time, so after a run that changed
+                // nothing only an event can make the next one do something
+                // (the run as written keeps running, and decides the same).
+                let time_invariant = !as_written && cfg.eviction != super::Eviction::QosDriven;
+                watchdog =
+                    if !platform.has_pending() || (ran && time_invariant && platform.changes == changes) {
+                        Time::INFINITY
+                    } else if ran || watchdog == Time::INFINITY {
+                        now + cfg.watchdog
+                    } else {
+                        watchdog
+                    };
                 continue;
             }
         };
@@ -296,6 +307,56 @@ mod tests {
             ),
             prop::collection::vec((0i64..=400, 0usize..3, 0u32..=5), 0..=10),
         )
+    }
+
+    /// A request ending exactly on a window's edge is active in the window
+    /// it ends, not in the next one; the windows cover the run.
+    #[test]
+    fn a_completion_on_a_window_edge_counts_once() {
+        let mut cfg = QosConfig::new(1, 2, Eviction::QosDriven);
+        cfg.window = Some(secs(60));
+        let requests = vec![
+            Request {
+                id: 0,
+                submit: secs(0),
+                procs: 1,
+                duration: Some(secs(60)),
+                class: 0,
+                tenant: 0,
+            },
+            Request {
+                id: 1,
+                submit: secs(0),
+                procs: 1,
+                duration: Some(secs(150)),
+                class: 0,
+                tenant: 0,
+            },
+        ];
+        let o = simulate(&cfg, requests, Vec::new()).expect("valid");
+        let gold: Vec<usize> = o
+            .windows
+            .iter()
+            .map(|w| w.classes[0].as_ref().map_or(0, |c| c.active))
+            .collect();
+        assert_eq!(gold, vec![2, 1, 1]);
+        assert_eq!(o.windows.last().map(|w| w.end), Some(secs(150)));
+    }
+
+    /// Bad settings are refused, not run: a watchdog or window so short the
+    /// run would never end.
+    #[test]
+    fn settings_that_would_not_end_are_refused() {
+        let mut cfg = QosConfig::new(1, 2, Eviction::QosDriven);
+        cfg.watchdog = Time::from_ticks(1);
+        let e = simulate(&cfg, Vec::new(), Vec::new()).unwrap_err();
+        assert!(e.0.contains("watchdog"), "{e}");
+        cfg.watchdog = secs(10);
+        cfg.window = Some(secs(1));
+        assert!(simulate(&cfg, Vec::new(), Vec::new())
+            .unwrap_err()
+            .0
+            .contains("window"));
     }
 
     proptest! {
