@@ -314,19 +314,10 @@ impl<'a> Platform<'a> {
         wakes
     }
 
-    /// The run as the seeds write it in tests ([`Platform::pass`] must
-    /// decide exactly as it does); [`Platform::pass`] otherwise.
-    pub(super) fn pass_written(&mut self, now: Time) -> Vec<Wake> {
-        #[cfg(test)]
-        return self.pass_as_written(now);
-        #[cfg(not(test))]
-        return self.pass(now);
-    }
-
     /// The run as the seeds write it: sort the whole queue, examine every
-    /// request.
+    /// request. [`Platform::pass`] must decide exactly as this does.
     #[cfg(test)]
-    fn pass_as_written(&mut self, now: Time) -> Vec<Wake> {
+    pub(super) fn pass_as_written(&mut self, now: Time) -> Vec<Wake> {
         let rules = Rules::new(self.cfg);
         let views: Views = self
             .in_system()

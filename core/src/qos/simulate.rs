@@ -147,11 +147,14 @@ fn run(
                 let ran = (busy || watchdog <= now) && platform.has_pending();
                 let changes = platform.changes;
                 if ran {
+                    #[cfg(test)]
                     let allocated = if as_written {
-                        platform.pass_written(now)
+                        platform.pass_as_written(now)
                     } else {
                         platform.pass(now)
                     };
+                    #[cfg(not(test))]
+                    let allocated = platform.pass(now);
                     for w in allocated {
                         let kind = if matches!(platform.live[w.idx].at, At::Allocating { .. }) {
                             Kind::Ready
