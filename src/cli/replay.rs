@@ -157,6 +157,18 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
                 started.elapsed().as_secs_f64(),
                 done.load_seconds,
             )?;
+            if jobs_csv {
+                outln!(
+                    "{} cloud jobs scheduled with service classes: wrote {} and {}",
+                    area.outcome.records.len(),
+                    args.out
+                        .join(interstice_batsim::qos_output::REQUESTS_CSV)
+                        .display(),
+                    args.out
+                        .join(interstice_batsim::qos_output::WINDOWS_CSV)
+                        .display()
+                )?;
+            }
             super::qos::print_classes(&area.config, &area.outcome)?;
         }
         return Ok(());
