@@ -16,6 +16,7 @@ use interstice_batsim::sim::area_qos::{self, AreaRun};
 use interstice_core::qos::{simulate, ClassReport, Eviction, Outcome, QosConfig};
 use interstice_core::{Admission, Job, JobKind, Scheduling};
 use interstice_swf::experiment::{first_injected_id, injection_span, load_trace, CloudSpec, TraceSpec};
+use interstice_swf::merge_by_submit;
 use interstice_swf::qos::{parse_eviction, QosFileError, QosSpec};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -208,19 +209,23 @@ pub(crate) fn replay_area(
     let trace = load_trace(spec)?;
     let config = engine.to_config(trace.procs)?;
     let qos = classes.spec(config.conv_procs)?;
-    // Nothing is written before the inputs are known good.
-    output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
     // The workload's own cloud jobs (a Batsim JSON from `swf inject`) are
-    // requests too, before the injected ones; the engine sees HPC work only.
-    let (mut hpc, own_cloud): (Vec<Job>, Vec<Job>) =
+    // requests too, merged with the injected ones by arrival (classes are
+    // drawn in that order); the engine sees HPC work only.
+    let (mut hpc, mut own_cloud): (Vec<Job>, Vec<Job>) =
         trace.jobs.iter().cloned().partition(|j| j.kind == JobKind::Hpc);
     hpc.sort_by_key(|job| job.submit);
+    own_cloud.sort_by_key(|job| (job.submit, job.id));
     cloud.check_fits(trace.conv)?;
     let injected = match injection_span(&hpc) {
         Some((first, last)) => Some(cloud.jobs(first, last, first_injected_id(&trace.jobs))?),
         None => None,
     };
-    let requests = area_qos::requests(own_cloud.into_iter().chain(injected.into_iter().flatten()), &qos)?;
+    let requests = area_qos::requests(merge_by_submit(own_cloud, injected.into_iter().flatten()), &qos)?;
+    // Nothing is written before the inputs are known good; no table of an
+    // earlier run stays beside this one's.
+    output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
+    qos_output::remove_tables(out).context("--out is not usable")?;
     let n_jobs = (hpc.len() + requests.len()) as u64;
     let load_seconds = started.elapsed().as_secs_f64();
     bar.set_length(hpc.len() as u64);
@@ -242,8 +247,6 @@ pub(crate) fn replay_area(
     qos_output::add_to_summary(out, &run.config, &run.outcome).context("cannot write the results")?;
     if jobs_csv {
         qos_output::write_tables(out, &run.config, &run.outcome).context("cannot write the results")?;
-    } else {
-        qos_output::remove_tables(out).context("--out is not usable")?;
     }
     let replayed = Replayed {
         summary,

@@ -57,7 +57,7 @@ struct File {
     #[serde(default)]
     tenants: Vec<TenantEntry>,
     #[serde(default)]
-    hosts: Option<HostsEntry>,
+    hosts: Option<serde_yaml::Value>,
     #[serde(default)]
     shuffle: bool,
     #[serde(default)]
@@ -90,13 +90,7 @@ struct TenantEntry {
     weight: Option<f64>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum HostsEntry {
-    Each(Vec<u32>),
-    Uniform(UniformHosts),
-}
-
+/// `hosts: { count, slots }` (the other form is a list of slots).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct UniformHosts {
@@ -141,6 +135,9 @@ pub struct QosSpec {
 }
 
 impl QosSpec {
+    /// The most requests a file may expand to.
+    pub const MAX_REQUESTS: u64 = 10_000_000;
+
     /// The seeds' defaults: their three classes drawn equally, one tenant
     /// owning `slots` slots, on no host.
     pub fn defaults(eviction: Eviction, slots: u32) -> QosSpec {
@@ -288,9 +285,22 @@ impl QosSpec {
             }
         }
         if let Some(hosts) = file.hosts {
-            cfg.hosts = match hosts {
-                HostsEntry::Each(v) => v,
-                HostsEntry::Uniform(UniformHosts { count, slots }) => vec![slots; count],
+            let bad_hosts = |e: String| err("hosts".into(), e);
+            cfg.hosts = if hosts.is_sequence() {
+                serde_yaml::from_value::<Vec<u32>>(hosts)
+                    .map_err(|e| bad_hosts(format!("{e}: give slots per host, e.g. [10, 10, 16]")))?
+            } else {
+                let UniformHosts { count, slots } = serde_yaml::from_value(hosts).map_err(|e| {
+                    bad_hosts(format!("{e}: give {{ count: 20, slots: 10 }} or a list of slots"))
+                })?;
+                // Checked before anything is allocated.
+                if count == 0 || (count as u64).saturating_mul(u64::from(slots)) > u64::from(u32::MAX) {
+                    return Err(bad_hosts(format!(
+                        "{count} hosts of {slots} slots: give 1 to {} slots in all",
+                        u32::MAX
+                    )));
+                }
+                vec![slots; count]
             };
             if cfg.hosts.is_empty() || cfg.hosts.contains(&0) {
                 return Err(err(
@@ -354,7 +364,25 @@ impl QosSpec {
                     format!("{procs}: a request needs 1 to {widest} slots (one host's)"),
                 ));
             }
-            for n in 0..r.count.unwrap_or(1) {
+            let count = r.count.unwrap_or(1);
+            if requests.len() as u64 + u64::from(count) > Self::MAX_REQUESTS {
+                return Err(err(
+                    key("count"),
+                    format!("more than {} requests in all", Self::MAX_REQUESTS),
+                ));
+            }
+            // The last arrival must be an instant the engine can name.
+            let last = r.start.unwrap_or(0.0) + r.every.unwrap_or(0.0) * f64::from(count.saturating_sub(1));
+            if Time::instant_from_secs_f64(last).is_none() {
+                return Err(err(
+                    key("every"),
+                    format!(
+                        "the last request would arrive at {last} s, beyond {} s",
+                        Time::MAX_INSTANT_SECS
+                    ),
+                ));
+            }
+            for n in 0..count {
                 requests.push(Request {
                     id: requests.len() as u64,
                     submit: start + Time::from_ticks(every.ticks().saturating_mul(i64::from(n))),
@@ -471,7 +499,19 @@ mod tests {
         let e = parse("hosts: { count: 2, slots: 4, spare: 9 }\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("q.yaml"), "{e}");
+        assert!(e.contains("q.yaml: hosts") && e.contains("spare"), "{e}");
+        let e = parse("hosts: { count: 18446744073709551615, slots: 1 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("slots in all"), "{e}");
+        let e = parse("hosts: [2]\nrequests:\n  - { count: 20, every: 1e12 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("requests[0].every"), "{e}");
+        let e = parse("hosts: [2]\nrequests:\n  - { count: 4000000000 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("requests[0].count"), "{e}");
         let e = parse("hosts: [4]\nrequests:\n  - { procs: 2 }\n  - { procs: 8 }\n")
             .unwrap_err()
             .to_string();

@@ -187,6 +187,12 @@ impl Windows {
         let Some(len) = self.len else {
             return;
         };
+        // Windows with nothing in them have nothing to report: jump them.
+        if self.ended.is_empty() && platform.in_system().next().is_none() && self.start + len <= t {
+            let skipped = (t - self.start).ticks() / len.ticks();
+            self.start += Time::from_ticks(len.ticks().saturating_mul(skipped));
+            return;
+        }
         while self.start + len <= t {
             self.close(self.start + len, platform);
         }
