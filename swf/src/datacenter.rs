@@ -205,13 +205,7 @@ impl DatacenterSpec {
     /// Parse the text of `path` (paths inside are read from its directory).
     pub fn parse(text: &str, path: &Path) -> Result<DatacenterSpec, DatacenterFileError> {
         let place = path.display().to_string();
-        let file: File = serde_yaml::from_str(text).map_err(|e| {
-            let at = e
-                .location()
-                .map(|l| format!("{place}:{}:{}", l.line(), l.column()))
-                .unwrap_or_else(|| place.clone());
-            DatacenterFileError(format!("{at}: {e}"))
-        })?;
+        let file: File = crate::error::from_yaml(text, &place).map_err(DatacenterFileError)?;
         let err = |key: String, msg: String| DatacenterFileError(format!("{place}: {key}: {msg}"));
         let base = path.parent().unwrap_or(Path::new("."));
         let seconds = |key: &str, v: f64| -> Result<Time, DatacenterFileError> {

@@ -5,6 +5,20 @@
 use std::fmt;
 use std::path::PathBuf;
 
+/// `text`, the content of the YAML file shown as `place`, read as `T`; a
+/// syntax or shape error reads `place:LINE:COLUMN: message` (just `place:`
+/// where YAML knows no position). The one reader of the YAML input files
+/// (the data-center file, the service-class file).
+pub(crate) fn from_yaml<T: serde::de::DeserializeOwned>(text: &str, place: &str) -> Result<T, String> {
+    serde_yaml::from_str(text).map_err(|e| {
+        let at = e
+            .location()
+            .map(|l| format!("{place}:{}:{}", l.line(), l.column()))
+            .unwrap_or_else(|| place.to_string());
+        format!("{at}: {e}")
+    })
+}
+
 /// Any error of this crate.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

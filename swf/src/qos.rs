@@ -164,13 +164,7 @@ impl QosSpec {
     /// Parse the text of `path`.
     pub fn parse(text: &str, path: &Path, slots: u32) -> Result<QosSpec, QosFileError> {
         let place = path.display().to_string();
-        let file: File = serde_yaml::from_str(text).map_err(|e| {
-            let at = e
-                .location()
-                .map(|l| format!("{place}:{}:{}", l.line(), l.column()))
-                .unwrap_or_else(|| place.clone());
-            QosFileError(format!("{at}: {e}"))
-        })?;
+        let file: File = crate::error::from_yaml(text, &place).map_err(QosFileError)?;
         let err = |key: String, msg: String| QosFileError(format!("{place}: {key}: {msg}"));
         let seconds = |key: String, v: f64| -> Result<Time, QosFileError> {
             Time::instant_from_secs_f64(v)
@@ -437,11 +431,6 @@ fn shuffle_order(requests: &mut [Request], seed: u64) {
 
 /// Parse an eviction policy's name, for flags.
 pub fn parse_eviction(s: &str) -> Result<Eviction, String> {
-    s.parse().map_err(|e| format!("{e}"))
-}
-
-/// Parse a preemption mode's name, for flags.
-pub fn parse_on_preempt(s: &str) -> Result<OnPreempt, String> {
     s.parse().map_err(|e| format!("{e}"))
 }
 
