@@ -258,6 +258,8 @@ pub struct ResultWriter<'n> {
     naming: Naming<'n>,
     csv: Option<JobsCsv<'n, BufWriter<File>>>,
     tally: SummaryTally,
+    /// `classes` and `qos` of a run with service classes ([`crate::qos_output`]).
+    classes: Option<(serde_json::Value, serde_json::Value)>,
 }
 
 impl<'n> ResultWriter<'n> {
@@ -285,7 +287,14 @@ impl<'n> ResultWriter<'n> {
             naming,
             csv: None,
             tally: SummaryTally::default(),
+            classes: None,
         })
+    }
+
+    /// `summary.json` will end with these `classes` and `qos` members (a
+    /// replay whose cloud jobs had service classes).
+    pub fn set_classes(&mut self, classes: serde_json::Value, qos: serde_json::Value) {
+        self.classes = Some((classes, qos));
     }
 
     /// Take the final record of the job submitted `seq`-th (0-based).
@@ -322,11 +331,14 @@ impl<'n> ResultWriter<'n> {
         }
         let summary = self.tally.summary(config.procs);
         let summary_path = self.dir.join(SUMMARY_JSON);
-        let text = summary_json(&summary, config, self.naming.workload(), run).map_err(|source| {
-            OutputError::Json {
-                path: summary_path.clone(),
-                source,
-            }
+        let mut wire = summary_wire(&summary, config, self.naming.workload(), run);
+        if let Some((classes, qos)) = &self.classes {
+            wire.classes = Some(classes);
+            wire.qos = Some(qos);
+        }
+        let text = render(&wire).map_err(|source| OutputError::Json {
+            path: summary_path.clone(),
+            source,
         })?;
         std::fs::write(&summary_path, text).map_err(|source| OutputError::Io {
             path: summary_path,
@@ -570,6 +582,10 @@ struct SummaryWire<'a> {
     config: ConfigWire,
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    classes: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qos: Option<&'a serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -624,7 +640,12 @@ pub fn summary_json(
     workload_name: &str,
     run: Option<&serde_json::Value>,
 ) -> Result<String, serde_json::Error> {
-    let mut text = serde_json::to_string_pretty(&summary_wire(summary, config, workload_name, run))?;
+    render(&summary_wire(summary, config, workload_name, run))
+}
+
+/// Pretty-printed, trailing newline.
+fn render(wire: &SummaryWire) -> Result<String, serde_json::Error> {
+    let mut text = serde_json::to_string_pretty(wire)?;
     text.push('\n');
     Ok(text)
 }
@@ -698,6 +719,8 @@ fn summary_wire<'a>(
                 .collect(),
         },
         run,
+        classes: None,
+        qos: None,
     }
 }
 

@@ -1,7 +1,8 @@
 //! The outputs of a run with service classes (`interstice qos run`,
 //! `interstice replay --eviction`): `requests.csv` (one row per request),
 //! `windows.csv` (one row per fairness window and class), and the
-//! `classes` array and `qos` object of `summary.json`. Undefined values
+//! `classes` array and `qos` object of `summary.json` (a replay's writes
+//! them through [`crate::output::ResultWriter::set_classes`]). Undefined values
 //! are empty fields in CSV and `null` in JSON.
 
 use crate::output::OutputError;
@@ -188,28 +189,6 @@ pub fn qos_json(cfg: &QosConfig, outcome: &Outcome) -> Value {
 pub fn write_summary(dir: &Path, cfg: &QosConfig, outcome: &Outcome) -> Result<(), OutputError> {
     let value = json!({ "classes": classes_json(outcome), "qos": qos_json(cfg, outcome) });
     write_json(&dir.join(crate::output::SUMMARY_JSON), &value)
-}
-
-/// Append `classes` and `qos` to a replay's `summary.json`, leaving what is
-/// there byte for byte (its members keep their order).
-pub fn add_to_summary(dir: &Path, cfg: &QosConfig, outcome: &Outcome) -> Result<(), OutputError> {
-    let path = dir.join(crate::output::SUMMARY_JSON);
-    let io = |source| OutputError::Io {
-        path: path.clone(),
-        source,
-    };
-    let text = std::fs::read_to_string(&path).map_err(io)?;
-    let extra = json!({ "classes": classes_json(outcome), "qos": qos_json(cfg, outcome) });
-    let extra = serde_json::to_string_pretty(&extra).map_err(|source| OutputError::Json {
-        path: path.clone(),
-        source,
-    })?;
-    // Both are pretty-printed objects: splice the members of one into the other.
-    let head = text.trim_end().strip_suffix('}').unwrap_or(&text).trim_end();
-    let members = extra.trim().trim_start_matches('{').trim_end_matches('}');
-    let comma = if head.ends_with('{') { "" } else { "," };
-    let spliced = format!("{head}{comma}{members}}}\n");
-    std::fs::write(&path, spliced).map_err(io)
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<(), OutputError> {

@@ -241,10 +241,13 @@ pub(crate) fn replay_area(
     })
     .context("simulation failed")?;
     let info = run_info(spec, &trace, Some(cloud), &run.sim.stats);
+    writer.set_classes(
+        qos_output::classes_json(&run.outcome),
+        qos_output::qos_json(&run.config, &run.outcome),
+    );
     let summary = writer
         .finish(&config, Some(&info))
         .context("cannot write the results")?;
-    qos_output::add_to_summary(out, &run.config, &run.outcome).context("cannot write the results")?;
     if jobs_csv {
         qos_output::write_tables(out, &run.config, &run.outcome).context("cannot write the results")?;
     }
