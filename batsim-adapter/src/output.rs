@@ -13,6 +13,7 @@
 //! `Serialize`). Same inputs give byte-identical files: field order is fixed,
 //! floats go through `serde_json`, and non-finite values become `null`.
 
+use crate::qos_output::{REQUESTS_CSV, WINDOWS_CSV};
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -115,16 +116,23 @@ pub enum OutputError {
 
 /// Check, before a run, that its results can be written: create `dir` if
 /// needed and the result files in it (empty until the run writes them), so a
-/// bad `--out` fails before any work instead of after it. Without
-/// `jobs_csv` (`--no-jobs-csv`), a `jobs.csv` left there by an earlier run is
-/// removed: it would not describe the run whose `summary.json` sits beside it.
+/// bad `--out` fails before any work instead of after it. Tables an earlier
+/// run left there and this one will not rewrite are removed, as they would
+/// not describe the run whose `summary.json` sits beside them: `jobs.csv`
+/// without `jobs_csv` (`--no-jobs-csv`), and always a class run's
+/// `requests.csv` and `windows.csv` (a class run writes them afterwards).
 pub fn prepare_out_dir(dir: &Path, jobs_csv: bool) -> Result<(), OutputError> {
     std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    if !jobs_csv {
-        let path = dir.join(JOBS_CSV);
+    let stale: &[&str] = if jobs_csv {
+        &[REQUESTS_CSV, WINDOWS_CSV]
+    } else {
+        &[JOBS_CSV, REQUESTS_CSV, WINDOWS_CSV]
+    };
+    for name in stale {
+        let path = dir.join(name);
         match std::fs::remove_file(&path) {
             Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
                 return Err(OutputError::Io { path, source })

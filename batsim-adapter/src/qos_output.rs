@@ -46,21 +46,6 @@ fn create(dir: &Path, name: &str) -> Result<(BufWriter<File>, std::path::PathBuf
     Ok((BufWriter::new(file), path))
 }
 
-/// Remove `requests.csv` and `windows.csv` of an earlier run from `dir`
-/// (a run that writes no tables must not leave stale ones beside its summary).
-pub fn remove_tables(dir: &Path) -> Result<(), OutputError> {
-    for name in [REQUESTS_CSV, WINDOWS_CSV] {
-        let path = dir.join(name);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(OutputError::Io { path, source: e });
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
 /// Write `requests.csv` and `windows.csv` into `dir`.
 pub fn write_tables(dir: &Path, cfg: &QosConfig, outcome: &Outcome) -> Result<(), OutputError> {
     let (mut out, path) = create(dir, REQUESTS_CSV)?;

@@ -222,10 +222,8 @@ pub(crate) fn replay_area(
         None => None,
     };
     let requests = area_qos::requests(merge_by_submit(own_cloud, injected.into_iter().flatten()), &qos)?;
-    // Nothing is written before the inputs are known good; no table of an
-    // earlier run stays beside this one's.
+    // Nothing is written before the inputs are known good.
     output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
-    qos_output::remove_tables(out).context("--out is not usable")?;
     let n_jobs = (hpc.len() + requests.len()) as u64;
     let load_seconds = started.elapsed().as_secs_f64();
     bar.set_length(hpc.len() as u64);

@@ -227,9 +227,6 @@ pub(crate) fn replay(
 ) -> anyhow::Result<Replayed> {
     let started = Instant::now();
     output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
-    // A class replay's tables from an earlier run in the same --out would
-    // read as this run's.
-    interstice_batsim::qos_output::remove_tables(out).context("--out is not usable")?;
     let trace = load_trace(spec)?;
     let (jobs, n_jobs) = arrivals(&trace, cloud)?;
     let config = engine.to_config(trace.procs)?;
