@@ -148,8 +148,12 @@ impl ClassArgs {
     }
 }
 
-/// The options of a class replay that cannot go with it, as a usage error.
-pub(crate) fn check_replay(engine: &EngineArgs, cloud: Option<&CloudSpec>) -> anyhow::Result<()> {
+/// The options of a class replay that cannot go with it, as a usage error;
+/// else the injected cloud jobs it schedules.
+pub(crate) fn check_replay<'c>(
+    engine: &EngineArgs,
+    cloud: Option<&'c CloudSpec>,
+) -> anyhow::Result<&'c CloudSpec> {
     let config = engine.to_config(engine.conv.unwrap_or(1).max(1))?;
     let t = &engine.tuning;
     // What the engine does for cloud jobs the class scheduler does its own
@@ -184,12 +188,9 @@ pub(crate) fn check_replay(engine: &EngineArgs, cloud: Option<&CloudSpec>) -> an
         )
         .into());
     }
-    if cloud.is_none() {
-        return Err(
-            Usage("--eviction/--qos schedule the injected cloud jobs: give --cloud-interval".into()).into(),
-        );
-    }
-    Ok(())
+    cloud.ok_or_else(|| {
+        Usage("--eviction/--qos schedule the injected cloud jobs: give --cloud-interval".into()).into()
+    })
 }
 
 /// A replay whose cloud jobs have service classes: the HPC trace through

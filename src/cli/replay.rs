@@ -134,9 +134,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let cloud = args.cloud_interval.map(|interval| args.cloud.spec(interval));
     let bar = progress_bar(args.quiet);
     let jobs_csv = !args.no_jobs_csv;
-    if args.classes.enabled() {
-        super::qos::check_replay(&args.engine, cloud.as_ref())?;
-        let cloud = cloud.as_ref().expect("checked");
+    let (done, area) = if args.classes.enabled() {
+        let cloud = super::qos::check_replay(&args.engine, cloud.as_ref())?;
         let (done, area) = super::qos::replay_area(
             &spec,
             &args.engine,
@@ -146,17 +145,25 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             jobs_csv,
             &bar,
         )?;
-        bar.finish_and_clear();
-        if !args.quiet {
-            print_summary(
-                &done.summary,
-                &done.config,
-                &done.stats,
-                &args.out,
-                jobs_csv,
-                started.elapsed().as_secs_f64(),
-                done.load_seconds,
-            )?;
+        (done, Some(area))
+    } else {
+        (
+            replay(&spec, &args.engine, cloud.as_ref(), &args.out, jobs_csv, &bar)?,
+            None,
+        )
+    };
+    bar.finish_and_clear();
+    if !args.quiet {
+        print_summary(
+            &done.summary,
+            &done.config,
+            &done.stats,
+            &args.out,
+            jobs_csv,
+            started.elapsed().as_secs_f64(),
+            done.load_seconds,
+        )?;
+        if let Some(area) = &area {
             if jobs_csv {
                 outln!(
                     "{} cloud jobs scheduled with service classes: wrote {} and {}",
@@ -171,20 +178,6 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             }
             super::qos::print_classes(&area.config, &area.outcome)?;
         }
-        return Ok(());
-    }
-    let done = replay(&spec, &args.engine, cloud.as_ref(), &args.out, jobs_csv, &bar)?;
-    bar.finish_and_clear();
-    if !args.quiet {
-        print_summary(
-            &done.summary,
-            &done.config,
-            &done.stats,
-            &args.out,
-            jobs_csv,
-            started.elapsed().as_secs_f64(),
-            done.load_seconds,
-        )?;
         if done.skipped > 0 {
             eprintln!(
                 "note: {} workload records were skipped (see summary.json run.extraction)",
