@@ -28,6 +28,8 @@
 
 mod ledger;
 pub mod policy;
+#[cfg(test)]
+mod props;
 mod queue;
 mod report;
 mod scheduler;

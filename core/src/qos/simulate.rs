@@ -214,103 +214,10 @@ fn platform_end(platform: &Platform) -> Time {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qos::{Eviction, OnPreempt, ServiceClass, Tenant};
-    use proptest::prelude::*;
+    use crate::qos::Eviction;
 
     fn secs(s: i64) -> Time {
         Time::from_secs(s)
-    }
-
-    type Raw = (
-        Vec<u32>,
-        Vec<(u32, u32, i64)>,
-        Vec<u32>,
-        i64,
-        bool,
-        Vec<(i64, u32, Option<i64>, usize, usize)>,
-        Vec<(i64, usize, u32)>,
-    );
-
-    fn build(eviction: Eviction, raw: Raw) -> (QosConfig, Vec<Request>, Vec<Resize>) {
-        let (hosts, classes, shares, alpha, restart, reqs, resizes) = raw;
-        let widest = *hosts.iter().max().expect("a host");
-        let classes: Vec<ServiceClass> = classes
-            .iter()
-            .enumerate()
-            .map(|(i, &(importance, slo, margin))| {
-                let mut c = ServiceClass::new(&format!("c{i}"), importance, f64::from(slo) / 10.0);
-                c.margin = secs(margin);
-                c
-            })
-            .collect();
-        let tenants: Vec<Tenant> = shares
-            .iter()
-            .enumerate()
-            .map(|(i, &share)| Tenant {
-                name: format!("t{i}"),
-                share,
-            })
-            .collect();
-        let requests = reqs
-            .iter()
-            .enumerate()
-            .map(|(i, &(submit, procs, duration, class, tenant))| Request {
-                id: i as u64,
-                submit: secs(submit),
-                procs: procs.min(widest),
-                duration: duration.map(secs),
-                class: class % classes.len(),
-                tenant: tenant % tenants.len(),
-            })
-            .collect();
-        let resizes = resizes
-            .iter()
-            .map(|&(at, host, slots)| {
-                let host = host % hosts.len();
-                Resize {
-                    at: secs(at),
-                    host,
-                    slots: slots.min(hosts[host]),
-                }
-            })
-            .collect();
-        let cfg = QosConfig {
-            classes,
-            tenants,
-            hosts,
-            eviction,
-            on_preempt: if restart {
-                OnPreempt::Restart
-            } else {
-                OnPreempt::Resume
-            },
-            allocation_time: secs(alpha),
-            watchdog: secs(10),
-            window: Some(secs(60)),
-            until: Some(secs(900)),
-        };
-        (cfg, requests, resizes)
-    }
-
-    fn raw() -> impl Strategy<Value = Raw> {
-        (
-            prop::collection::vec(1u32..=5, 1..=3),
-            prop::collection::vec((1u32..=3, 1u32..=10, 0i64..=30), 1..=3),
-            prop::collection::vec(0u32..=6, 1..=3),
-            0i64..=3,
-            any::<bool>(),
-            prop::collection::vec(
-                (
-                    0i64..=200,
-                    1u32..=3,
-                    prop::option::of(5i64..=300),
-                    0usize..3,
-                    0usize..3,
-                ),
-                1..=40,
-            ),
-            prop::collection::vec((0i64..=400, 0usize..3, 0u32..=5), 0..=10),
-        )
     }
 
     /// A request ending exactly on a window's edge is active in the window
@@ -361,23 +268,5 @@ mod tests {
             .unwrap_err()
             .0
             .contains("window"));
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(192))]
-
-        /// The lanes, and the lanes set aside, decide exactly as the run
-        /// the seeds write (whole queue sorted and examined), under every
-        /// policy, with hosts shrinking and growing.
-        #[test]
-        fn the_run_in_lanes_decides_as_written(raw in raw(), policy in 0usize..3) {
-            let eviction = Eviction::ALL[policy];
-            let (cfg, requests, resizes) = build(eviction, raw);
-            let fast = simulate(&cfg, requests.clone(), resizes.clone()).expect("valid");
-            let written = simulate_as_written(&cfg, requests, resizes).expect("valid");
-            prop_assert_eq!(&fast.preemptions, &written.preemptions);
-            prop_assert_eq!(&fast.records, &written.records);
-            prop_assert_eq!(fast, written);
-        }
     }
 }
