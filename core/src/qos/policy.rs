@@ -47,9 +47,40 @@ pub struct Candidate {
     pub ran: Time,
 }
 
-/// A sort key: compared lexicographically, smaller first.
-#[derive(Clone, Debug, PartialEq)]
+/// `f64` in a total order (`f64::total_cmp`), equality included.
+#[derive(Clone, Copy, Debug)]
+pub struct Ordered(pub f64);
+
+impl PartialEq for Ordered {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ordered {}
+
+impl PartialOrd for Ordered {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ordered {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// A sort key: compared lexicographically in the order of [`Ordered`],
+/// smaller first.
+#[derive(Clone, Debug)]
 pub struct Key(pub Vec<f64>);
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
 
 impl Eq for Key {}
 
@@ -61,13 +92,10 @@ impl PartialOrd for Key {
 
 impl Ord for Key {
     fn cmp(&self, other: &Self) -> Ordering {
-        for (a, b) in self.0.iter().zip(&other.0) {
-            match a.total_cmp(b) {
-                Ordering::Equal => continue,
-                unequal => return unequal,
-            }
-        }
-        self.0.len().cmp(&other.0.len())
+        self.0
+            .iter()
+            .map(|&x| Ordered(x))
+            .cmp(other.0.iter().map(|&x| Ordered(x)))
     }
 }
 

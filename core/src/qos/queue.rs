@@ -5,27 +5,10 @@
 //! they ask for, so that a run can go straight to a lane's next request
 //! that asks for no more than a host could offer ([`super::policy::Rules::reach`]).
 
+use super::policy::Ordered;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
-
-/// `f64` in a total order.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Ordered(pub(super) f64);
-
-impl Eq for Ordered {}
-
-impl PartialOrd for Ordered {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Ordered {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
 
 /// A waiting request in its lane: (key within the lane, admission rank, index).
 pub(super) type Entry = (Ordered, u64, usize);

@@ -50,9 +50,9 @@ pub(super) struct Live {
     /// Bumped at every allocation and preemption: a wake-up of an older
     /// attempt is stale.
     pub(super) attempt: u64,
-    /// Preempted at least once since its last allocation (the next
-    /// allocation is overhead for `C_k`).
-    preempted: bool,
+    /// Times preempted. A request waits only after its admission or a
+    /// preemption, so every allocation but the first follows one (and is
+    /// overhead for `C_k`).
     pub(super) preemptions: u32,
     pub(super) end: Option<Time>,
 }
@@ -156,7 +156,6 @@ impl<'a> Platform<'a> {
             at: At::Pending,
             order: idx as u64,
             attempt: 0,
-            preempted: false,
             preemptions: 0,
             end: None,
         });
@@ -471,7 +470,6 @@ impl<'a> Platform<'a> {
         l.ledger.preempt(now, restart);
         l.at = At::Pending;
         l.attempt += 1;
-        l.preempted = true;
         l.preemptions += 1;
     }
 
@@ -484,7 +482,7 @@ impl<'a> Platform<'a> {
         self.load[self.live[j].req.tenant] += procs;
         let l = &mut self.live[j];
         l.attempt += 1;
-        if std::mem::take(&mut l.preempted) {
+        if l.preemptions > 0 {
             l.ledger.reallocated(alpha);
         }
         if alpha > Time::ZERO {
