@@ -181,6 +181,56 @@ fn a_replay_with_classes_keeps_the_hpc_schedule_and_accounts_every_cloud_job() {
     }
 }
 
+/// Review defects: a cloud job's work is how long it runs in Batsim (its run
+/// time cut at its walltime), and a replay into a directory a class replay
+/// used leaves none of that run's tables behind.
+#[test]
+fn a_request_runs_at_most_its_walltime_and_no_table_outlives_its_run() {
+    let trace = kth_trace();
+    let out = scratch_dir("qos-cli", "walltime");
+    let dir = out.to_str().unwrap();
+    let base = [
+        "replay",
+        trace.to_str().unwrap(),
+        "--policy",
+        "easy",
+        "--conv",
+        "60",
+        "--until",
+        "172800",
+    ];
+    let mut args = base.to_vec();
+    args.extend([
+        "--cloud-interval",
+        "600",
+        "--cloud-procs",
+        "1",
+        "--cloud-runtime",
+        "exp:600",
+        "--cloud-walltime",
+        "300",
+        "--eviction",
+        "priority",
+        "--quiet",
+        "--out",
+        dir,
+    ]);
+    assert_success(&interstice(&args));
+    let requests = rows(&out, "requests.csv");
+    assert!(requests.len() > 100);
+    for r in requests.iter().filter(|r| !r["end"].is_empty()) {
+        let ran: f64 = r["run_time"].parse().unwrap();
+        assert!(
+            ran <= 300.0 + 1e-6,
+            "a request ran past its 300 s walltime: {r:?}"
+        );
+    }
+    let mut args = base.to_vec();
+    args.extend(["--quiet", "--force", "--out", dir]);
+    assert_success(&interstice(&args));
+    assert!(!out.join("requests.csv").exists() && !out.join("windows.csv").exists());
+}
+
 #[test]
 fn bad_files_and_flags_are_clear_errors() {
     let dir = scratch_dir("qos-cli", "errors");
