@@ -14,6 +14,7 @@
 //! floats go through `serde_json`, and non-finite values become `null`.
 
 use crate::qos_output::{REQUESTS_CSV, WINDOWS_CSV};
+use interstice_core::placement::{Criterion, Placement};
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -619,6 +620,9 @@ struct ConfigWire {
     admission: &'static str,
     scheduling: &'static str,
     predictor: &'static str,
+    placement: &'static str,
+    /// TOPSIS's weights by criterion name; `null` under first-fit.
+    placement_weights: Option<serde_json::Map<String, serde_json::Value>>,
     lambda: Option<f64>,
     tau: Option<f64>,
     latency: f64,
@@ -710,6 +714,13 @@ fn summary_wire<'a>(
             admission: config.admission.name(),
             scheduling: config.scheduling.name(),
             predictor: config.predictor.name(),
+            placement: config.placement.name(),
+            placement_weights: (config.placement == Placement::Topsis).then(|| {
+                Criterion::ALL
+                    .iter()
+                    .map(|c| (c.name().to_string(), config.placement_weights.of(*c).into()))
+                    .collect()
+            }),
             lambda: finite(config.lambda),
             tau: finite(config.tau),
             latency: config.thesis.latency.as_secs_f64(),

@@ -13,6 +13,7 @@
 
 use crate::job::{Job, JobId, JobKind};
 pub use crate::maintenance::Maintenance;
+use crate::placement::{Placement, Weights};
 pub use crate::predict::{Beta, ThesisPrediction};
 use crate::procset::ProcSet;
 use crate::time::Time;
@@ -188,6 +189,12 @@ pub struct EngineConfig {
     /// Maintenance reservations `J_o`: processors no job may use over a
     /// window. Every policy plans around them.
     pub maintenance: Vec<Maintenance>,
+    /// How a cloud job's processors are chosen among those free at its
+    /// start: by id (the policy's own order) or by TOPSIS
+    /// ([`crate::placement`]). HPC work is never placed by it.
+    pub placement: Placement,
+    /// TOPSIS's criteria weights (used only with [`Placement::Topsis`]).
+    pub placement_weights: Weights,
 }
 
 impl EngineConfig {
@@ -209,6 +216,8 @@ impl EngineConfig {
             predictor: Predictor::Exact,
             thesis: ThesisPrediction::default(),
             maintenance: Vec::new(),
+            placement: Placement::FirstFit,
+            placement_weights: Weights::default(),
         }
     }
 

@@ -155,6 +155,7 @@ pub mod job;
 mod maintenance;
 pub mod metrics;
 pub mod mirror;
+pub mod placement;
 mod plan;
 mod predict;
 pub mod procset;

@@ -322,3 +322,35 @@ fn backlog_beyond_the_window() {
     assert_eq!(owned, records);
     assert_eq!(owned[3].end_reason, Some(EndReason::Killed));
 }
+
+/// `--placement topsis` takes the free processors whose HPC-side work (here a
+/// maintenance window) comes back latest; first fit takes the highest ids.
+#[test]
+fn topsis_places_cloud_work_away_from_returning_hpc_work() {
+    use interstice_core::placement::Placement;
+    use interstice_core::Maintenance;
+    let setup = |placement| {
+        let mut cfg = EngineConfig::new(4, Policy::Fcfs);
+        cfg.placement = placement;
+        // Processor 3 is taken back at 600 (100 s after the cloud job's
+        // walltime), processor 2 at 5000; 0 and 1 run HPC work until 1000.
+        cfg.maintenance = vec![
+            Maintenance {
+                start: secs(600),
+                duration: secs(100),
+                procs: ProcSet::from_sorted_ids(vec![3]),
+            },
+            Maintenance {
+                start: secs(5000),
+                duration: secs(100),
+                procs: ProcSet::from_sorted_ids(vec![2]),
+            },
+        ];
+        cfg
+    };
+    let jobs = || vec![hpc(1, 0, 1000, 1000, 2), cloud(2, 0, 500, 500, 1, 1000)];
+    let (_, first_fit) = run(setup(Placement::FirstFit), jobs());
+    assert_eq!(start_of(&first_fit, 2), (0, "3".into()));
+    let (_, topsis) = run(setup(Placement::Topsis), jobs());
+    assert_eq!(start_of(&topsis, 2), (0, "2".into()));
+}

@@ -6,6 +6,7 @@
 //! the config file.
 
 use interstice_api::Endpoint;
+use interstice_core::placement::{Placement, Weights};
 use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time};
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::maintenance::{check_window, window};
@@ -211,6 +212,14 @@ pub struct EngineSection {
     /// `β` of the thesis predictor: seconds, or `disqualify`.
     #[serde(default)]
     pub beta: Option<BetaValue>,
+    /// first-fit or topsis: how a cloud job's processors (a member) or its
+    /// destination (a broker) are chosen.
+    #[serde(default)]
+    pub placement: Option<String>,
+    /// TOPSIS's weights, `margin=0.5,completion=0.2,…` (default: the AHP
+    /// weights of `docs/placement.md`).
+    #[serde(default)]
+    pub placement_weights: Option<String>,
     /// Maintenance windows. The daemon's engine runs on the wall clock
     /// ([`crate::clock`]: epoch microseconds), so `start` is a Unix time in
     /// seconds; a window already over is harmless.
@@ -298,6 +307,22 @@ impl EngineSection {
         ) {
             config.predictor = predictor;
         }
+        if let Some(placement) = parse_name(
+            "engine.placement",
+            &self.placement,
+            config.placement,
+            &mut problems,
+        ) {
+            config.placement = placement;
+        }
+        if let Some(weights) = &self.placement_weights {
+            match weights.parse() {
+                Ok(weights) => config.placement_weights = weights,
+                Err(err) => problems.push(format!(
+                    "engine.placement_weights: {err} (write e.g. margin=0.5,completion=0.2,slack=0.2,fragmentation=0.1)"
+                )),
+            }
+        }
         if let Some(secs) = self.latency {
             match Time::instant_from_secs_f64(secs) {
                 Some(latency) => config.thesis.latency = latency,
@@ -369,6 +394,9 @@ pub struct BrokerRules {
     pub thesis: ThesisPrediction,
     /// `engine.max_resubmissions`, `engine.max_time_in_system_seconds`.
     pub lifecycle: Lifecycle,
+    /// `engine.placement_weights` when `engine.placement` is `topsis`:
+    /// `F^J'` orders the members by TOPSIS.
+    pub topsis: Option<Weights>,
 }
 
 impl BrokerRules {
@@ -379,6 +407,7 @@ impl BrokerRules {
             tau: engine.tau,
             thesis: engine.thesis,
             lifecycle: engine.lifecycle,
+            topsis: (engine.placement == Placement::Topsis).then_some(engine.placement_weights),
         }
     }
 }

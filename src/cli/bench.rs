@@ -19,6 +19,8 @@ pub enum BenchCommand {
     Measure(super::replay_bench::MeasureArgs),
     /// Reading and planning a 10,000-job, 2,000-node Slurm state, as the daemon's Slurm backend does.
     Slurm(super::slurm_bench::SlurmArgs),
+    /// TOPSIS's cost: ranking 10,000 candidates; placing cloud jobs on a 10,240-processor area.
+    Placement(super::placement_bench::PlacementArgs),
 }
 
 /// Run the chosen benchmark.
@@ -31,5 +33,6 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Scaling(args) => super::replay_bench::bench_scaling(args),
         BenchCommand::Measure(args) => super::replay_bench::measure(args),
         BenchCommand::Slurm(args) => super::slurm_bench::bench(args),
+        BenchCommand::Placement(args) => super::placement_bench::bench(args),
     }
 }

@@ -366,7 +366,7 @@ pub struct BenchArgs {
     seed: u64,
 }
 
-fn percentile(sorted: &[Duration], q: f64) -> Duration {
+pub(crate) fn percentile(sorted: &[Duration], q: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
     }

@@ -7,6 +7,7 @@ use interstice_batsim::dc_output::DatacenterWriter;
 use interstice_batsim::output::Naming;
 use interstice_batsim::sim::datacenter::{simulate_datacenter, Source};
 use interstice_core::datacenter::{Datacenter, DatacenterConfig, Request, Role, Routing, SchedulerConfig};
+use interstice_core::placement::{Placement, Weights};
 use interstice_core::{EngineConfig, Job, Lifecycle, Time};
 use interstice_swf::datacenter::{DatacenterSpec, DirectWork, StreamSpec};
 use interstice_swf::experiment::injection_span;
@@ -18,9 +19,19 @@ use std::time::Instant;
 const WORKLOAD_NAME: &str = "dc";
 
 /// Run the data center of `file` and write its results into `out`.
-pub fn run(file: &Path, route: Option<&str>, out: &Path, jobs_csv: bool, quiet: bool) -> anyhow::Result<()> {
+/// `placement` (`--placement`, `--placement-weights`) overrides the file's.
+pub fn run(
+    file: &Path,
+    route: Option<&str>,
+    placement: (Option<Placement>, Option<Weights>),
+    out: &Path,
+    jobs_csv: bool,
+    quiet: bool,
+) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut spec = DatacenterSpec::load(file)?;
+    spec.placement = placement.0.unwrap_or(spec.placement);
+    spec.placement_weights = placement.1.unwrap_or(spec.placement_weights);
     if let Some(route) = route {
         spec.routing = match route {
             "best" => Routing::Best,
@@ -65,6 +76,8 @@ pub fn run(file: &Path, route: Option<&str>, out: &Path, jobs_csv: bool, quiet: 
             next_id = next_id.max(jobs.iter().map(|job| job.id.0 + 1).max().unwrap_or(1));
             direct.push((i, jobs));
         }
+        scheduler.engine.placement = spec.placement;
+        scheduler.engine.placement_weights = spec.placement_weights;
         scheduler.features = s.features.clone();
         scheduler.latency = s.latency;
         schedulers.push(scheduler);
@@ -113,6 +126,8 @@ pub fn run(file: &Path, route: Option<&str>, out: &Path, jobs_csv: bool, quiet: 
             max_time_in_system: spec.max_time_in_system,
         },
         routing: spec.routing,
+        placement: spec.placement,
+        placement_weights: spec.placement_weights,
     };
     let dc = Datacenter::new(config)?;
     // Every stream's widest job must fit some scheduler's metadata (width

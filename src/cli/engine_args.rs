@@ -12,6 +12,7 @@
 
 use anyhow::Context;
 use interstice_batsim::protocol::EngineOptions;
+use interstice_core::placement::{Placement, Weights};
 use interstice_core::{Admission, Beta, EngineConfig, Policy, Predictor, Scheduling, Time, UnknownName};
 use interstice_swf::beta::ShowBeta;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
@@ -19,7 +20,8 @@ use interstice_swf::SwfError;
 use interstice_swf::{defaults, MaintenanceFile};
 use std::path::PathBuf;
 
-/// `--policy`, `--conv`, `--admission`, `--scheduling`, `--predictor` and the [`TuningArgs`].
+/// `--policy`, `--conv`, `--admission`, `--scheduling`, `--predictor`,
+/// `--placement`, `--placement-weights` and the [`TuningArgs`].
 #[derive(clap::Args, Clone, Debug, Default, PartialEq)]
 pub struct EngineArgs {
     /// Scheduling policy: fcfs, easy, conservative or convergence.
@@ -49,6 +51,22 @@ pub struct EngineArgs {
         defaults::predictor().name(),
     ))]
     pub predictor: Option<Predictor>,
+    /// How a cloud job's processors are chosen among those free at its start: first-fit or topsis.
+    #[arg(long, value_parser = parse_placement, help = with_default(
+        "How a cloud job's processors are chosen among those free at its start: first-fit (the policy's own \
+         order: highest ids of the area, or convergence's stages) or topsis (TOPSIS over the margin before HPC \
+         work returns and the idle time left stranded; docs/placement.md); with --datacenter also how F^J' \
+         orders the destinations",
+        Placement::FirstFit.name(),
+    ))]
+    pub placement: Option<Placement>,
+    /// TOPSIS's criteria weights: NAME=WEIGHT pairs of completion, slack, margin, fragmentation.
+    #[arg(long, value_name = "NAME=W,…", value_parser = parse_weights, help = with_default(
+        "TOPSIS's criteria weights (--placement topsis): NAME=WEIGHT pairs of completion, slack, margin and \
+         fragmentation, normalised to sum 1, unnamed ones 0",
+        Weights::default(),
+    ))]
+    pub placement_weights: Option<Weights>,
     /// λ, τ, the thesis predictor's r and β, maintenance and the resubmission bounds.
     #[command(flatten)]
     pub tuning: TuningArgs,
@@ -113,6 +131,8 @@ impl EngineArgs {
             admission: self.admission,
             scheduling: self.scheduling,
             predictor: self.predictor,
+            placement: self.placement,
+            placement_weights: self.placement_weights,
             ..self.tuning.options()?
         })
     }
@@ -151,6 +171,16 @@ pub fn parse_policy(text: &str) -> Result<Policy, UnknownName> {
 
 /// An admission mode.
 pub fn parse_admission(text: &str) -> Result<Admission, UnknownName> {
+    text.parse()
+}
+
+/// A placement name.
+pub fn parse_placement(text: &str) -> Result<Placement, UnknownName> {
+    text.parse()
+}
+
+/// TOPSIS's weights (`margin=0.5,completion=0.2`).
+pub fn parse_weights(text: &str) -> Result<Weights, String> {
     text.parse()
 }
 

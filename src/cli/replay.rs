@@ -40,8 +40,8 @@ pub struct ReplayArgs {
     pub trace: TraceArgs,
     /// Replay a data center instead of one machine: several HPC clusters (each with its own trace,
     /// area and policy), cloud platforms and cloud-job streams, described in FILE (YAML; see
-    /// examples/datacenter.yaml and docs/datacenter.md). Only --out, --no-jobs-csv, --quiet and
-    /// --route apply with it.
+    /// examples/datacenter.yaml and docs/datacenter.md). Only --out, --no-jobs-csv, --quiet,
+    /// --route, --placement and --placement-weights (over the file's) apply with it.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "policy", "cloud_interval"])]
     pub datacenter: Option<PathBuf>,
     /// With --datacenter: send every cloud job to this scheduler instead of the one F^J' picks
@@ -118,6 +118,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         return super::datacenter::run(
             file,
             args.route.as_deref(),
+            (args.engine.placement, args.engine.placement_weights),
             &args.out,
             !args.no_jobs_csv,
             args.quiet,

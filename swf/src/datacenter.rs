@@ -14,6 +14,8 @@
 //! max_time_in_system: null    # s, or null
 //! tau: 1
 //! beta: 0                     # s, or disqualify
+//! placement: first-fit        # or topsis: F^J' and every scheduler's area
+//! placement_weights: margin=0.52,completion=0.21,slack=0.21,fragmentation=0.07
 //! schedulers:
 //!   - name: kth
 //!     role: hpc
@@ -34,6 +36,7 @@ use crate::beta::parse_beta;
 use crate::experiment::{ClipTarget, CloudSpec, TraceSpec};
 use crate::inject::{ProcsChoice, RuntimeSpec};
 use interstice_core::datacenter::{Role, Routing};
+use interstice_core::placement::{Placement, Weights};
 use interstice_core::{Admission, Beta, Policy, Scheduling, Time};
 use serde::Deserialize;
 use std::num::NonZeroU32;
@@ -61,6 +64,10 @@ struct File {
     tau: Option<f64>,
     #[serde(default)]
     beta: Option<serde_yaml::Value>,
+    #[serde(default)]
+    placement: Option<String>,
+    #[serde(default)]
+    placement_weights: Option<String>,
     schedulers: Vec<SchedulerEntry>,
     #[serde(default)]
     streams: Vec<StreamEntry>,
@@ -188,6 +195,11 @@ pub struct DatacenterSpec {
     pub tau: f64,
     /// β.
     pub beta: Beta,
+    /// How `F^J'` orders destinations and every scheduler chooses its
+    /// cloud jobs' processors.
+    pub placement: Placement,
+    /// TOPSIS's weights.
+    pub placement_weights: Weights,
     /// The schedulers.
     pub schedulers: Vec<SchedulerSpec>,
     /// The cloud-job streams arriving at the data center.
@@ -339,6 +351,21 @@ impl DatacenterSpec {
             .enumerate()
             .map(|(i, s)| stream(s, &format!("streams[{i}]"), &err))
             .collect::<Result<Vec<_>, _>>()?;
+        let placement = match &file.placement {
+            Some(name) => name
+                .parse()
+                .map_err(|e| err("placement".into(), format!("{e}")))?,
+            None => Placement::default(),
+        };
+        let placement_weights = match &file.placement_weights {
+            Some(text) => text.parse().map_err(|e| {
+                err(
+                    "placement_weights".into(),
+                    format!("{e} (write e.g. margin=0.5,completion=0.2,slack=0.2,fragmentation=0.1)"),
+                )
+            })?,
+            None => Weights::default(),
+        };
         // τ's range is the data center's to judge (core::datacenter).
         let tau = file.tau.unwrap_or_else(crate::defaults::tau);
         Ok(DatacenterSpec {
@@ -358,6 +385,8 @@ impl DatacenterSpec {
                 .transpose()?,
             tau,
             beta,
+            placement,
+            placement_weights,
             schedulers,
             streams,
         })

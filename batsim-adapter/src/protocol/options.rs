@@ -1,6 +1,7 @@
 //! The adapter's settings: engine options (from the command line and/or
 //! Batsim's `--sched-cfg` JSON) and cloud-job injection.
 
+use interstice_core::placement::{Placement, Weights};
 use interstice_core::{Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, Scheduling, Time};
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::{inject_cloud_jobs, CloudJobs, InjectOptions, MaintenanceFile, SwfError};
@@ -35,6 +36,10 @@ pub struct EngineOptions {
     pub max_resubmissions: Option<u32>,
     /// Maximum time in the system of a cloud job, seconds (default: unbounded).
     pub max_time_in_system: Option<f64>,
+    /// How a cloud job's processors are chosen (default: first-fit).
+    pub placement: Option<Placement>,
+    /// TOPSIS's weights (default: the AHP weights of `docs/placement.md`).
+    pub placement_weights: Option<Weights>,
 }
 
 /// Resubmissions allowed to an evicted cloud job when no option says
@@ -43,7 +48,7 @@ pub const DEFAULT_MAX_RESUBMISSIONS: u32 = interstice_swf::defaults::MAX_RESUBMI
 
 const SCHED_CONFIG_KEYS: &str =
     "policy, conv, admission, scheduling, predictor, lambda, tau, latency, beta, \
-max_resubmissions, max_time_in_system, maintenance";
+max_resubmissions, max_time_in_system, maintenance, placement, placement_weights";
 
 /// Why engine options cannot be read from `sched-config` or made into an engine config.
 #[derive(Debug, thiserror::Error)]
@@ -99,6 +104,9 @@ pub enum OptionsError {
         max = Time::MAX_INSTANT_SECS
     )]
     Latency(f64),
+    /// TOPSIS's weights are not `NAME=WEIGHT` pairs of known criteria.
+    #[error("placement weights: {0} (write e.g. margin=0.5,completion=0.2,slack=0.2,fragmentation=0.1)")]
+    PlacementWeights(String),
     /// The maintenance file cannot be read, or a window does not fit the
     /// platform (the message carries the whole cause).
     #[error("maintenance: {}", super::session::error_chain(.0))]
@@ -109,7 +117,8 @@ impl EngineOptions {
     /// Parse Batsim's `sched-config` string: a JSON object with any of the keys
     /// `policy`, `conv`, `admission`, `scheduling`, `predictor`, `lambda`,
     /// `tau`, `latency` (seconds), `beta` (seconds or `"disqualify"`),
-    /// `max_resubmissions`, `max_time_in_system` (seconds) and `maintenance`
+    /// `max_resubmissions`, `max_time_in_system` (seconds), `placement`,
+    /// `placement_weights` and `maintenance`
     /// (the path of a maintenance file, [`MaintenanceFile`], read now, from
     /// the working directory); `-` and `_` are interchangeable. An empty
     /// string gives no options.
@@ -148,6 +157,13 @@ impl EngineOptions {
                 }
                 "predictor" => {
                     options.predictor = Some(name("a predictor name")?.parse().map_err(unknown_name)?)
+                }
+                "placement" => {
+                    options.placement = Some(name("a placement name")?.parse().map_err(unknown_name)?)
+                }
+                "placement_weights" => {
+                    let text = name("weights such as \"margin=0.5,completion=0.2\"")?;
+                    options.placement_weights = Some(text.parse().map_err(OptionsError::PlacementWeights)?)
                 }
                 "latency" => options.latency = Some(number("a number of seconds")?),
                 "beta" => {
@@ -191,6 +207,8 @@ impl EngineOptions {
             maintenance: self.maintenance.or(fallback.maintenance),
             max_resubmissions: self.max_resubmissions.or(fallback.max_resubmissions),
             max_time_in_system: self.max_time_in_system.or(fallback.max_time_in_system),
+            placement: self.placement.or(fallback.placement),
+            placement_weights: self.placement_weights.or(fallback.placement_weights),
         }
     }
 
@@ -224,6 +242,12 @@ impl EngineOptions {
         }
         if let Some(beta) = self.beta {
             config.thesis.beta = beta;
+        }
+        if let Some(placement) = self.placement {
+            config.placement = placement;
+        }
+        if let Some(weights) = self.placement_weights {
+            config.placement_weights = weights;
         }
         if let Some(file) = &self.maintenance {
             file.check(procs).map_err(OptionsError::Maintenance)?;

@@ -54,6 +54,7 @@ use crate::engine::{
 };
 use crate::job::{Job, JobId, JobKind};
 use crate::metrics::{violates, JobRecord};
+use crate::placement::{Placement, Weights};
 use crate::predict::Beta;
 use crate::time::Time;
 use std::cmp::Reverse;
@@ -144,6 +145,12 @@ pub struct DatacenterConfig {
     pub lifecycle: Lifecycle,
     /// `F^J'` or a fixed scheduler.
     pub routing: Routing,
+    /// How `F^J'` orders the destinations: by predicted completion
+    /// (first fit) or by TOPSIS ([`super::rank`]). Each scheduler's own
+    /// choice of processors is its engine config's.
+    pub placement: Placement,
+    /// TOPSIS's weights (used only with [`Placement::Topsis`]).
+    pub placement_weights: Weights,
 }
 
 impl DatacenterConfig {
@@ -161,6 +168,8 @@ impl DatacenterConfig {
                 max_time_in_system: None,
             },
             routing: Routing::Best,
+            placement: Placement::FirstFit,
+            placement_weights: Weights::default(),
         }
     }
 }
@@ -379,6 +388,8 @@ pub struct Datacenter {
     beta: Beta,
     lifecycle: Lifecycle,
     routing: Routing,
+    /// TOPSIS's weights when `F^J'` orders by TOPSIS.
+    topsis: Option<Weights>,
     latency: Vec<Time>,
     features: Vec<Vec<String>>,
     members: Vec<Member>,
@@ -491,6 +502,7 @@ impl Datacenter {
             beta: config.beta,
             lifecycle: config.lifecycle,
             routing: config.routing,
+            topsis: (config.placement == Placement::Topsis).then_some(config.placement_weights),
             latency,
             features,
             members,
@@ -820,7 +832,15 @@ impl Datacenter {
     /// `F^J'` under the configured routing, asked by `caller` (a scheduler,
     /// or `None` for the data-center scheduler).
     fn rank(&self, request: &Request, now: Time, caller: Option<usize>) -> Vec<Choice> {
-        let ranked = rank(&self.tuples, request, now, self.beta, self.tau, caller);
+        let ranked = rank(
+            &self.tuples,
+            request,
+            now,
+            self.beta,
+            self.tau,
+            self.topsis.as_ref(),
+            caller,
+        );
         match self.routing {
             Routing::Best => ranked,
             Routing::Fixed(only) => ranked.into_iter().filter(|c| c.index == only).collect(),

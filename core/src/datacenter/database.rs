@@ -15,6 +15,7 @@
 //! ([`super::Datacenter`]) and the daemon's broker both call it.
 
 use crate::engine::{Admission, Prediction, Slots};
+use crate::placement::{self, Scores, Weights};
 use crate::predict::{Beta, ThesisPrediction};
 use crate::time::Time;
 
@@ -143,12 +144,22 @@ impl Tuple {
 /// left out. `caller` is the scheduler asking, if it is one of the tuples:
 /// its latency `r` is 0 (the thesis's `r` for the scheduler analysing its
 /// own queue).
+///
+/// With `topsis` weights, the destinations that meet the SLO, then those
+/// with a finite completion that do not, are each ordered by TOPSIS
+/// ([`crate::placement`]) instead of by completion alone: predicted
+/// completion, slack left, the margin before the destination's idle
+/// processors are taken back (the `h`-th latest end of the idle runs that
+/// hold the job, against its completion) and the idle processors left beside
+/// the job at its start. TOPSIS never trades the SLO for the other criteria:
+/// a destination that meets it ranks before every one that does not.
 pub fn rank(
     tuples: &[Tuple],
     request: &Request,
     now: Time,
     beta: Beta,
     tau: f64,
+    topsis: Option<&Weights>,
     caller: Option<usize>,
 ) -> Vec<Choice> {
     let mut choices: Vec<Choice> = tuples
@@ -187,7 +198,56 @@ pub fn rank(
         })
         .collect();
     choices.sort_by_key(|choice| (choice.prediction.completion.is_none(), choice.completion));
+    if let Some(weights) = topsis {
+        let finite = choices
+            .iter()
+            .filter(|c| c.prediction.completion.is_some())
+            .count();
+        let meets = choices[..finite]
+            .iter()
+            .filter(|c| !c.prediction.predicts_violation)
+            .count();
+        topsis_order(&mut choices[..meets], tuples, request, weights);
+        topsis_order(&mut choices[meets..finite], tuples, request, weights);
+    }
     choices
+}
+
+/// Reorder `choices` (finite completions, in first-fit order) by TOPSIS.
+fn topsis_order(choices: &mut [Choice], tuples: &[Tuple], request: &Request, weights: &Weights) {
+    if choices.len() < 2 {
+        return;
+    }
+    let secs = |t: Time| t.as_secs_f64();
+    let h = request.procs as usize;
+    let around: Vec<(Option<Time>, usize)> = choices
+        .iter()
+        .map(|c| {
+            let tuple = &tuples[c.index];
+            let start = c.prediction.start.unwrap_or(c.completion);
+            let occupied = request.walltime.mul_f64(tuple.metadata.overbooking);
+            IdleRuns::of(&tuple.slots).around(start, start.saturating_add(occupied), h)
+        })
+        .collect();
+    let largest_margin = choices
+        .iter()
+        .zip(&around)
+        .filter_map(|(c, (end, _))| end.map(|e| secs(e) - secs(c.completion)))
+        .fold(0.0f64, f64::max);
+    let deadline = request.slo.map(|slo| request.arrival.saturating_add(slo));
+    let scores: Vec<Scores> = choices
+        .iter()
+        .zip(&around)
+        .map(|(c, &(end, idle))| {
+            let completion = secs(c.completion);
+            let slack = deadline.map_or(0.0, |d| secs(d) - completion);
+            let margin = end.map_or(largest_margin + secs(request.walltime), |e| secs(e) - completion);
+            [completion, slack, margin, idle.saturating_sub(h) as f64]
+        })
+        .collect();
+    let order = placement::order(&scores, weights);
+    let sorted: Vec<Choice> = order.iter().map(|&i| choices[i].clone()).collect();
+    choices.clone_from_slice(&sorted);
 }
 
 /// Algorithm 1's verdict on a ranking.
@@ -255,6 +315,29 @@ impl IdleRuns {
         procs.sort_unstable();
         procs.dedup();
         procs.len()
+    }
+
+    /// For a job on `h` processors over `[from, to)`: when the `h`-th
+    /// latest-ending idle run holding it ends (`None`: never, nothing is
+    /// planned after), and how many processors are idle over the window.
+    fn around(&self, from: Time, to: Time, h: usize) -> (Option<Time>, usize) {
+        let mut ends: Vec<(u32, Time)> = self
+            .runs
+            .iter()
+            .filter(|&&(_, s, e)| s <= from && e >= to)
+            .map(|&(p, _, e)| (p, e))
+            .collect();
+        // One entry per processor, its latest end.
+        ends.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        ends.dedup_by_key(|(p, _)| *p);
+        let idle = ends.len();
+        let mut by_end: Vec<Time> = ends.into_iter().map(|(_, e)| e).collect();
+        by_end.sort_unstable_by(|a, b| b.cmp(a));
+        let end = by_end
+            .get(h.saturating_sub(1))
+            .copied()
+            .filter(|e| !e.is_infinite());
+        (end, idle)
     }
 
     /// The earliest run start `t0 > now` with `h` processors idle over
@@ -347,6 +430,7 @@ mod tests {
             Beta::Wait(Time::ZERO),
             1.0,
             None,
+            None,
         );
         let order: Vec<usize> = ranked.iter().map(|c| c.index).collect();
         assert_eq!(order, vec![1, 2, 0]);
@@ -360,6 +444,50 @@ mod tests {
         assert_eq!(ranked[2].prediction.counter_offer_slo, Some(secs(300)));
     }
 
+    /// Idle until `until` on two processors, nothing planned after.
+    fn idle_until(until: i64) -> Slots {
+        Slots {
+            immediate: (0..2)
+                .map(|proc| ImmediateSlot {
+                    proc,
+                    idle_until: secs(until),
+                })
+                .collect(),
+            future: vec![],
+        }
+    }
+
+    #[test]
+    fn topsis_prefers_the_longer_margin_but_never_over_the_slo() {
+        let weights = crate::placement::Weights::default();
+        let topsis = Some(&weights);
+        let ask = |tuples: &[Tuple], req: &Request, topsis| {
+            rank(tuples, req, secs(0), Beta::Wait(Time::ZERO), 1.0, topsis, None)
+                .iter()
+                .map(|c| c.index)
+                .collect::<Vec<_>>()
+        };
+        // Same completion (100 s) on both; "short" is taken back at 120 s,
+        // "long" at 5000 s.
+        let tuples = vec![
+            tuple("short", 2, idle_until(120)),
+            tuple("long", 2, idle_until(5000)),
+        ];
+        let req = request(2, 100, 1_000);
+        assert_eq!(ask(&tuples, &req, None), vec![0, 1]);
+        assert_eq!(ask(&tuples, &req, topsis), vec![1, 0]);
+        // "late" has all the margin in the world and starts at once, but
+        // overbooked 20 times it completes at 2000 s, after the deadline: the
+        // destination meeting the SLO stays first.
+        let mut late = tuple("late", 2, idle());
+        late.metadata.overbooking = 20.0;
+        let tuples = vec![late, tuple("short", 2, idle_until(120))];
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, topsis, None);
+        assert_eq!(ranked[1].prediction.completion, Some(secs(2_000)));
+        assert!(ranked[1].prediction.predicts_violation);
+        assert_eq!(ask(&tuples, &req, topsis), vec![1, 0]);
+    }
+
     #[test]
     fn metadata_width_features_and_slots_filter_destinations() {
         let mut wide = tuple("wide", 4, idle());
@@ -367,15 +495,15 @@ mod tests {
         let tuples = vec![tuple("narrow", 1, idle()), wide];
         let mut req = request(2, 10, 100);
         req.features = vec!["gpu".into()];
-        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None);
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, None);
         assert_eq!(ranked.iter().map(|c| c.index).collect::<Vec<_>>(), vec![1]);
         // Three processors fit the wide tuple's metadata, but it publishes
         // only two idle ones: its slots never hold the job.
         req.procs = 3;
-        assert!(rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None).is_empty());
+        assert!(rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, None).is_empty());
         // One processor without features fits both.
         let req = request(1, 10, 100);
-        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None);
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, None);
         assert_eq!(ranked.iter().map(|c| c.index).collect::<Vec<_>>(), vec![0, 1]);
     }
 
@@ -385,13 +513,13 @@ mod tests {
         far.latency = secs(30);
         let tuples = vec![tuple("near", 2, busy_until_200()), far];
         let req = request(1, 10, 1_000);
-        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None);
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, None);
         assert_eq!(
             ranked[0].prediction.start,
             Some(secs(0)),
             "near is idle now for 50 s"
         );
-        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, Some(1));
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, Some(1));
         assert_eq!((ranked[0].index, ranked[0].prediction.start), (0, Some(secs(0))));
         assert_eq!((ranked[1].index, ranked[1].prediction.start), (1, Some(secs(0))));
     }
@@ -417,7 +545,7 @@ mod tests {
         );
         let mut req = request(1, 60, 120);
         req.arrival = secs(1);
-        let ranked = rank(&[late, far], &req, secs(1), Beta::Disqualify, 1.0, None);
+        let ranked = rank(&[late, far], &req, secs(1), Beta::Disqualify, 1.0, None, None);
         assert_eq!(ranked.iter().map(|c| c.index).collect::<Vec<_>>(), vec![1, 0]);
         assert_eq!(ranked[0].prediction.completion, Some(secs(71)));
         assert!(!ranked[0].prediction.predicts_violation);
@@ -441,6 +569,7 @@ mod tests {
             Beta::Wait(Time::ZERO),
             1.0,
             None,
+            None,
         );
         assert_eq!(ranked[0].prediction.start, Some(secs(15)));
         assert_eq!(ranked[0].prediction.completion, Some(secs(75)));
@@ -456,6 +585,7 @@ mod tests {
             Beta::Wait(Time::ZERO),
             1.5,
             None,
+            None,
         );
         match route(&late, Admission::RejectPredicted) {
             Route::Offer(choice) => assert_eq!(choice.prediction.counter_offer_slo, Some(secs(450))),
@@ -469,6 +599,7 @@ mod tests {
             Beta::Wait(Time::ZERO),
             1.0,
             None,
+            None,
         );
         assert!(
             matches!(route(&on_time, Admission::RejectPredicted), Route::Send(c) if c.prediction.start == Some(secs(0)))
@@ -479,6 +610,7 @@ mod tests {
             secs(0),
             Beta::Wait(Time::ZERO),
             1.0,
+            None,
             None,
         );
         assert_eq!(route(&none, Admission::AdmitAll), Route::Nowhere);

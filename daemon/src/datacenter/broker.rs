@@ -179,6 +179,7 @@ impl Broker {
             now,
             self.rules.thesis.beta,
             self.rules.tau,
+            self.rules.topsis.as_ref(),
             None,
         );
         Ok((tuples, ranked))
