@@ -1252,6 +1252,31 @@ mod tests {
     }
 
     #[test]
+    fn placement_keys_reach_a_member_and_a_broker_and_bad_ones_name_their_key() {
+        let member =
+            Config::parse("engine: {procs: 8, placement: topsis, placement_weights: 'margin=3,slack=1'}\n")
+                .unwrap();
+        assert_eq!(member.validate(), Vec::<String>::new());
+        let engine = member.engine_config().unwrap();
+        assert_eq!(engine.placement, Placement::Topsis);
+        assert_eq!(engine.placement_weights.values(), [0.0, 0.25, 0.75, 0.0]);
+        let broker = Config::parse("datacenter: {role: broker}\nengine: {placement: topsis}\n").unwrap();
+        assert_eq!(broker.validate(), Vec::<String>::new());
+        assert_eq!(broker.broker_rules().unwrap().topsis, Some(Weights::default()));
+        let plain = Config::parse("datacenter: {role: broker}\n").unwrap();
+        assert_eq!(plain.broker_rules().unwrap().topsis, None);
+        let bad =
+            Config::parse("engine: {procs: 8, placement: best, placement_weights: 'risk=1'}\n").unwrap();
+        let problems = bad.validate().join("\n");
+        for needle in [
+            "engine.placement: unknown placement \"best\": expected first-fit or topsis",
+            "engine.placement_weights: unknown placement criterion \"risk\"",
+        ] {
+            assert!(problems.contains(needle), "missing {needle} in {problems}");
+        }
+    }
+
+    #[test]
     fn bad_thesis_keys_name_their_key_path() {
         let config = Config::parse(
             "engine:\n  procs: 8\n  scheduling: together\n  predictor: oracle\n  latency: -1\n  beta: never\n  \

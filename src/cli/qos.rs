@@ -167,11 +167,14 @@ pub(crate) fn check_replay<'c>(
         ("--max-resubmissions", t.max_resubmissions.is_some()),
         ("--max-time-in-system", t.max_time_in_system.is_some()),
         ("--maintenance", t.maintenance.is_some()),
+        ("--placement", engine.placement.is_some()),
+        ("--placement-weights", engine.placement_weights.is_some()),
     ];
     if let Some((flag, _)) = unused.iter().find(|(_, given)| *given) {
         return Err(Usage(format!(
             "--eviction/--qos: {flag} is for the engine's own cloud jobs (predictions, resubmissions, \
-             maintenance in the area); the class scheduler admits, waits and evicts by its classes: drop {flag}"
+             maintenance, which processors of the area); the class scheduler admits, waits and evicts by its \
+             classes on the area as one host: drop {flag}"
         ))
         .into());
     }

@@ -587,3 +587,80 @@ fn a_non_empty_out_is_refused_without_force() {
     assert!(out.join("summary.json").exists(), "--force writes");
     assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
 }
+
+/// `--placement topsis` (docs/placement.md) changes where cloud jobs run and
+/// nothing of the HPC work (hpc-first plans HPC work without cloud work), is
+/// echoed in summary.json with its weights, and refuses weights it cannot
+/// read and runs where no processor is chosen (`--eviction`).
+#[test]
+fn topsis_placement_moves_cloud_jobs_only() {
+    let kth = kth_trace();
+    let dir = scratch_dir("replay-cli", "placement");
+    let run = |placement: &str, extra: &[&str]| {
+        let out = dir.join(placement);
+        let mut args = vec![
+            kth.to_str().unwrap(),
+            "--procs",
+            "100",
+            "--conv",
+            "40",
+            "--until",
+            "259200",
+            "--policy",
+            "conservative",
+            "--cloud-interval",
+            "300",
+            "--placement",
+            placement,
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        (replay(&args), out)
+    };
+    let (output, first_fit) = run("first-fit", &[]);
+    assert_success(&output);
+    let (output, topsis) = run("topsis", &[]);
+    assert_success(&output);
+
+    assert_eq!(summary(&first_fit)["config"]["placement"], "first-fit");
+    assert!(summary(&first_fit)["config"]["placement_weights"].is_null());
+    let config = &summary(&topsis)["config"];
+    assert_eq!(config["placement"], "topsis");
+    let weights = config["placement_weights"]
+        .as_object()
+        .expect("weights by criterion");
+    let total: f64 = weights.values().map(|w| w.as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{weights:?}");
+    assert!(
+        weights["margin"].as_f64().unwrap() > 0.5,
+        "the AHP default favours the margin"
+    );
+
+    let (header, a) = jobs_csv(&first_fit);
+    let (_, b) = jobs_csv(&topsis);
+    let kind = header.split(',').position(|c| c == "kind").unwrap();
+    let alloc = header
+        .split(',')
+        .position(|c| c == "allocated_resources")
+        .unwrap();
+    let hpc = |rows: &[Vec<String>]| {
+        rows.iter()
+            .filter(|r| r[kind] == "hpc")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(hpc(&a), hpc(&b), "cloud placement changed HPC work");
+    let moved = a
+        .iter()
+        .zip(&b)
+        .filter(|(x, y)| x[kind] == "cloud" && x[alloc] != y[alloc])
+        .count();
+    assert!(moved > 0, "TOPSIS placed every cloud job where first fit did");
+
+    let (output, _) = run("topsis", &["--placement-weights", "risk=1"]);
+    assert_failure_mentions(&output, &["--placement-weights", "risk"]);
+    let (output, _) = run("topsis", &["--eviction", "priority"]);
+    assert_failure_mentions(&output, &["--placement", "one host"]);
+}

@@ -434,6 +434,24 @@ mod tests {
     }
 
     #[test]
+    fn placement_keys_parse_reach_the_config_and_explain_their_errors() {
+        let options = EngineOptions::from_sched_config(
+            r#"{"policy": "easy", "placement": "topsis", "placement-weights": "margin=1"}"#,
+        )
+        .unwrap();
+        let config = options.to_config(4).unwrap();
+        assert_eq!(config.placement, Placement::Topsis);
+        assert_eq!(config.placement_weights.values(), [0.0, 0.0, 1.0, 0.0]);
+        let message = |text: &str| EngineOptions::from_sched_config(text).unwrap_err().to_string();
+        assert_eq!(
+            message(r#"{"placement": "best"}"#),
+            "sched-config key \"placement\": unknown placement \"best\": expected first-fit or topsis"
+        );
+        assert!(message(r#"{"placement_weights": "margin=-1"}"#).starts_with("placement weights: "));
+        assert!(message(r#"{"placement_weights": 3}"#).contains("expected weights such as"));
+    }
+
+    #[test]
     fn bad_sched_config_and_missing_policy_are_explained() {
         let message = |text: &str| EngineOptions::from_sched_config(text).unwrap_err().to_string();
         assert_eq!(
