@@ -28,8 +28,9 @@ pub const MARKER_PREFIX: &str = "interstice:";
 ///   then the verdict is unknown (`None`), never guessed;
 /// - `hold=ID`: the daemon's admission hold for the job
 ///   (`PredictResponse::hold`): the slot it promised is held in its plan until
-///   Slurm lists the job with a plan of its own.
-#[derive(Clone, Copy, Debug, PartialEq)]
+///   Slurm lists the job with a plan of its own;
+/// - `class=NAME`: the job's service class (`--class`, [`parse_class`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Marker {
     /// The daemon made a prediction and admitted the job (false: fail-open, unpredicted).
     pub predicted: bool,
@@ -42,6 +43,8 @@ pub struct Marker {
     pub predicted_violation: Option<bool>,
     /// The daemon's admission hold for this job, if it holds one.
     pub hold: Option<u64>,
+    /// The job's service class, if it named one.
+    pub class: Option<String>,
 }
 
 impl fmt::Display for Marker {
@@ -56,6 +59,9 @@ impl fmt::Display for Marker {
         }
         if let Some(hold) = self.hold {
             write!(f, " hold={hold}")?;
+        }
+        if let Some(class) = &self.class {
+            write!(f, " class={class}")?;
         }
         Ok(())
     }
@@ -77,6 +83,7 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
     let mut predicted_completion = None;
     let mut predicted_violation = None;
     let mut hold = None;
+    let mut class = None;
     for word in words {
         if let Some(value) = word.strip_prefix("slo=") {
             slo_seconds = value.parse::<f64>().ok();
@@ -90,6 +97,8 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
             };
         } else if let Some(value) = word.strip_prefix("hold=") {
             hold = value.parse::<u64>().ok();
+        } else if let Some(value) = word.strip_prefix("class=") {
+            class = parse_class(value).ok();
         }
     }
     Some(Marker {
@@ -98,7 +107,36 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
         predicted_completion,
         predicted_violation,
         hold,
+        class,
     })
+}
+
+/// A service-class name that is not 1–64 letters, digits, `_`, `-` or `.`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--class must be 1-64 letters, digits, '_', '-' or '.', found {found:?}")]
+pub struct ClassNameError {
+    /// The value given.
+    pub found: String,
+}
+
+/// A service-class name (`--class` of the SPANK plugin and of `interstice
+/// submit`, `class=` in the marker, the daemon's `classes[].name`): 1–64
+/// ASCII letters, digits, `_`, `-`, `.`, so that it is one word of the
+/// marker and a Prometheus label value as typed.
+pub fn parse_class(text: &str) -> Result<String, ClassNameError> {
+    let text = text.trim();
+    let valid = !text.is_empty()
+        && text.len() <= 64
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if valid {
+        Ok(text.to_string())
+    } else {
+        Err(ClassNameError {
+            found: text.to_string(),
+        })
+    }
 }
 
 /// A `--slo` value that is not a whole number of seconds > 0.
@@ -412,6 +450,7 @@ mod tests {
                 predicted_completion: None,
                 predicted_violation: None,
                 hold: None,
+                class: None,
             })
         );
         assert_eq!(
@@ -422,6 +461,7 @@ mod tests {
                 predicted_completion: Some(1060.0),
                 predicted_violation: None,
                 hold: None,
+                class: None,
             })
         );
         assert_eq!(
@@ -432,6 +472,7 @@ mod tests {
                 predicted_completion: Some(1060.0),
                 predicted_violation: Some(true),
                 hold: None,
+                class: None,
             })
         );
         assert_eq!(
@@ -456,6 +497,7 @@ mod tests {
             predicted_completion: Some(1060.4),
             predicted_violation: Some(false),
             hold: None,
+            class: None,
         };
         assert_eq!(
             accepted.to_string(),
@@ -465,12 +507,12 @@ mod tests {
             parse_marker(&accepted.to_string()),
             Some(Marker {
                 predicted_completion: Some(1060.0),
-                ..accepted
+                ..accepted.clone()
             })
         );
         let late = Marker {
             predicted_violation: Some(true),
-            ..accepted
+            ..accepted.clone()
         };
         assert_eq!(
             late.to_string(),
@@ -486,9 +528,45 @@ mod tests {
             predicted_completion: None,
             predicted_violation: None,
             hold: None,
+            class: None,
         };
         assert_eq!(unpredicted.to_string(), "interstice:unpredicted slo=410");
         assert_eq!(parse_marker(&unpredicted.to_string()), Some(unpredicted));
+        let gold = Marker {
+            class: Some("gold".into()),
+            hold: Some(7),
+            ..accepted
+        };
+        assert_eq!(
+            gold.to_string(),
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0 hold=7 class=gold"
+        );
+        assert_eq!(
+            parse_marker(&gold.to_string()).unwrap().class.as_deref(),
+            Some("gold")
+        );
+        assert_eq!(
+            parse_marker("interstice:accepted slo=1 class=g@ld")
+                .unwrap()
+                .class,
+            None,
+            "a class that is no class name reads as absent"
+        );
+    }
+
+    #[test]
+    fn class_names_are_one_marker_word_and_a_label_value() {
+        for good in ["gold", "silver-2", "a.b_c", " bronze "] {
+            assert_eq!(parse_class(good).unwrap(), good.trim());
+        }
+        let long = "x".repeat(65);
+        for bad in ["", "gold class", "g=1", "é", long.as_str()] {
+            assert!(parse_class(bad).is_err(), "{bad:?} accepted");
+        }
+        assert_eq!(
+            parse_class("a b").unwrap_err().to_string(),
+            "--class must be 1-64 letters, digits, '_', '-' or '.', found \"a b\""
+        );
     }
 
     fn hosts(list: &str) -> Vec<String> {

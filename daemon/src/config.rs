@@ -5,11 +5,13 @@
 //! (the embedded backend's trace) that is not found there is looked up next to
 //! the config file.
 
+use crate::classes::ClassTable;
 use interstice_api::Endpoint;
 use interstice_core::placement::{Placement, Weights};
 use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time};
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::maintenance::{check_window, window};
+use interstice_swf::qos::ClassEntry;
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -50,6 +52,15 @@ pub struct Config {
     /// stands alone).
     #[serde(default)]
     pub datacenter: Option<DatacenterConfig>,
+    /// Service classes of cloud jobs (docs/qos.md): each finished cloud job
+    /// is accounted in its class (`interstice_class_*`). None: no classes,
+    /// and a job's `class` is a free label.
+    #[serde(default)]
+    pub classes: Vec<ClassEntry>,
+    /// The class of a cloud job that names none (default: such jobs are in
+    /// no class).
+    #[serde(default)]
+    pub default_class: Option<String>,
 }
 
 fn default_state_dir() -> PathBuf {
@@ -889,6 +900,9 @@ impl Config {
                 self.api.idle_timeout_seconds
             ));
         }
+        if let Err(class_problems) = self.class_table() {
+            problems.extend(class_problems);
+        }
         let engine = &self.engine;
         if let Some(DatacenterConfig::Broker(broker)) = &self.datacenter {
             self.validate_broker(broker, &mut problems);
@@ -1093,12 +1107,68 @@ impl Config {
         if self.backend != BackendConfig::default() {
             problems.push("backend: a broker has no HPC plan of its own; remove the section".to_string());
         }
+        if !self.classes.is_empty() || self.default_class.is_some() {
+            problems.push(
+                "classes: a broker runs no jobs; give the classes to its members, which account their jobs"
+                    .to_string(),
+            );
+        }
         positive(
             problems,
             "datacenter.member_max_age_seconds",
             broker.member_max_age_seconds,
         );
         positive(problems, "datacenter.timeout_seconds", broker.timeout_seconds);
+    }
+
+    /// The service classes (`classes:`, `default_class:`), checked: `None`
+    /// without classes; each problem names its key.
+    pub fn class_table(&self) -> Result<Option<ClassTable>, Vec<String>> {
+        let mut problems = Vec::new();
+        if self.classes.is_empty() {
+            if self.default_class.is_some() {
+                problems
+                    .push("default_class: there are no classes: add a `classes:` list, or remove it".into());
+            }
+            return if problems.is_empty() {
+                Ok(None)
+            } else {
+                Err(problems)
+            };
+        }
+        for (index, entry) in self.classes.iter().enumerate() {
+            if let Err(err) = interstice_api::slurm::parse_class(&entry.name) {
+                problems.push(format!("classes[{index}].name: {err}"));
+            }
+            if entry.weight.is_some() {
+                problems.push(format!(
+                    "classes[{index}].weight: only a replay draws classes by weight; a daemon's jobs name \
+                     theirs: remove it"
+                ));
+            }
+        }
+        let classes = match interstice_swf::qos::service_classes(self.classes.clone()) {
+            Ok(classes) => classes,
+            Err((key, message)) => {
+                problems.push(format!("{key}: {message}"));
+                return Err(problems);
+            }
+        };
+        let mut table = ClassTable {
+            classes,
+            default: None,
+        };
+        if let Some(name) = &self.default_class {
+            match table.index(Some(name)) {
+                Ok(index) => table.default = index,
+                Err(err) => problems.push(format!("default_class: {err}")),
+            }
+        }
+        if problems.is_empty() {
+            Ok(Some(table))
+        } else {
+            Err(problems)
+        }
     }
 
     /// A broker's rules ([`BrokerRules`]), from the `engine:` section.
@@ -1274,6 +1344,51 @@ mod tests {
         ] {
             assert!(problems.contains(needle), "missing {needle} in {problems}");
         }
+    }
+
+    #[test]
+    fn classes_make_a_table_and_bad_ones_name_their_key() {
+        let config = Config::parse(
+            "engine: {procs: 8}\nclasses:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5, importance: 1}\n\
+             default_class: bronze\n",
+        )
+        .unwrap();
+        assert_eq!(config.validate(), Vec::<String>::new());
+        let table = config.class_table().unwrap().unwrap();
+        assert_eq!(table.names(), ["gold", "bronze"]);
+        assert_eq!(table.default, Some(1));
+        assert_eq!(table.classes[0].importance, 2, "first listed, most important");
+        assert_eq!(Config::parse(MINIMAL).unwrap().class_table(), Ok(None));
+        let bad = Config::parse(
+            "engine: {procs: 8}\nclasses:\n  - {name: \"gold star\", slo: 1.0, weight: 2}\n  - {name: b, slo: 1.5}\n\
+             default_class: platinum\n",
+        )
+        .unwrap();
+        let problems = bad.validate().join("\n");
+        for needle in [
+            "classes[0].name: --class must be",
+            "classes[0].weight: only a replay draws classes by weight",
+            "classes[1].slo: 1.5 is not an availability in (0, 1]",
+        ] {
+            assert!(problems.contains(needle), "missing {needle} in {problems}");
+        }
+        let default_only = Config::parse("engine: {procs: 8}\ndefault_class: gold\n").unwrap();
+        assert!(default_only
+            .validate()
+            .join("\n")
+            .contains("default_class: there are no classes"));
+        let unknown =
+            Config::parse("engine: {procs: 8}\nclasses: [{name: gold, slo: 1}]\ndefault_class: lead\n")
+                .unwrap();
+        assert!(unknown
+            .validate()
+            .join("\n")
+            .contains("default_class: unknown class \"lead\": this daemon's classes are gold"));
+        let broker = Config::parse("datacenter: {role: broker}\nclasses: [{name: gold, slo: 1}]\n").unwrap();
+        assert!(broker
+            .validate()
+            .join("\n")
+            .contains("classes: a broker runs no jobs"));
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod actor;
 pub mod api;
 pub mod backend;
 pub mod cgroup;
+pub mod classes;
 pub mod cli;
 pub mod clock;
 pub mod config;

@@ -3,6 +3,7 @@
 //! The registry also holds `interstice_build_info` and, on Linux, the
 //! standard `process_*` metrics of the daemon itself.
 
+use crate::classes::{ClassMetrics, ClassTable, Served};
 use interstice_api::wire::EventKind;
 use prometheus::{
     Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec,
@@ -81,6 +82,8 @@ pub struct Metrics {
     pub node_memory_total_bytes: IntGauge,
     /// HPC events received.
     pub hpc_events: IntCounterVec,
+    /// Per-class accounts (`interstice_class_*`), when the config has classes.
+    classes: Option<ClassMetrics>,
 }
 
 impl Default for Metrics {
@@ -241,6 +244,7 @@ impl Metrics {
             node_memory_used_bytes,
             node_memory_total_bytes,
             hpc_events,
+            classes: None,
         };
         metrics.register_all();
         metrics.build_info.with_label_values(&[VERSION, REVISION]).set(1);
@@ -334,6 +338,24 @@ impl Metrics {
         match seconds {
             Some(seconds) => self.plan_stale_after_seconds.with_label_values(&[]).set(seconds),
             None => self.plan_stale_after_seconds.reset(),
+        }
+    }
+
+    /// Export per-class accounts for `table`'s classes (`interstice_class_*`).
+    pub fn set_classes(&mut self, table: ClassTable) -> Result<(), prometheus::Error> {
+        self.classes = Some(ClassMetrics::register(&self.registry, table)?);
+        Ok(())
+    }
+
+    /// The configured classes, if any.
+    pub fn classes(&self) -> Option<&ClassTable> {
+        self.classes.as_ref().map(ClassMetrics::table)
+    }
+
+    /// Count a finished cloud job in its class (nothing without classes).
+    pub fn class_served(&self, served: &Served) {
+        if let Some(classes) = &self.classes {
+            classes.observe(served);
         }
     }
 

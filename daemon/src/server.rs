@@ -122,7 +122,15 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     config.api.token().map_err(setup)?;
     let db_path = config.state_dir.join("interstice.sqlite");
     let store = Store::open(&db_path).map_err(|err| setup(format!("{}: {err}", db_path.display())))?;
-    let metrics = Metrics::new();
+    let mut metrics = Metrics::new();
+    if let Some(table) = config
+        .class_table()
+        .map_err(|problems| setup(problems.join("; ")))?
+    {
+        metrics
+            .set_classes(table)
+            .map_err(|err| setup(format!("class metrics: {err}")))?;
+    }
     if let Some(broker) = config.broker() {
         return run_broker(&config, broker, store, metrics).await;
     }

@@ -5,6 +5,7 @@ use super::engine_args::{parse_policy, parse_seconds};
 use anyhow::{bail, Context};
 use interstice_api::client::{Client, ClientError, DEFAULT_TIMEOUT};
 use interstice_api::paths::DEFAULT_SOCKET;
+use interstice_api::slurm::parse_class;
 use interstice_api::wire::{PredictRequest, SubmitRequest};
 use interstice_core::{
     slo_for, Admission, Engine, EngineConfig, Job, JobId, JobKind, Policy, Time, DEFAULT_SLACK,
@@ -93,8 +94,9 @@ pub struct SubmitArgs {
     /// Working directory (absolute).
     #[arg(long)]
     workdir: Option<String>,
-    /// Class label.
-    #[arg(long)]
+    /// Service class (e.g. gold, silver, bronze): one of the daemon's `classes`, whose
+    /// availability SLO the job is accounted against (docs/qos.md); a free label if it has none.
+    #[arg(long, value_name = "NAME", value_parser = parse_class)]
     class: Option<String>,
     /// The program and its arguments (no shell).
     #[arg(last = true, required = true, value_name = "ARGV")]

@@ -64,21 +64,77 @@ struct File {
     requests: Vec<RequestEntry>,
 }
 
-#[derive(Deserialize)]
+/// One `classes:` entry as written, in a service-class file or in the
+/// daemon's config ([`service_classes`] checks it).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-struct ClassEntry {
-    name: String,
+pub struct ClassEntry {
+    /// Unique, non-empty.
+    pub name: String,
+    /// Default: the order of the list, first most important.
     #[serde(default)]
-    importance: Option<u32>,
-    slo: f64,
+    pub importance: Option<u32>,
+    /// The availability SLO, in `(0, 1]`.
+    pub slo: f64,
+    /// Safety margin, seconds (default 10).
     #[serde(default)]
-    margin: Option<f64>,
+    pub margin: Option<f64>,
+    /// Preemption-overhead limit in `[0, 1]` (default `1 − slo`).
     #[serde(default)]
-    overhead_limit: Option<f64>,
+    pub overhead_limit: Option<f64>,
+    /// Penalty bands `[lowest availability, credit]`, downwards (default:
+    /// the seed's, scaled to the SLO).
     #[serde(default)]
-    credit: Option<Vec<(f64, f64)>>,
+    pub credit: Option<Vec<(f64, f64)>>,
+    /// Share of the injected jobs drawn into the class (a replay's file only).
     #[serde(default)]
-    weight: Option<f64>,
+    pub weight: Option<f64>,
+}
+
+/// The classes of `entries`, in order; an error is `(key, message)`, the key
+/// relative to the list (`classes[1].slo`). The one reader of a class's
+/// fields, for the service-class file and the daemon's config.
+pub fn service_classes(entries: Vec<ClassEntry>) -> Result<Vec<ServiceClass>, (String, String)> {
+    let n = entries.len() as u32;
+    let mut classes: Vec<ServiceClass> = Vec::new();
+    for (i, c) in entries.into_iter().enumerate() {
+        let key = |k: &str| format!("classes[{i}].{k}");
+        if !(c.slo > 0.0 && c.slo <= 1.0) {
+            return Err((key("slo"), format!("{} is not an availability in (0, 1]", c.slo)));
+        }
+        if classes.iter().any(|o| o.name == c.name) || c.name.is_empty() {
+            return Err((key("name"), format!("{:?} is empty or used twice", c.name)));
+        }
+        let mut class = ServiceClass::new(&c.name, c.importance.unwrap_or(n - i as u32), c.slo);
+        if let Some(m) = c.margin {
+            if !(m.is_finite() && m >= 0.0) {
+                return Err((key("margin"), format!("{m} is not a number of seconds >= 0")));
+            }
+            class.margin = Time::from_secs_f64(m);
+        }
+        if let Some(l) = c.overhead_limit {
+            if !(l.is_finite() && (0.0..=1.0).contains(&l)) {
+                return Err((key("overhead_limit"), format!("{l} is not a ratio in [0, 1]")));
+            }
+            class.overhead_limit = l;
+        }
+        if let Some(bands) = c.credit {
+            if bands
+                .iter()
+                .any(|&(low, credit)| !(low.is_finite() && credit.is_finite() && credit >= 0.0))
+                || bands.windows(2).any(|w| w[1].0 > w[0].0)
+            {
+                return Err((
+                    key("credit"),
+                    "give [lowest availability, credit] pairs, from the band just below the SLO downwards"
+                        .into(),
+                ));
+            }
+            class.credit = CreditTable { bands };
+        }
+        classes.push(class);
+    }
+    Ok(classes)
 }
 
 #[derive(Deserialize)]
@@ -206,50 +262,12 @@ impl QosSpec {
             spec.seed = seed;
         }
         if !file.classes.is_empty() {
-            cfg.classes.clear();
+            let weights: Vec<Option<f64>> = file.classes.iter().map(|c| c.weight).collect();
+            cfg.classes = service_classes(file.classes).map_err(|(key, message)| err(key, message))?;
             spec.class_weights.clear();
-            let n = file.classes.len() as u32;
-            for (i, c) in file.classes.into_iter().enumerate() {
-                let key = |k: &str| format!("classes[{i}].{k}");
-                if !(c.slo > 0.0 && c.slo <= 1.0) {
-                    return Err(err(
-                        key("slo"),
-                        format!("{} is not an availability in (0, 1]", c.slo),
-                    ));
-                }
-                if cfg.classes.iter().any(|o: &ServiceClass| o.name == c.name) || c.name.is_empty() {
-                    return Err(err(key("name"), format!("{:?} is empty or used twice", c.name)));
-                }
-                // Default importance: the order of the file, first most important.
-                let mut class = ServiceClass::new(&c.name, c.importance.unwrap_or(n - i as u32), c.slo);
-                if let Some(m) = c.margin {
-                    class.margin = seconds(key("margin"), m)?;
-                }
-                if let Some(l) = c.overhead_limit {
-                    if !(l.is_finite() && (0.0..=1.0).contains(&l)) {
-                        return Err(err(
-                            key("overhead_limit"),
-                            format!("{l} is not a ratio in [0, 1]"),
-                        ));
-                    }
-                    class.overhead_limit = l;
-                }
-                if let Some(bands) = c.credit {
-                    if bands
-                        .iter()
-                        .any(|&(low, credit)| !(low.is_finite() && credit.is_finite() && credit >= 0.0))
-                        || bands.windows(2).any(|w| w[1].0 > w[0].0)
-                    {
-                        return Err(err(
-                            key("credit"),
-                            "give [lowest availability, credit] pairs, from the band just below the SLO downwards"
-                                .into(),
-                        ));
-                    }
-                    class.credit = CreditTable { bands };
-                }
-                spec.class_weights.push(weight(key("weight"), c.weight)?);
-                cfg.classes.push(class);
+            for (i, w) in weights.into_iter().enumerate() {
+                spec.class_weights
+                    .push(weight(format!("classes[{i}].weight"), w)?);
             }
         }
         if !file.tenants.is_empty() {

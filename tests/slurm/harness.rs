@@ -600,6 +600,11 @@ impl Daemon {
     /// Starts intersticed for `cluster` (an engine of the cluster's
     /// [`CLUSTER_CPUS`] processors) and waits for `/healthz`.
     pub fn start(cluster: &Cluster, generation: u32) -> Daemon {
+        Daemon::start_with(cluster, generation, "")
+    }
+
+    /// [`Daemon::start`] with `extra` appended to its config (top-level YAML keys).
+    pub fn start_with(cluster: &Cluster, generation: u32, extra: &str) -> Daemon {
         let binary = interstice_tests::artifact("intersticed");
         let root = cluster.dir.path();
         let config = root.join("intersticed.yaml");
@@ -609,7 +614,7 @@ impl Daemon {
                 "api:\n  socket: {socket}\nstate_dir: {state}\nengine:\n  procs: {CLUSTER_CPUS}\n  policy: conservative\n  \
                  admission: reject-predicted\nbackend:\n  type: slurm\n  bf_interval_seconds: 1\n  partition_hpc: hpc\n  \
                  partition_cloud: cloud\n  slurm_conf: {conf}\n  evictions_violate: true\nexecution:\n  user: nobody\n\
-                 log_level: info\n",
+                 log_level: info\n{extra}",
                 socket = cluster.daemon_socket.display(),
                 state = root.join("daemon-state").display(),
                 conf = cluster.conf.display(),

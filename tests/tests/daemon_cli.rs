@@ -211,6 +211,20 @@ fn demo_config_serves_the_cli() {
         "{cancelled}"
     );
 
+    // Service classes (the demo config's gold, silver, bronze; bronze by default).
+    let gold = cli(
+        &socket,
+        &["submit", "--class", "gold", "--wait", "--", "/bin/true"],
+    );
+    assert!(gold.status.success(), "{}", String::from_utf8_lossy(&gold.stderr));
+    let unknown = cli(&socket, &["submit", "--class", "platinum", "--", "/bin/true"]);
+    assert_eq!(unknown.status.code(), Some(3), "refused by the daemon (400)");
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        stderr.contains("unknown class \"platinum\"") && stderr.contains("gold, silver, bronze"),
+        "{stderr}"
+    );
+
     let too_wide = cli(&socket, &["submit", "-n", "1000", "--", "/bin/true"]);
     assert_eq!(too_wide.status.code(), Some(3), "refused by the daemon (422)");
     let stderr = String::from_utf8_lossy(&too_wide.stderr);
@@ -219,17 +233,65 @@ fn demo_config_serves_the_cli() {
         "{stderr}"
     );
 
-    let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    let text = scrape(&socket);
+    assert!(
+        text.contains("interstice_admissions_total{decision=\"admitted\"} 7"),
+        "{text}"
+    );
+    // Each job is counted in its class once the engine hands its record
+    // over (at the pass after its end): gold's one job, and in bronze, the
+    // default, the five jobs without a class that ran to their end (the
+    // cancelled one may not have ended yet).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = scrape(&socket);
+        let gold = series(
+            &text,
+            "interstice_class_cloud_jobs_finished_total{class=\"gold\"}",
+        );
+        let bronze = series(
+            &text,
+            "interstice_class_cloud_jobs_finished_total{class=\"bronze\"}",
+        );
+        if gold == 1.0 && bronze >= 5.0 {
+            assert_eq!(
+                series(&text, "interstice_class_availability_count{class=\"gold\"}"),
+                1.0
+            );
+            assert_eq!(
+                series(
+                    &text,
+                    "interstice_class_cloud_jobs_finished_total{class=\"silver\"}"
+                ),
+                0.0
+            );
+            assert!(bronze <= 6.0, "bronze: {bronze}\n{text}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "gold {gold}, bronze {bronze}:\n{text}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `GET /metrics` over the socket.
+fn scrape(socket: &std::path::Path) -> String {
     use std::io::{Read, Write};
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).unwrap();
     stream
         .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         .unwrap();
     let mut text = String::new();
     stream.read_to_string(&mut text).unwrap();
-    assert!(
-        text.contains("interstice_admissions_total{decision=\"admitted\"} 6"),
-        "{text}"
-    );
+    text
+}
+
+/// The value of one series in a scrape.
+fn series(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find(|line| line.starts_with(name))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|value| value.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
 }
 
 /// A daemon that is not there is its own exit status (6), not a refusal (3)

@@ -93,3 +93,97 @@ fn partition_prio_preemption_ignores_job_priority() {
          (docs/qos.md, On Slurm)"
     );
 }
+
+/// `sbatch --class` on the real Slurm: the SPANK option reaches
+/// `job_submit`, which writes the class into the job's marker; the daemon's
+/// Slurm backend accounts each finished cloud job in its class
+/// (`interstice_class_*`): a gold job that completes, a bronze job that an
+/// HPC job preempts (availability 0, a penalty). A class that is no class
+/// name is refused at sbatch time.
+#[test]
+fn sbatch_class_is_accounted_per_class_by_the_daemon() {
+    use harness::{metric, wait_for, Daemon};
+    let cluster = Cluster::start(&PluginSettings::default());
+    let daemon = Daemon::start_with(
+        &cluster,
+        1,
+        "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
+    );
+    let long = Duration::from_secs(60);
+    let wait_metric = |series: &str, expected: f64| {
+        wait_for(&format!("{series} to reach {expected}"), long, || {
+            let text = daemon.request("GET", "/metrics", None);
+            (metric(&text, series) >= expected).then_some(text)
+        })
+    };
+
+    let gold = cluster
+        .sbatch(&["--class=gold", "-n", "2", "-t", "1", "--wrap", "sleep 1"])
+        .expect("a gold job");
+    let (partition, _, comment) = cluster.job(&gold).expect("in squeue");
+    assert_eq!(partition, "cloud", "--class makes a job evictable");
+    assert!(comment.ends_with(" class=gold"), "marker: {comment}");
+    cluster.wait_state(&gold, &["COMPLETED"], long);
+    let text = wait_metric("interstice_class_cloud_jobs_finished_total{class=\"gold\"}", 1.0);
+    assert_eq!(
+        metric(&text, "interstice_class_availability_count{class=\"gold\"}"),
+        1.0
+    );
+    assert_eq!(
+        metric(
+            &text,
+            "interstice_class_cloud_jobs_finished_total{class=\"bronze\"}"
+        ),
+        0.0
+    );
+
+    let bronze = cluster
+        .sbatch(&[
+            "--class=bronze",
+            "-n",
+            "4",
+            "-N",
+            "1",
+            "-t",
+            "5",
+            "--wrap",
+            "sleep 300",
+        ])
+        .expect("a bronze job");
+    cluster.wait_state(&bronze, &["RUNNING"], long);
+    // Slurm's times are whole seconds: let the bronze job run some.
+    std::thread::sleep(Duration::from_secs(2));
+    let hpc = cluster
+        .sbatch(&["-p", "hpc", "-n", "12", "-t", "1", "--wrap", "sleep 1"])
+        .expect("an HPC job over the whole cluster");
+    cluster.wait_state(&bronze, &["PREEMPTED"], long);
+    let text = wait_metric(
+        "interstice_class_cloud_jobs_finished_total{class=\"bronze\"}",
+        1.0,
+    );
+    assert_eq!(
+        metric(&text, "interstice_class_availability_sum{class=\"bronze\"}"),
+        0.0,
+        "a preempted job's run was thrown away"
+    );
+    assert!(
+        metric(
+            &text,
+            "interstice_class_penalty_slot_hours_total{class=\"bronze\"}"
+        ) > 0.0,
+        "{text}"
+    );
+    assert_eq!(
+        metric(
+            &text,
+            "interstice_class_availability_deficit_total{class=\"bronze\"}"
+        ),
+        0.5
+    );
+    cluster.wait_state(&hpc, &["COMPLETED"], long);
+
+    let refused = cluster
+        .sbatch(&["--class=gold star", "-n", "1", "-t", "1", "--wrap", "true"])
+        .expect_err("no class name");
+    assert!(refused.stderr.contains("--class must be"), "{}", refused.stderr);
+}

@@ -36,7 +36,7 @@ mod scheduler;
 mod simulate;
 
 pub use ledger::{availability, overhead_ratio, qos_key, qos_metric, Ledger};
-pub use report::{gini, ClassReport, Distribution, RequestRecord, WindowStat};
+pub use report::{gini, ClassReport, Delivered, Distribution, RequestRecord, WindowStat};
 pub use scheduler::{PreemptedFor, Preemption};
 pub use simulate::{simulate, Outcome};
 

@@ -45,13 +45,39 @@ pub struct RequestRecord {
     pub penalty: f64,
 }
 
+/// What one request or job delivered against its class's SLO.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Delivered {
+    /// `A = e / (e + d + p)` (`None`: no time in the system).
+    pub availability: Option<f64>,
+    /// `max(0, O − A)` (`None` when `A` is undefined).
+    pub deficit: Option<f64>,
+    /// `P = C⁻·(1+b)`, slot-hours (0 when the SLO was met).
+    pub penalty: f64,
+}
+
+impl Delivered {
+    /// From the run time that counted `e`, the run time discarded `d` and
+    /// the time pending `p` of a request of `procs` slots in `class`;
+    /// `completed` says whether it ended (see [`RequestRecord::penalty`]
+    /// for what a request still in the system is owed). The one rule for the
+    /// simulated platforms and the daemon's jobs.
+    pub fn of(class: &ServiceClass, procs: u32, (e, d, p): (Time, Time, Time), completed: bool) -> Delivered {
+        let availability = super::ledger::availability(e, d, p);
+        Delivered {
+            availability,
+            deficit: availability.map(|a| (class.slo - a).max(0.0)),
+            penalty: penalty(class, availability, if completed { e } else { e + d + p }, procs),
+        }
+    }
+}
+
 impl RequestRecord {
     pub(super) fn of(cfg: &QosConfig, l: &Live, stop: Time) -> RequestRecord {
         let at = l.end.unwrap_or(stop);
         let (e, d, p) = l.ledger.at(at);
         let class = &cfg.classes[l.req.class];
-        let availability = l.ledger.availability(at);
-        let deficit = availability.map(|a| (class.slo - a).max(0.0));
+        let delivered = Delivered::of(class, l.req.procs, (e, d, p), l.end.is_some());
         RequestRecord {
             id: l.req.id,
             class: l.req.class,
@@ -62,16 +88,11 @@ impl RequestRecord {
             e,
             d,
             p,
-            availability,
+            availability: delivered.availability,
             preemptions: l.preemptions,
             overhead: l.ledger.overhead_ratio(at),
-            deficit,
-            penalty: penalty(
-                class,
-                availability,
-                if l.end.is_some() { e } else { e + d + p },
-                l.req.procs,
-            ),
+            deficit: delivered.deficit,
+            penalty: delivered.penalty,
         }
     }
 }

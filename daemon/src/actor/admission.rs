@@ -57,6 +57,12 @@ impl Actor {
         let now = self.now();
         self.ready(now)?;
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
+        let class = match self.metrics.classes() {
+            Some(table) => table
+                .index(request.class.as_deref())
+                .map_err(|err| ApiError::bad_request(format!("class: {err}")))?,
+            None => None,
+        };
         let env = request.env.clone().unwrap_or_default();
         let program = check_argv(&request.argv)?;
         check_env(&env)?;
@@ -182,6 +188,9 @@ impl Actor {
             self.metrics.admissions.with_label_values(&["admitted"]).inc();
             // The plan changed: a data center member publishes it at the next tick.
             self.tuple_stale = true;
+            if let Some(class) = class {
+                self.job_classes.insert(id, class);
+            }
             self.jobs.insert(
                 id,
                 CloudJob {

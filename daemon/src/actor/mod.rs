@@ -104,6 +104,9 @@ pub struct Actor {
     clock: Clock,
     /// Admitted cloud jobs not yet ended (queued, held or running).
     jobs: HashMap<u64, CloudJob>,
+    /// The class of each admitted cloud job that has one, until its final
+    /// record is counted in it (`interstice_class_*`).
+    job_classes: HashMap<u64, usize>,
     hpc: HpcMirror,
     /// Admission holds (Slurm mode).
     holds: holds::Holds,
@@ -169,6 +172,7 @@ impl Actor {
             },
             clock: setup.clock,
             jobs: HashMap::new(),
+            job_classes: HashMap::new(),
             hpc: HpcMirror::default(),
             holds: holds::Holds::new(&setup.config.backend, started),
             mirrors_plan: matches!(setup.config.backend, crate::config::BackendConfig::Slurm(_)),
@@ -326,7 +330,9 @@ impl Actor {
     fn pass(&mut self, now: Time) -> Vec<Decision> {
         let decisions = self.driver.pass(now);
         // Final jobs as of this pass: the engine forgets them (see `start`).
-        self.driver.take_finished();
+        for record in self.driver.take_finished() {
+            self.count_in_class(&record, now);
+        }
         match decisions {
             Ok(decisions) => decisions,
             Err(livelock) => {

@@ -5,10 +5,11 @@
 //! final state. Processes themselves are `crate::exec`'s.
 
 use super::{secs, Actor};
+use crate::classes::Served;
 use crate::exec::{self, Executor, Launch, RecordedEnd};
 use crate::identity::RunAs;
 use crate::node;
-use interstice_core::{violates, EndReason, Job, JobId, JobKind, JobState, ProcSet, Time};
+use interstice_core::{violates, EndReason, Job, JobId, JobKind, JobRecord, JobState, ProcSet, Time};
 use nix::sys::signal::Signal;
 use std::collections::BTreeMap;
 use std::process::Child;
@@ -315,6 +316,25 @@ impl Actor {
             }
         }
         self.dirty = true;
+    }
+
+    /// Count a cloud job's final record in its class, if it has one.
+    pub(super) fn count_in_class(&mut self, record: &JobRecord, now: Time) {
+        let Some(class) = self.job_classes.remove(&record.job.id.0) else {
+            return;
+        };
+        let procs = record.job.procs.max(1);
+        let discarded = Time::from_ticks(record.lost_work.ticks() / i64::from(procs));
+        let reason = record.end_reason;
+        self.metrics.class_served(&Served::of(
+            class,
+            procs,
+            record.job.submit,
+            (record.start, record.end.unwrap_or(now)),
+            discarded,
+            reason != Some(EndReason::Evicted),
+            reason == Some(EndReason::Completed),
+        ));
     }
 
     /// Count the SLO verdict (core's rule, [`violates`]) and the prediction

@@ -1,7 +1,7 @@
 //! The admission decision, free of Slurm and of I/O: what the plugin does with
 //! one submission given its settings and the daemon's answer.
 
-use interstice_api::slurm::{parse_slo, Marker, SloError};
+use interstice_api::slurm::{parse_class, parse_slo, ClassNameError, Marker, SloError};
 use interstice_api::wire::{PredictRequest, PredictResponse};
 use interstice_api::ClientError;
 use interstice_core::{slo_for, Time};
@@ -15,6 +15,19 @@ use crate::config::{Config, FailMode};
 pub const SLO_VARIABLE: &str = "INTERSTICE_SLO";
 /// The job-control variable `spank_interstice` sets for `--evictable`.
 pub const EVICTABLE_VARIABLE: &str = "INTERSTICE_EVICTABLE";
+/// The job-control variable `spank_interstice` sets for `--class`.
+pub const CLASS_VARIABLE: &str = "INTERSTICE_CLASS";
+
+/// Why an evictable job's options are refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RequestError {
+    /// `--slo` is not a whole number of seconds.
+    #[error(transparent)]
+    Slo(#[from] SloError),
+    /// `--class` is not a class name.
+    #[error(transparent)]
+    Class(#[from] ClassNameError),
+}
 
 /// What the plugin knows about a submission.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -61,8 +74,8 @@ pub struct Routing {
     pub unpredicted: bool,
 }
 
-/// The SLO and walltime of an evictable job.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The SLO, walltime and class of an evictable job.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     /// Seconds.
     pub slo_seconds: u64,
@@ -70,6 +83,8 @@ pub struct Request {
     pub walltime_seconds: u64,
     /// Processors.
     pub procs: u32,
+    /// Its service class (`--class`), if it names one.
+    pub class: Option<String>,
 }
 
 /// `NAME=value` lookup; also accepts the `SPANK_`-prefixed spelling.
@@ -80,10 +95,14 @@ fn variable<'a>(env: &'a [String], name: &str) -> Option<&'a str> {
     })
 }
 
-/// Reads the evictable flag and SLO; `Ok(None)` when the job is not evictable.
-pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Option<Request>, SloError> {
+/// Reads the evictable flag, SLO and class; `Ok(None)` when the job is not
+/// evictable (`--class` alone makes it evictable, as `--slo` does).
+pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Option<Request>, RequestError> {
     let slo = variable(&submission.spank_env, SLO_VARIABLE)
         .map(parse_slo)
+        .transpose()?;
+    let class = variable(&submission.spank_env, CLASS_VARIABLE)
+        .map(parse_class)
         .transpose()?;
     let flagged = variable(&submission.spank_env, EVICTABLE_VARIABLE).is_some_and(|value| value != "0");
     let in_partition = submission.partition.as_deref().is_some_and(|partition| {
@@ -95,7 +114,7 @@ pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Opt
         .qos
         .as_deref()
         .is_some_and(|qos| config.evictable_qos.iter().any(|e| e == qos));
-    if !(flagged || slo.is_some() || in_partition || in_qos) {
+    if !(flagged || slo.is_some() || class.is_some() || in_partition || in_qos) {
         return Ok(None);
     }
     let walltime_seconds = submission
@@ -107,6 +126,7 @@ pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Opt
         slo_seconds,
         walltime_seconds,
         procs: submission.procs.max(1),
+        class,
     }))
 }
 
@@ -167,6 +187,7 @@ pub fn decide(
                 predicted_completion: prediction.predicted_completion,
                 predicted_violation: prediction.predicts_violation,
                 hold: prediction.hold,
+                class: request.class.clone(),
             },
             false,
         ),
@@ -179,6 +200,7 @@ pub fn decide(
                     predicted_completion: None,
                     predicted_violation: None,
                     hold: None,
+                    class: request.class.clone(),
                 },
                 true,
             ),
@@ -352,9 +374,46 @@ mod tests {
             Request {
                 slo_seconds: 1200,
                 walltime_seconds: 600,
-                procs: 1
+                procs: 1,
+                class: None,
             }
         );
+    }
+
+    #[test]
+    fn a_class_makes_a_job_evictable_and_is_written_in_the_marker() {
+        let submission = Submission {
+            spank_env: vec![format!("{CLASS_VARIABLE}=gold")],
+            time_limit_minutes: Some(1),
+            ..Submission::default()
+        };
+        let Verdict::Accept(routing) = decide(&Config::default(), &submission, 0, |_| {
+            Ok(prediction("accepted", None))
+        }) else {
+            panic!("a job with --class is evictable and accepted")
+        };
+        assert!(routing.comment.ends_with(" class=gold"), "{}", routing.comment);
+        let down = Err(ClientError::Connect {
+            path: PathBuf::from("/x"),
+            source: std::io::ErrorKind::NotFound.into(),
+        });
+        let Verdict::Accept(routing) = decide(&Config::default(), &submission, 0, |_| down) else {
+            panic!("fail-open")
+        };
+        assert!(
+            routing.comment.starts_with("interstice:unpredicted slo=120")
+                && routing.comment.ends_with(" class=gold"),
+            "{}",
+            routing.comment
+        );
+        let bad = Submission {
+            spank_env: vec![format!("{CLASS_VARIABLE}=gold star")],
+            ..Submission::default()
+        };
+        assert!(matches!(
+            decide(&Config::default(), &bad, 0, |_| panic!("must not ask")),
+            Verdict::Reject(m) if m.contains("--class must be")
+        ));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use interstice_api::slurm::parse_slo;
+use interstice_api::slurm::{parse_class, parse_slo};
 use interstice_api::wire::{EventKind, HpcEventRequest};
 use interstice_api::Client;
 
@@ -17,6 +17,7 @@ use crate::slurm::{self, Context, Spank, SpankOption};
 
 const OPT_SLO: c_int = 1;
 const OPT_EVICTABLE: c_int = 2;
+const OPT_CLASS: c_int = 3;
 
 static SLO_OPTION: SpankOption = SpankOption {
     name: c"slo".as_ptr(),
@@ -36,43 +37,62 @@ static EVICTABLE_OPTION: SpankOption = SpankOption {
     cb: Some(option_callback),
 };
 
+static CLASS_OPTION: SpankOption = SpankOption {
+    name: c"class".as_ptr(),
+    arginfo: c"NAME".as_ptr(),
+    usage: c"Evictable cloud job: its service class (e.g. gold, silver, bronze; Interstice)".as_ptr(),
+    has_arg: 1,
+    val: OPT_CLASS,
+    cb: Some(option_callback),
+};
+
 #[derive(Default)]
 struct Options {
     slo: Option<u64>,
     evictable: bool,
+    class: Option<String>,
 }
 
 static OPTIONS: Mutex<Options> = Mutex::new(Options {
     slo: None,
     evictable: false,
+    class: None,
 });
 
 unsafe extern "C" fn option_callback(val: c_int, optarg: *const c_char, _remote: c_int) -> c_int {
     catch_unwind(|| {
         let mut options = OPTIONS.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: Slurm passes the option's NUL-terminated argument (or NULL).
+        let text = if optarg.is_null() {
+            String::new()
+        } else {
+            unsafe { CStr::from_ptr(optarg) }.to_string_lossy().into_owned()
+        };
         match val {
-            OPT_SLO => {
-                // SAFETY: Slurm passes the option's NUL-terminated argument (or NULL).
-                let text = if optarg.is_null() {
-                    String::new()
-                } else {
-                    unsafe { CStr::from_ptr(optarg) }.to_string_lossy().into_owned()
-                };
-                match parse_slo(&text) {
-                    Ok(seconds) => {
-                        options.slo = Some(seconds);
-                        0
-                    }
-                    Err(error) => {
-                        slurm::error(&format!("spank_interstice: {error}"));
-                        -1
-                    }
+            OPT_SLO => match parse_slo(&text) {
+                Ok(seconds) => {
+                    options.slo = Some(seconds);
+                    0
                 }
-            }
+                Err(error) => {
+                    slurm::error(&format!("spank_interstice: {error}"));
+                    -1
+                }
+            },
             OPT_EVICTABLE => {
                 options.evictable = true;
                 0
             }
+            OPT_CLASS => match parse_class(&text) {
+                Ok(class) => {
+                    options.class = Some(class);
+                    0
+                }
+                Err(error) => {
+                    slurm::error(&format!("spank_interstice: {error}"));
+                    -1
+                }
+            },
             _ => 0,
         }
     })
@@ -108,7 +128,7 @@ pub unsafe extern "C" fn slurm_spank_init(spank: Spank, ac: c_int, av: *mut *mut
             slurm::error(&format!("spank_interstice: {error}"));
             return -1;
         }
-        for option in [&SLO_OPTION, &EVICTABLE_OPTION] {
+        for option in [&SLO_OPTION, &EVICTABLE_OPTION, &CLASS_OPTION] {
             // Registration is refused in some contexts (slurmd); that is harmless.
             let _ = slurm::option_register(spank, option);
         }
@@ -132,12 +152,15 @@ pub unsafe extern "C" fn slurm_spank_init_post_opt(spank: Spank, _ac: c_int, _av
         if let Some(slo) = options.slo {
             failed |= slurm::job_control_setenv(spank, "INTERSTICE_SLO", &slo.to_string()).is_err();
         }
-        if options.evictable || options.slo.is_some() {
+        if let Some(class) = &options.class {
+            failed |= slurm::job_control_setenv(spank, "INTERSTICE_CLASS", class).is_err();
+        }
+        if options.evictable || options.slo.is_some() || options.class.is_some() {
             failed |= slurm::job_control_setenv(spank, "INTERSTICE_EVICTABLE", "1").is_err();
         }
         if failed {
             slurm::error(
-                "spank_interstice: could not pass --slo/--evictable to the job (spank_job_control_setenv)",
+                "spank_interstice: could not pass --slo/--evictable/--class to the job (spank_job_control_setenv)",
             );
             return -1;
         }

@@ -1,11 +1,12 @@
 //! Slurm SPANK plugin `spank_interstice`.
 //!
-//! - Registers `--slo=SECONDS` and `--evictable` in every context
+//! - Registers `--slo=SECONDS`, `--evictable` and `--class=NAME` in every context
 //!   (`spank_option_register` from `slurm_spank_init`; a static option table
 //!   is ignored by sbatch).
 //! - In sbatch/salloc/srun (`slurm_spank_init_post_opt`), passes them to the
-//!   job as the job-control variables `SPANK_INTERSTICE_SLO` and
-//!   `SPANK_INTERSTICE_EVICTABLE` (`spank_job_control_setenv`): they travel in
+//!   job as the job-control variables `SPANK_INTERSTICE_SLO`,
+//!   `SPANK_INTERSTICE_CLASS` and `SPANK_INTERSTICE_EVICTABLE`
+//!   (`spank_job_control_setenv`): they travel in
 //!   the job description's `spank_job_env`, where `job_submit/interstice`
 //!   reads them, and into the prolog/epilog environment.
 //! - In `slurm_spank_job_prolog`/`slurm_spank_job_epilog` (slurmd), tells the

@@ -228,6 +228,7 @@ pub fn plan(
         // Only the plugin's own marker on a job of the cloud partition names a hold.
         let hold = job
             .marker
+            .as_ref()
             .and_then(|m| m.hold)
             .filter(|_| job.partition.split(',').any(|p| p.trim() == topology.cloud))
             .map(|id| (id, job.cpus));

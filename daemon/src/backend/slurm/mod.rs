@@ -51,6 +51,7 @@ pub mod cluster;
 pub mod mirror;
 
 use super::{BackendError, HpcSink, HpcUpdate, PlanUpdate, Shutdown};
+use crate::classes::Served;
 use crate::clock::wall_clock;
 use crate::config::SlurmConfig;
 use crate::metrics::Metrics;
@@ -261,6 +262,12 @@ pub struct Finished {
     pub predicted_violation: Option<bool>,
     /// Processor-seconds of work thrown away (evicted jobs: CPUs × time run).
     pub lost_processor_seconds: f64,
+    /// Its service class, as the marker names it.
+    pub class: Option<String>,
+    /// CPUs.
+    pub cpus: u32,
+    /// Submit, start (`None`: it never ran) and end, epoch seconds.
+    pub times: (Option<i64>, Option<i64>, Option<i64>),
 }
 
 /// What a finished cloud job means for the metrics; None while it runs or for
@@ -272,7 +279,7 @@ pub struct Finished {
 /// submit and end times. Whether the admission predicted a violation is read
 /// from the marker, never derived again from its rounded completion.
 pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
-    let marker = job.marker?;
+    let marker = job.marker.as_ref()?;
     let reason = job.state.end_reason()?;
     let deadline = job.submit.map(|submit| submit as f64 + marker.slo_seconds);
     let verdict = deadline.zip(job.end).map(|(deadline, end)| {
@@ -301,7 +308,34 @@ pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
         slo_violated,
         predicted_violation,
         lost_processor_seconds,
+        class: marker.class.clone(),
+        cpus: job.cpus,
+        times: (job.submit, job.start, job.end),
     })
+}
+
+/// How a finished Slurm cloud job spent its time, for its class's accounts:
+/// one run (preemption cancels, nobody reruns it), thrown away when it was
+/// preempted; `None` without submit and end times.
+pub fn served(job: &Finished, class: usize) -> Option<Served> {
+    let (submit, start, end) = job.times;
+    let (submit, end) = (Time::from_secs(submit?), Time::from_secs(end?));
+    let start = start.map(Time::from_secs);
+    let evicted = job.outcome == Outcome::Evicted;
+    let discarded = match start {
+        Some(start) if evicted => (end - start).max(Time::ZERO),
+        _ => Time::ZERO,
+    };
+    let completed = matches!(job.outcome, Outcome::Met | Outcome::Violated) && start.is_some();
+    Some(Served::of(
+        class,
+        job.cpus.max(1),
+        submit,
+        (start, end),
+        discarded,
+        !evicted,
+        completed,
+    ))
 }
 
 /// Counts each cloud job once: its outcome when it ends, and whether it was admitted unpredicted.
@@ -325,7 +359,7 @@ impl OutcomeTracker {
     pub fn observe(&mut self, jobs: &[SqueueJob], evictions_violate: bool) -> Learned {
         let mut learned = Learned::default();
         for job in jobs {
-            let Some(marker) = job.marker else { continue };
+            let Some(marker) = &job.marker else { continue };
             if self.seen.insert(job.id.clone()) && !marker.predicted {
                 learned.unpredicted.push(job.id.clone());
             }
@@ -483,6 +517,17 @@ pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
         }
         if let (Some(predicted), Some(violated)) = (job.predicted_violation, job.slo_violated) {
             daemon.prediction_outcome(predicted, violated);
+        }
+        if let Some(table) = daemon.classes() {
+            match table.index(job.class.as_deref()) {
+                Ok(Some(class)) => {
+                    if let Some(served) = served(job, class) {
+                        daemon.class_served(&served);
+                    }
+                }
+                Ok(None) => {}
+                Err(err) => tracing::warn!("slurm: cloud job {} counted in no class: {err}", job.id),
+            }
         }
     }
 }
@@ -762,6 +807,7 @@ mod tests {
                     predicted_completion: Some(1_795_246_261.0),
                     predicted_violation: Some(false),
                     hold: Some(1 << 61),
+                    class: None,
                 }),
             }
         );
@@ -936,5 +982,68 @@ mod tests {
         assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"fn\"}"), 2.0);
         assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"tp\"}"), 0.0);
         assert_eq!(value("interstice_slurm_plan_reads_total{result=\"ok\"}"), 0.0);
+    }
+
+    #[test]
+    fn finished_jobs_are_counted_in_their_markers_class() {
+        let mut daemon = Metrics::new();
+        daemon
+            .set_classes(crate::classes::ClassTable {
+                classes: interstice_core::qos::ServiceClass::paper_classes(),
+                default: None,
+            })
+            .unwrap();
+        let slurm = SlurmMetrics::register(daemon.registry()).unwrap();
+        // Gold waited 1 s and ran 59 (A = 0.983, missed its 100 %); bronze
+        // ran 29 s and was preempted (A = 0); a marker without a class is in
+        // none (no default); an unknown class is in none either.
+        let text = "\
+30|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246160|None|n1|(null)|interstice:accepted slo=100 class=gold
+31|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|n2|(null)|interstice:accepted slo=300 class=bronze
+32|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|interstice:accepted slo=100
+33|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|interstice:accepted slo=100 class=lead
+";
+        let learned = OutcomeTracker::default().observe(&parse_squeue(text).unwrap(), true);
+        let bronze = learned.finished.iter().find(|job| job.id == "31").unwrap();
+        let served = served(bronze, 2).unwrap();
+        assert_eq!(
+            (served.ran, served.discarded, served.waited),
+            (Time::ZERO, Time::from_secs(29), Time::from_secs(1))
+        );
+        record(&learned, &daemon, &slurm);
+        let text = daemon.render();
+        let value = |series: &str| {
+            text.lines()
+                .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+                .unwrap_or_else(|| panic!("{series} missing in\n{text}"))
+                .parse::<f64>()
+                .unwrap()
+        };
+        assert_eq!(
+            value("interstice_class_cloud_jobs_finished_total{class=\"gold\"}"),
+            1.0
+        );
+        assert_eq!(
+            value("interstice_class_availability_slo_met_total{class=\"gold\"}"),
+            0.0
+        );
+        assert!((value("interstice_class_availability_sum{class=\"gold\"}") - 59.0 / 60.0).abs() < 1e-9);
+        assert_eq!(
+            value("interstice_class_cloud_jobs_finished_total{class=\"bronze\"}"),
+            1.0
+        );
+        assert_eq!(value("interstice_class_availability_sum{class=\"bronze\"}"), 0.0);
+        // Bronze: deficit 0.5 over the 30 s it was in the system, on 4 CPUs,
+        // bonus 100 %: 0.5 × 30/3600 × 4 × 2 slot-hours.
+        assert!(
+            (value("interstice_class_penalty_slot_hours_total{class=\"bronze\"}")
+                - 0.5 * 30.0 / 3600.0 * 8.0)
+                .abs()
+                < 1e-9
+        );
+        assert_eq!(
+            value("interstice_class_cloud_jobs_finished_total{class=\"silver\"}"),
+            0.0
+        );
     }
 }
