@@ -164,8 +164,8 @@ impl ClassMetrics {
         )?;
         let penalty = CounterVec::new(
             opts(
-                "penalty_slot_hours_total",
-                "Penalty of finished cloud jobs that missed the availability SLO, P = deficit x duration x procs x (1 + credit), slot-hours",
+                "penalty_slot_seconds_total",
+                "Penalty of finished cloud jobs that missed the availability SLO, P = deficit x duration x procs x (1 + credit), slot-seconds",
             ),
             &["class"],
         )?;
@@ -224,7 +224,10 @@ impl ClassMetrics {
             served.completed,
         );
         self.finished.with_label_values(&[name]).inc();
-        self.penalty.with_label_values(&[name]).inc_by(delivered.penalty);
+        // Core counts slot-hours, as the seeds do; Prometheus wants base units.
+        self.penalty
+            .with_label_values(&[name])
+            .inc_by(delivered.penalty * 3600.0);
         let Some(availability) = delivered.availability else {
             return;
         };
@@ -357,8 +360,11 @@ mod tests {
                 "interstice_class_availability_deficit_total{class=\"silver\"}",
                 0.4,
             ),
-            // P = 0.4 × 1 h × 4 slots × (1 + 1): A = 0.5 is below every band.
-            ("interstice_class_penalty_slot_hours_total{class=\"silver\"}", 3.2),
+            // P = 0.4 × 1 h × 4 slots × (1 + 1) = 3.2 slot-hours: A = 0.5 is below every band.
+            (
+                "interstice_class_penalty_slot_seconds_total{class=\"silver\"}",
+                3.2 * 3600.0,
+            ),
             ("interstice_class_availability_count{class=\"silver\"}", 2.0),
         ] {
             let line = text

@@ -714,6 +714,33 @@ pub fn http(socket: &Path, method: &str, path: &str, body: Option<&str>) -> Resu
     }
 }
 
+/// `/metrics` now, after `promtool check metrics` accepted it.
+pub fn checked_scrape(daemon: &Daemon) -> String {
+    let text = daemon.request("GET", "/metrics", None);
+    use std::io::Write;
+    let mut promtool = Command::new(program("promtool"))
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run promtool (apt-get install prometheus)");
+    promtool
+        .stdin
+        .take()
+        .expect("promtool stdin")
+        .write_all(text.as_bytes())
+        .expect("write to promtool");
+    let output = promtool.wait_with_output().expect("promtool output");
+    assert!(
+        output.status.success(),
+        "promtool check metrics: {}{}\n--- scrape\n{text}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text
+}
+
 /// The value of one Prometheus sample (`name{labels}` exactly as rendered), 0 if absent.
 pub fn metric(text: &str, series: &str) -> f64 {
     text.lines()

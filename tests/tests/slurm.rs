@@ -28,11 +28,11 @@
 #[path = "../slurm/harness.rs"]
 mod harness;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use harness::{metric, wait_for, Cluster, Daemon, HttpError, PluginSettings, SpankReports, CLUSTER_CPUS};
+use harness::{
+    checked_scrape, metric, wait_for, Cluster, Daemon, HttpError, PluginSettings, SpankReports, CLUSTER_CPUS,
+};
 
 /// The counter-offer in a rejection message: "... resubmit with --slo=410".
 fn offered_slo(message: &str) -> u64 {
@@ -72,32 +72,6 @@ fn wait_metric(daemon: &Daemon, series: &str, expected: f64) {
         },
     );
     assert_eq!(metric(&text, series), expected, "{series} in\n{text}");
-}
-
-/// `/metrics` now, after `promtool check metrics` accepted it.
-fn checked_scrape(daemon: &Daemon) -> String {
-    let text = daemon.request("GET", "/metrics", None);
-    let mut promtool = Command::new(harness::program("promtool"))
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run promtool (apt-get install prometheus)");
-    promtool
-        .stdin
-        .take()
-        .expect("promtool stdin")
-        .write_all(text.as_bytes())
-        .expect("write to promtool");
-    let output = promtool.wait_with_output().expect("promtool output");
-    assert!(
-        output.status.success(),
-        "promtool check metrics: {}{}\n--- scrape\n{text}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    text
 }
 
 /// Asserts `series` is exactly `expected` in `text`.

@@ -1034,12 +1034,10 @@ mod tests {
         );
         assert_eq!(value("interstice_class_availability_sum{class=\"bronze\"}"), 0.0);
         // Bronze: deficit 0.5 over the 30 s it was in the system, on 4 CPUs,
-        // bonus 100 %: 0.5 × 30/3600 × 4 × 2 slot-hours.
+        // bonus 100 %: 0.5 × 30 × 4 × 2 slot-seconds.
         assert!(
-            (value("interstice_class_penalty_slot_hours_total{class=\"bronze\"}")
-                - 0.5 * 30.0 / 3600.0 * 8.0)
-                .abs()
-                < 1e-9
+            (value("interstice_class_penalty_slot_seconds_total{class=\"bronze\"}") - 0.5 * 30.0 * 8.0).abs()
+                < 1e-6
         );
         assert_eq!(
             value("interstice_class_cloud_jobs_finished_total{class=\"silver\"}"),
