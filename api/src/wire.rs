@@ -26,7 +26,9 @@ pub struct SubmitRequest {
     /// Working directory (default: the job's directory in the state dir).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workdir: Option<String>,
-    /// Free-form class label.
+    /// The job's service class: one of the daemon's `classes` (400
+    /// otherwise), whose availability SLO it is accounted against; a free
+    /// label on a daemon without classes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     /// Technical features the job requires (hardware, software): a broker
@@ -88,6 +90,11 @@ pub struct PredictRequest {
     /// Technical features the job requires (see [`SubmitRequest::features`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub features: Vec<String>,
+    /// The job's service class (see [`SubmitRequest::class`]): a daemon with
+    /// classes refuses a name it does not have (400), as it refuses it at
+    /// submission; `job_submit/interstice` sends `sbatch --class` here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
 }
 
 /// Answer to `POST /v1/predict`.

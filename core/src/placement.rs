@@ -88,9 +88,9 @@ pub type Scores = [f64; CRITERIA];
 /// entry `(i, j)` says how much more important `i` is than `j` on Saaty's
 /// scale. An eviction throws away the work done and usually violates the
 /// SLO, so the margin before HPC work returns is moderately more important
-/// (3) than completion and slack, which are equally important (1) and
-/// strongly more important (5 for the margin, 3 for the others) than
-/// fragmentation, which only costs future jobs a little room.
+/// (3) than completion and slack, which are equally important (1); against
+/// fragmentation, which only costs future jobs a little room, the margin is
+/// strongly more important (5) and completion and slack moderately (3).
 pub const DEFAULT_JUDGEMENTS: [[f64; CRITERIA]; CRITERIA] = [
     [1.0, 1.0, 1.0 / 3.0, 3.0],
     [1.0, 1.0, 1.0 / 3.0, 3.0],
@@ -226,8 +226,8 @@ impl Default for Weights {
 }
 
 impl fmt::Display for Weights {
-    /// `completion=0.21,slack=0.21,margin=0.52,fragmentation=0.07`, the
-    /// form `--topsis-weights` reads.
+    /// `completion=0.1998,slack=0.1998,margin=0.5222,fragmentation=0.0781`,
+    /// the form `--placement-weights` reads.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, c) in Criterion::ALL.iter().enumerate() {
             if i > 0 {

@@ -11,7 +11,7 @@
 //! engine evicts the cloud work on the processors HPC work takes, Slurm its
 //! own way (docs/qos.md, "On Slurm").
 
-use interstice_core::qos::{gini, Delivered, ServiceClass};
+use interstice_core::qos::{gini, meets, Delivered, ServiceClass};
 use interstice_core::Time;
 use prometheus::{CounterVec, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry};
 use std::sync::{Arc, Mutex};
@@ -232,37 +232,58 @@ impl ClassMetrics {
             return;
         };
         self.availability.with_label_values(&[name]).observe(availability);
-        if availability >= class.slo {
+        if meets(availability, class.slo) {
             self.met.with_label_values(&[name]).inc();
         }
         if let Some(deficit) = delivered.deficit {
             self.deficit.with_label_values(&[name]).inc_by(deficit);
         }
         let mut window = self.window.lock().unwrap_or_else(|p| p.into_inner());
-        let at = served.end.as_secs_f64();
-        let this = (at / GINI_WINDOW_SECONDS).floor() * GINI_WINDOW_SECONDS;
+        let this = window_start(served.end);
+        self.advance(&mut window, this);
+        // A job reported after its window closed (a late read of Slurm's
+        // queue) is counted everywhere but in a Gini already published.
+        if window.start == Some(this) {
+            window.values[served.class].push(availability);
+        }
+    }
+
+    /// Close the Gini window the clock has left, so that the gauge is the
+    /// last complete window's even when no job finishes for a while (the
+    /// actor calls it with its telemetry).
+    pub fn tick(&self, now: Time) {
+        let mut window = self.window.lock().unwrap_or_else(|p| p.into_inner());
+        self.advance(&mut window, window_start(now));
+    }
+
+    /// Move the current window forward to the one starting at `to`: the
+    /// gauge becomes the Gini of the window just left when `to` follows it,
+    /// NaN when an empty window came between.
+    fn advance(&self, window: &mut Window, to: f64) {
         match window.start {
-            None => window.start = Some(this),
-            Some(start) if this > start => {
-                // The window closes: its Gini, unless the last complete
-                // window is a later, empty one.
-                let empty_since = this > start + GINI_WINDOW_SECONDS;
+            None => window.start = Some(to),
+            Some(start) if to > start => {
+                let adjacent = to == start + GINI_WINDOW_SECONDS;
                 for (index, class) in self.table.classes.iter().enumerate() {
                     let values = &window.values[index];
-                    let value = if empty_since || values.is_empty() {
-                        f64::NAN
-                    } else {
+                    let value = if adjacent && !values.is_empty() {
                         gini(values)
+                    } else {
+                        f64::NAN
                     };
                     self.gini.with_label_values(&[&class.name]).set(value);
                 }
                 window.values.iter_mut().for_each(Vec::clear);
-                window.start = Some(this);
+                window.start = Some(to);
             }
             Some(_) => {}
         }
-        window.values[served.class].push(availability);
     }
+}
+
+/// The start of the Gini window `at` falls in, seconds.
+fn window_start(at: Time) -> f64 {
+    (at.as_secs_f64() / GINI_WINDOW_SECONDS).floor() * GINI_WINDOW_SECONDS
 }
 
 #[cfg(test)]
@@ -384,8 +405,14 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("interstice_class_availability_gini{class=\"gold\"} NaN"));
+        // The clock alone closes a window: [600, 1200) held one job (Gini 0).
+        metrics.tick(secs(1300));
+        assert!(scrape(&registry).contains("interstice_class_availability_gini{class=\"silver\"} 0"));
+        // A job reported after its window closed changes no published Gini.
+        metrics.observe(&job(3600, 3600, 1100));
+        assert!(scrape(&registry).contains("interstice_class_availability_gini{class=\"silver\"} 0"));
         // A window with no job at all before the next one: undefined again.
-        metrics.observe(&job(100, 0, 2000));
+        metrics.observe(&job(100, 0, 2500));
         assert!(scrape(&registry).contains("interstice_class_availability_gini{class=\"silver\"} NaN"));
     }
 }

@@ -326,6 +326,12 @@ impl EngineSection {
         ) {
             config.placement = placement;
         }
+        if self.placement_weights.is_some() && config.placement != Placement::Topsis {
+            problems.push(
+                "engine.placement_weights: the placement is first-fit: set engine.placement: topsis, or remove them"
+                    .to_string(),
+            );
+        }
         if let Some(weights) = &self.placement_weights {
             match weights.parse() {
                 Ok(weights) => config.placement_weights = weights,
@@ -965,6 +971,13 @@ impl Config {
                 }
                 if slurm.partition_hpc.is_empty() {
                     problems.push("backend.partition_hpc: must not be empty".to_string());
+                }
+                if self.engine.placement.as_deref() == Some(Placement::Topsis.name()) {
+                    problems.push(
+                        "engine.placement: topsis chooses a local cloud job's processors, but in Slurm mode Slurm \
+                         places the cloud jobs on its nodes: remove it (a broker's topsis orders its members)"
+                            .to_string(),
+                    );
                 }
                 if !(slurm.hold_seconds.is_finite() && slurm.hold_seconds >= 0.0) {
                     problems.push(format!(

@@ -359,6 +359,13 @@ impl Metrics {
         }
     }
 
+    /// Close the per-class Gini window the clock has left (nothing without classes).
+    pub fn class_tick(&self, now: interstice_core::Time) {
+        if let Some(classes) = &self.classes {
+            classes.tick(now);
+        }
+    }
+
     /// The registry every daemon metric lives in. Backends register their own
     /// series here (e.g. the Slurm backend's `interstice_slurm_*`).
     pub fn registry(&self) -> &Registry {

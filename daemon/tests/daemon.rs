@@ -245,6 +245,7 @@ fn rejected_job_gets_a_counter_offer_that_is_then_accepted() {
             slo: 20.0,
             admission: false,
             features: Vec::new(),
+            class: None,
         })
         .unwrap();
     assert_eq!(predicted.decision, "rejected");
@@ -369,6 +370,7 @@ fn metrics_pass_promtool() {
             slo: 60.0,
             admission: true,
             features: Vec::new(),
+            class: None,
         })
         .unwrap();
     // Gauges follow the engine's 100 ms tick.
@@ -624,6 +626,7 @@ fn concurrent_submissions_and_predictions_lose_nothing() {
                                 slo: 60.0,
                                 admission: false,
                                 features: Vec::new(),
+                                class: None,
                             })
                             .expect("predict");
                         predictions += 1;
@@ -727,6 +730,7 @@ fn tcp_clients_neither_submit_nor_see_nor_cancel_jobs_and_signals_are_handled() 
         slo: 60.0,
         admission: false,
         features: Vec::new(),
+        class: None,
     });
     assert!(
         matches!(too_wide, Err(ClientError::Http { status: 422, .. })),
@@ -880,6 +884,7 @@ fn without_a_plan_the_daemon_is_not_ready_and_says_so() {
         slo: 600.0,
         admission: true,
         features: Vec::new(),
+        class: None,
     });
     assert!(
         matches!(&predicted, Err(ClientError::Http { status: 503, message }) if message.contains("no plan yet")),

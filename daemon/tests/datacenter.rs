@@ -197,6 +197,7 @@ fn broker_sends_jobs_to_the_idle_member_and_stops_using_a_dead_one() {
             slo: 1000.0,
             admission: false,
             features: Vec::new(),
+            class: None,
         })
         .unwrap();
     assert!(predicted.accepted(), "{predicted:?}");

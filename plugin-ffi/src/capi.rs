@@ -465,6 +465,7 @@ pub unsafe extern "C" fn interstice_client_predict(
             slo: positive_seconds(request.slo_seconds, "slo_seconds")?,
             admission: request.admission,
             features: Vec::new(),
+            class: None,
         };
         let prediction = client.client.predict(&wire)?;
         let (has_predicted_start, predicted_start) = split(prediction.predicted_start);

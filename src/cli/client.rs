@@ -299,6 +299,7 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                 slo: args.shape.slo(),
                 admission: false,
                 features: Vec::new(),
+                class: None,
             };
             args.output
                 .print(&client.predict(&request)?, super::show::predicted)
@@ -459,6 +460,7 @@ fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()
                         slo: 180.0 * (1 + rng.below(15)) as f64,
                         admission: false,
                         features: Vec::new(),
+                        class: None,
                     };
                     let t0 = Instant::now();
                     client.predict(&request)?;

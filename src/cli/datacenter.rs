@@ -31,7 +31,16 @@ pub fn run(
     let started = Instant::now();
     let mut spec = DatacenterSpec::load(file)?;
     spec.placement = placement.0.unwrap_or(spec.placement);
-    spec.placement_weights = placement.1.unwrap_or(spec.placement_weights);
+    spec.placement_weights = placement.1.or(spec.placement_weights);
+    if spec.placement_weights.is_some() && spec.placement != Placement::Topsis {
+        return Err(super::flags::Usage(format!(
+            "placement weights (--placement-weights, or placement_weights in {}) are given but the placement is \
+             first-fit: add --placement topsis (or `placement: topsis` in the file), or drop them",
+            file.display()
+        ))
+        .into());
+    }
+    let placement_weights = spec.placement_weights.unwrap_or_default();
     if let Some(route) = route {
         spec.routing = match route {
             "best" => Routing::Best,
@@ -77,7 +86,7 @@ pub fn run(
             direct.push((i, jobs));
         }
         scheduler.engine.placement = spec.placement;
-        scheduler.engine.placement_weights = spec.placement_weights;
+        scheduler.engine.placement_weights = placement_weights;
         scheduler.features = s.features.clone();
         scheduler.latency = s.latency;
         schedulers.push(scheduler);
@@ -127,7 +136,7 @@ pub fn run(
         },
         routing: spec.routing,
         placement: spec.placement,
-        placement_weights: spec.placement_weights,
+        placement_weights,
     };
     let dc = Datacenter::new(config)?;
     // Every stream's widest job must fit some scheduler's metadata (width

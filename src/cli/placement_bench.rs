@@ -46,7 +46,7 @@ pub fn bench(args: PlacementArgs) -> anyhow::Result<()> {
         let t0 = Instant::now();
         let order = placement::order(&scores, &weights);
         latencies.push(t0.elapsed());
-        checksum = checksum.wrapping_add(order[0]);
+        checksum = checksum.wrapping_add(order.first().copied().unwrap_or(0));
     }
     latencies.sort();
     outln!(

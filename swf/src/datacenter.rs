@@ -15,7 +15,7 @@
 //! tau: 1
 //! beta: 0                     # s, or disqualify
 //! placement: first-fit        # or topsis: F^J' and every scheduler's area
-//! placement_weights: margin=0.52,completion=0.21,slack=0.21,fragmentation=0.07
+//! placement_weights: margin=0.5222,completion=0.1998,slack=0.1998,fragmentation=0.0781  # topsis only
 //! schedulers:
 //!   - name: kth
 //!     role: hpc
@@ -198,8 +198,9 @@ pub struct DatacenterSpec {
     /// How `F^J'` orders destinations and every scheduler chooses its
     /// cloud jobs' processors.
     pub placement: Placement,
-    /// TOPSIS's weights.
-    pub placement_weights: Weights,
+    /// TOPSIS's weights, if the file gives them (only with `placement: topsis`,
+    /// which `--placement` may set: the command checks once both are known).
+    pub placement_weights: Option<Weights>,
     /// The schedulers.
     pub schedulers: Vec<SchedulerSpec>,
     /// The cloud-job streams arriving at the data center.
@@ -358,13 +359,13 @@ impl DatacenterSpec {
             None => Placement::default(),
         };
         let placement_weights = match &file.placement_weights {
-            Some(text) => text.parse().map_err(|e| {
+            Some(text) => Some(text.parse().map_err(|e| {
                 err(
                     "placement_weights".into(),
                     format!("{e} (write e.g. margin=0.5,completion=0.2,slack=0.2,fragmentation=0.1)"),
                 )
-            })?,
-            None => Weights::default(),
+            })?),
+            None => None,
         };
         // τ's range is the data center's to judge (core::datacenter).
         let tau = file.tau.unwrap_or_else(crate::defaults::tau);

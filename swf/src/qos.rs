@@ -107,10 +107,8 @@ pub fn service_classes(entries: Vec<ClassEntry>) -> Result<Vec<ServiceClass>, (S
         }
         let mut class = ServiceClass::new(&c.name, c.importance.unwrap_or(n - i as u32), c.slo);
         if let Some(m) = c.margin {
-            if !(m.is_finite() && m >= 0.0) {
-                return Err((key("margin"), format!("{m} is not a number of seconds >= 0")));
-            }
-            class.margin = Time::from_secs_f64(m);
+            class.margin = Time::instant_from_secs_f64(m)
+                .ok_or_else(|| (key("margin"), format!("{m} is not a duration: give seconds >= 0")))?;
         }
         if let Some(l) = c.overhead_limit {
             if !(l.is_finite() && (0.0..=1.0).contains(&l)) {
@@ -525,6 +523,13 @@ mod tests {
         assert!(e.contains("requests[1].procs") && e.contains("1 to 4"), "{e}");
         let e = parse("hosts: [4294967295, 2]\n").unwrap_err().to_string();
         assert!(e.contains("hosts") && e.contains("slots in all"), "{e}");
+        let e = parse("classes:\n  - { name: a, slo: 1, margin: 1e300 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("classes[0].margin: ") && e.contains(" is not a duration"),
+            "{e}"
+        );
         let e = parse("classes:\n  - { name: a, slo: 1, margin: -5 }\n")
             .unwrap_err()
             .to_string();

@@ -661,6 +661,11 @@ fn topsis_placement_moves_cloud_jobs_only() {
 
     let (output, _) = run("topsis", &["--placement-weights", "risk=1"]);
     assert_failure_mentions(&output, &["--placement-weights", "risk"]);
+    let (output, _) = run("first-fit", &["--placement-weights", "margin=1"]);
+    assert_failure_mentions(
+        &output,
+        &["placement weights are given but the placement is first-fit"],
+    );
     let (output, _) = run("topsis", &["--eviction", "priority"]);
     assert_failure_mentions(&output, &["--placement", "one host"]);
 }

@@ -99,7 +99,7 @@ fn partition_prio_preemption_ignores_job_priority() {
 /// Slurm backend accounts each finished cloud job in its class
 /// (`interstice_class_*`): a gold job that completes, a bronze job that an
 /// HPC job preempts (availability 0, a penalty). A class that is no class
-/// name is refused at sbatch time.
+/// name, or one the daemon does not have, is refused at sbatch time.
 #[test]
 fn sbatch_class_is_accounted_per_class_by_the_daemon() {
     use harness::{metric, wait_for, Daemon};
@@ -188,4 +188,12 @@ fn sbatch_class_is_accounted_per_class_by_the_daemon() {
         .sbatch(&["--class=gold star", "-n", "1", "-t", "1", "--wrap", "true"])
         .expect_err("no class name");
     assert!(refused.stderr.contains("--class must be"), "{}", refused.stderr);
+    let unknown = cluster
+        .sbatch(&["--class=platinum", "-n", "1", "-t", "1", "--wrap", "true"])
+        .expect_err("a class the daemon does not have");
+    assert!(
+        unknown.stderr.contains("unknown class \"platinum\"") && unknown.stderr.contains("gold, bronze"),
+        "{}",
+        unknown.stderr
+    );
 }

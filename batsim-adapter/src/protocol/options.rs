@@ -104,6 +104,9 @@ pub enum OptionsError {
         max = Time::MAX_INSTANT_SECS
     )]
     Latency(f64),
+    /// TOPSIS's weights are given but the placement is not TOPSIS.
+    #[error("placement weights are given but the placement is first-fit: add --placement topsis (sched-config \"placement\": \"topsis\"), or drop the weights")]
+    WeightsWithoutTopsis,
     /// TOPSIS's weights are not `NAME=WEIGHT` pairs of known criteria.
     #[error("placement weights: {0} (write e.g. margin=0.5,completion=0.2,slack=0.2,fragmentation=0.1)")]
     PlacementWeights(String),
@@ -247,6 +250,9 @@ impl EngineOptions {
             config.placement = placement;
         }
         if let Some(weights) = self.placement_weights {
+            if config.placement != Placement::Topsis {
+                return Err(OptionsError::WeightsWithoutTopsis);
+            }
             config.placement_weights = weights;
         }
         if let Some(file) = &self.maintenance {
@@ -449,6 +455,13 @@ mod tests {
         );
         assert!(message(r#"{"placement_weights": "margin=-1"}"#).starts_with("placement weights: "));
         assert!(message(r#"{"placement_weights": 3}"#).contains("expected weights such as"));
+        let weights_alone =
+            EngineOptions::from_sched_config(r#"{"policy": "easy", "placement_weights": "margin=1"}"#)
+                .unwrap()
+                .to_config(4)
+                .unwrap_err()
+                .to_string();
+        assert!(weights_alone.starts_with("placement weights are given but the placement is first-fit"));
     }
 
     #[test]

@@ -207,14 +207,14 @@ pub fn rank(
             .iter()
             .filter(|c| !c.prediction.predicts_violation)
             .count();
-        topsis_order(&mut choices[..meets], tuples, request, weights);
-        topsis_order(&mut choices[meets..finite], tuples, request, weights);
+        topsis_order(&mut choices[..meets], tuples, request, now, weights);
+        topsis_order(&mut choices[meets..finite], tuples, request, now, weights);
     }
     choices
 }
 
 /// Reorder `choices` (finite completions, in first-fit order) by TOPSIS.
-fn topsis_order(choices: &mut [Choice], tuples: &[Tuple], request: &Request, weights: &Weights) {
+fn topsis_order(choices: &mut [Choice], tuples: &[Tuple], request: &Request, now: Time, weights: &Weights) {
     if choices.len() < 2 {
         return;
     }
@@ -239,9 +239,12 @@ fn topsis_order(choices: &mut [Choice], tuples: &[Tuple], request: &Request, wei
         .iter()
         .zip(&around)
         .map(|(c, &(end, idle))| {
-            let completion = secs(c.completion);
-            let slack = deadline.map_or(0.0, |d| secs(d) - completion);
-            let margin = end.map_or(largest_margin + secs(request.walltime), |e| secs(e) - completion);
+            // Relative to now: TOPSIS's normalisation is not translation-invariant.
+            let completion = secs(c.completion) - secs(now);
+            let slack = deadline.map_or(0.0, |d| secs(d) - secs(c.completion));
+            let margin = end.map_or(largest_margin + secs(request.walltime), |e| {
+                secs(e) - secs(c.completion)
+            });
             [completion, slack, margin, idle.saturating_sub(h) as f64]
         })
         .collect();
@@ -486,6 +489,44 @@ mod tests {
         assert_eq!(ranked[1].prediction.completion, Some(secs(2_000)));
         assert!(ranked[1].prediction.predicts_violation);
         assert_eq!(ask(&tuples, &req, topsis), vec![1, 0]);
+    }
+
+    /// On the daemon's clock (epoch seconds, ~1.7e9), completion still
+    /// counts: TOPSIS sees times relative to now (absolute instants would
+    /// all normalise to the same value and leave the margin alone to decide).
+    #[test]
+    fn topsis_weighs_completion_on_an_epoch_clock() {
+        let now = secs(1_700_000_000);
+        let idle = |until: Time| Slots {
+            immediate: (0..2)
+                .map(|proc| ImmediateSlot {
+                    proc,
+                    idle_until: until,
+                })
+                .collect(),
+            future: vec![],
+        };
+        // "soon" completes at now + 100 s, taken back 20 s later; "late"
+        // starts 4,900 s from now (its latency) and keeps its processors a day.
+        let soon = tuple("soon", 2, idle(now + secs(120)));
+        let mut late = tuple("late", 2, idle(now + secs(86_400)));
+        late.latency = secs(4_900);
+        let req = Request {
+            slo: None,
+            arrival: now,
+            ..request(2, 100, 1)
+        };
+        let weights: crate::placement::Weights = "completion=0.7,margin=0.3".parse().unwrap();
+        let ranked = rank(
+            &[late, soon],
+            &req,
+            now,
+            Beta::Wait(Time::ZERO),
+            1.0,
+            Some(&weights),
+            None,
+        );
+        assert_eq!(ranked.iter().map(|c| c.index).collect::<Vec<_>>(), vec![1, 0]);
     }
 
     #[test]

@@ -121,6 +121,12 @@ impl Ledger {
     }
 }
 
+/// Does availability `a` meet the availability SLO `slo` (`A ≥ O`)? The one
+/// rule behind SLO fulfilment, violations and the penalty's zero.
+pub fn meets(a: f64, slo: f64) -> bool {
+    a >= slo
+}
+
 /// `A = e/(e+d+p)`; `None` when `e+d+p = 0` (just admitted: undefined).
 pub fn availability(e: Time, d: Time, p: Time) -> Option<f64> {
     let total = (e + d + p).as_secs_f64();

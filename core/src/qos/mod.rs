@@ -35,7 +35,7 @@ mod report;
 mod scheduler;
 mod simulate;
 
-pub use ledger::{availability, overhead_ratio, qos_key, qos_metric, Ledger};
+pub use ledger::{availability, meets, overhead_ratio, qos_key, qos_metric, Ledger};
 pub use report::{gini, ClassReport, Delivered, Distribution, RequestRecord, WindowStat};
 pub use scheduler::{PreemptedFor, Preemption};
 pub use simulate::{simulate, Outcome};
@@ -115,7 +115,7 @@ impl CreditTable {
 
     /// The bonus `b` for a request that received `availability` against `slo`.
     pub fn bonus(&self, availability: f64, slo: f64) -> f64 {
-        if availability >= slo {
+        if ledger::meets(availability, slo) {
             return 0.0;
         }
         self.bands

@@ -3,6 +3,7 @@
 //! 10–11), and the fairness of each class per window (seed 001 §5.3: the
 //! Gini coefficient of the availabilities of the requests active in it).
 
+use super::ledger::meets;
 use super::scheduler::{Live, Platform};
 use super::{QosConfig, ServiceClass};
 use crate::time::Time;
@@ -99,7 +100,7 @@ impl RequestRecord {
 
 /// Seed 001 eqs. 10–11: `C⁻ = D·d·c` slot-hours, times `1 + b`.
 fn penalty(class: &ServiceClass, availability: Option<f64>, duration: Time, procs: u32) -> f64 {
-    let Some(a) = availability.filter(|&a| a < class.slo) else {
+    let Some(a) = availability.filter(|&a| !meets(a, class.slo)) else {
         return 0.0;
     };
     let deficit = (class.slo - a) * duration.as_secs_f64() / 3600.0 * f64::from(procs);
@@ -260,7 +261,8 @@ impl Windows {
                     active: values.len(),
                     gini: gini(values),
                     min_availability: values.iter().copied().fold(f64::INFINITY, f64::min),
-                    fulfilment: values.iter().filter(|&&a| a >= slo).count() as f64 / values.len() as f64,
+                    fulfilment: values.iter().filter(|&&a| meets(a, slo)).count() as f64
+                        / values.len() as f64,
                 })
             })
             .collect();
@@ -329,9 +331,9 @@ impl ClassReport {
                     completed: mine.iter().filter(|r| r.end.is_some()).count(),
                     availability: Distribution::of(&avail),
                     fulfilment: (n > 0.0)
-                        .then(|| avail.iter().filter(|&&a| a >= class.slo).count() as f64 / n),
+                        .then(|| avail.iter().filter(|&&a| meets(a, class.slo)).count() as f64 / n),
                     mean_deficit: (n > 0.0).then(|| mine.iter().filter_map(|r| r.deficit).sum::<f64>() / n),
-                    violations: avail.iter().filter(|&&a| a < class.slo).count(),
+                    violations: avail.iter().filter(|&&a| !meets(a, class.slo)).count(),
                     penalty: mine.iter().fold(0.0, |sum, r| sum + r.penalty),
                     preemptions: mine.iter().map(|r| u64::from(r.preemptions)).sum(),
                     gini_mean: (!ginis.is_empty()).then(|| ginis.iter().sum::<f64>() / ginis.len() as f64),

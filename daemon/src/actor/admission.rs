@@ -57,12 +57,7 @@ impl Actor {
         let now = self.now();
         self.ready(now)?;
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
-        let class = match self.metrics.classes() {
-            Some(table) => table
-                .index(request.class.as_deref())
-                .map_err(|err| ApiError::bad_request(format!("class: {err}")))?,
-            None => None,
-        };
+        let class = self.class_of(request.class.as_deref())?;
         let env = request.env.clone().unwrap_or_default();
         let program = check_argv(&request.argv)?;
         check_env(&env)?;
@@ -233,12 +228,25 @@ impl Actor {
     /// counted and recorded like an admission, and in Slurm mode an admitted
     /// job's slot is held until Slurm lists the job ([`super::holds`]) when
     /// Slurm's own plugin asks (root or `backend.slurm_user`).
+    /// The class a job names, or the default class (`None`: no classes, or
+    /// none named and no default); a name the daemon's classes lack is a 400
+    /// listing them. A daemon without classes takes any label.
+    fn class_of(&self, name: Option<&str>) -> Result<Option<usize>, ApiError> {
+        match self.metrics.classes() {
+            Some(table) => table
+                .index(name)
+                .map_err(|err| ApiError::bad_request(format!("class: {err}"))),
+            None => Ok(None),
+        }
+    }
+
     pub(super) fn predict(
         &mut self,
         request: PredictRequest,
         owner: Owner,
     ) -> Result<PredictResponse, ApiError> {
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
+        self.class_of(request.class.as_deref())?;
         let now = self.now();
         self.ready(now)?;
         let held = if request.admission && self.holds.may_hold(owner) {

@@ -318,22 +318,27 @@ impl Actor {
         self.dirty = true;
     }
 
-    /// Count a cloud job's final record in its class, if it has one.
+    /// Count a cloud job's final record in its class, if it has one. A job
+    /// cancelled by its user or an administrator (`Killed`, or no run at
+    /// all) is not the service's doing and is counted nowhere.
     pub(super) fn count_in_class(&mut self, record: &JobRecord, now: Time) {
         let Some(class) = self.job_classes.remove(&record.job.id.0) else {
             return;
         };
+        let reason = match record.end_reason {
+            None | Some(EndReason::Killed) => return,
+            Some(reason) => reason,
+        };
         let procs = record.job.procs.max(1);
         let discarded = Time::from_ticks(record.lost_work.ticks() / i64::from(procs));
-        let reason = record.end_reason;
         self.metrics.class_served(&Served::of(
             class,
             procs,
             record.job.submit,
             (record.start, record.end.unwrap_or(now)),
             discarded,
-            reason != Some(EndReason::Evicted),
-            reason == Some(EndReason::Completed),
+            reason != EndReason::Evicted,
+            reason == EndReason::Completed,
         ));
     }
 

@@ -134,6 +134,7 @@ impl Actor {
         self.metrics.cloud_jobs_running.set(self.count_running() as i64);
         self.metrics.cloud_jobs_queued.set(self.count_queued() as i64);
         self.metrics.set_plan_age(self.readiness.plan_age(now).map(secs));
+        self.metrics.class_tick(now);
         if self.last_gauges.is_some_and(|at| now - at < GAUGE_INTERVAL) {
             return;
         }

@@ -173,6 +173,7 @@ fn admit(actor: &mut Actor, procs: u32, walltime: f64, slo: f64) -> interstice_a
         slo,
         admission: true,
         features: Vec::new(),
+        class: None,
     };
     ask(actor, |reply| Command::Predict {
         request,

@@ -177,6 +177,7 @@ pub fn decide(
         slo: request.slo_seconds as f64,
         admission: true,
         features: Vec::new(),
+        class: request.class.clone(),
     };
     let slo_seconds = request.slo_seconds as f64;
     let (marker, unpredicted) = match ask(&wire) {
@@ -192,6 +193,12 @@ pub fn decide(
             false,
         ),
         Ok(prediction) => return Verdict::Reject(rejection_message(request.slo_seconds, &prediction)),
+        // The daemon answered and refuses the job itself (an unknown
+        // --class, more processors than the cluster): no fail-open for that.
+        Err(ClientError::Http {
+            status: 400 | 422,
+            message,
+        }) => return Verdict::Reject(format!("Interstice refuses this evictable job: {message}")),
         Err(error) => match config.fail_mode {
             FailMode::Open => (
                 Marker {
@@ -414,6 +421,32 @@ mod tests {
             decide(&Config::default(), &bad, 0, |_| panic!("must not ask")),
             Verdict::Reject(m) if m.contains("--class must be")
         ));
+    }
+
+    #[test]
+    fn a_job_the_daemon_refuses_is_rejected_whatever_the_fail_mode() {
+        let submission = Submission {
+            spank_env: vec![format!("{CLASS_VARIABLE}=platinum")],
+            ..Submission::default()
+        };
+        let refused = |status| {
+            move |request: &PredictRequest| {
+                assert_eq!(request.class.as_deref(), Some("platinum"), "the class is sent");
+                Err(ClientError::Http {
+                    status,
+                    message: "class: unknown class \"platinum\": this daemon's classes are gold".into(),
+                })
+            }
+        };
+        let Verdict::Reject(message) = decide(&Config::default(), &submission, 0, refused(400)) else {
+            panic!("an unknown class is no reason to fail open")
+        };
+        assert!(message.contains("unknown class \"platinum\""), "{message}");
+        // A daemon in trouble (503) is: fail-open accepts, unpredicted.
+        let Verdict::Accept(routing) = decide(&Config::default(), &submission, 0, refused(503)) else {
+            panic!("fail-open")
+        };
+        assert!(routing.unpredicted);
     }
 
     #[test]

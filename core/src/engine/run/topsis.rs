@@ -21,8 +21,9 @@ impl State {
     ///   HPC work planned after the job scores the largest margin seen plus
     ///   the job's walltime, safer than any;
     /// - the **fragmentation** left: the idle gap between the job's end and
-    ///   the next work of either kind on the processor, 0 when none follows
-    ///   (a snug fit strands no idle time).
+    ///   the next cloud work planned on the processor, 0 when HPC work or
+    ///   nothing comes next (a snug fit strands no idle time; a gap before
+    ///   HPC work is the margin, not counted twice).
     ///
     /// Ties keep first fit's order (highest ids first, away from where HPC
     /// work lands), so TOPSIS departs from it only where the criteria differ.
@@ -47,14 +48,21 @@ impl State {
             .iter()
             .map(|&(_, t)| secs(t) - secs(end))
             .fold(0.0f64, f64::max);
-        let completion = secs(end);
-        let slack = job.deadline().map_or(0.0, |d| secs(d) - completion);
+        // Times relative to now: TOPSIS's vector normalisation is not
+        // translation-invariant, so absolute instants would drown differences.
+        let completion = secs(end) - secs(self.now);
+        let slack = job.deadline().map_or(0.0, |d| secs(d) - secs(end));
         let scores: Vec<Scores> = procs
             .iter()
             .map(|&p| {
-                let margin = lookup(&hpc_next, p)
-                    .map_or(largest_margin + secs(job.walltime), |t| secs(t) - completion);
-                let fragmentation = lookup(&any_next, p).map_or(0.0, |t| secs(t) - completion);
+                let hpc = lookup(&hpc_next, p);
+                let margin = hpc.map_or(largest_margin + secs(job.walltime), |t| secs(t) - secs(end));
+                // Only a gap before the next *cloud* work strands idle time;
+                // a gap before HPC work is the margin, not counted twice.
+                let fragmentation = match lookup(&any_next, p) {
+                    Some(next) if hpc.map_or(true, |h| next < h) => secs(next) - secs(end),
+                    _ => 0.0,
+                };
                 [completion, slack, margin, fragmentation]
             })
             .collect();

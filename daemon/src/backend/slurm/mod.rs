@@ -268,6 +268,8 @@ pub struct Finished {
     pub cpus: u32,
     /// Submit, start (`None`: it never ran) and end, epoch seconds.
     pub times: (Option<i64>, Option<i64>, Option<i64>),
+    /// How Slurm says it ended.
+    pub state: JobStateName,
 }
 
 /// What a finished cloud job means for the metrics; None while it runs or for
@@ -311,22 +313,29 @@ pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
         class: marker.class.clone(),
         cpus: job.cpus,
         times: (job.submit, job.start, job.end),
+        state: job.state,
     })
 }
 
 /// How a finished Slurm cloud job spent its time, for its class's accounts:
 /// one run (preemption cancels, nobody reruns it), thrown away when it was
-/// preempted; `None` without submit and end times.
+/// preempted; completed only when it ran to its end (`COMPLETED`, or
+/// `FAILED` by its own doing, as a local job's exit). `None` for a job its
+/// user or an administrator cancelled (the service's doing only when Slurm
+/// cancelled it at its deadline, `DEADLINE`), or without submit and end times.
 pub fn served(job: &Finished, class: usize) -> Option<Served> {
+    if job.state == JobStateName::Cancelled {
+        return None;
+    }
     let (submit, start, end) = job.times;
     let (submit, end) = (Time::from_secs(submit?), Time::from_secs(end?));
     let start = start.map(Time::from_secs);
-    let evicted = job.outcome == Outcome::Evicted;
+    let evicted = job.state == JobStateName::Preempted;
     let discarded = match start {
         Some(start) if evicted => (end - start).max(Time::ZERO),
         _ => Time::ZERO,
     };
-    let completed = matches!(job.outcome, Outcome::Met | Outcome::Violated) && start.is_some();
+    let completed = job.state.end_reason() == Some(EndReason::Completed) && start.is_some();
     Some(Served::of(
         class,
         job.cpus.max(1),
@@ -1002,6 +1011,8 @@ mod tests {
 31|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|n2|(null)|interstice:accepted slo=300 class=bronze
 32|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|interstice:accepted slo=100
 33|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|interstice:accepted slo=100 class=lead
+34|cloud|DEADLINE|1|1:00|1795246100|1795246220|1795246220|None||(null)|interstice:accepted slo=120 class=silver
+35|cloud|CANCELLED by 0|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|interstice:accepted slo=100 class=silver
 ";
         let learned = OutcomeTracker::default().observe(&parse_squeue(text).unwrap(), true);
         let bronze = learned.finished.iter().find(|job| job.id == "31").unwrap();
@@ -1039,9 +1050,15 @@ mod tests {
             (value("interstice_class_penalty_slot_seconds_total{class=\"bronze\"}") - 0.5 * 30.0 * 8.0).abs()
                 < 1e-6
         );
+        // Silver: the job Slurm cancelled at its deadline, never started
+        // (A = 0, owed its 120 s in the system: 0.9 × 120 × 1 × 2
+        // slot-seconds); the one its user cancelled is counted nowhere.
         assert_eq!(
             value("interstice_class_cloud_jobs_finished_total{class=\"silver\"}"),
-            0.0
+            1.0
+        );
+        assert!(
+            (value("interstice_class_penalty_slot_seconds_total{class=\"silver\"}") - 216.0).abs() < 1e-6
         );
     }
 }
