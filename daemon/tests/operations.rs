@@ -278,7 +278,8 @@ fn metric_names_are_found_in_promql() {
 }
 
 /// A daemon in Slurm mode whose squeue and scontrol are scripts printing a
-/// two-node cluster (n1 in hpc and cloud, n2 in hpc) with one HPC job.
+/// two-node cluster (n1 in hpc and cloud, n2 in hpc) with one HPC job, and
+/// one service class (so that the per-class series are exported).
 struct SlurmDaemon {
     dir: tempfile::TempDir,
     child: Child,
@@ -314,7 +315,7 @@ impl SlurmDaemon {
                  engine: {{procs: 8, conv_procs: 4}}\n\
                  backend: {{type: slurm, squeue: {squeue}, scontrol: {scontrol}, bf_interval_seconds: 0.2, \
                  plan_stale_seconds: 30}}\n\
-                 node: {{busy_margin_cpus: 1000}}\nlog_level: warn\n",
+                 node: {{busy_margin_cpus: 1000}}\nclasses: [{{name: gold, slo: 1.0}}]\nlog_level: warn\n",
                 dir = dir.path().display(),
                 squeue = squeue.display(),
                 scontrol = scontrol.display(),
@@ -408,6 +409,7 @@ fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
         "Plan age",
         "Slurm partition CPUs",
         "Admission holds",
+        "Availability SLO met, per class",
     ] {
         assert!(panel_titles.contains(wanted), "no panel {wanted:?}");
     }
