@@ -561,7 +561,9 @@ pub struct SlurmConfig {
     /// The HPC partition.
     #[serde(default = "default_partition_hpc")]
     pub partition_hpc: String,
-    /// The cloud partition.
+    /// The cloud partition, or several, comma-separated (one per service
+    /// class, `class_partitions` of `job_submit/interstice`): their nodes are
+    /// the area.
     #[serde(default = "default_partition_cloud")]
     pub partition_cloud: String,
     /// The squeue program.
@@ -972,6 +974,14 @@ impl Config {
                 if slurm.partition_hpc.is_empty() {
                     problems.push("backend.partition_hpc: must not be empty".to_string());
                 }
+                let clouds = crate::backend::slurm::mirror::cloud_partitions(&slurm.partition_cloud);
+                if clouds.is_empty() || clouds.contains(&slurm.partition_hpc) {
+                    problems.push(format!(
+                        "backend.partition_cloud: {:?} must name the cloud partition, or several separated by \
+                         commas, none of them backend.partition_hpc",
+                        slurm.partition_cloud
+                    ));
+                }
                 if self.engine.placement.as_deref() == Some(Placement::Topsis.name()) {
                     problems.push(
                         "engine.placement: topsis chooses a local cloud job's processors, but in Slurm mode Slurm \
@@ -1348,6 +1358,28 @@ mod tests {
         assert_eq!(broker.broker_rules().unwrap().topsis, Some(Weights::default()));
         let plain = Config::parse("datacenter: {role: broker}\n").unwrap();
         assert_eq!(plain.broker_rules().unwrap().topsis, None);
+        let alone = Config::parse("engine: {procs: 8, placement_weights: 'margin=1'}\n").unwrap();
+        assert!(alone
+            .validate()
+            .join("\n")
+            .contains("engine.placement_weights: the placement is first-fit"));
+        let slurm = Config::parse("engine: {procs: 8, placement: topsis}\nbackend: {type: slurm}\n").unwrap();
+        assert!(slurm
+            .validate()
+            .join("\n")
+            .contains("in Slurm mode Slurm places the cloud jobs"));
+        let clouds = Config::parse(
+            "engine: {procs: 8}\nbackend: {type: slurm, partition_cloud: 'cloud, cloud_gold'}\n",
+        )
+        .unwrap();
+        assert_eq!(clouds.validate(), Vec::<String>::new());
+        let overlap =
+            Config::parse("engine: {procs: 8}\nbackend: {type: slurm, partition_cloud: 'cloud,hpc'}\n")
+                .unwrap();
+        assert!(overlap
+            .validate()
+            .join("\n")
+            .contains("backend.partition_cloud: \"cloud,hpc\" must name"));
         let bad =
             Config::parse("engine: {procs: 8, placement: best, placement_weights: 'risk=1'}\n").unwrap();
         let problems = bad.validate().join("\n");

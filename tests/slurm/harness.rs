@@ -131,6 +131,9 @@ pub struct PluginSettings {
     pub fail_mode: &'static str,
     /// Where spank_interstice's prolog/epilog reports go.
     pub spank_reports: SpankReports,
+    /// `class_partitions` of job_submit/interstice (`gold:cloud_gold`; the
+    /// test cluster has a `cloud_gold` partition above `cloud`).
+    pub class_partitions: &'static str,
 }
 
 /// Where spank_interstice's prolog/epilog reports go.
@@ -156,6 +159,7 @@ impl Default for PluginSettings {
             timeout_ms: 250,
             fail_mode: "open",
             spank_reports: SpankReports::Off,
+            class_partitions: "",
         }
     }
 }
@@ -244,7 +248,7 @@ impl Cluster {
         std::fs::write(
             root.join("plugstack.conf"),
             format!(
-                "required {} {spank_target} timeout_ms=1000 cloud_partition=cloud\n",
+                "required {} {spank_target} timeout_ms=1000 cloud_partition=cloud,cloud_gold\n",
                 root.join("plugins/spank_interstice.so").display(),
             ),
         )
@@ -253,10 +257,11 @@ impl Cluster {
             root.join("interstice.conf"),
             format!(
                 "# job_submit/interstice settings for the test cluster\nsocket = {}\ntimeout_ms = {}\n\
-                 fail_mode = {}\ncloud_partition = cloud\nset_deadline = yes\n",
+                 fail_mode = {}\ncloud_partition = cloud\nclass_partitions = {}\nset_deadline = yes\n",
                 daemon_socket.display(),
                 settings.timeout_ms,
-                settings.fail_mode
+                settings.fail_mode,
+                settings.class_partitions
             ),
         )
         .expect("write interstice.conf");
@@ -605,6 +610,11 @@ impl Daemon {
 
     /// [`Daemon::start`] with `extra` appended to its config (top-level YAML keys).
     pub fn start_with(cluster: &Cluster, generation: u32, extra: &str) -> Daemon {
+        Daemon::start_config(cluster, generation, "cloud", extra)
+    }
+
+    /// [`Daemon::start_with`] reading `partition_cloud` as its cloud partitions.
+    pub fn start_config(cluster: &Cluster, generation: u32, partition_cloud: &str, extra: &str) -> Daemon {
         let binary = interstice_tests::artifact("intersticed");
         let root = cluster.dir.path();
         let config = root.join("intersticed.yaml");
@@ -613,7 +623,7 @@ impl Daemon {
             format!(
                 "api:\n  socket: {socket}\nstate_dir: {state}\nengine:\n  procs: {CLUSTER_CPUS}\n  policy: conservative\n  \
                  admission: reject-predicted\nbackend:\n  type: slurm\n  bf_interval_seconds: 1\n  partition_hpc: hpc\n  \
-                 partition_cloud: cloud\n  slurm_conf: {conf}\n  evictions_violate: true\nexecution:\n  user: nobody\n\
+                 partition_cloud: {partition_cloud}\n  slurm_conf: {conf}\n  evictions_violate: true\nexecution:\n  user: nobody\n\
                  log_level: info\n{extra}",
                 socket = cluster.daemon_socket.display(),
                 state = root.join("daemon-state").display(),

@@ -197,3 +197,81 @@ fn sbatch_class_is_accounted_per_class_by_the_daemon() {
         unknown.stderr
     );
 }
+
+/// The `priority` baseline through Slurm (docs/qos.md, "On Slurm"): with
+/// `class_partitions = gold:cloud_gold`, gold jobs run in `cloud_gold`
+/// (`PriorityTier` 3, above `cloud`'s 1, below `hpc`'s 10), and Slurm
+/// preempts bronze before gold whatever their order; a pending gold job
+/// preempts a running bronze one. The daemon reads both partitions as its
+/// area (`partition_cloud: cloud,cloud_gold`).
+#[test]
+fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
+    use harness::{metric, wait_for, Daemon};
+    let cluster = Cluster::start(&PluginSettings {
+        class_partitions: "gold:cloud_gold",
+        ..PluginSettings::default()
+    });
+    let daemon = Daemon::start_config(
+        &cluster,
+        1,
+        "cloud,cloud_gold",
+        "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
+    );
+    let long = Duration::from_secs(60);
+    let submit = |class: &str| {
+        let id = cluster
+            .sbatch(&[
+                &format!("--class={class}"),
+                "--slo=3600",
+                "-n",
+                "4",
+                "-N",
+                "1",
+                "-t",
+                "5",
+                "--wrap",
+                "sleep 300",
+            ])
+            .unwrap_or_else(|refused| panic!("a {class} job: {}", refused.stderr));
+        id
+    };
+    // Gold first: Slurm's own order among equals would preempt it first.
+    let gold = submit("gold");
+    cluster.wait_state(&gold, &["RUNNING"], long);
+    let bronze: Vec<String> = (0..2).map(|_| submit("bronze")).collect();
+    for id in &bronze {
+        cluster.wait_state(id, &["RUNNING"], long);
+    }
+    assert_eq!(cluster.job(&gold).expect("gold").0, "cloud_gold");
+    assert_eq!(cluster.job(&bronze[0]).expect("bronze").0, "cloud");
+    // The daemon plans all three as cloud work in its area: no idle processor.
+    wait_for("the daemon's plan to hold the three cloud jobs", long, || {
+        let text = daemon.request("GET", "/metrics", None);
+        (metric(&text, "interstice_slurm_plan_jobs{state=\"running\"}") == 3.0).then_some(())
+    });
+
+    let hpc = cluster
+        .sbatch(&["-p", "hpc", "-n", "4", "-N", "1", "-t", "1", "--wrap", "sleep 1"])
+        .expect("an HPC job needing one node");
+    cluster.wait_state(&hpc, &["RUNNING", "COMPLETED"], long);
+    let state = |id: &str| cluster.job(id).map(|(_, state, _)| state).unwrap_or_default();
+    assert_eq!(state(&gold), "RUNNING", "gold is preempted after bronze");
+    let preempted: Vec<&String> = bronze.iter().filter(|id| state(id) == "PREEMPTED").collect();
+    assert_eq!(preempted.len(), 1, "one bronze job makes room: {bronze:?}");
+    cluster.wait_state(&hpc, &["COMPLETED"], long);
+
+    // A new bronze job takes the freed node; then a gold job preempts a
+    // bronze one (more important, higher tier) to run at once.
+    let refill = submit("bronze");
+    cluster.wait_state(&refill, &["RUNNING"], long);
+    let gold2 = submit("gold");
+    cluster.wait_state(&gold2, &["RUNNING"], long);
+    assert_eq!(state(&gold), "RUNNING");
+    let running_bronze = bronze
+        .iter()
+        .chain([&refill])
+        .filter(|id| state(id) == "RUNNING")
+        .count();
+    assert_eq!(running_bronze, 1, "gold took a bronze job's node");
+    cluster.cancel_all();
+}

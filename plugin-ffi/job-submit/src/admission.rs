@@ -230,7 +230,7 @@ pub fn decide(
     };
     let non_empty = |text: &str| (!text.is_empty()).then(|| text.to_string());
     Verdict::Accept(Routing {
-        partition: non_empty(&config.cloud_partition),
+        partition: config.partition_for(request.class.as_deref()),
         qos: non_empty(&config.cloud_qos),
         time_limit_minutes: u32::try_from(request.walltime_seconds.div_ceil(60)).unwrap_or(u32::MAX),
         deadline: config

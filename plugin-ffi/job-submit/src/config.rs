@@ -32,6 +32,11 @@ pub struct Config {
     pub cloud_partition: String,
     /// `cloud_qos`: QOS given to accepted jobs (empty: left as submitted).
     pub cloud_qos: String,
+    /// `class_partitions`: `CLASS:PARTITION` pairs: an accepted job of one of
+    /// these classes (`--class`) goes to its class's partition instead of
+    /// `cloud_partition` (per-class `PriorityTier`s make Slurm preempt the
+    /// least important class first; docs/qos.md, "On Slurm").
+    pub class_partitions: Vec<(String, String)>,
     /// `evictable_partitions`: jobs submitted to these are evictable without `--evictable`.
     pub evictable_partitions: Vec<String>,
     /// `evictable_qos`: jobs with these QOS are evictable without `--evictable`.
@@ -57,6 +62,7 @@ impl Default for Config {
             fail_mode: FailMode::Open,
             cloud_partition: "cloud".into(),
             cloud_qos: String::new(),
+            class_partitions: Vec::new(),
             evictable_partitions: Vec::new(),
             evictable_qos: Vec::new(),
             set_deadline: true,
@@ -79,6 +85,15 @@ pub struct ConfigError {
 }
 
 impl Config {
+    /// The partition an accepted job of `class` goes to: its class's, else
+    /// `cloud_partition` (`None`: leave the job's own).
+    pub fn partition_for(&self, class: Option<&str>) -> Option<String> {
+        class
+            .and_then(|class| self.class_partitions.iter().find(|(c, _)| c == class))
+            .map(|(_, partition)| partition.clone())
+            .or_else(|| (!self.cloud_partition.is_empty()).then(|| self.cloud_partition.clone()))
+    }
+
     /// The file the plugin reads: `$INTERSTICE_CONF`, else beside `$SLURM_CONF`, else `/etc/slurm/`
     /// (`interstice_api::paths::plugin_config_path`).
     pub fn default_path() -> PathBuf {
@@ -149,6 +164,27 @@ impl Config {
                 }
                 "cloud_partition" => config.cloud_partition = value.to_string(),
                 "cloud_qos" => config.cloud_qos = value.to_string(),
+                "class_partitions" => {
+                    let mut pairs: Vec<(String, String)> = Vec::new();
+                    for item in value.split(',').map(str::trim).filter(|item| !item.is_empty()) {
+                        let pair = item.split_once(':').and_then(|(class, partition)| {
+                            let class = interstice_api::slurm::parse_class(class).ok()?;
+                            let partition = partition.trim();
+                            (!partition.is_empty() && !partition.contains(char::is_whitespace))
+                                .then(|| (class, partition.to_string()))
+                        });
+                        match pair {
+                            Some(pair) if !pairs.iter().any(|(class, _)| *class == pair.0) => pairs.push(pair),
+                            _ => {
+                                return Err(error(format!(
+                                    "class_partitions: {item:?} is not CLASS:PARTITION (a class name, once), \
+                                     e.g. `class_partitions = gold:cloud_gold, silver:cloud_silver`"
+                                )))
+                            }
+                        }
+                    }
+                    config.class_partitions = pairs;
+                }
                 "evictable_partitions" => config.evictable_partitions = list(),
                 "evictable_qos" => config.evictable_qos = list(),
                 "set_deadline" => {
@@ -182,7 +218,7 @@ impl Config {
                 _ => {
                     return Err(error(format!(
                     "unknown key {key:?} (known: socket, timeout_ms, fail_mode, cloud_partition, cloud_qos, \
-                         evictable_partitions, evictable_qos, set_deadline, default_slack_factor, \
+                         class_partitions, evictable_partitions, evictable_qos, set_deadline, default_slack_factor, \
                          default_walltime_seconds)"
                 )))
                 }
@@ -232,6 +268,31 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.starts_with("c:1: unknown key \"colour\""), "{error}");
+    }
+
+    #[test]
+    fn class_partitions_route_each_class_and_bad_pairs_name_the_line() {
+        let config = Config::parse(
+            "cloud_partition = cloud\nclass_partitions = gold:cloud_gold, silver : cloud_silver\n",
+            Path::new("i.conf"),
+        )
+        .unwrap();
+        assert_eq!(config.partition_for(Some("gold")).as_deref(), Some("cloud_gold"));
+        assert_eq!(
+            config.partition_for(Some("silver")).as_deref(),
+            Some("cloud_silver")
+        );
+        assert_eq!(config.partition_for(Some("bronze")).as_deref(), Some("cloud"));
+        assert_eq!(config.partition_for(None).as_deref(), Some("cloud"));
+        for bad in ["gold", "gold:", "g d:p", "gold:a b", "gold:a,gold:b"] {
+            let error = Config::parse(&format!("\nclass_partitions = {bad}\n"), Path::new("i.conf"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.starts_with("i.conf:2: class_partitions: "),
+                "{bad}: {error}"
+            );
+        }
     }
 
     #[test]
@@ -298,7 +359,7 @@ mod tests {
             .filter(|line| !line.trim_start().starts_with('#') && line.contains('='))
             .map(|line| line.split('=').next().unwrap().trim())
             .collect();
-        assert_eq!(known.len(), 10, "{known:?}");
+        assert_eq!(known.len(), 11, "{known:?}");
         assert_eq!(in_file, known, "keys in packaging/slurm/interstice.conf");
     }
 }

@@ -48,7 +48,8 @@ pub struct Args {
     pub socket: PathBuf,
     /// `timeout_ms=`: latency bound of one event report from prolog/epilog.
     pub timeout: Duration,
-    /// `cloud_partition=`: jobs in this partition are cloud work, not reported as HPC.
+    /// `cloud_partition=`: jobs in this partition (or these, comma-separated:
+    /// one per service class) are cloud work, not reported as HPC.
     pub cloud_partition: String,
     /// `report=no` turns the prolog/epilog reports off (options still work).
     pub report: bool,
@@ -66,6 +67,14 @@ impl Default for Args {
 }
 
 impl Args {
+    /// Is `partition` one of the cloud partitions?
+    pub fn is_cloud_partition(&self, partition: &str) -> bool {
+        self.cloud_partition
+            .split(',')
+            .map(str::trim)
+            .any(|cloud| !cloud.is_empty() && cloud == partition)
+    }
+
     /// Parses `key=value` words; an error names the word and the fix.
     pub fn parse<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<Args, ArgsError> {
         let mut args = Args::default();
@@ -163,6 +172,9 @@ mod tests {
             }
         );
         assert_eq!(Args::parse([]).unwrap(), Args::default());
+        let classes = Args::parse(["cloud_partition=cloud,cloud_gold"]).unwrap();
+        assert!(classes.is_cloud_partition("cloud") && classes.is_cloud_partition("cloud_gold"));
+        assert!(!classes.is_cloud_partition("hpc") && !classes.is_cloud_partition(""));
     }
 
     #[test]

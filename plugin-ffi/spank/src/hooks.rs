@@ -199,7 +199,7 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
     }
     let env = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
     if env("SPANK_INTERSTICE_EVICTABLE").is_some()
-        || env("SLURM_JOB_PARTITION").is_some_and(|partition| partition == args.cloud_partition)
+        || env("SLURM_JOB_PARTITION").is_some_and(|partition| args.is_cloud_partition(&partition))
     {
         return; // cloud work is the daemon's own, not an HPC job
     }

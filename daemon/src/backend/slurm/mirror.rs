@@ -39,8 +39,9 @@ const UNLIMITED: Time = Time::from_secs(365 * 86_400);
 /// Where each node's CPUs are among the engine's processors.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Topology {
-    /// The cloud partition (the area) and the HPC partition.
-    cloud: String,
+    /// The cloud partitions (their nodes are the area; several when each
+    /// service class has its own partition) and the HPC partition.
+    cloud: Vec<String>,
     hpc: String,
     nodes: HashMap<String, NodeCpus>,
     /// Node names in processor order.
@@ -75,10 +76,19 @@ pub struct TopologyError {
     needed: u32,
 }
 
+/// The cloud partitions `backend.partition_cloud` names (comma-separated).
+pub fn cloud_partitions(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(String::from)
+        .collect()
+}
+
 impl Topology {
-    /// The processors of the nodes of partitions `cloud` (the area, first)
-    /// and `hpc`, in an engine of `procs` processors whose area is
-    /// `0..conv_procs`.
+    /// The processors of the nodes of the cloud partitions (`cloud`, a
+    /// comma-separated list: the area, first) and of `hpc`, in an engine of
+    /// `procs` processors whose area is `0..conv_procs`.
     pub fn new(
         nodes: &[Node],
         cloud: &str,
@@ -86,11 +96,13 @@ impl Topology {
         procs: u32,
         conv_procs: u32,
     ) -> Result<Topology, TopologyError> {
+        let clouds = cloud_partitions(cloud);
         let in_partition = |node: &Node, name: &str| node.partitions.iter().any(|p| p == name);
-        let cloud_nodes: Vec<&Node> = nodes.iter().filter(|n| in_partition(n, cloud)).collect();
+        let in_cloud = |node: &Node| clouds.iter().any(|cloud| in_partition(node, cloud));
+        let cloud_nodes: Vec<&Node> = nodes.iter().filter(|n| in_cloud(n)).collect();
         let hpc_nodes: Vec<&Node> = nodes
             .iter()
-            .filter(|n| in_partition(n, hpc) && !in_partition(n, cloud))
+            .filter(|n| in_partition(n, hpc) && !in_cloud(n))
             .collect();
         let sum = |list: &[&Node]| list.iter().map(|n| n.total).fold(0u32, u32::saturating_add);
         let (cloud_cpus, hpc_cpus) = (sum(&cloud_nodes), sum(&hpc_nodes));
@@ -106,7 +118,7 @@ impl Topology {
             });
         }
         let mut topology = Topology {
-            cloud: cloud.to_string(),
+            cloud: clouds,
             hpc: hpc.to_string(),
             nodes: HashMap::new(),
             order: Vec::new(),
@@ -147,8 +159,13 @@ impl Topology {
         partitions
             .split(',')
             .map(str::trim)
-            .filter(|p| *p == self.hpc || *p == self.cloud)
+            .filter(|p| *p == self.hpc || self.is_cloud(p))
             .collect()
+    }
+
+    /// Is `partition` one of the cloud partitions?
+    fn is_cloud(&self, partition: &str) -> bool {
+        self.cloud.iter().any(|cloud| cloud == partition)
     }
 
     /// The processors of the nodes in any of `partitions`.
@@ -230,7 +247,7 @@ pub fn plan(
             .marker
             .as_ref()
             .and_then(|m| m.hold)
-            .filter(|_| job.partition.split(',').any(|p| p.trim() == topology.cloud))
+            .filter(|_| job.partition.split(',').any(|p| topology.is_cloud(p.trim())))
             .map(|id| (id, job.cpus));
         let limit = job
             .time_limit_seconds
@@ -483,6 +500,32 @@ mod tests {
 
     fn set(text: &str) -> ProcSet {
         text.parse().unwrap()
+    }
+
+    #[test]
+    fn several_cloud_partitions_make_one_area() {
+        // n1 is only in cloud_gold, n2 only in cloud: both are the area.
+        let nodes = parse_nodes(
+            "NodeName=n1 CPUAlloc=0 CPUTot=4 State=IDLE Partitions=hpc,cloud_gold\n\
+             NodeName=n2 CPUAlloc=0 CPUTot=4 State=IDLE Partitions=hpc,cloud\n\
+             NodeName=n3 CPUAlloc=0 CPUTot=4 State=IDLE Partitions=hpc\n",
+        )
+        .unwrap();
+        let topology = Topology::new(&nodes, "cloud, cloud_gold", "hpc", 12, 8).unwrap();
+        assert_eq!(
+            (topology.proc("n1", 0), topology.proc("n2", 0)),
+            (Some(0), Some(4))
+        );
+        assert_eq!(topology.proc("n3", 0), Some(8));
+        assert_eq!(
+            topology.planned_partitions("cloud_gold,hpc"),
+            ["cloud_gold", "hpc"]
+        );
+        assert_eq!(topology.planned_partitions("debug"), Vec::<&str>::new());
+        // With only `cloud` named, n1 is HPC work's.
+        let one = Topology::new(&nodes, "cloud", "hpc", 12, 4).unwrap();
+        assert_eq!(one.proc("n1", 0), Some(4));
+        assert_eq!(cloud_partitions(" a, ,b "), ["a", "b"]);
     }
 
     #[test]
