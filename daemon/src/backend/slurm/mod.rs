@@ -777,6 +777,15 @@ pub async fn run(
 mod tests {
     use super::*;
 
+    /// The value of `series` (`name{labels}` as rendered) in a scrape.
+    fn sample(text: &str, series: &str) -> f64 {
+        text.lines()
+            .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("{series} missing in\n{text}"))
+            .parse::<f64>()
+            .unwrap()
+    }
+
     /// Captured from Slurm 22.05.8 (`SLURM_TIME_FORMAT=%s squeue -h -a -t all -o SQUEUE_FORMAT`),
     /// the accepted markers with the plugin's `predicted_violation=` verdict.
     const SQUEUE: &str = "\
@@ -956,13 +965,7 @@ mod tests {
         let learned = OutcomeTracker::default().observe(&parse_squeue(SQUEUE).unwrap(), true);
         record(&learned, &daemon, &slurm);
         let text = daemon.render();
-        let value = |series: &str| {
-            text.lines()
-                .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
-                .unwrap_or_else(|| panic!("{series} missing in\n{text}"))
-                .parse::<f64>()
-                .unwrap()
-        };
+        let value = |series: &str| sample(&text, series);
         assert_eq!(
             value("interstice_slurm_cloud_job_outcomes_total{outcome=\"met\"}"),
             2.0
@@ -1023,13 +1026,7 @@ mod tests {
         );
         record(&learned, &daemon, &slurm);
         let text = daemon.render();
-        let value = |series: &str| {
-            text.lines()
-                .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
-                .unwrap_or_else(|| panic!("{series} missing in\n{text}"))
-                .parse::<f64>()
-                .unwrap()
-        };
+        let value = |series: &str| sample(&text, series);
         assert_eq!(
             value("interstice_class_cloud_jobs_finished_total{class=\"gold\"}"),
             1.0
