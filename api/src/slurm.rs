@@ -3,7 +3,8 @@
 //! Slurm backend reads it back from `squeue`), the `--slo` value
 //! `spank_interstice` takes and `job_submit/interstice` reads back, Slurm's
 //! duration syntax (time limits in `squeue` and `scontrol` output), Slurm's
-//! hostlists (`n[1-3,5]`, in `scontrol`/`squeue` node fields), and the
+//! hostlists (`n[1-3,5]`, in `scontrol`/`squeue` node fields), service-class
+//! names and cloud-partition lists (`--class`, `cloud_partition=`), and the
 //! `SLURM_VERSION_NUMBER` the plugins' build scripts hand to the compiler.
 
 use std::fmt;
@@ -109,6 +110,14 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
         hold,
         class,
     })
+}
+
+/// The cloud partitions a comma-separated setting names (the daemon's
+/// `backend.partition_cloud`, the SPANK plugin's `cloud_partition=`): one,
+/// or one per service class (`class_partitions` of `job_submit`); blanks
+/// around names and empty items are ignored.
+pub fn cloud_partitions(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|name| !name.is_empty())
 }
 
 /// A service-class name that is not 1–64 letters, digits, `_`, `-` or `.`.
@@ -552,6 +561,12 @@ mod tests {
             None,
             "a class that is no class name reads as absent"
         );
+    }
+
+    #[test]
+    fn cloud_partition_lists_ignore_blanks() {
+        assert_eq!(cloud_partitions(" a, ,b ").collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(cloud_partitions("").count(), 0);
     }
 
     #[test]

@@ -974,8 +974,8 @@ impl Config {
                 if slurm.partition_hpc.is_empty() {
                     problems.push("backend.partition_hpc: must not be empty".to_string());
                 }
-                let clouds = crate::backend::slurm::mirror::cloud_partitions(&slurm.partition_cloud);
-                if clouds.is_empty() || clouds.contains(&slurm.partition_hpc) {
+                let mut clouds = interstice_api::slurm::cloud_partitions(&slurm.partition_cloud).peekable();
+                if clouds.peek().is_none() || clouds.any(|cloud| cloud == slurm.partition_hpc) {
                     problems.push(format!(
                         "backend.partition_cloud: {:?} must name the cloud partition, or several separated by \
                          commas, none of them backend.partition_hpc",

@@ -29,7 +29,7 @@
 
 use super::cluster::{Node, Reservation};
 use super::{JobStateName, SqueueJob};
-use interstice_api::slurm::expand_hostlist;
+use interstice_api::slurm::{cloud_partitions, expand_hostlist};
 use interstice_core::{MirroredPlan, Occupation, ProcSet, Time, UnplannedJob};
 use std::collections::HashMap;
 
@@ -76,15 +76,6 @@ pub struct TopologyError {
     needed: u32,
 }
 
-/// The cloud partitions `backend.partition_cloud` names (comma-separated).
-pub fn cloud_partitions(text: &str) -> Vec<String> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(String::from)
-        .collect()
-}
-
 impl Topology {
     /// The processors of the nodes of the cloud partitions (`cloud`, a
     /// comma-separated list: the area, first) and of `hpc`, in an engine of
@@ -96,7 +87,7 @@ impl Topology {
         procs: u32,
         conv_procs: u32,
     ) -> Result<Topology, TopologyError> {
-        let clouds = cloud_partitions(cloud);
+        let clouds: Vec<String> = cloud_partitions(cloud).map(String::from).collect();
         let in_partition = |node: &Node, name: &str| node.partitions.iter().any(|p| p == name);
         let in_cloud = |node: &Node| clouds.iter().any(|cloud| in_partition(node, cloud));
         let cloud_nodes: Vec<&Node> = nodes.iter().filter(|n| in_cloud(n)).collect();
@@ -525,7 +516,6 @@ mod tests {
         // With only `cloud` named, n1 is HPC work's.
         let one = Topology::new(&nodes, "cloud", "hpc", 12, 4).unwrap();
         assert_eq!(one.proc("n1", 0), Some(4));
-        assert_eq!(cloud_partitions(" a, ,b "), ["a", "b"]);
     }
 
     #[test]
