@@ -73,29 +73,24 @@ impl Ord for Ordered {
 
 /// A sort key: compared lexicographically in the order of [`Ordered`],
 /// smaller first.
-#[derive(Clone, Debug)]
-pub struct Key(pub Vec<f64>);
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Key(Vec<Ordered>);
 
-impl PartialEq for Key {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+impl From<Vec<f64>> for Key {
+    fn from(values: Vec<f64>) -> Key {
+        Key(values.into_iter().map(Ordered).collect())
     }
 }
 
-impl Eq for Key {}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+impl Key {
+    /// Its `i`-th component.
+    pub fn get(&self, i: usize) -> f64 {
+        self.0[i].0
     }
-}
 
-impl Ord for Key {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0
-            .iter()
-            .map(|&x| Ordered(x))
-            .cmp(other.0.iter().map(|&x| Ordered(x)))
+    /// Compare by one more component after the others.
+    pub fn push(&mut self, value: f64) {
+        self.0.push(Ordered(value));
     }
 }
 
@@ -122,7 +117,7 @@ impl<'a> Rules<'a> {
     /// Where a pending request stands in the queue (served smallest first).
     pub fn pending_key(&self, c: &Candidate, running: &[u32]) -> Key {
         let order = c.order as f64;
-        Key(match self.cfg.eviction {
+        Key::from(match self.cfg.eviction {
             Eviction::Priority => vec![-self.importance(c), order],
             // By `Q`, which is by `K` among waiting requests (computed once).
             Eviction::QosDriven => vec![c.key, order],
@@ -205,7 +200,7 @@ impl<'a> Rules<'a> {
     /// Which running instance is preempted first (smallest first).
     pub fn victim_key(&self, k: &Candidate, running: &[u32]) -> Key {
         let recent = -(k.order as f64);
-        Key(match self.cfg.eviction {
+        Key::from(match self.cfg.eviction {
             Eviction::Priority => vec![self.importance(k), recent],
             Eviction::QosDriven => vec![-k.q, recent],
             Eviction::OwnerShare => vec![-self.excess(k.tenant, running), k.ran.as_secs_f64(), recent],
@@ -251,15 +246,17 @@ impl<'a> Rules<'a> {
                 let mut levels: Vec<u32> = self.cfg.classes.iter().map(|c| c.importance).collect();
                 levels.sort_unstable_by(|a, b| b.cmp(a));
                 levels.dedup();
-                Key(levels
-                    .iter()
-                    .map(|&l| {
-                        victims
-                            .iter()
-                            .filter(|v| self.cfg.classes[v.class].importance == l)
-                            .count() as f64
-                    })
-                    .collect())
+                Key::from(
+                    levels
+                        .iter()
+                        .map(|&l| {
+                            victims
+                                .iter()
+                                .filter(|v| self.cfg.classes[v.class].importance == l)
+                                .count() as f64
+                        })
+                        .collect::<Vec<f64>>(),
+                )
             }
             Eviction::QosDriven => {
                 let mut classes: Vec<usize> = (0..self.cfg.classes.len()).collect();
@@ -286,7 +283,7 @@ impl<'a> Rules<'a> {
                 } else {
                     1.0 / above.iter().sum::<f64>()
                 });
-                Key(s)
+                Key::from(s)
             }
             Eviction::OwnerShare => {
                 let least_over = victims
@@ -294,7 +291,7 @@ impl<'a> Rules<'a> {
                     .map(|v| self.excess(v.tenant, running))
                     .fold(f64::INFINITY, f64::min);
                 let lost: f64 = victims.iter().map(|v| v.ran.as_secs_f64()).sum();
-                Key(vec![-least_over, lost, victims.len() as f64])
+                Key::from(vec![-least_over, lost, victims.len() as f64])
             }
         }
     }

@@ -277,7 +277,7 @@ impl<'a> Platform<'a> {
             let key = rules.pending_key(&me.candidate(j, now), &start_load);
             Some((key, lane, j))
         };
-        let place = |key: &Key| (key.0[0], key.0[1] as u64);
+        let place = |key: &Key| (key.get(0), key.get(1) as u64);
         let mut heads: BTreeSet<(Key, usize, usize)> =
             (0..lanes).filter_map(|l| next(self, &views, l, None)).collect();
         let mut wakes = Vec::new();
@@ -380,7 +380,7 @@ impl<'a> Platform<'a> {
             let vs: Vec<&Candidate> = victims.iter().map(|k| &views[k]).collect();
             let freed: u32 = vs.iter().map(|v| v.procs).sum();
             let mut key = rules.cost(&vs, &self.load);
-            key.0.push(score(h, freed));
+            key.push(score(h, freed));
             if !best.as_ref().is_some_and(|(b, _, _)| *b <= key) {
                 best = Some((key, h, victims));
             }
