@@ -640,6 +640,32 @@ fn kth_with_cloud_jobs_evictions_and_walltime_kills_every_policy() {
     }
 }
 
+/// `--placement topsis` against the real Batsim: the adapter places cloud
+/// jobs by TOPSIS as `interstice replay` does (the same decisions on a
+/// zero-latency platform), and Batsim runs them where they are placed.
+#[test]
+fn kth_with_cloud_jobs_placed_by_topsis_agrees_with_replay() {
+    let inputs = inputs();
+    for policy in ["easy", "conservative"] {
+        let engine = ["--policy", policy, "--conv", AREA, "--placement", "topsis"];
+        let run = Run {
+            name: format!("kth-cloud-topsis-{policy}"),
+            platform: &inputs.kth_platform,
+            workload: &inputs.kth_cloud,
+            hosts: 100,
+            latency: false,
+            adapter: args(&engine),
+            batsim: vec![],
+        };
+        let outcome = simulate(&run);
+        check_schedule(&run.name, &outcome.batsim, run.hosts);
+        check_outputs_agree(&run.name, &outcome, DRIFT);
+        let mut replay = engine.to_vec();
+        replay.extend(["--max-resubmissions", "0"]);
+        check_replay_agrees(&run.name, &outcome, run.workload, run.hosts, &replay);
+    }
+}
+
 /// The thesis's one queue against the real Batsim: nothing is evicted, and
 /// the decisions are those of `interstice replay` (thesis predictor on one).
 #[test]
