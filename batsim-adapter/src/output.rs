@@ -14,7 +14,7 @@
 //! floats go through `serde_json`, and non-finite values become `null`.
 
 use crate::qos_output::{REQUESTS_CSV, WINDOWS_CSV};
-use interstice_core::placement::{Criterion, Placement};
+use interstice_core::placement::Criterion;
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -715,10 +715,10 @@ fn summary_wire<'a>(
             scheduling: config.scheduling.name(),
             predictor: config.predictor.name(),
             placement: config.placement.name(),
-            placement_weights: (config.placement == Placement::Topsis).then(|| {
+            placement_weights: config.topsis().map(|weights| {
                 Criterion::ALL
                     .iter()
-                    .map(|c| (c.name().to_string(), config.placement_weights.of(*c).into()))
+                    .map(|c| (c.name().to_string(), weights.of(*c).into()))
                     .collect()
             }),
             lambda: finite(config.lambda),

@@ -221,6 +221,12 @@ impl EngineConfig {
         }
     }
 
+    /// TOPSIS's weights when cloud jobs are placed by TOPSIS (`None`:
+    /// first fit); the weights count only then.
+    pub fn topsis(&self) -> Option<&Weights> {
+        (self.placement == Placement::Topsis).then_some(&self.placement_weights)
+    }
+
     /// The largest platform the engine accepts.
     pub const MAX_PROCS: u32 = 1 << 20;
 

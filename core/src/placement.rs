@@ -239,6 +239,19 @@ impl fmt::Display for Weights {
     }
 }
 
+/// The [`Criterion::Margin`] of each candidate from the time between its
+/// end and the next HPC work on its resources (`None`: none planned): a
+/// candidate never taken back scores the largest margin seen plus the job's
+/// walltime, safer than any (a finite stand-in for ∞, which TOPSIS's
+/// normalisation cannot take).
+pub fn margins(next_hpc: &[Option<f64>], walltime: f64) -> Vec<f64> {
+    let largest = next_hpc.iter().flatten().copied().fold(0.0f64, f64::max);
+    next_hpc
+        .iter()
+        .map(|margin| margin.unwrap_or(largest + walltime))
+        .collect()
+}
+
 /// TOPSIS closeness of each candidate to the ideal, in `[0, 1]` (1 = ideal on
 /// every weighted criterion). A criterion on which every candidate scores the
 /// same separates none of them and adds nothing to either distance; a
@@ -435,6 +448,12 @@ mod tests {
         let c = closeness(&rows, &w);
         assert_eq!(c[1], 1.0);
         assert_eq!(c[0], 0.0);
+    }
+
+    #[test]
+    fn a_candidate_never_taken_back_has_the_largest_margin() {
+        assert_eq!(margins(&[Some(5.0), None, Some(20.0)], 100.0), [5.0, 120.0, 20.0]);
+        assert_eq!(margins(&[None, None], 60.0), [60.0, 60.0]);
     }
 
     #[test]

@@ -424,7 +424,7 @@ impl BrokerRules {
             tau: engine.tau,
             thesis: engine.thesis,
             lifecycle: engine.lifecycle,
-            topsis: (engine.placement == Placement::Topsis).then_some(engine.placement_weights),
+            topsis: engine.topsis().copied(),
         }
     }
 }

@@ -154,6 +154,11 @@ pub struct DatacenterConfig {
 }
 
 impl DatacenterConfig {
+    /// TOPSIS's weights when `F^J'` orders by TOPSIS (`None`: by completion).
+    pub fn topsis(&self) -> Option<&Weights> {
+        (self.placement == Placement::Topsis).then_some(&self.placement_weights)
+    }
+
     /// A data center of these schedulers: fresh tuples at every pass,
     /// admit-all, τ = 1, β = 0, `max_resubmissions` resubmissions, `F^J'`.
     pub fn new(schedulers: Vec<SchedulerConfig>, max_resubmissions: u32) -> DatacenterConfig {
@@ -431,6 +436,7 @@ impl Datacenter {
                 return bad(format!("routing names scheduler #{i}, which does not exist"));
             }
         }
+        let topsis = config.topsis().copied();
         let mut members = Vec::new();
         let mut latency = Vec::new();
         let mut features = Vec::new();
@@ -502,7 +508,7 @@ impl Datacenter {
             beta: config.beta,
             lifecycle: config.lifecycle,
             routing: config.routing,
-            topsis: (config.placement == Placement::Topsis).then_some(config.placement_weights),
+            topsis,
             latency,
             features,
             members,

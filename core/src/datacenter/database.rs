@@ -229,22 +229,23 @@ fn topsis_order(choices: &mut [Choice], tuples: &[Tuple], request: &Request, now
             IdleRuns::of(&tuple.slots).around(start, start.saturating_add(occupied), h)
         })
         .collect();
-    let largest_margin = choices
-        .iter()
-        .zip(&around)
-        .filter_map(|(c, (end, _))| end.map(|e| secs(e) - secs(c.completion)))
-        .fold(0.0f64, f64::max);
+    let margins = placement::margins(
+        &choices
+            .iter()
+            .zip(&around)
+            .map(|(c, (end, _))| end.map(|e| secs(e) - secs(c.completion)))
+            .collect::<Vec<_>>(),
+        secs(request.walltime),
+    );
     let deadline = request.slo.map(|slo| request.arrival.saturating_add(slo));
     let scores: Vec<Scores> = choices
         .iter()
         .zip(&around)
-        .map(|(c, &(end, idle))| {
+        .zip(margins)
+        .map(|((c, &(_, idle)), margin)| {
             // Relative to now: TOPSIS's normalisation is not translation-invariant.
             let completion = secs(c.completion) - secs(now);
             let slack = deadline.map_or(0.0, |d| secs(d) - secs(c.completion));
-            let margin = end.map_or(largest_margin + secs(request.walltime), |e| {
-                secs(e) - secs(c.completion)
-            });
             [completion, slack, margin, idle.saturating_sub(h) as f64]
         })
         .collect();

@@ -31,7 +31,6 @@ use super::{
 use crate::bits::Bits;
 use crate::job::{Job, JobId, JobKind};
 use crate::metrics::JobRecord;
-use crate::placement::Placement;
 use crate::plan::{Mask, Profile};
 use crate::time::Time;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -1213,8 +1212,8 @@ impl State {
         let (k, wt) = (job.procs, job.walltime);
         let bits = if let Some((_, pb)) = prev.filter(|(ps, pb)| *ps == s && pb.is_subset(&cand)) {
             pb
-        } else if cfg.placement == Placement::Topsis {
-            self.topsis_pick(cfg, idx, &cand, s)
+        } else if let Some(weights) = cfg.topsis() {
+            self.topsis_pick(weights, idx, &cand, s)
         } else if cfg.policy == Policy::Convergence {
             self.stage_pick(self.all(), std::slice::from_ref(&cand), k, s, true)
         } else {

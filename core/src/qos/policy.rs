@@ -114,6 +114,15 @@ impl<'a> Rules<'a> {
         f64::from(running[tenant]) - f64::from(self.cfg.tenants[tenant].share)
     }
 
+    /// Can the policy decide differently at a later time with nothing else
+    /// changed? Under priority nothing a run looks at changes with time;
+    /// owner-share's victim order follows run times, qos-driven's `Q` the
+    /// clock. (The simulation skips the watchdog after a run that changed
+    /// nothing only when it cannot.)
+    pub fn changes_with_time(&self) -> bool {
+        self.cfg.eviction != Eviction::Priority
+    }
+
     /// Where a pending request stands in the queue (served smallest first).
     pub fn pending_key(&self, c: &Candidate, running: &[u32]) -> Key {
         let order = c.order as f64;

@@ -165,12 +165,11 @@ fn run(
                     }
                 }
                 // The watchdog runs the scheduler `watchdog` after its last
-                // run while requests wait. Under priority nothing a run looks
-                // at changes with time (owner-share's victim order follows
-                // run times, qos-driven's `Q`), so after a run that changed
-                // nothing only an event can make the next one do something
-                // (the run as written keeps running, and decides the same).
-                let time_invariant = !as_written && cfg.eviction == super::Eviction::Priority;
+                // run while requests wait. When the policy's decisions do not
+                // change with time, after a run that changed nothing only an
+                // event can make the next one do something (the run as
+                // written keeps running, and decides the same).
+                let time_invariant = !as_written && !super::policy::Rules::new(cfg).changes_with_time();
                 watchdog =
                     if !platform.has_pending() || (ran && time_invariant && platform.changes == changes) {
                         Time::INFINITY

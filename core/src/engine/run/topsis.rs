@@ -3,8 +3,7 @@
 
 use super::State;
 use crate::bits::Bits;
-use crate::engine::EngineConfig;
-use crate::placement::{self, Scores};
+use crate::placement::{self, Scores, Weights};
 use crate::plan::Profile;
 use crate::time::Time;
 
@@ -30,7 +29,7 @@ impl State {
     ///
     /// Cost: one sweep per layer over the plan's breakpoints after the end,
     /// `O(B·W)`, plus `O(c + k log k)` for the `c` candidates.
-    pub(super) fn topsis_pick(&self, cfg: &EngineConfig, idx: usize, cand: &Bits, s: Time) -> Bits {
+    pub(super) fn topsis_pick(&self, weights: &Weights, idx: usize, cand: &Bits, s: Time) -> Bits {
         let job = self.job(idx);
         let end = s.saturating_add(job.walltime);
         // Highest ids first: first fit's preference, kept on ties.
@@ -44,19 +43,23 @@ impl State {
                 .map(|i| table[i].1)
         };
         let secs = |t: Time| t.as_secs_f64();
-        let largest_margin = hpc_next
-            .iter()
-            .map(|&(_, t)| secs(t) - secs(end))
-            .fold(0.0f64, f64::max);
+        let next_hpc: Vec<Option<Time>> = procs.iter().map(|&p| lookup(&hpc_next, p)).collect();
+        let margins = placement::margins(
+            &next_hpc
+                .iter()
+                .map(|t| t.map(|t| secs(t) - secs(end)))
+                .collect::<Vec<_>>(),
+            secs(job.walltime),
+        );
         // Times relative to now: TOPSIS's vector normalisation is not
         // translation-invariant, so absolute instants would drown differences.
         let completion = secs(end) - secs(self.now);
         let slack = job.deadline().map_or(0.0, |d| secs(d) - secs(end));
         let scores: Vec<Scores> = procs
             .iter()
-            .map(|&p| {
-                let hpc = lookup(&hpc_next, p);
-                let margin = hpc.map_or(largest_margin + secs(job.walltime), |t| secs(t) - secs(end));
+            .zip(&next_hpc)
+            .zip(margins)
+            .map(|((&p, &hpc), margin)| {
                 // Only a gap before the next *cloud* work strands idle time;
                 // a gap before HPC work is the margin, not counted twice.
                 let fragmentation = match lookup(&any_next, p) {
@@ -67,7 +70,7 @@ impl State {
             })
             .collect();
         let mut bits = Bits::empty(self.width);
-        for i in placement::best(&scores, &cfg.placement_weights, job.procs as usize) {
+        for i in placement::best(&scores, weights, job.procs as usize) {
             bits.set(procs[i]);
         }
         bits
