@@ -12,7 +12,7 @@
 //! own way (docs/qos.md, "On Slurm").
 
 use interstice_core::qos::{gini, meets, Delivered, ServiceClass};
-use interstice_core::Time;
+use interstice_core::{EndReason, Time};
 use prometheus::{CounterVec, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry};
 use std::sync::{Arc, Mutex};
 
@@ -78,31 +78,31 @@ pub struct Served {
 impl Served {
     /// From a job's first arrival, its last run `[start, end)` (`None`: it
     /// never ran), all the run time thrown away by evictions (the last run's
-    /// included when an eviction ended it), and whether the last run counts
-    /// (it was not thrown away).
+    /// included when an eviction ended it) and why the last run ended: it
+    /// counts unless an eviction ended it, and the job completed only when
+    /// it ran to its own end.
     pub fn of(
         class: usize,
         procs: u32,
         arrival: Time,
         last_run: (Option<Time>, Time),
         discarded: Time,
-        last_run_counts: bool,
-        completed: bool,
+        reason: EndReason,
     ) -> Served {
         let (start, end) = last_run;
         let ran = match start {
-            Some(start) if last_run_counts => (end - start).max(Time::ZERO),
+            Some(start) if reason != EndReason::Evicted => (end - start).max(Time::ZERO),
             _ => Time::ZERO,
         };
         let in_system = (end - arrival).max(Time::ZERO);
         Served {
             class,
-            procs,
+            procs: procs.max(1),
             end,
             ran,
             discarded,
             waited: (in_system - ran - discarded).max(Time::ZERO),
-            completed,
+            completed: reason == EndReason::Completed && start.is_some(),
         }
     }
 }
@@ -324,7 +324,14 @@ mod tests {
     #[test]
     fn served_splits_the_time_in_the_system() {
         // Arrived at 0, a run of 30 s thrown away, last run [100, 160): e 60, d 30, p 70.
-        let s = Served::of(0, 2, secs(0), (Some(secs(100)), secs(160)), secs(30), true, true);
+        let s = Served::of(
+            0,
+            2,
+            secs(0),
+            (Some(secs(100)), secs(160)),
+            secs(30),
+            EndReason::Completed,
+        );
         assert_eq!((s.ran, s.discarded, s.waited), (secs(60), secs(30), secs(70)));
         // The last run evicted for good too: nothing counted.
         let s = Served::of(
@@ -333,12 +340,11 @@ mod tests {
             secs(0),
             (Some(secs(100)), secs(160)),
             secs(90),
-            false,
-            false,
+            EndReason::Evicted,
         );
         assert_eq!((s.ran, s.discarded, s.waited), (secs(0), secs(90), secs(70)));
         // Never ran.
-        let s = Served::of(0, 2, secs(0), (None, secs(50)), secs(0), true, false);
+        let s = Served::of(0, 2, secs(0), (None, secs(50)), secs(0), EndReason::Killed);
         assert_eq!((s.ran, s.discarded, s.waited), (secs(0), secs(0), secs(50)));
     }
 

@@ -352,6 +352,13 @@ impl Metrics {
         self.classes.as_ref().map(ClassMetrics::table)
     }
 
+    /// The class a job names, or the default class (`Ok(None)`: no classes,
+    /// or none named and no default); a name the classes lack is an error
+    /// listing them.
+    pub fn class_index(&self, name: Option<&str>) -> Result<Option<usize>, String> {
+        self.classes().map_or(Ok(None), |table| table.index(name))
+    }
+
     /// Count a finished cloud job in its class (nothing without classes).
     pub fn class_served(&self, served: &Served) {
         if let Some(classes) = &self.classes {

@@ -228,18 +228,6 @@ impl Actor {
     /// counted and recorded like an admission, and in Slurm mode an admitted
     /// job's slot is held until Slurm lists the job ([`super::holds`]) when
     /// Slurm's own plugin asks (root or `backend.slurm_user`).
-    /// The class a job names, or the default class (`None`: no classes, or
-    /// none named and no default); a name the daemon's classes lack is a 400
-    /// listing them. A daemon without classes takes any label.
-    fn class_of(&self, name: Option<&str>) -> Result<Option<usize>, ApiError> {
-        match self.metrics.classes() {
-            Some(table) => table
-                .index(name)
-                .map_err(|err| ApiError::bad_request(format!("class: {err}"))),
-            None => Ok(None),
-        }
-    }
-
     pub(super) fn predict(
         &mut self,
         request: PredictRequest,
@@ -297,6 +285,14 @@ impl Actor {
                 .map_err(ApiError::internal)?;
         }
         Ok(answer)
+    }
+
+    /// The class a job names, or the default class; a name the daemon's
+    /// classes lack is a 400 listing them.
+    fn class_of(&self, name: Option<&str>) -> Result<Option<usize>, ApiError> {
+        self.metrics
+            .class_index(name)
+            .map_err(|err| ApiError::bad_request(format!("class: {err}")))
     }
 
     /// `GET /v1/slots`: the idle holes of the plan at the actor's now (what a

@@ -112,14 +112,12 @@ impl Actor {
                 continue;
             }
             // Its class, as the config names them now (a class since removed: none).
-            if let Some(table) = self.metrics.classes() {
-                match table.index(view.class.as_deref()) {
-                    Ok(Some(class)) => {
-                        self.job_classes.insert(id, class);
-                    }
-                    Ok(None) => {}
-                    Err(err) => tracing::warn!(job = id, "recovered job in no class: {err}"),
+            match self.metrics.class_index(view.class.as_deref()) {
+                Ok(Some(class)) => {
+                    self.job_classes.insert(id, class);
                 }
+                Ok(None) => {}
+                Err(err) => tracing::warn!(job = id, "recovered job in no class: {err}"),
             }
             self.jobs.insert(
                 id,

@@ -337,8 +337,7 @@ impl Actor {
             record.job.submit,
             (record.start, record.end.unwrap_or(now)),
             discarded,
-            reason != EndReason::Evicted,
-            reason == EndReason::Completed,
+            reason,
         ));
     }
 

@@ -166,7 +166,8 @@ impl Config {
                 "cloud_qos" => config.cloud_qos = value.to_string(),
                 "class_partitions" => {
                     let mut pairs: Vec<(String, String)> = Vec::new();
-                    for item in value.split(',').map(str::trim).filter(|item| !item.is_empty()) {
+                    let items: Vec<String> = list();
+                    for item in &items {
                         let pair = item.split_once(':').and_then(|(class, partition)| {
                             let class = interstice_api::slurm::parse_class(class).ok()?;
                             let partition = partition.trim();

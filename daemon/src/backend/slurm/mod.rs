@@ -330,20 +330,18 @@ pub fn served(job: &Finished, class: usize) -> Option<Served> {
     let (submit, start, end) = job.times;
     let (submit, end) = (Time::from_secs(submit?), Time::from_secs(end?));
     let start = start.map(Time::from_secs);
-    let evicted = job.state == JobStateName::Preempted;
+    let reason = job.state.end_reason()?;
     let discarded = match start {
-        Some(start) if evicted => (end - start).max(Time::ZERO),
+        Some(start) if reason == EndReason::Evicted => (end - start).max(Time::ZERO),
         _ => Time::ZERO,
     };
-    let completed = job.state.end_reason() == Some(EndReason::Completed) && start.is_some();
     Some(Served::of(
         class,
-        job.cpus.max(1),
+        job.cpus,
         submit,
         (start, end),
         discarded,
-        !evicted,
-        completed,
+        reason,
     ))
 }
 
@@ -527,16 +525,14 @@ pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
         if let (Some(predicted), Some(violated)) = (job.predicted_violation, job.slo_violated) {
             daemon.prediction_outcome(predicted, violated);
         }
-        if let Some(table) = daemon.classes() {
-            match table.index(job.class.as_deref()) {
-                Ok(Some(class)) => {
-                    if let Some(served) = served(job, class) {
-                        daemon.class_served(&served);
-                    }
+        match daemon.class_index(job.class.as_deref()) {
+            Ok(Some(class)) => {
+                if let Some(served) = served(job, class) {
+                    daemon.class_served(&served);
                 }
-                Ok(None) => {}
-                Err(err) => tracing::warn!("slurm: cloud job {} counted in no class: {err}", job.id),
             }
+            Ok(None) => {}
+            Err(err) => tracing::warn!("slurm: cloud job {} counted in no class: {err}", job.id),
         }
     }
 }
