@@ -20,12 +20,11 @@ pub const REQUESTS_CSV: &str = "requests.csv";
 pub const WINDOWS_CSV: &str = "windows.csv";
 
 /// `requests.csv`'s header.
-pub const REQUESTS_CSV_HEADER: &str =
-    "id,class,tenant,procs,submit,end,run_time,discarded_time,pending_time,\
+const REQUESTS_CSV_HEADER: &str = "id,class,tenant,procs,submit,end,run_time,discarded_time,pending_time,\
 availability,slo,deficit,preemptions,overhead,penalty";
 
 /// `windows.csv`'s header.
-pub const WINDOWS_CSV_HEADER: &str = "start,end,class,active,gini,min_availability,fulfilment";
+const WINDOWS_CSV_HEADER: &str = "start,end,class,active,gini,min_availability,fulfilment";
 
 fn opt(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite())

@@ -75,7 +75,10 @@ pub fn classify(err: &anyhow::Error) -> Exit {
             || cause.is::<interstice_swf::JobFieldError>()
             || cause.is::<interstice_swf::datacenter::DatacenterFileError>()
             || cause.is::<interstice_swf::qos::QosFileError>()
-            || cause.is::<interstice_core::qos::QosError>()
+            || matches!(
+                cause.downcast_ref::<interstice_batsim::sim::area_qos::AreaError>(),
+                Some(interstice_batsim::sim::area_qos::AreaError::Qos(_))
+            )
         {
             return Exit::Input;
         }

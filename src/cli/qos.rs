@@ -79,11 +79,16 @@ fn run_file(args: RunArgs) -> anyhow::Result<()> {
             "{file}: requests: missing: give at least one request, e.g. `requests: [{{ class: gold, count: 10 }}]`"
         )).into());
     }
-    let cfg = spec.config.clone();
-    let outcome = simulate(&cfg, spec.requests.clone(), Vec::new())
-        .map_err(|e| QosFileError(format!("{file}: {e}")))?;
+    let QosSpec {
+        config: cfg,
+        requests,
+        ..
+    } = spec;
+    let outcome = simulate(&cfg, requests, Vec::new()).map_err(|e| QosFileError(format!("{file}: {e}")))?;
     if let Some(out) = &args.out {
-        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        // The one rule of which files a run leaves: no jobs.csv from an
+        // earlier replay beside this run's summary.
+        output::prepare_out_dir(out, false).context("--out is not usable")?;
         qos_output::write_tables(out, &cfg, &outcome).context("cannot write the results")?;
         qos_output::write_summary(out, &cfg, &outcome).context("cannot write the results")?;
     }
@@ -119,10 +124,8 @@ impl ClassArgs {
             Some(path) => {
                 let spec = QosSpec::load(path, conv)?;
                 // Checked now, before the HPC simulation, as the area will run it.
-                let mut area = spec.config.clone();
-                area.hosts = vec![conv.max(1)];
-                area.until = None;
-                area.validate(&[])
+                area_qos::area_config(&spec, conv.max(1))
+                    .validate(&[])
                     .map_err(|e| QosFileError(format!("{}: {e}", path.display())))?;
                 let platform_keys = [
                     ("hosts", !spec.config.hosts.is_empty()),
@@ -154,7 +157,6 @@ pub(crate) fn check_replay<'c>(
     engine: &EngineArgs,
     cloud: Option<&'c CloudSpec>,
 ) -> anyhow::Result<&'c CloudSpec> {
-    let config = engine.to_config(engine.conv.unwrap_or(1).max(1))?;
     let t = &engine.tuning;
     // What the engine does for cloud jobs the class scheduler does its own
     // way: these flags would be ignored, so they are refused.
@@ -178,6 +180,9 @@ pub(crate) fn check_replay<'c>(
         ))
         .into());
     }
+    // Read only once the flags it could not use are refused (it reads the
+    // maintenance file).
+    let config = engine.to_config(engine.conv.unwrap_or(1).max(1))?;
     if config.scheduling == Scheduling::SharedQueue {
         return Err(Usage(
             "--eviction/--qos: under --scheduling shared-queue nothing is evicted; use hpc-first".into(),

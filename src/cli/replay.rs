@@ -259,7 +259,7 @@ pub(crate) fn replay(
 
 /// A progress bar on stderr when it is a terminal and not `quiet`; its
 /// length is set once the workload is loaded.
-pub(crate) fn progress_bar(quiet: bool) -> ProgressBar {
+fn progress_bar(quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

@@ -107,6 +107,17 @@ pub fn requests(cloud: impl IntoIterator<Item = Job>, spec: &QosSpec) -> Result<
         .collect()
 }
 
+/// The class scheduler's platform for an area of `area` processors: one
+/// host that size (its capacity then follows HPC work), evicted jobs
+/// restarting unless the file says `resume`, no end but the trace's.
+pub fn area_config(spec: &QosSpec, area: u32) -> QosConfig {
+    let mut qos = spec.config.clone();
+    qos.hosts = vec![area];
+    qos.on_preempt = spec.on_preempt.unwrap_or(OnPreempt::Restart);
+    qos.until = None;
+    qos
+}
+
 /// Simulate the HPC jobs `hpc` under `config` (records to `sink`), then the
 /// `cloud` requests on the area's idle processors under `spec`'s classes
 /// and eviction policy. Evicted jobs start again from scratch unless
@@ -126,10 +137,7 @@ pub fn simulate_area(
         deltas: Vec::new(),
     };
     let sim = simulate_stream(config, hpc, &SimOptions::default(), &mut tap, progress)?;
-    let mut qos = spec.config.clone();
-    qos.hosts = vec![area];
-    qos.on_preempt = spec.on_preempt.unwrap_or(OnPreempt::Restart);
-    qos.until = None;
+    let qos = area_config(spec, area);
     let outcome = simulate(&qos, cloud, resizes(tap.deltas, area))?;
     Ok(AreaRun {
         sim,
