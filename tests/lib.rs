@@ -72,6 +72,15 @@ pub fn scratch_dir(suite: &str, name: &str) -> PathBuf {
     dir
 }
 
+/// The value of one Prometheus sample in a scrape (`name{labels}` exactly
+/// as rendered), `None` if the scrape has no such sample.
+pub fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .find_map(|line| line.strip_prefix(series).and_then(|rest| rest.strip_prefix(' ')))
+        .and_then(|value| value.trim().parse().ok())
+}
+
 /// `DIR/summary.json` of a run, parsed (panics with the text if it is not JSON).
 pub fn read_summary(dir: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();

@@ -605,15 +605,11 @@ impl Daemon {
     /// Starts intersticed for `cluster` (an engine of the cluster's
     /// [`CLUSTER_CPUS`] processors) and waits for `/healthz`.
     pub fn start(cluster: &Cluster, generation: u32) -> Daemon {
-        Daemon::start_with(cluster, generation, "")
+        Daemon::start_config(cluster, generation, "cloud", "")
     }
 
-    /// [`Daemon::start`] with `extra` appended to its config (top-level YAML keys).
-    pub fn start_with(cluster: &Cluster, generation: u32, extra: &str) -> Daemon {
-        Daemon::start_config(cluster, generation, "cloud", extra)
-    }
-
-    /// [`Daemon::start_with`] reading `partition_cloud` as its cloud partitions.
+    /// [`Daemon::start`] reading `partition_cloud` as its cloud partitions,
+    /// with `extra` appended to its config (top-level YAML keys).
     pub fn start_config(cluster: &Cluster, generation: u32, partition_cloud: &str, extra: &str) -> Daemon {
         let binary = interstice_tests::artifact("intersticed");
         let root = cluster.dir.path();
@@ -751,11 +747,16 @@ pub fn checked_scrape(daemon: &Daemon) -> String {
     text
 }
 
+/// Waits until `series` on the daemon's `/metrics` reaches at least
+/// `expected`; returns that scrape.
+pub fn wait_metric_at_least(daemon: &Daemon, series: &str, expected: f64, timeout: Duration) -> String {
+    wait_for(&format!("{series} to reach {expected}"), timeout, || {
+        let text = daemon.request("GET", "/metrics", None);
+        (metric(&text, series) >= expected).then_some(text)
+    })
+}
+
 /// The value of one Prometheus sample (`name{labels}` exactly as rendered), 0 if absent.
 pub fn metric(text: &str, series: &str) -> f64 {
-    text.lines()
-        .filter(|line| !line.starts_with('#'))
-        .find_map(|line| line.strip_prefix(series).and_then(|rest| rest.strip_prefix(' ')))
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or(0.0)
+    interstice_tests::sample(text, series).unwrap_or(0.0)
 }

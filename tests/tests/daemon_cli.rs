@@ -280,23 +280,14 @@ fn demo_config_serves_the_cli() {
 
 /// `GET /metrics` over the socket.
 fn scrape(socket: &std::path::Path) -> String {
-    use std::io::{Read, Write};
-    let mut stream = std::os::unix::net::UnixStream::connect(socket).unwrap();
-    stream
-        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).unwrap();
-    text
+    interstice_api::Client::new(socket, Duration::from_secs(10))
+        .metrics()
+        .expect("GET /metrics")
 }
 
 /// The value of one series in a scrape.
 fn series(text: &str, name: &str) -> f64 {
-    text.lines()
-        .find(|line| line.starts_with(name))
-        .and_then(|line| line.rsplit(' ').next())
-        .and_then(|value| value.parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+    interstice_tests::sample(text, name).unwrap_or_else(|| panic!("no {name} in\n{text}"))
 }
 
 /// A daemon that is not there is its own exit status (6), not a refusal (3)

@@ -63,14 +63,7 @@ fn logged_outcome(daemon: &Daemon, id: &str, outcome: &str) -> bool {
 /// Waits until `series` on the daemon's `/metrics` reaches `expected`, then
 /// checks it is exactly that (every scenario step adds a known count).
 fn wait_metric(daemon: &Daemon, series: &str, expected: f64) {
-    let text = wait_for(
-        &format!("{series} to reach {expected}"),
-        Duration::from_secs(20),
-        || {
-            let text = daemon.request("GET", "/metrics", None);
-            (metric(&text, series) >= expected).then_some(text)
-        },
-    );
+    let text = harness::wait_metric_at_least(daemon, series, expected, Duration::from_secs(20));
     assert_eq!(metric(&text, series), expected, "{series} in\n{text}");
 }
 

@@ -102,20 +102,17 @@ fn partition_prio_preemption_ignores_job_priority() {
 /// name, or one the daemon does not have, is refused at sbatch time.
 #[test]
 fn sbatch_class_is_accounted_per_class_by_the_daemon() {
-    use harness::{metric, wait_for, Daemon};
+    use harness::{metric, Daemon};
     let cluster = Cluster::start(&PluginSettings::default());
-    let daemon = Daemon::start_with(
+    let daemon = Daemon::start_config(
         &cluster,
         1,
+        "cloud",
         "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
     );
     let long = Duration::from_secs(60);
-    let wait_metric = |series: &str, expected: f64| {
-        wait_for(&format!("{series} to reach {expected}"), long, || {
-            let text = daemon.request("GET", "/metrics", None);
-            (metric(&text, series) >= expected).then_some(text)
-        })
-    };
+    let wait_metric =
+        |series: &str, expected: f64| harness::wait_metric_at_least(&daemon, series, expected, long);
 
     let gold = cluster
         .sbatch(&["--class=gold", "-n", "2", "-t", "1", "--wrap", "sleep 1"])
