@@ -289,6 +289,7 @@ fn window_start(at: Time) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::Metrics;
 
     fn table() -> ClassTable {
         ClassTable {
@@ -299,15 +300,6 @@ mod tests {
 
     fn secs(s: i64) -> Time {
         Time::from_secs(s)
-    }
-
-    fn scrape(registry: &Registry) -> String {
-        use prometheus::Encoder;
-        let mut out = Vec::new();
-        prometheus::TextEncoder::new()
-            .encode(&registry.gather(), &mut out)
-            .unwrap();
-        String::from_utf8(out).unwrap()
     }
 
     #[test]
@@ -350,9 +342,9 @@ mod tests {
 
     #[test]
     fn finished_jobs_feed_each_class_and_its_gini_per_window() {
-        let registry = Registry::new();
-        let metrics = ClassMetrics::register(&registry, table()).unwrap();
-        let text = scrape(&registry);
+        let mut metrics = Metrics::new();
+        metrics.set_classes(table()).unwrap();
+        let text = metrics.render();
         assert!(
             text.contains("interstice_class_cloud_jobs_finished_total{class=\"bronze\"} 0"),
             "{text}"
@@ -371,9 +363,9 @@ mod tests {
             waited: secs(waited),
             completed: true,
         };
-        metrics.observe(&job(100, 0, 100));
-        metrics.observe(&job(3600, 3600, 200));
-        let text = scrape(&registry);
+        metrics.class_served(&job(100, 0, 100));
+        metrics.class_served(&job(3600, 3600, 200));
+        let text = metrics.render();
         for (series, value) in [
             (
                 "interstice_class_cloud_jobs_finished_total{class=\"silver\"}",
@@ -403,8 +395,8 @@ mod tests {
         }
         // Both finished in [0, 600): the window closes with the next job, at 700.
         assert!(text.contains("interstice_class_availability_gini{class=\"silver\"} NaN"));
-        metrics.observe(&job(100, 0, 700));
-        let text = scrape(&registry);
+        metrics.class_served(&job(100, 0, 700));
+        let text = metrics.render();
         // Gini of {1, 0.5} = 1/6.
         assert!(
             text.contains("interstice_class_availability_gini{class=\"silver\"} 0.16666666666666"),
@@ -412,13 +404,19 @@ mod tests {
         );
         assert!(text.contains("interstice_class_availability_gini{class=\"gold\"} NaN"));
         // The clock alone closes a window: [600, 1200) held one job (Gini 0).
-        metrics.tick(secs(1300));
-        assert!(scrape(&registry).contains("interstice_class_availability_gini{class=\"silver\"} 0"));
+        metrics.class_tick(secs(1300));
+        assert!(metrics
+            .render()
+            .contains("interstice_class_availability_gini{class=\"silver\"} 0"));
         // A job reported after its window closed changes no published Gini.
-        metrics.observe(&job(3600, 3600, 1100));
-        assert!(scrape(&registry).contains("interstice_class_availability_gini{class=\"silver\"} 0"));
+        metrics.class_served(&job(3600, 3600, 1100));
+        assert!(metrics
+            .render()
+            .contains("interstice_class_availability_gini{class=\"silver\"} 0"));
         // A window with no job at all before the next one: undefined again.
-        metrics.observe(&job(100, 0, 2500));
-        assert!(scrape(&registry).contains("interstice_class_availability_gini{class=\"silver\"} NaN"));
+        metrics.class_served(&job(100, 0, 2500));
+        assert!(metrics
+            .render()
+            .contains("interstice_class_availability_gini{class=\"silver\"} NaN"));
     }
 }
