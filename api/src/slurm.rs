@@ -46,6 +46,10 @@ pub struct Marker {
     pub hold: Option<u64>,
     /// The job's service class, if it named one.
     pub class: Option<String>,
+    /// The HPC job the daemon evicted this one for (`backend.eviction`
+    /// other than `slurm`: the daemon cancels the job itself and says so
+    /// here first, so its cancellation reads as an eviction).
+    pub evicted_for: Option<String>,
 }
 
 impl fmt::Display for Marker {
@@ -63,6 +67,9 @@ impl fmt::Display for Marker {
         }
         if let Some(class) = &self.class {
             write!(f, " class={class}")?;
+        }
+        if let Some(job) = &self.evicted_for {
+            write!(f, " {EVICTED_FOR}{job}")?;
         }
         Ok(())
     }
@@ -85,6 +92,7 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
     let mut predicted_violation = None;
     let mut hold = None;
     let mut class = None;
+    let mut evicted_for = None;
     for word in words {
         if let Some(value) = word.strip_prefix("slo=") {
             slo_seconds = value.parse::<f64>().ok();
@@ -100,6 +108,8 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
             hold = value.parse::<u64>().ok();
         } else if let Some(value) = word.strip_prefix("class=") {
             class = parse_class(value).ok();
+        } else if let Some(value) = word.strip_prefix(EVICTED_FOR) {
+            evicted_for = Some(value.to_string()).filter(|id| !id.is_empty());
         }
     }
     Some(Marker {
@@ -109,8 +119,13 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
         predicted_violation,
         hold,
         class,
+        evicted_for,
     })
 }
+
+/// The marker word the daemon appends to a cloud job's comment before it
+/// cancels the job for an HPC job (`evicted_for=<HPC job id>`).
+pub const EVICTED_FOR: &str = "evicted_for=";
 
 /// The cloud partitions a comma-separated setting names (the daemon's
 /// `backend.partition_cloud`, the SPANK plugin's `cloud_partition=`): one,
@@ -460,6 +475,7 @@ mod tests {
                 predicted_violation: None,
                 hold: None,
                 class: None,
+                evicted_for: None,
             })
         );
         assert_eq!(
@@ -471,6 +487,7 @@ mod tests {
                 predicted_violation: None,
                 hold: None,
                 class: None,
+                evicted_for: None,
             })
         );
         assert_eq!(
@@ -482,6 +499,7 @@ mod tests {
                 predicted_violation: Some(true),
                 hold: None,
                 class: None,
+                evicted_for: None,
             })
         );
         assert_eq!(
@@ -507,6 +525,7 @@ mod tests {
             predicted_violation: Some(false),
             hold: None,
             class: None,
+            evicted_for: None,
         };
         assert_eq!(
             accepted.to_string(),
@@ -538,9 +557,20 @@ mod tests {
             predicted_violation: None,
             hold: None,
             class: None,
+            evicted_for: None,
         };
         assert_eq!(unpredicted.to_string(), "interstice:unpredicted slo=410");
-        assert_eq!(parse_marker(&unpredicted.to_string()), Some(unpredicted));
+        assert_eq!(parse_marker(&unpredicted.to_string()), Some(unpredicted.clone()));
+        let evicted = Marker {
+            class: Some("bronze".into()),
+            evicted_for: Some("42_3".into()),
+            ..unpredicted.clone()
+        };
+        assert_eq!(
+            evicted.to_string(),
+            "interstice:unpredicted slo=410 class=bronze evicted_for=42_3"
+        );
+        assert_eq!(parse_marker(&evicted.to_string()), Some(evicted));
         let gold = Marker {
             class: Some("gold".into()),
             hold: Some(7),

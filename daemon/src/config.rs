@@ -5,9 +5,11 @@
 //! (the embedded backend's trace) that is not found there is looked up next to
 //! the config file.
 
+use crate::backend::slurm::evict;
 use crate::classes::ClassTable;
 use interstice_api::Endpoint;
 use interstice_core::placement::{Placement, Weights};
+use interstice_core::qos::Eviction;
 use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time};
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::maintenance::{check_window, window};
@@ -572,6 +574,9 @@ pub struct SlurmConfig {
     /// The scontrol program.
     #[serde(default = "default_scontrol")]
     pub scontrol: PathBuf,
+    /// The scancel program (`backend.eviction` other than `slurm` only).
+    #[serde(default = "default_scancel")]
+    pub scancel: PathBuf,
     /// `SLURM_CONF` for squeue/scontrol (default: their own default, `/etc/slurm/slurm.conf`).
     #[serde(default)]
     pub slurm_conf: Option<PathBuf>,
@@ -595,6 +600,24 @@ pub struct SlurmConfig {
     /// job_submit/interstice) take a hold.
     #[serde(default = "default_slurm_user")]
     pub slurm_user: String,
+    /// Who gives way when HPC work needs CPUs that cloud jobs hold: `slurm`
+    /// (Slurm's own preemption picks), or `priority`, `qos-driven`,
+    /// `owner-share`: the daemon cancels the victims itself, in the
+    /// policy's order (`backend::slurm::evict`; the cloud partitions then
+    /// need `PreemptMode=OFF`, docs/qos.md "On Slurm").
+    #[serde(default = "default_slurm_eviction")]
+    pub eviction: String,
+    /// `owner-share`: the Slurm users and the CPUs each is entitled to
+    /// (other users share nothing).
+    #[serde(default)]
+    pub tenants: Vec<interstice_swf::qos::TenantEntry>,
+}
+
+/// `backend.eviction`'s value for Slurm's own preemption.
+pub const SLURM_PREEMPTS: &str = "slurm";
+
+fn default_slurm_eviction() -> String {
+    SLURM_PREEMPTS.to_string()
 }
 
 fn default_slurm_user() -> String {
@@ -635,6 +658,9 @@ fn default_partition_cloud() -> String {
 }
 fn default_squeue() -> PathBuf {
     PathBuf::from("squeue")
+}
+fn default_scancel() -> PathBuf {
+    PathBuf::from("scancel")
 }
 fn default_scontrol() -> PathBuf {
     PathBuf::from("scontrol")
@@ -989,6 +1015,9 @@ impl Config {
                             .to_string(),
                     );
                 }
+                if let Err(eviction_problems) = self.slurm_eviction() {
+                    problems.extend(eviction_problems);
+                }
                 if !(slurm.hold_seconds.is_finite() && slurm.hold_seconds >= 0.0) {
                     problems.push(format!(
                         "backend.hold_seconds: {} must be a number of seconds >= 0 (0: no admission holds)",
@@ -1194,6 +1223,78 @@ impl Config {
         }
     }
 
+    /// The Slurm backend's own eviction policy (`backend.eviction`,
+    /// `backend.tenants`), checked: `None` when Slurm preempts (or the
+    /// backend is not Slurm); each problem names its key.
+    pub fn slurm_eviction(&self) -> Result<Option<evict::Policy>, Vec<String>> {
+        let BackendConfig::Slurm(slurm) = &self.backend else {
+            return Ok(None);
+        };
+        let mut problems = Vec::new();
+        let eviction = if slurm.eviction == SLURM_PREEMPTS {
+            None
+        } else {
+            match slurm.eviction.parse::<Eviction>() {
+                Ok(eviction) => Some(eviction),
+                Err(err) => {
+                    return Err(vec![format!(
+                        "backend.eviction: {err}, or \"{SLURM_PREEMPTS}\" (Slurm's own preemption)"
+                    )])
+                }
+            }
+        };
+        let classes = self.class_table().ok().flatten();
+        match eviction {
+            Some(Eviction::Priority | Eviction::QosDriven)
+                if classes.as_ref().map_or(true, |table| table.default.is_none()) =>
+            {
+                problems.push(format!(
+                    "backend.eviction: {} orders cloud jobs by class: give `classes:` and a `default_class:` \
+                     (for the jobs that name none)",
+                    slurm.eviction
+                ));
+            }
+            Some(Eviction::OwnerShare) if slurm.tenants.is_empty() => problems.push(
+                "backend.eviction: owner-share needs `backend.tenants:` (Slurm users and the CPUs each is \
+                 entitled to)"
+                    .to_string(),
+            ),
+            _ => {}
+        }
+        if !slurm.tenants.is_empty() && eviction != Some(Eviction::OwnerShare) {
+            problems.push(
+                "backend.tenants: only backend.eviction: owner-share reads them: remove them, or set it"
+                    .to_string(),
+            );
+        }
+        if slurm.tenants.iter().any(|t| t.weight.is_some()) {
+            problems.push(
+                "backend.tenants: weight: only a replay draws tenants by weight; a Slurm job's tenant is its \
+                 user: remove it"
+                    .to_string(),
+            );
+        }
+        let tenants = match interstice_swf::qos::tenants(&slurm.tenants) {
+            Ok(tenants) => tenants,
+            Err((key, message)) => {
+                problems.push(format!("backend.{key}: {message}"));
+                Vec::new()
+            }
+        };
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(eviction.map(|eviction| {
+            evict::Policy::new(
+                eviction,
+                classes.as_ref(),
+                tenants,
+                &slurm.partition_hpc,
+                &slurm.partition_cloud,
+            )
+        }))
+    }
+
     /// A broker's rules ([`BrokerRules`]), from the `engine:` section.
     pub fn broker_rules(&self) -> Result<BrokerRules, EngineSectionError> {
         self.engine.resolve().map(|engine| BrokerRules::of(&engine))
@@ -1342,6 +1443,50 @@ mod tests {
             disqualify.engine_config().unwrap().thesis.beta,
             interstice_core::Beta::Disqualify
         );
+    }
+
+    #[test]
+    fn the_daemons_own_eviction_on_slurm_is_checked_and_built() {
+        let classes =
+            "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\ndefault_class: bronze\n";
+        let parse = |backend: &str, extra: &str| {
+            Config::parse(&format!(
+                "engine: {{procs: 8}}\nbackend: {{type: slurm, {backend}}}\n{extra}"
+            ))
+            .unwrap()
+        };
+        assert!(parse("partition_cloud: cloud", "")
+            .slurm_eviction()
+            .unwrap()
+            .is_none());
+        let qos = parse("eviction: qos-driven", classes);
+        assert_eq!(qos.validate(), Vec::<String>::new());
+        assert_eq!(
+            qos.slurm_eviction().unwrap().map(|p| p.eviction()),
+            Some(Eviction::QosDriven)
+        );
+        let shares = parse("eviction: owner-share, tenants: [{name: alice, share: 4}]", "");
+        assert_eq!(shares.validate(), Vec::<String>::new());
+        let problems = |config: Config| config.validate().join("\n");
+        assert!(
+            problems(parse("eviction: qos", classes)).contains("backend.eviction: unknown eviction policy")
+        );
+        assert!(problems(parse("eviction: priority", "")).contains("give `classes:` and a `default_class:`"));
+        assert!(problems(parse(
+            "eviction: priority",
+            "classes:\n  - {name: gold, slo: 1.0}\n"
+        ))
+        .contains("default_class"));
+        assert!(problems(parse("eviction: owner-share", "")).contains("owner-share needs `backend.tenants:`"));
+        assert!(problems(parse("tenants: [{name: a, share: 1}]", ""))
+            .contains("only backend.eviction: owner-share"));
+        let twice = parse(
+            "eviction: owner-share, tenants: [{name: a, share: 1}, {name: a, share: 2, weight: 1}]",
+            "",
+        );
+        let text = problems(twice);
+        assert!(text.contains("backend.tenants[1].name"), "{text}");
+        assert!(text.contains("weight: only a replay"), "{text}");
     }
 
     #[test]

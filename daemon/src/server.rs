@@ -137,6 +137,9 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     let wrapper =
         std::env::current_exe().map_err(|err| setup(format!("cannot find own executable: {err}")))?;
     let executor = Executor::new(&config.state_dir, wrapper, config.execution.clone()).map_err(setup)?;
+    let eviction = config
+        .slurm_eviction()
+        .map_err(|problems| setup(problems.join("; ")))?;
     let mut backend_config = config.backend.clone();
     let engine = config.engine_config().map_err(setup)?;
     let shape = backend::slurm::EngineShape {
@@ -170,6 +173,7 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     let mut backend_task = tokio::spawn(backend::run(
         backend_config,
         shape,
+        eviction,
         HpcSink::new(commands.clone()),
         metrics,
         Shutdown::new(stop_rx.clone()),

@@ -297,7 +297,7 @@ impl SlurmDaemon {
         let squeue = script(
             "squeue",
             "now=$(date +%s)\n\
-             echo \"7|hpc|RUNNING|4|10:00|$((now - 60))|$((now - 30))|$((now + 570))|None|n2|(null)|(null)\"\n",
+             echo \"7|hpc|RUNNING|4|10:00|$((now - 60))|$((now - 30))|$((now + 570))|None|n2|(null)|root|(null)\"\n",
         );
         let scontrol = script(
             "scontrol",

@@ -123,7 +123,7 @@ fn generate(args: &SlurmArgs) -> SlurmOutput {
         let mut fields: Vec<String> = line.split('|').map(str::to_string).collect();
         let seconds: i64 = fields[2].parse().unwrap_or(60);
         fields[2] = format!("{}:{:02}", seconds / 60, seconds % 60);
-        let _ = writeln!(out.squeue, "{}|hpc|{}|(null)", id + 1, fields.join("|"));
+        let _ = writeln!(out.squeue, "{}|hpc|{}|bench|(null)", id + 1, fields.join("|"));
     }
     for (i, first) in [0, args.nodes / 2].into_iter().enumerate() {
         let count = 50.min(args.nodes - first);

@@ -135,13 +135,38 @@ pub fn service_classes(entries: Vec<ClassEntry>) -> Result<Vec<ServiceClass>, (S
     Ok(classes)
 }
 
-#[derive(Deserialize)]
+/// One `tenants:` entry as written, in a service-class file or in the
+/// daemon's Slurm backend ([`tenants`] checks it).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-struct TenantEntry {
-    name: String,
-    share: u32,
+pub struct TenantEntry {
+    /// Unique, non-empty (in the daemon: a Slurm user name).
+    pub name: String,
+    /// Processors (slots) the tenant is entitled to.
+    pub share: u32,
+    /// Share of the injected jobs drawn into the tenant (a replay's file only).
     #[serde(default)]
-    weight: Option<f64>,
+    pub weight: Option<f64>,
+}
+
+/// The tenants of `entries`, in order; an error is `(key, message)`, the
+/// key relative to the list (`tenants[1].name`). The one reader of a
+/// tenant's fields, for the service-class file and the daemon's config.
+pub fn tenants(entries: &[TenantEntry]) -> Result<Vec<Tenant>, (String, String)> {
+    let mut tenants: Vec<Tenant> = Vec::new();
+    for (i, t) in entries.iter().enumerate() {
+        if tenants.iter().any(|o| o.name == t.name) || t.name.is_empty() {
+            return Err((
+                format!("tenants[{i}].name"),
+                format!("{:?} is empty or used twice", t.name),
+            ));
+        }
+        tenants.push(Tenant {
+            name: t.name.clone(),
+            share: t.share,
+        });
+    }
+    Ok(tenants)
 }
 
 /// `hosts: { count, slots }` (the other form is a list of slots).
@@ -271,16 +296,10 @@ impl QosSpec {
         if !file.tenants.is_empty() {
             cfg.tenants.clear();
             spec.tenant_weights.clear();
-            for (i, t) in file.tenants.into_iter().enumerate() {
-                let key = |k: &str| format!("tenants[{i}].{k}");
-                if cfg.tenants.iter().any(|o: &Tenant| o.name == t.name) || t.name.is_empty() {
-                    return Err(err(key("name"), format!("{:?} is empty or used twice", t.name)));
-                }
-                spec.tenant_weights.push(weight(key("weight"), t.weight)?);
-                cfg.tenants.push(Tenant {
-                    name: t.name,
-                    share: t.share,
-                });
+            cfg.tenants = tenants(&file.tenants).map_err(|(key, message)| err(key, message))?;
+            for (i, t) in file.tenants.iter().enumerate() {
+                spec.tenant_weights
+                    .push(weight(format!("tenants[{i}].weight"), t.weight)?);
             }
         }
         for (what, weights) in [

@@ -134,6 +134,9 @@ pub struct PluginSettings {
     /// `class_partitions` of job_submit/interstice (`gold:cloud_gold`; the
     /// test cluster has a `cloud_gold` partition above `cloud`).
     pub class_partitions: &'static str,
+    /// `PreemptMode` of the cloud partitions: `CANCEL` (Slurm preempts
+    /// them for HPC work), or `OFF` (the daemon evicts, `backend.eviction`).
+    pub cloud_preempt_mode: &'static str,
 }
 
 /// Where spank_interstice's prolog/epilog reports go.
@@ -160,6 +163,7 @@ impl Default for PluginSettings {
             fail_mode: "open",
             spank_reports: SpankReports::Off,
             class_partitions: "",
+            cloud_preempt_mode: "CANCEL",
         }
     }
 }
@@ -234,6 +238,7 @@ impl Cluster {
             .replace("@CTLD_PORT@", &free_port().to_string())
             .replace("@NODE_LINES@", &node_lines.join("\n"))
             .replace("@NODELIST@", &format!("n[1-{}]", NODES.len()))
+            .replace("@CLOUD_PREEMPT_MODE@", settings.cloud_preempt_mode)
             .replace(
                 "@PLUGIN_DIR@",
                 &format!("{system_plugins}:{}", root.join("plugins").display()),
@@ -605,12 +610,13 @@ impl Daemon {
     /// Starts intersticed for `cluster` (an engine of the cluster's
     /// [`CLUSTER_CPUS`] processors) and waits for `/healthz`.
     pub fn start(cluster: &Cluster, generation: u32) -> Daemon {
-        Daemon::start_config(cluster, generation, "cloud", "")
+        Daemon::start_config(cluster, generation, "  partition_cloud: cloud", "")
     }
 
-    /// [`Daemon::start`] reading `partition_cloud` as its cloud partitions,
-    /// with `extra` appended to its config (top-level YAML keys).
-    pub fn start_config(cluster: &Cluster, generation: u32, partition_cloud: &str, extra: &str) -> Daemon {
+    /// [`Daemon::start`] with `backend` as the rest of its `backend:`
+    /// section (`partition_cloud: cloud` at least, two spaces in) and
+    /// `extra` appended to its config (top-level YAML keys).
+    pub fn start_config(cluster: &Cluster, generation: u32, backend: &str, extra: &str) -> Daemon {
         let binary = interstice_tests::artifact("intersticed");
         let root = cluster.dir.path();
         let config = root.join("intersticed.yaml");
@@ -619,7 +625,7 @@ impl Daemon {
             format!(
                 "api:\n  socket: {socket}\nstate_dir: {state}\nengine:\n  procs: {CLUSTER_CPUS}\n  policy: conservative\n  \
                  admission: reject-predicted\nbackend:\n  type: slurm\n  bf_interval_seconds: 1\n  partition_hpc: hpc\n  \
-                 partition_cloud: {partition_cloud}\n  slurm_conf: {conf}\n  evictions_violate: true\nexecution:\n  user: nobody\n\
+                 slurm_conf: {conf}\n  evictions_violate: true\n{backend}\nexecution:\n  user: nobody\n\
                  log_level: info\n{extra}",
                 socket = cluster.daemon_socket.display(),
                 state = root.join("daemon-state").display(),

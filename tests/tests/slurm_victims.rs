@@ -107,7 +107,7 @@ fn sbatch_class_is_accounted_per_class_by_the_daemon() {
     let daemon = Daemon::start_config(
         &cluster,
         1,
-        "cloud",
+        "  partition_cloud: cloud",
         "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
     );
     let long = Duration::from_secs(60);
@@ -211,7 +211,7 @@ fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
     let daemon = Daemon::start_config(
         &cluster,
         1,
-        "cloud,cloud_gold",
+        "  partition_cloud: cloud,cloud_gold",
         "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
     );
     let long = Duration::from_secs(60);
@@ -270,5 +270,115 @@ fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
         .filter(|id| state(id) == "RUNNING")
         .count();
     assert_eq!(running_bronze, 1, "gold took a bronze job's node");
+    cluster.cancel_all();
+}
+
+/// The daemon's own victim order on the real Slurm (`backend.eviction:
+/// qos-driven`, docs/qos.md "On Slurm"): the cloud partition is not
+/// preemptable by Slurm (`PreemptMode=OFF`), so without the daemon an HPC
+/// job would wait for a cloud job's time limit. Bronze, silver and gold
+/// jobs fill one node each, bronze first (so a most-recent-first rule
+/// would take gold); an HPC job needing one node arrives: the daemon
+/// cancels the job of largest `Q` (bronze, SLO 50 % and the longest run:
+/// the most time to spare) after marking it `evicted_for=<HPC job>`, the
+/// HPC job starts, and the bronze job is accounted as evicted, not as
+/// cancelled.
+#[test]
+fn the_daemon_evicts_in_its_policys_order_when_slurm_does_not_preempt() {
+    use harness::{metric, wait_for, Daemon};
+    let cluster = Cluster::start(&PluginSettings {
+        cloud_preempt_mode: "OFF",
+        ..PluginSettings::default()
+    });
+    let daemon = Daemon::start_config(
+        &cluster,
+        1,
+        "  partition_cloud: cloud\n  eviction: qos-driven",
+        "classes:\n  - {name: gold, slo: 1.0}\n  - {name: silver, slo: 0.9}\n  - {name: bronze, slo: 0.5}\n\
+         default_class: bronze\n",
+    );
+    let long = Duration::from_secs(60);
+    let submit = |class: &str| {
+        cluster
+            .sbatch(&[
+                &format!("--class={class}"),
+                "--slo=3600",
+                "-n",
+                "4",
+                "-N",
+                "1",
+                "-t",
+                "5",
+                "--wrap",
+                "sleep 300",
+            ])
+            .unwrap_or_else(|refused| panic!("a {class} job: {}", refused.stderr))
+    };
+    let jobs: Vec<(String, &str)> = ["bronze", "silver", "gold"]
+        .into_iter()
+        .map(|class| {
+            let id = submit(class);
+            cluster.wait_state(&id, &["RUNNING"], long);
+            (id, class)
+        })
+        .collect();
+    wait_for("the daemon's plan to hold the three cloud jobs", long, || {
+        let text = daemon.request("GET", "/metrics", None);
+        (metric(&text, "interstice_slurm_plan_jobs{state=\"running\"}") == 3.0).then_some(())
+    });
+    // Slurm's times are whole seconds: let the jobs run some, so Q differs.
+    std::thread::sleep(Duration::from_secs(2));
+
+    let hpc = cluster
+        .sbatch(&["-p", "hpc", "-n", "4", "-N", "1", "-t", "1", "--wrap", "sleep 3"])
+        .expect("an HPC job needing one node");
+    cluster.wait_state(&hpc, &["RUNNING", "COMPLETED"], long);
+    let state = |id: &str| cluster.job(id).map(|(_, state, _)| state).unwrap_or_default();
+    for (id, class) in &jobs {
+        let expected = if *class == "bronze" {
+            "CANCELLED"
+        } else {
+            "RUNNING"
+        };
+        assert!(
+            state(id).starts_with(expected),
+            "{class} job {id}: {} (daemon log:\n{})",
+            state(id),
+            harness::tail(&daemon.log, 20)
+        );
+    }
+    let (_, _, comment) = cluster.job(&jobs[0].0).expect("bronze in squeue");
+    assert!(
+        comment.ends_with(&format!("class=bronze evicted_for={hpc}")),
+        "the marker says why: {comment}"
+    );
+    let text = harness::wait_metric_at_least(
+        &daemon,
+        "interstice_slurm_cloud_job_outcomes_total{outcome=\"evicted\"}",
+        1.0,
+        long,
+    );
+    assert_eq!(
+        metric(
+            &text,
+            "interstice_slurm_daemon_evictions_total{result=\"cancelled\"}"
+        ),
+        1.0
+    );
+    assert_eq!(metric(&text, "interstice_evictions_total"), 1.0, "{text}");
+    assert_eq!(
+        metric(
+            &text,
+            "interstice_class_cloud_jobs_finished_total{class=\"bronze\"}"
+        ),
+        1.0
+    );
+    assert_eq!(
+        metric(&text, "interstice_class_availability_sum{class=\"bronze\"}"),
+        0.0,
+        "an evicted run is thrown away"
+    );
+    cluster.wait_state(&hpc, &["COMPLETED"], long);
+    assert_eq!(state(&jobs[2].0), "RUNNING", "gold still runs");
     cluster.cancel_all();
 }

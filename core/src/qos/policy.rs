@@ -22,7 +22,8 @@
 //!   (no ping-pong). Among hosts, the one whose victims' tenant is the most
 //!   over its share wins, then the least run time lost.
 
-use super::{Eviction, QosConfig};
+use super::ledger::{qos_key, qos_metric, Ledger};
+use super::{Eviction, QosConfig, Request};
 use crate::time::Time;
 use std::cmp::Ordering;
 
@@ -45,6 +46,27 @@ pub struct Candidate {
     pub overhead: f64,
     /// Run time so far.
     pub ran: Time,
+}
+
+impl Candidate {
+    /// What the rules see at `now` of request `req`, admitted `order`-th,
+    /// whose accounts are `ledger`: the one place `Q`, `K`, `C_k` and the
+    /// run time are read for a decision (the simulated platforms, and the
+    /// daemon's running Slurm jobs).
+    pub fn of(req: &Request, order: u64, ledger: &Ledger, now: Time, cfg: &QosConfig) -> Candidate {
+        let e = ledger.ran(now);
+        let slo = cfg.classes[req.class].slo;
+        Candidate {
+            order,
+            class: req.class,
+            tenant: req.tenant,
+            procs: req.procs,
+            q: qos_metric(e, req.submit, now, slo, cfg.allocation_time),
+            key: qos_key(e, req.submit, slo, cfg.allocation_time),
+            overhead: ledger.overhead_ratio(now),
+            ran: e,
+        }
+    }
 }
 
 /// `f64` in a total order (`f64::total_cmp`), equality included.

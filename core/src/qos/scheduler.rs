@@ -14,7 +14,7 @@
 //! the decisions are the same (tested against the run as written), and a
 //! run costs what it allocates and examines, not the queue's length.
 
-use super::ledger::{qos_key, qos_metric, Ledger};
+use super::ledger::Ledger;
 use super::policy::{Candidate, Key, Rules};
 use super::queue::PendingQueue;
 use super::{OnPreempt, QosConfig, Request};
@@ -222,18 +222,7 @@ impl<'a> Platform<'a> {
 
     fn candidate(&self, idx: usize, now: Time) -> Candidate {
         let l = &self.live[idx];
-        let e = l.ledger.ran(now);
-        let class = &self.cfg.classes[l.req.class];
-        Candidate {
-            order: l.order,
-            class: l.req.class,
-            tenant: l.req.tenant,
-            procs: l.req.procs,
-            q: qos_metric(e, l.req.submit, now, class.slo, self.cfg.allocation_time),
-            key: qos_key(e, l.req.submit, class.slo, self.cfg.allocation_time),
-            overhead: l.ledger.overhead_ratio(now),
-            ran: e,
-        }
+        Candidate::of(&l.req, l.order, &l.ledger, now, self.cfg)
     }
 
     /// One run of the scheduler at `now`; returns the wake-ups of the

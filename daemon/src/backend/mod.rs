@@ -163,10 +163,12 @@ impl Shutdown {
 
 /// Run the configured backend until shutdown; backends that export metrics
 /// count into `metrics`; a backend that maps a plan onto the engine's
-/// processors (Slurm) maps it onto `shape`.
+/// processors (Slurm) maps it onto `shape`, and evicts by `eviction` when
+/// the daemon, not Slurm, picks the victims.
 pub async fn run(
     config: BackendConfig,
     shape: slurm::EngineShape,
+    eviction: Option<slurm::evict::Policy>,
     sink: HpcSink,
     metrics: Metrics,
     mut shutdown: Shutdown,
@@ -177,7 +179,7 @@ pub async fn run(
             shutdown.wait().await;
             Ok(())
         }
-        BackendConfig::Slurm(config) => slurm::run(config, shape, sink, metrics, shutdown).await,
+        BackendConfig::Slurm(config) => slurm::run(config, shape, eviction, sink, metrics, shutdown).await,
     }
 }
 

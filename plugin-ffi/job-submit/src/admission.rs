@@ -130,6 +130,25 @@ pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Opt
     }))
 }
 
+/// Whether `uid` may set a job's comment to `comment` (`scontrol update
+/// Comment=`): the marker (`interstice:…`) is the plugin's record of the
+/// admission, its class and the daemon's eviction mark, so only root and
+/// slurmctld's own user (`slurm_uid`: the daemon marks the jobs it evicts)
+/// may write one; anyone may write a comment without one (which drops the
+/// job's marker: it is no longer accounted, and a daemon evicting by class
+/// gives it its default class).
+pub fn comment_update(comment: Option<&str>, uid: u32, slurm_uid: u32) -> Result<(), String> {
+    match comment {
+        Some(text) if uid != 0 && uid != slurm_uid && text.contains(interstice_api::slurm::MARKER_PREFIX) => {
+            Err(format!(
+                "a comment may not hold \"{}\": job_submit/interstice writes that marker itself",
+                interstice_api::slurm::MARKER_PREFIX
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The SLO of a job without `--slo`: the engine's rule ([`slo_for`]) with the
 /// configured slack factor, rounded up to whole seconds for Slurm.
 pub fn default_slo_seconds(walltime_seconds: u64, slack: f64) -> u64 {
@@ -189,6 +208,7 @@ pub fn decide(
                 predicted_violation: prediction.predicts_violation,
                 hold: prediction.hold,
                 class: request.class.clone(),
+                evicted_for: None,
             },
             false,
         ),
@@ -208,6 +228,7 @@ pub fn decide(
                     predicted_violation: None,
                     hold: None,
                     class: request.class.clone(),
+                    evicted_for: None,
                 },
                 true,
             ),
@@ -244,6 +265,18 @@ pub fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_root_and_slurmctld_write_the_marker_into_a_comment() {
+        let forged = Some("mine interstice:accepted slo=9 class=gold");
+        assert!(comment_update(forged, 1000, 64)
+            .unwrap_err()
+            .contains("interstice:"));
+        assert_eq!(comment_update(forged, 0, 64), Ok(()));
+        assert_eq!(comment_update(forged, 64, 64), Ok(()));
+        assert_eq!(comment_update(Some("just text"), 1000, 64), Ok(()));
+        assert_eq!(comment_update(None, 1000, 64), Ok(()));
+    }
     use std::path::PathBuf;
 
     fn prediction(decision: &str, offer: Option<f64>) -> PredictResponse {

@@ -92,18 +92,48 @@ pub unsafe extern "C" fn job_submit(
     catch_unwind(AssertUnwindSafe(|| submit_inner(job_desc, submit_uid, err_msg))).unwrap_or(SLURM_SUCCESS)
 }
 
-/// Called for `scontrol update job`: nothing to do (admission happens once, at submit).
+/// Called for `scontrol update job`: admission happens once, at submit;
+/// only a comment that would rewrite the plugin's marker is refused, unless
+/// root or slurmctld's own user makes the change
+/// ([`crate::admission::comment_update`]).
 ///
 /// # Safety
-/// Called by slurmctld.
+/// Called by slurmctld with a valid `job_desc_msg_t` and `err_msg` slot.
 #[no_mangle]
 pub unsafe extern "C" fn job_modify(
-    _job_desc: *mut c_void,
+    job_desc: *mut c_void,
     _job_record: *mut c_void,
-    _submit_uid: u32,
-    _err_msg: *mut *mut c_char,
+    submit_uid: u32,
+    err_msg: *mut *mut c_char,
 ) -> c_int {
+    catch_unwind(AssertUnwindSafe(|| modify_inner(job_desc, submit_uid, err_msg))).unwrap_or(SLURM_SUCCESS)
+}
+
+#[cfg(not(interstice_slurm))]
+unsafe fn modify_inner(_job_desc: *mut c_void, _uid: u32, _err_msg: *mut *mut c_char) -> c_int {
     SLURM_SUCCESS
+}
+
+#[cfg(interstice_slurm)]
+unsafe fn modify_inner(job_desc: *mut c_void, submit_uid: u32, err_msg: *mut *mut c_char) -> c_int {
+    if job_desc.is_null() {
+        return SLURM_SUCCESS;
+    }
+    let comment = crate::shim::Desc::new(job_desc).comment();
+    // slurmctld runs this plugin as its own user.
+    let slurm_uid = libc::geteuid();
+    match crate::admission::comment_update(comment.as_deref(), submit_uid, slurm_uid) {
+        Ok(()) => SLURM_SUCCESS,
+        Err(message) => {
+            crate::shim::info(&format!(
+                "job_submit/interstice: uid {submit_uid}: update refused: {message}"
+            ));
+            if !err_msg.is_null() {
+                *err_msg = crate::shim::slurm_string(&message);
+            }
+            SLURM_ERROR
+        }
+    }
 }
 
 #[cfg(not(interstice_slurm))]

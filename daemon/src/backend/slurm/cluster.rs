@@ -50,7 +50,7 @@ impl Node {
 }
 
 /// The value of `key=` among the words of a `scontrol -o` line.
-fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+pub(super) fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     line.split_whitespace()
         .find_map(|word| word.strip_prefix(key).and_then(|rest| rest.strip_prefix('=')))
 }

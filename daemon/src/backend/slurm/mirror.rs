@@ -364,10 +364,10 @@ fn waits_for_nothing_that_comes(reason: &str) -> bool {
 }
 
 /// A job's CPUs shared out over the nodes of `list` (evenly, the first
-/// nodes taking one more while some remain); `None` for a list that names no
-/// node or does not parse (a pending job without a plan; a running job then
-/// is left out of the plan).
-fn shares(job: usize, squeue: &SqueueJob, list: &str, start: Time, end: Time) -> Option<Vec<NodeShare>> {
+/// nodes taking one more while some remain; at least one each): squeue
+/// gives a job's CPU count, not how they spread. `None` for a list that
+/// names no node or does not parse.
+pub(super) fn spread(squeue: &SqueueJob, list: &str) -> Option<Vec<(String, u32)>> {
     let nodes = match expand_hostlist(list) {
         Ok(nodes) if !nodes.is_empty() => nodes,
         _ => {
@@ -381,10 +381,22 @@ fn shares(job: usize, squeue: &SqueueJob, list: &str, start: Time, end: Time) ->
         nodes
             .into_iter()
             .enumerate()
-            .map(|(i, node)| NodeShare {
+            .map(|(i, node)| (node, cpus / n + u32::from((i as u32) < cpus % n)))
+            .collect(),
+    )
+}
+
+/// A job's [`spread`] over `list` as shares from `start` to `end`; `None`
+/// as for `spread` (a pending job without a plan; a running job then is
+/// left out of the plan).
+fn shares(job: usize, squeue: &SqueueJob, list: &str, start: Time, end: Time) -> Option<Vec<NodeShare>> {
+    Some(
+        spread(squeue, list)?
+            .into_iter()
+            .map(|(node, count)| NodeShare {
                 job,
                 node,
-                count: cpus / n + u32::from((i as u32) < cpus % n),
+                count,
                 start,
                 end,
             })
@@ -543,15 +555,15 @@ mod tests {
     fn slurms_plan_in_the_engines_processors() {
         let topology = Topology::new(&nodes(), "cloud", "hpc", 12, 8).unwrap();
         let squeue = format!(
-            "1|hpc|RUNNING|6|10:00|{s}|{s}|{e1}|None|n[1-2]|(null)|(null)\n\
-             2|cloud|RUNNING|1|5:00|{s}|{s}|{e2}|None|n1|(null)|interstice:accepted slo=400 hold=7\n\
-             3|hpc|PENDING|4|1:00|{s}|{p}|{pe}|Resources||n3|(null)\n\
-             4|cloud|PENDING|2|2:00|{s}|N/A|N/A|Priority||(null)|interstice:accepted slo=900 hold=8\n\
-             5|hpc|PENDING|1|UNLIMITED|{s}|N/A|N/A|JobHeldUser||(null)|(null)\n\
-             6|hpc|COMPLETED|4|1:00|{s}|{s}|{s}|None|n3|(null)|(null)\n\
-             7|hpc|PENDING|1|1:00|{s}|N/A|N/A|Priority||(null)|x interstice:accepted slo=1 hold=9\n\
-             8|gpu|PENDING|4|1:00|{s}|N/A|N/A|Resources||(null)|(null)\n\
-             9|hpc|PENDING|4|1:00|{s}|N/A|N/A|DependencyNeverSatisfied||(null)|(null)\n",
+            "1|hpc|RUNNING|6|10:00|{s}|{s}|{e1}|None|n[1-2]|(null)|root|(null)\n\
+             2|cloud|RUNNING|1|5:00|{s}|{s}|{e2}|None|n1|(null)|root|interstice:accepted slo=400 hold=7\n\
+             3|hpc|PENDING|4|1:00|{s}|{p}|{pe}|Resources||n3|root|(null)\n\
+             4|cloud|PENDING|2|2:00|{s}|N/A|N/A|Priority||(null)|root|interstice:accepted slo=900 hold=8\n\
+             5|hpc|PENDING|1|UNLIMITED|{s}|N/A|N/A|JobHeldUser||(null)|root|(null)\n\
+             6|hpc|COMPLETED|4|1:00|{s}|{s}|{s}|None|n3|(null)|root|(null)\n\
+             7|hpc|PENDING|1|1:00|{s}|N/A|N/A|Priority||(null)|root|x interstice:accepted slo=1 hold=9\n\
+             8|gpu|PENDING|4|1:00|{s}|N/A|N/A|Resources||(null)|root|(null)\n\
+             9|hpc|PENDING|4|1:00|{s}|N/A|N/A|DependencyNeverSatisfied||(null)|root|(null)\n",
             s = NOW - 100,
             e1 = NOW + 500,
             e2 = NOW + 200,
@@ -649,8 +661,8 @@ mod tests {
     fn jobs_on_unknown_nodes_or_bad_lists_are_left_out_not_fatal() {
         let topology = Topology::new(&nodes(), "cloud", "hpc", 12, 8).unwrap();
         let squeue = format!(
-            "1|other|RUNNING|2|1:00|{s}|{s}|{e}|None|x9|(null)|(null)\n\
-             2|hpc|RUNNING|2|1:00|{s}|{s}|{e}|None|n[1-|(null)|(null)\n",
+            "1|other|RUNNING|2|1:00|{s}|{s}|{e}|None|x9|(null)|root|(null)\n\
+             2|hpc|RUNNING|2|1:00|{s}|{s}|{e}|None|n[1-|(null)|root|(null)\n",
             s = NOW,
             e = NOW + 60
         );

@@ -28,7 +28,7 @@
 //! What the backend reads, with `SLURM_TIME_FORMAT=%s` so that times are epoch
 //! seconds: `squeue -h -a -t all -o` [`SQUEUE_FORMAT`] (id, partition, state,
 //! CPUs, time limit, submit, start — planned start for pending jobs, from the
-//! backfill plan —, end, reason, nodes held, nodes planned, comment; the
+//! backfill plan —, end, reason, nodes held, nodes planned, user, comment; the
 //! comment last, so that a `|` in it is harmless), the nodes and the
 //! reservations ([`cluster`]). Held jobs (reason `JobHeld*`) are left out of
 //! the plan: they will not start on their own. The comment carries the
@@ -38,7 +38,7 @@
 //! admission hold (`hold=ID`, [`Marker`]). The parsers are pure functions with
 //! unit tests on captured output.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -48,6 +48,7 @@ use interstice_core::{violates, EndReason, Time};
 use prometheus::{IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry};
 
 pub mod cluster;
+pub mod evict;
 pub mod mirror;
 
 use super::{BackendError, HpcSink, HpcUpdate, PlanUpdate, Shutdown};
@@ -60,7 +61,7 @@ use mirror::{plan, Topology};
 pub use mirror::{PlanCounts, PlanRead};
 
 /// The `squeue -o` format the backend parses (fields separated by `|`, comment last).
-pub const SQUEUE_FORMAT: &str = "%i|%P|%T|%C|%l|%V|%S|%e|%r|%N|%Y|%k";
+pub const SQUEUE_FORMAT: &str = "%i|%P|%T|%C|%l|%V|%S|%e|%r|%N|%Y|%u|%k";
 
 /// Longest a squeue/scontrol call may take before it is killed.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -147,6 +148,10 @@ pub struct SqueueJob {
     pub nodes: String,
     /// The nodes Slurm's backfill plans a pending job on (`%Y`), if it planned it.
     pub sched_nodes: String,
+    /// The job's user.
+    pub user: String,
+    /// The comment as Slurm prints it (`(null)`: none).
+    pub comment: String,
     /// The interstice marker in the comment, if any (written by `job_submit/interstice`).
     pub marker: Option<Marker>,
 }
@@ -190,20 +195,27 @@ pub fn parse_squeue(output: &str) -> Result<Vec<SqueueJob>, ParseError> {
             message: message.to_string(),
             text: line.to_string(),
         };
-        let fields: Vec<&str> = line.splitn(12, '|').collect();
-        let [id, partition, state, cpus, limit, submit, start, end, reason, nodes, sched_nodes, comment] =
+        let fields: Vec<&str> = line.splitn(13, '|').collect();
+        let [id, partition, state, cpus, limit, submit, start, end, reason, nodes, sched_nodes, user, comment] =
             fields.as_slice()
         else {
-            return Err(error("expected 12 fields separated by |"));
+            return Err(error("expected 13 fields separated by |"));
         };
         let cpus = cpus
             .trim()
             .parse::<u32>()
             .map_err(|_| error("CPUs is not a number"))?;
+        let marker = parse_marker(comment);
+        let mut state = JobStateName::parse(state.trim());
+        if state == JobStateName::Cancelled && marker.as_ref().is_some_and(|m| m.evicted_for.is_some()) {
+            // The daemon's own eviction (`backend.eviction`, [`evict`]): it
+            // cancelled the job for HPC work, as Slurm's preemption would.
+            state = JobStateName::Preempted;
+        }
         jobs.push(SqueueJob {
             id: id.trim().to_string(),
             partition: partition.trim().to_string(),
-            state: JobStateName::parse(state.trim()),
+            state,
             cpus,
             time_limit_seconds: parse_duration(limit.trim()),
             submit: parse_epoch(submit),
@@ -212,7 +224,9 @@ pub fn parse_squeue(output: &str) -> Result<Vec<SqueueJob>, ParseError> {
             reason: reason.trim().to_string(),
             nodes: nodes.trim().to_string(),
             sched_nodes: sched_nodes.trim().to_string(),
-            marker: parse_marker(comment),
+            user: user.trim().to_string(),
+            comment: comment.to_string(),
+            marker,
         });
     }
     Ok(jobs)
@@ -393,6 +407,8 @@ pub struct SlurmMetrics {
     pub cluster_cpus: IntGaugeVec,
     /// CPUs of each partition, by state (allocated, total, unavailable).
     pub partition_cpus: IntGaugeVec,
+    /// Cloud jobs the daemon cancelled for HPC jobs (`backend.eviction`), by result.
+    pub daemon_evictions: IntCounterVec,
 }
 
 impl SlurmMetrics {
@@ -441,6 +457,15 @@ impl SlurmMetrics {
                 ),
                 &["partition", "state"],
             )?,
+            daemon_evictions: IntCounterVec::new(
+                opts(
+                    "daemon_evictions_total",
+                    "Cloud jobs the daemon cancelled for pending HPC jobs in its eviction policy's order \
+                     (backend.eviction other than slurm), by result (cancelled; failed: scontrol or scancel \
+                     refused, the job had likely ended)",
+                ),
+                &["result"],
+            )?,
         };
         for outcome in Outcome::ALL {
             metrics.cloud_job_outcomes.with_label_values(&[outcome.label()]);
@@ -454,12 +479,16 @@ impl SlurmMetrics {
         for state in ["allocated", "total"] {
             metrics.cluster_cpus.with_label_values(&[state]);
         }
+        for result in ["cancelled", "failed"] {
+            metrics.daemon_evictions.with_label_values(&[result]);
+        }
         registry.register(Box::new(metrics.cloud_job_outcomes.clone()))?;
         registry.register(Box::new(metrics.unpredicted_admissions.clone()))?;
         registry.register(Box::new(metrics.plan_reads.clone()))?;
         registry.register(Box::new(metrics.plan_jobs.clone()))?;
         registry.register(Box::new(metrics.cluster_cpus.clone()))?;
         registry.register(Box::new(metrics.partition_cpus.clone()))?;
+        registry.register(Box::new(metrics.daemon_evictions.clone()))?;
         Ok(metrics)
     }
 
@@ -693,6 +722,132 @@ impl SlurmState {
     }
 }
 
+/// The daemon's own eviction (`backend.eviction`, [`evict`]) between reads.
+struct SelfEviction {
+    policy: evict::Policy,
+    evictor: evict::Evictor,
+    /// What each pending job needs (`scontrol -o show job`), read once.
+    needs: HashMap<String, Option<evict::Need>>,
+    /// Whether the cloud partitions' `PreemptMode` was checked.
+    checked_partitions: bool,
+}
+
+impl SelfEviction {
+    /// Cancel the cloud jobs the policy picks in `state` (blocking: runs
+    /// scontrol and scancel, each bounded by [`COMMAND_TIMEOUT`]).
+    fn run(&mut self, config: &SlurmConfig, state: &SlurmState, now_seconds: i64, counts: &IntCounterVec) {
+        let conf = config.slurm_conf.as_ref();
+        if !self.checked_partitions {
+            self.checked_partitions = true;
+            warn_if_slurm_preempts(config);
+        }
+        let pending: HashSet<&str> = state
+            .jobs
+            .iter()
+            .filter(|job| job.state == JobStateName::Pending)
+            .map(|job| job.id.as_str())
+            .collect();
+        self.needs.retain(|id, _| pending.contains(id.as_str()));
+        let needs = &mut self.needs;
+        let chosen = self.evictor.choose(&self.policy, state, now_seconds, |job| {
+            if let Some(need) = needs.get(&job.id) {
+                return need.clone();
+            }
+            let read = run_command(&config.squeue, &["-h", "-j", &job.id, "-o", "%j"], conf).and_then(|name| {
+                let show = run_command(&config.scontrol, &["-o", "show", "job", &job.id], conf)?;
+                Ok(evict::parse_need(&show, &job.id, name.strip_suffix('\n').unwrap_or(&name)))
+            });
+            match read {
+                Ok(need) => {
+                    if need.is_none() {
+                        tracing::info!(job = %job.id, "slurm: the daemon does not judge where this pending HPC job may run (named or excluded nodes, features, licenses, generic resources): Slurm starts it when the cloud jobs' limits end");
+                    }
+                    needs.insert(job.id.clone(), need.clone());
+                    need
+                }
+                Err(err) => {
+                    tracing::warn!(job = %job.id, "slurm: cannot read what a pending HPC job needs: {err}");
+                    None
+                }
+            }
+        });
+        let partitions = format!(
+            "--partition={}",
+            interstice_api::slurm::cloud_partitions(&config.partition_cloud)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        for victim in chosen {
+            let comment = |text: &str| {
+                run_command(
+                    &config.scontrol,
+                    &[
+                        "update",
+                        &format!("JobId={}", victim.victim),
+                        &format!("Comment={text}"),
+                    ],
+                    conf,
+                )
+            };
+            let marked = victim
+                .comment
+                .as_ref()
+                .map_or(Ok(String::new()), |c| comment(&c.marked));
+            // Only a running job of a cloud partition: scancel checks it again.
+            let result = marked.and_then(|_| {
+                run_command(
+                    &config.scancel,
+                    &[&partitions, "--state=RUNNING", &victim.victim],
+                    conf,
+                )
+            });
+            match result {
+                Ok(_) => {
+                    counts.with_label_values(&["cancelled"]).inc();
+                    tracing::info!(
+                        job = %victim.victim,
+                        for_job = %victim.for_job,
+                        policy = self.policy.eviction().name(),
+                        "slurm: evicted a cloud job for a pending HPC job"
+                    );
+                }
+                Err(err) => {
+                    counts.with_label_values(&["failed"]).inc();
+                    self.evictor.forget(&victim.victim);
+                    // Take the mark back: a later cancellation is not this eviction.
+                    if let Some(c) = &victim.comment {
+                        let _ = comment(&c.original);
+                    }
+                    tracing::warn!(job = %victim.victim, "slurm: cannot evict a cloud job: {err}");
+                }
+            }
+        }
+    }
+}
+
+/// Warn when a cloud partition is preemptable by Slurm: Slurm would pick
+/// victims its own way before the daemon does (`PreemptMode=OFF` wanted).
+fn warn_if_slurm_preempts(config: &SlurmConfig) {
+    for partition in interstice_api::slurm::cloud_partitions(&config.partition_cloud) {
+        match run_command(
+            &config.scontrol,
+            &["-o", "show", "partition", partition],
+            config.slurm_conf.as_ref(),
+        ) {
+            Ok(text) => match cluster::field(text.trim(), "PreemptMode") {
+                Some("OFF") => {}
+                mode => tracing::warn!(
+                    partition,
+                    "slurm: backend.eviction is the daemon's, but partition {partition} has PreemptMode={}: \
+                     Slurm preempts its jobs in its own order first; set PreemptMode=OFF on the cloud partitions",
+                    mode.unwrap_or("?")
+                ),
+            },
+            Err(err) => tracing::warn!(partition, "slurm: cannot read the partition's PreemptMode: {err}"),
+        }
+    }
+}
+
 /// The engine's processors the plan is mapped onto: `engine.procs`, and
 /// `engine.conv_procs` for the cloud partition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -707,6 +862,7 @@ pub struct EngineShape {
 pub async fn run(
     config: SlurmConfig,
     shape: EngineShape,
+    eviction: Option<evict::Policy>,
     sink: HpcSink,
     daemon_metrics: Metrics,
     mut shutdown: Shutdown,
@@ -714,6 +870,12 @@ pub async fn run(
     let metrics = SlurmMetrics::register(daemon_metrics.registry())
         .map_err(|err| BackendError::Fatal(format!("slurm backend metrics: {err}")))?;
     let mut tracker = OutcomeTracker::default();
+    let mut evicting = eviction.map(|policy| SelfEviction {
+        policy,
+        evictor: evict::Evictor::default(),
+        needs: HashMap::new(),
+        checked_partitions: false,
+    });
     let interval = Duration::from_secs_f64(config.bf_interval_seconds.max(0.05));
     let mut failures_in_a_row = 0u32;
     tracing::info!(interval = ?interval, squeue = %config.squeue.display(), "slurm backend reading the plan");
@@ -755,6 +917,19 @@ pub async fn run(
                 if sink.send(HpcUpdate::Plan(update)).is_err() {
                     return Ok(());
                 }
+                if let Some(mut step) = evicting.take() {
+                    let reader = config.clone();
+                    let counts = metrics.daemon_evictions.clone();
+                    let now_seconds = now.ticks() / 1_000_000;
+                    evicting = Some(
+                        tokio::task::spawn_blocking(move || {
+                            step.run(&reader, &state, now_seconds, &counts);
+                            step
+                        })
+                        .await
+                        .map_err(|err| BackendError::Fatal(format!("slurm eviction panicked: {err}")))?,
+                    );
+                }
             }
             Err(message) => {
                 failures_in_a_row += 1;
@@ -785,15 +960,15 @@ mod tests {
     /// Captured from Slurm 22.05.8 (`SLURM_TIME_FORMAT=%s squeue -h -a -t all -o SQUEUE_FORMAT`),
     /// the accepted markers with the plugin's `predicted_violation=` verdict.
     const SQUEUE: &str = "\
-7|hpc|PENDING|8|2:00|1795246200|1795246320|1795246440|Resources||vm|(null)
-6|hpc|RUNNING|6|2:00|1795246195|1795246196|1795246316|None|vm|(null)|(null)
-8|cloud|RUNNING|2|1:00|1795246201|1795246202|1795246262|None|vm|(null)|interstice:accepted slo=100 predicted_completion=1795246261 predicted_violation=0 hold=2305843009213693952
-9|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246110|None|vm|(null)|interstice:accepted slo=100 predicted_violation=0
-10|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|vm|(null)|user text interstice:accepted slo=300 predicted_violation=0
-11|cloud|COMPLETED|1|1:00|1795246100|1795246150|1795246210|None|vm|(null)|interstice:unpredicted slo=120
-12|cloud|DEADLINE|1|1:00|1795246100|N/A|1795246220|None||(null)|interstice:accepted slo=120 predicted_violation=0
-13|hpc|CANCELLED by 0|1|UNLIMITED|1795246100|0|1795246101|None||(null)|a|b with | bars
-14|hpc|PENDING|1|1:00|1795246100|N/A|N/A|JobHeldUser||(null)|(null)
+7|hpc|PENDING|8|2:00|1795246200|1795246320|1795246440|Resources||vm|root|(null)
+6|hpc|RUNNING|6|2:00|1795246195|1795246196|1795246316|None|vm|(null)|root|(null)
+8|cloud|RUNNING|2|1:00|1795246201|1795246202|1795246262|None|vm|(null)|root|interstice:accepted slo=100 predicted_completion=1795246261 predicted_violation=0 hold=2305843009213693952
+9|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246110|None|vm|(null)|root|interstice:accepted slo=100 predicted_violation=0
+10|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|vm|(null)|root|user text interstice:accepted slo=300 predicted_violation=0
+11|cloud|COMPLETED|1|1:00|1795246100|1795246150|1795246210|None|vm|(null)|root|interstice:unpredicted slo=120
+12|cloud|DEADLINE|1|1:00|1795246100|N/A|1795246220|None||(null)|root|interstice:accepted slo=120 predicted_violation=0
+13|hpc|CANCELLED by 0|1|UNLIMITED|1795246100|0|1795246101|None||(null)|root|a|b with | bars
+14|hpc|PENDING|1|1:00|1795246100|N/A|N/A|JobHeldUser||(null)|root|(null)
 ";
 
     #[test]
@@ -815,6 +990,10 @@ mod tests {
                 reason: "None".into(),
                 nodes: "vm".into(),
                 sched_nodes: "(null)".into(),
+                user: "root".into(),
+                comment: "interstice:accepted slo=100 predicted_completion=1795246261 predicted_violation=0 \
+                          hold=2305843009213693952"
+                    .into(),
                 marker: Some(Marker {
                     predicted: true,
                     slo_seconds: 100.0,
@@ -822,6 +1001,7 @@ mod tests {
                     predicted_violation: Some(false),
                     hold: Some(1 << 61),
                     class: None,
+                    evicted_for: None,
                 }),
             }
         );
@@ -833,7 +1013,7 @@ mod tests {
 
     #[test]
     fn malformed_squeue_line_names_the_line() {
-        let error = parse_squeue("1|hpc|RUNNING|x|1:00|1|1|1|None|n1||\n")
+        let error = parse_squeue("1|hpc|RUNNING|x|1:00|1|1|1|None|n1|||\n")
             .unwrap_err()
             .to_string();
         assert!(
@@ -843,7 +1023,7 @@ mod tests {
         assert!(parse_squeue("garbage\n")
             .unwrap_err()
             .to_string()
-            .contains("expected 12 fields"));
+            .contains("expected 13 fields"));
     }
 
     #[test]
@@ -911,7 +1091,7 @@ mod tests {
         // completion to …200 and carries the verdict.
         let line = |marker: &str| {
             let text = format!(
-                "21|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246150|None|n1|(null)|{marker}\n"
+                "21|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246150|None|n1|(null)|root|{marker}\n"
             );
             let jobs = parse_squeue(&text).unwrap();
             let job = finished(&jobs[0], true).unwrap();
@@ -937,6 +1117,33 @@ mod tests {
             (Outcome::Met, Some(false), None),
             "a fail-open admission had no prediction"
         );
+    }
+
+    #[test]
+    fn a_job_the_daemon_cancelled_with_its_eviction_mark_was_evicted() {
+        let jobs = parse_squeue(
+            "40|cloud|CANCELLED by 0|2|1:00|1795246100|1795246110|1795246150|None|n1|(null)|bob|\
+             interstice:accepted slo=100 class=bronze evicted_for=9\n\
+             41|cloud|CANCELLED by 0|2|1:00|1795246100|1795246110|1795246150|None|n1|(null)|bob|\
+             interstice:accepted slo=100 class=bronze\n",
+        )
+        .unwrap();
+        assert_eq!(jobs[0].state, JobStateName::Preempted);
+        assert_eq!(jobs[0].marker.as_ref().unwrap().evicted_for.as_deref(), Some("9"));
+        assert_eq!(
+            jobs[1].state,
+            JobStateName::Cancelled,
+            "a user's cancellation stays one"
+        );
+        let evicted = finished(&jobs[0], true).unwrap();
+        assert_eq!(evicted.outcome, Outcome::Evicted);
+        assert_eq!(evicted.lost_processor_seconds, 80.0);
+        let account = served(&evicted, 0).unwrap();
+        assert_eq!(
+            (account.ran, account.discarded),
+            (Time::ZERO, Time::from_secs(40))
+        );
+        assert!(served(&finished(&jobs[1], true).unwrap(), 0).is_none());
     }
 
     #[test]
@@ -1006,12 +1213,12 @@ mod tests {
         // ran 29 s and was preempted (A = 0); a marker without a class is in
         // none (no default); an unknown class is in none either.
         let text = "\
-30|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246160|None|n1|(null)|interstice:accepted slo=100 class=gold
-31|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|n2|(null)|interstice:accepted slo=300 class=bronze
-32|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|interstice:accepted slo=100
-33|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|interstice:accepted slo=100 class=lead
-34|cloud|DEADLINE|1|1:00|1795246100|1795246220|1795246220|None||(null)|interstice:accepted slo=120 class=silver
-35|cloud|CANCELLED by 0|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|interstice:accepted slo=100 class=silver
+30|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246160|None|n1|(null)|root|interstice:accepted slo=100 class=gold
+31|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|n2|(null)|root|interstice:accepted slo=300 class=bronze
+32|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|root|interstice:accepted slo=100
+33|cloud|COMPLETED|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|root|interstice:accepted slo=100 class=lead
+34|cloud|DEADLINE|1|1:00|1795246100|1795246220|1795246220|None||(null)|root|interstice:accepted slo=120 class=silver
+35|cloud|CANCELLED by 0|1|1:00|1795246100|1795246101|1795246110|None|n1|(null)|root|interstice:accepted slo=100 class=silver
 ";
         let learned = OutcomeTracker::default().observe(&parse_squeue(text).unwrap(), true);
         let bronze = learned.finished.iter().find(|job| job.id == "31").unwrap();
