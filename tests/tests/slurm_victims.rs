@@ -195,6 +195,37 @@ fn sbatch_class_is_accounted_per_class_by_the_daemon() {
     );
 }
 
+/// A cloud job of `class` taking one whole node (4 CPUs) for 5 minutes.
+fn submit_one_node_job(cluster: &Cluster, class: &str) -> String {
+    cluster
+        .sbatch(&[
+            &format!("--class={class}"),
+            "--slo=3600",
+            "-n",
+            "4",
+            "-N",
+            "1",
+            "-t",
+            "5",
+            "--wrap",
+            "sleep 300",
+        ])
+        .unwrap_or_else(|refused| panic!("a {class} job: {}", refused.stderr))
+}
+
+/// Wait until the daemon's plan holds `running` running jobs.
+fn wait_for_running_in_plan(daemon: &harness::Daemon, running: usize) {
+    harness::wait_for(
+        "the daemon's plan to hold the running cloud jobs",
+        Duration::from_secs(60),
+        || {
+            let text = daemon.request("GET", "/metrics", None);
+            (harness::metric(&text, "interstice_slurm_plan_jobs{state=\"running\"}") == running as f64)
+                .then_some(())
+        },
+    );
+}
+
 /// The `priority` baseline through Slurm (docs/qos.md, "On Slurm"): with
 /// `class_partitions = gold:cloud_gold`, gold jobs run in `cloud_gold`
 /// (`PriorityTier` 3, above `cloud`'s 1, below `hpc`'s 10), and Slurm
@@ -203,7 +234,7 @@ fn sbatch_class_is_accounted_per_class_by_the_daemon() {
 /// area (`partition_cloud: cloud,cloud_gold`).
 #[test]
 fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
-    use harness::{metric, wait_for, Daemon};
+    use harness::Daemon;
     let cluster = Cluster::start(&PluginSettings {
         class_partitions: "gold:cloud_gold",
         ..PluginSettings::default()
@@ -215,23 +246,7 @@ fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
         "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
     );
     let long = Duration::from_secs(60);
-    let submit = |class: &str| {
-        let id = cluster
-            .sbatch(&[
-                &format!("--class={class}"),
-                "--slo=3600",
-                "-n",
-                "4",
-                "-N",
-                "1",
-                "-t",
-                "5",
-                "--wrap",
-                "sleep 300",
-            ])
-            .unwrap_or_else(|refused| panic!("a {class} job: {}", refused.stderr));
-        id
-    };
+    let submit = |class: &str| submit_one_node_job(&cluster, class);
     // Gold first: Slurm's own order among equals would preempt it first.
     let gold = submit("gold");
     cluster.wait_state(&gold, &["RUNNING"], long);
@@ -242,10 +257,7 @@ fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
     assert_eq!(cluster.job(&gold).expect("gold").0, "cloud_gold");
     assert_eq!(cluster.job(&bronze[0]).expect("bronze").0, "cloud");
     // The daemon plans all three as cloud work in its area: no idle processor.
-    wait_for("the daemon's plan to hold the three cloud jobs", long, || {
-        let text = daemon.request("GET", "/metrics", None);
-        (metric(&text, "interstice_slurm_plan_jobs{state=\"running\"}") == 3.0).then_some(())
-    });
+    wait_for_running_in_plan(&daemon, 3);
 
     let hpc = cluster
         .sbatch(&["-p", "hpc", "-n", "4", "-N", "1", "-t", "1", "--wrap", "sleep 1"])
@@ -285,7 +297,7 @@ fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
 /// cancelled.
 #[test]
 fn the_daemon_evicts_in_its_policys_order_when_slurm_does_not_preempt() {
-    use harness::{metric, wait_for, Daemon};
+    use harness::{metric, Daemon};
     let cluster = Cluster::start(&PluginSettings {
         cloud_preempt_mode: "OFF",
         ..PluginSettings::default()
@@ -298,22 +310,7 @@ fn the_daemon_evicts_in_its_policys_order_when_slurm_does_not_preempt() {
          default_class: bronze\n",
     );
     let long = Duration::from_secs(60);
-    let submit = |class: &str| {
-        cluster
-            .sbatch(&[
-                &format!("--class={class}"),
-                "--slo=3600",
-                "-n",
-                "4",
-                "-N",
-                "1",
-                "-t",
-                "5",
-                "--wrap",
-                "sleep 300",
-            ])
-            .unwrap_or_else(|refused| panic!("a {class} job: {}", refused.stderr))
-    };
+    let submit = |class: &str| submit_one_node_job(&cluster, class);
     let jobs: Vec<(String, &str)> = ["bronze", "silver", "gold"]
         .into_iter()
         .map(|class| {
@@ -322,10 +319,7 @@ fn the_daemon_evicts_in_its_policys_order_when_slurm_does_not_preempt() {
             (id, class)
         })
         .collect();
-    wait_for("the daemon's plan to hold the three cloud jobs", long, || {
-        let text = daemon.request("GET", "/metrics", None);
-        (metric(&text, "interstice_slurm_plan_jobs{state=\"running\"}") == 3.0).then_some(())
-    });
+    wait_for_running_in_plan(&daemon, 3);
     // Slurm's times are whole seconds: let the jobs run some, so Q differs.
     std::thread::sleep(Duration::from_secs(2));
 

@@ -565,6 +565,12 @@ mod tests {
         }
     }
 
+    /// The victims `eviction` (with `tenants`) picks in `state` for an HPC
+    /// job needing four CPUs on one node.
+    fn victim_for_one_node(eviction: Eviction, tenants: Vec<Tenant>, state: &SlurmState) -> Vec<String> {
+        victims(&policy(eviction, tenants), state, one_node(4))
+    }
+
     fn victims(policy: &Policy, state: &SlurmState, need: Need) -> Vec<String> {
         Evictor::default()
             .choose(policy, state, NOW, |_| Some(need.clone()))
@@ -639,16 +645,10 @@ mod tests {
         .concat();
         let state = cluster([4, 4, 4], &squeue);
         // Priority: the least important class.
-        assert_eq!(
-            victims(&policy(Eviction::Priority, vec![]), &state, one_node(4)),
-            ["3"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
         // Qos-driven: the largest Q. At SLO 1 gold's Q is 0; silver ran 200 s
         // of 200 at 0.9 (Q = 22 s), bronze 100 of 100 at 0.5 (Q = 100 s).
-        assert_eq!(
-            victims(&policy(Eviction::QosDriven, vec![]), &state, one_node(4)),
-            ["3"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::QosDriven, vec![], &state), ["3"]);
         // Owner-share: bob holds 8 CPUs over a share of 4, alice 4 of 8; of
         // bob's jobs the one that has run least, bronze.
         let tenants = vec![
@@ -662,11 +662,7 @@ mod tests {
             },
         ];
         assert_eq!(
-            victims(
-                &policy(Eviction::OwnerShare, tenants.clone()),
-                &state,
-                one_node(4)
-            ),
+            victim_for_one_node(Eviction::OwnerShare, tenants.clone(), &state),
             ["3"]
         );
         // A silver job far ahead of its SLO (2000 s run: Q = 222 s) and a
@@ -680,14 +676,8 @@ mod tests {
         ]
         .concat();
         let state = cluster([4, 4, 4], &squeue);
-        assert_eq!(
-            victims(&policy(Eviction::Priority, vec![]), &state, one_node(4)),
-            ["3"]
-        );
-        assert_eq!(
-            victims(&policy(Eviction::QosDriven, vec![]), &state, one_node(4)),
-            ["2"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
+        assert_eq!(victim_for_one_node(Eviction::QosDriven, vec![], &state), ["2"]);
         // Turn the tables: gold is the newest and bob's oldest job is bronze.
         let squeue = [
             cloud(1, 4, "n1", 100, "bob", "gold"),
@@ -697,21 +687,12 @@ mod tests {
         ]
         .concat();
         let state = cluster([4, 4, 4], &squeue);
-        assert_eq!(
-            victims(&policy(Eviction::Priority, vec![]), &state, one_node(4)),
-            ["3"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
         // Bronze ran 2000 s at 0.5: Q = 2000 s, the largest.
-        assert_eq!(
-            victims(&policy(Eviction::QosDriven, vec![]), &state, one_node(4)),
-            ["3"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::QosDriven, vec![], &state), ["3"]);
         // Alice holds her 8, bob his 4: neither is over its share, so the
         // job that has run least goes, whoever's: gold (100 s).
-        assert_eq!(
-            victims(&policy(Eviction::OwnerShare, tenants), &state, one_node(4)),
-            ["1"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::OwnerShare, tenants, &state), ["1"]);
     }
 
     #[test]
@@ -731,15 +712,9 @@ mod tests {
         }];
         // No marker: the default class, bronze, like job 1; of the two
         // the most recently admitted goes (job 2, 50 s ago).
-        assert_eq!(
-            victims(&policy(Eviction::Priority, vec![]), &state, one_node(4)),
-            ["2"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["2"]);
         // Mallory is in no tenant: entitled to nothing, over her share.
-        assert_eq!(
-            victims(&policy(Eviction::OwnerShare, tenants), &state, one_node(4)),
-            ["2"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::OwnerShare, tenants, &state), ["2"]);
     }
 
     #[test]
@@ -760,10 +735,7 @@ mod tests {
         assert!(state.jobs.iter().any(|j| j.id == "--user=alice"));
         // Job 3 is listed twice: neither line is trusted. Eve's job 5 (no
         // marker: the default class, bronze) goes.
-        assert_eq!(
-            victims(&policy(Eviction::Priority, vec![]), &state, one_node(4)),
-            ["5"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["5"]);
         assert!(is_job_id("12") && is_job_id("12_3"));
         assert!(
             !is_job_id("") && !is_job_id("12_") && !is_job_id("_3") && !is_job_id("1 2") && !is_job_id("-1")
@@ -783,10 +755,7 @@ mod tests {
         let state = cluster([4, 4, 4], &squeue);
         // Priority takes bronze (n1 has 2 free: not enough), then silver
         // (n2 free: it fits); bronze did not help and is given back.
-        assert_eq!(
-            victims(&policy(Eviction::Priority, vec![]), &state, one_node(4)),
-            ["3"]
-        );
+        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
         // Allowed on two nodes, the same: bronze frees 2 CPUs, all there
         // is outside n2, so silver must go, and then bronze is not needed.
         let two_nodes = Need {
