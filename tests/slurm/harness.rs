@@ -238,12 +238,24 @@ impl Cluster {
             .replace("@CTLD_PORT@", &free_port().to_string())
             .replace("@NODE_LINES@", &node_lines.join("\n"))
             .replace("@NODELIST@", &format!("n[1-{}]", NODES.len()))
-            .replace("@CLOUD_PREEMPT_MODE@", settings.cloud_preempt_mode)
             .replace(
                 "@PLUGIN_DIR@",
                 &format!("{system_plugins}:{}", root.join("plugins").display()),
             )
             .replace("@MUNGE_SOCKET@", &munge_socket.display().to_string());
+        // The cloud partitions' PreemptMode (the template's is the packaged one, CANCEL).
+        let text: String = text
+            .lines()
+            .map(|line| match line.starts_with("PartitionName=cloud") {
+                true => {
+                    line.replace(
+                        "PreemptMode=CANCEL",
+                        &format!("PreemptMode={}", settings.cloud_preempt_mode),
+                    ) + "\n"
+                }
+                false => format!("{line}\n"),
+            })
+            .collect();
         std::fs::write(&conf, text).expect("write slurm.conf");
         let spank_target = match settings.spank_reports {
             SpankReports::Off => format!("socket={} report=no", daemon_socket.display()),
