@@ -127,11 +127,12 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
 /// cancels the job for an HPC job (`evicted_for=<HPC job id>`).
 pub const EVICTED_FOR: &str = "evicted_for=";
 
-/// The cloud partitions a comma-separated setting names (the daemon's
-/// `backend.partition_cloud`, the SPANK plugin's `cloud_partition=`): one,
-/// or one per service class (`class_partitions` of `job_submit`); blanks
-/// around names and empty items are ignored.
-pub fn cloud_partitions(list: &str) -> impl Iterator<Item = &str> {
+/// The partitions a comma-separated list names: a setting (the daemon's
+/// `backend.partition_cloud`, the SPANK plugin's `cloud_partition=`: one,
+/// or one per service class, `class_partitions` of `job_submit`), or a
+/// job's partition (`%P`, `--partition`) when it was submitted to several.
+/// Blanks around names and empty items are ignored.
+pub fn partition_list(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|name| !name.is_empty())
 }
 
@@ -595,8 +596,8 @@ mod tests {
 
     #[test]
     fn cloud_partition_lists_ignore_blanks() {
-        assert_eq!(cloud_partitions(" a, ,b ").collect::<Vec<_>>(), ["a", "b"]);
-        assert_eq!(cloud_partitions("").count(), 0);
+        assert_eq!(partition_list(" a, ,b ").collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(partition_list("").count(), 0);
     }
 
     #[test]

@@ -1000,7 +1000,7 @@ impl Config {
                 if slurm.partition_hpc.is_empty() {
                     problems.push("backend.partition_hpc: must not be empty".to_string());
                 }
-                let mut clouds = interstice_api::slurm::cloud_partitions(&slurm.partition_cloud).peekable();
+                let mut clouds = interstice_api::slurm::partition_list(&slurm.partition_cloud).peekable();
                 if clouds.peek().is_none() || clouds.any(|cloud| cloud == slurm.partition_hpc) {
                     problems.push(format!(
                         "backend.partition_cloud: {:?} must name the cloud partition, or several separated by \

@@ -106,8 +106,7 @@ pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Opt
         .transpose()?;
     let flagged = variable(&submission.spank_env, EVICTABLE_VARIABLE).is_some_and(|value| value != "0");
     let in_partition = submission.partition.as_deref().is_some_and(|partition| {
-        partition
-            .split(',')
+        interstice_api::slurm::partition_list(partition)
             .any(|p| config.evictable_partitions.iter().any(|e| e == p))
     });
     let in_qos = submission

@@ -69,10 +69,7 @@ impl Default for Args {
 impl Args {
     /// Is `partition` one of the cloud partitions?
     pub fn is_cloud_partition(&self, partition: &str) -> bool {
-        self.cloud_partition
-            .split(',')
-            .map(str::trim)
-            .any(|cloud| !cloud.is_empty() && cloud == partition)
+        interstice_api::slurm::partition_list(&self.cloud_partition).any(|cloud| cloud == partition)
     }
 
     /// Parses `key=value` words; an error names the word and the fix.

@@ -37,6 +37,11 @@ const UNAVAILABLE: [&str; 10] = [
 ];
 
 impl Node {
+    /// Whether the node is in partition `name`.
+    pub fn in_partition(&self, name: &str) -> bool {
+        self.partitions.iter().any(|p| p == name)
+    }
+
     /// Whether Slurm may start new work on the node: not down, drained or
     /// draining, failing, not responding (`*`), future or unknown (a node
     /// powered down to save power is available: Slurm resumes it).

@@ -40,7 +40,7 @@ use super::cluster::{field, Node};
 use super::mirror::spread;
 use super::{JobStateName, SlurmState, SqueueJob};
 use crate::classes::ClassTable;
-use interstice_api::slurm::{cloud_partitions, EVICTED_FOR};
+use interstice_api::slurm::{partition_list, EVICTED_FOR};
 use interstice_core::qos::policy::{Candidate, Key, Rules};
 use interstice_core::qos::{Eviction, Ledger, QosConfig, Request, ServiceClass, Tenant};
 use interstice_core::Time;
@@ -102,7 +102,7 @@ impl Policy {
             qos,
             default_class,
             partition_hpc: partition_hpc.to_string(),
-            clouds: cloud_partitions(partition_cloud).map(str::to_string).collect(),
+            clouds: partition_list(partition_cloud).map(str::to_string).collect(),
         }
     }
 
@@ -111,12 +111,9 @@ impl Policy {
         self.qos.eviction
     }
 
-    fn in_partition(job: &SqueueJob, name: &str) -> bool {
-        job.partition.split(',').any(|p| p.trim() == name)
-    }
-
     fn is_cloud(&self, job: &SqueueJob) -> bool {
-        self.clouds.iter().any(|cloud| Self::in_partition(job, cloud))
+        job.partitions()
+            .any(|p| self.clouds.iter().any(|cloud| cloud == p))
     }
 
     /// What the rules see of running cloud job `job`, admitted `order`-th, at `now`.
@@ -218,7 +215,7 @@ impl Rooms {
     fn new(nodes: &[Node], partition: &str) -> Rooms {
         let nodes: Vec<(String, u32, u32)> = nodes
             .iter()
-            .filter(|n| n.available() && n.partitions.iter().any(|p| p == partition))
+            .filter(|n| n.available() && n.in_partition(partition))
             .map(|n| (n.name.clone(), n.total.saturating_sub(n.allocated), n.total))
             .collect();
         let index = nodes.iter().enumerate().map(|(i, n)| (n.0.clone(), i)).collect();
@@ -332,6 +329,8 @@ pub struct Evictor {
     /// stops at them (no second round of victims for a job whose start the
     /// fit misjudged, at every read).
     served: HashSet<String>,
+    /// What each pending job needs, once read (`None`: not judged).
+    needs: HashMap<String, Option<Need>>,
 }
 
 /// A Slurm job id the daemon may name to scancel: `123`, or an array
@@ -351,15 +350,17 @@ impl Evictor {
     }
 
     /// The cloud jobs to cancel now, in order, for the pending HPC jobs of
-    /// `state` at `now_seconds` (module docs); `need` says what a pending
-    /// job needs (`None`: leave it, and every job behind it, to Slurm).
-    /// The victims are remembered as cancelled.
+    /// `state` at `now_seconds` (module docs); `read_need` reads what a
+    /// pending job needs, asked once per job while it waits (`Ok(None)`:
+    /// not judged, the job and every job behind it are left to Slurm;
+    /// `Err`: unread, the walk stops and the job is asked again at the next
+    /// read). The victims are remembered as cancelled.
     pub fn choose(
         &mut self,
         policy: &Policy,
         state: &SlurmState,
         now_seconds: i64,
-        mut need: impl FnMut(&SqueueJob) -> Option<Need>,
+        mut read_need: impl FnMut(&SqueueJob) -> Result<Option<Need>, ()>,
     ) -> Vec<Chosen> {
         let now = Time::from_secs(now_seconds);
         let running = |job: &SqueueJob| job.state == JobStateName::Running;
@@ -385,6 +386,7 @@ impl Evictor {
             .map(|job| job.id.as_str())
             .collect();
         self.served.retain(|id| pending_ids.contains(id.as_str()));
+        self.needs.retain(|id, _| pending_ids.contains(id.as_str()));
         let mut rooms = Rooms::new(&state.nodes, &policy.partition_hpc);
         for spread in self.cancelled.values() {
             rooms.free(spread);
@@ -425,7 +427,7 @@ impl Evictor {
         let pending = state.jobs.iter().filter(|job| {
             job.state == JobStateName::Pending
                 && trusted(job)
-                && Policy::in_partition(job, &policy.partition_hpc)
+                && job.partitions().any(|p| p == policy.partition_hpc)
                 && !job.is_held()
                 && WAITS_FOR_CPUS.contains(&job.reason.as_str())
         });
@@ -433,7 +435,14 @@ impl Evictor {
             if self.served.contains(&job.id) {
                 break;
             }
-            let Some(need) = need(job) else { break };
+            let need = match self.needs.get(&job.id) {
+                Some(need) => need.clone(),
+                None => match read_need(job) {
+                    Ok(need) => self.needs.entry(job.id.clone()).or_insert(need).clone(),
+                    Err(()) => None,
+                },
+            };
+            let Some(need) = need else { break };
             if let Some(placed) = rooms.place(&need) {
                 rooms.take(&placed);
                 continue;
@@ -448,11 +457,10 @@ impl Evictor {
                 rooms.take(&placed);
             }
             self.served.insert(job.id.clone());
-            // Highest index first, so the indices left stay valid.
-            let mut picked = picked;
-            picked.sort_unstable_by(|a, b| b.cmp(a));
-            let mut taken: Vec<Running> = picked.into_iter().map(|v| victims.remove(v)).collect();
-            taken.sort_by(|a, b| (&a.key, a.order).cmp(&(&b.key, b.order)));
+            // `picked` is in the policy's order: remove from the back, so
+            // the indices left stay valid, then take them in order.
+            let mut taken: Vec<Running> = picked.iter().rev().map(|&v| victims.remove(v)).collect();
+            taken.reverse();
             for victim in taken {
                 self.cancelled.insert(victim.job.id.clone(), victim.spread);
                 chosen.push(Chosen {
@@ -573,7 +581,7 @@ mod tests {
 
     fn victims(policy: &Policy, state: &SlurmState, need: Need) -> Vec<String> {
         Evictor::default()
-            .choose(policy, state, NOW, |_| Some(need.clone()))
+            .choose(policy, state, NOW, |_| Ok(Some(need.clone())))
             .into_iter()
             .map(|c| c.victim)
             .collect()
@@ -807,7 +815,7 @@ mod tests {
             &policy(Eviction::Priority, vec![]),
             &cluster([2, 4, 4], &squeue),
             NOW,
-            |_| None,
+            |_| Ok(None),
         );
         assert!(chosen.is_empty());
     }
@@ -826,7 +834,7 @@ mod tests {
         let state = cluster([0, 4, 4], &squeue);
         let policy = policy(Eviction::Priority, vec![]);
         let mut evictor = Evictor::default();
-        let chosen = evictor.choose(&policy, &state, NOW, |_| Some(one_node(4)));
+        let chosen = evictor.choose(&policy, &state, NOW, |_| Ok(Some(one_node(4))));
         assert_eq!(
             chosen,
             [Chosen {
@@ -839,13 +847,18 @@ mod tests {
             }]
         );
         // The next read still lists job 2 running (completing) and both HPC
-        // jobs pending: nothing more is evicted.
-        assert!(evictor
-            .choose(&policy, &state, NOW + 1, |_| Some(one_node(4)))
-            .is_empty());
+        // jobs pending: nothing more is evicted, and no job's needs are
+        // read again.
+        let mut asked = 0;
+        let again = evictor.choose(&policy, &state, NOW + 1, |_| {
+            asked += 1;
+            Ok(Some(one_node(4)))
+        });
+        assert!(again.is_empty());
+        assert_eq!(asked, 0, "needs are read once per pending job");
         // Once job 2 is gone from the list it is forgotten.
         let gone = state_without(&state, "2");
-        evictor.choose(&policy, &gone, NOW + 2, |_| None);
+        evictor.choose(&policy, &gone, NOW + 2, |_| Ok(None));
         assert!(evictor.cancelled.is_empty());
     }
 

@@ -29,7 +29,7 @@
 
 use super::cluster::{Node, Reservation};
 use super::{JobStateName, SqueueJob};
-use interstice_api::slurm::{cloud_partitions, expand_hostlist};
+use interstice_api::slurm::{expand_hostlist, partition_list};
 use interstice_core::{MirroredPlan, Occupation, ProcSet, Time, UnplannedJob};
 use std::collections::HashMap;
 
@@ -87,13 +87,12 @@ impl Topology {
         procs: u32,
         conv_procs: u32,
     ) -> Result<Topology, TopologyError> {
-        let clouds: Vec<String> = cloud_partitions(cloud).map(String::from).collect();
-        let in_partition = |node: &Node, name: &str| node.partitions.iter().any(|p| p == name);
-        let in_cloud = |node: &Node| clouds.iter().any(|cloud| in_partition(node, cloud));
+        let clouds: Vec<String> = partition_list(cloud).map(String::from).collect();
+        let in_cloud = |node: &Node| clouds.iter().any(|cloud| node.in_partition(cloud));
         let cloud_nodes: Vec<&Node> = nodes.iter().filter(|n| in_cloud(n)).collect();
         let hpc_nodes: Vec<&Node> = nodes
             .iter()
-            .filter(|n| in_partition(n, hpc) && !in_cloud(n))
+            .filter(|n| n.in_partition(hpc) && !in_cloud(n))
             .collect();
         let sum = |list: &[&Node]| list.iter().map(|n| n.total).fold(0u32, u32::saturating_add);
         let (cloud_cpus, hpc_cpus) = (sum(&cloud_nodes), sum(&hpc_nodes));
@@ -145,11 +144,9 @@ impl Topology {
     }
 
     /// The partitions of a job's `%P` (`hpc,cloud` when submitted to
-    /// several) this daemon plans: the HPC and the cloud partition.
+    /// several) this daemon plans: the HPC and the cloud partitions.
     fn planned_partitions<'a>(&self, partitions: &'a str) -> Vec<&'a str> {
-        partitions
-            .split(',')
-            .map(str::trim)
+        partition_list(partitions)
             .filter(|p| *p == self.hpc || self.is_cloud(p))
             .collect()
     }
@@ -238,7 +235,7 @@ pub fn plan(
             .marker
             .as_ref()
             .and_then(|m| m.hold)
-            .filter(|_| job.partition.split(',').any(|p| topology.is_cloud(p.trim())))
+            .filter(|_| job.partitions().any(|p| topology.is_cloud(p)))
             .map(|id| (id, job.cpus));
         let limit = job
             .time_limit_seconds

@@ -38,7 +38,7 @@
 //! admission hold (`hold=ID`, [`Marker`]). The parsers are pure functions with
 //! unit tests on captured output.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -157,6 +157,12 @@ pub struct SqueueJob {
 }
 
 impl SqueueJob {
+    /// The partitions of its `%P`: one, or several for a pending job
+    /// submitted to several.
+    pub fn partitions(&self) -> impl Iterator<Item = &str> {
+        interstice_api::slurm::partition_list(&self.partition)
+    }
+
     /// A pending job held by its user or an administrator.
     pub fn is_held(&self) -> bool {
         self.state == JobStateName::Pending && self.reason.starts_with("JobHeld")
@@ -726,54 +732,33 @@ impl SlurmState {
 struct SelfEviction {
     policy: evict::Policy,
     evictor: evict::Evictor,
-    /// What each pending job needs (`scontrol -o show job`), read once.
-    needs: HashMap<String, Option<evict::Need>>,
-    /// Whether the cloud partitions' `PreemptMode` was checked.
-    checked_partitions: bool,
 }
 
 impl SelfEviction {
     /// Cancel the cloud jobs the policy picks in `state` (blocking: runs
-    /// scontrol and scancel, each bounded by [`COMMAND_TIMEOUT`]).
+    /// squeue, scontrol and scancel, each bounded by [`COMMAND_TIMEOUT`]).
     fn run(&mut self, config: &SlurmConfig, state: &SlurmState, now_seconds: i64, counts: &IntCounterVec) {
         let conf = config.slurm_conf.as_ref();
-        if !self.checked_partitions {
-            self.checked_partitions = true;
-            warn_if_slurm_preempts(config);
-        }
-        let pending: HashSet<&str> = state
-            .jobs
-            .iter()
-            .filter(|job| job.state == JobStateName::Pending)
-            .map(|job| job.id.as_str())
-            .collect();
-        self.needs.retain(|id, _| pending.contains(id.as_str()));
-        let needs = &mut self.needs;
         let chosen = self.evictor.choose(&self.policy, state, now_seconds, |job| {
-            if let Some(need) = needs.get(&job.id) {
-                return need.clone();
-            }
             let read = run_command(&config.squeue, &["-h", "-j", &job.id, "-o", "%j"], conf).and_then(|name| {
                 let show = run_command(&config.scontrol, &["-o", "show", "job", &job.id], conf)?;
                 Ok(evict::parse_need(&show, &job.id, name.strip_suffix('\n').unwrap_or(&name)))
             });
             match read {
-                Ok(need) => {
-                    if need.is_none() {
-                        tracing::info!(job = %job.id, "slurm: the daemon does not judge where this pending HPC job may run (named or excluded nodes, features, licenses, generic resources): Slurm starts it when the cloud jobs' limits end");
-                    }
-                    needs.insert(job.id.clone(), need.clone());
-                    need
+                Ok(None) => {
+                    tracing::info!(job = %job.id, "slurm: the daemon does not judge where this pending HPC job may run (named or excluded nodes, features, licenses, generic resources): Slurm starts it when the cloud jobs' limits end");
+                    Ok(None)
                 }
+                Ok(need) => Ok(need),
                 Err(err) => {
                     tracing::warn!(job = %job.id, "slurm: cannot read what a pending HPC job needs: {err}");
-                    None
+                    Err(())
                 }
             }
         });
         let partitions = format!(
             "--partition={}",
-            interstice_api::slurm::cloud_partitions(&config.partition_cloud)
+            interstice_api::slurm::partition_list(&config.partition_cloud)
                 .collect::<Vec<_>>()
                 .join(",")
         );
@@ -828,7 +813,7 @@ impl SelfEviction {
 /// Warn when a cloud partition is preemptable by Slurm: Slurm would pick
 /// victims its own way before the daemon does (`PreemptMode=OFF` wanted).
 fn warn_if_slurm_preempts(config: &SlurmConfig) {
-    for partition in interstice_api::slurm::cloud_partitions(&config.partition_cloud) {
+    for partition in interstice_api::slurm::partition_list(&config.partition_cloud) {
         match run_command(
             &config.scontrol,
             &["-o", "show", "partition", partition],
@@ -873,9 +858,13 @@ pub async fn run(
     let mut evicting = eviction.map(|policy| SelfEviction {
         policy,
         evictor: evict::Evictor::default(),
-        needs: HashMap::new(),
-        checked_partitions: false,
     });
+    if evicting.is_some() {
+        let reader = config.clone();
+        tokio::task::spawn_blocking(move || warn_if_slurm_preempts(&reader))
+            .await
+            .map_err(|err| BackendError::Fatal(format!("slurm partition check panicked: {err}")))?;
+    }
     let interval = Duration::from_secs_f64(config.bf_interval_seconds.max(0.05));
     let mut failures_in_a_row = 0u32;
     tracing::info!(interval = ?interval, squeue = %config.squeue.display(), "slurm backend reading the plan");
