@@ -645,16 +645,6 @@ fn finite(value: f64) -> Option<f64> {
     value.is_finite().then_some(value)
 }
 
-/// Render `summary.json` (pretty-printed, trailing newline).
-pub fn summary_json(
-    summary: &Summary,
-    config: &EngineConfig,
-    workload_name: &str,
-    run: Option<&serde_json::Value>,
-) -> Result<String, serde_json::Error> {
-    render(&summary_wire(summary, config, workload_name, run))
-}
-
 /// Pretty-printed, trailing newline.
 fn render(wire: &SummaryWire) -> Result<String, serde_json::Error> {
     let mut text = serde_json::to_string_pretty(wire)?;
@@ -788,7 +778,7 @@ mod tests {
             duration: Time::from_secs(30),
             procs: ProcSet::from_ranges([(0, 3), (6, 6)]),
         }];
-        let text = summary_json(&Summary::compute(&[], 8), &config, "w0", None).unwrap();
+        let text = render(&summary_wire(&Summary::compute(&[], 8), &config, "w0", None)).unwrap();
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         let config = &value["config"];
         assert_eq!(

@@ -216,15 +216,15 @@ impl EngineConfig {
             predictor: Predictor::Exact,
             thesis: ThesisPrediction::default(),
             maintenance: Vec::new(),
-            placement: Placement::FirstFit,
+            placement: Placement::default(),
             placement_weights: Weights::default(),
         }
     }
 
     /// TOPSIS's weights when cloud jobs are placed by TOPSIS (`None`:
-    /// first fit); the weights count only then.
+    /// first fit; [`Placement::weights`]).
     pub fn topsis(&self) -> Option<&Weights> {
-        (self.placement == Placement::Topsis).then_some(&self.placement_weights)
+        self.placement.weights(&self.placement_weights)
     }
 
     /// The largest platform the engine accepts.

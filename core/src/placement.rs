@@ -19,6 +19,7 @@
 //! processors within the convergence area and the data center's `F^J'`
 //! ([`crate::datacenter::rank`]) both call [`order`].
 
+use crate::time::Time;
 use std::fmt;
 
 /// How a cloud job's resources are chosen among the candidates.
@@ -30,6 +31,30 @@ pub enum Placement {
     FirstFit,
     /// TOPSIS over the four criteria with the configured [`Weights`].
     Topsis,
+}
+
+impl Placement {
+    /// `weights` when resources are placed by TOPSIS (`None`: first fit):
+    /// the weights count only then (an engine's and a data center's).
+    pub fn weights(self, weights: &Weights) -> Option<&Weights> {
+        (self == Placement::Topsis).then_some(weights)
+    }
+}
+
+/// Weights as the error messages suggest writing them.
+pub const WEIGHTS_EXAMPLE: &str = "margin=0.5,completion=0.2,slack=0.2,fragmentation=0.1";
+
+/// The [`Criterion::Completion`] and [`Criterion::Slack`] of a candidate
+/// completing at `completion`, seconds: completion after `now` (TOPSIS's
+/// vector normalisation is not translation-invariant, so absolute instants
+/// on an epoch clock would drown every difference), slack before the SLO's
+/// `deadline` (0 without one).
+pub fn time_criteria(now: Time, completion: Time, deadline: Option<Time>) -> (f64, f64) {
+    let secs = |t: Time| t.as_secs_f64();
+    (
+        secs(completion) - secs(now),
+        deadline.map_or(0.0, |d| secs(d) - secs(completion)),
+    )
 }
 
 crate::job::named_options!(Placement, "placement", "first-fit or topsis", {

@@ -8,7 +8,7 @@
 use crate::backend::slurm::evict;
 use crate::classes::ClassTable;
 use interstice_api::Endpoint;
-use interstice_core::placement::{Placement, Weights};
+use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::qos::Eviction;
 use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time};
 use interstice_swf::beta::{beta_from_secs, parse_beta};
@@ -338,7 +338,7 @@ impl EngineSection {
             match weights.parse() {
                 Ok(weights) => config.placement_weights = weights,
                 Err(err) => problems.push(format!(
-                    "engine.placement_weights: {err} (write e.g. margin=0.5,completion=0.2,slack=0.2,fragmentation=0.1)"
+                    "engine.placement_weights: {err} (write e.g. {WEIGHTS_EXAMPLE})"
                 )),
             }
         }
@@ -934,9 +934,13 @@ impl Config {
                 self.api.idle_timeout_seconds
             ));
         }
-        if let Err(class_problems) = self.class_table() {
-            problems.extend(class_problems);
-        }
+        let classes = match self.class_table() {
+            Ok(table) => table,
+            Err(class_problems) => {
+                problems.extend(class_problems);
+                None
+            }
+        };
         let engine = &self.engine;
         if let Some(DatacenterConfig::Broker(broker)) = &self.datacenter {
             self.validate_broker(broker, &mut problems);
@@ -1015,7 +1019,7 @@ impl Config {
                             .to_string(),
                     );
                 }
-                if let Err(eviction_problems) = self.slurm_eviction() {
+                if let Err(eviction_problems) = self.slurm_eviction(classes.as_ref()) {
                     problems.extend(eviction_problems);
                 }
                 if !(slurm.hold_seconds.is_finite() && slurm.hold_seconds >= 0.0) {
@@ -1199,7 +1203,7 @@ impl Config {
                 ));
             }
         }
-        let classes = match interstice_swf::qos::service_classes(self.classes.clone()) {
+        let classes = match interstice_swf::qos::service_classes(&self.classes) {
             Ok(classes) => classes,
             Err((key, message)) => {
                 problems.push(format!("{key}: {message}"));
@@ -1224,9 +1228,10 @@ impl Config {
     }
 
     /// The Slurm backend's own eviction policy (`backend.eviction`,
-    /// `backend.tenants`), checked: `None` when Slurm preempts (or the
-    /// backend is not Slurm); each problem names its key.
-    pub fn slurm_eviction(&self) -> Result<Option<evict::Policy>, Vec<String>> {
+    /// `backend.tenants`) over `classes` (the config's [`Config::class_table`]),
+    /// checked: `None` when Slurm preempts (or the backend is not Slurm);
+    /// each problem names its key.
+    pub fn slurm_eviction(&self, classes: Option<&ClassTable>) -> Result<Option<evict::Policy>, Vec<String>> {
         let BackendConfig::Slurm(slurm) = &self.backend else {
             return Ok(None);
         };
@@ -1243,10 +1248,9 @@ impl Config {
                 }
             }
         };
-        let classes = self.class_table().ok().flatten();
         match eviction {
             Some(Eviction::Priority | Eviction::QosDriven)
-                if classes.as_ref().map_or(true, |table| table.default.is_none()) =>
+                if classes.map_or(true, |table| table.default.is_none()) =>
             {
                 problems.push(format!(
                     "backend.eviction: {} orders cloud jobs by class: give `classes:` and a `default_class:` \
@@ -1287,7 +1291,7 @@ impl Config {
         Ok(eviction.map(|eviction| {
             evict::Policy::new(
                 eviction,
-                classes.as_ref(),
+                classes,
                 tenants,
                 &slurm.partition_hpc,
                 &slurm.partition_cloud,
@@ -1455,14 +1459,12 @@ mod tests {
             ))
             .unwrap()
         };
-        assert!(parse("partition_cloud: cloud", "")
-            .slurm_eviction()
-            .unwrap()
-            .is_none());
+        let eviction = |config: &Config| config.slurm_eviction(config.class_table().unwrap().as_ref());
+        assert!(eviction(&parse("partition_cloud: cloud", "")).unwrap().is_none());
         let qos = parse("eviction: qos-driven", classes);
         assert_eq!(qos.validate(), Vec::<String>::new());
         assert_eq!(
-            qos.slurm_eviction().unwrap().map(|p| p.eviction()),
+            eviction(&qos).unwrap().map(|p| p.eviction()),
             Some(Eviction::QosDriven)
         );
         let shares = parse("eviction: owner-share, tenants: [{name: alice, share: 4}]", "");

@@ -57,7 +57,7 @@ pub struct EngineArgs {
          order: highest ids of the area, or convergence's stages) or topsis (TOPSIS over the margin before HPC \
          work returns and the idle time left stranded; docs/placement.md); with --datacenter also how F^J' \
          orders the destinations",
-        Placement::FirstFit.name(),
+        Placement::default().name(),
     ))]
     pub placement: Option<Placement>,
     /// TOPSIS's criteria weights: NAME=WEIGHT pairs of completion, slack, margin, fragmentation.

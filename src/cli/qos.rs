@@ -180,8 +180,7 @@ pub(crate) fn check_replay<'c>(
         ))
         .into());
     }
-    // Read only once the flags it could not use are refused (it reads the
-    // maintenance file).
+    // Read only once the flags it could not use are refused.
     let config = engine.to_config(engine.conv.unwrap_or(1).max(1))?;
     if config.scheduling == Scheduling::SharedQueue {
         return Err(Usage(

@@ -36,7 +36,7 @@ use crate::beta::parse_beta;
 use crate::experiment::{ClipTarget, CloudSpec, TraceSpec};
 use crate::inject::{ProcsChoice, RuntimeSpec};
 use interstice_core::datacenter::{Role, Routing};
-use interstice_core::placement::{Placement, Weights};
+use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::{Admission, Beta, Policy, Scheduling, Time};
 use serde::Deserialize;
 use std::num::NonZeroU32;
@@ -362,7 +362,7 @@ impl DatacenterSpec {
             Some(text) => Some(text.parse().map_err(|e| {
                 err(
                     "placement_weights".into(),
-                    format!("{e} (write e.g. margin=0.5,completion=0.2,slack=0.2,fragmentation=0.1)"),
+                    format!("{e} (write e.g. {WEIGHTS_EXAMPLE})"),
                 )
             })?),
             None => None,

@@ -94,10 +94,10 @@ pub struct ClassEntry {
 /// The classes of `entries`, in order; an error is `(key, message)`, the key
 /// relative to the list (`classes[1].slo`). The one reader of a class's
 /// fields, for the service-class file and the daemon's config.
-pub fn service_classes(entries: Vec<ClassEntry>) -> Result<Vec<ServiceClass>, (String, String)> {
+pub fn service_classes(entries: &[ClassEntry]) -> Result<Vec<ServiceClass>, (String, String)> {
     let n = entries.len() as u32;
     let mut classes: Vec<ServiceClass> = Vec::new();
-    for (i, c) in entries.into_iter().enumerate() {
+    for (i, c) in entries.iter().enumerate() {
         let key = |k: &str| format!("classes[{i}].{k}");
         if !(c.slo > 0.0 && c.slo <= 1.0) {
             return Err((key("slo"), format!("{} is not an availability in (0, 1]", c.slo)));
@@ -116,7 +116,7 @@ pub fn service_classes(entries: Vec<ClassEntry>) -> Result<Vec<ServiceClass>, (S
             }
             class.overhead_limit = l;
         }
-        if let Some(bands) = c.credit {
+        if let Some(bands) = &c.credit {
             if bands
                 .iter()
                 .any(|&(low, credit)| !(low.is_finite() && credit.is_finite() && credit >= 0.0))
@@ -128,7 +128,7 @@ pub fn service_classes(entries: Vec<ClassEntry>) -> Result<Vec<ServiceClass>, (S
                         .into(),
                 ));
             }
-            class.credit = CreditTable { bands };
+            class.credit = CreditTable { bands: bands.clone() };
         }
         classes.push(class);
     }
@@ -285,16 +285,14 @@ impl QosSpec {
             spec.seed = seed;
         }
         if !file.classes.is_empty() {
-            let weights: Vec<Option<f64>> = file.classes.iter().map(|c| c.weight).collect();
-            cfg.classes = service_classes(file.classes).map_err(|(key, message)| err(key, message))?;
+            cfg.classes = service_classes(&file.classes).map_err(|(key, message)| err(key, message))?;
             spec.class_weights.clear();
-            for (i, w) in weights.into_iter().enumerate() {
+            for (i, c) in file.classes.iter().enumerate() {
                 spec.class_weights
-                    .push(weight(format!("classes[{i}].weight"), w)?);
+                    .push(weight(format!("classes[{i}].weight"), c.weight)?);
             }
         }
         if !file.tenants.is_empty() {
-            cfg.tenants.clear();
             spec.tenant_weights.clear();
             cfg.tenants = tenants(&file.tenants).map_err(|(key, message)| err(key, message))?;
             for (i, t) in file.tenants.iter().enumerate() {

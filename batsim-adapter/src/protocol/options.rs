@@ -1,7 +1,7 @@
 //! The adapter's settings: engine options (from the command line and/or
 //! Batsim's `--sched-cfg` JSON) and cloud-job injection.
 
-use interstice_core::placement::{Placement, Weights};
+use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::{Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, Scheduling, Time};
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::{inject_cloud_jobs, CloudJobs, InjectOptions, MaintenanceFile, SwfError};
@@ -108,7 +108,7 @@ pub enum OptionsError {
     #[error("placement weights are given but the placement is first-fit: add --placement topsis (sched-config \"placement\": \"topsis\"), or drop the weights")]
     WeightsWithoutTopsis,
     /// TOPSIS's weights are not `NAME=WEIGHT` pairs of known criteria.
-    #[error("placement weights: {0} (write e.g. margin=0.5,completion=0.2,slack=0.2,fragmentation=0.1)")]
+    #[error("placement weights: {0} (write e.g. {example})", example = WEIGHTS_EXAMPLE)]
     PlacementWeights(String),
     /// The maintenance file cannot be read, or a window does not fit the
     /// platform (the message carries the whole cause).

@@ -154,9 +154,10 @@ pub struct DatacenterConfig {
 }
 
 impl DatacenterConfig {
-    /// TOPSIS's weights when `F^J'` orders by TOPSIS (`None`: by completion).
+    /// TOPSIS's weights when `F^J'` orders by TOPSIS (`None`: by
+    /// completion; [`Placement::weights`]).
     pub fn topsis(&self) -> Option<&Weights> {
-        (self.placement == Placement::Topsis).then_some(&self.placement_weights)
+        self.placement.weights(&self.placement_weights)
     }
 
     /// A data center of these schedulers: fresh tuples at every pass,
@@ -173,7 +174,7 @@ impl DatacenterConfig {
                 max_time_in_system: None,
             },
             routing: Routing::Best,
-            placement: Placement::FirstFit,
+            placement: Placement::default(),
             placement_weights: Weights::default(),
         }
     }
@@ -838,15 +839,12 @@ impl Datacenter {
     /// `F^J'` under the configured routing, asked by `caller` (a scheduler,
     /// or `None` for the data-center scheduler).
     fn rank(&self, request: &Request, now: Time, caller: Option<usize>) -> Vec<Choice> {
-        let ranked = rank(
-            &self.tuples,
-            request,
-            now,
-            self.beta,
-            self.tau,
-            self.topsis.as_ref(),
-            caller,
-        );
+        // A fixed route keeps one destination: TOPSIS would order nothing.
+        let topsis = match self.routing {
+            Routing::Best => self.topsis.as_ref(),
+            Routing::Fixed(_) => None,
+        };
+        let ranked = rank(&self.tuples, request, now, self.beta, self.tau, topsis, caller);
         match self.routing {
             Routing::Best => ranked,
             Routing::Fixed(only) => ranked.into_iter().filter(|c| c.index == only).collect(),
@@ -1101,14 +1099,15 @@ impl Datacenter {
     }
 }
 
-/// A job on a platform overbooked by λ: its walltime and run time scaled by λ.
+/// A job on a platform overbooked by λ: its walltime and run time scaled by
+/// λ ([`super::database::occupied`]).
 fn occupy(job: Job, lambda: f64) -> Job {
     if lambda == 1.0 {
         return job;
     }
     Job {
-        walltime: job.walltime.mul_f64(lambda),
-        runtime: job.runtime.map(|r| r.mul_f64(lambda)),
+        walltime: super::database::occupied(job.walltime, lambda),
+        runtime: job.runtime.map(|r| super::database::occupied(r, lambda)),
         ..job
     }
 }

@@ -97,7 +97,19 @@ pub struct Choice {
     pub completion: Time,
 }
 
+/// How long work of `time` occupies processors on a platform overbooked by
+/// `lambda`: `time × λ` (the thesis's `F^C`; a job sent to a cloud platform
+/// runs that long there).
+pub(super) fn occupied(time: Time, lambda: f64) -> Time {
+    time.mul_f64(lambda)
+}
+
 impl Metadata {
+    /// How long a job of `walltime` occupies its processors here ([`occupied`]).
+    fn occupied(&self, walltime: Time) -> Time {
+        occupied(walltime, self.overbooking)
+    }
+
     /// Do these metadata fit the request (width and features)?
     pub fn fits(&self, request: &Request) -> bool {
         request.procs >= 1
@@ -113,9 +125,16 @@ impl Tuple {
     /// `F^σ` on this tuple's slots at `now` with β and latency `r` (`None` =
     /// ∞), and `F^σ` with neither the SLO's bound nor a disqualifying β (the
     /// fit after the deadline, `None` when the slots never hold the job).
-    fn start(&self, request: &Request, now: Time, beta: Beta, latency: Time) -> (Option<Time>, Option<Time>) {
-        let runs = IdleRuns::of(&self.slots);
-        let occupied = request.walltime.mul_f64(self.metadata.overbooking);
+    /// `runs` are this tuple's [`IdleRuns`].
+    fn start(
+        &self,
+        runs: &IdleRuns,
+        request: &Request,
+        now: Time,
+        beta: Beta,
+        latency: Time,
+    ) -> (Option<Time>, Option<Time>) {
+        let occupied = self.metadata.occupied(request.walltime);
         let h = request.procs as usize;
         let start_with = |beta: Beta, slo: Option<Time>| {
             ThesisPrediction { latency, beta }.start(
@@ -162,6 +181,8 @@ pub fn rank(
     topsis: Option<&Weights>,
     caller: Option<usize>,
 ) -> Vec<Choice> {
+    // Each fitting tuple's idle runs, built once (kept for TOPSIS).
+    let mut idle: Vec<Option<IdleRuns>> = tuples.iter().map(|_| None).collect();
     let mut choices: Vec<Choice> = tuples
         .iter()
         .enumerate()
@@ -172,7 +193,8 @@ pub fn rank(
             } else {
                 tuple.latency
             };
-            let (start, unbounded) = tuple.start(request, now, beta, latency);
+            let runs = idle[index].insert(IdleRuns::of(&tuple.slots));
+            let (start, unbounded) = tuple.start(runs, request, now, beta, latency);
             let lambda = tuple.metadata.overbooking;
             let predict = |start| {
                 Prediction::from_start(start, request.walltime, request.slo, request.arrival, lambda, tau)
@@ -207,14 +229,22 @@ pub fn rank(
             .iter()
             .filter(|c| !c.prediction.predicts_violation)
             .count();
-        topsis_order(&mut choices[..meets], tuples, request, now, weights);
-        topsis_order(&mut choices[meets..finite], tuples, request, now, weights);
+        topsis_order(&mut choices[..meets], tuples, &idle, request, now, weights);
+        topsis_order(&mut choices[meets..finite], tuples, &idle, request, now, weights);
     }
     choices
 }
 
-/// Reorder `choices` (finite completions, in first-fit order) by TOPSIS.
-fn topsis_order(choices: &mut [Choice], tuples: &[Tuple], request: &Request, now: Time, weights: &Weights) {
+/// Reorder `choices` (finite completions, in first-fit order) by TOPSIS;
+/// `idle[i]` holds tuple `i`'s idle runs for each choice's tuple.
+fn topsis_order(
+    choices: &mut [Choice],
+    tuples: &[Tuple],
+    idle: &[Option<IdleRuns>],
+    request: &Request,
+    now: Time,
+    weights: &Weights,
+) {
     if choices.len() < 2 {
         return;
     }
@@ -223,10 +253,11 @@ fn topsis_order(choices: &mut [Choice], tuples: &[Tuple], request: &Request, now
     let around: Vec<(Option<Time>, usize)> = choices
         .iter()
         .map(|c| {
-            let tuple = &tuples[c.index];
             let start = c.prediction.start.unwrap_or(c.completion);
-            let occupied = request.walltime.mul_f64(tuple.metadata.overbooking);
-            IdleRuns::of(&tuple.slots).around(start, start.saturating_add(occupied), h)
+            let end = start.saturating_add(tuples[c.index].metadata.occupied(request.walltime));
+            idle[c.index]
+                .as_ref()
+                .map_or((None, 0), |runs| runs.around(start, end, h))
         })
         .collect();
     let margins = placement::margins(
@@ -243,9 +274,7 @@ fn topsis_order(choices: &mut [Choice], tuples: &[Tuple], request: &Request, now
         .zip(&around)
         .zip(margins)
         .map(|((c, &(_, idle)), margin)| {
-            // Relative to now: TOPSIS's normalisation is not translation-invariant.
-            let completion = secs(c.completion) - secs(now);
-            let slack = deadline.map_or(0.0, |d| secs(d) - secs(c.completion));
+            let (completion, slack) = placement::time_criteria(now, c.completion, deadline);
             [completion, slack, margin, idle.saturating_sub(h) as f64]
         })
         .collect();
@@ -308,32 +337,30 @@ impl IdleRuns {
         IdleRuns { runs, starts }
     }
 
-    /// Processors idle over all of `[from, to)` (each counted once).
-    fn covering(&self, from: Time, to: Time) -> usize {
-        let mut procs: Vec<u32> = self
-            .runs
-            .iter()
-            .filter(|&&(_, s, e)| s <= from && e >= to)
-            .map(|&(p, _, _)| p)
-            .collect();
-        procs.sort_unstable();
-        procs.dedup();
-        procs.len()
-    }
-
-    /// For a job on `h` processors over `[from, to)`: when the `h`-th
-    /// latest-ending idle run holding it ends (`None`: never, nothing is
-    /// planned after), and how many processors are idle over the window.
-    fn around(&self, from: Time, to: Time, h: usize) -> (Option<Time>, usize) {
+    /// Each processor idle over all of `[from, to)`, once, with the latest
+    /// end of its idle runs that hold the window.
+    fn holding(&self, from: Time, to: Time) -> Vec<(u32, Time)> {
         let mut ends: Vec<(u32, Time)> = self
             .runs
             .iter()
             .filter(|&&(_, s, e)| s <= from && e >= to)
             .map(|&(p, _, e)| (p, e))
             .collect();
-        // One entry per processor, its latest end.
         ends.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         ends.dedup_by_key(|(p, _)| *p);
+        ends
+    }
+
+    /// Processors idle over all of `[from, to)` (each counted once).
+    fn covering(&self, from: Time, to: Time) -> usize {
+        self.holding(from, to).len()
+    }
+
+    /// For a job on `h` processors over `[from, to)`: when the `h`-th
+    /// latest-ending idle run holding it ends (`None`: never, nothing is
+    /// planned after), and how many processors are idle over the window.
+    fn around(&self, from: Time, to: Time, h: usize) -> (Option<Time>, usize) {
+        let ends = self.holding(from, to);
         let idle = ends.len();
         let mut by_end: Vec<Time> = ends.into_iter().map(|(_, e)| e).collect();
         by_end.sort_unstable_by(|a, b| b.cmp(a));

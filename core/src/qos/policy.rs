@@ -71,7 +71,7 @@ impl Candidate {
 
 /// `f64` in a total order (`f64::total_cmp`), equality included.
 #[derive(Clone, Copy, Debug)]
-pub struct Ordered(pub f64);
+pub(super) struct Ordered(pub(super) f64);
 
 impl PartialEq for Ordered {
     fn eq(&self, other: &Self) -> bool {
@@ -151,7 +151,7 @@ impl<'a> Rules<'a> {
         Key::from(match self.cfg.eviction {
             Eviction::Priority => vec![-self.importance(c), order],
             // By `Q`, which is by `K` among waiting requests (computed once).
-            Eviction::QosDriven => vec![c.key, order],
+            Eviction::QosDriven => vec![self.lane_key(c), order],
             // The tenant furthest below its share first.
             Eviction::OwnerShare => vec![self.excess(c.tenant, running), order],
         })

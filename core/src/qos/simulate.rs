@@ -89,6 +89,10 @@ fn run(
     let mut windows = report::Windows::new(first, cfg.window, cfg.classes.iter().map(|c| c.slo).collect());
     let mut arrivals = requests.into_iter().peekable();
     let mut watchdog = Time::INFINITY;
+    // When the policy's decisions do not change with time, after a run that
+    // changed nothing only an event can make the next one do something (the
+    // run as written keeps running, and decides the same).
+    let time_invariant = !as_written && !super::policy::Rules::new(cfg).changes_with_time();
     let mut now;
     loop {
         let next_event = [
@@ -165,11 +169,7 @@ fn run(
                     }
                 }
                 // The watchdog runs the scheduler `watchdog` after its last
-                // run while requests wait. When the policy's decisions do not
-                // change with time, after a run that changed nothing only an
-                // event can make the next one do something (the run as
-                // written keeps running, and decides the same).
-                let time_invariant = !as_written && !super::policy::Rules::new(cfg).changes_with_time();
+                // run while requests wait (see `time_invariant`).
                 watchdog =
                     if !platform.has_pending() || (ran && time_invariant && platform.changes == changes) {
                         Time::INFINITY

@@ -51,10 +51,7 @@ impl State {
                 .collect::<Vec<_>>(),
             secs(job.walltime),
         );
-        // Times relative to now: TOPSIS's vector normalisation is not
-        // translation-invariant, so absolute instants would drown differences.
-        let completion = secs(end) - secs(self.now);
-        let slack = job.deadline().map_or(0.0, |d| secs(d) - secs(end));
+        let (completion, slack) = placement::time_criteria(self.now, end, job.deadline());
         let scores: Vec<Scores> = procs
             .iter()
             .zip(&next_hpc)
