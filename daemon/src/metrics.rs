@@ -402,6 +402,16 @@ impl Metrics {
     }
 }
 
+/// The value of `series` (`name{labels}` as rendered) in a scrape (tests).
+#[cfg(test)]
+pub(crate) fn sample(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("{series} missing in\n{text}"))
+        .parse::<f64>()
+        .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

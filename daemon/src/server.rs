@@ -138,7 +138,7 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
         std::env::current_exe().map_err(|err| setup(format!("cannot find own executable: {err}")))?;
     let executor = Executor::new(&config.state_dir, wrapper, config.execution.clone()).map_err(setup)?;
     let eviction = config
-        .slurm_eviction()
+        .slurm_eviction(metrics.classes())
         .map_err(|problems| setup(problems.join("; ")))?;
     let mut backend_config = config.backend.clone();
     let engine = config.engine_config().map_err(setup)?;

@@ -507,6 +507,19 @@ impl Cluster {
             .unwrap_or_else(|err| panic!("run {client}: {err}"))
     }
 
+    /// Runs a Slurm client as the unprivileged user `nobody` (`setpriv`),
+    /// with this cluster's `SLURM_CONF`, in its world-writable jobs directory.
+    pub fn run_as_nobody(&self, client: &str, args: &[&str]) -> Output {
+        Command::new(program("setpriv"))
+            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+            .arg(program(client))
+            .args(args)
+            .env("SLURM_CONF", &self.conf)
+            .current_dir(self.dir.path().join("jobs"))
+            .output()
+            .unwrap_or_else(|err| panic!("run {client} as nobody: {err}"))
+    }
+
     /// `sbatch --parsable ARGS`: Ok(job id), or sbatch's refusal.
     pub fn sbatch(&self, args: &[&str]) -> Result<String, SbatchRefused> {
         let out_pattern = self.dir.path().join("jobs/job-%j.out").display().to_string();
@@ -539,11 +552,16 @@ impl Cluster {
         ))
     }
 
+    /// Job `id`'s state as squeue prints it (`""` once it is gone).
+    pub fn state(&self, id: &str) -> String {
+        self.job(id).map(|(_, state, _)| state).unwrap_or_default()
+    }
+
     /// Waits until job `id` is in one of `states`; returns the state.
     pub fn wait_state(&self, id: &str, states: &[&str], timeout: Duration) -> String {
         let deadline = Instant::now() + timeout;
         loop {
-            let state = self.job(id).map(|(_, state, _)| state).unwrap_or_default();
+            let state = self.state(id);
             if states.contains(&state.as_str()) {
                 return state;
             }

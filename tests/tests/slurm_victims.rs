@@ -58,7 +58,7 @@ fn preempted_position(cluster: &Cluster, priorities: [u32; 3]) -> (usize, Vec<u3
     let preempted: Vec<usize> = ids
         .iter()
         .enumerate()
-        .filter(|(_, id)| cluster.job(id).map(|(_, state, _)| state) == Some("PREEMPTED".into()))
+        .filter(|(_, id)| cluster.state(id) == "PREEMPTED")
         .map(|(position, _)| position)
         .collect();
     assert_eq!(
@@ -263,9 +263,11 @@ fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
         .sbatch(&["-p", "hpc", "-n", "4", "-N", "1", "-t", "1", "--wrap", "sleep 1"])
         .expect("an HPC job needing one node");
     cluster.wait_state(&hpc, &["RUNNING", "COMPLETED"], long);
-    let state = |id: &str| cluster.job(id).map(|(_, state, _)| state).unwrap_or_default();
-    assert_eq!(state(&gold), "RUNNING", "gold is preempted after bronze");
-    let preempted: Vec<&String> = bronze.iter().filter(|id| state(id) == "PREEMPTED").collect();
+    assert_eq!(cluster.state(&gold), "RUNNING", "gold is preempted after bronze");
+    let preempted: Vec<&String> = bronze
+        .iter()
+        .filter(|id| cluster.state(id) == "PREEMPTED")
+        .collect();
     assert_eq!(preempted.len(), 1, "one bronze job makes room: {bronze:?}");
     cluster.wait_state(&hpc, &["COMPLETED"], long);
 
@@ -275,11 +277,11 @@ fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
     cluster.wait_state(&refill, &["RUNNING"], long);
     let gold2 = submit("gold");
     cluster.wait_state(&gold2, &["RUNNING"], long);
-    assert_eq!(state(&gold), "RUNNING");
+    assert_eq!(cluster.state(&gold), "RUNNING");
     let running_bronze = bronze
         .iter()
         .chain([&refill])
-        .filter(|id| state(id) == "RUNNING")
+        .filter(|id| cluster.state(id) == "RUNNING")
         .count();
     assert_eq!(running_bronze, 1, "gold took a bronze job's node");
     cluster.cancel_all();
@@ -327,7 +329,6 @@ fn the_daemon_evicts_in_its_policys_order_when_slurm_does_not_preempt() {
         .sbatch(&["-p", "hpc", "-n", "4", "-N", "1", "-t", "1", "--wrap", "sleep 3"])
         .expect("an HPC job needing one node");
     cluster.wait_state(&hpc, &["RUNNING", "COMPLETED"], long);
-    let state = |id: &str| cluster.job(id).map(|(_, state, _)| state).unwrap_or_default();
     for (id, class) in &jobs {
         let expected = if *class == "bronze" {
             "CANCELLED"
@@ -335,9 +336,9 @@ fn the_daemon_evicts_in_its_policys_order_when_slurm_does_not_preempt() {
             "RUNNING"
         };
         assert!(
-            state(id).starts_with(expected),
+            cluster.state(id).starts_with(expected),
             "{class} job {id}: {} (daemon log:\n{})",
-            state(id),
+            cluster.state(id),
             harness::tail(&daemon.log, 20)
         );
     }
@@ -373,6 +374,75 @@ fn the_daemon_evicts_in_its_policys_order_when_slurm_does_not_preempt() {
         "an evicted run is thrown away"
     );
     cluster.wait_state(&hpc, &["COMPLETED"], long);
-    assert_eq!(state(&jobs[2].0), "RUNNING", "gold still runs");
+    assert_eq!(cluster.state(&jobs[2].0), "RUNNING", "gold still runs");
+    cluster.cancel_all();
+}
+
+/// The marker decides a job's class, and with `backend.eviction` who is
+/// evicted first: an unprivileged user may not rewrite it (`job_modify` of
+/// `job_submit/interstice` refuses a comment holding `interstice:` from
+/// anyone but root and slurmctld's user). Checked as `nobody` on the real
+/// Slurm: a bronze job of nobody's cannot be made gold; root can still
+/// write the marker (the daemon marks the jobs it evicts).
+#[test]
+fn an_unprivileged_user_cannot_rewrite_the_marker() {
+    use harness::Daemon;
+    let cluster = Cluster::start(&PluginSettings::default());
+    let _daemon = Daemon::start_config(
+        &cluster,
+        1,
+        "  partition_cloud: cloud",
+        "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
+    );
+    let long = Duration::from_secs(60);
+    let output = cluster.run_as_nobody(
+        "sbatch",
+        &[
+            "--parsable",
+            "--class=bronze",
+            "-n",
+            "1",
+            "-t",
+            "5",
+            "-o",
+            "/dev/null",
+            "--wrap",
+            "sleep 300",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "sbatch as nobody: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let id = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    cluster.wait_state(&id, &["RUNNING"], long);
+    let (_, _, marker) = cluster.job(&id).expect("in squeue");
+    assert!(marker.ends_with("class=bronze"), "{marker}");
+    let forged = format!("Comment={} class=gold", marker.replace("class=bronze", ""));
+    let update = ["update", &format!("JobId={id}"), forged.as_str()];
+    let refused = cluster.run_as_nobody("scontrol", &update);
+    assert!(!refused.status.success(), "nobody rewrote the marker");
+    // Slurm 22.05 tells scontrol only "Unspecified error"; the reason is in
+    // slurmctld's log.
+    assert!(
+        cluster
+            .slurmctld_log()
+            .contains("update refused: a comment may not hold \"interstice:\""),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert_eq!(
+        cluster.job(&id).expect("in squeue").2,
+        marker,
+        "the marker is unchanged"
+    );
+    // Any other comment is the user's to write.
+    let own = cluster.run_as_nobody("scontrol", &["update", &format!("JobId={id}"), "Comment=mine"]);
+    assert!(own.status.success(), "{}", String::from_utf8_lossy(&own.stderr));
+    // Root writes markers (the daemon's eviction mark).
+    let root = cluster.run("scontrol", &update);
+    assert!(root.status.success(), "{}", String::from_utf8_lossy(&root.stderr));
+    assert!(cluster.job(&id).expect("in squeue").2.ends_with("class=gold"));
     cluster.cancel_all();
 }

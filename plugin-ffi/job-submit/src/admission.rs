@@ -197,17 +197,24 @@ pub fn decide(
         features: Vec::new(),
         class: request.class.clone(),
     };
-    let slo_seconds = request.slo_seconds as f64;
+    // The marker of a fail-open admission; the daemon's answer fills it in.
+    let fail_open = Marker {
+        predicted: false,
+        slo_seconds: request.slo_seconds as f64,
+        predicted_completion: None,
+        predicted_violation: None,
+        hold: None,
+        class: request.class.clone(),
+        evicted_for: None,
+    };
     let (marker, unpredicted) = match ask(&wire) {
         Ok(prediction) if prediction.accepted() => (
             Marker {
                 predicted: true,
-                slo_seconds,
                 predicted_completion: prediction.predicted_completion,
                 predicted_violation: prediction.predicts_violation,
                 hold: prediction.hold,
-                class: request.class.clone(),
-                evicted_for: None,
+                ..fail_open
             },
             false,
         ),
@@ -219,18 +226,7 @@ pub fn decide(
             message,
         }) => return Verdict::Reject(format!("Interstice refuses this evictable job: {message}")),
         Err(error) => match config.fail_mode {
-            FailMode::Open => (
-                Marker {
-                    predicted: false,
-                    slo_seconds,
-                    predicted_completion: None,
-                    predicted_violation: None,
-                    hold: None,
-                    class: request.class.clone(),
-                    evicted_for: None,
-                },
-                true,
-            ),
+            FailMode::Open => (fail_open, true),
             FailMode::Closed => {
                 return Verdict::Reject(format!(
                     "the Interstice admission service is unavailable ({error}); evictable jobs are refused \

@@ -58,9 +58,10 @@ const WAITS_FOR_CPUS: [&str; 3] = ["Resources", "Priority", "None"];
 #[derive(Clone, Debug)]
 pub struct Policy {
     qos: QosConfig,
-    class_names: Vec<String>,
-    /// Class of a job that names none, or one the daemon does not have.
-    default_class: usize,
+    /// The daemon's classes (an implicit one when it has none): a job's
+    /// class is [`ClassTable::index`]'s, the default (else the first) for a
+    /// job that names none or one the daemon lacks.
+    classes: ClassTable,
     /// Tenant index by Slurm user ([`OTHER_USERS`] last).
     tenant_of_user: HashMap<String, usize>,
     partition_hpc: String,
@@ -80,19 +81,19 @@ impl Policy {
         partition_hpc: &str,
         partition_cloud: &str,
     ) -> Policy {
-        let (class_list, default_class) = match classes {
-            Some(table) => (table.classes.clone(), table.default.unwrap_or(0)),
-            None => (vec![ServiceClass::new("any", 1, 1.0)], 0),
-        };
+        let classes = classes.cloned().unwrap_or_else(|| ClassTable {
+            classes: vec![ServiceClass::new("any", 1, 1.0)],
+            default: None,
+        });
         tenants.push(Tenant {
             name: OTHER_USERS.to_string(),
             share: 0,
         });
         let mut qos = QosConfig::new(1, 1, eviction);
-        qos.classes = class_list;
+        qos.classes = classes.classes.clone();
         qos.tenants = tenants;
         Policy {
-            class_names: qos.classes.iter().map(|c| c.name.clone()).collect(),
+            classes,
             tenant_of_user: qos
                 .tenants
                 .iter()
@@ -100,7 +101,6 @@ impl Policy {
                 .map(|(i, t)| (t.name.clone(), i))
                 .collect(),
             qos,
-            default_class,
             partition_hpc: partition_hpc.to_string(),
             clouds: partition_list(partition_cloud).map(str::to_string).collect(),
         }
@@ -109,6 +109,11 @@ impl Policy {
     /// The policy's name.
     pub fn eviction(&self) -> Eviction {
         self.qos.eviction
+    }
+
+    /// The cloud partitions: their running jobs are the candidates.
+    pub fn clouds(&self) -> &[String] {
+        &self.clouds
     }
 
     fn is_cloud(&self, job: &SqueueJob) -> bool {
@@ -120,12 +125,14 @@ impl Policy {
     fn candidate(&self, job: &SqueueJob, order: u64, now: Time) -> Option<Candidate> {
         let start = Time::from_secs(job.start?);
         let submit = job.submit.map_or(start, Time::from_secs).min(start);
-        let class = job
-            .marker
-            .as_ref()
-            .and_then(|m| m.class.as_deref())
-            .and_then(|name| self.class_names.iter().position(|c| c == name))
-            .unwrap_or(self.default_class);
+        let named = job.marker.as_ref().and_then(|m| m.class.as_deref());
+        let class = self
+            .classes
+            .index(named)
+            .ok()
+            .flatten()
+            .or(self.classes.default)
+            .unwrap_or(0);
         let tenant = self
             .tenant_of_user
             .get(&job.user)
@@ -368,23 +375,17 @@ impl Evictor {
         // prints comments as they are, newlines included): neither is
         // trusted, nor an id scancel would not read as one job.
         let mut seen = HashMap::<&str, usize>::new();
+        let (mut running_ids, mut pending_ids) = (HashSet::new(), HashSet::new());
         for job in &state.jobs {
             *seen.entry(job.id.as_str()).or_default() += 1;
+            match job.state {
+                JobStateName::Running => running_ids.insert(job.id.as_str()),
+                JobStateName::Pending => pending_ids.insert(job.id.as_str()),
+                _ => false,
+            };
         }
         let trusted = |job: &SqueueJob| seen[job.id.as_str()] == 1 && is_job_id(&job.id);
-        let running_ids: HashSet<&str> = state
-            .jobs
-            .iter()
-            .filter(|job| running(job))
-            .map(|job| job.id.as_str())
-            .collect();
         self.cancelled.retain(|id, _| running_ids.contains(id.as_str()));
-        let pending_ids: HashSet<&str> = state
-            .jobs
-            .iter()
-            .filter(|job| job.state == JobStateName::Pending)
-            .map(|job| job.id.as_str())
-            .collect();
         self.served.retain(|id| pending_ids.contains(id.as_str()));
         self.needs.retain(|id, _| pending_ids.contains(id.as_str()));
         let mut rooms = Rooms::new(&state.nodes, &policy.partition_hpc);

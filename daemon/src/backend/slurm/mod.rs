@@ -280,8 +280,8 @@ pub struct Finished {
     /// marker carries it ([`Marker::predicted_violation`]); None for fail-open
     /// admissions and for markers that do not say (written by an older plugin).
     pub predicted_violation: Option<bool>,
-    /// Processor-seconds of work thrown away (evicted jobs: CPUs × time run).
-    pub lost_processor_seconds: f64,
+    /// Run time thrown away: an evicted job's run (nobody reruns it).
+    pub discarded: Time,
     /// Its service class, as the marker names it.
     pub class: Option<String>,
     /// CPUs.
@@ -290,6 +290,15 @@ pub struct Finished {
     pub times: (Option<i64>, Option<i64>, Option<i64>),
     /// How Slurm says it ended.
     pub state: JobStateName,
+    /// How its run ended, in the engine's terms.
+    pub reason: EndReason,
+}
+
+impl Finished {
+    /// Processor-seconds of work thrown away (CPUs × the discarded run).
+    pub fn lost_processor_seconds(&self) -> f64 {
+        f64::from(self.cpus) * self.discarded.as_secs_f64()
+    }
 }
 
 /// What a finished cloud job means for the metrics; None while it runs or for
@@ -320,20 +329,21 @@ pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
         JobStateName::Cancelled | JobStateName::Pending | JobStateName::Running => (Outcome::Failed, None),
     };
     let predicted_violation = marker.predicted_violation.filter(|_| marker.predicted);
-    let lost_processor_seconds = match (outcome, job.start, job.end) {
-        (Outcome::Evicted, Some(start), Some(end)) => f64::from(job.cpus) * (end - start).max(0) as f64,
-        _ => 0.0,
+    let discarded = match (outcome, job.start, job.end) {
+        (Outcome::Evicted, Some(start), Some(end)) => Time::from_secs((end - start).max(0)),
+        _ => Time::ZERO,
     };
     Some(Finished {
         id: job.id.clone(),
         outcome,
         slo_violated,
         predicted_violation,
-        lost_processor_seconds,
+        discarded,
         class: marker.class.clone(),
         cpus: job.cpus,
         times: (job.submit, job.start, job.end),
         state: job.state,
+        reason,
     })
 }
 
@@ -349,19 +359,13 @@ pub fn served(job: &Finished, class: usize) -> Option<Served> {
     }
     let (submit, start, end) = job.times;
     let (submit, end) = (Time::from_secs(submit?), Time::from_secs(end?));
-    let start = start.map(Time::from_secs);
-    let reason = job.state.end_reason()?;
-    let discarded = match start {
-        Some(start) if reason == EndReason::Evicted => (end - start).max(Time::ZERO),
-        _ => Time::ZERO,
-    };
     Some(Served::of(
         class,
         job.cpus,
         submit,
-        (start, end),
-        discarded,
-        reason,
+        (start.map(Time::from_secs), end),
+        job.discarded,
+        job.reason,
     ))
 }
 
@@ -552,7 +556,7 @@ pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
             daemon.evictions.inc();
             daemon
                 .lost_work_processor_seconds
-                .inc_by(job.lost_processor_seconds);
+                .inc_by(job.lost_processor_seconds());
         }
         if let Some(violated) = job.slo_violated {
             daemon.slo_verdict(violated);
@@ -732,9 +736,19 @@ impl SlurmState {
 struct SelfEviction {
     policy: evict::Policy,
     evictor: evict::Evictor,
+    /// scancel's `--partition=` filter: the cloud partitions.
+    partition_filter: String,
 }
 
 impl SelfEviction {
+    fn new(policy: evict::Policy) -> SelfEviction {
+        SelfEviction {
+            partition_filter: format!("--partition={}", policy.clouds().join(",")),
+            policy,
+            evictor: evict::Evictor::default(),
+        }
+    }
+
     /// Cancel the cloud jobs the policy picks in `state` (blocking: runs
     /// squeue, scontrol and scancel, each bounded by [`COMMAND_TIMEOUT`]).
     fn run(&mut self, config: &SlurmConfig, state: &SlurmState, now_seconds: i64, counts: &IntCounterVec) {
@@ -756,12 +770,6 @@ impl SelfEviction {
                 }
             }
         });
-        let partitions = format!(
-            "--partition={}",
-            interstice_api::slurm::partition_list(&config.partition_cloud)
-                .collect::<Vec<_>>()
-                .join(",")
-        );
         for victim in chosen {
             let comment = |text: &str| {
                 run_command(
@@ -782,7 +790,7 @@ impl SelfEviction {
             let result = marked.and_then(|_| {
                 run_command(
                     &config.scancel,
-                    &[&partitions, "--state=RUNNING", &victim.victim],
+                    &[&self.partition_filter, "--state=RUNNING", &victim.victim],
                     conf,
                 )
             });
@@ -855,10 +863,7 @@ pub async fn run(
     let metrics = SlurmMetrics::register(daemon_metrics.registry())
         .map_err(|err| BackendError::Fatal(format!("slurm backend metrics: {err}")))?;
     let mut tracker = OutcomeTracker::default();
-    let mut evicting = eviction.map(|policy| SelfEviction {
-        policy,
-        evictor: evict::Evictor::default(),
-    });
+    let mut evicting = eviction.map(SelfEviction::new);
     if evicting.is_some() {
         let reader = config.clone();
         tokio::task::spawn_blocking(move || warn_if_slurm_preempts(&reader))
@@ -874,14 +879,10 @@ pub async fn run(
             .await
             .map_err(|err| BackendError::Fatal(format!("slurm plan reader panicked: {err}")))?;
         let now = wall_clock();
+        let now_seconds = now.ticks() / 1_000_000;
         let update = read.and_then(|output| {
             let state = output.parse()?;
-            let read = state.plan(
-                &config.partition_cloud,
-                &config.partition_hpc,
-                shape,
-                now.ticks() / 1_000_000,
-            )?;
+            let read = state.plan(&config.partition_cloud, &config.partition_hpc, shape, now_seconds)?;
             Ok((state, read))
         });
         match update {
@@ -909,7 +910,6 @@ pub async fn run(
                 if let Some(mut step) = evicting.take() {
                     let reader = config.clone();
                     let counts = metrics.daemon_evictions.clone();
-                    let now_seconds = now.ticks() / 1_000_000;
                     evicting = Some(
                         tokio::task::spawn_blocking(move || {
                             step.run(&reader, &state, now_seconds, &counts);
@@ -936,15 +936,7 @@ pub async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The value of `series` (`name{labels}` as rendered) in a scrape.
-    fn sample(text: &str, series: &str) -> f64 {
-        text.lines()
-            .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
-            .unwrap_or_else(|| panic!("{series} missing in\n{text}"))
-            .parse::<f64>()
-            .unwrap()
-    }
+    use crate::metrics::sample;
 
     /// Captured from Slurm 22.05.8 (`SLURM_TIME_FORMAT=%s squeue -h -a -t all -o SQUEUE_FORMAT`),
     /// the accepted markers with the plugin's `predicted_violation=` verdict.
@@ -1029,7 +1021,7 @@ mod tests {
         );
         assert_eq!(outcome("10", false), Some((Outcome::Evicted, None, Some(false))));
         assert_eq!(
-            finished(by_id("10"), true).unwrap().lost_processor_seconds,
+            finished(by_id("10"), true).unwrap().lost_processor_seconds(),
             4.0 * 29.0
         );
         assert_eq!(outcome("11", true), Some((Outcome::Met, Some(false), None)));
@@ -1126,7 +1118,7 @@ mod tests {
         );
         let evicted = finished(&jobs[0], true).unwrap();
         assert_eq!(evicted.outcome, Outcome::Evicted);
-        assert_eq!(evicted.lost_processor_seconds, 80.0);
+        assert_eq!(evicted.lost_processor_seconds(), 80.0);
         let account = served(&evicted, 0).unwrap();
         assert_eq!(
             (account.ran, account.discarded),
