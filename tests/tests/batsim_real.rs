@@ -606,36 +606,42 @@ fn nasa_without_requested_times_runs_unlimited_and_agrees_with_replay() {
     }
 }
 
+/// KTH with its cloud jobs through the real Batsim under `engine` (the
+/// adapter's flags): Batsim's schedule is valid, the adapter's outputs agree
+/// with Batsim's and with `interstice replay` under the same flags (no
+/// resubmissions: an eviction is final without dynamic jobs). Returns the
+/// outcome and the evictions.
+fn kth_cloud_agrees(inputs: &Inputs, name: &str, engine: &[&str]) -> (Outcome, u64) {
+    let run = Run {
+        name: name.to_string(),
+        platform: &inputs.kth_platform,
+        workload: &inputs.kth_cloud,
+        hosts: 100,
+        latency: false,
+        adapter: args(engine),
+        batsim: vec![],
+    };
+    let outcome = simulate(&run);
+    check_schedule(&run.name, &outcome.batsim, run.hosts);
+    let evictions = check_outputs_agree(&run.name, &outcome, DRIFT);
+    let mut replay = engine.to_vec();
+    replay.extend(["--max-resubmissions", "0"]);
+    check_replay_agrees(&run.name, &outcome, run.workload, run.hosts, &replay);
+    (outcome, evictions)
+}
+
 #[test]
 fn kth_with_cloud_jobs_evictions_and_walltime_kills_every_policy() {
     let inputs = inputs();
     for policy in POLICIES {
-        let run = Run {
-            name: format!("kth-cloud-{policy}"),
-            platform: &inputs.kth_platform,
-            workload: &inputs.kth_cloud,
-            hosts: 100,
-            latency: false,
-            adapter: args(&["--policy", policy, "--conv", AREA]),
-            batsim: vec![],
-        };
-        let outcome = simulate(&run);
-        check_schedule(&run.name, &outcome.batsim, run.hosts);
-        let evictions = check_outputs_agree(&run.name, &outcome, DRIFT);
-        assert!(evictions > 0, "{}: no eviction", run.name);
+        let name = format!("kth-cloud-{policy}");
+        let (outcome, evictions) = kth_cloud_agrees(inputs, &name, &["--policy", policy, "--conv", AREA]);
+        assert!(evictions > 0, "{name}: no eviction");
         // Without dynamic jobs an eviction is final: one Batsim run per job.
-        assert_eq!(outcome.ours.len(), outcome.batsim.len(), "{}", run.name);
+        assert_eq!(outcome.ours.len(), outcome.batsim.len(), "{name}");
         assert!(
             count_state(&outcome.ours, "COMPLETED_WALLTIME_REACHED") > 0,
-            "{}: no walltime kill",
-            run.name
-        );
-        check_replay_agrees(
-            &run.name,
-            &outcome,
-            run.workload,
-            run.hosts,
-            &["--policy", policy, "--conv", AREA, "--max-resubmissions", "0"],
+            "{name}: no walltime kill"
         );
     }
 }
@@ -648,21 +654,7 @@ fn kth_with_cloud_jobs_placed_by_topsis_agrees_with_replay() {
     let inputs = inputs();
     for policy in ["easy", "conservative"] {
         let engine = ["--policy", policy, "--conv", AREA, "--placement", "topsis"];
-        let run = Run {
-            name: format!("kth-cloud-topsis-{policy}"),
-            platform: &inputs.kth_platform,
-            workload: &inputs.kth_cloud,
-            hosts: 100,
-            latency: false,
-            adapter: args(&engine),
-            batsim: vec![],
-        };
-        let outcome = simulate(&run);
-        check_schedule(&run.name, &outcome.batsim, run.hosts);
-        check_outputs_agree(&run.name, &outcome, DRIFT);
-        let mut replay = engine.to_vec();
-        replay.extend(["--max-resubmissions", "0"]);
-        check_replay_agrees(&run.name, &outcome, run.workload, run.hosts, &replay);
+        kth_cloud_agrees(inputs, &format!("kth-cloud-topsis-{policy}"), &engine);
     }
 }
 
@@ -682,22 +674,9 @@ fn kth_with_cloud_jobs_in_one_queue_never_evicts() {
             "--predictor",
             predictor,
         ];
-        let run = Run {
-            name: format!("kth-cloud-shared-{policy}-{predictor}"),
-            platform: &inputs.kth_platform,
-            workload: &inputs.kth_cloud,
-            hosts: 100,
-            latency: false,
-            adapter: args(&engine),
-            batsim: vec![],
-        };
-        let outcome = simulate(&run);
-        check_schedule(&run.name, &outcome.batsim, run.hosts);
-        let evictions = check_outputs_agree(&run.name, &outcome, DRIFT);
-        assert_eq!(evictions, 0, "{}: shared-queue evicted", run.name);
-        let mut replay = engine.to_vec();
-        replay.extend(["--max-resubmissions", "0"]);
-        check_replay_agrees(&run.name, &outcome, run.workload, run.hosts, &replay);
+        let name = format!("kth-cloud-shared-{policy}-{predictor}");
+        let (_, evictions) = kth_cloud_agrees(inputs, &name, &engine);
+        assert_eq!(evictions, 0, "{name}: shared-queue evicted");
     }
 }
 
