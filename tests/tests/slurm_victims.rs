@@ -17,6 +17,9 @@ mod harness;
 use harness::{Cluster, PluginSettings};
 use std::time::Duration;
 
+/// The daemon's classes in most tests here.
+const GOLD_AND_BRONZE: &str = "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n";
+
 /// Three cloud jobs, one per node; each gets a priority; an HPC job needing
 /// one node preempts one of them. Returns the preempted job's position (0
 /// = submitted first) and the priorities Slurm reported before preempting.
@@ -104,12 +107,7 @@ fn partition_prio_preemption_ignores_job_priority() {
 fn sbatch_class_is_accounted_per_class_by_the_daemon() {
     use harness::{metric, Daemon};
     let cluster = Cluster::start(&PluginSettings::default());
-    let daemon = Daemon::start_config(
-        &cluster,
-        1,
-        "  partition_cloud: cloud",
-        "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
-    );
+    let daemon = Daemon::start_config(&cluster, 1, "  partition_cloud: cloud", GOLD_AND_BRONZE);
     let long = Duration::from_secs(60);
     let wait_metric =
         |series: &str, expected: f64| harness::wait_metric_at_least(&daemon, series, expected, long);
@@ -243,7 +241,7 @@ fn class_partitions_make_slurm_preempt_the_least_important_class_first() {
         &cluster,
         1,
         "  partition_cloud: cloud,cloud_gold",
-        "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
+        GOLD_AND_BRONZE,
     );
     let long = Duration::from_secs(60);
     let submit = |class: &str| submit_one_node_job(&cluster, class);
@@ -388,12 +386,7 @@ fn the_daemon_evicts_in_its_policys_order_when_slurm_does_not_preempt() {
 fn an_unprivileged_user_cannot_rewrite_the_marker() {
     use harness::Daemon;
     let cluster = Cluster::start(&PluginSettings::default());
-    let _daemon = Daemon::start_config(
-        &cluster,
-        1,
-        "  partition_cloud: cloud",
-        "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\n",
-    );
+    let _daemon = Daemon::start_config(&cluster, 1, "  partition_cloud: cloud", GOLD_AND_BRONZE);
     let long = Duration::from_secs(60);
     let output = cluster.run_as_nobody(
         "sbatch",
