@@ -77,7 +77,10 @@ pub fn classify(err: &anyhow::Error) -> Exit {
             || cause.is::<interstice_swf::qos::QosFileError>()
             || matches!(
                 cause.downcast_ref::<interstice_batsim::sim::area_qos::AreaError>(),
-                Some(interstice_batsim::sim::area_qos::AreaError::Qos(_))
+                Some(
+                    interstice_batsim::sim::area_qos::AreaError::Qos(_)
+                        | interstice_batsim::sim::area_qos::AreaError::Label { .. }
+                )
             )
         {
             return Exit::Input;

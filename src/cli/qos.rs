@@ -101,7 +101,8 @@ fn run_file(args: RunArgs) -> anyhow::Result<()> {
 /// The service-class options of `interstice replay`.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct ClassArgs {
-    /// Schedule the injected cloud jobs with service classes in the convergence area, evicting by
+    /// Schedule the cloud jobs (injected, and the workload's own with their `class`/`tenant`
+    /// labels) with service classes in the convergence area, evicting by
     /// POLICY when HPC work takes processors: priority, qos-driven or owner-share (see
     /// docs/qos.md). HPC decisions are those of a replay without cloud jobs.
     #[arg(long, value_name = "POLICY", value_parser = parse_eviction, conflicts_with = "datacenter")]
@@ -121,27 +122,7 @@ impl ClassArgs {
     /// The classes for an area of `conv` processors.
     fn spec(&self, conv: u32) -> anyhow::Result<QosSpec> {
         let mut spec = match &self.qos {
-            Some(path) => {
-                let spec = QosSpec::load(path, conv)?;
-                // Checked now, before the HPC simulation, as the area will run it.
-                area_qos::area_config(&spec, conv.max(1))
-                    .validate(&[])
-                    .map_err(|e| QosFileError(format!("{}: {e}", path.display())))?;
-                let platform_keys = [
-                    ("hosts", !spec.config.hosts.is_empty()),
-                    ("requests", !spec.requests.is_empty()),
-                    ("until", spec.config.until.is_some()),
-                ];
-                if let Some((key, _)) = platform_keys.iter().find(|(_, given)| *given) {
-                    return Err(QosFileError(format!(
-                        "{}: {key}: describes a `qos run` platform; a replay's platform is its area (--conv), \
-                         its requests the injected cloud jobs and its end the trace's: remove `{key}`",
-                        path.display()
-                    ))
-                    .into());
-                }
-                spec
-            }
+            Some(path) => area_spec(path, conv)?,
             None => QosSpec::defaults(Eviction::default(), conv),
         };
         if let Some(e) = self.eviction {
@@ -151,12 +132,33 @@ impl ClassArgs {
     }
 }
 
-/// The options of a class replay that cannot go with it, as a usage error;
-/// else the injected cloud jobs it schedules.
-pub(crate) fn check_replay<'c>(
-    engine: &EngineArgs,
-    cloud: Option<&'c CloudSpec>,
-) -> anyhow::Result<&'c CloudSpec> {
+/// The class file `path` of cloud jobs in an area of `conv` processors
+/// (`replay --qos`, `swf inject --qos`): checked as the area will run it,
+/// without the keys of a `qos run` platform.
+pub(crate) fn area_spec(path: &Path, conv: u32) -> anyhow::Result<QosSpec> {
+    let spec = QosSpec::load(path, conv)?;
+    // Checked now, before the HPC simulation, as the area will run it.
+    area_qos::area_config(&spec, conv.max(1))
+        .validate(&[])
+        .map_err(|e| QosFileError(format!("{}: {e}", path.display())))?;
+    let platform_keys = [
+        ("hosts", !spec.config.hosts.is_empty()),
+        ("requests", !spec.requests.is_empty()),
+        ("until", spec.config.until.is_some()),
+    ];
+    if let Some((key, _)) = platform_keys.iter().find(|(_, given)| *given) {
+        return Err(QosFileError(format!(
+            "{}: {key}: describes a `qos run` platform; a replay's platform is its area (--conv), \
+             its requests the cloud jobs and its end the trace's: remove `{key}`",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(spec)
+}
+
+/// The options of a class replay that cannot go with it, as a usage error.
+pub(crate) fn check_replay(engine: &EngineArgs) -> anyhow::Result<()> {
     let t = &engine.tuning;
     // What the engine does for cloud jobs the class scheduler does its own
     // way: these flags would be ignored, so they are refused.
@@ -195,19 +197,17 @@ pub(crate) fn check_replay<'c>(
         )
         .into());
     }
-    cloud.ok_or_else(|| {
-        Usage("--eviction/--qos schedule the injected cloud jobs: give --cloud-interval".into()).into()
-    })
+    Ok(())
 }
 
 /// A replay whose cloud jobs have service classes: the HPC trace through
-/// the engine (`jobs.csv`, `summary.json`), the cloud jobs through the
-/// area's QoS platform (`requests.csv`, `windows.csv`, `classes` and `qos`
-/// in `summary.json`).
+/// the engine (`jobs.csv`, `summary.json`), the cloud jobs (the workload's
+/// own and those `cloud` injects) through the area's QoS platform
+/// (`requests.csv`, `windows.csv`, `classes` and `qos` in `summary.json`).
 pub(crate) fn replay_area(
     spec: &TraceSpec,
     engine: &EngineArgs,
-    cloud: &CloudSpec,
+    cloud: Option<&CloudSpec>,
     classes: &ClassArgs,
     out: &Path,
     jobs_csv: bool,
@@ -217,19 +217,35 @@ pub(crate) fn replay_area(
     let trace = load_trace(spec)?;
     let config = engine.to_config(trace.procs)?;
     let qos = classes.spec(config.conv_procs)?;
-    // The workload's own cloud jobs (a Batsim JSON from `swf inject`) are
-    // requests too, merged with the injected ones by arrival (classes are
-    // drawn in that order); the engine sees HPC work only.
+    // The workload's own cloud jobs (a Batsim JSON from `swf inject`, with
+    // their labels) are requests too, merged with the injected ones by
+    // arrival (classes are drawn in that order); the engine sees HPC work
+    // only.
     let (mut hpc, mut own_cloud): (Vec<Job>, Vec<Job>) =
         trace.jobs.iter().cloned().partition(|j| j.kind == JobKind::Hpc);
     hpc.sort_by_key(|job| job.submit);
     own_cloud.sort_by_key(|job| (job.submit, job.id));
-    cloud.check_fits(trace.conv)?;
-    let injected = match injection_span(&hpc) {
-        Some((first, last)) => Some(cloud.jobs(first, last, first_injected_id(&trace.jobs))?),
-        None => None,
+    let injected = match (cloud, injection_span(&hpc)) {
+        (Some(cloud), Some((first, last))) => {
+            cloud.check_fits(trace.conv)?;
+            Some(cloud.jobs(first, last, first_injected_id(&trace.jobs))?)
+        }
+        _ => None,
     };
-    let requests = area_qos::requests(merge_by_submit(own_cloud, injected.into_iter().flatten()), &qos)?;
+    if own_cloud.is_empty() && cloud.is_none() {
+        return Err(Usage(format!(
+            "--eviction/--qos schedule cloud jobs, and {} has none: give --cloud-interval (and the other \
+             --cloud-* flags), or a workload with cloud jobs (`interstice swf inject`)",
+            spec.workload.display()
+        ))
+        .into());
+    }
+    let requests = area_qos::requests(
+        merge_by_submit(own_cloud, injected.into_iter().flatten()),
+        &trace.labels,
+        &qos,
+    )
+    .with_context(|| format!("{}", spec.workload.display()))?;
     // Nothing is written before the inputs are known good.
     output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
     let n_jobs = (hpc.len() + requests.len()) as u64;
@@ -246,7 +262,7 @@ pub(crate) fn replay_area(
         bar.set_position(done)
     })
     .context("simulation failed")?;
-    let info = run_info(spec, &trace, Some(cloud), &run.sim.stats);
+    let info = run_info(spec, &trace, cloud, &run.sim.stats);
     writer.set_classes(
         qos_output::classes_json(&run.outcome),
         qos_output::qos_json(&run.config, &run.outcome),

@@ -136,11 +136,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let bar = progress_bar(args.quiet);
     let jobs_csv = !args.no_jobs_csv;
     let (done, area) = if args.classes.enabled() {
-        let cloud = super::qos::check_replay(&args.engine, cloud.as_ref())?;
+        super::qos::check_replay(&args.engine)?;
         let (done, area) = super::qos::replay_area(
             &spec,
             &args.engine,
-            cloud,
+            cloud.as_ref(),
             &args.classes,
             &args.out,
             jobs_csv,

@@ -11,6 +11,8 @@ use interstice_core::{Job, JobKind, Time};
 use interstice_swf::experiment::{check_cloud_fits, first_injected_id, injection_span, CloudRoom};
 use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec, SplitMix64};
 use interstice_swf::input::{self, Input};
+use interstice_swf::label::JobLabel;
+use interstice_swf::qos::{QosFileError, QosSpec};
 use interstice_swf::{
     batsim_json, merge_by_submit, write_trace, ExtractOptions, ExtractStats, JobStream, StatsBuilder,
     Strictness, SwfReader, Workload, WorkloadStats,
@@ -135,6 +137,11 @@ pub struct InjectArgs {
     /// Seed of the random draws (processors, run times).
     #[arg(long, value_name = "N", default_value_t = interstice_swf::defaults::SEED)]
     pub seed: u64,
+    /// Give every cloud job a service class and tenant (`"class"`, `"tenant"`), drawn by this
+    /// class file's weights and seed as `interstice replay --qos FILE` draws them; a job the
+    /// workload already labels keeps its label (docs/qos.md).
+    #[arg(long, value_name = "FILE")]
+    pub qos: Option<PathBuf>,
     /// Processors of the machine (default: the header's MaxProcs/MaxNodes or nb_res).
     #[arg(long, value_name = "M", value_parser = super::flags::parse_machine_procs)]
     pub procs: Option<u32>,
@@ -266,11 +273,14 @@ fn write_json<J: std::borrow::Borrow<Job>>(
     path: &Path,
     jobs: impl IntoIterator<Item = J>,
     nb_res: u32,
+    label: impl FnMut(&Job) -> Option<JobLabel>,
 ) -> anyhow::Result<()> {
     let out = create_output(path)?;
-    batsim_json::write_workload(jobs, nb_res, out).with_context(|| match path == Path::new("-") {
-        true => super::exit::WriteFailed::stdout(),
-        false => super::exit::WriteFailed(format!("cannot write {}", path.display())),
+    batsim_json::write_labelled_workload(jobs, nb_res, out, label).with_context(|| {
+        match path == Path::new("-") {
+            true => super::exit::WriteFailed::stdout(),
+            false => super::exit::WriteFailed(format!("cannot write {}", path.display())),
+        }
     })
 }
 
@@ -384,7 +394,9 @@ fn convert(args: ConvertArgs) -> anyhow::Result<()> {
     let opts = extract_options(args.procs, &args.hpc, &args.common);
     let workload = load(&args.file, &opts, &args.common)?;
     let nb_res = machine_size(&workload, &args.common)?;
-    write_json(&args.output, &workload.jobs, nb_res)?;
+    write_json(&args.output, &workload.jobs, nb_res, |job| {
+        workload.labels.get(&job.id).cloned()
+    })?;
     if !args.common.quiet {
         eprintln!(
             "interstice: wrote {} jobs on {} processors to {} (skipped {}, clipped {})",
@@ -439,7 +451,37 @@ fn inject(args: InjectArgs) -> anyhow::Result<()> {
     let n_earlier = workload.jobs.len() - n_hpc;
     let n_cloud = std::cell::Cell::new(0u64);
     let cloud = inject_cloud_jobs(&inject, from, to, first_id).inspect(|_| n_cloud.set(n_cloud.get() + 1));
-    write_json(&args.output, merge_by_submit(workload.jobs, cloud), nb_res)?;
+    // With a class file every cloud job written gets a class and tenant, by
+    // the rule `replay --eviction` draws them with (same file, same order).
+    let spec = match &args.qos {
+        Some(path) => {
+            let spec = super::qos::area_spec(path, nb_res)?;
+            spec.check_labels(&workload.labels).map_err(|(job, e)| {
+                QosFileError(format!(
+                    "{}: job {}: {e} in {}: add it to the class file, or fix the workload's label",
+                    args.file.display(),
+                    job.0,
+                    path.display()
+                ))
+            })?;
+            Some(spec)
+        }
+        None => None,
+    };
+    let mut draw = spec.as_ref().map(QosSpec::draw);
+    let labels = &workload.labels;
+    write_json(
+        &args.output,
+        merge_by_submit(workload.jobs.iter().cloned(), cloud),
+        nb_res,
+        |job| {
+            let given = labels.get(&job.id);
+            match &mut draw {
+                Some(draw) if job.kind == JobKind::Cloud => Some(draw.next_label(given)),
+                _ => given.cloned(),
+            }
+        },
+    )?;
     let n_cloud = n_cloud.get();
     if !args.common.quiet {
         eprintln!(

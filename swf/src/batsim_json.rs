@@ -17,6 +17,11 @@
 //! `walltime` field as written, the adapter refuses a job with an `alpha`
 //! other than 1 (`interstice swf convert` writes the reconciled walltime).
 //!
+//! A cloud job may name its service class and tenant (`class`, `tenant`:
+//! strings, [`crate::label`]); the reader keeps them in
+//! [`Workload::labels`], the writer writes them back from the labels it is
+//! given. They are an error on an HPC job.
+//!
 //! Reading: jobs without `kind` are HPC; a job's run time is its profile's
 //! `delay`; for other profile types the run time is unknown and set to the
 //! walltime (counted in [`ExtractStats::runtime_from_walltime`]); a missing or
@@ -31,6 +36,7 @@ use crate::extract::{
     check_width, clip_procs, duration, ExtractOptions, ExtractStats, SkipReason, DURATION_RANGE,
     INSTANT_RANGE,
 };
+use crate::label::{check_name, JobLabel, JobLabels};
 use crate::reader::{Strictness, KEPT_PROBLEMS};
 use crate::Workload;
 use interstice_core::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, Time};
@@ -69,7 +75,18 @@ fn profile_name(delay: Time) -> String {
 pub fn write_workload<W: Write, J: std::borrow::Borrow<Job>>(
     jobs: impl IntoIterator<Item = J>,
     nb_res: u32,
+    writer: W,
+) -> io::Result<()> {
+    write_labelled_workload(jobs, nb_res, writer, |_| None)
+}
+
+/// [`write_workload`], each job with the class and tenant `label` gives it
+/// (called once per job, in the order written).
+pub fn write_labelled_workload<W: Write, J: std::borrow::Borrow<Job>>(
+    jobs: impl IntoIterator<Item = J>,
+    nb_res: u32,
     mut writer: W,
+    mut label: impl FnMut(&Job) -> Option<JobLabel>,
 ) -> io::Result<()> {
     let mut delays = BTreeSet::new();
     writeln!(writer, "{{")?;
@@ -92,6 +109,13 @@ pub fn write_workload<W: Write, J: std::borrow::Borrow<Job>>(
         )?;
         if let Some(slo) = job.slo {
             write!(writer, ", \"slo\": {}", secs(slo))?;
+        }
+        if let Some(label) = label(job) {
+            for (key, value) in [("class", &label.class), ("tenant", &label.tenant)] {
+                if let Some(value) = value {
+                    write!(writer, ", \"{key}\": {}", serde_json::Value::from(value.as_str()))?;
+                }
+            }
         }
         write!(writer, "}}")?;
     }
@@ -146,6 +170,12 @@ pub struct JobDescription {
     /// Interstice extension (see the module docs).
     #[serde(default)]
     pub alpha: Option<f64>,
+    /// `class`: a cloud job's service class, an Interstice extension.
+    #[serde(default)]
+    pub class: Option<String>,
+    /// `tenant`: a cloud job's tenant, an Interstice extension.
+    #[serde(default)]
+    pub tenant: Option<String>,
 }
 
 /// What `alpha` must hold.
@@ -211,7 +241,34 @@ impl JobDescription {
             kind: field(job, "kind", "\"hpc\" or \"cloud\"")?,
             slo: field(job, "slo", SECONDS)?,
             alpha: field(job, "alpha", ALPHA)?,
+            class: field(job, "class", "a class name (a string)")?,
+            tenant: field(job, "tenant", "a tenant name (a string)")?,
         })
+    }
+
+    /// The job's class and tenant, when given: names
+    /// ([`check_name`]) on a cloud job.
+    pub fn label(&self) -> Result<JobLabel, JobFieldError> {
+        let label = JobLabel {
+            class: self.class.clone(),
+            tenant: self.tenant.clone(),
+        };
+        for (field, value) in [("class", &label.class), ("tenant", &label.tenant)] {
+            let Some(value) = value else { continue };
+            let invalid = |expected| JobFieldError::Invalid {
+                field,
+                expected,
+                found: format!("{value:?}"),
+            };
+            check_name(value).map_err(invalid)?;
+            if self.job_kind()? == JobKind::Hpc {
+                return Err(invalid(
+                    "no class or tenant on an HPC job (they are a cloud job's service terms: \
+                     remove it, or set \"kind\": \"cloud\")",
+                ));
+            }
+        }
+        Ok(label)
     }
 
     /// The job's α, when given: a finite number > 0 on a cloud job.
@@ -347,6 +404,7 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
     let machine = opts.machine_procs.or(nb_res);
     let mut stats = ExtractStats::default();
     let mut jobs = Vec::with_capacity(raw.jobs.len());
+    let mut labels = JobLabels::new();
     // Job id -> index of its first use.
     let mut seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     for (index, rj) in raw.jobs.iter().enumerate() {
@@ -360,6 +418,7 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
             .job_kind()
             .map_err(|e| json_err(name, format!("{what}: {e}")))?;
         let alpha = rj.alpha().map_err(|e| json_err(name, format!("{what}: {e}")))?;
+        let label = rj.label().map_err(|e| json_err(name, format!("{what}: {e}")))?;
         let profile = raw.profiles.get(&rj.profile).ok_or_else(|| {
             json_err(
                 name,
@@ -460,6 +519,9 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
         };
         stats.clipped += u64::from(clipped);
         stats.jobs += 1;
+        if !label.is_empty() {
+            labels.insert(JobId(id), label);
+        }
         jobs.push(Job {
             id: JobId(id),
             submit,
@@ -474,6 +536,7 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
     sort_jobs(&mut jobs);
     Ok(Workload {
         jobs,
+        labels,
         machine_procs: machine,
         header: None,
         stats,
@@ -520,6 +583,56 @@ mod tests {
             r#"{{"nb_res": 4, "jobs": [{job}],
                 "profiles": {{"d": {{"type": "delay", "delay": 30}}}}}}"#
         )
+    }
+
+    #[test]
+    fn class_and_tenant_are_read_checked_and_written_back() {
+        let text = workload_with(
+            r#"{"id": 1, "subtime": 0, "walltime": 100, "res": 1, "profile": "d", "kind": "cloud",
+                "class": "gold", "tenant": "team \"a\""},
+               {"id": 2, "subtime": 0, "walltime": 100, "res": 1, "profile": "d", "kind": "cloud",
+                "tenant": "b"},
+               {"id": 3, "subtime": 0, "walltime": 100, "res": 1, "profile": "d", "kind": "cloud"}"#,
+        );
+        let w = read_workload(text.as_bytes(), "w.json", &ExtractOptions::new()).unwrap();
+        let label = |class: Option<&str>, tenant: Option<&str>| JobLabel {
+            class: class.map(String::from),
+            tenant: tenant.map(String::from),
+        };
+        assert_eq!(
+            w.labels,
+            JobLabels::from([
+                (JobId(1), label(Some("gold"), Some("team \"a\""))),
+                (JobId(2), label(None, Some("b")))
+            ])
+        );
+        let mut out = Vec::new();
+        write_labelled_workload(&w.jobs, 4, &mut out, |job| w.labels.get(&job.id).cloned()).unwrap();
+        let back = read_workload(out.as_slice(), "back.json", &ExtractOptions::new()).unwrap();
+        assert_eq!((back.jobs, back.labels), (w.jobs, w.labels));
+
+        for (job, needles) in [
+            (
+                r#"{"id": 1, "subtime": 0, "res": 1, "profile": "d", "class": "gold"}"#,
+                ["job 1", "HPC job"],
+            ),
+            (
+                r#"{"id": 1, "subtime": 0, "res": 1, "profile": "d", "kind": "cloud", "class": ""}"#,
+                ["job 1", "1-64"],
+            ),
+            (
+                r#"{"id": 1, "subtime": 0, "res": 1, "profile": "d", "kind": "cloud", "tenant": 7}"#,
+                ["line 1", "expected a string"],
+            ),
+        ] {
+            let e = read_workload(workload_with(job).as_bytes(), "w.json", &ExtractOptions::new())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("w.json") && needles.iter().all(|n| e.contains(n)),
+                "{e}"
+            );
+        }
     }
 
     #[test]

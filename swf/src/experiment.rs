@@ -6,6 +6,7 @@
 use crate::error::{LineError, SwfError};
 use crate::extract::{clip_procs, ExtractOptions, ExtractStats};
 use crate::inject::{inject_cloud_jobs, CloudJobs, InjectOptions, ProcsChoice, RuntimeSpec};
+use crate::label::JobLabels;
 use crate::merge::merge_by_submit;
 use crate::reader::Strictness;
 use interstice_core::{Job, JobKind, Time};
@@ -113,6 +114,8 @@ pub struct TraceSpec {
 pub struct LoadedTrace {
     /// The trace's jobs (HPC, plus any cloud jobs a Batsim JSON already holds).
     pub jobs: Vec<Job>,
+    /// The classes and tenants of its cloud jobs, by the ids of `jobs`.
+    pub labels: JobLabels,
     /// Processors of the machine.
     pub procs: u32,
     /// Processors of the convergence area.
@@ -188,14 +191,25 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
             "--conv {conv} is larger than the machine ({procs} processors): the area is part of the machine"
         )));
     }
-    let mut jobs = workload.jobs;
+    let (mut jobs, mut labels) = (workload.jobs, workload.labels);
     if let Some(until) = spec.until {
         let first = jobs.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
         let end = first + Time::from_secs_f64(until);
-        jobs.retain(|job| job.submit < end);
+        let (kept, cut): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|job| job.submit < end);
+        for job in &cut {
+            labels.remove(&job.id);
+        }
+        jobs = kept;
     }
     if spec.repeat.get() > 1 {
-        jobs = repeat_jobs(&jobs, spec.repeat)?;
+        let repeated = repeat_jobs(&jobs, spec.repeat)?;
+        // Copy `c` of `jobs[j]` is `repeated[c × n + j]`.
+        labels = repeated
+            .iter()
+            .zip(jobs.iter().cycle())
+            .filter_map(|(copy, job)| Some((copy.id, labels.get(&job.id)?.clone())))
+            .collect();
+        jobs = repeated;
     }
     if let Some(job) = jobs
         .iter()
@@ -212,6 +226,7 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
     }
     Ok(LoadedTrace {
         jobs,
+        labels,
         procs,
         conv,
         stats: workload.stats,
@@ -503,6 +518,54 @@ mod tests {
             .iter()
             .zip(jobs.iter().cycle())
             .all(|(copy, original)| copy.procs == original.procs && copy.walltime == original.walltime));
+    }
+
+    /// Labels follow their jobs through the cut and the copies: a cut job's
+    /// label is gone (its id may be a copy's), each copy has its original's.
+    #[test]
+    fn labels_follow_their_jobs_through_until_and_repeat() {
+        let path = std::env::temp_dir().join(format!("interstice-labels-{}.json", std::process::id()));
+        std::fs::write(
+            &path,
+            r#"{"nb_res": 4, "profiles": {"d": {"type": "delay", "delay": 5}}, "jobs": [
+                {"id": 1, "subtime": 0, "walltime": 10, "res": 1, "profile": "d"},
+                {"id": 2, "subtime": 10, "walltime": 10, "res": 1, "profile": "d", "kind": "cloud",
+                 "class": "gold", "tenant": "t"},
+                {"id": 3, "subtime": 20, "walltime": 10, "res": 1, "profile": "d", "kind": "cloud",
+                 "class": "silver"},
+                {"id": 4, "subtime": 100, "walltime": 10, "res": 1, "profile": "d"},
+                {"id": 5, "subtime": 200, "walltime": 10, "res": 1, "profile": "d", "kind": "cloud",
+                 "class": "bronze"}]}"#,
+        )
+        .unwrap();
+        let spec = TraceSpec {
+            workload: path.clone(),
+            procs: None,
+            conv: None,
+            walltime_factor: 1.0,
+            until: Some(50.0),
+            clip: None,
+            lenient: false,
+            repeat: times(2),
+        };
+        let trace = load_trace(&spec);
+        std::fs::remove_file(&path).unwrap();
+        let trace = trace.unwrap();
+        let got: Vec<(u64, Option<&str>, Option<&str>)> = trace
+            .labels
+            .iter()
+            .map(|(id, l)| (id.0, l.class.as_deref(), l.tenant.as_deref()))
+            .collect();
+        // Ids 1..=3 (stride 3): copies 4..=6.
+        assert_eq!(
+            got,
+            [
+                (2, Some("gold"), Some("t")),
+                (3, Some("silver"), None),
+                (5, Some("gold"), Some("t")),
+                (6, Some("silver"), None)
+            ]
+        );
     }
 
     #[test]

@@ -17,7 +17,8 @@
 //!   [`JobStream`] does it while streaming; [`load_workload`] loads a whole
 //!   SWF or Batsim JSON workload, sorted; [`record_of`] is the way back, to
 //!   write generated jobs as a trace.
-//! - [`batsim_json`] writes and reads Batsim input workloads; [`inject`] adds
+//! - [`batsim_json`] writes and reads Batsim input workloads (with the cloud
+//!   jobs' classes and tenants, [`label`]); [`inject`] adds
 //!   cloud jobs at a regular interval; [`stats`] summarises a workload.
 //! - [`experiment`] loads an experiment's trace (cut, repeated, clipped and
 //!   checked once) and adds its cloud jobs; [`defaults`] is the one table of
@@ -70,6 +71,7 @@ pub mod header;
 pub mod inject;
 pub mod input;
 pub mod jobs;
+pub mod label;
 pub mod maintenance;
 pub mod merge;
 pub mod qos;
@@ -103,6 +105,8 @@ use std::path::Path;
 pub struct Workload {
     /// Jobs, sorted by submit time then id.
     pub jobs: Vec<Job>,
+    /// The cloud jobs' classes and tenants a Batsim JSON gives (never an SWF's).
+    pub labels: label::JobLabels,
     /// Machine size: [`ExtractOptions::machine_procs`], else the SWF header's
     /// `MaxProcs`/`MaxNodes` or the JSON's `nb_res`.
     pub machine_procs: Option<u32>,
@@ -161,6 +165,7 @@ fn load(
     batsim_json::sort_jobs(&mut jobs);
     Ok(Workload {
         jobs,
+        labels: label::JobLabels::new(),
         machine_procs: stream.machine_procs(),
         header: Some(stream.header().clone()),
         stats: stream.stats(),

@@ -24,9 +24,10 @@
 //!   - { class: gold, tenant: physics, count: 80, start: 0, every: 1, procs: 1, duration: null }
 //! ```
 
+use crate::label::{JobLabel, JobLabels};
 use crate::rng::SplitMix64;
 use interstice_core::qos::{CreditTable, Eviction, OnPreempt, QosConfig, Request, ServiceClass, Tenant};
-use interstice_core::Time;
+use interstice_core::{JobId, Time};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -350,27 +351,14 @@ impl QosSpec {
         let mut requests = Vec::new();
         for (i, r) in file.requests.iter().enumerate() {
             let key = |k: &str| format!("requests[{i}].{k}");
-            let find = |names: Vec<&str>, given: &Option<String>, k: &str| -> Result<usize, QosFileError> {
+            let find = |given: &Option<String>, k: &'static str| -> Result<usize, QosFileError> {
                 match given {
                     None => Ok(0),
-                    Some(name) => names.iter().position(|n| n == name).ok_or_else(|| {
-                        err(
-                            key(k),
-                            format!("{name:?} is not defined (defined: {})", names.join(", ")),
-                        )
-                    }),
+                    Some(name) => cfg.index_of(k, name).map_err(|e| err(key(k), e.to_string())),
                 }
             };
-            let class = find(
-                cfg.classes.iter().map(|c| c.name.as_str()).collect(),
-                &r.class,
-                "class",
-            )?;
-            let tenant = find(
-                cfg.tenants.iter().map(|t| t.name.as_str()).collect(),
-                &r.tenant,
-                "tenant",
-            )?;
+            let class = find(&r.class, "class")?;
+            let tenant = find(&r.tenant, "tenant")?;
             let start = seconds(key("start"), r.start.unwrap_or(0.0))?;
             let every = seconds(key("every"), r.every.unwrap_or(0.0))?;
             let duration = match r.duration {
@@ -427,10 +415,111 @@ impl QosSpec {
         Ok(spec)
     }
 
-    /// The class and tenant of the `n`-th injected cloud job, drawn by the
-    /// weights from `rng` (one draw each, in arrival order).
-    pub fn draw(&self, rng: &mut SplitMix64) -> (usize, usize) {
-        (pick(&self.class_weights, rng), pick(&self.tenant_weights, rng))
+    /// The first of `labels` (by job id) that names a class or tenant this
+    /// file does not define.
+    pub fn check_labels(&self, labels: &JobLabels) -> Result<(), (JobId, UnknownName)> {
+        for (&id, label) in labels {
+            for (what, name) in [("class", &label.class), ("tenant", &label.tenant)] {
+                if let Some(name) = name {
+                    self.config.index_of(what, name).map_err(|e| (id, e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The classes and tenants of a run's cloud jobs, drawn in arrival order.
+    pub fn draw(&self) -> ClassDraw<'_> {
+        ClassDraw {
+            spec: self,
+            rng: SplitMix64::new(self.seed),
+        }
+    }
+}
+
+/// A class or tenant name the class file does not define.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what} {name:?} is not defined (defined: {defined})")]
+pub struct UnknownName {
+    /// `class` or `tenant`.
+    pub what: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The names defined, comma-separated.
+    pub defined: String,
+}
+
+/// Where a class or tenant name sits in a platform's lists.
+trait IndexOf {
+    fn index_of(&self, what: &'static str, name: &str) -> Result<usize, UnknownName>;
+}
+
+impl IndexOf for QosConfig {
+    fn index_of(&self, what: &'static str, name: &str) -> Result<usize, UnknownName> {
+        let names: Vec<&str> = if what == "class" {
+            self.classes.iter().map(|c| c.name.as_str()).collect()
+        } else {
+            self.tenants.iter().map(|t| t.name.as_str()).collect()
+        };
+        names.iter().position(|n| *n == name).ok_or_else(|| UnknownName {
+            what,
+            name: name.to_string(),
+            defined: names.join(", "),
+        })
+    }
+}
+
+/// The class and tenant of each cloud job of a run, in arrival order: one
+/// draw by the file's weights per job from `SplitMix64(seed)` (class, then
+/// tenant), and what the job's workload label names in place of the draw.
+/// Every job takes its draw, labelled or not, so labelling one job changes
+/// no other job's class. The one rule of `replay --eviction/--qos` and
+/// `swf inject --qos`, so that injecting with `swf inject --qos FILE` and
+/// replaying the result gives the classes a replay injecting the same jobs
+/// draws itself.
+pub struct ClassDraw<'s> {
+    spec: &'s QosSpec,
+    rng: SplitMix64,
+}
+
+impl ClassDraw<'_> {
+    /// The next job's class and tenant (indices into the spec's
+    /// `config.classes` and `config.tenants`); an error when its label names
+    /// one the file does not define.
+    pub fn next(&mut self, label: Option<&JobLabel>) -> Result<(usize, usize), UnknownName> {
+        let drawn = (
+            pick(&self.spec.class_weights, &mut self.rng),
+            pick(&self.spec.tenant_weights, &mut self.rng),
+        );
+        let Some(label) = label else {
+            return Ok(drawn);
+        };
+        let cfg = &self.spec.config;
+        let class = match &label.class {
+            Some(name) => cfg.index_of("class", name)?,
+            None => drawn.0,
+        };
+        let tenant = match &label.tenant {
+            Some(name) => cfg.index_of("tenant", name)?,
+            None => drawn.1,
+        };
+        Ok((class, tenant))
+    }
+
+    /// [`ClassDraw::next`] by name, as a workload labels a job; a label
+    /// naming what the file lacks ([`QosSpec::check_labels`]) is kept as
+    /// given.
+    pub fn next_label(&mut self, label: Option<&JobLabel>) -> JobLabel {
+        match self.next(label) {
+            Ok((class, tenant)) => {
+                let cfg = &self.spec.config;
+                JobLabel {
+                    class: Some(cfg.classes[class].name.clone()),
+                    tenant: Some(cfg.tenants[tenant].name.clone()),
+                }
+            }
+            Err(_) => label.cloned().unwrap_or_default(),
+        }
     }
 }
 
@@ -557,8 +646,54 @@ mod tests {
     fn the_draw_follows_the_weights() {
         let s = parse("classes:\n  - { name: a, slo: 1, weight: 3 }\n  - { name: b, slo: 0.5, weight: 1 }\n")
             .unwrap();
-        let mut rng = SplitMix64::new(1);
-        let a = (0..4000).filter(|_| s.draw(&mut rng).0 == 0).count();
+        let mut draw = s.draw();
+        let a = (0..4000).filter(|_| draw.next(None).unwrap().0 == 0).count();
         assert!((2800..3200).contains(&a), "{a}");
+    }
+
+    #[test]
+    fn a_label_takes_the_place_of_its_draw_and_of_nothing_else() {
+        let s = parse(
+            "classes:\n  - { name: a, slo: 1 }\n  - { name: b, slo: 0.5 }\n\
+             tenants:\n  - { name: x, share: 1 }\n  - { name: y, share: 1 }\n",
+        )
+        .unwrap();
+        let plain: Vec<(usize, usize)> = {
+            let mut draw = s.draw();
+            (0..50).map(|_| draw.next(None).unwrap()).collect()
+        };
+        let class_b = JobLabel {
+            class: Some("b".into()),
+            tenant: None,
+        };
+        let mut draw = s.draw();
+        for (n, &(class, tenant)) in plain.iter().enumerate() {
+            let label = (n % 3 == 0).then_some(&class_b);
+            let got = draw.next(label).unwrap();
+            let want = if label.is_some() {
+                (1, tenant)
+            } else {
+                (class, tenant)
+            };
+            assert_eq!(got, want, "job {n}");
+        }
+        let platinum = JobLabel {
+            class: Some("platinum".into()),
+            tenant: None,
+        };
+        let e = s.draw().next(Some(&platinum)).unwrap_err().to_string();
+        assert_eq!(e, "class \"platinum\" is not defined (defined: a, b)");
+        let nobody = JobLabel {
+            class: None,
+            tenant: Some("z".into()),
+        };
+        let e = s.draw().next(Some(&nobody)).unwrap_err().to_string();
+        assert_eq!(e, "tenant \"z\" is not defined (defined: x, y)");
+        let label = s.draw().next_label(None);
+        assert!(label.class.is_some() && label.tenant.is_some());
+        assert_eq!(s.draw().next_label(Some(&platinum)), platinum);
+        let labels = JobLabels::from([(JobId(3), class_b.clone()), (JobId(9), nobody.clone())]);
+        let (id, e) = s.check_labels(&labels).unwrap_err();
+        assert_eq!((id, e.name.as_str()), (JobId(9), "z"));
     }
 }

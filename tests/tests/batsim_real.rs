@@ -158,6 +158,13 @@ fn inputs() -> &'static Inputs {
             &s(&path("nasa.json")),
             "--quiet",
         ]);
+        // The cloud jobs carry service classes and tenants (`class`,
+        // `tenant`): Batsim passes such fields through to the adapter.
+        std::fs::write(
+            path("classes.yaml"),
+            "classes:\n  - { name: gold, slo: 1.0 }\n  - { name: \"bronze tier\", slo: 0.5 }\n",
+        )
+        .expect("write the class file");
         let mut inject = vec![
             "swf".to_string(),
             "inject".into(),
@@ -166,10 +173,16 @@ fn inputs() -> &'static Inputs {
             s(&path("kth_cloud.json")),
             "--interval".into(),
             CLOUD_INTERVAL.into(),
+            "--qos".into(),
+            s(&path("classes.yaml")),
             "--quiet".into(),
         ];
         inject.extend(CLOUD.iter().map(|a| a.to_string()));
         interstice(&inject.iter().map(String::as_str).collect::<Vec<_>>());
+        let labelled = std::fs::read_to_string(path("kth_cloud.json")).expect("read the workload");
+        assert!(
+            labelled.contains(r#""class": "bronze tier""#) && labelled.contains(r#""tenant": "default""#)
+        );
         for (name, hosts, latency) in [
             ("p100.xml", "100", false),
             ("p100lat.xml", "100", true),

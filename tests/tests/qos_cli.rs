@@ -315,3 +315,207 @@ fn bad_files_and_flags_are_clear_errors() {
     assert_failure_mentions(&out, &["qos-kubernetes-test2.yaml", "hosts", "--conv"]);
     assert_eq!(out.status.code(), Some(4));
 }
+
+/// Classes carried by the workload: `swf inject --qos FILE` labels every
+/// cloud job with the class and tenant `replay --qos FILE` would draw, so
+/// replaying the labelled workload gives exactly the run that injects the
+/// same jobs itself; a label changed by hand is what that job gets, and
+/// nothing else moves; labels the class file lacks, and labels on HPC work,
+/// are bad input naming the job.
+#[test]
+fn classes_carried_by_the_workload_are_the_classes_scheduled() {
+    let dir = scratch_dir("qos-cli", "labels");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    std::fs::write(
+        path("classes.yaml"),
+        "seed: 11\nclasses:\n  - { name: gold, slo: 1.0 }\n  - { name: silver, slo: 0.9 }\n  \
+         - { name: bronze, slo: 0.5, weight: 2 }\ntenants:\n  - { name: physics, share: 40 }\n  \
+         - { name: biology, share: 20, weight: 3 }\n",
+    )
+    .unwrap();
+    let kth = kth_trace();
+    let trace = path("kth.swf");
+    // The first week of KTH as an SWF of its own, so that both injections
+    // span the same HPC jobs.
+    let cat = interstice(&["swf", "cat", kth.to_str().unwrap()]);
+    assert_success(&cat);
+    let text = String::from_utf8(cat.stdout).unwrap();
+    let submit = |line: &str| -> Option<f64> { line.split_whitespace().nth(1)?.parse().ok() };
+    let first = text
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .find_map(submit)
+        .unwrap();
+    let week: String = text
+        .lines()
+        .filter(|line| line.starts_with(';') || submit(line).is_some_and(|s| s < first + 604_800.0))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    std::fs::write(&trace, week).unwrap();
+    let mut inject = vec![
+        "swf",
+        "inject",
+        &trace,
+        "--interval",
+        "300",
+        "--walltime",
+        "1800",
+        "--cloud-procs",
+        "1,2",
+        "--runtime",
+        "uniform:60:1800",
+        "--quiet",
+    ];
+    let labelled = path("labelled.json");
+    let classes = path("classes.yaml");
+    inject.extend(["--qos", &classes, "-o", &labelled]);
+    assert_success(&interstice(&inject));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&labelled).unwrap()).unwrap();
+    let jobs = json["jobs"].as_array().unwrap();
+    let cloud_jobs: Vec<&Value> = jobs.iter().filter(|j| j["kind"] == "cloud").collect();
+    assert!(cloud_jobs.len() > 1_500, "{}", cloud_jobs.len());
+    assert!(cloud_jobs
+        .iter()
+        .all(|j| j["class"].is_string() && j["tenant"].is_string()));
+    assert!(jobs
+        .iter()
+        .filter(|j| j["kind"] == "hpc")
+        .all(|j| j.get("class").is_none()));
+
+    let replay = |workload: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "replay",
+            workload,
+            "--policy",
+            "easy",
+            "--conv",
+            "60",
+            "--eviction",
+            "owner-share",
+            "--qos",
+            &classes,
+            "--quiet",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        interstice(&args)
+    };
+    let (drawn, carried) = (path("drawn"), path("carried"));
+    let injecting = [
+        "--cloud-interval",
+        "300",
+        "--cloud-walltime",
+        "1800",
+        "--cloud-procs",
+        "1,2",
+        "--cloud-runtime",
+        "uniform:60:1800",
+    ];
+    assert_success(&replay(&trace, &drawn, &injecting));
+    assert_success(&replay(&labelled, &carried, &[]));
+    for file in ["requests.csv", "windows.csv"] {
+        assert_eq!(
+            std::fs::read(dir.join("drawn").join(file)).unwrap(),
+            std::fs::read(dir.join("carried").join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    let requests = rows(&dir.join("carried"), "requests.csv");
+    for (job, row) in cloud_jobs.iter().zip(&requests) {
+        assert_eq!(job["id"].to_string(), row["id"]);
+        assert_eq!(job["class"], row["class"].as_str());
+        assert_eq!(job["tenant"], row["tenant"].as_str());
+    }
+
+    // One job relabelled by hand: it alone changes class.
+    let target = cloud_jobs[7]["id"].as_u64().unwrap();
+    let before = cloud_jobs[7]["class"].as_str().unwrap();
+    let other = if before == "gold" { "bronze" } else { "gold" };
+    let mut edited = json.clone();
+    for job in edited["jobs"].as_array_mut().unwrap() {
+        if job["id"] == target {
+            job["class"] = other.into();
+            job.as_object_mut().unwrap().remove("tenant");
+        }
+    }
+    let relabelled = path("relabelled.json");
+    std::fs::write(&relabelled, edited.to_string()).unwrap();
+    let moved = path("moved");
+    assert_success(&replay(&relabelled, &moved, &[]));
+    let after = rows(&dir.join("moved"), "requests.csv");
+    let by_id = |rows: &[std::collections::HashMap<String, String>]| {
+        rows.iter()
+            .map(|r| (r["id"].clone(), (r["class"].clone(), r["tenant"].clone())))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let (was, now) = (by_id(&requests), by_id(&after));
+    for (id, labels) in &now {
+        if *id == target.to_string() {
+            // The class as written, the tenant still drawn.
+            assert_eq!(labels, &(other.to_string(), was[id].1.clone()));
+        } else {
+            assert_eq!(labels, &was[id], "job {id}");
+        }
+    }
+
+    // A class the file lacks; a class on an HPC job.
+    let mut bad = json.clone();
+    bad["jobs"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|j| j["id"] == target)
+        .unwrap()["class"] = "platinum".into();
+    std::fs::write(path("bad.json"), bad.to_string()).unwrap();
+    let out = replay(&path("bad.json"), &path("bad"), &[]);
+    assert_failure_mentions(
+        &out,
+        &[
+            "bad.json",
+            &format!("cloud job {target}"),
+            "platinum",
+            "gold, silver, bronze",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    let mut inject_bad = inject.clone();
+    let (bad_json, again) = (path("bad.json"), path("again.json"));
+    inject_bad[2] = &bad_json;
+    let n = inject_bad.len();
+    inject_bad[n - 1] = &again;
+    let out = interstice(&inject_bad);
+    assert_failure_mentions(
+        &out,
+        &["bad.json", &format!("job {target}"), "platinum", "classes.yaml"],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    let mut hpc = json.clone();
+    let first_hpc = hpc["jobs"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|j| j["kind"] == "hpc")
+        .unwrap();
+    first_hpc["class"] = "gold".into();
+    let hpc_id = first_hpc["id"].clone();
+    std::fs::write(path("hpc.json"), hpc.to_string()).unwrap();
+    let out = replay(&path("hpc.json"), &path("hpc"), &[]);
+    assert_failure_mentions(
+        &out,
+        &[
+            "hpc.json",
+            &format!("job {hpc_id}"),
+            "HPC job",
+            "\"kind\": \"cloud\"",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    // `swf convert` keeps the labels of a JSON workload.
+    let converted = path("converted.json");
+    assert_success(&interstice(&[
+        "swf", "convert", &labelled, "-o", &converted, "--quiet",
+    ]));
+    let back: Value = serde_json::from_str(&std::fs::read_to_string(&converted).unwrap()).unwrap();
+    assert_eq!(back["jobs"], json["jobs"]);
+}

@@ -19,8 +19,8 @@
 use super::{run_length, simulate_stream, RecordSink, SimError, SimOptions, SimRun};
 use interstice_core::qos::{simulate, OnPreempt, Outcome, QosConfig, QosError, Request, Resize};
 use interstice_core::{EngineConfig, Job, JobKind, JobRecord, Time};
-use interstice_swf::qos::QosSpec;
-use interstice_swf::rng::SplitMix64;
+use interstice_swf::label::JobLabels;
+use interstice_swf::qos::{QosSpec, UnknownName};
 
 /// Both halves of an area run.
 #[derive(Debug)]
@@ -86,14 +86,20 @@ fn resizes(mut deltas: Vec<(Time, i64)>, area: u32) -> Vec<Resize> {
 
 /// The cloud jobs as requests: the work to do is how long each runs in
 /// Batsim ([`super::run_length`]: its run time, cut at an enforced
-/// walltime), their class and tenant drawn by `spec`'s weights in arrival
-/// order.
-pub fn requests(cloud: impl IntoIterator<Item = Job>, spec: &QosSpec) -> Result<Vec<Request>, SimError> {
-    let mut rng = SplitMix64::new(spec.seed);
+/// walltime), their class and tenant what `labels` gives, else drawn by
+/// `spec`'s weights ([`QosSpec::draw`], in arrival order).
+pub fn requests(
+    cloud: impl IntoIterator<Item = Job>,
+    labels: &JobLabels,
+    spec: &QosSpec,
+) -> Result<Vec<Request>, AreaError> {
+    let mut draw = spec.draw();
     cloud
         .into_iter()
         .map(|job| {
-            let (class, tenant) = spec.draw(&mut rng);
+            let (class, tenant) = draw
+                .next(labels.get(&job.id))
+                .map_err(|error| AreaError::Label { job: job.id.0, error })?;
             let (length, _) = run_length(&job)?;
             Ok(Request {
                 id: job.id.0,
@@ -155,6 +161,14 @@ pub enum AreaError {
     /// The QoS platform refused its input.
     #[error(transparent)]
     Qos(#[from] QosError),
+    /// A cloud job's label names a class or tenant the class file lacks.
+    #[error("cloud job {job}: {error}: add it to the --qos file, or fix the workload's label")]
+    Label {
+        /// The job.
+        job: u64,
+        /// What it names.
+        error: UnknownName,
+    },
 }
 
 #[cfg(test)]
