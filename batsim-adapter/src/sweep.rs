@@ -1,15 +1,18 @@
 //! The experiment sweep behind `interstice sweep`: the cartesian product of
 //! lists of parameters (policy, scheduling, predictor, area, admission,
-//! cloud-job width, run time, slack, seed), its simulations run on worker
-//! threads, and the rows of `sweep.csv` / `sweep.json`.
+//! eviction policy, cloud-job width, run time, slack, seed), its simulations
+//! run on worker threads, and the rows of `sweep.csv`, `sweep-classes.csv`
+//! and `sweep.json`.
 //!
 //! [`Grid::tasks`] gives one no-cloud baseline per (policy, scheduling,
 //! area), then every run in the lists' order (policy, then scheduling,
-//! predictor, conv, admission, cloud-procs, cloud-runtime, slack, seed);
+//! predictor, conv, admission, eviction, cloud-procs, cloud-runtime, slack,
+//! seed);
 //! [`run_parallel`] carries them out on threads
 //! and returns the outcomes in task order, so the rows never depend on the
 //! thread scheduling (only `wall_seconds` does).
 
+use interstice_core::qos::{self, ClassReport, Eviction};
 use interstice_core::{Admission, Policy, Predictor, Scheduling, Summary};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use std::fmt::{self, Write as _};
@@ -29,6 +32,9 @@ pub struct RunParams {
     pub conv: Option<u32>,
     /// Admission mode.
     pub admission: Admission,
+    /// With service classes: who the class scheduler evicts for whom
+    /// (`replay --eviction`); `None`: the engine's own cloud jobs.
+    pub eviction: Option<Eviction>,
     /// Processors of each cloud job.
     pub cloud_procs: ProcsChoice,
     /// Run time of each cloud job.
@@ -71,13 +77,14 @@ impl fmt::Display for Task {
             ),
             Task::Run(run) => write!(
                 f,
-                "policy {} scheduling {} predictor {} conv {} admission {} cloud-procs {} cloud-runtime {} \
+                "policy {} scheduling {} predictor {} conv {} admission {}{} cloud-procs {} cloud-runtime {} \
                  slack {} seed {}",
                 run.policy,
                 run.scheduling,
                 run.predictor,
                 conv(run.conv),
                 run.admission.name(),
+                run.eviction.map_or(String::new(), |e| format!(" eviction {e}")),
                 run.cloud_procs,
                 run.cloud_runtime,
                 run.slack,
@@ -90,12 +97,44 @@ impl fmt::Display for Task {
 /// What a simulation measured.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The run's summary.
+    /// The run's summary (of the engine's jobs: HPC work only in a run with
+    /// service classes).
     pub summary: Summary,
     /// Processors of its convergence area.
     pub conv: u32,
+    /// What the class scheduler delivered, in a run with service classes.
+    pub classes: Option<ClassesOutcome>,
     /// Wall-clock seconds it took.
     pub wall_seconds: f64,
+}
+
+/// What the class scheduler of a run with service classes delivered: its
+/// totals and one report per class (the run's requests are not kept).
+#[derive(Clone, Debug)]
+pub struct ClassesOutcome {
+    /// Requests (cloud jobs) scheduled.
+    pub requests: usize,
+    /// Preemptions, in all.
+    pub preemptions: usize,
+    /// Of them, because HPC work took the area back.
+    pub preemptions_for_capacity: usize,
+    /// Penalty of every class, slot-hours.
+    pub penalty: f64,
+    /// One per class, in the class file's order.
+    pub classes: Vec<ClassReport>,
+}
+
+impl ClassesOutcome {
+    /// The summary of `outcome`.
+    pub fn of(outcome: qos::Outcome) -> ClassesOutcome {
+        ClassesOutcome {
+            requests: outcome.records.len(),
+            preemptions: outcome.preemptions.len(),
+            preemptions_for_capacity: outcome.preemptions_for_capacity(),
+            penalty: outcome.penalty(),
+            classes: outcome.classes,
+        }
+    }
 }
 
 /// The lists of a sweep, each non-empty (`convs` holds `None` for the whole machine).
@@ -111,6 +150,8 @@ pub struct Grid {
     pub convs: Vec<Option<u32>>,
     /// Admission modes.
     pub admissions: Vec<Admission>,
+    /// Eviction policies of runs with service classes (`[None]`: none).
+    pub evictions: Vec<Option<Eviction>>,
     /// Cloud-job widths.
     pub cloud_procs: Vec<ProcsChoice>,
     /// Cloud-job run times.
@@ -130,21 +171,24 @@ impl Grid {
                 for &predictor in &self.predictors {
                     for &conv in &self.convs {
                         for &admission in &self.admissions {
-                            for cloud_procs in &self.cloud_procs {
-                                for &cloud_runtime in &self.runtimes {
-                                    for &slack in &self.slacks {
-                                        for &seed in &self.seeds {
-                                            runs.push(RunParams {
-                                                policy,
-                                                scheduling,
-                                                predictor,
-                                                conv,
-                                                admission,
-                                                cloud_procs: cloud_procs.clone(),
-                                                cloud_runtime,
-                                                slack,
-                                                seed,
-                                            });
+                            for &eviction in &self.evictions {
+                                for cloud_procs in &self.cloud_procs {
+                                    for &cloud_runtime in &self.runtimes {
+                                        for &slack in &self.slacks {
+                                            for &seed in &self.seeds {
+                                                runs.push(RunParams {
+                                                    policy,
+                                                    scheduling,
+                                                    predictor,
+                                                    conv,
+                                                    admission,
+                                                    eviction,
+                                                    cloud_procs: cloud_procs.clone(),
+                                                    cloud_runtime,
+                                                    slack,
+                                                    seed,
+                                                });
+                                            }
                                         }
                                     }
                                 }
@@ -185,6 +229,7 @@ impl Grid {
             "predictor": self.predictors.iter().map(|predictor| predictor.name()).collect::<Vec<_>>(),
             "conv": self.convs,
             "admission": self.admissions.iter().map(|admission| admission.name()).collect::<Vec<_>>(),
+            "eviction": self.evictions.iter().map(|e| e.map(Eviction::name)).collect::<Vec<_>>(),
             "cloud_procs": self.cloud_procs.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "cloud_runtime": self.runtimes.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "slack": self.slacks,
@@ -329,16 +374,25 @@ pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize, 
 
 /// The columns of `sweep.csv`.
 pub const SWEEP_CSV_HEADER: &str =
-    "run,policy,scheduling,predictor,procs,conv,admission,cloud_procs,cloud_runtime,slack,seed,\
+    "run,policy,scheduling,predictor,procs,conv,admission,eviction,cloud_procs,cloud_runtime,slack,seed,\
 jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
-utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,wall_seconds";
+utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,\
+class_requests,preemptions,preemptions_for_capacity,penalty,wall_seconds";
+
+/// The columns of `sweep-classes.csv`: one row per run with service classes
+/// and class.
+pub const CLASSES_CSV_HEADER: &str = "run,eviction,conv,class,slo,requests,completed,availability_mean,\
+availability_p10,availability_min,slo_fulfilment,mean_deficit,violations,penalty,preemptions,gini_mean,gini_max";
 
 /// A cell: text, an integer, or a float (`None` or not finite: undefined,
-/// empty in CSV and `null` in JSON).
+/// empty in CSV and `null` in JSON), a name or a count that may be
+/// undefined.
 enum Cell {
     Text(String),
     Int(u64),
     Float(Option<f64>),
+    Name(Option<&'static str>),
+    Count(Option<u64>),
 }
 
 impl Row<'_> {
@@ -349,6 +403,7 @@ impl Row<'_> {
     fn cells(&self) -> Vec<(&'static str, Cell)> {
         let summary = &self.outcome.summary;
         let quality = &summary.prediction;
+        let classes = self.outcome.classes.as_ref();
         let params = self.params;
         vec![
             ("run", Cell::Int(self.index as u64)),
@@ -358,6 +413,7 @@ impl Row<'_> {
             ("procs", Cell::Int(u64::from(self.procs))),
             ("conv", Cell::Int(u64::from(self.outcome.conv))),
             ("admission", Cell::Text(params.admission.name().to_string())),
+            ("eviction", Cell::Name(params.eviction.map(Eviction::name))),
             ("cloud_procs", Cell::Text(params.cloud_procs.to_string())),
             ("cloud_runtime", Cell::Text(params.cloud_runtime.to_string())),
             ("slack", Cell::Float(Some(params.slack))),
@@ -382,8 +438,49 @@ impl Row<'_> {
             ("f1", Cell::Float(quality.f1)),
             ("thesis_accuracy", Cell::Float(quality.thesis_accuracy)),
             ("thesis_precision", Cell::Float(quality.thesis_precision)),
+            ("class_requests", Cell::Count(classes.map(|c| c.requests as u64))),
+            ("preemptions", Cell::Count(classes.map(|c| c.preemptions as u64))),
+            (
+                "preemptions_for_capacity",
+                Cell::Count(classes.map(|c| c.preemptions_for_capacity as u64)),
+            ),
+            ("penalty", Cell::Float(classes.map(|c| c.penalty))),
             ("wall_seconds", Cell::Float(Some(self.outcome.wall_seconds))),
         ]
+    }
+
+    /// One row of cells per class, in a run with service classes.
+    fn class_cells(&self) -> Vec<Vec<(&'static str, Cell)>> {
+        let Some(classes) = &self.outcome.classes else {
+            return Vec::new();
+        };
+        classes
+            .classes
+            .iter()
+            .map(|c| {
+                let availability =
+                    |f: fn(&qos::Distribution) -> f64| Cell::Float(c.availability.as_ref().map(f));
+                vec![
+                    ("run", Cell::Int(self.index as u64)),
+                    ("eviction", Cell::Name(self.params.eviction.map(Eviction::name))),
+                    ("conv", Cell::Int(u64::from(self.outcome.conv))),
+                    ("class", Cell::Text(c.name.clone())),
+                    ("slo", Cell::Float(Some(c.slo))),
+                    ("requests", Cell::Int(c.requests as u64)),
+                    ("completed", Cell::Int(c.completed as u64)),
+                    ("availability_mean", availability(|d| d.mean)),
+                    ("availability_p10", availability(|d| d.p10)),
+                    ("availability_min", availability(|d| d.min)),
+                    ("slo_fulfilment", Cell::Float(c.fulfilment)),
+                    ("mean_deficit", Cell::Float(c.mean_deficit)),
+                    ("violations", Cell::Int(c.violations as u64)),
+                    ("penalty", Cell::Float(Some(c.penalty))),
+                    ("preemptions", Cell::Int(c.preemptions)),
+                    ("gini_mean", Cell::Float(c.gini_mean)),
+                    ("gini_max", Cell::Float(c.gini_max)),
+                ]
+            })
+            .collect()
     }
 }
 
@@ -396,24 +493,25 @@ fn csv_field(out: &mut String, text: &str) {
     }
 }
 
-/// `sweep.csv`: the header and one line per row.
-pub fn sweep_csv(rows: &[Row]) -> String {
-    let mut out = String::from(SWEEP_CSV_HEADER);
+/// A CSV of `header` and one line per row of cells.
+fn csv(header: &str, lines: impl IntoIterator<Item = Vec<(&'static str, Cell)>>) -> String {
+    let mut out = String::from(header);
     out.push('\n');
-    for row in rows {
-        for (column, (_, cell)) in row.cells().into_iter().enumerate() {
+    for cells in lines {
+        for (column, (_, cell)) in cells.into_iter().enumerate() {
             if column > 0 {
                 out.push(',');
             }
             match cell {
                 Cell::Text(text) => csv_field(&mut out, &text),
-                Cell::Int(value) => {
+                Cell::Name(Some(text)) => csv_field(&mut out, text),
+                Cell::Int(value) | Cell::Count(Some(value)) => {
                     let _ = write!(out, "{value}");
                 }
                 Cell::Float(Some(value)) if value.is_finite() => {
                     let _ = write!(out, "{value}");
                 }
-                Cell::Float(_) => {}
+                Cell::Float(_) | Cell::Name(None) | Cell::Count(None) => {}
             }
         }
         out.push('\n');
@@ -421,13 +519,34 @@ pub fn sweep_csv(rows: &[Row]) -> String {
     out
 }
 
+/// `sweep.csv`: the header and one line per row.
+pub fn sweep_csv(rows: &[Row]) -> String {
+    csv(SWEEP_CSV_HEADER, rows.iter().map(Row::cells))
+}
+
+/// `sweep-classes.csv`: the header and one line per class of each run with
+/// service classes.
+pub fn classes_csv(rows: &[Row]) -> String {
+    csv(CLASSES_CSV_HEADER, rows.iter().flat_map(Row::class_cells))
+}
+
 fn json_cell(cell: Cell) -> serde_json::Value {
     match cell {
         Cell::Text(text) => text.into(),
-        Cell::Int(value) => value.into(),
+        Cell::Name(Some(text)) => text.into(),
+        Cell::Int(value) | Cell::Count(Some(value)) => value.into(),
         Cell::Float(Some(value)) if value.is_finite() => value.into(),
-        Cell::Float(_) => serde_json::Value::Null,
+        Cell::Float(_) | Cell::Name(None) | Cell::Count(None) => serde_json::Value::Null,
     }
+}
+
+fn cells_json(cells: Vec<(&'static str, Cell)>) -> serde_json::Value {
+    serde_json::Value::Object(
+        cells
+            .into_iter()
+            .map(|(name, cell)| (name.to_string(), json_cell(cell)))
+            .collect(),
+    )
 }
 
 /// The `baselines` of `sweep.json`.
@@ -458,16 +577,17 @@ pub fn baselines_json(baseline_tasks: &[Task], baselines: &[Outcome]) -> Vec<ser
         .collect()
 }
 
-/// The `runs` of `sweep.json`: the rows, one object each.
+/// The `runs` of `sweep.json`: the rows, one object each; a run with
+/// service classes also has `classes`, its rows of `sweep-classes.csv`.
 pub fn rows_json(rows: &[Row]) -> Vec<serde_json::Value> {
     rows.iter()
         .map(|row| {
-            serde_json::Value::Object(
-                row.cells()
-                    .into_iter()
-                    .map(|(name, cell)| (name.to_string(), json_cell(cell)))
-                    .collect(),
-            )
+            let mut object = cells_json(row.cells());
+            if row.outcome.classes.is_some() {
+                let classes = row.class_cells().into_iter().map(cells_json).collect();
+                object["classes"] = serde_json::Value::Array(classes);
+            }
+            object
         })
         .collect()
 }
@@ -494,6 +614,7 @@ mod tests {
             predictors: vec![Predictor::Exact],
             convs: vec![None, Some(4)],
             admissions: vec![Admission::AdmitAll],
+            evictions: vec![None],
             cloud_procs: vec![ProcsChoice::Fixed(1)],
             runtimes: vec![RuntimeSpec::WALLTIME],
             slacks: vec![1.5, 2.0],
@@ -516,6 +637,7 @@ mod tests {
             predictors: vec![Predictor::Exact, Predictor::Thesis],
             convs: vec![None],
             admissions: vec![Admission::AdmitAll],
+            evictions: vec![None],
             cloud_procs: vec![ProcsChoice::Fixed(1)],
             runtimes: vec![RuntimeSpec::WALLTIME],
             slacks: vec![1.5],
@@ -541,6 +663,7 @@ mod tests {
                 ..Summary::default()
             },
             conv: 4,
+            classes: None,
             wall_seconds: 0.0,
         };
         let outcomes: Vec<Outcome> = [10.0, 20.0]

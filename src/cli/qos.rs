@@ -5,7 +5,7 @@
 //! `interstice_swf::qos`, the area run `sim::area_qos`, the outputs
 //! `qos_output`.
 
-use super::engine_args::EngineArgs;
+use super::engine_args::{EngineArgs, TuningArgs};
 use super::flags::Usage;
 use super::replay::{run_info, Replayed, WORKLOAD_NAME};
 use anyhow::Context;
@@ -13,9 +13,11 @@ use indicatif::ProgressBar;
 use interstice_batsim::output::{self, Naming, ResultWriter};
 use interstice_batsim::qos_output;
 use interstice_batsim::sim::area_qos::{self, AreaRun};
-use interstice_core::qos::{simulate, ClassReport, Eviction, Outcome, QosConfig};
-use interstice_core::{Admission, Job, JobKind, Scheduling};
-use interstice_swf::experiment::{first_injected_id, injection_span, load_trace, CloudSpec, TraceSpec};
+use interstice_core::qos::{simulate, ClassReport, Eviction, Outcome, QosConfig, Request};
+use interstice_core::{Admission, EngineConfig, Job, JobKind, Scheduling, Summary};
+use interstice_swf::experiment::{
+    first_injected_id, injection_span, load_trace, CloudSpec, LoadedTrace, TraceSpec,
+};
 use interstice_swf::merge_by_submit;
 use interstice_swf::qos::{parse_eviction, QosFileError, QosSpec};
 use std::path::{Path, PathBuf};
@@ -159,29 +161,15 @@ pub(crate) fn area_spec(path: &Path, conv: u32) -> anyhow::Result<QosSpec> {
 
 /// The options of a class replay that cannot go with it, as a usage error.
 pub(crate) fn check_replay(engine: &EngineArgs) -> anyhow::Result<()> {
-    let t = &engine.tuning;
-    // What the engine does for cloud jobs the class scheduler does its own
-    // way: these flags would be ignored, so they are refused.
-    let unused = [
+    let own = [
         ("--predictor", engine.predictor.is_some()),
-        ("--lambda", t.lambda.is_some()),
-        ("--tau", t.tau.is_some()),
-        ("--latency", t.latency.is_some()),
-        ("--beta", t.beta.is_some()),
-        ("--max-resubmissions", t.max_resubmissions.is_some()),
-        ("--max-time-in-system", t.max_time_in_system.is_some()),
-        ("--maintenance", t.maintenance.is_some()),
         ("--placement", engine.placement.is_some()),
         ("--placement-weights", engine.placement_weights.is_some()),
     ];
-    if let Some((flag, _)) = unused.iter().find(|(_, given)| *given) {
-        return Err(Usage(format!(
-            "--eviction/--qos: {flag} is for the engine's own cloud jobs (predictions, resubmissions, \
-             maintenance, which processors of the area); the class scheduler admits, waits and evicts by its \
-             classes on the area as one host: drop {flag}"
-        ))
-        .into());
+    if let Some((flag, _)) = own.iter().find(|(_, given)| *given) {
+        return Err(unused_by_classes(flag));
     }
+    check_tuning(&engine.tuning)?;
     // Read only once the flags it could not use are refused.
     let config = engine.to_config(engine.conv.unwrap_or(1).max(1))?;
     if config.scheduling == Scheduling::SharedQueue {
@@ -200,27 +188,45 @@ pub(crate) fn check_replay(engine: &EngineArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A replay whose cloud jobs have service classes: the HPC trace through
-/// the engine (`jobs.csv`, `summary.json`), the cloud jobs (the workload's
-/// own and those `cloud` injects) through the area's QoS platform
-/// (`requests.csv`, `windows.csv`, `classes` and `qos` in `summary.json`).
-pub(crate) fn replay_area(
+/// The engine knobs a run with service classes cannot use, as a usage
+/// error naming the first one given (`replay`, `sweep`).
+pub(crate) fn check_tuning(t: &TuningArgs) -> anyhow::Result<()> {
+    let unused = [
+        ("--lambda", t.lambda.is_some()),
+        ("--tau", t.tau.is_some()),
+        ("--latency", t.latency.is_some()),
+        ("--beta", t.beta.is_some()),
+        ("--max-resubmissions", t.max_resubmissions.is_some()),
+        ("--max-time-in-system", t.max_time_in_system.is_some()),
+        ("--maintenance", t.maintenance.is_some()),
+    ];
+    match unused.iter().find(|(_, given)| *given) {
+        Some((flag, _)) => Err(unused_by_classes(flag)),
+        None => Ok(()),
+    }
+}
+
+/// What the engine does for cloud jobs the class scheduler does its own
+/// way: `flag` would be ignored, so it is refused.
+pub(crate) fn unused_by_classes(flag: &str) -> anyhow::Error {
+    Usage(format!(
+        "--eviction/--qos: {flag} is for the engine's own cloud jobs (predictions, resubmissions, \
+         maintenance, which processors of the area); the class scheduler admits, waits and evicts by its \
+         classes on the area as one host: drop {flag}"
+    ))
+    .into()
+}
+
+/// A run with service classes' two inputs: the HPC jobs of `trace` for the
+/// engine (by submission), and its cloud jobs — the workload's own, with
+/// their labels, merged by arrival with those `cloud` injects over the HPC
+/// span — as the class scheduler's requests (classes drawn in that order).
+pub(crate) fn area_inputs(
     spec: &TraceSpec,
-    engine: &EngineArgs,
+    trace: &LoadedTrace,
     cloud: Option<&CloudSpec>,
-    classes: &ClassArgs,
-    out: &Path,
-    jobs_csv: bool,
-    bar: &ProgressBar,
-) -> anyhow::Result<(Replayed, AreaRun)> {
-    let started = Instant::now();
-    let trace = load_trace(spec)?;
-    let config = engine.to_config(trace.procs)?;
-    let qos = classes.spec(config.conv_procs)?;
-    // The workload's own cloud jobs (a Batsim JSON from `swf inject`, with
-    // their labels) are requests too, merged with the injected ones by
-    // arrival (classes are drawn in that order); the engine sees HPC work
-    // only.
+    qos: &QosSpec,
+) -> anyhow::Result<(Vec<Job>, Vec<Request>)> {
     let (mut hpc, mut own_cloud): (Vec<Job>, Vec<Job>) =
         trace.jobs.iter().cloned().partition(|j| j.kind == JobKind::Hpc);
     hpc.sort_by_key(|job| job.submit);
@@ -243,36 +249,44 @@ pub(crate) fn replay_area(
     let requests = area_qos::requests(
         merge_by_submit(own_cloud, injected.into_iter().flatten()),
         &trace.labels,
-        &qos,
+        qos,
     )
     .with_context(|| format!("{}", spec.workload.display()))?;
+    Ok((hpc, requests))
+}
+
+/// A replay whose cloud jobs have service classes: the HPC trace through
+/// the engine (`jobs.csv`, `summary.json`), the cloud jobs (the workload's
+/// own and those `cloud` injects) through the area's QoS platform
+/// (`requests.csv`, `windows.csv`, `classes` and `qos` in `summary.json`).
+pub(crate) fn replay_area(
+    spec: &TraceSpec,
+    engine: &EngineArgs,
+    cloud: Option<&CloudSpec>,
+    classes: &ClassArgs,
+    out: &Path,
+    jobs_csv: bool,
+    bar: &ProgressBar,
+) -> anyhow::Result<(Replayed, AreaRun)> {
+    let started = Instant::now();
+    let trace = load_trace(spec)?;
+    let config = engine.to_config(trace.procs)?;
+    let qos = classes.spec(config.conv_procs)?;
+    let (hpc, requests) = area_inputs(spec, &trace, cloud, &qos)?;
     // Nothing is written before the inputs are known good.
     output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
     let n_jobs = (hpc.len() + requests.len()) as u64;
     let load_seconds = started.elapsed().as_secs_f64();
     bar.set_length(hpc.len() as u64);
-    let naming = Naming::Workload(WORKLOAD_NAME);
-    let mut writer = if jobs_csv {
-        ResultWriter::create(out, naming)
-    } else {
-        ResultWriter::summary_only(out, naming)
-    }
-    .context("cannot write the results")?;
-    let run = area_qos::simulate_area(config.clone(), hpc, requests, &qos, &mut writer, |done| {
+    let area = AreaInputs {
+        spec,
+        trace: &trace,
+        cloud,
+        qos: &qos,
+    };
+    let (summary, run) = write_area(&area, &config, hpc, requests, out, jobs_csv, |done| {
         bar.set_position(done)
-    })
-    .context("simulation failed")?;
-    let info = run_info(spec, &trace, cloud, &run.sim.stats);
-    writer.set_classes(
-        qos_output::classes_json(&run.outcome),
-        qos_output::qos_json(&run.config, &run.outcome),
-    );
-    let summary = writer
-        .finish(&config, Some(&info))
-        .context("cannot write the results")?;
-    if jobs_csv {
-        qos_output::write_tables(out, &run.config, &run.outcome).context("cannot write the results")?;
-    }
+    })?;
     let replayed = Replayed {
         summary,
         config,
@@ -282,6 +296,54 @@ pub(crate) fn replay_area(
         load_seconds,
     };
     Ok((replayed, run))
+}
+
+/// What a run with service classes was made of, for its `summary.json`.
+pub(crate) struct AreaInputs<'a> {
+    /// The trace as specified…
+    pub spec: &'a TraceSpec,
+    /// …and as loaded.
+    pub trace: &'a LoadedTrace,
+    /// The injected cloud jobs.
+    pub cloud: Option<&'a CloudSpec>,
+    /// The classes.
+    pub qos: &'a QosSpec,
+}
+
+/// Run `hpc` and `requests` (from [`area_inputs`]) under `config` into
+/// `out`: `jobs.csv` (with `jobs_csv`) and `summary.json` with its
+/// `classes` and `qos`, then `requests.csv` and `windows.csv` (with
+/// `jobs_csv`). `replay --eviction`, and `sweep --eviction --keep-runs`.
+pub(crate) fn write_area(
+    area: &AreaInputs,
+    config: &EngineConfig,
+    hpc: Vec<Job>,
+    requests: Vec<Request>,
+    out: &Path,
+    jobs_csv: bool,
+    progress: impl FnMut(u64),
+) -> anyhow::Result<(Summary, AreaRun)> {
+    let naming = Naming::Workload(WORKLOAD_NAME);
+    let mut writer = if jobs_csv {
+        ResultWriter::create(out, naming)
+    } else {
+        ResultWriter::summary_only(out, naming)
+    }
+    .context("cannot write the results")?;
+    let run = area_qos::simulate_area(config.clone(), hpc, requests, area.qos, &mut writer, progress)
+        .context("simulation failed")?;
+    let info = run_info(area.spec, area.trace, area.cloud, &run.sim.stats);
+    writer.set_classes(
+        qos_output::classes_json(&run.outcome),
+        qos_output::qos_json(&run.config, &run.outcome),
+    );
+    let summary = writer
+        .finish(config, Some(&info))
+        .context("cannot write the results")?;
+    if jobs_csv {
+        qos_output::write_tables(out, &run.config, &run.outcome).context("cannot write the results")?;
+    }
+    Ok((summary, run))
 }
 
 /// One line per class: what it received.

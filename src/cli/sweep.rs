@@ -13,23 +13,31 @@
 //! predictor's r and β, maintenance windows, resubmissions) and α are the same for every run.
 //!
 //! Rows come in the order of the lists (policy, then scheduling, predictor, conv,
-//! admission, cloud-procs, cloud-runtime, slack, seed), whatever the thread scheduling;
-//! only `wall_seconds` differs between two identical sweeps.
+//! admission, eviction, cloud-procs, cloud-runtime, slack, seed), whatever the thread
+//! scheduling; only `wall_seconds` differs between two identical sweeps.
+//!
+//! With `--eviction`/`--qos` every run is a `replay --eviction` (the cloud jobs scheduled
+//! with service classes, [`super::qos::area_inputs`] and `sim::area_qos`): each row also
+//! has the class scheduler's totals, and `sweep-classes.csv` one row per run and class.
 
 use super::engine_args::{
     parse_admission, parse_alpha, parse_factor, parse_policy, parse_predictor, parse_procs_choice,
     parse_runtime, parse_scheduling, parse_seconds, BadValue, TuningArgs,
 };
 use super::experiment_args::TraceArgs;
+use super::flags::Usage;
 use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
 use interstice_batsim::output;
 use interstice_batsim::protocol::EngineOptions;
+use interstice_batsim::sim::area_qos;
 use interstice_batsim::sim::{simulate_stream, SimOptions};
-use interstice_batsim::sweep::{self, run_parallel, Grid, Outcome, Row, Task};
+use interstice_batsim::sweep::{self, run_parallel, ClassesOutcome, Grid, Outcome, Row, Task};
+use interstice_core::qos::Eviction;
 use interstice_core::{Admission, Policy, Predictor, Scheduling, Shown, SummaryTally};
 use interstice_swf::defaults;
 use interstice_swf::experiment::{check_cloud_fits, CloudRoom};
+use interstice_swf::qos::{parse_eviction, QosSpec};
 use interstice_swf::{arrivals, load_trace, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -39,6 +47,8 @@ use std::time::Instant;
 pub const SWEEP_CSV: &str = "sweep.csv";
 /// The name of the JSON twin of `sweep.csv` (plus the sweep's settings and baselines).
 pub const SWEEP_JSON: &str = "sweep.json";
+/// The name of the per-class table of a sweep with service classes.
+pub const SWEEP_CLASSES_CSV: &str = "sweep-classes.csv";
 
 /// Run `interstice replay` over the cartesian product of lists of parameters.
 #[derive(clap::Args, Debug)]
@@ -48,10 +58,14 @@ pub const SWEEP_JSON: &str = "sweep.json";
     comma keeps its replay meaning: `--cloud-procs 1,2,4` is ONE experiment whose cloud jobs draw 1, 2 \
     or 4 processors, while `--cloud-procs '1;2;4'` (or --cloud-procs 1 --cloud-procs 2 --cloud-procs 4) \
     is three experiments, the thesis's fixed h ∈ {1, 2, 4}.\n\n\
-    Rows of sweep.csv follow the lists' order (policy, scheduling, predictor, conv, admission, cloud-procs, \
-    cloud-runtime, slack, seed), whatever --jobs; only wall_seconds changes between identical sweeps. \
-    hpc_makespan_delta is the run's HPC makespan minus that of the same trace, policy, scheduling mode and \
-    area without cloud jobs.\n\n\
+    Rows of sweep.csv follow the lists' order (policy, scheduling, predictor, conv, admission, eviction, \
+    cloud-procs, cloud-runtime, slack, seed), whatever --jobs; only wall_seconds changes between identical \
+    sweeps. hpc_makespan_delta is the run's HPC makespan minus that of the same trace, policy, scheduling \
+    mode and area without cloud jobs.\n\n\
+    With --eviction/--qos every run schedules its cloud jobs with service classes (as `replay --eviction`): \
+    sweep.csv's class_requests, preemptions, preemptions_for_capacity and penalty are the class scheduler's \
+    (its cloud_jobs and violation columns count the engine's cloud jobs: none), and sweep-classes.csv has one \
+    row per run and class (availability, SLO fulfilment, deficit, penalty, Gini).\n\n\
     Example: interstice sweep KTH-SP2.swf.gz --procs 100 --policy convergence --conv 10,20,40 \
     --cloud-interval 10 --cloud-procs '1;2;4' --slack 1.25,2,5 --cloud-runtime 'walltime;0.1w' --clip \
     --until 2592000 --out results/"
@@ -76,6 +90,14 @@ pub struct SweepArgs {
     /// Admission modes (list): admit-all, reject-predicted.
     #[arg(long, value_name = "A[,A…]", default_values_t = [defaults::admission().name().to_string()])]
     pub admission: Vec<String>,
+    /// Schedule the cloud jobs with service classes, evicting by each of these policies (list):
+    /// priority, qos-driven, owner-share (see `replay --eviction`; default with --qos: the file's).
+    #[arg(long, value_name = "E[,E…]")]
+    pub eviction: Vec<String>,
+    /// The classes and tenants of the cloud jobs (YAML, see `replay --qos`; default with
+    /// --eviction: the seeds' gold, silver, bronze drawn equally), the same for every run.
+    #[arg(long, value_name = "FILE")]
+    pub qos: Option<PathBuf>,
     /// Inject one cloud job every S seconds over the HPC trace's span.
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub cloud_interval: f64,
@@ -144,6 +166,14 @@ fn parse_grid(args: &SweepArgs) -> anyhow::Result<Grid> {
             convs.into_iter().map(Some).collect()
         },
         admissions: parse_list("--admission", &args.admission, true, parse_admission)?,
+        evictions: {
+            let evictions = parse_list("--eviction", &args.eviction, true, parse_eviction)?;
+            if evictions.is_empty() {
+                vec![None]
+            } else {
+                evictions.into_iter().map(Some).collect()
+            }
+        },
         cloud_procs: parse_list("--cloud-procs", &args.cloud_procs, false, parse_procs_choice)?,
         runtimes: parse_list("--cloud-runtime", &args.cloud_runtime, true, parse_runtime)?,
         slacks: parse_list("--slack", &args.slack, true, parse_factor)?,
@@ -190,7 +220,7 @@ fn parse_list<T: PartialEq, E: std::fmt::Display>(
 pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     super::flags::check_out_dir(&args.out, args.force)?;
     let started = Instant::now();
-    let grid = parse_grid(&args)?;
+    let mut grid = parse_grid(&args)?;
     let workers = match args.jobs {
         Some(0) => bail!("--jobs must be at least 1"),
         Some(n) => n,
@@ -212,6 +242,23 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         traces.insert(conv, (spec, trace));
     }
     let procs = traces.values().next().map(|(_, trace)| trace.procs).unwrap_or(0);
+    // Runs with service classes: the class file per area (a tenant's default
+    // share is the area), the grid checked as `replay --eviction` checks its flags.
+    let mut classes: BTreeMap<Option<u32>, QosSpec> = BTreeMap::new();
+    if args.qos.is_some() || !args.eviction.is_empty() {
+        check_class_grid(&args, &grid)?;
+        for (&conv, (_, trace)) in &traces {
+            let spec = match &args.qos {
+                Some(path) => super::qos::area_spec(path, trace.conv)?,
+                None => QosSpec::defaults(Eviction::default(), trace.conv),
+            };
+            classes.insert(conv, spec);
+        }
+        if args.eviction.is_empty() {
+            let file = classes.values().next().map(|spec| spec.config.eviction);
+            grid.evictions = vec![file];
+        }
+    }
     // The scalar knobs, with the maintenance file read once.
     let tuning = args.tuning.options()?;
     let engine_options = |policy: Policy,
@@ -264,14 +311,43 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             } => (engine_options(*policy, *scheduling, None, *conv, None), None),
         };
         let (spec, trace) = &traces[&options.conv];
+        let config = options.to_config(trace.procs)?;
+        let dir = args
+            .out
+            .join("runs")
+            .join(format!("run-{:04}", index.saturating_sub(n_baselines)));
+        if let Task::Run(sweep::RunParams {
+            eviction: Some(eviction),
+            ..
+        }) = task
+        {
+            let mut qos = classes[&options.conv].clone();
+            qos.config.eviction = *eviction;
+            let (hpc, requests) = super::qos::area_inputs(spec, trace, cloud.as_ref(), &qos)?;
+            let (summary, run) = if args.keep_runs {
+                let area = super::qos::AreaInputs {
+                    spec,
+                    trace,
+                    cloud: cloud.as_ref(),
+                    qos: &qos,
+                };
+                super::qos::write_area(&area, &config, hpc, requests, &dir, !args.no_jobs_csv, |_| {})?
+            } else {
+                let mut tally = SummaryTally::default();
+                let run = area_qos::simulate_area(config.clone(), hpc, requests, &qos, &mut tally, |_| {})
+                    .context("simulation failed")?;
+                (tally.summary(config.procs), run)
+            };
+            return Ok(Outcome {
+                summary,
+                conv: trace.conv,
+                classes: Some(ClassesOutcome::of(run.outcome)),
+                wall_seconds: begin.elapsed().as_secs_f64(),
+            });
+        }
         // Streamed as `replay` does: memory follows the jobs in the system.
         let (jobs, _) = arrivals(trace, cloud.as_ref())?;
-        let config = options.to_config(trace.procs)?;
         let summary = if args.keep_runs && matches!(task, Task::Run(_)) {
-            let dir = args
-                .out
-                .join("runs")
-                .join(format!("run-{:04}", index - n_baselines));
             let naming = output::Naming::Workload(WORKLOAD_NAME);
             let mut writer = if args.no_jobs_csv {
                 output::ResultWriter::summary_only(&dir, naming)
@@ -294,6 +370,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         Ok(Outcome {
             summary,
             conv: trace.conv,
+            classes: None,
             wall_seconds: begin.elapsed().as_secs_f64(),
         })
     };
@@ -310,6 +387,14 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                         "HPC makespan {:.0} s, {:.2} s",
                         summary.hpc_makespan, outcome.wall_seconds
                     ),
+                    _ if outcome.classes.is_some() => {
+                        let classes = outcome.classes.as_ref().map_or(0.0, |c| c.penalty);
+                        format!(
+                            "penalty {classes:.3} slot-hours, {} preemptions, {:.2} s",
+                            outcome.classes.as_ref().map_or(0, |c| c.preemptions),
+                            outcome.wall_seconds
+                        )
+                    }
                     summary => format!(
                         "{:.4} % violations, {} evictions, {:.2} s",
                         Shown(summary.violation_percent),
@@ -327,6 +412,15 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     let csv_path = args.out.join(SWEEP_CSV);
     std::fs::write(&csv_path, sweep::sweep_csv(&rows))
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
+    let classes_path = args.out.join(SWEEP_CLASSES_CSV);
+    if grid.evictions.iter().any(Option::is_some) {
+        std::fs::write(&classes_path, sweep::classes_csv(&rows))
+            .with_context(|| format!("cannot write {}", classes_path.display()))?;
+    } else if classes_path.exists() {
+        // A --force sweep leaves no table of an earlier sweep beside its own.
+        std::fs::remove_file(&classes_path)
+            .with_context(|| format!("cannot remove the stale {}", classes_path.display()))?;
+    }
     let total = started.elapsed().as_secs_f64();
     let json = sweep_json(
         &args,
@@ -351,6 +445,28 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// A grid with service classes takes only what `replay --eviction` takes:
+/// hpc-first, admit-all, no predictor and none of the engine's cloud knobs.
+fn check_class_grid(args: &SweepArgs, grid: &Grid) -> anyhow::Result<()> {
+    if grid.schedulings.iter().any(|&s| s != Scheduling::HpcFirst) {
+        return Err(Usage(
+            "--eviction/--qos: under --scheduling shared-queue nothing is evicted; use hpc-first".into(),
+        )
+        .into());
+    }
+    if grid.admissions.iter().any(|&a| a != Admission::AdmitAll) {
+        return Err(Usage(
+            "--eviction/--qos: the class scheduler admits every request (no prediction); drop --admission"
+                .into(),
+        )
+        .into());
+    }
+    if grid.predictors != [defaults::predictor()] {
+        return Err(super::qos::unused_by_classes("--predictor"));
+    }
+    super::qos::check_tuning(&args.tuning)
 }
 
 fn sweep_json(
@@ -379,6 +495,7 @@ fn sweep_json(
         "maintenance": args.tuning.maintenance.as_ref().map(|path| path.display().to_string()),
         "max_resubmissions": args.tuning.max_resubmissions,
         "max_time_in_system": args.tuning.max_time_in_system,
+        "qos": args.qos.as_ref().map(|path| path.display().to_string()),
         "grid": grid.to_json(),
         "threads": workers,
         "wall_seconds": wall_seconds,

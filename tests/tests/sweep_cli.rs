@@ -114,7 +114,7 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     );
     let (header, rows) = sweep_csv(&out);
     assert_eq!(
-        header[..11],
+        header[..12],
         [
             "run",
             "policy",
@@ -123,6 +123,7 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
             "procs",
             "conv",
             "admission",
+            "eviction",
             "cloud_procs",
             "cloud_runtime",
             "slack",
@@ -132,6 +133,11 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     assert_eq!(header.last().map(String::as_str), Some("wall_seconds"));
     assert_eq!(rows.len(), 2 * 2 * 2 * 2);
     let at = |name: &str| column(&header, name);
+    // Without service classes their columns are undefined, and there is no class table.
+    for name in ["eviction", "class_requests", "preemptions", "penalty"] {
+        assert!(rows.iter().all(|row| row[at(name)].is_empty()), "{name}");
+    }
+    assert!(!out.join("sweep-classes.csv").exists());
     // Rows follow the lists: policy, then conv, …, slack innermost.
     let points: Vec<(String, String, String, String)> = rows
         .iter()
@@ -493,4 +499,157 @@ fn kept_runs_without_jobs_csv_keep_their_summaries() {
             .collect::<Vec<_>>(),
     );
     assert!(!refused.status.success(), "--no-jobs-csv needs --keep-runs");
+}
+
+/// `sweep --eviction --qos`: every run schedules its cloud jobs with service
+/// classes; each run's classes in `sweep-classes.csv` and `sweep.json` are
+/// those of the `replay --eviction` with the same values (and of the run it
+/// keeps), the row's penalty their sum; flags a class run cannot use are
+/// refused as `replay` refuses them.
+#[test]
+fn runs_with_service_classes_report_each_class_as_replay_does() {
+    let out = scratch_dir("sweep-cli", "classes");
+    let classes = out.join("classes.yaml");
+    std::fs::write(
+        &classes,
+        "classes:\n  - { name: gold, slo: 1.0 }\n  - { name: bronze, slo: 0.5, weight: 2 }\n\
+         tenants:\n  - { name: a, share: 10 }\n  - { name: b, share: 30 }\n",
+    )
+    .unwrap();
+    let classes = classes.to_str().unwrap();
+    let cloud = [
+        "--cloud-procs",
+        "1,2",
+        "--cloud-runtime",
+        "uniform:60:1800",
+        "--cloud-walltime",
+        "1800",
+        "--qos",
+        classes,
+    ];
+    let dir = out.join("sweep");
+    let mut extra = vec![
+        "--policy",
+        "easy",
+        "--conv",
+        "40;60",
+        "--eviction",
+        "priority,owner-share",
+        "--keep-runs",
+    ];
+    extra.extend_from_slice(&cloud);
+    run_sweep(&dir, &extra);
+    let (header, rows) = sweep_csv(&dir);
+    assert_eq!(rows.len(), 4);
+    let text = std::fs::read_to_string(dir.join("sweep-classes.csv")).unwrap();
+    let mut lines = text.lines();
+    let class_header = csv_split(lines.next().unwrap());
+    let class_rows: Vec<Vec<String>> = lines.map(csv_split).collect();
+    assert_eq!(class_rows.len(), 4 * 2, "one row per run and class");
+    let sweep: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
+    let number = |text: &str| text.parse::<f64>().unwrap();
+    let trace = kth_trace();
+    let trace = trace.to_str().unwrap();
+    for (run, row) in rows.iter().enumerate() {
+        let (conv, eviction) = (&row[column(&header, "conv")], &row[column(&header, "eviction")]);
+        assert_eq!(eviction, ["priority", "owner-share"][run % 2]);
+        let mine: Vec<&Vec<String>> = class_rows
+            .iter()
+            .filter(|r| r[column(&class_header, "run")] == run.to_string())
+            .collect();
+        assert_eq!(mine.len(), 2);
+        // The run as a replay of its own.
+        let replayed = out.join(format!("replay-{run}"));
+        let mut args = vec![
+            "replay",
+            trace,
+            "--procs",
+            "100",
+            "--cloud-interval",
+            "10",
+            "--until",
+            UNTIL,
+            "--clip",
+            "--quiet",
+            "--policy",
+            "easy",
+            "--conv",
+            conv.as_str(),
+            "--eviction",
+            eviction.as_str(),
+            "--out",
+            replayed.to_str().unwrap(),
+        ];
+        args.extend_from_slice(&cloud);
+        assert_success(&interstice(&args));
+        let summary = interstice_tests::read_summary(&replayed);
+        let kept = interstice_tests::read_summary(&dir.join("runs").join(format!("run-{run:04}")));
+        let mut penalty = 0.0;
+        for (class, (csv, json)) in mine
+            .iter()
+            .zip(sweep["runs"][run]["classes"].as_array().unwrap())
+            .enumerate()
+        {
+            let want = &summary["classes"][class];
+            assert_eq!(want, &kept["classes"][class], "the kept run is the replay");
+            let cell = |name: &str| &csv[column(&class_header, name)];
+            assert_eq!(cell("class"), want["name"].as_str().unwrap());
+            assert_eq!(*cell("requests"), want["requests"].to_string());
+            for (column, field) in [
+                ("penalty", &want["penalty"]),
+                ("slo_fulfilment", &want["slo_fulfilment"]),
+                ("mean_deficit", &want["mean_deficit"]),
+                ("availability_mean", &want["availability"]["mean"]),
+                ("availability_p10", &want["availability"]["p10"]),
+                ("gini_mean", &want["gini_mean"]),
+            ] {
+                // serde_json reads floats to within an ulp or two.
+                let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(1.0);
+                let want = field.as_f64().unwrap();
+                assert!(close(number(cell(column)), want), "run {run} {column}");
+                assert!(
+                    close(json[column].as_f64().unwrap(), want),
+                    "run {run} {column} in sweep.json"
+                );
+            }
+            penalty += number(cell("penalty"));
+        }
+        let total = number(&row[column(&header, "penalty")]);
+        assert!(
+            (total - penalty).abs() <= 1e-9 * total.max(1.0),
+            "{total} {penalty}"
+        );
+        assert_eq!(
+            row[column(&header, "class_requests")],
+            summary["qos"]["requests"].to_string()
+        );
+        assert_eq!(
+            row[column(&header, "preemptions")],
+            summary["qos"]["preemptions"].to_string()
+        );
+    }
+
+    // What a class run cannot use, refused before any run.
+    let errors = out.join("errors");
+    for (flags, needle) in [
+        (&["--scheduling", "shared-queue"][..], "hpc-first"),
+        (&["--predictor", "thesis"][..], "--predictor"),
+        (&["--admission", "reject-predicted"][..], "--admission"),
+        (&["--lambda", "1.5"][..], "--lambda"),
+    ] {
+        let mut extra = vec!["--policy", "easy", "--conv", "40", "--eviction", "priority"];
+        extra.extend_from_slice(flags);
+        let args = sweep_args(&errors, &extra);
+        let output = interstice(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_failure_mentions(&output, &[needle]);
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+    }
+    // The same directory swept again without classes keeps no class table.
+    run_sweep(&dir, &["--policy", "easy", "--conv", "40"]);
+    assert!(!dir.join("sweep-classes.csv").exists());
+    let args = sweep_args(&errors, &["--policy", "easy", "--eviction", "random"]);
+    let output = interstice(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_failure_mentions(&output, &["--eviction", "random", "qos-driven"]);
+    assert!(!errors.join("sweep.csv").exists());
 }
