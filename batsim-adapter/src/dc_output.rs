@@ -92,12 +92,15 @@ impl<'n> DatacenterWriter<'n> {
             );
             schedulers.insert(name.clone(), Value::Object(object));
         }
-        let value = json!({
+        let mut value = json!({
             "datacenter": datacenter_totals(&run.totals, run, datacenter),
             "migrations": run.totals.migrations,
             "schedulers": schedulers,
             "petri_net": petri_net(&run.net),
         });
+        if !run.classes.is_empty() {
+            value["classes"] = crate::qos_output::reports_json(&run.classes);
+        }
         let mut text = serde_json::to_string_pretty(&value).map_err(json_err)?;
         text.push('\n');
         std::fs::write(&summary_path, text).map_err(|source| OutputError::Io {

@@ -140,7 +140,12 @@ fn class_json(c: &ClassReport) -> Value {
 
 /// `summary.json`'s `classes` array: one object per class, in the config's order.
 pub fn classes_json(outcome: &Outcome) -> Value {
-    Value::Array(outcome.classes.iter().map(class_json).collect())
+    reports_json(&outcome.classes)
+}
+
+/// A `classes` array of these reports (a class run's, a data center's).
+pub fn reports_json(reports: &[ClassReport]) -> Value {
+    Value::Array(reports.iter().map(class_json).collect())
 }
 
 /// `summary.json`'s `qos` object: the scheduler's settings and totals.

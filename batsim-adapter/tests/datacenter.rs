@@ -4,8 +4,9 @@
 use interstice_batsim::sim::datacenter::{simulate_datacenter, AttemptSink, DatacenterRun, Source};
 use interstice_batsim::sim::SimError;
 use interstice_core::datacenter::{
-    Attempt, Datacenter, DatacenterConfig, Place, Routing, SchedulerConfig, Transition,
+    Attempt, Datacenter, DatacenterConfig, Place, Routing, SchedulerConfig, Service, Transition,
 };
+use interstice_core::qos::{Eviction, QosConfig};
 use interstice_core::{EngineConfig, Job, JobId, JobKind, Policy, Time};
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -64,6 +65,7 @@ fn run(
         .collect();
     sources.push(Source::Cloud {
         features: vec![],
+        service: Default::default(),
         jobs: Box::new(cloud.into_iter()),
     });
     let mut sink = Collect::default();
@@ -239,7 +241,8 @@ fn a_queued_job_killed_ends_in_a_final_place_and_the_end_counts_the_rest() {
     // A cloud job on its way to "far" (5 s of latency) when the run ends.
     dc.arrive(job(100, 11, 1, 60, 30, JobKind::Cloud, Some(100)), vec![])
         .unwrap();
-    let (rest, totals, _, net) = dc.finish();
+    let finished = dc.finish();
+    let (rest, totals, net) = (finished.attempts, finished.totals, finished.net);
     assert_eq!((totals.unfinished, totals.violations), (1, 1));
     assert_eq!(totals.true_positives + totals.false_negatives, 1);
     assert!(rest
@@ -329,6 +332,11 @@ proptest! {
     #[test]
     fn the_petri_net_invariants_hold(case in case()) {
         let policy = [Policy::Fcfs, Policy::Easy, Policy::Conservative, Policy::Convergence][case.policy as usize];
+        // Service classes in some cases, and then evictions by a policy
+        // wherever the scheduler's own policy allows it (fcfs, easy).
+        let eviction = [None, Some(Eviction::Priority), Some(Eviction::QosDriven), Some(Eviction::OwnerShare)]
+            [(case.refresh as usize + case.latency as usize) % 4];
+        let by_policy = |p: Policy| eviction.filter(|_| matches!(p, Policy::Fcfs | Policy::Easy));
         let mut schedulers = Vec::new();
         let mut direct = Vec::new();
         let mut id = 1u64;
@@ -337,6 +345,7 @@ proptest! {
             engine.conv_procs = *conv;
             let mut s = SchedulerConfig::hpc(&format!("hpc{i}"), engine);
             s.latency = secs(case.latency);
+            s.eviction = by_policy(policy);
             schedulers.push(s);
             let mut jobs: Vec<Job> = jobs.iter().map(|&(submit, h, wt, rt)| {
                 id += 1;
@@ -348,7 +357,9 @@ proptest! {
         let widest = case.clusters.iter().map(|c| c.1).max().unwrap_or(1);
         if let Some((procs, lambda10, jobs)) = &case.cloud {
             let index = schedulers.len();
-            schedulers.push(SchedulerConfig::cloud("cloud", *procs, f64::from(*lambda10) / 10.0));
+            let mut platform = SchedulerConfig::cloud("cloud", *procs, f64::from(*lambda10) / 10.0);
+            platform.eviction = by_policy(Policy::Fcfs);
+            schedulers.push(platform);
             let mut jobs: Vec<Job> = jobs.iter().map(|&(submit, h, rt)| {
                 id += 1;
                 job(id, submit, h, rt + 10, rt, JobKind::Hpc, None)
@@ -363,6 +374,9 @@ proptest! {
         cloud.sort_by_key(|j| j.submit);
         let mut config = DatacenterConfig::new(schedulers, case.resubmissions);
         config.refresh = secs(case.refresh);
+        if eviction.is_some() {
+            config.classes = Some(QosConfig::new(0, 0, Eviction::Priority));
+        }
         let hpc_jobs: u64 = case.clusters.iter().map(|c| c.2.len() as u64).sum();
         let (run, attempts) = run(config, direct, cloud.clone());
         let net = &run.net;
@@ -402,5 +416,92 @@ proptest! {
         }
         let violated = attempts.iter().filter(|a| a.violated == Some(true)).count() as u64;
         prop_assert_eq!(violated, run.totals.violations);
+        // Every accepted job is in its class's report once, with its evictions.
+        if eviction.is_some() {
+            let jobs: usize = run.classes.iter().map(|c| c.requests).sum();
+            let evicted: u64 = run.classes.iter().map(|c| c.preemptions).sum();
+            prop_assert_eq!(jobs as u64, run.totals.accepted);
+            prop_assert_eq!(evicted, run.totals.evictions);
+        } else {
+            prop_assert!(run.classes.is_empty());
+        }
     }
+}
+
+/// A cloud platform that evicts by policy: four one-processor jobs, gold
+/// then bronze alternately, fill it; its own work then needs two
+/// processors. By class priority both bronze jobs give way (gold keeps
+/// running), where evicting the holders of the processors the platform's
+/// FCFS names (the lowest ids) takes whoever started there. Each class's
+/// report counts its jobs and the evictions they suffered.
+#[test]
+fn a_platform_evicting_by_priority_spares_the_gold_jobs() {
+    let run_with = |eviction: Option<Eviction>| {
+        let mut cloud = SchedulerConfig::cloud("cloud", 4, 1.0);
+        cloud.eviction = eviction;
+        let mut config = DatacenterConfig::new(vec![cloud], 0);
+        config.classes = Some(QosConfig::new(0, 0, Eviction::Priority));
+        let dc = Datacenter::new(config).unwrap();
+        let gold = Service { class: 0, tenant: 0 };
+        let bronze = Service { class: 2, tenant: 0 };
+        let streams = [(gold, [100u64, 102]), (bronze, [101, 103])].map(|(service, ids)| Source::Cloud {
+            features: vec![],
+            service,
+            jobs: Box::new(
+                ids.into_iter()
+                    .map(|id| job(id, (id - 100) as i64, 1, 1000, 1000, JobKind::Cloud, Some(5000))),
+            ),
+        });
+        let own = Source::Direct {
+            scheduler: 0,
+            jobs: Box::new(std::iter::once(job(1, 50, 2, 100, 100, JobKind::Hpc, None))),
+        };
+        let mut sources = vec![own];
+        sources.extend(streams);
+        let mut sink = Collect::default();
+        let run = simulate_datacenter(dc, sources, &mut sink).unwrap();
+        let evicted: Vec<u64> = sink
+            .0
+            .iter()
+            .filter(|a| a.routed && a.record.end_reason == Some(interstice_core::EndReason::Evicted))
+            .map(|a| a.record.job.id.0)
+            .collect();
+        (run, evicted)
+    };
+    let (run, mut evicted) = run_with(Some(Eviction::Priority));
+    evicted.sort_unstable();
+    assert_eq!(evicted, [101, 103], "bronze gives way");
+    let classes: Vec<(&str, usize, u64)> = run
+        .classes
+        .iter()
+        .map(|c| (c.name.as_str(), c.requests, c.preemptions))
+        .collect();
+    assert_eq!(classes, [("gold", 2, 0), ("silver", 0, 0), ("bronze", 2, 2)]);
+    let gold = &run.classes[0];
+    assert_eq!(gold.completed, 2);
+    assert!(run.classes[2].availability.as_ref().unwrap().mean < gold.availability.as_ref().unwrap().mean);
+    let (run, evicted) = run_with(None);
+    assert_eq!(evicted.len(), 2);
+    assert!(
+        evicted.iter().any(|id| [100, 102].contains(id)),
+        "the holders of the processors FCFS names include a gold job: {evicted:?}"
+    );
+    assert_eq!(run.classes[0].preemptions + run.classes[2].preemptions, 2);
+}
+
+#[test]
+fn evicting_by_policy_needs_classes_and_a_policy_whose_processors_are_interchangeable() {
+    let mut cloud = SchedulerConfig::cloud("cloud", 4, 1.0);
+    cloud.eviction = Some(Eviction::QosDriven);
+    let e = Datacenter::new(DatacenterConfig::new(vec![cloud.clone()], 0))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("cloud") && e.contains("service classes"), "{e}");
+    let mut hpc = hpc("kth", 4, Policy::Conservative);
+    hpc.eviction = Some(Eviction::Priority);
+    let mut config = DatacenterConfig::new(vec![hpc], 0);
+    config.classes = Some(QosConfig::new(0, 0, Eviction::Priority));
+    let e = Datacenter::new(config).err().unwrap().to_string();
+    assert!(e.contains("kth") && e.contains("fcfs or easy"), "{e}");
 }

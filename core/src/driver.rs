@@ -99,6 +99,15 @@ impl Driver {
         &self.engine
     }
 
+    /// [`Engine::rank_victims`]: not an event (ranks matter only to a pass
+    /// that starts HPC work, which events and timers bring).
+    pub fn rank_victims(
+        &mut self,
+        ranks: impl IntoIterator<Item = (crate::job::JobId, crate::qos::policy::Key)>,
+    ) {
+        self.engine.rank_victims(ranks);
+    }
+
     /// The engine back (e.g. for its final records).
     pub fn into_engine(self) -> Engine {
         self.engine

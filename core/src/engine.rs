@@ -195,6 +195,23 @@ pub struct EngineConfig {
     pub placement: Placement,
     /// TOPSIS's criteria weights (used only with [`Placement::Topsis`]).
     pub placement_weights: Weights,
+    /// Which running cloud jobs give way when HPC work takes processors of
+    /// the area.
+    pub victims: Victims,
+}
+
+/// Which running cloud jobs an HPC start evicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Victims {
+    /// Those holding the processors the policy's plan names (the thesis's
+    /// model: the policy chooses processors as if there were no cloud work).
+    #[default]
+    Holders,
+    /// Those the shell ranks first ([`Engine::rank_victims`]: an eviction
+    /// policy's order), on processors the HPC job may take without any HPC
+    /// decision changing: fcfs or easy, hpc-first, no maintenance windows
+    /// (see `engine/run/victims.rs`).
+    Ranked,
 }
 
 impl EngineConfig {
@@ -218,6 +235,7 @@ impl EngineConfig {
             maintenance: Vec::new(),
             placement: Placement::default(),
             placement_weights: Weights::default(),
+            victims: Victims::default(),
         }
     }
 
@@ -265,6 +283,9 @@ impl EngineConfig {
             return bad("lifecycle.max_time_in_system is negative: give a duration >= 0 or none".into());
         }
         self.thesis.validate().map_err(EngineError::InvalidConfig)?;
+        if let Some(conflict) = self.ranked_victims_conflict() {
+            return bad(conflict);
+        }
         for (i, window) in self.maintenance.iter().enumerate() {
             window
                 .validate(self.procs)
@@ -699,6 +720,15 @@ impl Engine {
     /// queues) at a cost per event that grows with it.
     pub fn set_cloud_window(&mut self, jobs: usize) {
         self.st.set_cloud_window(jobs);
+    }
+
+    /// Rank cloud jobs for [`Victims::Ranked`]: when HPC work needs the
+    /// processors of running ones, the smallest rank gives way first (jobs
+    /// without a rank before every ranked one). Replaces the previous
+    /// ranks; the shell calls it before a pass with what its eviction
+    /// policy says now (ranks may change with time, as `Q` does).
+    pub fn rank_victims(&mut self, ranks: impl IntoIterator<Item = (JobId, crate::qos::policy::Key)>) {
+        self.st.rank_victims(ranks);
     }
 
     /// Consume the engine and return the records it holds (as

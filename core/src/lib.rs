@@ -166,7 +166,7 @@ pub mod time;
 pub use driver::{Driver, Livelock};
 pub use engine::{
     Admission, Decision, EndReason, Engine, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState,
-    Lifecycle, Maintenance, Policy, Prediction, Predictor, Scheduling, Slots, Submitted,
+    Lifecycle, Maintenance, Policy, Prediction, Predictor, Scheduling, Slots, Submitted, Victims,
 };
 pub use job::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, UnknownName};
 pub use metrics::{violates, JobRecord, PredictionQuality, Shown, Summary, SummaryTally};

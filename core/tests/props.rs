@@ -298,6 +298,51 @@ fn check_late_reports(c: &Case, policy: Policy, every: u64, late_ticks: i64) {
     run_opts(config(c, policy), c.jobs.clone(), &opts);
 }
 
+/// Victims by rank: HPC jobs start exactly when they would without cloud
+/// jobs (only which processors of the area they take may differ; outside
+/// it, the same), and the harness's invariants hold.
+fn check_ranked(c: &Case, policy: Policy, ranks: &[u8]) {
+    let mut cfg = config(c, policy);
+    cfg.victims = interstice_core::Victims::Ranked;
+    let opts = Opts {
+        ranks: c
+            .jobs
+            .iter()
+            .zip(ranks.iter().cycle())
+            .filter(|(j, r)| j.kind == JobKind::Cloud && **r < 200)
+            .map(|(j, r)| {
+                (
+                    j.id,
+                    interstice_core::qos::policy::Key::from(vec![f64::from(*r % 5)]),
+                )
+            })
+            .collect(),
+        ..Opts::default()
+    };
+    let (_, t) = run_opts(cfg, c.jobs.clone(), &opts);
+    let hpc_only = Case {
+        jobs: c
+            .jobs
+            .iter()
+            .filter(|j| j.kind == JobKind::Hpc)
+            .cloned()
+            .collect(),
+        ..c.clone()
+    };
+    let (_, t2) = run(config(&hpc_only, policy), hpc_only.jobs.clone());
+    let timing = |cc: &Case, tr: &Trace| -> Vec<(JobId, i64, Vec<u32>)> {
+        hpc_starts(cc, tr)
+            .into_iter()
+            .map(|(id, s, _)| (id, s, tr.starts[&id].1.iter().filter(|&p| p >= c.conv).collect()))
+            .collect()
+    };
+    assert_eq!(
+        timing(c, &t),
+        timing(&hpc_only, &t2),
+        "{policy}: ranks changed HPC decisions"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
@@ -306,6 +351,12 @@ proptest! {
 
     #[test]
     fn easy_invariants(c in case()) { check_policy(&c, Policy::Easy); }
+
+    #[test]
+    fn ranked_victims_change_no_hpc_decision(c in case(), ranks in proptest::collection::vec(any::<u8>(), 1..8)) {
+        check_ranked(&c, Policy::Fcfs, &ranks);
+        check_ranked(&c, Policy::Easy, &ranks);
+    }
 
     #[test]
     fn conservative_invariants(c in case()) { check_policy(&c, Policy::Conservative); }

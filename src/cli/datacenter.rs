@@ -8,7 +8,7 @@ use interstice_batsim::output::Naming;
 use interstice_batsim::sim::datacenter::{simulate_datacenter, Source};
 use interstice_core::datacenter::{Datacenter, DatacenterConfig, Request, Role, Routing, SchedulerConfig};
 use interstice_core::placement::{Placement, Weights};
-use interstice_core::{EngineConfig, Job, Lifecycle, Time};
+use interstice_core::{EngineConfig, Job, Lifecycle, Shown, Time};
 use interstice_swf::datacenter::{DatacenterSpec, DirectWork, StreamSpec};
 use interstice_swf::experiment::injection_span;
 use interstice_swf::load_trace;
@@ -89,6 +89,7 @@ pub fn run(
         scheduler.engine.placement_weights = placement_weights;
         scheduler.features = s.features.clone();
         scheduler.latency = s.latency;
+        scheduler.eviction = s.eviction;
         schedulers.push(scheduler);
     }
 
@@ -121,7 +122,7 @@ pub fn run(
     let mut streams = Vec::new();
     for (k, stream) in spec.streams.iter().enumerate() {
         let jobs = stream_jobs(stream, &mut next_id).with_context(|| format!("streams[{k}]"))?;
-        streams.push((stream.features.clone(), jobs));
+        streams.push((stream.features.clone(), stream.service, jobs));
     }
 
     let config = DatacenterConfig {
@@ -137,8 +138,9 @@ pub fn run(
         routing: spec.routing,
         placement: spec.placement,
         placement_weights,
+        classes: spec.classes.clone(),
     };
-    let dc = Datacenter::new(config)?;
+    let dc = Datacenter::new(config).with_context(|| file.display().to_string())?;
     // Every stream's widest job must fit some scheduler's metadata (width
     // and features), or every such job would be refused.
     for (k, stream) in spec.streams.iter().enumerate() {
@@ -176,9 +178,10 @@ pub fn run(
             jobs: Box::new(jobs.into_iter()),
         });
     }
-    for (features, jobs) in streams {
+    for (features, service, jobs) in streams {
         sources.push(Source::Cloud {
             features,
+            service,
             jobs: Box::new(jobs.into_iter()),
         });
     }
@@ -195,8 +198,23 @@ pub fn run(
         "beta": interstice_swf::beta::beta_json(spec.beta),
         "max_resubmissions": spec.max_resubmissions,
         "max_time_in_system": spec.max_time_in_system.map(Time::as_secs_f64),
-        "streams": spec.streams.iter().map(|s| s.cloud.to_json()).collect::<Vec<_>>(),
+        "streams": spec.streams.iter().map(|s| {
+            let mut stream = s.cloud.to_json();
+            if let Some(cfg) = &spec.classes {
+                stream["class"] = cfg.classes[s.service.class].name.clone().into();
+                stream["tenant"] = cfg.tenants[s.service.tenant].name.clone().into();
+            }
+            stream
+        }).collect::<Vec<_>>(),
     });
+    let mut settings = settings;
+    if spec.classes.is_some() {
+        settings["evictions"] = spec
+            .schedulers
+            .iter()
+            .map(|s| s.eviction.map(|e| e.name()))
+            .collect();
+    }
     writer
         .finish(&run, &configs, &roles, settings)
         .context("cannot write the results")?;
@@ -220,6 +238,17 @@ pub fn run(
                 s.migrated_out,
                 s.last_attempts,
                 s.violations
+            )?;
+        }
+        for c in &run.classes {
+            outln!(
+                "  class {}: {} jobs, availability mean {:.4}, SLO met {:.4}, penalty {:.3} slot-hours, {} evictions",
+                c.name,
+                c.requests,
+                Shown(c.availability.as_ref().map(|d| d.mean)),
+                Shown(c.fulfilment),
+                c.penalty,
+                c.preemptions
             )?;
         }
         outln!(

@@ -75,6 +75,7 @@ pub fn classify(err: &anyhow::Error) -> Exit {
             || cause.is::<interstice_swf::JobFieldError>()
             || cause.is::<interstice_swf::datacenter::DatacenterFileError>()
             || cause.is::<interstice_swf::qos::QosFileError>()
+            || is_bad_datacenter(cause)
             || matches!(
                 cause.downcast_ref::<interstice_batsim::sim::area_qos::AreaError>(),
                 Some(
@@ -87,6 +88,22 @@ pub fn classify(err: &anyhow::Error) -> Exit {
         }
     }
     Exit::Internal
+}
+
+/// A data center whose config (read from its file) cannot be built.
+fn is_bad_datacenter(cause: &(dyn std::error::Error + 'static)) -> bool {
+    use interstice_core::datacenter::DatacenterError;
+    use interstice_core::EngineError;
+    matches!(
+        cause.downcast_ref::<DatacenterError>(),
+        Some(
+            DatacenterError::InvalidConfig(_)
+                | DatacenterError::Engine {
+                    source: EngineError::InvalidConfig(_),
+                    ..
+                }
+        )
+    )
 }
 
 #[cfg(test)]

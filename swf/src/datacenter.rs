@@ -31,12 +31,21 @@
 //! streams:
 //!   - { interval: 10, procs: "1,2,4", walltime: 180, runtime: "uniform:18:90", slack: 2 }
 //! ```
+//!
+//! Service classes (docs/qos.md): `classes:` and `tenants:` as in a
+//! service-class file (default: the seeds' gold, silver, bronze and one
+//! tenant), each stream's `class:` (required once classes are in use) and
+//! `tenant:` (default: the first), and a scheduler's `eviction:`
+//! (`priority`, `qos-driven`, `owner-share`; fcfs or easy) to give way by
+//! that policy when its own work needs processors.
 
 use crate::beta::parse_beta;
 use crate::experiment::{ClipTarget, CloudSpec, TraceSpec};
 use crate::inject::{ProcsChoice, RuntimeSpec};
-use interstice_core::datacenter::{Role, Routing};
+use crate::qos::{service_classes, tenants, ClassEntry, TenantEntry};
+use interstice_core::datacenter::{Role, Routing, Service};
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
+use interstice_core::qos::{Eviction, QosConfig};
 use interstice_core::{Admission, Beta, Policy, Scheduling, Time};
 use serde::Deserialize;
 use std::num::NonZeroU32;
@@ -71,6 +80,10 @@ struct File {
     schedulers: Vec<SchedulerEntry>,
     #[serde(default)]
     streams: Vec<StreamEntry>,
+    #[serde(default)]
+    classes: Vec<ClassEntry>,
+    #[serde(default)]
+    tenants: Vec<TenantEntry>,
 }
 
 #[derive(Deserialize)]
@@ -100,6 +113,8 @@ struct SchedulerEntry {
     features: Vec<String>,
     #[serde(default)]
     load: Option<StreamEntry>,
+    #[serde(default)]
+    eviction: Option<String>,
 }
 
 #[derive(Deserialize, Clone)]
@@ -124,6 +139,10 @@ struct StreamEntry {
     until: Option<f64>,
     #[serde(default)]
     features: Vec<String>,
+    #[serde(default)]
+    class: Option<String>,
+    #[serde(default)]
+    tenant: Option<String>,
 }
 
 /// A stream of injected jobs over `[from, until]` (default: the span of the
@@ -138,6 +157,9 @@ pub struct StreamSpec {
     pub until: Option<f64>,
     /// Features every job requires.
     pub features: Vec<String>,
+    /// The class and tenant of every job (indices into
+    /// [`DatacenterSpec::classes`]; the first of each without classes).
+    pub service: Service,
 }
 
 /// Where a scheduler's direct work comes from.
@@ -174,6 +196,8 @@ pub struct SchedulerSpec {
     pub features: Vec<String>,
     /// Its direct work.
     pub work: DirectWork,
+    /// Its eviction policy, if it gives way by one.
+    pub eviction: Option<Eviction>,
 }
 
 /// The whole file.
@@ -205,6 +229,8 @@ pub struct DatacenterSpec {
     pub schedulers: Vec<SchedulerSpec>,
     /// The cloud-job streams arriving at the data center.
     pub streams: Vec<StreamSpec>,
+    /// The service classes and tenants, when the file uses them.
+    pub classes: Option<QosConfig>,
 }
 
 impl DatacenterSpec {
@@ -309,7 +335,15 @@ impl DatacenterSpec {
                     lenient: false,
                     repeat: NonZeroU32::MIN,
                 }),
-                (None, Some(load)) => DirectWork::Stream(stream(load, &key("load"), &err)?),
+                (None, Some(load)) => {
+                    if load.class.is_some() || load.tenant.is_some() {
+                        return Err(err(
+                            key("load"),
+                            "a platform's own work has no class or tenant: it is never evicted".into(),
+                        ));
+                    }
+                    DirectWork::Stream(stream(load, &key("load"), None, &err)?)
+                }
                 (None, None) if role == Role::Hpc => {
                     return Err(err(
                         key("trace"),
@@ -329,8 +363,51 @@ impl DatacenterSpec {
                 latency: seconds(&key("latency"), entry.latency.unwrap_or(0.0))?,
                 features: entry.features,
                 work,
+                eviction: entry
+                    .eviction
+                    .as_deref()
+                    .map(str::parse)
+                    .transpose()
+                    .map_err(|e| err(key("eviction"), format!("{e}")))?,
             });
         }
+        // Service classes are in use once the file names any.
+        let uses_classes = !file.classes.is_empty()
+            || !file.tenants.is_empty()
+            || schedulers.iter().any(|s| s.eviction.is_some())
+            || file
+                .streams
+                .iter()
+                .any(|s| s.class.is_some() || s.tenant.is_some());
+        let weighted = (file
+            .classes
+            .iter()
+            .position(|c| c.weight.is_some())
+            .map(|i| format!("classes[{i}]")))
+        .or_else(|| {
+            file.tenants
+                .iter()
+                .position(|t| t.weight.is_some())
+                .map(|i| format!("tenants[{i}]"))
+        });
+        if let Some(key) = weighted {
+            return Err(err(
+                format!("{key}.weight"),
+                "a data center draws no class: each stream names its class and tenant".into(),
+            ));
+        }
+        let classes = if uses_classes {
+            let mut cfg = QosConfig::new(0, 0, Eviction::default());
+            if !file.classes.is_empty() {
+                cfg.classes = service_classes(&file.classes).map_err(|(key, message)| err(key, message))?;
+            }
+            if !file.tenants.is_empty() {
+                cfg.tenants = tenants(&file.tenants).map_err(|(key, message)| err(key, message))?;
+            }
+            Some(cfg)
+        } else {
+            None
+        };
         let routing = match file.routing.as_deref() {
             None | Some("best") => Routing::Best,
             Some(name) => {
@@ -350,7 +427,7 @@ impl DatacenterSpec {
             .streams
             .into_iter()
             .enumerate()
-            .map(|(i, s)| stream(s, &format!("streams[{i}]"), &err))
+            .map(|(i, s)| stream(s, &format!("streams[{i}]"), classes.as_ref(), &err))
             .collect::<Result<Vec<_>, _>>()?;
         let placement = match &file.placement {
             Some(name) => name
@@ -390,6 +467,7 @@ impl DatacenterSpec {
             placement_weights,
             schedulers,
             streams,
+            classes,
         })
     }
 }
@@ -406,12 +484,44 @@ fn yaml_text(value: &serde_yaml::Value) -> String {
     }
 }
 
-/// A stream entry as a [`StreamSpec`], with the injector's defaults.
+/// A stream entry as a [`StreamSpec`], with the injector's defaults; its
+/// class and tenant among `classes` when the file uses them.
 fn stream(
     entry: StreamEntry,
     key: &str,
+    classes: Option<&QosConfig>,
     err: &dyn Fn(String, String) -> DatacenterFileError,
 ) -> Result<StreamSpec, DatacenterFileError> {
+    let mut service = Service::default();
+    if let Some(cfg) = classes {
+        let names = |list: Vec<&str>| list.join(", ");
+        let class_names = names(cfg.classes.iter().map(|c| c.name.as_str()).collect());
+        service.class = match &entry.class {
+            None => {
+                return Err(err(
+                    format!("{key}.class"),
+                    format!("is missing: with service classes every stream names its class ({class_names})"),
+                ))
+            }
+            Some(name) => cfg.classes.iter().position(|c| &c.name == name).ok_or_else(|| {
+                err(
+                    format!("{key}.class"),
+                    format!("{name:?} is not defined (defined: {class_names})"),
+                )
+            })?,
+        };
+        if let Some(name) = &entry.tenant {
+            service.tenant = cfg.tenants.iter().position(|t| &t.name == name).ok_or_else(|| {
+                err(
+                    format!("{key}.tenant"),
+                    format!(
+                        "{name:?} is not defined (defined: {})",
+                        names(cfg.tenants.iter().map(|t| t.name.as_str()).collect())
+                    ),
+                )
+            })?;
+        }
+    }
     let text = yaml_text;
     let procs: ProcsChoice = entry
         .procs
@@ -448,6 +558,7 @@ fn stream(
         from: entry.from,
         until: entry.until,
         features: entry.features,
+        service,
     })
 }
 
@@ -517,5 +628,61 @@ mod tests {
         )
         .unwrap();
         assert_eq!(spec.streams[0].cloud.procs.max(), 2);
+    }
+
+    #[test]
+    fn classes_streams_and_eviction_policies() {
+        let spec = parse(
+            "classes:\n  - {name: gold, slo: 1}\n  - {name: bronze, slo: 0.5}\n\
+             tenants:\n  - {name: a, share: 2}\n  - {name: b, share: 2}\n\
+             schedulers:\n  - {name: c, role: cloud, procs: 4, eviction: owner-share}\n\
+             streams:\n  - {interval: 5, class: bronze, tenant: b}\n  - {interval: 7, class: gold}\n",
+        )
+        .unwrap();
+        let classes = spec.classes.as_ref().unwrap();
+        assert_eq!(classes.classes.len(), 2);
+        assert_eq!(spec.schedulers[0].eviction, Some(Eviction::OwnerShare));
+        assert_eq!(spec.streams[0].service, Service { class: 1, tenant: 1 });
+        assert_eq!(spec.streams[1].service, Service { class: 0, tenant: 0 });
+        // An eviction policy alone brings the seeds' classes.
+        let spec = parse(
+            "schedulers:\n  - {name: c, role: cloud, procs: 4, eviction: priority}\n\
+             streams:\n  - {interval: 5, class: silver}\n",
+        )
+        .unwrap();
+        assert_eq!(spec.streams[0].service.class, 1);
+        assert!(parse("schedulers:\n  - {name: c, role: cloud, procs: 4}\n")
+            .unwrap()
+            .classes
+            .is_none());
+        for (text, needle) in [
+            (
+                "schedulers:\n  - {name: c, role: cloud, procs: 4, eviction: priority}\nstreams:\n  - {interval: 5}\n",
+                "streams[0].class: is missing",
+            ),
+            (
+                "schedulers:\n  - {name: c, role: cloud, procs: 4}\nstreams:\n  - {interval: 5, class: platinum}\n",
+                "streams[0].class: \"platinum\" is not defined (defined: gold, silver, bronze)",
+            ),
+            (
+                "schedulers:\n  - {name: c, role: cloud, procs: 4, eviction: random}\n",
+                "schedulers[0].eviction",
+            ),
+            (
+                "classes:\n  - {name: gold, slo: 1, weight: 2}\nschedulers:\n  - {name: c, role: cloud, procs: 4}\n",
+                "classes[0].weight",
+            ),
+            (
+                "schedulers:\n  - {name: c, role: cloud, procs: 4, load: {interval: 5, class: gold}}\n",
+                "schedulers[0].load",
+            ),
+            (
+                "schedulers:\n  - {name: c, role: cloud, procs: 4}\nstreams:\n  - {interval: 5, class: gold, tenant: z}\n",
+                "streams[0].tenant: \"z\" is not defined",
+            ),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(needle), "{e}");
+        }
     }
 }

@@ -187,3 +187,66 @@ fn bad_files_are_refused_with_the_file_line_and_key() {
     ]);
     assert!(!output.status.success());
 }
+
+/// The shipped example with service classes, every job sent to the cloud
+/// platform (which evicts by class priority): each class's report is in
+/// `summary.json`, every accepted job in one class, every eviction in the
+/// class that suffered it, bronze far more than gold; the same platform
+/// evicting the holders of the processors its plan names evicts more, and
+/// not by class. An eviction policy on a scheduler that cannot choose its
+/// victims is bad input naming it.
+#[test]
+fn a_data_center_with_classes_evicts_by_policy_and_reports_each_class() {
+    let out = scratch_dir("datacenter-cli", "classes");
+    let run = |file: &Path, out: &Path| {
+        let output = replay(&[
+            "--datacenter",
+            file.to_str().unwrap(),
+            "--route",
+            "cloud",
+            "--no-jobs-csv",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_success(&output);
+        summary(out)
+    };
+    let example = repo_root().join("examples/datacenter-classes.yaml");
+    let ranked = run(&example, &out.join("priority"));
+    let classes = ranked["classes"].as_array().expect("a classes array");
+    let names: Vec<&str> = classes.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["gold", "silver", "bronze"]);
+    let dc = &ranked["datacenter"];
+    let total = |key: &str| classes.iter().map(|c| c[key].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(total("requests"), count(dc, &["accepted"]));
+    assert_eq!(total("preemptions"), count(dc, &["evictions"]));
+    let evicted = |c: usize| classes[c]["preemptions"].as_u64().unwrap();
+    assert!(evicted(2) > 2 * evicted(0), "bronze gives way first: {classes:?}");
+    assert_eq!(dc["settings"]["evictions"][2], "priority");
+    // The same platform without an eviction policy.
+    let text: String = std::fs::read_to_string(&example)
+        .unwrap()
+        .replace("../../shared", shared_dir().to_str().unwrap())
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("eviction:"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let holders_file = out.join("holders.yaml");
+    std::fs::write(&holders_file, text).unwrap();
+    let holders = run(&holders_file, &out.join("holders"));
+    assert!(count(&holders, &["datacenter", "evictions"]) > count(dc, &["evictions"]));
+    // kth (conservative) cannot choose its victims.
+    let text = std::fs::read_to_string(&holders_file)
+        .unwrap()
+        .replace("    conv: 60\n", "    conv: 60\n    eviction: qos-driven\n");
+    let bad = out.join("bad.yaml");
+    std::fs::write(&bad, text).unwrap();
+    let output = replay(&[
+        "--datacenter",
+        bad.to_str().unwrap(),
+        "--out",
+        out.join("bad").to_str().unwrap(),
+    ]);
+    assert_failure_mentions(&output, &["bad.yaml", "kth", "fcfs or easy"]);
+    assert_eq!(output.status.code(), Some(4));
+}

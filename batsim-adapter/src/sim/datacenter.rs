@@ -7,7 +7,8 @@
 //! acknowledged after the pass's decisions).
 
 use super::{run_length, SimError};
-use interstice_core::datacenter::{Attempt, Datacenter, PetriNet, SchedulerTotals, Totals};
+use interstice_core::datacenter::{Attempt, Datacenter, PetriNet, SchedulerTotals, Service, Totals};
+use interstice_core::qos::ClassReport;
 use interstice_core::{Decision, EndReason, Job, JobId, Time};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -26,6 +27,8 @@ pub enum Source<'a> {
     Cloud {
         /// Features every job of the stream requires.
         features: Vec<String>,
+        /// The class and tenant of every job of the stream.
+        service: Service,
         /// The jobs.
         jobs: Box<dyn Iterator<Item = Job> + 'a>,
     },
@@ -53,6 +56,8 @@ pub struct DatacenterRun {
     pub end_time: Time,
     /// Passes of the data center.
     pub passes: u64,
+    /// With service classes, what each class received.
+    pub classes: Vec<ClassReport>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -138,9 +143,13 @@ pub fn simulate_datacenter(
                         dc.submit_direct(*scheduler, job)?;
                         (jobs, now)
                     }
-                    Source::Cloud { features, jobs } => {
+                    Source::Cloud {
+                        features,
+                        service,
+                        jobs,
+                    } => {
                         run_length(&job)?;
-                        dc.arrive(job, features.clone())?;
+                        dc.arrive_in(job, features.clone(), *service)?;
                         (jobs, now)
                     }
                 };
@@ -211,17 +220,18 @@ pub fn simulate_datacenter(
         sink.reached(now)?;
         end_time = now;
     }
-    let (rest, totals, schedulers, net) = dc.finish();
+    let finished = dc.finish();
     sink.reached(Time::INFINITY)?;
-    for attempt in rest {
+    for attempt in finished.attempts {
         attempts += 1;
         sink.attempt(attempts, attempt)?;
     }
     Ok(DatacenterRun {
-        totals,
-        schedulers,
-        net,
+        totals: finished.totals,
+        schedulers: finished.schedulers,
+        net: finished.net,
         end_time,
         passes,
+        classes: finished.classes,
     })
 }

@@ -45,6 +45,19 @@
 //! scratch (T3 to an HPC platform, T11 to a cloud platform; a migration when
 //! the scheduler differs); else it fails (T10). Its SLO deadline stays its
 //! first arrival plus its SLO.
+//!
+//! **Service classes and eviction policies.** With
+//! [`DatacenterConfig::classes`], every cloud job has a class and a tenant
+//! ([`Datacenter::arrive_in`]) and what it received over its whole life —
+//! `e`, `d` (the runs evictions threw away), `p` — is kept
+//! ([`crate::qos::Ledger`]) and reported per class
+//! ([`Datacenter::finish`]). A scheduler with an
+//! [`SchedulerConfig::eviction`] policy gives way by that policy when its
+//! own work needs processors: before each of its passes its running cloud
+//! jobs are ranked by the policy's victim order
+//! ([`crate::qos::policy::Rules::victim_key`]; owner-share counts each
+//! tenant's processors on that scheduler) and its engine evicts by rank
+//! ([`crate::engine::Victims::Ranked`]: fcfs or easy).
 
 use super::database::{rank, route, Choice, Metadata, Request, Role, Route, Tuple};
 use super::petri::{BadFiring, PetriNet, Place, Transition};
@@ -56,9 +69,11 @@ use crate::job::{Job, JobId, JobKind};
 use crate::metrics::{violates, JobRecord};
 use crate::placement::{Placement, Weights};
 use crate::predict::Beta;
+use crate::qos::policy::{Candidate, Rules};
+use crate::qos::{ClassReport, Delivered, Distribution, Eviction, Ledger, QosConfig};
 use crate::time::Time;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::fmt;
 
 /// One scheduler of the data center.
@@ -83,6 +98,11 @@ pub struct SchedulerConfig {
     /// (an HPC scheduler); a cloud platform's physical processors
     /// ([`SchedulerConfig::cloud`] sets them), not its virtual ones.
     pub widest: Option<u32>,
+    /// Which cloud jobs give way when its own work needs their processors:
+    /// `None`, those holding the processors its policy names; a policy,
+    /// its victim order (needs [`DatacenterConfig::classes`], and fcfs or
+    /// easy).
+    pub eviction: Option<Eviction>,
 }
 
 impl SchedulerConfig {
@@ -96,6 +116,7 @@ impl SchedulerConfig {
             features: Vec::new(),
             latency: Time::ZERO,
             widest: None,
+            eviction: None,
         }
     }
 
@@ -114,6 +135,7 @@ impl SchedulerConfig {
             features: Vec::new(),
             latency: Time::ZERO,
             widest: Some(procs),
+            eviction: None,
         }
     }
 }
@@ -151,6 +173,10 @@ pub struct DatacenterConfig {
     pub placement: Placement,
     /// TOPSIS's weights (used only with [`Placement::Topsis`]).
     pub placement_weights: Weights,
+    /// The cloud jobs' service classes and tenants (their `eviction`,
+    /// hosts and windows unused): each job's availability is then kept and
+    /// reported per class, and schedulers may evict by policy.
+    pub classes: Option<QosConfig>,
 }
 
 impl DatacenterConfig {
@@ -176,8 +202,19 @@ impl DatacenterConfig {
             routing: Routing::Best,
             placement: Placement::default(),
             placement_weights: Weights::default(),
+            classes: None,
         }
     }
+}
+
+/// A cloud job's class and tenant (indices into
+/// [`DatacenterConfig::classes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Service {
+    /// Its class.
+    pub class: usize,
+    /// Its tenant.
+    pub tenant: usize,
 }
 
 /// Errors of the data center.
@@ -321,6 +358,22 @@ pub struct Totals {
     pub true_negatives: u64,
 }
 
+/// What [`Datacenter::finish`] returns.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// The attempts not taken yet, the unfinished ones included.
+    pub attempts: Vec<Attempt>,
+    /// The data center's counters.
+    pub totals: Totals,
+    /// Each scheduler's.
+    pub schedulers: Vec<SchedulerTotals>,
+    /// The Petri net as it ended.
+    pub net: PetriNet,
+    /// With service classes, what each class's cloud jobs received (in the
+    /// classes' order); else empty.
+    pub classes: Vec<ClassReport>,
+}
+
 /// One scheduler's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SchedulerTotals {
@@ -355,6 +408,23 @@ struct Member {
     /// It passed since its last publication (its tuple is behind its plan).
     behind: bool,
     totals: SchedulerTotals,
+    /// The data center's classes under its eviction policy, if it evicts by one.
+    policy: Option<QosConfig>,
+    /// The data center's cloud jobs running there (attempt ids).
+    running: BTreeSet<JobId>,
+}
+
+/// What the cloud jobs of one class received, as they conclude.
+#[derive(Clone, Debug, Default)]
+struct ClassTally {
+    jobs: usize,
+    completed: usize,
+    availability: Vec<f64>,
+    met: usize,
+    deficit: f64,
+    violations: usize,
+    penalty: f64,
+    evictions: u64,
 }
 
 /// A job the data center follows.
@@ -375,6 +445,11 @@ struct Tracked {
     prediction: Option<Prediction>,
     /// Where its current attempt is.
     scheduler: usize,
+    /// Its class and tenant.
+    service: Service,
+    /// What it received since its first arrival (restart: an evicted run
+    /// is thrown away).
+    ledger: Ledger,
 }
 
 /// An attempt on its way to a scheduler.
@@ -396,6 +471,8 @@ pub struct Datacenter {
     routing: Routing,
     /// TOPSIS's weights when `F^J'` orders by TOPSIS.
     topsis: Option<Weights>,
+    /// The classes and tenants, and what each class received so far.
+    classes: Option<(QosConfig, Vec<ClassTally>)>,
     latency: Vec<Time>,
     features: Vec<Vec<String>>,
     members: Vec<Member>,
@@ -438,6 +515,16 @@ impl Datacenter {
             }
         }
         let topsis = config.topsis().copied();
+        if let Some(cfg) = &config.classes {
+            // Checked as a platform of one host would be (its hosts are not the data center's).
+            let platform = QosConfig {
+                hosts: vec![1],
+                ..cfg.clone()
+            };
+            platform
+                .validate(&[])
+                .map_err(|e| DatacenterError::InvalidConfig(format!("classes: {e}")))?;
+        }
         let mut members = Vec::new();
         let mut latency = Vec::new();
         let mut features = Vec::new();
@@ -483,6 +570,15 @@ impl Datacenter {
             if s.role == Role::Cloud {
                 engine.scheduling = Scheduling::HpcFirst;
             }
+            if let Some(eviction) = s.eviction {
+                if config.classes.is_none() {
+                    return bad(format!(
+                        "schedulers[{i}] ({}) evicts by {eviction}: give the data center its service classes",
+                        s.name
+                    ));
+                }
+                engine.victims = crate::engine::Victims::Ranked;
+            }
             let engine = Engine::new(engine).map_err(|source| DatacenterError::Engine {
                 scheduler: s.name.clone(),
                 source,
@@ -500,6 +596,14 @@ impl Datacenter {
                 published: None,
                 behind: false,
                 totals: SchedulerTotals::default(),
+                policy: s
+                    .eviction
+                    .zip(config.classes.as_ref())
+                    .map(|(eviction, classes)| QosConfig {
+                        eviction,
+                        ..classes.clone()
+                    }),
+                running: BTreeSet::new(),
             });
         }
         let mut dc = Datacenter {
@@ -510,6 +614,10 @@ impl Datacenter {
             lifecycle: config.lifecycle,
             routing: config.routing,
             topsis,
+            classes: config.classes.map(|cfg| {
+                let tallies = vec![ClassTally::default(); cfg.classes.len()];
+                (cfg, tallies)
+            }),
             latency,
             features,
             members,
@@ -601,6 +709,8 @@ impl Datacenter {
                     admitted: None,
                     prediction: None,
                     scheduler,
+                    service: Service::default(),
+                    ledger: Ledger::admitted(job.submit),
                 },
             );
             Some(ticket)
@@ -614,8 +724,32 @@ impl Datacenter {
 
     /// A cloud job arrives at the data-center scheduler at `job.submit`
     /// (T0): Algorithm 1 sends it (T2/T6) or refuses it. `job.id` is its
-    /// own id; it must be unique among the cloud jobs in the system.
+    /// own id; it must be unique among the cloud jobs in the system. With
+    /// service classes it is of the first class and tenant
+    /// ([`Datacenter::arrive_in`] names them).
     pub fn arrive(&mut self, job: Job, features: Vec<String>) -> Result<Arrival, DatacenterError> {
+        self.arrive_in(job, features, Service::default())
+    }
+
+    /// [`Datacenter::arrive`] for a job of `service`'s class and tenant.
+    pub fn arrive_in(
+        &mut self,
+        job: Job,
+        features: Vec<String>,
+        service: Service,
+    ) -> Result<Arrival, DatacenterError> {
+        if let Some((cfg, _)) = &self.classes {
+            if service.class >= cfg.classes.len() || service.tenant >= cfg.tenants.len() {
+                return Err(DatacenterError::InvalidConfig(format!(
+                    "job {}: class #{} or tenant #{} does not exist ({} classes, {} tenants)",
+                    job.id,
+                    service.class,
+                    service.tenant,
+                    cfg.classes.len(),
+                    cfg.tenants.len()
+                )));
+            }
+        }
         let now = job.submit;
         self.totals.arrived += 1;
         let request = Request {
@@ -637,6 +771,7 @@ impl Datacenter {
         let place = self.net.fire(Transition::T0, None)?;
         let ticket = self.ticket();
         let prediction = choice.prediction.clone();
+        let ledger = Ledger::admitted(job.submit);
         self.tracked.insert(
             ticket,
             Tracked {
@@ -649,6 +784,8 @@ impl Datacenter {
                 admitted: Some(prediction.clone()),
                 prediction: Some(prediction.clone()),
                 scheduler: choice.index,
+                service,
+                ledger,
             },
         );
         let transition = match self.members[choice.index].role {
@@ -729,6 +866,8 @@ impl Datacenter {
                 }
                 continue;
             }
+            self.rank_victims(i, now);
+            let member = &mut self.members[i];
             let passed = member
                 .driver
                 .pass(now)
@@ -738,7 +877,7 @@ impl Datacenter {
                 })?;
             for decision in &passed {
                 if let Decision::Start { id, .. } = decision {
-                    self.started(i, *id)?;
+                    self.started(i, *id, now)?;
                 }
             }
             decisions.extend(passed.into_iter().map(|d| (i, d)));
@@ -762,8 +901,15 @@ impl Datacenter {
     /// End the run: the attempts of the jobs still in the system (queued,
     /// running or in transit) as rows that never ended, their jobs counted
     /// as unfinished and violated (they stay in their places in the net).
-    pub fn finish(mut self) -> (Vec<Attempt>, Totals, Vec<SchedulerTotals>, PetriNet) {
+    pub fn finish(mut self) -> Finished {
         let mut rest = std::mem::take(&mut self.done);
+        // The run ended at the last instant any scheduler reached.
+        let end = self
+            .members
+            .iter()
+            .map(|m| m.driver.engine().now())
+            .max()
+            .unwrap_or(Time::ZERO);
         for i in 0..self.members.len() {
             let records: Vec<JobRecord> = self.members[i].driver.engine().records().cloned().collect();
             for record in records {
@@ -775,7 +921,7 @@ impl Datacenter {
                     continue;
                 };
                 let mut attempt = self.attempt_of(i, &tracked, record);
-                self.conclude(i, &tracked, &mut attempt);
+                self.conclude(i, &tracked, &mut attempt, end);
                 rest.push(attempt);
             }
         }
@@ -786,11 +932,18 @@ impl Datacenter {
             let record = JobRecord::new(tracked.job.clone());
             let mut attempt = self.attempt_of(tracked.scheduler, &tracked, record);
             attempt.attempt = tracked.attempts + 1;
-            self.conclude(tracked.scheduler, &tracked, &mut attempt);
+            self.conclude(tracked.scheduler, &tracked, &mut attempt, end);
             rest.push(attempt);
         }
-        let members = self.members.into_iter().map(|m| m.totals).collect();
-        (rest, self.totals, members, self.net)
+        let classes = self.class_reports();
+        let schedulers = self.members.into_iter().map(|m| m.totals).collect();
+        Finished {
+            attempts: rest,
+            totals: self.totals,
+            schedulers,
+            net: self.net,
+            classes,
+        }
     }
 
     fn member(&self, scheduler: usize) -> Result<&Member, DatacenterError> {
@@ -937,13 +1090,17 @@ impl Datacenter {
         Ok(())
     }
 
-    fn started(&mut self, scheduler: usize, id: JobId) -> Result<(), DatacenterError> {
+    fn started(&mut self, scheduler: usize, id: JobId, now: Time) -> Result<(), DatacenterError> {
         let Some((ticket, _)) = self.given.get(&(scheduler, id)) else {
             return Err(self.unknown(scheduler, id));
         };
         let Some(tracked) = ticket.and_then(|t| self.tracked.get_mut(&t)) else {
             return Ok(());
         };
+        tracked.ledger.run(now);
+        if tracked.routed {
+            self.members[scheduler].running.insert(id);
+        }
         let transition = match self.members[scheduler].role {
             Role::Hpc => Transition::T4,
             Role::Cloud => Transition::T7,
@@ -972,6 +1129,14 @@ impl Datacenter {
         let mut tracked = self.tracked.remove(&ticket).expect("tracked job");
         let role = self.members[scheduler].role;
         let reason = record.end_reason;
+        self.members[scheduler].running.remove(&record.job.id);
+        let ended = record.end.unwrap_or(now);
+        if reason == Some(EndReason::Evicted) {
+            // Restarted from scratch elsewhere: the run is thrown away.
+            tracked.ledger.preempt(ended, true);
+        } else {
+            tracked.ledger.stop(ended);
+        }
         let mut attempt = self.attempt_of(scheduler, &tracked, record);
         use Transition::*;
         let withdrawn = attempt.record.start.is_none();
@@ -992,6 +1157,9 @@ impl Datacenter {
         if tracked.place == Place::L8 {
             self.totals.evictions += 1;
             self.members[scheduler].totals.evictions += 1;
+            if let Some((_, tallies)) = &mut self.classes {
+                tallies[tracked.service.class].evictions += 1;
+            }
             // Algorithm 2 at L8, run by the evicting scheduler, which
             // publishes its own plan first (it knows what evicted the job)
             // and has no latency to itself.
@@ -1014,7 +1182,7 @@ impl Datacenter {
             };
             let Some(choice) = next else {
                 tracked.place = self.net.fire(T10, Some(tracked.place))?;
-                self.conclude(scheduler, &tracked, &mut attempt);
+                self.conclude(scheduler, &tracked, &mut attempt, ended);
                 self.done.push(attempt);
                 return Ok(());
             };
@@ -1040,9 +1208,75 @@ impl Datacenter {
             self.tracked.insert(ticket, tracked);
             return self.send(ticket, to, transition, arrival);
         }
-        self.conclude(scheduler, &tracked, &mut attempt);
+        self.conclude(scheduler, &tracked, &mut attempt, ended);
         self.done.push(attempt);
         Ok(())
+    }
+
+    /// Rank scheduler `i`'s running cloud jobs by its eviction policy's
+    /// victim order at `now` (nothing when it has no policy).
+    fn rank_victims(&mut self, i: usize, now: Time) {
+        let Some(cfg) = &self.members[i].policy else {
+            return;
+        };
+        let mut held = vec![0u32; cfg.tenants.len()];
+        let mut candidates = Vec::new();
+        for &id in &self.members[i].running {
+            let Some((Some(ticket), job)) = self.given.get(&(i, id)) else {
+                continue;
+            };
+            let Some(tracked) = self.tracked.get(ticket) else {
+                continue;
+            };
+            let request = crate::qos::Request {
+                id: *ticket,
+                submit: tracked.job.submit,
+                procs: job.procs,
+                duration: None,
+                class: tracked.service.class,
+                tenant: tracked.service.tenant,
+            };
+            held[request.tenant] = held[request.tenant].saturating_add(job.procs);
+            candidates.push((id, Candidate::of(&request, *ticket, &tracked.ledger, now, cfg)));
+        }
+        let rules = Rules::new(cfg);
+        let ranks: Vec<_> = candidates
+            .iter()
+            .map(|(id, candidate)| (*id, rules.victim_key(candidate, &held)))
+            .collect();
+        self.members[i].driver.rank_victims(ranks);
+    }
+
+    /// One report per class of what its cloud jobs received (no fairness
+    /// windows: `gini_*` is the Gini coefficient of the class's
+    /// availabilities over the whole run, in both).
+    fn class_reports(&self) -> Vec<ClassReport> {
+        let Some((cfg, tallies)) = &self.classes else {
+            return Vec::new();
+        };
+        cfg.classes
+            .iter()
+            .zip(tallies)
+            .map(|(class, t)| {
+                let with_availability = t.availability.len();
+                let share = |n: f64| (with_availability > 0).then(|| n / with_availability as f64);
+                let gini = (with_availability > 1).then(|| crate::qos::gini(&t.availability));
+                ClassReport {
+                    name: class.name.clone(),
+                    slo: class.slo,
+                    requests: t.jobs,
+                    completed: t.completed,
+                    availability: Distribution::of(&t.availability),
+                    fulfilment: share(t.met as f64),
+                    mean_deficit: share(t.deficit),
+                    violations: t.violations,
+                    penalty: t.penalty,
+                    preemptions: t.evictions,
+                    gini_mean: gini,
+                    gini_max: gini,
+                }
+            })
+            .collect()
     }
 
     /// The row of an attempt of a tracked job: the job's own id, and the
@@ -1065,11 +1299,30 @@ impl Datacenter {
         }
     }
 
-    /// A routed job's last attempt: its SLO verdict against its first
-    /// arrival, in the totals, the scheduler's and the confusion matrix.
-    fn conclude(&mut self, scheduler: usize, tracked: &Tracked, attempt: &mut Attempt) {
+    /// A routed job's last attempt, at `at`: its SLO verdict against its
+    /// first arrival, in the totals, the scheduler's and the confusion
+    /// matrix, and what it received in its class's tally.
+    fn conclude(&mut self, scheduler: usize, tracked: &Tracked, attempt: &mut Attempt, at: Time) {
         if !tracked.routed {
             return;
+        }
+        if let Some((cfg, tallies)) = &mut self.classes {
+            let class = &cfg.classes[tracked.service.class];
+            let completed = tracked.place.is_final() && tracked.place != Place::L9;
+            let delivered = Delivered::of(class, tracked.job.procs, tracked.ledger.at(at), completed);
+            let tally = &mut tallies[tracked.service.class];
+            tally.jobs += 1;
+            tally.completed += usize::from(completed);
+            if let Some(a) = delivered.availability {
+                tally.availability.push(a);
+                if crate::qos::meets(a, class.slo) {
+                    tally.met += 1;
+                } else {
+                    tally.violations += 1;
+                }
+            }
+            tally.deficit += delivered.deficit.unwrap_or(0.0);
+            tally.penalty += delivered.penalty;
         }
         let deadline = tracked
             .job

@@ -15,8 +15,8 @@ pub mod database;
 pub mod petri;
 
 pub use center::{
-    Arrival, Attempt, Datacenter, DatacenterConfig, DatacenterError, Routing, SchedulerConfig,
-    SchedulerTotals, Totals,
+    Arrival, Attempt, Datacenter, DatacenterConfig, DatacenterError, Finished, Routing, SchedulerConfig,
+    SchedulerTotals, Service, Totals,
 };
 pub use database::{rank, route, Choice, Metadata, Request, Role, Route, Tuple};
 pub use petri::{BadFiring, PetriNet, Place, Transition};

@@ -20,6 +20,7 @@
 
 mod mirror;
 mod topsis;
+mod victims;
 
 use super::bound::CompressionBounds;
 use super::stages;
@@ -141,6 +142,8 @@ pub(super) struct State {
     /// Owner of each processor running a cloud job.
     owner: BTreeMap<u32, usize>,
     head_res: Option<usize>,
+    /// [`super::Victims::Ranked`]: the shell's ranks of running cloud jobs.
+    victim_ranks: HashMap<JobId, crate::qos::policy::Key>,
     pending_rejects: Vec<usize>,
     pending_evicts: Vec<usize>,
     /// HPC jobs started by an HPC phase, not yet returned by `schedule`.
@@ -206,6 +209,7 @@ impl State {
             cloud_running: Bits::empty(cfg.procs),
             owner: BTreeMap::new(),
             head_res: None,
+            victim_ranks: HashMap::new(),
             pending_rejects: Vec::new(),
             pending_evicts: Vec::new(),
             pending_starts: Vec::new(),
@@ -1281,6 +1285,9 @@ impl State {
     /// exactly those the policy makes with no cloud job at all. Cloud jobs
     /// take the *highest* free ids of the area, away from where HPC work lands.
     fn choose_hpc(&self, cfg: &EngineConfig, cand: &Bits, k: u32, s: Time) -> Bits {
+        if cfg.victims == super::Victims::Ranked {
+            return self.choose_ranked(cand, k, s);
+        }
         let mut b = Bits::empty(self.width);
         if cfg.policy != Policy::Convergence && cfg.conv_procs == cfg.procs {
             // One tier: the lowest free ids.

@@ -68,6 +68,8 @@ pub struct Opts {
     /// Hand finished jobs over (`Engine::hand_over_finished`) and take them
     /// after every pass; each taken record must be final.
     pub hand_over: bool,
+    /// Victim ranks (`Engine::rank_victims`), set before the first event.
+    pub ranks: Vec<(JobId, interstice_core::qos::policy::Key)>,
 }
 
 /// Run `jobs` to completion, checking invariants after every pass. Panics
@@ -87,6 +89,7 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
     if opts.hand_over {
         eng.hand_over_finished();
     }
+    eng.rank_victims(opts.ranks.iter().cloned());
     let mut eng = Driver::new(eng);
     let mut extra: BTreeSet<Time> = opts.extra_passes.iter().copied().collect();
     jobs.sort_by_key(|j| (j.submit, j.id));
