@@ -479,6 +479,12 @@ fn a_platform_evicting_by_priority_spares_the_gold_jobs() {
     assert_eq!(classes, [("gold", 2, 0), ("silver", 0, 0), ("bronze", 2, 2)]);
     let gold = &run.classes[0];
     assert_eq!(gold.completed, 2);
+    // Both bronze jobs (each failed with nothing to show: availability 0)
+    // were in the system in the first 10-minute window: a Gini per window,
+    // 0 between equals; none for a class without jobs.
+    assert_eq!(run.classes[2].gini_max, Some(0.0), "{:?}", run.classes[2]);
+    assert_eq!(run.classes[2].availability.as_ref().map(|d| d.max), Some(0.0));
+    assert!(run.classes[1].gini_max.is_none(), "no silver job");
     assert!(run.classes[2].availability.as_ref().unwrap().mean < gold.availability.as_ref().unwrap().mean);
     let (run, evicted) = run_with(None);
     assert_eq!(evicted.len(), 2);

@@ -70,6 +70,7 @@ use crate::metrics::{violates, JobRecord};
 use crate::placement::{Placement, Weights};
 use crate::predict::Beta;
 use crate::qos::policy::{Candidate, Rules};
+use crate::qos::report::{window_gini, InSystem, Windows};
 use crate::qos::{ClassReport, Delivered, Distribution, Eviction, Ledger, QosConfig};
 use crate::time::Time;
 use std::cmp::Reverse;
@@ -414,6 +415,31 @@ struct Member {
     running: BTreeSet<JobId>,
 }
 
+/// The service classes of a data center and what each received.
+struct ClassBook {
+    cfg: QosConfig,
+    tallies: Vec<ClassTally>,
+    /// The fairness windows (the classes' `window`, the seeds' 10 minutes
+    /// by default): each class's Gini over the availabilities of its jobs
+    /// in the system during each window.
+    windows: Windows,
+}
+
+/// The data center's cloud jobs in the system, for a window's close.
+struct CloudJobs<'a>(&'a HashMap<u64, Tracked>);
+
+impl InSystem for CloudJobs<'_> {
+    fn any(&self) -> bool {
+        self.0.values().any(|t| t.routed)
+    }
+
+    fn each(&self, f: &mut dyn FnMut(usize, &Ledger)) {
+        for t in self.0.values().filter(|t| t.routed) {
+            f(t.service.class, &t.ledger);
+        }
+    }
+}
+
 /// What the cloud jobs of one class received, as they conclude.
 #[derive(Clone, Debug, Default)]
 struct ClassTally {
@@ -472,7 +498,7 @@ pub struct Datacenter {
     /// TOPSIS's weights when `F^J'` orders by TOPSIS.
     topsis: Option<Weights>,
     /// The classes and tenants, and what each class received so far.
-    classes: Option<(QosConfig, Vec<ClassTally>)>,
+    classes: Option<ClassBook>,
     latency: Vec<Time>,
     features: Vec<Vec<String>>,
     members: Vec<Member>,
@@ -614,9 +640,14 @@ impl Datacenter {
             lifecycle: config.lifecycle,
             routing: config.routing,
             topsis,
-            classes: config.classes.map(|cfg| {
-                let tallies = vec![ClassTally::default(); cfg.classes.len()];
-                (cfg, tallies)
+            classes: config.classes.map(|cfg| ClassBook {
+                tallies: vec![ClassTally::default(); cfg.classes.len()],
+                windows: Windows::new(
+                    Time::ZERO,
+                    cfg.window,
+                    cfg.classes.iter().map(|c| c.slo).collect(),
+                ),
+                cfg,
             }),
             latency,
             features,
@@ -738,7 +769,7 @@ impl Datacenter {
         features: Vec<String>,
         service: Service,
     ) -> Result<Arrival, DatacenterError> {
-        if let Some((cfg, _)) = &self.classes {
+        if let Some(ClassBook { cfg, .. }) = &self.classes {
             if service.class >= cfg.classes.len() || service.tenant >= cfg.tenants.len() {
                 return Err(DatacenterError::InvalidConfig(format!(
                     "job {}: class #{} or tenant #{} does not exist ({} classes, {} tenants)",
@@ -848,6 +879,9 @@ impl Datacenter {
     /// [`Datacenter::next_time`] names for it). Returns each scheduler's
     /// decisions, to carry out in order.
     pub fn pass(&mut self, now: Time) -> Result<Vec<(usize, Decision)>, DatacenterError> {
+        if let Some(book) = &mut self.classes {
+            book.windows.close_until(now, &CloudJobs(&self.tracked));
+        }
         while let Some(Reverse(d)) = self.transit.peek().copied() {
             if d.time > now {
                 break;
@@ -910,6 +944,10 @@ impl Datacenter {
             .map(|m| m.driver.engine().now())
             .max()
             .unwrap_or(Time::ZERO);
+        if let Some(book) = &mut self.classes {
+            book.windows.close_until(end, &CloudJobs(&self.tracked));
+            book.windows.close_last(end, &CloudJobs(&self.tracked));
+        }
         for i in 0..self.members.len() {
             let records: Vec<JobRecord> = self.members[i].driver.engine().records().cloned().collect();
             for record in records {
@@ -1157,8 +1195,8 @@ impl Datacenter {
         if tracked.place == Place::L8 {
             self.totals.evictions += 1;
             self.members[scheduler].totals.evictions += 1;
-            if let Some((_, tallies)) = &mut self.classes {
-                tallies[tracked.service.class].evictions += 1;
+            if let Some(book) = &mut self.classes {
+                book.tallies[tracked.service.class].evictions += 1;
             }
             // Algorithm 2 at L8, run by the evicting scheduler, which
             // publishes its own plan first (it knows what evicted the job)
@@ -1247,20 +1285,24 @@ impl Datacenter {
         self.members[i].driver.rank_victims(ranks);
     }
 
-    /// One report per class of what its cloud jobs received (no fairness
-    /// windows: `gini_*` is the Gini coefficient of the class's
-    /// availabilities over the whole run, in both).
+    /// One report per class of what its cloud jobs received.
     fn class_reports(&self) -> Vec<ClassReport> {
-        let Some((cfg, tallies)) = &self.classes else {
+        let Some(ClassBook {
+            cfg,
+            tallies,
+            windows,
+        }) = &self.classes
+        else {
             return Vec::new();
         };
         cfg.classes
             .iter()
             .zip(tallies)
-            .map(|(class, t)| {
+            .enumerate()
+            .map(|(i, (class, t))| {
                 let with_availability = t.availability.len();
                 let share = |n: f64| (with_availability > 0).then(|| n / with_availability as f64);
-                let gini = (with_availability > 1).then(|| crate::qos::gini(&t.availability));
+                let (gini_mean, gini_max) = window_gini(&windows.stats, i);
                 ClassReport {
                     name: class.name.clone(),
                     slo: class.slo,
@@ -1272,8 +1314,8 @@ impl Datacenter {
                     violations: t.violations,
                     penalty: t.penalty,
                     preemptions: t.evictions,
-                    gini_mean: gini,
-                    gini_max: gini,
+                    gini_mean,
+                    gini_max,
                 }
             })
             .collect()
@@ -1306,7 +1348,13 @@ impl Datacenter {
         if !tracked.routed {
             return;
         }
-        if let Some((cfg, tallies)) = &mut self.classes {
+        if let Some(ClassBook {
+            cfg,
+            tallies,
+            windows,
+        }) = &mut self.classes
+        {
+            windows.ended(tracked.service.class, &tracked.ledger, at);
             let class = &cfg.classes[tracked.service.class];
             let completed = tracked.place.is_final() && tracked.place != Place::L9;
             let delivered = Delivered::of(class, tracked.job.procs, tracked.ledger.at(at), completed);

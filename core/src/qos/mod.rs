@@ -31,7 +31,7 @@ pub mod policy;
 #[cfg(test)]
 mod props;
 mod queue;
-mod report;
+pub(crate) mod report;
 mod scheduler;
 mod simulate;
 

@@ -4,6 +4,7 @@
 //! Gini coefficient of the availabilities of the requests active in it).
 
 use super::ledger::meets;
+use super::ledger::Ledger;
 use super::scheduler::{Live, Platform};
 use super::{QosConfig, ServiceClass};
 use crate::time::Time;
@@ -182,19 +183,42 @@ pub struct WindowStat {
     pub classes: Vec<Option<ClassWindow>>,
 }
 
-/// The windows being closed as the run goes.
-pub(super) struct Windows {
+/// What is in the system when a window closes: each request's class and
+/// ledger (a platform's requests, a data center's cloud jobs).
+pub(crate) trait InSystem {
+    /// Is anything in the system?
+    fn any(&self) -> bool;
+    /// Call `f(class, ledger)` for each request in the system.
+    fn each(&self, f: &mut dyn FnMut(usize, &Ledger));
+}
+
+impl InSystem for Platform<'_> {
+    fn any(&self) -> bool {
+        self.in_system().next().is_some()
+    }
+
+    fn each(&self, f: &mut dyn FnMut(usize, &Ledger)) {
+        for l in self.in_system().map(|i| &self.live[i]) {
+            f(l.req.class, &l.ledger);
+        }
+    }
+}
+
+/// The fairness windows being closed as a run goes.
+pub(crate) struct Windows {
     start: Time,
     /// `None`: no windows.
     len: Option<Time>,
     /// (class, availability) of the requests completed in the open window.
     ended: Vec<(usize, f64)>,
-    pub(super) stats: Vec<WindowStat>,
+    pub(crate) stats: Vec<WindowStat>,
     slos: Vec<f64>,
 }
 
 impl Windows {
-    pub(super) fn new(start: Time, len: Option<Time>, slos: Vec<f64>) -> Windows {
+    /// Windows of `len` from `start` over classes of these SLOs (`len`
+    /// `None`: no windows).
+    pub(crate) fn new(start: Time, len: Option<Time>, slos: Vec<f64>) -> Windows {
         Windows {
             start,
             len,
@@ -205,12 +229,12 @@ impl Windows {
     }
 
     /// Close every window that ends by `t`.
-    pub(super) fn close_until(&mut self, t: Time, platform: &Platform) {
+    pub(crate) fn close_until(&mut self, t: Time, platform: &dyn InSystem) {
         let Some(len) = self.len else {
             return;
         };
         // Windows with nothing in them have nothing to report: jump them.
-        if self.ended.is_empty() && platform.in_system().next().is_none() && self.start + len <= t {
+        if self.ended.is_empty() && !platform.any() && self.start + len <= t {
             let skipped = (t - self.start).ticks() / len.ticks();
             self.start += Time::from_ticks(len.ticks().saturating_mul(skipped));
             return;
@@ -221,38 +245,38 @@ impl Windows {
     }
 
     /// Close the last, partial window at the end of the run.
-    pub(super) fn close_last(&mut self, stop: Time, platform: &Platform) {
+    pub(crate) fn close_last(&mut self, stop: Time, platform: &dyn InSystem) {
         if self.len.is_some() && (self.start < stop || !self.ended.is_empty()) {
             self.close(stop.max(self.start), platform);
         }
     }
 
-    /// `idx` completed in the open window.
-    pub(super) fn ended(&mut self, platform: &Platform, idx: usize) {
+    /// A request of `class` whose accounts are `ledger` left the system at
+    /// `end`, in the open window.
+    pub(crate) fn ended(&mut self, class: usize, ledger: &Ledger, end: Time) {
         if self.len.is_none() {
             return;
         }
-        let l = &platform.live[idx];
         // Ending exactly as the window opens, it was counted in the last one
         // (at its end) and was never active in this one.
-        if l.end.is_some_and(|t| t <= self.start) {
+        if end <= self.start {
             return;
         }
-        if let Some(a) = l.end.and_then(|t| l.ledger.availability(t)) {
-            self.ended.push((l.req.class, a));
+        if let Some(a) = ledger.availability(end) {
+            self.ended.push((class, a));
         }
     }
 
-    fn close(&mut self, end: Time, platform: &Platform) {
+    fn close(&mut self, end: Time, platform: &dyn InSystem) {
         let mut per_class: Vec<Vec<f64>> = vec![Vec::new(); self.slos.len()];
         for (class, a) in self.ended.drain(..) {
             per_class[class].push(a);
         }
-        for l in platform.in_system().map(|i| &platform.live[i]) {
-            if let Some(a) = l.ledger.availability(end) {
-                per_class[l.req.class].push(a);
+        platform.each(&mut |class, ledger| {
+            if let Some(a) = ledger.availability(end) {
+                per_class[class].push(a);
             }
-        }
+        });
         let classes = per_class
             .iter()
             .zip(&self.slos)
@@ -317,12 +341,7 @@ impl ClassReport {
             .map(|(i, class)| {
                 let mine: Vec<&RequestRecord> = records.iter().filter(|r| r.class == i).collect();
                 let avail: Vec<f64> = mine.iter().filter_map(|r| r.availability).collect();
-                let ginis: Vec<f64> = windows
-                    .iter()
-                    .filter_map(|w| w.classes[i].as_ref())
-                    .filter(|c| c.active >= 2)
-                    .map(|c| c.gini)
-                    .collect();
+                let (gini_mean, gini_max) = window_gini(windows, i);
                 let n = avail.len() as f64;
                 ClassReport {
                     name: class.name.clone(),
@@ -336,12 +355,25 @@ impl ClassReport {
                     violations: avail.iter().filter(|&&a| !meets(a, class.slo)).count(),
                     penalty: mine.iter().fold(0.0, |sum, r| sum + r.penalty),
                     preemptions: mine.iter().map(|r| u64::from(r.preemptions)).sum(),
-                    gini_mean: (!ginis.is_empty()).then(|| ginis.iter().sum::<f64>() / ginis.len() as f64),
-                    gini_max: ginis.iter().copied().reduce(f64::max),
+                    gini_mean,
+                    gini_max,
                 }
             })
             .collect()
     }
+}
+
+/// Class `class`'s Gini over the windows where at least two of its
+/// requests were active: the mean and the largest (`None`: no such window).
+pub(crate) fn window_gini(windows: &[WindowStat], class: usize) -> (Option<f64>, Option<f64>) {
+    let ginis: Vec<f64> = windows
+        .iter()
+        .filter_map(|w| w.classes[class].as_ref())
+        .filter(|c| c.active >= 2)
+        .map(|c| c.gini)
+        .collect();
+    let mean = (!ginis.is_empty()).then(|| ginis.iter().sum::<f64>() / ginis.len() as f64);
+    (mean, ginis.iter().copied().reduce(f64::max))
 }
 
 #[cfg(test)]

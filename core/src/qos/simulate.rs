@@ -128,7 +128,10 @@ fn run(
                     match kind {
                         Kind::Complete => {
                             if platform.complete(w) {
-                                windows.ended(&platform, idx);
+                                let l = &platform.live[idx];
+                                if let Some(end) = l.end {
+                                    windows.ended(l.req.class, &l.ledger, end);
+                                }
                                 busy = true;
                             }
                         }
