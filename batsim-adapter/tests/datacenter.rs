@@ -511,3 +511,65 @@ fn evicting_by_policy_needs_classes_and_a_policy_whose_processors_are_interchang
     let e = Datacenter::new(config).err().unwrap().to_string();
     assert!(e.contains("kth") && e.contains("fcfs or easy"), "{e}");
 }
+
+/// Review defect: a cloud job delivered at the instant the platform's own
+/// work arrives brings the plan up to date before the pass, and HPC work may
+/// start (and evict) then: the victims must already be ranked by what runs
+/// now. Bronze A started at 0, gold B at 1; at 2 the platform's own job and
+/// gold C arrive together: A gives way, not B (B, started at the last pass,
+/// was unranked until this one).
+#[test]
+fn victims_are_ranked_before_a_delivery_brings_the_plan_up_to_date() {
+    let mut cloud = SchedulerConfig::cloud("cloud", 2, 1.0);
+    cloud.eviction = Some(Eviction::Priority);
+    let mut config = DatacenterConfig::new(vec![cloud], 0);
+    config.classes = Some(QosConfig::new(0, 0, Eviction::Priority));
+    let mut dc = Datacenter::new(config).unwrap();
+    let gold = Service { class: 0, tenant: 0 };
+    let bronze = Service { class: 2, tenant: 0 };
+    let started = |decisions: Vec<(usize, interstice_core::Decision)>| -> Vec<JobId> {
+        decisions
+            .into_iter()
+            .filter_map(|(_, d)| match d {
+                interstice_core::Decision::Start { id, .. } => Some(id),
+                _ => None,
+            })
+            .collect()
+    };
+    dc.arrive_in(
+        job(100, 0, 1, 1000, 1000, JobKind::Cloud, Some(5000)),
+        vec![],
+        bronze,
+    )
+    .unwrap();
+    let a = started(dc.pass(secs(0)).unwrap());
+    dc.arrive_in(
+        job(101, 1, 1, 1000, 1000, JobKind::Cloud, Some(5000)),
+        vec![],
+        gold,
+    )
+    .unwrap();
+    let b = started(dc.pass(secs(1)).unwrap());
+    assert_eq!((a.len(), b.len()), (1, 1));
+    dc.submit_direct(0, job(1, 2, 1, 100, 100, JobKind::Hpc, None))
+        .unwrap();
+    dc.arrive_in(
+        job(102, 2, 1, 1000, 1000, JobKind::Cloud, Some(5000)),
+        vec![],
+        gold,
+    )
+    .unwrap();
+    let evicted: Vec<JobId> = dc
+        .pass(secs(2))
+        .unwrap()
+        .into_iter()
+        .filter_map(|(_, d)| match d {
+            interstice_core::Decision::Evict { id } => Some(id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        evicted, a,
+        "the bronze job gives way, not the gold one started at 1 s"
+    );
+}

@@ -99,8 +99,9 @@ impl Driver {
         &self.engine
     }
 
-    /// [`Engine::rank_victims`]: not an event (ranks matter only to a pass
-    /// that starts HPC work, which events and timers bring).
+    /// [`Engine::rank_victims`]: not an event. Ranks are read wherever an
+    /// HPC start is decided: in a pass, and when a cloud job's submission
+    /// brings the plan up to date first (rank before submitting one).
     pub fn rank_victims(
         &mut self,
         ranks: impl IntoIterator<Item = (crate::job::JobId, crate::qos::policy::Key)>,

@@ -172,13 +172,19 @@ pub(crate) fn check_replay(engine: &EngineArgs) -> anyhow::Result<()> {
     check_tuning(&engine.tuning)?;
     // Read only once the flags it could not use are refused.
     let config = engine.to_config(engine.conv.unwrap_or(1).max(1))?;
-    if config.scheduling == Scheduling::SharedQueue {
+    check_modes(config.scheduling, config.admission)
+}
+
+/// The scheduling mode and admission a run with service classes needs
+/// (`replay`, and each point of a `sweep`), as a usage error.
+pub(crate) fn check_modes(scheduling: Scheduling, admission: Admission) -> anyhow::Result<()> {
+    if scheduling == Scheduling::SharedQueue {
         return Err(Usage(
             "--eviction/--qos: under --scheduling shared-queue nothing is evicted; use hpc-first".into(),
         )
         .into());
     }
-    if config.admission != Admission::AdmitAll {
+    if admission != Admission::AdmitAll {
         return Err(Usage(
             "--eviction/--qos: the class scheduler admits every request (no prediction); drop --admission"
                 .into(),
@@ -231,9 +237,11 @@ pub(crate) fn area_inputs(
         trace.jobs.iter().cloned().partition(|j| j.kind == JobKind::Hpc);
     hpc.sort_by_key(|job| job.submit);
     own_cloud.sort_by_key(|job| (job.submit, job.id));
+    if let Some(cloud) = cloud {
+        cloud.check_fits(trace.conv)?;
+    }
     let injected = match (cloud, injection_span(&hpc)) {
         (Some(cloud), Some((first, last))) => {
-            cloud.check_fits(trace.conv)?;
             Some(cloud.jobs(first, last, first_injected_id(&trace.jobs))?)
         }
         _ => None,

@@ -25,7 +25,6 @@ use super::engine_args::{
     parse_runtime, parse_scheduling, parse_seconds, BadValue, TuningArgs,
 };
 use super::experiment_args::TraceArgs;
-use super::flags::Usage;
 use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
 use interstice_batsim::output;
@@ -252,6 +251,18 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 Some(path) => super::qos::area_spec(path, trace.conv)?,
                 None => QosSpec::defaults(Eviction::default(), trace.conv),
             };
+            // A workload's labels are checked before any run, as replay does.
+            spec.check_labels(&trace.labels).map_err(|(job, e)| {
+                interstice_swf::qos::QosFileError(format!(
+                    "{}: cloud job {}: {e}: add it to the --qos file, or fix the workload's label",
+                    args.trace
+                        .workload
+                        .as_deref()
+                        .unwrap_or(std::path::Path::new("-"))
+                        .display(),
+                    job.0
+                ))
+            })?;
             classes.insert(conv, spec);
         }
         if args.eviction.is_empty() {
@@ -316,6 +327,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             .out
             .join("runs")
             .join(format!("run-{:04}", index.saturating_sub(n_baselines)));
+        let keep = args.keep_runs && matches!(task, Task::Run(_));
+        if keep {
+            // A --force sweep leaves no table of an earlier run of that number.
+            output::prepare_out_dir(&dir, !args.no_jobs_csv).context("cannot write the run's results")?;
+        }
         if let Task::Run(sweep::RunParams {
             eviction: Some(eviction),
             ..
@@ -324,7 +340,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             let mut qos = classes[&options.conv].clone();
             qos.config.eviction = *eviction;
             let (hpc, requests) = super::qos::area_inputs(spec, trace, cloud.as_ref(), &qos)?;
-            let (summary, run) = if args.keep_runs {
+            let (summary, run) = if keep {
                 let area = super::qos::AreaInputs {
                     spec,
                     trace,
@@ -347,7 +363,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         }
         // Streamed as `replay` does: memory follows the jobs in the system.
         let (jobs, _) = arrivals(trace, cloud.as_ref())?;
-        let summary = if args.keep_runs && matches!(task, Task::Run(_)) {
+        let summary = if keep {
             let naming = output::Naming::Workload(WORKLOAD_NAME);
             let mut writer = if args.no_jobs_csv {
                 output::ResultWriter::summary_only(&dir, naming)
@@ -450,18 +466,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
 /// A grid with service classes takes only what `replay --eviction` takes:
 /// hpc-first, admit-all, no predictor and none of the engine's cloud knobs.
 fn check_class_grid(args: &SweepArgs, grid: &Grid) -> anyhow::Result<()> {
-    if grid.schedulings.iter().any(|&s| s != Scheduling::HpcFirst) {
-        return Err(Usage(
-            "--eviction/--qos: under --scheduling shared-queue nothing is evicted; use hpc-first".into(),
-        )
-        .into());
-    }
-    if grid.admissions.iter().any(|&a| a != Admission::AdmitAll) {
-        return Err(Usage(
-            "--eviction/--qos: the class scheduler admits every request (no prediction); drop --admission"
-                .into(),
-        )
-        .into());
+    for &scheduling in &grid.schedulings {
+        for &admission in &grid.admissions {
+            super::qos::check_modes(scheduling, admission)?;
+        }
     }
     if grid.predictors != [defaults::predictor()] {
         return Err(super::qos::unused_by_classes("--predictor"));

@@ -42,7 +42,7 @@
 use crate::beta::parse_beta;
 use crate::experiment::{ClipTarget, CloudSpec, TraceSpec};
 use crate::inject::{ProcsChoice, RuntimeSpec};
-use crate::qos::{service_classes, tenants, ClassEntry, TenantEntry};
+use crate::qos::{service_classes, tenants, ClassEntry, IndexOf, TenantEntry};
 use interstice_core::datacenter::{Role, Routing, Service};
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::qos::{Eviction, QosConfig};
@@ -494,32 +494,25 @@ fn stream(
 ) -> Result<StreamSpec, DatacenterFileError> {
     let mut service = Service::default();
     if let Some(cfg) = classes {
-        let names = |list: Vec<&str>| list.join(", ");
-        let class_names = names(cfg.classes.iter().map(|c| c.name.as_str()).collect());
+        let lookup = |what: &'static str, name: &str| {
+            cfg.index_of(what, name)
+                .map_err(|e| err(format!("{key}.{what}"), e.to_string()))
+        };
         service.class = match &entry.class {
             None => {
+                let names: Vec<&str> = cfg.classes.iter().map(|c| c.name.as_str()).collect();
                 return Err(err(
                     format!("{key}.class"),
-                    format!("is missing: with service classes every stream names its class ({class_names})"),
-                ))
+                    format!(
+                        "is missing: with service classes every stream names its class ({})",
+                        names.join(", ")
+                    ),
+                ));
             }
-            Some(name) => cfg.classes.iter().position(|c| &c.name == name).ok_or_else(|| {
-                err(
-                    format!("{key}.class"),
-                    format!("{name:?} is not defined (defined: {class_names})"),
-                )
-            })?,
+            Some(name) => lookup("class", name)?,
         };
         if let Some(name) = &entry.tenant {
-            service.tenant = cfg.tenants.iter().position(|t| &t.name == name).ok_or_else(|| {
-                err(
-                    format!("{key}.tenant"),
-                    format!(
-                        "{name:?} is not defined (defined: {})",
-                        names(cfg.tenants.iter().map(|t| t.name.as_str()).collect())
-                    ),
-                )
-            })?;
+            service.tenant = lookup("tenant", name)?;
         }
     }
     let text = yaml_text;
@@ -662,7 +655,7 @@ mod tests {
             ),
             (
                 "schedulers:\n  - {name: c, role: cloud, procs: 4}\nstreams:\n  - {interval: 5, class: platinum}\n",
-                "streams[0].class: \"platinum\" is not defined (defined: gold, silver, bronze)",
+                "streams[0].class: class \"platinum\" is not defined (defined: gold, silver, bronze)",
             ),
             (
                 "schedulers:\n  - {name: c, role: cloud, procs: 4, eviction: random}\n",
@@ -678,7 +671,7 @@ mod tests {
             ),
             (
                 "schedulers:\n  - {name: c, role: cloud, procs: 4}\nstreams:\n  - {interval: 5, class: gold, tenant: z}\n",
-                "streams[0].tenant: \"z\" is not defined",
+                "streams[0].tenant: tenant \"z\" is not defined",
             ),
         ] {
             let e = parse(text).unwrap_err().to_string();

@@ -41,6 +41,7 @@ pub type JobLabels = BTreeMap<JobId, JobLabel>;
 /// file's names). Returns what it must hold when it is not one.
 pub fn check_name(name: &str) -> Result<(), &'static str> {
     if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
+        // MAX_NAME, spelled out (tested).
         Err("a name of 1-64 characters without control characters")
     } else {
         Ok(())
@@ -59,5 +60,6 @@ mod tests {
         assert!(check_name("a\nb").is_err());
         assert!(check_name(&"x".repeat(65)).is_err());
         assert!(check_name(&"é".repeat(64)).is_ok());
+        assert!(check_name("").unwrap_err().contains(&format!("1-{MAX_NAME}")));
     }
 }

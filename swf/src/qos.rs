@@ -24,7 +24,7 @@
 //!   - { class: gold, tenant: physics, count: 80, start: 0, every: 1, procs: 1, duration: null }
 //! ```
 
-use crate::label::{JobLabel, JobLabels};
+use crate::label::{check_name, JobLabel, JobLabels};
 use crate::rng::SplitMix64;
 use interstice_core::qos::{CreditTable, Eviction, OnPreempt, QosConfig, Request, ServiceClass, Tenant};
 use interstice_core::{JobId, Time};
@@ -103,9 +103,10 @@ pub fn service_classes(entries: &[ClassEntry]) -> Result<Vec<ServiceClass>, (Str
         if !(c.slo > 0.0 && c.slo <= 1.0) {
             return Err((key("slo"), format!("{} is not an availability in (0, 1]", c.slo)));
         }
-        if classes.iter().any(|o| o.name == c.name) || c.name.is_empty() {
-            return Err((key("name"), format!("{:?} is empty or used twice", c.name)));
+        if classes.iter().any(|o| o.name == c.name) {
+            return Err((key("name"), format!("{:?} is used twice", c.name)));
         }
+        check_name(&c.name).map_err(|expected| (key("name"), format!("{:?}: give {expected}", c.name)))?;
         let mut class = ServiceClass::new(&c.name, c.importance.unwrap_or(n - i as u32), c.slo);
         if let Some(m) = c.margin {
             class.margin = Time::instant_from_secs_f64(m)
@@ -156,12 +157,18 @@ pub struct TenantEntry {
 pub fn tenants(entries: &[TenantEntry]) -> Result<Vec<Tenant>, (String, String)> {
     let mut tenants: Vec<Tenant> = Vec::new();
     for (i, t) in entries.iter().enumerate() {
-        if tenants.iter().any(|o| o.name == t.name) || t.name.is_empty() {
+        if tenants.iter().any(|o| o.name == t.name) {
             return Err((
                 format!("tenants[{i}].name"),
-                format!("{:?} is empty or used twice", t.name),
+                format!("{:?} is used twice", t.name),
             ));
         }
+        check_name(&t.name).map_err(|expected| {
+            (
+                format!("tenants[{i}].name"),
+                format!("{:?}: give {expected}", t.name),
+            )
+        })?;
         tenants.push(Tenant {
             name: t.name.clone(),
             share: t.share,
@@ -450,7 +457,7 @@ pub struct UnknownName {
 }
 
 /// Where a class or tenant name sits in a platform's lists.
-trait IndexOf {
+pub(crate) trait IndexOf {
     fn index_of(&self, what: &'static str, name: &str) -> Result<usize, UnknownName>;
 }
 
@@ -640,6 +647,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("classes[0].margin"), "{e}");
+    }
+
+    #[test]
+    fn class_and_tenant_names_are_names_a_workload_can_carry() {
+        let e = parse("classes:\n  - { name: \"go\\tld\", slo: 1 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("classes[0].name") && e.contains("1-64"), "{e}");
+        let e = parse(&format!(
+            "tenants:\n  - {{ name: {}, share: 1 }}\n",
+            "t".repeat(65)
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("tenants[0].name"), "{e}");
     }
 
     #[test]

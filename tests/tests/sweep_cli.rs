@@ -630,6 +630,23 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
         );
     }
 
+    // Without --keep-runs (runs summed as they stream): the same tables.
+    let streamed = out.join("streamed");
+    let mut extra = vec![
+        "--policy",
+        "easy",
+        "--conv",
+        "40;60",
+        "--eviction",
+        "priority,owner-share",
+    ];
+    extra.extend_from_slice(&cloud);
+    run_sweep(&streamed, &extra);
+    assert_eq!(
+        std::fs::read(streamed.join("sweep-classes.csv")).unwrap(),
+        std::fs::read(dir.join("sweep-classes.csv")).unwrap()
+    );
+
     // What a class run cannot use, refused before any run.
     let errors = out.join("errors");
     for (flags, needle) in [
@@ -651,5 +668,31 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
     let args = sweep_args(&errors, &["--policy", "easy", "--eviction", "random"]);
     let output = interstice(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_failure_mentions(&output, &["--eviction", "random", "qos-driven"]);
+    assert!(!errors.join("sweep.csv").exists());
+    // A workload label the class file lacks: bad input before any run.
+    let workload = out.join("labelled.json");
+    std::fs::write(
+        &workload,
+        r#"{"nb_res": 4, "profiles": {"d": {"type": "delay", "delay": 50}}, "jobs": [
+            {"id": 1, "subtime": 0, "walltime": 100, "res": 2, "profile": "d"},
+            {"id": 2, "subtime": 10, "walltime": 100, "res": 1, "profile": "d", "kind": "cloud", "slo": 200,
+             "class": "platinum"}]}"#,
+    )
+    .unwrap();
+    let output = interstice(&[
+        "sweep",
+        workload.to_str().unwrap(),
+        "--policy",
+        "easy",
+        "--cloud-interval",
+        "10",
+        "--eviction",
+        "priority",
+        "--quiet",
+        "--out",
+        errors.to_str().unwrap(),
+    ]);
+    assert_failure_mentions(&output, &["labelled.json", "cloud job 2", "platinum"]);
+    assert_eq!(output.status.code(), Some(4));
     assert!(!errors.join("sweep.csv").exists());
 }

@@ -70,8 +70,8 @@ use crate::metrics::{violates, JobRecord};
 use crate::placement::{Placement, Weights};
 use crate::predict::Beta;
 use crate::qos::policy::{Candidate, Rules};
-use crate::qos::report::{window_gini, InSystem, Windows};
-use crate::qos::{ClassReport, Delivered, Distribution, Eviction, Ledger, QosConfig};
+use crate::qos::report::{InSystem, Windows};
+use crate::qos::{ClassReport, Delivered, Eviction, Ledger, QosConfig, RequestRecord};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
@@ -418,7 +418,8 @@ struct Member {
 /// The service classes of a data center and what each received.
 struct ClassBook {
     cfg: QosConfig,
-    tallies: Vec<ClassTally>,
+    /// One per concluded cloud job: what it received over its life.
+    records: Vec<RequestRecord>,
     /// The fairness windows (the classes' `window`, the seeds' 10 minutes
     /// by default): each class's Gini over the availabilities of its jobs
     /// in the system during each window.
@@ -438,19 +439,6 @@ impl InSystem for CloudJobs<'_> {
             f(t.service.class, &t.ledger);
         }
     }
-}
-
-/// What the cloud jobs of one class received, as they conclude.
-#[derive(Clone, Debug, Default)]
-struct ClassTally {
-    jobs: usize,
-    completed: usize,
-    availability: Vec<f64>,
-    met: usize,
-    deficit: f64,
-    violations: usize,
-    penalty: f64,
-    evictions: u64,
 }
 
 /// A job the data center follows.
@@ -476,6 +464,8 @@ struct Tracked {
     /// What it received since its first arrival (restart: an evicted run
     /// is thrown away).
     ledger: Ledger,
+    /// Times it was evicted.
+    evictions: u32,
 }
 
 /// An attempt on its way to a scheduler.
@@ -641,7 +631,7 @@ impl Datacenter {
             routing: config.routing,
             topsis,
             classes: config.classes.map(|cfg| ClassBook {
-                tallies: vec![ClassTally::default(); cfg.classes.len()],
+                records: Vec::new(),
                 windows: Windows::new(
                     Time::ZERO,
                     cfg.window,
@@ -742,6 +732,7 @@ impl Datacenter {
                     scheduler,
                     service: Service::default(),
                     ledger: Ledger::admitted(job.submit),
+                    evictions: 0,
                 },
             );
             Some(ticket)
@@ -817,6 +808,7 @@ impl Datacenter {
                 scheduler: choice.index,
                 service,
                 ledger,
+                evictions: 0,
             },
         );
         let transition = match self.members[choice.index].role {
@@ -882,6 +874,11 @@ impl Datacenter {
         if let Some(book) = &mut self.classes {
             book.windows.close_until(now, &CloudJobs(&self.tracked));
         }
+        // Ranked before the deliveries: submitting a cloud job brings its
+        // scheduler's plan up to date, which may start HPC work (and evict).
+        for i in 0..self.members.len() {
+            self.rank_victims(i, now);
+        }
         while let Some(Reverse(d)) = self.transit.peek().copied() {
             if d.time > now {
                 break;
@@ -900,8 +897,6 @@ impl Datacenter {
                 }
                 continue;
             }
-            self.rank_victims(i, now);
-            let member = &mut self.members[i];
             let passed = member
                 .driver
                 .pass(now)
@@ -1135,8 +1130,8 @@ impl Datacenter {
         let Some(tracked) = ticket.and_then(|t| self.tracked.get_mut(&t)) else {
             return Ok(());
         };
-        tracked.ledger.run(now);
         if tracked.routed {
+            tracked.ledger.run(now);
             self.members[scheduler].running.insert(id);
         }
         let transition = match self.members[scheduler].role {
@@ -1195,9 +1190,7 @@ impl Datacenter {
         if tracked.place == Place::L8 {
             self.totals.evictions += 1;
             self.members[scheduler].totals.evictions += 1;
-            if let Some(book) = &mut self.classes {
-                book.tallies[tracked.service.class].evictions += 1;
-            }
+            tracked.evictions += 1;
             // Algorithm 2 at L8, run by the evicting scheduler, which
             // publishes its own plan first (it knows what evicted the job)
             // and has no latency to itself.
@@ -1259,7 +1252,15 @@ impl Datacenter {
         };
         let mut held = vec![0u32; cfg.tenants.len()];
         let mut candidates = Vec::new();
+        let engine = self.members[i].driver.engine();
         for &id in &self.members[i].running {
+            // Still running (an end or an eviction not taken over yet frees it).
+            if !matches!(
+                engine.job_state(id),
+                Some(crate::engine::JobState::Running { .. })
+            ) {
+                continue;
+            }
             let Some((Some(ticket), job)) = self.given.get(&(i, id)) else {
                 continue;
             };
@@ -1287,38 +1288,10 @@ impl Datacenter {
 
     /// One report per class of what its cloud jobs received.
     fn class_reports(&self) -> Vec<ClassReport> {
-        let Some(ClassBook {
-            cfg,
-            tallies,
-            windows,
-        }) = &self.classes
-        else {
-            return Vec::new();
-        };
-        cfg.classes
-            .iter()
-            .zip(tallies)
-            .enumerate()
-            .map(|(i, (class, t))| {
-                let with_availability = t.availability.len();
-                let share = |n: f64| (with_availability > 0).then(|| n / with_availability as f64);
-                let (gini_mean, gini_max) = window_gini(&windows.stats, i);
-                ClassReport {
-                    name: class.name.clone(),
-                    slo: class.slo,
-                    requests: t.jobs,
-                    completed: t.completed,
-                    availability: Distribution::of(&t.availability),
-                    fulfilment: share(t.met as f64),
-                    mean_deficit: share(t.deficit),
-                    violations: t.violations,
-                    penalty: t.penalty,
-                    preemptions: t.evictions,
-                    gini_mean,
-                    gini_max,
-                }
-            })
-            .collect()
+        match &self.classes {
+            Some(book) => ClassReport::all(&book.cfg, &book.records, &book.windows.stats),
+            None => Vec::new(),
+        }
     }
 
     /// The row of an attempt of a tracked job: the job's own id, and the
@@ -1350,27 +1323,36 @@ impl Datacenter {
         }
         if let Some(ClassBook {
             cfg,
-            tallies,
+            records,
             windows,
         }) = &mut self.classes
         {
             windows.ended(tracked.service.class, &tracked.ledger, at);
+            // It completed if its last run ran to its own end (or its walltime).
+            let completed = attempt.record.start.is_some()
+                && matches!(
+                    attempt.record.end_reason,
+                    Some(EndReason::Completed | EndReason::WalltimeReached)
+                );
+            let (e, d, p) = tracked.ledger.at(at);
             let class = &cfg.classes[tracked.service.class];
-            let completed = tracked.place.is_final() && tracked.place != Place::L9;
-            let delivered = Delivered::of(class, tracked.job.procs, tracked.ledger.at(at), completed);
-            let tally = &mut tallies[tracked.service.class];
-            tally.jobs += 1;
-            tally.completed += usize::from(completed);
-            if let Some(a) = delivered.availability {
-                tally.availability.push(a);
-                if crate::qos::meets(a, class.slo) {
-                    tally.met += 1;
-                } else {
-                    tally.violations += 1;
-                }
-            }
-            tally.deficit += delivered.deficit.unwrap_or(0.0);
-            tally.penalty += delivered.penalty;
+            let delivered = Delivered::of(class, tracked.job.procs, (e, d, p), completed);
+            records.push(RequestRecord {
+                id: tracked.job.id.0,
+                class: tracked.service.class,
+                tenant: tracked.service.tenant,
+                procs: tracked.job.procs,
+                submit: tracked.job.submit,
+                end: completed.then_some(at),
+                e,
+                d,
+                p,
+                availability: delivered.availability,
+                preemptions: tracked.evictions,
+                overhead: tracked.ledger.overhead_ratio(at),
+                deficit: delivered.deficit,
+                penalty: delivered.penalty,
+            });
         }
         let deadline = tracked
             .job

@@ -330,7 +330,9 @@ pub struct ClassReport {
 }
 
 impl ClassReport {
-    pub(super) fn all(
+    /// One report per class of `cfg` from the records of its requests and
+    /// the fairness windows (a class run's, a data center's).
+    pub(crate) fn all(
         cfg: &QosConfig,
         records: &[RequestRecord],
         windows: &[WindowStat],
@@ -365,7 +367,7 @@ impl ClassReport {
 
 /// Class `class`'s Gini over the windows where at least two of its
 /// requests were active: the mean and the largest (`None`: no such window).
-pub(crate) fn window_gini(windows: &[WindowStat], class: usize) -> (Option<f64>, Option<f64>) {
+fn window_gini(windows: &[WindowStat], class: usize) -> (Option<f64>, Option<f64>) {
     let ginis: Vec<f64> = windows
         .iter()
         .filter_map(|w| w.classes[class].as_ref())

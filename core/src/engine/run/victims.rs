@@ -64,7 +64,7 @@ impl State {
             return chosen;
         }
         // Unranked first, then by rank; the most recently submitted first among equals.
-        holders.sort_by_key(|&(i, _)| (self.victim_ranks.get(&self.job(i).id).cloned(), Reverse(i)));
+        holders.sort_by_cached_key(|&(i, _)| (self.victim_ranks.get(&self.job(i).id).cloned(), Reverse(i)));
         let mut taken: Vec<&Bits> = Vec::new();
         let mut count = free.count();
         for (_, bits) in &holders {
@@ -103,18 +103,20 @@ impl EngineConfig {
         }
         if !matches!(self.policy, Policy::Fcfs | Policy::Easy) {
             return Some(format!(
-                "victims by rank need fcfs or easy (policy is {}): under reservations which processors an HPC \
-                 job takes is part of its plan",
+                "evicting by an eviction policy's order needs fcfs or easy (policy is {}): under reservations \
+                 which processors an HPC job takes is part of its plan",
                 self.policy
             ));
         }
         if self.scheduling != crate::engine::Scheduling::HpcFirst {
-            return Some("victims by rank need hpc-first: shared-queue never evicts".into());
+            return Some(
+                "evicting by an eviction policy's order needs hpc-first: shared-queue never evicts".into(),
+            );
         }
         if !self.maintenance.is_empty() {
             return Some(
-                "victims by rank cannot go with maintenance windows: processors with a window ahead are not \
-                 interchangeable"
+                "evicting by an eviction policy's order cannot go with maintenance windows: processors with a \
+                 window ahead are not interchangeable"
                     .into(),
             );
         }
