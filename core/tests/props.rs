@@ -158,7 +158,18 @@ fn check_hpc_first_thesis(c: &Case, policy: Policy) {
     let cfg = |case: &Case| thesis_config(case, policy, Scheduling::HpcFirst, Predictor::Thesis);
     let (_, t) = run(cfg(c), c.jobs.clone());
     check_maintenance(c, &t);
-    let hpc_only = Case {
+    let hpc_only = hpc_only(c);
+    let (_, t2) = run(cfg(&hpc_only), hpc_only.jobs.clone());
+    assert_eq!(
+        hpc_starts(c, &t),
+        hpc_starts(&hpc_only, &t2),
+        "{policy}: cloud jobs changed HPC decisions"
+    );
+}
+
+/// The case without its cloud jobs.
+fn hpc_only(c: &Case) -> Case {
+    Case {
         jobs: c
             .jobs
             .iter()
@@ -166,13 +177,7 @@ fn check_hpc_first_thesis(c: &Case, policy: Policy) {
             .cloned()
             .collect(),
         ..c.clone()
-    };
-    let (_, t2) = run(cfg(&hpc_only), hpc_only.jobs.clone());
-    assert_eq!(
-        hpc_starts(c, &t),
-        hpc_starts(&hpc_only, &t2),
-        "{policy}: cloud jobs changed HPC decisions"
-    );
+    }
 }
 
 /// HPC start times and processors.
@@ -202,15 +207,7 @@ fn check_policy(c: &Case, policy: Policy) {
         }
     }
     // Cloud work never changes HPC decisions: same run without cloud jobs.
-    let hpc_only = Case {
-        jobs: c
-            .jobs
-            .iter()
-            .filter(|j| j.kind == JobKind::Hpc)
-            .cloned()
-            .collect(),
-        ..c.clone()
-    };
+    let hpc_only = hpc_only(c);
     let (_, t2) = run(config(&hpc_only, policy), hpc_only.jobs.clone());
     assert_eq!(
         hpc_starts(c, &t),
@@ -320,15 +317,7 @@ fn check_ranked(c: &Case, policy: Policy, ranks: &[u8]) {
         ..Opts::default()
     };
     let (_, t) = run_opts(cfg, c.jobs.clone(), &opts);
-    let hpc_only = Case {
-        jobs: c
-            .jobs
-            .iter()
-            .filter(|j| j.kind == JobKind::Hpc)
-            .cloned()
-            .collect(),
-        ..c.clone()
-    };
+    let hpc_only = hpc_only(c);
     let (_, t2) = run(config(&hpc_only, policy), hpc_only.jobs.clone());
     let timing = |cc: &Case, tr: &Trace| -> Vec<(JobId, i64, Vec<u32>)> {
         hpc_starts(cc, tr)

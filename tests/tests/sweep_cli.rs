@@ -528,15 +528,16 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
         classes,
     ];
     let dir = out.join("sweep");
-    let mut extra = vec![
+    let grid = [
         "--policy",
         "easy",
         "--conv",
         "40;60",
         "--eviction",
         "priority,owner-share",
-        "--keep-runs",
     ];
+    let mut extra = grid.to_vec();
+    extra.push("--keep-runs");
     extra.extend_from_slice(&cloud);
     run_sweep(&dir, &extra);
     let (header, rows) = sweep_csv(&dir);
@@ -632,14 +633,7 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
 
     // Without --keep-runs (runs summed as they stream): the same tables.
     let streamed = out.join("streamed");
-    let mut extra = vec![
-        "--policy",
-        "easy",
-        "--conv",
-        "40;60",
-        "--eviction",
-        "priority,owner-share",
-    ];
+    let mut extra = grid.to_vec();
     extra.extend_from_slice(&cloud);
     run_sweep(&streamed, &extra);
     assert_eq!(
