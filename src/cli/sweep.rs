@@ -253,13 +253,18 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             };
             // A workload's labels are checked before any run, as replay does.
             spec.check_labels(&trace.labels).map_err(|(job, e)| {
+                let workload = args
+                    .trace
+                    .workload
+                    .as_deref()
+                    .unwrap_or(std::path::Path::new("-"));
+                let fix = match &args.qos {
+                    Some(_) => "add it to the --qos file",
+                    None => "give a --qos file that defines it",
+                };
                 interstice_swf::qos::QosFileError(format!(
-                    "{}: cloud job {}: {e}: add it to the --qos file, or fix the workload's label",
-                    args.trace
-                        .workload
-                        .as_deref()
-                        .unwrap_or(std::path::Path::new("-"))
-                        .display(),
+                    "{}: cloud job {}: {e}: {fix}, or fix the workload's label",
+                    workload.display(),
                     job.0
                 ))
             })?;
@@ -328,10 +333,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             .join("runs")
             .join(format!("run-{:04}", index.saturating_sub(n_baselines)));
         let keep = args.keep_runs && matches!(task, Task::Run(_));
-        if keep {
-            // A --force sweep leaves no table of an earlier run of that number.
-            output::prepare_out_dir(&dir, !args.no_jobs_csv).context("cannot write the run's results")?;
-        }
+        // Once the run's inputs are good: a --force sweep leaves no table of
+        // an earlier run of that number.
+        let prepare =
+            || output::prepare_out_dir(&dir, !args.no_jobs_csv).context("cannot write the run's results");
         if let Task::Run(sweep::RunParams {
             eviction: Some(eviction),
             ..
@@ -341,6 +346,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             qos.config.eviction = *eviction;
             let (hpc, requests) = super::qos::area_inputs(spec, trace, cloud.as_ref(), &qos)?;
             let (summary, run) = if keep {
+                prepare()?;
                 let area = super::qos::AreaInputs {
                     spec,
                     trace,
@@ -364,6 +370,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         // Streamed as `replay` does: memory follows the jobs in the system.
         let (jobs, _) = arrivals(trace, cloud.as_ref())?;
         let summary = if keep {
+            prepare()?;
             let naming = output::Naming::Workload(WORKLOAD_NAME);
             let mut writer = if args.no_jobs_csv {
                 output::ResultWriter::summary_only(&dir, naming)

@@ -686,7 +686,15 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
         "--out",
         errors.to_str().unwrap(),
     ]);
-    assert_failure_mentions(&output, &["labelled.json", "cloud job 2", "platinum"]);
+    assert_failure_mentions(
+        &output,
+        &[
+            "labelled.json",
+            "cloud job 2",
+            "platinum",
+            "give a --qos file that defines it",
+        ],
+    );
     assert_eq!(output.status.code(), Some(4));
     assert!(!errors.join("sweep.csv").exists());
 }

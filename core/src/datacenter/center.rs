@@ -949,12 +949,24 @@ impl Datacenter {
                 let Some((ticket, _)) = self.given.remove(&(i, record.job.id)) else {
                     continue;
                 };
-                let Some(tracked) = ticket.and_then(|t| self.tracked.remove(&t)) else {
+                let Some(mut tracked) = ticket.and_then(|t| self.tracked.remove(&t)) else {
                     rest.push(Attempt::own_work(i, record));
                     continue;
                 };
+                // A run that ended without a pass taking it over ended then.
+                let at = match record.end {
+                    Some(ended) if record.end_reason == Some(EndReason::Evicted) => {
+                        tracked.ledger.preempt(ended, true);
+                        ended
+                    }
+                    Some(ended) => {
+                        tracked.ledger.stop(ended);
+                        ended
+                    }
+                    None => end,
+                };
                 let mut attempt = self.attempt_of(i, &tracked, record);
-                self.conclude(i, &tracked, &mut attempt, end);
+                self.conclude(i, &tracked, &mut attempt, at);
                 rest.push(attempt);
             }
         }

@@ -22,7 +22,8 @@ pub struct RequestRecord {
     pub procs: u32,
     /// Admission.
     pub submit: Time,
-    /// Completion (`None`: still in the system when the run ended).
+    /// Completion (`None`: still in the system when the run ended; in a
+    /// data center also a job that failed, measured at its own end).
     pub end: Option<Time>,
     /// Run time that counted, run time discarded, time pending.
     pub e: Time,
