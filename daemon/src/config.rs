@@ -10,7 +10,7 @@ use crate::classes::ClassTable;
 use interstice_api::Endpoint;
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::qos::Eviction;
-use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time};
+use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time, Victims};
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::maintenance::{check_window, window};
 use interstice_swf::qos::ClassEntry;
@@ -238,6 +238,12 @@ pub struct EngineSection {
     /// seconds; a window already over is harmless.
     #[serde(default)]
     pub maintenance: Vec<MaintenanceEntry>,
+    /// Which running cloud jobs give way when HPC work the engine plans
+    /// needs processors: `priority` or `qos-driven`, by their classes
+    /// (docs/qos.md; fcfs or easy, `classes:` and `default_class:`).
+    /// Default: those on the processors the plan names.
+    #[serde(default)]
+    pub eviction: Option<String>,
 }
 
 /// `engine.beta` as written: a number of seconds or a word.
@@ -290,6 +296,12 @@ pub struct EngineSectionError {
 }
 
 impl EngineSection {
+    /// `engine.eviction`, when set and valid ([`EngineSection::resolve`]
+    /// reports it otherwise).
+    pub fn eviction(&self) -> Option<Eviction> {
+        self.eviction.as_deref()?.parse().ok()
+    }
+
     /// The engine config: core's defaults for `procs` and the policy, with
     /// every key that is set applied over them.
     pub fn resolve(&self) -> Result<EngineConfig, EngineSectionError> {
@@ -389,6 +401,22 @@ impl EngineSection {
         }
         if let Some(max) = self.max_time_in_system_seconds {
             config.lifecycle.max_time_in_system = Some(Time::from_secs_f64(max));
+        }
+        if let Some(name) = &self.eviction {
+            match name.parse::<Eviction>() {
+                Ok(Eviction::OwnerShare) => problems.push(
+                    "engine.eviction: owner-share orders by the tenants' shares, which only the Slurm backend \
+                     knows (backend.eviction, backend.tenants): use priority or qos-driven"
+                        .to_string(),
+                ),
+                Ok(_) => {
+                    config.victims = Victims::Ranked;
+                    if let Some(conflict) = config.ranked_victims_conflict() {
+                        problems.push(format!("engine.eviction: {conflict}"));
+                    }
+                }
+                Err(err) => problems.push(format!("engine.eviction: {err}")),
+            }
         }
         if problems.is_empty() {
             Ok(config)
@@ -970,6 +998,21 @@ impl Config {
         if let Some(max) = engine.max_time_in_system_seconds {
             positive(&mut problems, "engine.max_time_in_system_seconds", max);
         }
+        if engine.eviction.is_some() {
+            if matches!(self.backend, BackendConfig::Slurm(_)) {
+                problems.push(
+                    "engine.eviction: in Slurm mode Slurm's plan decides the HPC jobs' nodes; the daemon's own \
+                     victim order is backend.eviction"
+                        .to_string(),
+                );
+            }
+            if !classes.as_ref().is_some_and(|table| table.default.is_some()) {
+                problems.push(
+                    "engine.eviction: orders cloud jobs by class: give `classes:` and a `default_class:`"
+                        .to_string(),
+                );
+            }
+        }
         match &self.backend {
             BackendConfig::Embedded(embedded) => {
                 positive(&mut problems, "backend.speedup", embedded.speedup);
@@ -1447,6 +1490,35 @@ mod tests {
             disqualify.engine_config().unwrap().thesis.beta,
             interstice_core::Beta::Disqualify
         );
+    }
+
+    #[test]
+    fn engine_eviction_is_checked() {
+        let classes =
+            "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\ndefault_class: bronze\n";
+        let problems = |text: &str| Config::parse(text).unwrap().validate().join("\n");
+        let ok = format!("engine: {{procs: 4, policy: easy, eviction: qos-driven}}\n{classes}");
+        assert_eq!(problems(&ok), "");
+        assert_eq!(
+            Config::parse(&ok).unwrap().engine.eviction(),
+            Some(Eviction::QosDriven)
+        );
+        for (text, needle) in [
+            (format!("engine: {{procs: 4, eviction: priority}}\n{classes}"), "needs fcfs or easy"),
+            ("engine: {procs: 4, policy: fcfs, eviction: priority}\n".to_string(), "give `classes:`"),
+            (
+                format!("engine: {{procs: 4, policy: fcfs, eviction: owner-share}}\n{classes}"),
+                "only the Slurm backend",
+            ),
+            (format!("engine: {{procs: 4, policy: fcfs, eviction: random}}\n{classes}"), "engine.eviction"),
+            (
+                format!("engine: {{procs: 4, policy: fcfs, eviction: priority}}\nbackend: {{type: slurm}}\n{classes}"),
+                "backend.eviction",
+            ),
+        ] {
+            let found = problems(&text);
+            assert!(found.contains("engine.eviction") && found.contains(needle), "{text}: {found}");
+        }
     }
 
     #[test]

@@ -113,6 +113,8 @@ impl Actor {
         self.next_job_id += 1;
         let job = engine_job(id, request.procs, walltime, now, Some(slo));
         let deadline = job.deadline().expect("the job has an SLO");
+        // Submitting brings the plan up to date: HPC work may start (and evict) now.
+        self.rank_victims(now);
         let verdict = self.driver.submit(job).map_err(engine_error)?;
         let rejected = verdict.is_rejected();
         // A cloud job always gets its admission prediction with the verdict.
@@ -193,6 +195,7 @@ impl Actor {
                     run_as,
                     procs: request.procs,
                     walltime,
+                    submitted: now,
                     deadline,
                     argv: request.argv,
                     env,

@@ -44,7 +44,9 @@ use crate::node::NodeMonitor;
 use crate::store::{Store, StoreError};
 use hpc::HpcMirror;
 use interstice_api::wire::HpcEventResponse;
-use interstice_core::{Decision, Driver, Engine, EngineError, Time};
+use interstice_core::qos::policy::{Candidate, Rules};
+use interstice_core::qos::{Ledger, QosConfig, Request};
+use interstice_core::{Decision, Driver, Engine, EngineError, JobId, JobState, Time};
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -56,6 +58,15 @@ pub const TICK: Duration = Duration::from_millis(100);
 
 /// How long the actor goes without calling `Engine::schedule` when nothing changed.
 const IDLE_SCHEDULE_INTERVAL: Time = Time::from_secs(1);
+
+/// `engine.eviction`'s classes under its policy (`None`: the plan's holders give way).
+fn victims_of(config: &Config) -> Option<QosConfig> {
+    let eviction = config.engine.eviction()?;
+    let table = config.class_table().ok().flatten()?;
+    let mut cfg = QosConfig::new(0, 0, eviction);
+    cfg.classes = table.classes;
+    Some(cfg)
+}
 
 /// Everything the actor needs to start.
 #[derive(Debug)]
@@ -107,6 +118,9 @@ pub struct Actor {
     /// The class of each admitted cloud job that has one, until its final
     /// record is counted in it (`interstice_class_*`).
     job_classes: HashMap<u64, usize>,
+    /// `engine.eviction`: the classes under that policy, whose victim order
+    /// ranks the running cloud jobs before each pass ([`Actor::rank_victims`]).
+    victims: Option<QosConfig>,
     hpc: HpcMirror,
     /// Admission holds (Slurm mode).
     holds: holds::Holds,
@@ -173,6 +187,7 @@ impl Actor {
             clock: setup.clock,
             jobs: HashMap::new(),
             job_classes: HashMap::new(),
+            victims: victims_of(&setup.config),
             hpc: HpcMirror::default(),
             holds: holds::Holds::new(&setup.config.backend, started),
             mirrors_plan: matches!(setup.config.backend, crate::config::BackendConfig::Slurm(_)),
@@ -328,6 +343,7 @@ impl Actor {
     /// while the clock stands still) is logged and decides nothing; the
     /// next tick passes again.
     fn pass(&mut self, now: Time) -> Vec<Decision> {
+        self.rank_victims(now);
         let decisions = self.driver.pass(now);
         // Final jobs as of this pass: the engine forgets them (see `start`).
         for record in self.driver.take_finished() {
@@ -341,6 +357,46 @@ impl Actor {
                 Vec::new()
             }
         }
+    }
+
+    /// Rank the running cloud jobs by `engine.eviction`'s victim order at
+    /// `now` (nothing without it): before every pass, and before a cloud
+    /// job's submission brings the plan up to date. A job whose class the
+    /// config no longer has stays unranked (it gives way first).
+    fn rank_victims(&mut self, now: Time) {
+        let Some(cfg) = &self.victims else {
+            return;
+        };
+        let engine = self.driver.engine();
+        let rules = Rules::new(cfg);
+        // priority and qos-driven read no tenant.
+        let held = vec![0u32; cfg.tenants.len()];
+        let ranks: Vec<_> = self
+            .jobs
+            .iter()
+            .filter_map(|(&id, job)| {
+                let class = *self.job_classes.get(&id)?;
+                let Some(JobState::Running { start, .. }) = engine.job_state(JobId(id)) else {
+                    return None;
+                };
+                // What it received: pending from its first arrival, running
+                // since this start (an earlier run an eviction threw away
+                // counts in neither `Q` nor the victim order).
+                let mut ledger = Ledger::admitted(job.submitted);
+                ledger.run(start);
+                let request = Request {
+                    id,
+                    submit: job.submitted,
+                    procs: job.procs,
+                    duration: None,
+                    class,
+                    tenant: 0,
+                };
+                let candidate = Candidate::of(&request, id, &ledger, now, cfg);
+                Some((JobId(id), rules.victim_key(&candidate, &held)))
+            })
+            .collect();
+        self.driver.rank_victims(ranks);
     }
 
     /// Carry out the engine's decisions; returns the cloud jobs evicted.

@@ -132,6 +132,7 @@ impl Actor {
                     }),
                     procs: view.procs,
                     walltime: full_walltime,
+                    submitted: submitted_at,
                     deadline,
                     argv: view.argv.clone(),
                     env,

@@ -23,6 +23,8 @@ pub(super) struct CloudJob {
     pub(super) run_as: Option<RunAs>,
     pub(super) procs: u32,
     pub(super) walltime: Time,
+    /// First arrival.
+    pub(super) submitted: Time,
     /// First arrival + SLO (`Job::deadline`), kept across resubmissions.
     pub(super) deadline: Time,
     pub(super) argv: Vec<String>,
@@ -97,7 +99,7 @@ impl KillReason {
 /// A stop in progress: SIGTERM was sent, SIGKILL follows at `sigkill_at`.
 #[derive(Debug)]
 pub(super) struct Kill {
-    reason: KillReason,
+    pub(super) reason: KillReason,
     sigkill_at: Time,
     sigkill_sent: bool,
 }

@@ -45,9 +45,14 @@ fn actor(dir: &Path, clock: &ManualClock, config: &str) -> Actor {
     // The shell stand-in joins no cgroup: leave none behind.
     config.execution.cgroup = crate::config::CgroupMode::None;
     assert_eq!(config.validate(), Vec::<String>::new());
+    // As the server does: the classes' series exist when the config has classes.
+    let mut metrics = Metrics::new();
+    if let Some(table) = config.class_table().unwrap() {
+        metrics.set_classes(table).unwrap();
+    }
     Actor::start(ActorSetup {
         store: Store::open(&dir.join("interstice.sqlite")).unwrap(),
-        metrics: Metrics::new(),
+        metrics,
         executor: Executor::new(dir, wrapper, config.execution.clone()).unwrap(),
         clock: Clock::Manual(clock.clone()),
         config,
@@ -277,4 +282,92 @@ fn admissions_between_two_plan_reads_hold_what_they_promise() {
         "the engine forgets released holds (and refused ones): a daemon's lifetime of admissions does not pile up"
     );
     assert_eq!(admit(&mut actor, 1, 60.0, 70.0).decision, "accepted");
+}
+
+/// The job `id` gave way: it is being stopped for an eviction, or already
+/// back in the queue (the engine resubmits an evicted job).
+fn gave_way(actor: &Actor, id: u64) -> bool {
+    match &actor.jobs[&id].phase {
+        Phase::Running { kill: Some(kill), .. } => kill.reason == super::supervisor::KillReason::Evict,
+        Phase::Running { kill: None, .. } => false,
+        Phase::Queued | Phase::Held | Phase::HandingOver { .. } => true,
+    }
+}
+
+/// `engine.eviction: priority`: when HPC work the engine plans needs a
+/// processor held by cloud jobs, the least important class gives way (a
+/// bronze job, on the processor FCFS would not name), where by default the
+/// gold job on the planned processor is evicted.
+#[test]
+fn engine_eviction_evicts_by_class_not_by_the_planned_processor() {
+    let run = |eviction: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = ManualClock::new(T0);
+        let mut actor = actor(
+            dir.path(),
+            &clock,
+            &format!(
+                "engine: {{procs: 2, policy: fcfs{eviction}}}\nnode: {{busy_margin_cpus: 1000}}\n\
+                 classes: [{{name: gold, slo: 1.0}}, {{name: bronze, slo: 0.5}}]\ndefault_class: bronze\n"
+            ),
+        );
+        let mut submit = |class: Option<&str>| {
+            let request = SubmitRequest {
+                procs: 1,
+                walltime: 600.0,
+                slo: 1200.0,
+                argv: vec!["/bin/sleep".to_string(), "60".to_string()],
+                env: None,
+                workdir: None,
+                class: class.map(String::from),
+                features: Vec::new(),
+                on_behalf_of: None,
+            };
+            let answer = ask(&mut actor, |reply| Command::Submit {
+                request,
+                owner: ROOT,
+                reply,
+            })
+            .unwrap();
+            assert_eq!(answer.decision, "accepted");
+            answer.id
+        };
+        // Bronze first (the highest free processor, 1), then gold (0).
+        let bronze = submit(None);
+        let gold = submit(Some("gold"));
+        clock.advance(Time::from_secs(1));
+        actor.tick();
+        actor.handle(Command::Hpc(HpcUpdate::Event(crate::backend::HpcEvent {
+            kind: interstice_api::wire::EventKind::Submitted,
+            id: "hpc-1".to_string(),
+            procs: 1,
+            walltime: Time::from_secs(100),
+            time: clock.now(),
+            runtime: None,
+            cpus: None,
+        })));
+        actor.tick();
+        let evicted = (gave_way(&actor, bronze), gave_way(&actor, gold));
+        for id in [bronze, gold] {
+            if let Phase::Running {
+                child: Some(child), ..
+            } = &mut actor.jobs.get_mut(&id).unwrap().phase
+            {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+        evicted
+    };
+    assert_eq!(run(", eviction: priority"), (true, false), "bronze gives way");
+    assert_eq!(
+        run(", eviction: qos-driven"),
+        (true, false),
+        "bronze is furthest ahead of its SLO"
+    );
+    assert_eq!(
+        run(""),
+        (false, true),
+        "by default the plan's processor 0, gold's"
+    );
 }

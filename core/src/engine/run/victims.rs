@@ -97,7 +97,7 @@ impl State {
 
 impl EngineConfig {
     /// Why [`Victims::Ranked`] cannot go with the rest of this config, if it cannot.
-    pub(in crate::engine) fn ranked_victims_conflict(&self) -> Option<String> {
+    pub fn ranked_victims_conflict(&self) -> Option<String> {
         if self.victims != Victims::Ranked {
             return None;
         }
