@@ -70,6 +70,33 @@ fn ask<T>(
     answer.blocking_recv().expect("the actor answers every request")
 }
 
+/// Submit, as root, a one-processor `sleep seconds` with this `(walltime,
+/// slo)` and class.
+fn submit_sleep(
+    actor: &mut Actor,
+    (walltime, slo): (f64, f64),
+    seconds: u32,
+    class: Option<&str>,
+) -> interstice_api::wire::SubmitResponse {
+    let request = SubmitRequest {
+        procs: 1,
+        walltime,
+        slo,
+        argv: vec!["/bin/sleep".to_string(), seconds.to_string()],
+        env: None,
+        workdir: None,
+        class: class.map(String::from),
+        features: Vec::new(),
+        on_behalf_of: None,
+    };
+    ask(actor, |reply| Command::Submit {
+        request,
+        owner: ROOT,
+        reply,
+    })
+    .unwrap()
+}
+
 #[test]
 fn a_slurm_plan_goes_stale_exactly_plan_stale_seconds_after_the_last_read() {
     let dir = tempfile::tempdir().unwrap();
@@ -117,23 +144,7 @@ fn walltime_is_enforced_at_exactly_start_plus_walltime() {
         &clock,
         "engine: {procs: 2}\nnode: {busy_margin_cpus: 1000}\nexecution: {grace_seconds: 5}\n",
     );
-    let request = SubmitRequest {
-        procs: 1,
-        walltime: 10.0,
-        slo: 100.0,
-        argv: vec!["/bin/sleep".to_string(), "30".to_string()],
-        env: None,
-        workdir: None,
-        class: None,
-        features: Vec::new(),
-        on_behalf_of: None,
-    };
-    let answer = ask(&mut actor, |reply| Command::Submit {
-        request,
-        owner: ROOT,
-        reply,
-    })
-    .unwrap();
+    let answer = submit_sleep(&mut actor, (10.0, 100.0), 30, None);
     assert_eq!(answer.decision, "accepted");
     assert_eq!(answer.predicted_start, Some(T0.as_secs_f64()));
     let id = answer.id;
@@ -312,23 +323,7 @@ fn engine_eviction_evicts_by_class_not_by_the_planned_processor() {
             ),
         );
         let mut submit = |class: Option<&str>| {
-            let request = SubmitRequest {
-                procs: 1,
-                walltime: 600.0,
-                slo: 1200.0,
-                argv: vec!["/bin/sleep".to_string(), "60".to_string()],
-                env: None,
-                workdir: None,
-                class: class.map(String::from),
-                features: Vec::new(),
-                on_behalf_of: None,
-            };
-            let answer = ask(&mut actor, |reply| Command::Submit {
-                request,
-                owner: ROOT,
-                reply,
-            })
-            .unwrap();
+            let answer = submit_sleep(&mut actor, (600.0, 1200.0), 60, class);
             assert_eq!(answer.decision, "accepted");
             answer.id
         };
