@@ -56,30 +56,41 @@ fn column(header: &[String], name: &str) -> usize {
         .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
 
-/// The common arguments of the sweeps below, then `extra`.
-fn sweep_args(out: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "sweep",
-        kth_trace().to_str().unwrap(),
-        "--procs",
-        "100",
-        "--cloud-interval",
-        "10",
-        "--until",
-        UNTIL,
-        "--clip",
-        "--quiet",
-        // Some tests sweep into one directory several times (replay_cli's
-        // a_non_empty_out_is_refused_without_force checks the refusal).
-        "--force",
-        "--out",
-        out.to_str().unwrap(),
-    ]
-    .iter()
-    .map(|arg| arg.to_string())
-    .collect();
+/// The settings every sweep below shares with the replays it is compared with.
+const COMMON: [&str; 8] = [
+    "--procs",
+    "100",
+    "--cloud-interval",
+    "10",
+    "--until",
+    UNTIL,
+    "--clip",
+    "--quiet",
+];
+
+/// `command` on KTH with [`COMMON`], into `out`, then `extra`.
+fn args_of(command: &str, out: &Path, extra: &[&str]) -> Vec<String> {
+    let trace = kth_trace();
+    let mut args = vec![command.to_string(), trace.to_str().unwrap().to_string()];
+    args.extend(COMMON.iter().map(|arg| arg.to_string()));
+    args.extend(["--out".to_string(), out.to_str().unwrap().to_string()]);
     args.extend(extra.iter().map(|arg| arg.to_string()));
     args
+}
+
+/// The common arguments of the sweeps below, then `extra`.
+fn sweep_args(out: &Path, extra: &[&str]) -> Vec<String> {
+    // Some tests sweep into one directory several times (replay_cli's
+    // a_non_empty_out_is_refused_without_force checks the refusal).
+    let mut args = args_of("sweep", out, &["--force"]);
+    args.extend(extra.iter().map(|arg| arg.to_string()));
+    args
+}
+
+/// The replay one row of a sweep stands for: [`COMMON`], then `extra`.
+fn run_replay(out: &Path, extra: &[&str]) {
+    let args = args_of("replay", out, extra);
+    assert_success(&interstice(&args.iter().map(String::as_str).collect::<Vec<_>>()));
 }
 
 fn run_sweep(out: &Path, extra: &[&str]) {
@@ -214,31 +225,21 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     for index in [0usize, 7, 13] {
         let row = &rows[index];
         let replay_out = scratch_dir("sweep-cli", &format!("replay-{index}"));
-        let output = interstice(&[
-            "replay",
-            kth_trace().to_str().unwrap(),
-            "--procs",
-            "100",
-            "--cloud-interval",
-            "10",
-            "--until",
-            UNTIL,
-            "--clip",
-            "--quiet",
-            "--policy",
-            &row[at("policy")],
-            "--conv",
-            &row[at("conv")],
-            "--cloud-procs",
-            &row[at("cloud_procs")],
-            "--cloud-runtime",
-            &row[at("cloud_runtime")],
-            "--slack",
-            &row[at("slack")],
-            "--out",
-            replay_out.to_str().unwrap(),
-        ]);
-        assert_success(&output);
+        run_replay(
+            &replay_out,
+            &[
+                "--policy",
+                &row[at("policy")],
+                "--conv",
+                &row[at("conv")],
+                "--cloud-procs",
+                &row[at("cloud_procs")],
+                "--cloud-runtime",
+                &row[at("cloud_runtime")],
+                "--slack",
+                &row[at("slack")],
+            ],
+        );
         let summary: Value =
             serde_json::from_str(&std::fs::read_to_string(replay_out.join("summary.json")).unwrap()).unwrap();
         for (csv_name, json_path) in metrics {
@@ -550,8 +551,6 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
     let sweep: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
     let number = |text: &str| text.parse::<f64>().unwrap();
-    let trace = kth_trace();
-    let trace = trace.to_str().unwrap();
     for (run, row) in rows.iter().enumerate() {
         let (conv, eviction) = (&row[column(&header, "conv")], &row[column(&header, "eviction")]);
         assert_eq!(eviction, ["priority", "owner-share"][run % 2]);
@@ -562,28 +561,16 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
         assert_eq!(mine.len(), 2);
         // The run as a replay of its own.
         let replayed = out.join(format!("replay-{run}"));
-        let mut args = vec![
-            "replay",
-            trace,
-            "--procs",
-            "100",
-            "--cloud-interval",
-            "10",
-            "--until",
-            UNTIL,
-            "--clip",
-            "--quiet",
+        let mut extra = vec![
             "--policy",
             "easy",
             "--conv",
             conv.as_str(),
             "--eviction",
             eviction.as_str(),
-            "--out",
-            replayed.to_str().unwrap(),
         ];
-        args.extend_from_slice(&cloud);
-        assert_success(&interstice(&args));
+        extra.extend_from_slice(&cloud);
+        run_replay(&replayed, &extra);
         let summary = interstice_tests::read_summary(&replayed);
         let kept = interstice_tests::read_summary(&dir.join("runs").join(format!("run-{run:04}")));
         let mut penalty = 0.0;
