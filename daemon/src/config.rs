@@ -295,6 +295,15 @@ pub struct EngineSectionError {
     pub problems: Vec<String>,
 }
 
+/// A victim order by class (`engine.eviction`, `backend.eviction`) needs
+/// classes and a default class for the jobs that name none: the problem,
+/// under `key`, when they are missing.
+fn needs_default_class(key: &str, classes: Option<&ClassTable>) -> Option<String> {
+    classes.map_or(true, |table| table.default.is_none()).then(|| {
+        format!("{key} orders cloud jobs by class: give `classes:` and a `default_class:` (for the jobs that name none)")
+    })
+}
+
 impl EngineSection {
     /// `engine.eviction`, when set and valid ([`EngineSection::resolve`]
     /// reports it otherwise).
@@ -1006,11 +1015,8 @@ impl Config {
                         .to_string(),
                 );
             }
-            if !classes.as_ref().is_some_and(|table| table.default.is_some()) {
-                problems.push(
-                    "engine.eviction: orders cloud jobs by class: give `classes:` and a `default_class:`"
-                        .to_string(),
-                );
+            if let Some(problem) = needs_default_class("engine.eviction", classes.as_ref()) {
+                problems.push(problem);
             }
         }
         match &self.backend {
@@ -1292,13 +1298,10 @@ impl Config {
             }
         };
         match eviction {
-            Some(Eviction::Priority | Eviction::QosDriven)
-                if classes.map_or(true, |table| table.default.is_none()) =>
-            {
-                problems.push(format!(
-                    "backend.eviction: {} orders cloud jobs by class: give `classes:` and a `default_class:` \
-                     (for the jobs that name none)",
-                    slurm.eviction
+            Some(Eviction::Priority | Eviction::QosDriven) => {
+                problems.extend(needs_default_class(
+                    &format!("backend.eviction: {}", slurm.eviction),
+                    classes,
                 ));
             }
             Some(Eviction::OwnerShare) if slurm.tenants.is_empty() => problems.push(

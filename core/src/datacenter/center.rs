@@ -1262,7 +1262,6 @@ impl Datacenter {
         let Some(cfg) = &self.members[i].policy else {
             return;
         };
-        let mut held = vec![0u32; cfg.tenants.len()];
         let mut candidates = Vec::new();
         let engine = self.members[i].driver.engine();
         for &id in &self.members[i].running {
@@ -1287,14 +1286,9 @@ impl Datacenter {
                 class: tracked.service.class,
                 tenant: tracked.service.tenant,
             };
-            held[request.tenant] = held[request.tenant].saturating_add(job.procs);
             candidates.push((id, Candidate::of(&request, *ticket, &tracked.ledger, now, cfg)));
         }
-        let rules = Rules::new(cfg);
-        let ranks: Vec<_> = candidates
-            .iter()
-            .map(|(id, candidate)| (*id, rules.victim_key(candidate, &held)))
-            .collect();
+        let ranks = Rules::new(cfg).victim_keys(candidates);
         self.members[i].driver.rank_victims(ranks);
     }
 

@@ -32,6 +32,14 @@ pub struct Ledger {
 }
 
 impl Ledger {
+    /// A request admitted at `at` and running since `start` (its earlier
+    /// runs, if any, thrown away: they count as time in the system).
+    pub fn running_since(at: Time, start: Time) -> Ledger {
+        let mut ledger = Ledger::admitted(at);
+        ledger.run(start);
+        ledger
+    }
+
     /// A request admitted at `at`: pending from then on.
     pub fn admitted(at: Time) -> Ledger {
         Ledger {

@@ -228,6 +228,24 @@ impl<'a> Rules<'a> {
             .fold(free, |sum, k| sum.saturating_add(k.procs))
     }
 
+    /// The victim keys of every running instance of a platform, each
+    /// tenant's load counted from `running` itself: what a shell that asks
+    /// the engine to evict by rank hands it (the data center's schedulers,
+    /// the daemon's engine and its Slurm evictor).
+    pub fn victim_keys<T>(&self, running: Vec<(T, Candidate)>) -> Vec<(T, Key)> {
+        let mut load = vec![0u32; self.cfg.tenants.len()];
+        for (_, k) in &running {
+            load[k.tenant] = load[k.tenant].saturating_add(k.procs);
+        }
+        running
+            .into_iter()
+            .map(|(item, k)| {
+                let key = self.victim_key(&k, &load);
+                (item, key)
+            })
+            .collect()
+    }
+
     /// Which running instance is preempted first (smallest first).
     pub fn victim_key(&self, k: &Candidate, running: &[u32]) -> Key {
         let recent = -(k.order as f64);

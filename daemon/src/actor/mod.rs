@@ -60,11 +60,11 @@ pub const TICK: Duration = Duration::from_millis(100);
 const IDLE_SCHEDULE_INTERVAL: Time = Time::from_secs(1);
 
 /// `engine.eviction`'s classes under its policy (`None`: the plan's holders give way).
-fn victims_of(config: &Config) -> Option<QosConfig> {
+/// The class table is the one the metrics were given (built once, by the server).
+fn victims_of(config: &Config, metrics: &Metrics) -> Option<QosConfig> {
     let eviction = config.engine.eviction()?;
-    let table = config.class_table().ok().flatten()?;
     let mut cfg = QosConfig::new(0, 0, eviction);
-    cfg.classes = table.classes;
+    cfg.classes = metrics.classes()?.classes.clone();
     Some(cfg)
 }
 
@@ -173,6 +173,7 @@ impl Actor {
         setup
             .metrics
             .set_plan_stale_after(setup.config.backend.plan_stale_after());
+        let victims = victims_of(&setup.config, &setup.metrics);
         let mut actor = Actor {
             driver: Driver::new(engine),
             store: setup.store,
@@ -187,7 +188,7 @@ impl Actor {
             clock: setup.clock,
             jobs: HashMap::new(),
             job_classes: HashMap::new(),
-            victims: victims_of(&setup.config),
+            victims,
             hpc: HpcMirror::default(),
             holds: holds::Holds::new(&setup.config.backend, started),
             mirrors_plan: matches!(setup.config.backend, crate::config::BackendConfig::Slurm(_)),
@@ -368,10 +369,7 @@ impl Actor {
             return;
         };
         let engine = self.driver.engine();
-        let rules = Rules::new(cfg);
-        // priority and qos-driven read no tenant.
-        let held = vec![0u32; cfg.tenants.len()];
-        let ranks: Vec<_> = self
+        let running: Vec<_> = self
             .jobs
             .iter()
             .filter_map(|(&id, job)| {
@@ -382,8 +380,7 @@ impl Actor {
                 // What it received: pending from its first arrival, running
                 // since this start (an earlier run an eviction threw away
                 // counts in neither `Q` nor the victim order).
-                let mut ledger = Ledger::admitted(job.submitted);
-                ledger.run(start);
+                let ledger = Ledger::running_since(job.submitted, start);
                 let request = Request {
                     id,
                     submit: job.submitted,
@@ -392,10 +389,10 @@ impl Actor {
                     class,
                     tenant: 0,
                 };
-                let candidate = Candidate::of(&request, id, &ledger, now, cfg);
-                Some((JobId(id), rules.victim_key(&candidate, &held)))
+                Some((JobId(id), Candidate::of(&request, id, &ledger, now, cfg)))
             })
             .collect();
+        let ranks = Rules::new(cfg).victim_keys(running);
         self.driver.rank_victims(ranks);
     }
 

@@ -4,6 +4,7 @@
 //! else `/etc/slurm/interstice.conf`; a missing file means all defaults.
 //! Every problem names `path:line` and the key.
 
+use interstice_api::slurm::partition_list;
 use interstice_core::slo::valid_slack;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -133,14 +134,7 @@ impl Config {
                 return Err(error(format!("expected `key = value`, found {line:?}")));
             };
             let (key, value) = (key.trim(), value.trim());
-            let list = || {
-                value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|item| !item.is_empty())
-                    .map(String::from)
-                    .collect()
-            };
+            let list = || partition_list(value).map(String::from).collect();
             match key {
                 "socket" if !value.is_empty() => config.socket = PathBuf::from(value),
                 "timeout_ms" => match value.parse::<u64>() {
@@ -166,8 +160,7 @@ impl Config {
                 "cloud_qos" => config.cloud_qos = value.to_string(),
                 "class_partitions" => {
                     let mut pairs: Vec<(String, String)> = Vec::new();
-                    let items: Vec<String> = list();
-                    for item in &items {
+                    for item in partition_list(value) {
                         let pair = item.split_once(':').and_then(|(class, partition)| {
                             let class = interstice_api::slurm::parse_class(class).ok()?;
                             let partition = partition.trim();

@@ -138,8 +138,7 @@ impl Policy {
             .get(&job.user)
             .copied()
             .unwrap_or(self.qos.tenants.len() - 1);
-        let mut ledger = Ledger::admitted(submit);
-        ledger.run(start);
+        let ledger = Ledger::running_since(submit, start);
         let request = Request {
             id: order,
             submit,
@@ -324,7 +323,6 @@ struct Running<'a> {
     job: &'a SqueueJob,
     spread: NodeCpus,
     key: Key,
-    order: u64,
 }
 
 /// The victims cancelled at earlier reads, remembered while Slurm still
@@ -388,6 +386,22 @@ impl Evictor {
         self.cancelled.retain(|id, _| running_ids.contains(id.as_str()));
         self.served.retain(|id| pending_ids.contains(id.as_str()));
         self.needs.retain(|id, _| pending_ids.contains(id.as_str()));
+        let pending: Vec<&SqueueJob> = state
+            .jobs
+            .iter()
+            .filter(|job| {
+                job.state == JobStateName::Pending
+                    && trusted(job)
+                    && job.partitions().any(|p| p == policy.partition_hpc)
+                    && !job.is_held()
+                    && WAITS_FOR_CPUS.contains(&job.reason.as_str())
+            })
+            .collect();
+        // The usual read: no HPC job waits for CPUs, or the first one
+        // already got its victims. Nothing to weigh.
+        if pending.first().map_or(true, |job| self.served.contains(&job.id)) {
+            return Vec::new();
+        }
         let mut rooms = Rooms::new(&state.nodes, &policy.partition_hpc);
         for spread in self.cancelled.values() {
             rooms.free(spread);
@@ -401,37 +415,23 @@ impl Evictor {
             .collect();
         // Admission order: submitted first, then started first.
         cloud.sort_by_key(|job| (job.submit, job.start));
-        let mut load = vec![0u32; policy.qos.tenants.len()];
-        let mut candidates: Vec<(Candidate, &SqueueJob, NodeCpus)> = Vec::new();
-        for (order, job) in cloud.into_iter().enumerate() {
-            let (Some(candidate), Some(spread)) =
-                (policy.candidate(job, order as u64, now), spread(job, &job.nodes))
-            else {
-                continue;
-            };
-            load[candidate.tenant] = load[candidate.tenant].saturating_add(candidate.procs);
-            candidates.push((candidate, job, spread));
-        }
-        let rules = Rules::new(&policy.qos);
-        let mut victims: Vec<Running> = candidates
+        let candidates: Vec<((&SqueueJob, NodeCpus), Candidate)> = cloud
             .into_iter()
-            .map(|(candidate, job, spread)| Running {
-                key: rules.victim_key(&candidate, &load),
-                order: candidate.order,
-                job,
-                spread,
+            .enumerate()
+            .filter_map(|(order, job)| {
+                let candidate = policy.candidate(job, order as u64, now)?;
+                Some(((job, spread(job, &job.nodes)?), candidate))
             })
             .collect();
-        victims.sort_by(|a, b| (&a.key, a.order).cmp(&(&b.key, b.order)));
+        // Keys end with the admission order: no two are equal.
+        let mut victims: Vec<Running> = Rules::new(&policy.qos)
+            .victim_keys(candidates)
+            .into_iter()
+            .map(|((job, spread), key)| Running { key, job, spread })
+            .collect();
+        victims.sort_by(|a, b| a.key.cmp(&b.key));
 
         let mut chosen = Vec::new();
-        let pending = state.jobs.iter().filter(|job| {
-            job.state == JobStateName::Pending
-                && trusted(job)
-                && job.partitions().any(|p| p == policy.partition_hpc)
-                && !job.is_held()
-                && WAITS_FOR_CPUS.contains(&job.reason.as_str())
-        });
         for job in pending {
             if self.served.contains(&job.id) {
                 break;
