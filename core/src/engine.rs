@@ -742,6 +742,12 @@ impl Engine {
         self.st.running(kind)
     }
 
+    /// The cloud jobs running now and when each started: what a shell
+    /// ranking victims ([`Engine::rank_victims`]) ranks.
+    pub fn running_cloud(&self) -> impl Iterator<Item = (JobId, Time)> + '_ {
+        self.st.running_cloud_jobs()
+    }
+
     /// The engine's current time (the latest event or pass seen).
     pub fn now(&self) -> Time {
         self.st.now

@@ -71,10 +71,10 @@ use crate::placement::{Placement, Weights};
 use crate::predict::Beta;
 use crate::qos::policy::{Candidate, Rules};
 use crate::qos::report::{InSystem, Windows};
-use crate::qos::{ClassReport, Delivered, Eviction, Ledger, QosConfig, RequestRecord};
+use crate::qos::{ClassReport, Eviction, Ledger, QosConfig, RequestRecord};
 use crate::time::Time;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
 
 /// One scheduler of the data center.
@@ -411,8 +411,6 @@ struct Member {
     totals: SchedulerTotals,
     /// The data center's classes under its eviction policy, if it evicts by one.
     policy: Option<QosConfig>,
-    /// The data center's cloud jobs running there (attempt ids).
-    running: BTreeSet<JobId>,
 }
 
 /// The service classes of a data center and what each received.
@@ -466,6 +464,20 @@ struct Tracked {
     ledger: Ledger,
     /// Times it was evicted.
     evictions: u32,
+}
+
+impl Tracked {
+    /// The job as its class's accounts see it.
+    fn request(&self) -> crate::qos::Request {
+        crate::qos::Request {
+            id: self.job.id.0,
+            submit: self.job.submit,
+            procs: self.job.procs,
+            duration: None,
+            class: self.service.class,
+            tenant: self.service.tenant,
+        }
+    }
 }
 
 /// An attempt on its way to a scheduler.
@@ -619,7 +631,6 @@ impl Datacenter {
                         eviction,
                         ..classes.clone()
                     }),
-                running: BTreeSet::new(),
             });
         }
         let mut dc = Datacenter {
@@ -955,14 +966,7 @@ impl Datacenter {
                 };
                 // A run that ended without a pass taking it over ended then.
                 let at = match record.end {
-                    Some(ended) if record.end_reason == Some(EndReason::Evicted) => {
-                        tracked.ledger.preempt(ended, true);
-                        ended
-                    }
-                    Some(ended) => {
-                        tracked.ledger.stop(ended);
-                        ended
-                    }
+                    Some(_) => close_run(&mut tracked.ledger, &record, end),
                     None => end,
                 };
                 let mut attempt = self.attempt_of(i, &tracked, record);
@@ -1144,7 +1148,6 @@ impl Datacenter {
         };
         if tracked.routed {
             tracked.ledger.run(now);
-            self.members[scheduler].running.insert(id);
         }
         let transition = match self.members[scheduler].role {
             Role::Hpc => Transition::T4,
@@ -1174,14 +1177,7 @@ impl Datacenter {
         let mut tracked = self.tracked.remove(&ticket).expect("tracked job");
         let role = self.members[scheduler].role;
         let reason = record.end_reason;
-        self.members[scheduler].running.remove(&record.job.id);
-        let ended = record.end.unwrap_or(now);
-        if reason == Some(EndReason::Evicted) {
-            // Restarted from scratch elsewhere: the run is thrown away.
-            tracked.ledger.preempt(ended, true);
-        } else {
-            tracked.ledger.stop(ended);
-        }
+        let ended = close_run(&mut tracked.ledger, &record, now);
         let mut attempt = self.attempt_of(scheduler, &tracked, record);
         use Transition::*;
         let withdrawn = attempt.record.start.is_none();
@@ -1263,29 +1259,15 @@ impl Datacenter {
             return;
         };
         let mut candidates = Vec::new();
-        let engine = self.members[i].driver.engine();
-        for &id in &self.members[i].running {
-            // Still running (an end or an eviction not taken over yet frees it).
-            if !matches!(
-                engine.job_state(id),
-                Some(crate::engine::JobState::Running { .. })
-            ) {
-                continue;
-            }
-            let Some((Some(ticket), job)) = self.given.get(&(i, id)) else {
+        // The engine's running cloud jobs are the data center's attempts there.
+        for (id, _) in self.members[i].driver.engine().running_cloud() {
+            let Some((Some(ticket), _)) = self.given.get(&(i, id)) else {
                 continue;
             };
             let Some(tracked) = self.tracked.get(ticket) else {
                 continue;
             };
-            let request = crate::qos::Request {
-                id: *ticket,
-                submit: tracked.job.submit,
-                procs: job.procs,
-                duration: None,
-                class: tracked.service.class,
-                tenant: tracked.service.tenant,
-            };
+            let request = tracked.request();
             candidates.push((id, Candidate::of(&request, *ticket, &tracked.ledger, now, cfg)));
         }
         let ranks = Rules::new(cfg).victim_keys(candidates);
@@ -1340,25 +1322,14 @@ impl Datacenter {
                     attempt.record.end_reason,
                     Some(EndReason::Completed | EndReason::WalltimeReached)
                 );
-            let (e, d, p) = tracked.ledger.at(at);
-            let class = &cfg.classes[tracked.service.class];
-            let delivered = Delivered::of(class, tracked.job.procs, (e, d, p), completed);
-            records.push(RequestRecord {
-                id: tracked.job.id.0,
-                class: tracked.service.class,
-                tenant: tracked.service.tenant,
-                procs: tracked.job.procs,
-                submit: tracked.job.submit,
-                end: completed.then_some(at),
-                e,
-                d,
-                p,
-                availability: delivered.availability,
-                preemptions: tracked.evictions,
-                overhead: tracked.ledger.overhead_ratio(at),
-                deficit: delivered.deficit,
-                penalty: delivered.penalty,
-            });
+            records.push(RequestRecord::new(
+                cfg,
+                &tracked.request(),
+                &tracked.ledger,
+                completed.then_some(at),
+                at,
+                tracked.evictions,
+            ));
         }
         let deadline = tracked
             .job
@@ -1386,6 +1357,19 @@ impl Datacenter {
         }
         attempt.violated = Some(violated);
     }
+}
+
+/// A job's run ended (at `record.end`, else `now`): an evicted run is thrown
+/// away (the job restarts from scratch elsewhere), any other stops its
+/// accounts. Returns when it ended.
+fn close_run(ledger: &mut Ledger, record: &JobRecord, now: Time) -> Time {
+    let ended = record.end.unwrap_or(now);
+    if record.end_reason == Some(EndReason::Evicted) {
+        ledger.preempt(ended, true);
+    } else {
+        ledger.stop(ended);
+    }
+    ended
 }
 
 /// A job on a platform overbooked by λ: its walltime and run time scaled by

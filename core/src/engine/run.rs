@@ -990,6 +990,12 @@ impl State {
         })
     }
 
+    pub(super) fn running_cloud_jobs(&self) -> impl Iterator<Item = (JobId, Time)> + '_ {
+        self.running_cloud
+            .iter()
+            .map(|&idx| (self.job(idx).id, self.records[idx].start.unwrap_or(self.now)))
+    }
+
     pub(super) fn queued(&self, kind: JobKind) -> usize {
         if self.shared {
             return self

@@ -77,23 +77,36 @@ impl Delivered {
 
 impl RequestRecord {
     pub(super) fn of(cfg: &QosConfig, l: &Live, stop: Time) -> RequestRecord {
-        let at = l.end.unwrap_or(stop);
-        let (e, d, p) = l.ledger.at(at);
-        let class = &cfg.classes[l.req.class];
-        let delivered = Delivered::of(class, l.req.procs, (e, d, p), l.end.is_some());
+        RequestRecord::new(cfg, &l.req, &l.ledger, l.end, stop, l.preemptions)
+    }
+
+    /// What request `req` received: completed at `end`, else still in the
+    /// system at `stop`, with these accounts and preemptions (a class run's
+    /// requests, a data center's cloud jobs).
+    pub(crate) fn new(
+        cfg: &QosConfig,
+        req: &super::Request,
+        ledger: &Ledger,
+        end: Option<Time>,
+        stop: Time,
+        preemptions: u32,
+    ) -> RequestRecord {
+        let at = end.unwrap_or(stop);
+        let (e, d, p) = ledger.at(at);
+        let delivered = Delivered::of(&cfg.classes[req.class], req.procs, (e, d, p), end.is_some());
         RequestRecord {
-            id: l.req.id,
-            class: l.req.class,
-            tenant: l.req.tenant,
-            procs: l.req.procs,
-            submit: l.req.submit,
-            end: l.end,
+            id: req.id,
+            class: req.class,
+            tenant: req.tenant,
+            procs: req.procs,
+            submit: req.submit,
+            end,
             e,
             d,
             p,
             availability: delivered.availability,
-            preemptions: l.preemptions,
-            overhead: l.ledger.overhead_ratio(at),
+            preemptions,
+            overhead: ledger.overhead_ratio(at),
             deficit: delivered.deficit,
             penalty: delivered.penalty,
         }
@@ -234,8 +247,11 @@ impl Windows {
         let Some(len) = self.len else {
             return;
         };
+        if self.start + len > t {
+            return;
+        }
         // Windows with nothing in them have nothing to report: jump them.
-        if self.ended.is_empty() && !platform.any() && self.start + len <= t {
+        if self.ended.is_empty() && !platform.any() {
             let skipped = (t - self.start).ticks() / len.ticks();
             self.start += Time::from_ticks(len.ticks().saturating_mul(skipped));
             return;

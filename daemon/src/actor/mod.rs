@@ -46,7 +46,7 @@ use hpc::HpcMirror;
 use interstice_api::wire::HpcEventResponse;
 use interstice_core::qos::policy::{Candidate, Rules};
 use interstice_core::qos::{Ledger, QosConfig, Request};
-use interstice_core::{Decision, Driver, Engine, EngineError, JobId, JobState, Time};
+use interstice_core::{Decision, Driver, Engine, EngineError, JobId, Time};
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -368,15 +368,13 @@ impl Actor {
         let Some(cfg) = &self.victims else {
             return;
         };
-        let engine = self.driver.engine();
         let running: Vec<_> = self
-            .jobs
-            .iter()
-            .filter_map(|(&id, job)| {
+            .driver
+            .engine()
+            .running_cloud()
+            .filter_map(|(JobId(id), start)| {
+                let job = self.jobs.get(&id)?;
                 let class = *self.job_classes.get(&id)?;
-                let Some(JobState::Running { start, .. }) = engine.job_state(JobId(id)) else {
-                    return None;
-                };
                 // What it received: pending from its first arrival, running
                 // since this start (an earlier run an eviction threw away
                 // counts in neither `Q` nor the victim order).

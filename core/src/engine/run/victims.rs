@@ -51,8 +51,8 @@ impl State {
             .iter()
             .filter(|&&i| self.jobs[i].occ_end > s)
             .filter_map(|&i| {
-                let bits = self.jobs[i].res.as_ref()?.1.and(&inside);
-                (bits.count() > 0).then_some((i, bits))
+                let held = &self.jobs[i].res.as_ref()?.1;
+                (held.and_count(&inside) > 0).then(|| (i, held.and(&inside)))
             })
             .collect();
         let mut free = inside.clone();
