@@ -280,6 +280,7 @@ pub(crate) fn replay_area(
     let trace = load_trace(spec)?;
     let config = engine.to_config(trace.procs)?;
     let qos = classes.spec(config.conv_procs)?;
+    qos.check_labels(&trace.labels, &spec.workload, classes.qos.as_deref())?;
     let (hpc, requests) = area_inputs(spec, &trace, cloud, &qos)?;
     // Nothing is written before the inputs are known good.
     output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;

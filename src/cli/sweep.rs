@@ -252,22 +252,12 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 None => QosSpec::defaults(Eviction::default(), trace.conv),
             };
             // A workload's labels are checked before any run, as replay does.
-            spec.check_labels(&trace.labels).map_err(|(job, e)| {
-                let workload = args
-                    .trace
-                    .workload
-                    .as_deref()
-                    .unwrap_or(std::path::Path::new("-"));
-                let fix = match &args.qos {
-                    Some(_) => "add it to the --qos file",
-                    None => "give a --qos file that defines it",
-                };
-                interstice_swf::qos::QosFileError(format!(
-                    "{}: cloud job {}: {e}: {fix}, or fix the workload's label",
-                    workload.display(),
-                    job.0
-                ))
-            })?;
+            let workload = args
+                .trace
+                .workload
+                .as_deref()
+                .unwrap_or(std::path::Path::new("-"));
+            spec.check_labels(&trace.labels, workload, args.qos.as_deref())?;
             classes.insert(conv, spec);
         }
         if args.eviction.is_empty() {

@@ -12,7 +12,7 @@ use interstice_swf::experiment::{check_cloud_fits, first_injected_id, injection_
 use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec, SplitMix64};
 use interstice_swf::input::{self, Input};
 use interstice_swf::label::JobLabel;
-use interstice_swf::qos::{QosFileError, QosSpec};
+use interstice_swf::qos::QosSpec;
 use interstice_swf::{
     batsim_json, merge_by_submit, write_trace, ExtractOptions, ExtractStats, JobStream, StatsBuilder,
     Strictness, SwfReader, Workload, WorkloadStats,
@@ -456,14 +456,7 @@ fn inject(args: InjectArgs) -> anyhow::Result<()> {
     let spec = match &args.qos {
         Some(path) => {
             let spec = super::qos::area_spec(path, nb_res)?;
-            spec.check_labels(&workload.labels).map_err(|(job, e)| {
-                QosFileError(format!(
-                    "{}: job {}: {e} in {}: add it to the class file, or fix the workload's label",
-                    args.file.display(),
-                    job.0,
-                    path.display()
-                ))
-            })?;
+            spec.check_labels(&workload.labels, &args.file, Some(path))?;
             Some(spec)
         }
         None => None,
@@ -472,7 +465,7 @@ fn inject(args: InjectArgs) -> anyhow::Result<()> {
     let labels = &workload.labels;
     write_json(
         &args.output,
-        merge_by_submit(workload.jobs.iter().cloned(), cloud),
+        merge_by_submit(workload.jobs, cloud),
         nb_res,
         |job| {
             let given = labels.get(&job.id);

@@ -195,20 +195,24 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
     if let Some(until) = spec.until {
         let first = jobs.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
         let end = first + Time::from_secs_f64(until);
-        let (kept, cut): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|job| job.submit < end);
-        for job in &cut {
-            labels.remove(&job.id);
-        }
-        jobs = kept;
+        jobs.retain(|job| {
+            let kept = job.submit < end;
+            if !kept {
+                labels.remove(&job.id);
+            }
+            kept
+        });
     }
     if spec.repeat.get() > 1 {
         let repeated = repeat_jobs(&jobs, spec.repeat)?;
         // Copy `c` of `jobs[j]` is `repeated[c × n + j]`.
-        labels = repeated
-            .iter()
-            .zip(jobs.iter().cycle())
-            .filter_map(|(copy, job)| Some((copy.id, labels.get(&job.id)?.clone())))
-            .collect();
+        if !labels.is_empty() {
+            labels = repeated
+                .iter()
+                .zip(jobs.iter().cycle())
+                .filter_map(|(copy, job)| Some((copy.id, labels.get(&job.id)?.clone())))
+                .collect();
+        }
         jobs = repeated;
     }
     if let Some(job) = jobs

@@ -27,7 +27,7 @@
 use crate::label::{check_name, JobLabel, JobLabels};
 use crate::rng::SplitMix64;
 use interstice_core::qos::{CreditTable, Eviction, OnPreempt, QosConfig, Request, ServiceClass, Tenant};
-use interstice_core::{JobId, Time};
+use interstice_core::Time;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -422,14 +422,30 @@ impl QosSpec {
         Ok(spec)
     }
 
-    /// The first of `labels` (by job id) that names a class or tenant this
-    /// file does not define.
-    pub fn check_labels(&self, labels: &JobLabels) -> Result<(), (JobId, UnknownName)> {
+    /// Every label of `workload`'s cloud jobs names a class and tenant this
+    /// spec (read from `file`; `None`: the defaults) defines; else the
+    /// first that does not, as bad input naming the workload, the job and
+    /// the fix.
+    pub fn check_labels(
+        &self,
+        labels: &JobLabels,
+        workload: &Path,
+        file: Option<&Path>,
+    ) -> Result<(), QosFileError> {
         for (&id, label) in labels {
             for (what, name) in [("class", &label.class), ("tenant", &label.tenant)] {
-                if let Some(name) = name {
-                    self.config.index_of(what, name).map_err(|e| (id, e))?;
-                }
+                let Some(name) = name else { continue };
+                self.config.index_of(what, name).map_err(|e| {
+                    let fix = match file {
+                        Some(file) => format!("add it to {}", file.display()),
+                        None => "give a --qos file that defines it".to_string(),
+                    };
+                    QosFileError(format!(
+                        "{}: cloud job {}: {e}: {fix}, or fix the workload's label",
+                        workload.display(),
+                        id.0
+                    ))
+                })?;
             }
         }
         Ok(())
@@ -714,8 +730,26 @@ mod tests {
         let label = s.draw().next_label(None);
         assert!(label.class.is_some() && label.tenant.is_some());
         assert_eq!(s.draw().next_label(Some(&platinum)), platinum);
-        let labels = JobLabels::from([(JobId(3), class_b.clone()), (JobId(9), nobody.clone())]);
-        let (id, e) = s.check_labels(&labels).unwrap_err();
-        assert_eq!((id, e.name.as_str()), (JobId(9), "z"));
+        let labels = JobLabels::from([
+            (interstice_core::JobId(3), class_b.clone()),
+            (interstice_core::JobId(9), nobody.clone()),
+        ]);
+        let e = s
+            .check_labels(&labels, Path::new("w.json"), None)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "w.json: cloud job 9: tenant \"z\" is not defined (defined: x, y): give a --qos file that defines it, \
+             or fix the workload's label"
+        );
+        let e = s
+            .check_labels(&labels, Path::new("w.json"), Some(Path::new("c.yaml")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("add it to c.yaml, or fix the workload's label"),
+            "{e}"
+        );
     }
 }

@@ -162,7 +162,7 @@ pub enum AreaError {
     #[error(transparent)]
     Qos(#[from] QosError),
     /// A cloud job's label names a class or tenant the class file lacks.
-    #[error("cloud job {job}: {error}: add it to the --qos file, or fix the workload's label")]
+    #[error("cloud job {job}: {error}")]
     Label {
         /// The job.
         job: u64,
