@@ -377,11 +377,12 @@ fn the_daemon_evicts_in_its_policys_order_when_slurm_does_not_preempt() {
 }
 
 /// The marker decides a job's class, and with `backend.eviction` who is
-/// evicted first: an unprivileged user may not rewrite it (`job_modify` of
-/// `job_submit/interstice` refuses a comment holding `interstice:` from
-/// anyone but root and slurmctld's user). Checked as `nobody` on the real
-/// Slurm: a bronze job of nobody's cannot be made gold; root can still
-/// write the marker (the daemon marks the jobs it evicts).
+/// evicted first: an unprivileged user may not write it (`job_submit` and
+/// `job_modify` of `job_submit/interstice` refuse a comment holding
+/// `interstice:` from anyone but root and slurmctld's user). Checked as
+/// `nobody` on the real Slurm: a bronze job of nobody's cannot be made gold,
+/// nor a job submitted with a forged gold marker; root can still write the
+/// marker (the daemon marks the jobs it evicts).
 #[test]
 fn an_unprivileged_user_cannot_rewrite_the_marker() {
     use harness::Daemon;
@@ -437,5 +438,37 @@ fn an_unprivileged_user_cannot_rewrite_the_marker() {
     let root = cluster.run("scontrol", &update);
     assert!(root.status.success(), "{}", String::from_utf8_lossy(&root.stderr));
     assert!(cluster.job(&id).expect("in squeue").2.ends_with("class=gold"));
+    // Nor may a marker be forged at submission, straight into a cloud
+    // partition without --slo or --class (a job the plugin does not admit
+    // keeps its comment): the daemon would read it as a gold job.
+    let forged = cluster.run_as_nobody(
+        "sbatch",
+        &[
+            "--parsable",
+            "-p",
+            "cloud",
+            "--comment=interstice:accepted slo=600 class=gold",
+            "-n",
+            "1",
+            "-t",
+            "5",
+            "-o",
+            "/dev/null",
+            "--wrap",
+            "sleep 300",
+        ],
+    );
+    assert!(
+        !forged.status.success(),
+        "nobody submitted a forged marker: job {}",
+        String::from_utf8_lossy(&forged.stdout)
+    );
+    assert!(
+        cluster
+            .slurmctld_log()
+            .contains("submission refused: a comment may not hold \"interstice:\""),
+        "{}",
+        String::from_utf8_lossy(&forged.stderr)
+    );
     cluster.cancel_all();
 }

@@ -129,8 +129,8 @@ pub fn evictable_request(config: &Config, submission: &Submission) -> Result<Opt
     }))
 }
 
-/// Whether `uid` may set a job's comment to `comment` (`scontrol update
-/// Comment=`): the marker (`interstice:…`) is the plugin's record of the
+/// Whether `uid` may give a job the comment `comment` (`sbatch --comment`,
+/// `scontrol update Comment=`): the marker (`interstice:…`) is the plugin's record of the
 /// admission, its class and the daemon's eviction mark, so only root and
 /// slurmctld's own user (`slurm_uid`: the daemon marks the jobs it evicts)
 /// may write one; anyone may write a comment without one (which drops the

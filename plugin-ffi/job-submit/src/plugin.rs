@@ -120,20 +120,29 @@ unsafe fn modify_inner(job_desc: *mut c_void, submit_uid: u32, err_msg: *mut *mu
         return SLURM_SUCCESS;
     }
     let comment = crate::shim::Desc::new(job_desc).comment();
+    guard_comment(comment.as_deref(), submit_uid, err_msg, "update").unwrap_or(SLURM_SUCCESS)
+}
+
+/// The marker rule ([`crate::admission::comment_update`]) on a comment a
+/// user writes, at submission and at update alike: the refusal (logged,
+/// its reason in `err_msg`) when it holds a marker its user may not write.
+#[cfg(interstice_slurm)]
+unsafe fn guard_comment(
+    comment: Option<&str>,
+    submit_uid: u32,
+    err_msg: *mut *mut c_char,
+    what: &str,
+) -> Option<c_int> {
     // slurmctld runs this plugin as its own user.
     let slurm_uid = libc::geteuid();
-    match crate::admission::comment_update(comment.as_deref(), submit_uid, slurm_uid) {
-        Ok(()) => SLURM_SUCCESS,
-        Err(message) => {
-            crate::shim::info(&format!(
-                "job_submit/interstice: uid {submit_uid}: update refused: {message}"
-            ));
-            if !err_msg.is_null() {
-                *err_msg = crate::shim::slurm_string(&message);
-            }
-            SLURM_ERROR
-        }
+    let message = crate::admission::comment_update(comment, submit_uid, slurm_uid).err()?;
+    crate::shim::info(&format!(
+        "job_submit/interstice: uid {submit_uid}: {what} refused: {message}"
+    ));
+    if !err_msg.is_null() {
+        *err_msg = crate::shim::slurm_string(&message);
     }
+    Some(SLURM_ERROR)
 }
 
 #[cfg(not(interstice_slurm))]
@@ -154,6 +163,11 @@ unsafe fn submit_inner(job_desc: *mut c_void, submit_uid: u32, err_msg: *mut *mu
         return SLURM_SUCCESS;
     };
     let mut desc = Desc::new(job_desc);
+    // A submitted comment may not forge the marker (evictable or not: the
+    // daemon reads a cloud partition's jobs by their marker).
+    if let Some(refused) = guard_comment(desc.comment().as_deref(), submit_uid, err_msg, "submission") {
+        return refused;
+    }
     let submission = Submission {
         partition: desc.partition(),
         qos: desc.qos(),
