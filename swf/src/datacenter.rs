@@ -42,7 +42,7 @@
 use crate::beta::parse_beta;
 use crate::experiment::{ClipTarget, CloudSpec, TraceSpec};
 use crate::inject::{ProcsChoice, RuntimeSpec};
-use crate::qos::{service_classes, tenants, ClassEntry, IndexOf, TenantEntry};
+use crate::qos::{index_of, service_classes, tenants, ClassEntry, TenantEntry};
 use interstice_core::datacenter::{Role, Routing, Service};
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::qos::{Eviction, QosConfig};
@@ -495,8 +495,7 @@ fn stream(
     let mut service = Service::default();
     if let Some(cfg) = classes {
         let lookup = |what: &'static str, name: &str| {
-            cfg.index_of(what, name)
-                .map_err(|e| err(format!("{key}.{what}"), e.to_string()))
+            index_of(cfg, what, name).map_err(|e| err(format!("{key}.{what}"), e.to_string()))
         };
         service.class = match &entry.class {
             None => {

@@ -361,7 +361,7 @@ impl QosSpec {
             let find = |given: &Option<String>, k: &'static str| -> Result<usize, QosFileError> {
                 match given {
                     None => Ok(0),
-                    Some(name) => cfg.index_of(k, name).map_err(|e| err(key(k), e.to_string())),
+                    Some(name) => index_of(cfg, k, name).map_err(|e| err(key(k), e.to_string())),
                 }
             };
             let class = find(&r.class, "class")?;
@@ -435,7 +435,7 @@ impl QosSpec {
         for (&id, label) in labels {
             for (what, name) in [("class", &label.class), ("tenant", &label.tenant)] {
                 let Some(name) = name else { continue };
-                self.config.index_of(what, name).map_err(|e| {
+                index_of(&self.config, what, name).map_err(|e| {
                     let fix = match file {
                         Some(file) => format!("add it to {}", file.display()),
                         None => "give a --qos file that defines it".to_string(),
@@ -472,24 +472,18 @@ pub struct UnknownName {
     pub defined: String,
 }
 
-/// Where a class or tenant name sits in a platform's lists.
-pub(crate) trait IndexOf {
-    fn index_of(&self, what: &'static str, name: &str) -> Result<usize, UnknownName>;
-}
-
-impl IndexOf for QosConfig {
-    fn index_of(&self, what: &'static str, name: &str) -> Result<usize, UnknownName> {
-        let names: Vec<&str> = if what == "class" {
-            self.classes.iter().map(|c| c.name.as_str()).collect()
-        } else {
-            self.tenants.iter().map(|t| t.name.as_str()).collect()
-        };
-        names.iter().position(|n| *n == name).ok_or_else(|| UnknownName {
-            what,
-            name: name.to_string(),
-            defined: names.join(", "),
-        })
-    }
+/// Where class or tenant `name` (`what`: `"class"` or `"tenant"`) sits in
+/// `cfg`'s lists; the error lists the names defined.
+pub(crate) fn index_of(cfg: &QosConfig, what: &'static str, name: &str) -> Result<usize, UnknownName> {
+    let names: Vec<&str> = match what {
+        "class" => cfg.classes.iter().map(|c| c.name.as_str()).collect(),
+        _ => cfg.tenants.iter().map(|t| t.name.as_str()).collect(),
+    };
+    names.iter().position(|n| *n == name).ok_or_else(|| UnknownName {
+        what,
+        name: name.to_string(),
+        defined: names.join(", "),
+    })
 }
 
 /// The class and tenant of each cloud job of a run, in arrival order: one
@@ -519,11 +513,11 @@ impl ClassDraw<'_> {
         };
         let cfg = &self.spec.config;
         let class = match &label.class {
-            Some(name) => cfg.index_of("class", name)?,
+            Some(name) => index_of(cfg, "class", name)?,
             None => drawn.0,
         };
         let tenant = match &label.tenant {
-            Some(name) => cfg.index_of("tenant", name)?,
+            Some(name) => index_of(cfg, "tenant", name)?,
             None => drawn.1,
         };
         Ok((class, tenant))
