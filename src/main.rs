@@ -45,6 +45,8 @@ enum Command {
     Replay(Box<cli::replay::ReplayArgs>),
     /// Many replays over the cartesian product of parameter lists, in parallel, into one table.
     Sweep(Box<cli::sweep::SweepArgs>),
+    /// A sweep's results as an HTML page with PNG and SVG figures, beside the thesis's numbers.
+    Report(cli::report::ReportArgs),
     /// Service classes on a platform of hosts: QoS-driven, priority or owner-share eviction.
     #[command(subcommand)]
     Qos(cli::qos::QosCommand),
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::Swf(cmd) => cli::swf::run(cmd),
         Command::Replay(args) => cli::replay::run(*args),
         Command::Sweep(args) => cli::sweep::run(*args),
+        Command::Report(args) => cli::report::run(args),
         Command::Qos(cmd) => cli::qos::run(cmd),
         Command::Batsim(args) => cli::batsim::run(*args),
         Command::Client(cmd) => cli::client::run(cmd),

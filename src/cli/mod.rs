@@ -43,6 +43,7 @@ pub mod placement_bench;
 pub mod qos;
 pub mod replay;
 pub mod replay_bench;
+pub mod report;
 pub mod show;
 pub mod slurm_bench;
 pub mod sweep;

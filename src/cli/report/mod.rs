@@ -1,0 +1,123 @@
+//! `interstice report DIR`: a sweep's results as a self-contained HTML page,
+//! PNG and SVG figures (the thesis's Fig. 6.2, 6.4, 6.7/6.8, the HPC makespan
+//! change and, with service classes, the per-class figures), the thesis's
+//! numbers beside the sweep's in the thesis's own aggregation, and every
+//! number of the page in `report.json`.
+//!
+//! It reads only the sweep's tables ([`tables`]), so a report can be drawn
+//! again, elsewhere, without rerunning anything.
+
+mod chart;
+mod figures;
+mod html;
+mod stats;
+mod tables;
+
+use anyhow::Context;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// The report's directory under a sweep's, by default.
+pub const REPORT_DIR: &str = "report";
+/// The page inside the report's directory.
+pub const INDEX_HTML: &str = "index.html";
+/// Every number of the page.
+pub const REPORT_JSON: &str = "report.json";
+
+/// Draw a sweep's report.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Example: interstice sweep KTH.swf.gz … --out out/sweep && \
+    interstice report out/sweep   # then open out/sweep/report/index.html")]
+pub struct ReportArgs {
+    /// A sweep's output directory (its sweep.csv, and sweep-classes.csv with service classes).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Where to write index.html, report.json and figures/ (default: DIR/report).
+    #[arg(long, value_name = "OUT")]
+    pub out: Option<PathBuf>,
+    /// No summary line on stdout.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// What the page shows, also written as `report.json`.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// The sweep's directory, as given.
+    pub source: String,
+    pub runs: usize,
+    /// The settings (columns) that vary besides area, width, slack and seed.
+    pub varying: Vec<&'static str>,
+    pub claims: Vec<stats::Claim>,
+    pub prediction: Vec<stats::PredictionRow>,
+    pub classes: Vec<stats::ClassRow>,
+    pub figures: Vec<chart::Figure>,
+}
+
+impl Report {
+    /// The report of a sweep's tables.
+    fn of(source: &Path, runs: &[tables::Run], classes: &[tables::ClassRun]) -> Report {
+        let prediction = stats::prediction_rows(runs);
+        Report {
+            source: source.display().to_string(),
+            runs: runs.len(),
+            varying: tables::Dimension::varying(runs, &[])
+                .into_iter()
+                .map(tables::Dimension::name)
+                .collect(),
+            claims: stats::claims(runs, &prediction),
+            prediction,
+            classes: stats::class_rows(classes),
+            figures: figures::all(runs, classes),
+        }
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Draw the report of `args.dir`.
+pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+    let sweep_csv = args.dir.join(crate::cli::sweep::SWEEP_CSV);
+    let runs: Vec<tables::Run> = tables::read(&sweep_csv)?;
+    if runs.is_empty() {
+        anyhow::bail!("{} has no run: nothing to report", sweep_csv.display());
+    }
+    let classes_csv = args.dir.join(crate::cli::sweep::SWEEP_CLASSES_CSV);
+    let classes: Vec<tables::ClassRun> = if classes_csv.exists() {
+        tables::read(&classes_csv)?
+    } else {
+        Vec::new()
+    };
+    let report = Report::of(&args.dir, &runs, &classes);
+
+    let out = args.out.clone().unwrap_or_else(|| args.dir.join(REPORT_DIR));
+    let figures_dir = out.join("figures");
+    std::fs::create_dir_all(&figures_dir)
+        .with_context(|| format!("cannot create {}", figures_dir.display()))?;
+    let mut svgs = Vec::with_capacity(report.figures.len());
+    for figure in &report.figures {
+        let svg = figure.svg()?;
+        write(&figures_dir.join(format!("{}.svg", figure.name)), svg.as_bytes())?;
+        write(
+            &figures_dir.join(format!("{}.png", figure.name)),
+            &chart::png(&svg)?,
+        )?;
+        svgs.push(svg);
+    }
+    let mut json = serde_json::to_string_pretty(&report).context("cannot serialize the report")?;
+    json.push('\n');
+    write(&out.join(REPORT_JSON), json.as_bytes())?;
+    let index = out.join(INDEX_HTML);
+    write(&index, html::page(&report, &svgs).as_bytes())?;
+    if !args.quiet {
+        outln!(
+            "report of {} runs ({} figures, PNG and SVG): {}",
+            report.runs,
+            report.figures.len(),
+            index.display()
+        )?;
+    }
+    Ok(())
+}

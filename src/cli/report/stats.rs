@@ -1,0 +1,331 @@
+//! The report's numbers: the thesis's own aggregation of prediction quality
+//! (per-run values averaged, ± the standard deviation, over the runs whose
+//! area is at most 320 processors, and again over those with f < 5), the
+//! thesis's claims beside this sweep's numbers, and the per-class table.
+//!
+//! A per-run value that is undefined (no predicted or no occurred violation)
+//! is left out of the mean and counted as such, never taken as 0.
+
+use super::tables::{ClassRun, Dimension, Run};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The thesis leaves the areas above 320 processors out of its prediction
+/// figures (no violation occurred or was predicted there, §6.8.2).
+pub const THESIS_MAX_AREA: u32 = 320;
+/// The thesis's "relevant" slacks: f < 5 (1.25, 1.5, 2, 3 and 4).
+pub const THESIS_SLACK_BELOW: f64 = 5.0;
+
+/// Mean and sample standard deviation (n − 1; `None` for one value) of `values`.
+pub fn mean_sd(values: &[f64]) -> Option<(f64, Option<f64>)> {
+    if values.is_empty() {
+        return None;
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let sd = (values.len() > 1).then(|| {
+        let squares: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
+        (squares / (n - 1.0)).sqrt()
+    });
+    Some((mean, sd))
+}
+
+/// A per-run metric averaged over runs: how many runs had it defined, how
+/// many did not, and its mean ± sd over the defined ones.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Aggregate {
+    pub runs: usize,
+    pub undefined: usize,
+    pub mean: Option<f64>,
+    pub sd: Option<f64>,
+}
+
+impl Aggregate {
+    pub fn of<'a>(runs: impl IntoIterator<Item = &'a Run>, metric: fn(&Run) -> Option<f64>) -> Aggregate {
+        let (mut values, mut undefined) = (Vec::new(), 0);
+        for run in runs {
+            match metric(run).filter(|v| v.is_finite()) {
+                Some(value) => values.push(value),
+                None => undefined += 1,
+            }
+        }
+        let (mean, sd) = mean_sd(&values).map_or((None, None), |(mean, sd)| (Some(mean), sd));
+        Aggregate {
+            runs: values.len(),
+            undefined,
+            mean,
+            sd,
+        }
+    }
+
+    /// `0.123 ± 0.045 (n = 12, 3 undefined)`.
+    pub fn text(&self) -> String {
+        let Some(mean) = self.mean else {
+            return format!("undefined in all {} runs", self.undefined);
+        };
+        let mut text = format!("{mean:.3}");
+        if let Some(sd) = self.sd {
+            text.push_str(&format!(" ± {sd:.3}"));
+        }
+        text.push_str(&format!(" (n = {}", self.runs));
+        if self.undefined > 0 {
+            text.push_str(&format!(", {} undefined", self.undefined));
+        }
+        text.push(')');
+        text
+    }
+}
+
+/// The thesis's prediction aggregation for one setting (predictor and the
+/// other settings that vary) over one scope of runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct PredictionRow {
+    pub setting: String,
+    pub scope: String,
+    pub thesis_accuracy: Aggregate,
+    pub thesis_precision: Aggregate,
+    pub precision: Aggregate,
+    pub recall: Aggregate,
+    pub f1: Aggregate,
+    pub accuracy: Aggregate,
+    /// The confusion matrix summed over the scope's runs.
+    pub tp: u64,
+    pub fp: u64,
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+    pub tn: u64,
+}
+
+/// The prediction table: per setting, over m_conv ≤ 320 and over m_conv ≤ 320 with f < 5.
+pub fn prediction_rows(runs: &[Run]) -> Vec<PredictionRow> {
+    let varying = Dimension::varying(runs, &[Dimension::Predictor]);
+    let mut settings: BTreeMap<String, Vec<&Run>> = BTreeMap::new();
+    for run in runs {
+        let mut setting = format!("predictor={}", run.predictor);
+        let rest = run.setting(&varying);
+        if !rest.is_empty() {
+            setting = format!("{setting} {rest}");
+        }
+        settings.entry(setting).or_default().push(run);
+    }
+    let scopes: [(String, fn(&Run) -> bool); 2] = [
+        (format!("m_conv ≤ {THESIS_MAX_AREA}"), |r| {
+            r.conv <= THESIS_MAX_AREA
+        }),
+        (
+            format!("m_conv ≤ {THESIS_MAX_AREA}, f < {THESIS_SLACK_BELOW}"),
+            |r| r.conv <= THESIS_MAX_AREA && r.slack < THESIS_SLACK_BELOW,
+        ),
+    ];
+    let mut rows = Vec::new();
+    for (setting, runs) in settings {
+        for (scope, keep) in &scopes {
+            let scoped: Vec<&Run> = runs.iter().copied().filter(|r| keep(r)).collect();
+            let sum = |count: fn(&Run) -> u64| scoped.iter().map(|r| count(r)).sum();
+            rows.push(PredictionRow {
+                setting: setting.clone(),
+                scope: scope.clone(),
+                thesis_accuracy: Aggregate::of(scoped.iter().copied(), |r| r.thesis_accuracy),
+                thesis_precision: Aggregate::of(scoped.iter().copied(), |r| r.thesis_precision),
+                precision: Aggregate::of(scoped.iter().copied(), |r| r.precision),
+                recall: Aggregate::of(scoped.iter().copied(), |r| r.recall),
+                f1: Aggregate::of(scoped.iter().copied(), |r| r.f1),
+                accuracy: Aggregate::of(scoped.iter().copied(), |r| r.accuracy),
+                tp: sum(|r| r.tp),
+                fp: sum(|r| r.fp),
+                fn_: sum(|r| r.fn_),
+                tn: sum(|r| r.tn),
+            });
+        }
+    }
+    rows
+}
+
+/// One of the thesis's claims beside this sweep's number.
+#[derive(Clone, Debug, Serialize)]
+pub struct Claim {
+    pub claim: String,
+    pub thesis: String,
+    pub here: String,
+}
+
+/// `x %` of the runs at a point of the grid, or why there is none.
+fn at_point(runs: &[Run], conv: u32, width: &str, slack: f64) -> String {
+    let values: Vec<String> = runs
+        .iter()
+        .filter(|r| r.conv == conv && r.cloud_procs == width && r.slack == slack)
+        .map(|r| match r.violation_percent {
+            Some(percent) => format!("{percent:.4} % ({} of {})", r.violations, r.cloud_jobs),
+            None => "undefined (no cloud job)".to_string(),
+        })
+        .collect();
+    if values.is_empty() {
+        format!("not in this sweep (no run with m_conv {conv}, h {width}, f {slack})")
+    } else {
+        values.join("; ")
+    }
+}
+
+/// The largest violation % among `runs` and where, or "no run".
+fn largest(runs: &[&Run]) -> String {
+    let worst = runs
+        .iter()
+        .filter_map(|r| r.violation_percent.map(|p| (p, r)))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match worst {
+        Some((percent, r)) => format!(
+            "largest {percent:.4} % (m_conv {}, h {}, f {}), {} of {} runs with no violation",
+            r.conv,
+            r.cloud_procs,
+            r.slack,
+            runs.iter().filter(|r| r.violations == 0).count(),
+            runs.len()
+        ),
+        None => "no run in this sweep".to_string(),
+    }
+}
+
+/// The thesis's claims (chapter 6) beside this sweep's numbers.
+pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    for (slack, thesis) in [(1.25, "0.0018"), (1.5, "0.0014"), (2.0, "0.0009")] {
+        let fraction: f64 = thesis.parse().unwrap_or(f64::NAN);
+        claims.push(Claim {
+            claim: format!("violations at m_conv 10, h 4, f {slack} (the thesis's largest)"),
+            thesis: format!(
+                "{thesis} — read as a percentage: {thesis} %; read as a fraction: {:.2} %",
+                fraction * 100.0
+            ),
+            here: at_point(runs, 10, "4", slack),
+        });
+    }
+    claims.push(Claim {
+        claim: "violations at m_conv 10, h 1, f 5 (the thesis's worked example)".to_string(),
+        thesis: "34 violations of ≈ 267,840 cloud jobs (0.0127 %), thesis precision 21/34 = 0.61".to_string(),
+        here: at_point(runs, 10, "1", 5.0),
+    });
+    let all: Vec<&Run> = runs.iter().collect();
+    claims.push(Claim {
+        claim: "largest violation share of the whole grid".to_string(),
+        thesis: "0.0018 at m_conv 10, h 4, f 1.25".to_string(),
+        here: largest(&all),
+    });
+    let at_15: Vec<&Run> = runs.iter().filter(|r| r.slack == 15.0).collect();
+    claims.push(Claim {
+        claim: "violations at f = 15".to_string(),
+        thesis: "none".to_string(),
+        here: largest(&at_15),
+    });
+    let large: Vec<&Run> = runs.iter().filter(|r| r.conv > THESIS_MAX_AREA).collect();
+    claims.push(Claim {
+        claim: format!("violations at m_conv > {THESIS_MAX_AREA}"),
+        thesis: "none, and none predicted".to_string(),
+        here: largest(&large),
+    });
+    for row in prediction {
+        let (thesis_accuracy, thesis_precision) = if row.scope.contains("f <") {
+            ("0.90", "0.96")
+        } else {
+            ("0.97 ± 0.07", "0.84")
+        };
+        claims.push(Claim {
+            claim: format!("prediction over {}, {}", row.scope, row.setting),
+            thesis: format!("accuracy {thesis_accuracy}, precision {thesis_precision} (per-run mean ± sd)"),
+            here: format!(
+                "accuracy {}; precision {}",
+                row.thesis_accuracy.text(),
+                row.thesis_precision.text()
+            ),
+        });
+    }
+    let changed = runs.iter().filter(|r| r.hpc_makespan_delta != 0.0).count();
+    let biggest = runs
+        .iter()
+        .map(|r| r.hpc_makespan_delta.abs())
+        .fold(0.0, f64::max);
+    let hpc_first = runs.iter().all(|r| r.scheduling == "hpc-first");
+    claims.push(Claim {
+        claim: "HPC makespan with cloud jobs against without".to_string(),
+        thesis: "no significant change".to_string(),
+        here: format!(
+            "changed in {changed} of {} runs, by at most {biggest:.0} s{}",
+            runs.len(),
+            if hpc_first {
+                " — every run is hpc-first, where HPC work never waits for a cloud job: 0 by construction, not a finding"
+            } else {
+                ""
+            }
+        ),
+    });
+    claims
+}
+
+/// One line of the per-class table: a class under an eviction policy at an
+/// area, averaged over the runs there.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassRow {
+    pub eviction: Option<String>,
+    pub conv: u32,
+    pub class: String,
+    pub runs: usize,
+    pub requests: u64,
+    pub penalty: Aggregate,
+    pub gini_mean: Aggregate,
+    pub slo_fulfilment: Aggregate,
+    pub availability_mean: Aggregate,
+    pub preemptions: u64,
+}
+
+/// The per-class table, in (eviction, area, class) order.
+pub fn class_rows(classes: &[ClassRun]) -> Vec<ClassRow> {
+    let mut groups: BTreeMap<(Option<String>, u32, String), Vec<&ClassRun>> = BTreeMap::new();
+    for class in classes {
+        groups
+            .entry((class.eviction.clone(), class.conv, class.class.clone()))
+            .or_default()
+            .push(class);
+    }
+    let of = |rows: &[&ClassRun], metric: fn(&ClassRun) -> Option<f64>| {
+        let values: Vec<f64> = rows
+            .iter()
+            .filter_map(|r| metric(r))
+            .filter(|v| v.is_finite())
+            .collect();
+        let (mean, sd) = mean_sd(&values).map_or((None, None), |(mean, sd)| (Some(mean), sd));
+        Aggregate {
+            runs: values.len(),
+            undefined: rows.len() - values.len(),
+            mean,
+            sd,
+        }
+    };
+    groups
+        .into_iter()
+        .map(|((eviction, conv, class), rows)| ClassRow {
+            eviction,
+            conv,
+            class,
+            runs: rows.len(),
+            requests: rows.iter().map(|r| r.requests).sum(),
+            penalty: of(&rows, |r| Some(r.penalty)),
+            gini_mean: of(&rows, |r| r.gini_mean),
+            slo_fulfilment: of(&rows, |r| r.slo_fulfilment),
+            availability_mean: of(&rows, |r| r.availability_mean),
+            preemptions: rows.iter().map(|r| r.preemptions).sum(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_sample_standard_deviation() {
+        let (mean, sd) = mean_sd(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        assert_eq!(mean, 5.0);
+        assert!((sd.unwrap() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        assert_eq!(mean_sd(&[3.0]), Some((3.0, None)));
+        assert_eq!(mean_sd(&[]), None);
+    }
+}

@@ -1,0 +1,162 @@
+//! The sweep's tables as the report reads them: `sweep.csv` (one row per run)
+//! and `sweep-classes.csv` (one row per run and service class), by column
+//! name, so a column the sweep adds later does not break an older report.
+//!
+//! The columns are `interstice_batsim::sweep`'s (`SWEEP_CSV_HEADER`,
+//! `CLASSES_CSV_HEADER`); an empty cell is an undefined value (`None`), never 0.
+
+use anyhow::Context;
+use serde::Deserialize;
+use std::path::Path;
+
+/// One run of a sweep (the columns of `sweep.csv` the report uses).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Run {
+    pub policy: String,
+    pub scheduling: String,
+    pub predictor: String,
+    pub conv: u32,
+    pub admission: String,
+    pub eviction: Option<String>,
+    pub cloud_procs: String,
+    pub cloud_runtime: String,
+    pub slack: f64,
+    pub cloud_jobs: u64,
+    pub violations: u64,
+    pub violation_percent: Option<f64>,
+    pub hpc_makespan_delta: f64,
+    pub tp: u64,
+    pub fp: u64,
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+    pub tn: u64,
+    pub precision: Option<f64>,
+    pub recall: Option<f64>,
+    pub accuracy: Option<f64>,
+    pub f1: Option<f64>,
+    pub thesis_accuracy: Option<f64>,
+    pub thesis_precision: Option<f64>,
+}
+
+impl Run {
+    /// The run's settings other than the area, the cloud width, the slack and
+    /// the seed, as `name=value` for the dimensions in `varying`.
+    pub fn setting(&self, varying: &[Dimension]) -> String {
+        varying
+            .iter()
+            .map(|dimension| format!("{}={}", dimension.name(), dimension.value(self)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// One service class of one run (`sweep-classes.csv`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct ClassRun {
+    pub eviction: Option<String>,
+    pub conv: u32,
+    pub class: String,
+    pub requests: u64,
+    pub availability_mean: Option<f64>,
+    pub slo_fulfilment: Option<f64>,
+    pub penalty: f64,
+    pub preemptions: u64,
+    pub gini_mean: Option<f64>,
+}
+
+/// A setting that may vary between the runs of a sweep besides the area,
+/// the cloud width, the slack and the seed: the figures draw one line per
+/// combination of the varying ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dimension {
+    Policy,
+    Scheduling,
+    Predictor,
+    Admission,
+    Eviction,
+    CloudRuntime,
+}
+
+impl Dimension {
+    pub const ALL: [Dimension; 6] = [
+        Dimension::Policy,
+        Dimension::Scheduling,
+        Dimension::Predictor,
+        Dimension::Admission,
+        Dimension::Eviction,
+        Dimension::CloudRuntime,
+    ];
+
+    /// The column's name in `sweep.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dimension::Policy => "policy",
+            Dimension::Scheduling => "scheduling",
+            Dimension::Predictor => "predictor",
+            Dimension::Admission => "admission",
+            Dimension::Eviction => "eviction",
+            Dimension::CloudRuntime => "cloud_runtime",
+        }
+    }
+
+    /// The run's value of this setting.
+    pub fn value(self, run: &Run) -> &str {
+        match self {
+            Dimension::Policy => &run.policy,
+            Dimension::Scheduling => &run.scheduling,
+            Dimension::Predictor => &run.predictor,
+            Dimension::Admission => &run.admission,
+            Dimension::Eviction => run.eviction.as_deref().unwrap_or("-"),
+            Dimension::CloudRuntime => &run.cloud_runtime,
+        }
+    }
+
+    /// The dimensions with more than one value among `runs`, leaving out `except`.
+    pub fn varying(runs: &[Run], except: &[Dimension]) -> Vec<Dimension> {
+        Dimension::ALL
+            .into_iter()
+            .filter(|dimension| !except.contains(dimension))
+            .filter(|dimension| {
+                let first = runs.first().map(|run| dimension.value(run));
+                runs.iter().any(|run| Some(dimension.value(run)) != first)
+            })
+            .collect()
+    }
+}
+
+/// Read a CSV table of `T` rows; errors name the file, the line and the column.
+pub fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> anyhow::Result<Vec<T>> {
+    let mut reader = csv::Reader::from_path(path).with_context(|| {
+        format!(
+            "cannot read {} (is it a sweep's output directory?)",
+            path.display()
+        )
+    })?;
+    let header = reader
+        .headers()
+        .with_context(|| format!("cannot read the header of {}", path.display()))?
+        .clone();
+    let mut rows = Vec::new();
+    for record in reader.deserialize() {
+        let row: T = record.map_err(|err| {
+            let line = err.position().map_or(0, |position| position.line());
+            let what = match err.kind() {
+                csv::ErrorKind::Deserialize { err, .. } => {
+                    let column = err
+                        .field()
+                        .and_then(|field| header.get(field as usize))
+                        .map_or_else(String::new, |name| format!("column {name}: "));
+                    format!("{column}{}", err.kind())
+                }
+                _ => err.to_string(),
+            };
+            anyhow::anyhow!(
+                "{}:{line}: {what} (the report reads the tables `interstice sweep` writes; \
+                 rerun the sweep with this version if it is older)",
+                path.display()
+            )
+        })?;
+        rows.push(row);
+    }
+    Ok(rows)
+}

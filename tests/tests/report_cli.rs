@@ -1,0 +1,272 @@
+//! `interstice report` end to end on small sweeps of a real trace (KTH SP2,
+//! first day): every number the report shows is recomputed here from the
+//! sweep's own tables, the figures are real PNG and SVG files with labelled
+//! axes, and bad input is a clear error.
+
+use interstice_tests::{assert_failure_mentions, assert_success, interstice_bin, kth_trace, scratch_dir};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn interstice<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(interstice_bin())
+        .args(args)
+        .output()
+        .expect("run interstice")
+}
+
+/// The rows of a CSV table, each a map from column to text.
+fn table(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|record| {
+            let record = record.unwrap();
+            header
+                .iter()
+                .map(String::from)
+                .zip(record.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+fn number(row: &HashMap<String, String>, column: &str) -> Option<f64> {
+    let text = &row[column];
+    (!text.is_empty()).then(|| text.parse().unwrap())
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+fn sweep(out: &Path, extra: &[&str]) {
+    let trace = kth_trace();
+    let mut args = vec![
+        "sweep",
+        trace.to_str().unwrap(),
+        "--procs",
+        "100",
+        "--until",
+        "86400",
+        "--quiet",
+        "--force",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    assert_success(&interstice(&args));
+}
+
+fn report(dir: &Path) -> Value {
+    assert_success(&interstice(&["report", dir.to_str().unwrap(), "--quiet"]));
+    let text = std::fs::read_to_string(dir.join("report/report.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The figure named `name` of the report.
+fn figure<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("no figure {name}"))
+}
+
+#[test]
+fn the_reports_numbers_are_the_sweeps_and_its_figures_are_drawn() {
+    let dir = scratch_dir("report_cli", "grid");
+    sweep(
+        &dir,
+        &[
+            "--policy",
+            "convergence",
+            "--clip",
+            "--conv",
+            "10,40",
+            "--cloud-interval",
+            "30",
+            "--cloud-procs",
+            "1;4",
+            "--cloud-runtime",
+            "0.1w",
+            "--cloud-walltime",
+            "180",
+            "--slack",
+            "1.25,2,5",
+            "--predictor",
+            "exact,thesis",
+        ],
+    );
+    let report = report(&dir);
+    let runs = table(&dir.join("sweep.csv"));
+    assert_eq!(report["runs"], runs.len());
+
+    // Fig. 6.2: a point per (width, area, slack), the mean over the runs there.
+    let by_width = figure(&report, "violations-by-width");
+    let mut points = 0;
+    for panel in by_width["panels"].as_array().unwrap() {
+        let width = panel["title"]
+            .as_str()
+            .unwrap()
+            .split(' ')
+            .nth(3)
+            .unwrap()
+            .to_string();
+        for series in panel["series"].as_array().unwrap() {
+            let conv = series["label"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("m_conv ")
+                .to_string();
+            for point in series["points"].as_array().unwrap() {
+                let slack = point["x"].as_f64().unwrap();
+                let values: Vec<f64> = runs
+                    .iter()
+                    .filter(|r| r["cloud_procs"] == width && r["conv"] == conv)
+                    .filter(|r| number(r, "slack") == Some(slack))
+                    .filter_map(|r| number(r, "violation_percent"))
+                    .collect();
+                assert_eq!(
+                    values.len(),
+                    2,
+                    "both predictors' runs at h {width}, m {conv}, f {slack}"
+                );
+                assert!(
+                    close(point["y"].as_f64().unwrap(), mean(&values)),
+                    "{point} vs {values:?}"
+                );
+                points += 1;
+            }
+        }
+    }
+    assert_eq!(points, 2 * 2 * 3, "every width × area × slack is a point");
+
+    // The thesis's aggregation: per-run mean over m_conv ≤ 320, undefined values left out.
+    for row in report["prediction"].as_array().unwrap() {
+        let predictor = row["setting"].as_str().unwrap().trim_start_matches("predictor=");
+        let slack_below_5 = row["scope"].as_str().unwrap().contains("f <");
+        let scoped: Vec<_> = runs
+            .iter()
+            .filter(|r| r["predictor"] == predictor)
+            .filter(|r| !slack_below_5 || number(r, "slack").unwrap() < 5.0)
+            .collect();
+        let defined: Vec<f64> = scoped
+            .iter()
+            .filter_map(|r| number(r, "thesis_accuracy"))
+            .collect();
+        let aggregate = &row["thesis_accuracy"];
+        assert_eq!(aggregate["runs"], defined.len());
+        assert_eq!(aggregate["undefined"], scoped.len() - defined.len());
+        match aggregate["mean"].as_f64() {
+            Some(value) => assert!(close(value, mean(&defined)), "{row}"),
+            None => assert!(defined.is_empty(), "{row}"),
+        }
+        let tp: u64 = scoped.iter().map(|r| r["tp"].parse::<u64>().unwrap()).sum();
+        assert_eq!(row["tp"], tp);
+    }
+    assert_eq!(
+        report["prediction"].as_array().unwrap().len(),
+        4,
+        "2 predictors × 2 scopes"
+    );
+
+    // The figures: PNG and SVG files, axes labelled, in the page.
+    let html = std::fs::read_to_string(dir.join("report/index.html")).unwrap();
+    for f in report["figures"].as_array().unwrap() {
+        let name = f["name"].as_str().unwrap();
+        let png = std::fs::read(dir.join(format!("report/figures/{name}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{name}.png is a PNG");
+        let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+        assert!(width >= 500, "{name}.png is {width} px wide");
+        let svg = std::fs::read_to_string(dir.join(format!("report/figures/{name}.svg"))).unwrap();
+        let x_label = f["panels"][0]["x_label"].as_str().unwrap();
+        assert!(svg.contains(x_label), "{name}.svg labels its x axis {x_label:?}");
+        assert!(
+            html.contains(&format!("figures/{name}.png")),
+            "the page links {name}.png"
+        );
+    }
+    assert!(
+        html.contains("0.0018") && html.contains("0.18 %"),
+        "both readings of the thesis's 0.0018"
+    );
+}
+
+#[test]
+fn the_class_table_and_figure_are_the_sweeps_classes() {
+    let dir = scratch_dir("report_cli", "classes");
+    sweep(
+        &dir,
+        &[
+            "--policy",
+            "easy",
+            "--conv",
+            "40,80",
+            "--cloud-interval",
+            "300",
+            "--cloud-procs",
+            "1,2",
+            "--cloud-runtime",
+            "uniform:60:1800",
+            "--cloud-walltime",
+            "1800",
+            "--eviction",
+            "priority,qos-driven",
+        ],
+    );
+    let report = report(&dir);
+    let classes = table(&dir.join("sweep-classes.csv"));
+    let rows = report["classes"].as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        classes.len(),
+        "one run per (eviction, area): one line per class row"
+    );
+    for row in rows {
+        let matching: Vec<f64> = classes
+            .iter()
+            .filter(|c| c["eviction"] == row["eviction"].as_str().unwrap())
+            .filter(|c| c["conv"] == row["conv"].to_string() && c["class"] == row["class"].as_str().unwrap())
+            .map(|c| number(c, "penalty").unwrap())
+            .collect();
+        assert_eq!(matching.len(), 1, "{row}");
+        assert!(
+            close(row["penalty"]["mean"].as_f64().unwrap(), matching[0]),
+            "{row}"
+        );
+    }
+    let figure = figure(&report, "classes");
+    let gini = &figure["panels"][1];
+    assert!(gini["title"].as_str().unwrap().contains("Gini"));
+    assert_eq!(
+        gini["series"].as_array().unwrap().len(),
+        3 * 2,
+        "a line per class and eviction policy"
+    );
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let dir = scratch_dir("report_cli", "bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = interstice(&["report", dir.to_str().unwrap()]);
+    assert_failure_mentions(&output, &["sweep.csv", "sweep's output directory"]);
+
+    let header = "run,policy,scheduling,predictor,procs,conv,admission,eviction,cloud_procs,cloud_runtime,\
+slack,seed,jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
+utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision";
+    let good = "0,easy,hpc-first,exact,100,10,admit-all,,1,1w,1.25,1,5,4,0,0,0,0,100,0,0.5,1,0,0,0,4,,,1,,,";
+    let bad = good.replace(",1.25,", ",fast,");
+    std::fs::write(dir.join("sweep.csv"), format!("{header}\n{good}\n{bad}\n")).unwrap();
+    let output = interstice(&["report", dir.to_str().unwrap()]);
+    assert_failure_mentions(&output, &["sweep.csv:3", "slack"]);
+    assert!(!dir.join("report").exists(), "nothing written from a bad table");
+}
