@@ -246,14 +246,19 @@ fn makespan(runs: &[Run]) -> Figure {
     }
 }
 
-/// Per class: penalty, mean Gini per window, SLO fulfilment and mean
-/// availability by area, a line per class and eviction policy.
+/// Per class: penalty, mean Gini per window, SLO fulfilment, the availability
+/// distribution (mean, 10th percentile) and the mean QoS deficit by area, a
+/// line per class and eviction policy.
 fn class_figure(runs: &[Run], classes: &[ClassRun]) -> Figure {
-    let metrics: [(&str, fn(&ClassRun) -> Option<f64>); 4] = [
+    let metrics: [(&str, fn(&ClassRun) -> Option<f64>); 6] = [
         ("penalty (slot-hours)", |c| Some(c.penalty)),
         ("Gini of availability, mean over 10-min windows", |c| c.gini_mean),
         ("SLO fulfilment (share of requests)", |c| c.slo_fulfilment),
         ("availability, mean", |c| c.availability_mean),
+        ("availability, 10th percentile", |c| c.availability_p10),
+        ("QoS deficit, mean (SLO − availability, ≥ 0)", |c| {
+            c.mean_deficit
+        }),
     ];
     let mut gather = Gather::default();
     for class in classes {
@@ -271,7 +276,7 @@ fn class_figure(runs: &[Run], classes: &[ClassRun]) -> Figure {
     Figure {
         name: "classes".to_string(),
         title: "Service classes by area and eviction policy (mean ± sd over runs)".to_string(),
-        columns: 2,
+        columns: 3,
         panels: gather.panels("convergence area m_conv (processors)", "per class", log2, true),
     }
 }

@@ -94,7 +94,8 @@ fn classes(out: &mut String, rows: &[ClassRow]) {
     out.push_str(
         "<p>One line per eviction policy, area and class, averaged over the runs there \
          (sweep-classes.csv). Penalty in slot-hours (the seeds' credit table); Gini of the \
-         availability inside the class, averaged over 10-minute windows.</p>\n",
+         availability inside the class, averaged over 10-minute windows; the QoS deficit of a \
+         request is its SLO minus its availability when positive.</p>\n",
     );
     let text = Aggregate::text;
     table(
@@ -109,6 +110,9 @@ fn classes(out: &mut String, rows: &[ClassRow]) {
             "Gini (mean)",
             "SLO fulfilment",
             "availability (mean)",
+            "availability (p10)",
+            "availability (min)",
+            "QoS deficit (mean)",
             "preemptions",
         ],
         rows.iter().map(|r| {
@@ -122,6 +126,9 @@ fn classes(out: &mut String, rows: &[ClassRow]) {
                 text(&r.gini_mean),
                 text(&r.slo_fulfilment),
                 text(&r.availability_mean),
+                text(&r.availability_p10),
+                text(&r.availability_min),
+                text(&r.mean_deficit),
                 r.preemptions.to_string(),
             ]
         }),

@@ -273,6 +273,9 @@ pub struct ClassRow {
     pub gini_mean: Aggregate,
     pub slo_fulfilment: Aggregate,
     pub availability_mean: Aggregate,
+    pub availability_p10: Aggregate,
+    pub availability_min: Aggregate,
+    pub mean_deficit: Aggregate,
     pub preemptions: u64,
 }
 
@@ -311,6 +314,9 @@ pub fn class_rows(classes: &[ClassRun]) -> Vec<ClassRow> {
             gini_mean: of(&rows, |r| r.gini_mean),
             slo_fulfilment: of(&rows, |r| r.slo_fulfilment),
             availability_mean: of(&rows, |r| r.availability_mean),
+            availability_p10: of(&rows, |r| r.availability_p10),
+            availability_min: of(&rows, |r| r.availability_min),
+            mean_deficit: of(&rows, |r| r.mean_deficit),
             preemptions: rows.iter().map(|r| r.preemptions).sum(),
         })
         .collect()
