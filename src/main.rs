@@ -63,7 +63,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `sweep --grid FILE`: the file's options join the command line first.
+    let argv = match cli::grid::expand(std::env::args_os().collect()) {
+        Ok(argv) => argv,
+        Err(err) => {
+            eprintln!("interstice: {err}");
+            return cli::exit::Exit::Input.into();
+        }
+    };
+    let cli = Cli::parse_from(argv);
     let result = match cli.command {
         Command::Swf(cmd) => cli::swf::run(cmd),
         Command::Replay(args) => cli::replay::run(*args),

@@ -100,6 +100,8 @@ pub struct Outcome {
     /// The run's summary (of the engine's jobs: HPC work only in a run with
     /// service classes).
     pub summary: Summary,
+    /// Processors of its machine.
+    pub procs: u32,
     /// Processors of its convergence area.
     pub conv: u32,
     /// What the class scheduler delivered, in a run with service classes.
@@ -331,8 +333,6 @@ pub struct Row<'a> {
     pub index: usize,
     /// Its values.
     pub params: &'a RunParams,
-    /// Processors of the machine.
-    pub procs: u32,
     /// What it measured.
     pub outcome: &'a Outcome,
     /// Its no-cloud baseline.
@@ -341,7 +341,7 @@ pub struct Row<'a> {
 
 /// The rows of the runs: `tasks` and `outcomes` as from [`Grid::tasks`] and
 /// [`run_parallel`].
-pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize, procs: u32) -> Vec<Row<'a>> {
+pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize) -> Vec<Row<'a>> {
     let baseline = |run: &RunParams| {
         tasks[..n_baselines]
             .iter()
@@ -363,7 +363,6 @@ pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize, 
             Task::Run(params) => Some(Row {
                 index,
                 params,
-                procs,
                 outcome,
                 baseline: baseline(params)?,
             }),
@@ -410,7 +409,7 @@ impl Row<'_> {
             ("policy", Cell::Text(params.policy.name().to_string())),
             ("scheduling", Cell::Text(params.scheduling.name().to_string())),
             ("predictor", Cell::Text(params.predictor.name().to_string())),
-            ("procs", Cell::Int(u64::from(self.procs))),
+            ("procs", Cell::Int(u64::from(self.outcome.procs))),
             ("conv", Cell::Int(u64::from(self.outcome.conv))),
             ("admission", Cell::Text(params.admission.name().to_string())),
             ("eviction", Cell::Name(params.eviction.map(Eviction::name))),
@@ -662,6 +661,7 @@ mod tests {
                 hpc_makespan: makespan,
                 ..Summary::default()
             },
+            procs: 4,
             conv: 4,
             classes: None,
             wall_seconds: 0.0,
@@ -671,7 +671,7 @@ mod tests {
             .chain(std::iter::repeat(25.0).take(8))
             .map(outcome)
             .collect();
-        let rows = rows(&tasks, &outcomes, n_baselines, 4);
+        let rows = rows(&tasks, &outcomes, n_baselines);
         let deltas: Vec<f64> = rows.iter().map(Row::hpc_makespan_delta).collect();
         assert_eq!(
             deltas,

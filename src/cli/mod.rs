@@ -39,6 +39,7 @@ pub mod exit;
 pub mod experiment_args;
 pub mod flags;
 pub mod generate;
+pub mod grid;
 pub mod placement_bench;
 pub mod qos;
 pub mod replay;

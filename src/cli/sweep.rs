@@ -27,6 +27,7 @@ use super::engine_args::{
 use super::experiment_args::TraceArgs;
 use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use interstice_batsim::output;
 use interstice_batsim::protocol::EngineOptions;
 use interstice_batsim::sim::area_qos;
@@ -39,6 +40,7 @@ use interstice_swf::experiment::{check_cloud_fits, CloudRoom};
 use interstice_swf::qos::{parse_eviction, QosSpec};
 use interstice_swf::{arrivals, load_trace, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -86,6 +88,17 @@ pub struct SweepArgs {
     /// Sizes of the convergence area (list; default: the whole machine).
     #[arg(long, value_name = "C[,C…]")]
     pub conv: Vec<String>,
+    /// Machine sizes (list), the thesis's m = m_conv: each M is one experiment on a machine of M
+    /// processors that is all convergence area, HPC jobs wider than M clipped to it (instead of
+    /// --procs, --conv and --clip). In a --grid file: `conv: machine` with `procs: [M, …]`.
+    #[arg(long, value_name = "M[,M…]", conflicts_with_all = ["procs", "conv", "clip"])]
+    pub machine: Vec<String>,
+    /// Read the lists and settings from a YAML grid file: its keys are this command's options in
+    /// snake_case (`policy`, `conv`, `cloud_procs`, `slack`, `until`, …), each a value or a list
+    /// (see `examples/thesis-grid.yaml`); the command line gives the workload, --out, --jobs and
+    /// the flags the file does not.
+    #[arg(long, value_name = "FILE")]
+    pub grid: Option<PathBuf>,
     /// Admission modes (list): admit-all, reject-predicted.
     #[arg(long, value_name = "A[,A…]", default_values_t = [defaults::admission().name().to_string()])]
     pub admission: Vec<String>,
@@ -154,7 +167,11 @@ fn parse_grid(args: &SweepArgs) -> anyhow::Result<Grid> {
         _ => Err(BadValue::Count(text.to_string())),
     };
     let seed = |text: &str| text.parse::<u64>().map_err(|_| BadValue::Seed(text.to_string()));
-    let convs = parse_list("--conv", &args.conv, true, positive_count)?;
+    let convs = if args.machine.is_empty() {
+        parse_list("--conv", &args.conv, true, positive_count)?
+    } else {
+        parse_list("--machine", &args.machine, true, positive_count)?
+    };
     Ok(Grid {
         policies: parse_list("--policy", &args.policy, true, parse_policy)?,
         schedulings: parse_list("--scheduling", &args.scheduling, true, parse_scheduling)?,
@@ -230,7 +247,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     // that a bad trace or area fails before any simulation.
     let mut traces: BTreeMap<Option<u32>, (TraceSpec, LoadedTrace)> = BTreeMap::new();
     for &conv in &grid.convs {
-        let spec = args.trace.spec(conv);
+        let spec = trace_spec(&args, conv);
         let trace = load_trace(&spec).with_context(|| match conv {
             Some(conv) => format!("with --conv {conv}"),
             None => "with the whole machine as the area".to_string(),
@@ -241,6 +258,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         traces.insert(conv, (spec, trace));
     }
     let procs = traces.values().next().map(|(_, trace)| trace.procs).unwrap_or(0);
+    let machine = |conv: Option<u32>| traces.get(&conv).map_or(procs, |(_, trace)| trace.procs);
     // Runs with service classes: the class file per area (a tenant's default
     // share is the area), the grid checked as `replay --eviction` checks its flags.
     let mut classes: BTreeMap<Option<u32>, QosSpec> = BTreeMap::new();
@@ -289,7 +307,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         seed: run.seed,
     };
     // The engine configs are checked now too (λ, τ, maintenance…), before hours of simulation.
-    engine_options(grid.policies[0], grid.schedulings[0], None, grid.convs[0], None).to_config(procs)?;
+    engine_options(grid.policies[0], grid.schedulings[0], None, grid.convs[0], None)
+        .to_config(machine(grid.convs[0]))?;
 
     let (tasks, n_baselines) = grid.tasks();
     if args.keep_runs {
@@ -352,6 +371,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             };
             return Ok(Outcome {
                 summary,
+                procs: trace.procs,
                 conv: trace.conv,
                 classes: Some(ClassesOutcome::of(run.outcome)),
                 wall_seconds: begin.elapsed().as_secs_f64(),
@@ -382,44 +402,21 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         };
         Ok(Outcome {
             summary,
+            procs: trace.procs,
             conv: trace.conv,
             classes: None,
             wall_seconds: begin.elapsed().as_secs_f64(),
         })
     };
 
+    let progress = Progress::new(args.quiet, tasks.len());
     let outcomes = run_parallel(&tasks, workers, execute, |finished, task, outcome| {
-        if !args.quiet {
-            eprintln!(
-                "[{}/{}] {}: {}",
-                finished + 1,
-                tasks.len(),
-                task,
-                match &outcome.summary {
-                    summary if matches!(task, Task::Baseline { .. }) => format!(
-                        "HPC makespan {:.0} s, {:.2} s",
-                        summary.hpc_makespan, outcome.wall_seconds
-                    ),
-                    _ if outcome.classes.is_some() => {
-                        let classes = outcome.classes.as_ref().map_or(0.0, |c| c.penalty);
-                        format!(
-                            "penalty {classes:.3} slot-hours, {} preemptions, {:.2} s",
-                            outcome.classes.as_ref().map_or(0, |c| c.preemptions),
-                            outcome.wall_seconds
-                        )
-                    }
-                    summary => format!(
-                        "{:.4} % violations, {} evictions, {:.2} s",
-                        Shown(summary.violation_percent),
-                        summary.evictions,
-                        outcome.wall_seconds
-                    ),
-                }
-            );
-        }
-    })?;
+        progress.finished(finished, task, outcome);
+    });
+    progress.bar.finish_and_clear();
+    let outcomes = outcomes?;
 
-    let rows = sweep::rows(&tasks, &outcomes, n_baselines, procs);
+    let rows = sweep::rows(&tasks, &outcomes, n_baselines);
 
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let csv_path = args.out.join(SWEEP_CSV);
@@ -460,6 +457,81 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How a sweep shows its progress on stderr: a bar with the ETA on a
+/// terminal, else one line per finished simulation (logs of batch jobs).
+struct Progress {
+    bar: ProgressBar,
+    lines: bool,
+    total: usize,
+}
+
+impl Progress {
+    fn new(quiet: bool, total: usize) -> Progress {
+        let terminal = !quiet && std::io::stderr().is_terminal();
+        let bar = if terminal {
+            let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} simulations, ETA {eta} {msg}",
+            ) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Progress {
+            bar,
+            lines: !quiet && !terminal,
+            total,
+        }
+    }
+
+    /// The `finished`-th simulation (0-based) is done.
+    fn finished(&self, finished: usize, task: &Task, outcome: &Outcome) {
+        let result = match &outcome.summary {
+            summary if matches!(task, Task::Baseline { .. }) => {
+                format!("HPC makespan {:.0} s", summary.hpc_makespan)
+            }
+            _ if outcome.classes.is_some() => {
+                let classes = outcome.classes.as_ref();
+                format!(
+                    "penalty {:.3} slot-hours, {} preemptions",
+                    classes.map_or(0.0, |c| c.penalty),
+                    classes.map_or(0, |c| c.preemptions),
+                )
+            }
+            summary => format!(
+                "{:.4} % violations, {} evictions",
+                Shown(summary.violation_percent),
+                summary.evictions,
+            ),
+        };
+        if self.lines {
+            eprintln!(
+                "[{}/{}] {task}: {result}, {:.2} s",
+                finished + 1,
+                self.total,
+                outcome.wall_seconds
+            );
+        }
+        self.bar.inc(1);
+    }
+}
+
+/// The trace of the runs of area `conv`: `args.trace`'s, or with --machine a
+/// machine of `conv` processors, all area, HPC jobs clipped to it.
+fn trace_spec(args: &SweepArgs, conv: Option<u32>) -> TraceSpec {
+    let spec = args.trace.spec(conv);
+    if args.machine.is_empty() {
+        return spec;
+    }
+    TraceSpec {
+        procs: conv,
+        clip: Some(ClipTarget::Area),
+        ..spec
+    }
+}
+
 /// A grid with service classes takes only what `replay --eviction` takes:
 /// hpc-first, admit-all, no predictor and none of the engine's cloud knobs.
 fn check_class_grid(args: &SweepArgs, grid: &Grid) -> anyhow::Result<()> {
@@ -486,6 +558,8 @@ fn sweep_json(
     serde_json::json!({
         "workload": args.trace.workload.as_deref().map(|w| w.display().to_string()),
         "procs": args.trace.procs,
+        "machine": !args.machine.is_empty(),
+        "grid_file": args.grid.as_ref().map(|path| path.display().to_string()),
         "until": args.trace.until,
         "repeat": args.trace.repeat,
         "clip": args.trace.clip.map(ClipTarget::name),
