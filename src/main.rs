@@ -71,17 +71,19 @@ fn main() -> ExitCode {
             return cli::exit::Exit::Input.into();
         }
     };
-    let cli = Cli::parse_from(argv);
-    let result = match cli.command {
-        Command::Swf(cmd) => cli::swf::run(cmd),
-        Command::Replay(args) => cli::replay::run(*args),
-        Command::Sweep(args) => cli::sweep::run(*args),
-        Command::Report(args) => cli::report::run(args),
-        Command::Qos(cmd) => cli::qos::run(cmd),
-        Command::Batsim(args) => cli::batsim::run(*args),
-        Command::Client(cmd) => cli::client::run(cmd),
-        Command::Bench(cmd) => cli::bench::run(cmd),
-        Command::Generate(args) => cli::generate::run(args, <Cli as clap::CommandFactory>::command()),
+    let result = match cli::sweep::collect_command(&argv) {
+        Some(collect) => cli::sweep::collect(collect),
+        None => match Cli::parse_from(argv).command {
+            Command::Swf(cmd) => cli::swf::run(cmd),
+            Command::Replay(args) => cli::replay::run(*args),
+            Command::Sweep(args) => cli::sweep::run(*args),
+            Command::Report(args) => cli::report::run(args),
+            Command::Qos(cmd) => cli::qos::run(cmd),
+            Command::Batsim(args) => cli::batsim::run(*args),
+            Command::Client(cmd) => cli::client::run(cmd),
+            Command::Bench(cmd) => cli::bench::run(cmd),
+            Command::Generate(args) => cli::generate::run(args, <Cli as clap::CommandFactory>::command()),
+        },
     }
     .and_then(|()| {
         // What `out!` left in stdout's buffer (no newline yet).

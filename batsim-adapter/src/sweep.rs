@@ -94,8 +94,8 @@ impl fmt::Display for Task {
     }
 }
 
-/// What a simulation measured.
-#[derive(Clone, Debug)]
+/// What a simulation measured (stored as a sweep's finished cell).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// The run's summary (of the engine's jobs: HPC work only in a run with
     /// service classes).
@@ -112,7 +112,7 @@ pub struct Outcome {
 
 /// What the class scheduler of a run with service classes delivered: its
 /// totals and one report per class (the run's requests are not kept).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ClassesOutcome {
     /// Requests (cloud jobs) scheduled.
     pub requests: usize,
@@ -265,14 +265,14 @@ pub enum SweepError {
 }
 
 /// Run every task on `workers` threads; results come back in task order, and
-/// `report(finished_before, task, outcome)` is called as each one ends. The first
+/// `report(finished_before, index, task, outcome)` is called as each one ends. The first
 /// error stops the other workers (they finish their current task) and is returned,
 /// naming the task.
 pub fn run_parallel<E: Into<Box<dyn std::error::Error + Send + Sync>>>(
     tasks: &[Task],
     workers: usize,
     execute: impl Fn(usize, &Task) -> Result<Outcome, E> + Sync,
-    report: impl Fn(usize, &Task, &Outcome) + Sync,
+    report: impl Fn(usize, usize, &Task, &Outcome) + Sync,
 ) -> Result<Vec<Outcome>, SweepError> {
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
@@ -290,7 +290,7 @@ pub fn run_parallel<E: Into<Box<dyn std::error::Error + Send + Sync>>>(
             source: source.into(),
         });
         match &outcome {
-            Ok(done) => report(finished.fetch_add(1, Ordering::SeqCst), task, done),
+            Ok(done) => report(finished.fetch_add(1, Ordering::SeqCst), index, task, done),
             Err(_) => failed.store(true, Ordering::SeqCst),
         }
         slots.lock().unwrap_or_else(|poison| poison.into_inner())[index] = Some(outcome);

@@ -154,6 +154,7 @@ impl PredictionQuality {
 
 /// Confusion matrix of violation prediction plus the thesis's own two figures.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PredictionQuality {
     /// Predicted violation, violated.
     pub tp: u64,
@@ -179,6 +180,7 @@ pub struct PredictionQuality {
 
 /// The metrics of a whole run (see `summary.json`).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Summary {
     /// All jobs.
     pub jobs: u64,

@@ -234,7 +234,8 @@ fn the_class_table_and_figure_are_the_sweeps_classes() {
         let matching: Vec<f64> = classes
             .iter()
             .filter(|c| c["eviction"] == row["eviction"].as_str().unwrap())
-            .filter(|c| c["conv"] == row["conv"].to_string() && c["class"] == row["class"].as_str().unwrap())
+            .filter(|c| c["conv"].parse::<u64>().ok() == row["conv"].as_u64())
+            .filter(|c| c["class"] == row["class"].as_str().unwrap())
             .map(|c| number(c, "penalty").unwrap())
             .collect();
         assert_eq!(matching.len(), 1, "{row}");

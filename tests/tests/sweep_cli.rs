@@ -685,3 +685,220 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
     assert_eq!(output.status.code(), Some(4));
     assert!(!errors.join("sweep.csv").exists());
 }
+
+/// `sweep.csv` without its `wall_seconds` column (the one value that differs
+/// between two sweeps of the same grid).
+fn results_without_wall_time(dir: &Path) -> Vec<Vec<String>> {
+    let (header, rows) = sweep_csv(dir);
+    let wall = column(&header, "wall_seconds");
+    rows.into_iter()
+        .map(|mut row| {
+            row.remove(wall);
+            row
+        })
+        .collect()
+}
+
+/// How many times each simulation ran, from `cells/runs.log`.
+fn runs_per_cell(dir: &Path) -> std::collections::BTreeMap<usize, usize> {
+    let log = std::fs::read_to_string(dir.join("cells/runs.log")).unwrap_or_default();
+    let mut runs = std::collections::BTreeMap::new();
+    for line in log.lines() {
+        let index: usize = line.split('\t').next().unwrap().parse().unwrap();
+        *runs.entry(index).or_insert(0) += 1;
+    }
+    runs
+}
+
+/// A grid file of the thesis's shape (m = m_conv), small enough for a debug build.
+const GRID: &str = "policy: [convergence, easy]\nscheduling: shared-queue\nconv: machine\nprocs: [10, 20]\n\
+cloud_interval: 30\ncloud_walltime: 180\ncloud_runtime: 0.1w\ncloud_procs: [1, 4]\nslack: [1.25, 2, 5]\n\
+until: 86400\n";
+
+/// The same grid as command-line options.
+const GRID_FLAGS: [&str; 22] = [
+    "--policy",
+    "convergence,easy",
+    "--scheduling",
+    "shared-queue",
+    "--machine",
+    "10,20",
+    "--cloud-interval",
+    "30",
+    "--cloud-walltime",
+    "180",
+    "--cloud-runtime",
+    "0.1w",
+    "--cloud-procs",
+    "1;4",
+    "--slack",
+    "1.25,2,5",
+    "--until",
+    "86400",
+    "--quiet",
+    "--jobs",
+    "2",
+    "--force",
+];
+
+fn sweep_in(dir: &Path, out: &Path, extra: &[&str]) -> Output {
+    let trace = kth_trace();
+    let mut args = vec!["sweep", trace.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend(extra);
+    Command::new(interstice_tests::interstice_bin())
+        .args(&args)
+        .current_dir(dir)
+        .output()
+        .expect("run interstice")
+}
+
+#[test]
+fn a_grid_file_is_its_options_and_machine_makes_the_machine_the_area() {
+    let dir = scratch_dir("sweep_cli", "grid-file");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("grid.yaml"), GRID).unwrap();
+    assert_success(&sweep_in(
+        &dir,
+        &dir.join("file"),
+        &["--grid", "grid.yaml", "--quiet"],
+    ));
+    assert_success(&sweep_in(&dir, &dir.join("flags"), &GRID_FLAGS));
+    let from_file = results_without_wall_time(&dir.join("file"));
+    assert_eq!(from_file.len(), 2 * 2 * 2 * 3, "policy × machine × width × slack");
+    assert_eq!(from_file, results_without_wall_time(&dir.join("flags")));
+    let (header, rows) = sweep_csv(&dir.join("file"));
+    let (procs, conv) = (column(&header, "procs"), column(&header, "conv"));
+    for row in &rows {
+        assert_eq!(row[procs], row[conv], "the machine is the area: {row:?}");
+    }
+    // Each machine is a replay on --procs M --clip, M processors all area.
+    let replay = dir.join("replay");
+    let trace = kth_trace();
+    assert_success(&interstice(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--procs",
+        "10",
+        "--clip",
+        "--policy",
+        "easy",
+        "--scheduling",
+        "shared-queue",
+        "--cloud-interval",
+        "30",
+        "--cloud-walltime",
+        "180",
+        "--cloud-runtime",
+        "0.1w",
+        "--cloud-procs",
+        "4",
+        "--slack",
+        "2",
+        "--until",
+        "86400",
+        "--quiet",
+        "--force",
+        "--out",
+        replay.to_str().unwrap(),
+    ]));
+    let summary = interstice_tests::read_summary(&replay);
+    let point = rows
+        .iter()
+        .find(|row| {
+            row[column(&header, "policy")] == "easy"
+                && row[procs] == "10"
+                && row[column(&header, "cloud_procs")] == "4"
+                && row[column(&header, "slack")] == "2"
+        })
+        .expect("the point in the sweep");
+    assert_eq!(
+        point[column(&header, "violations")],
+        summary["violations"].to_string(),
+        "the sweep's m = 10 is a 10-processor machine, clipped"
+    );
+
+    // A key both in the file and on the command line, and a bad key, are refused.
+    let both = sweep_in(&dir, &dir.join("both"), &["--grid", "grid.yaml", "--slack", "3"]);
+    assert_failure_mentions(&both, &["grid.yaml", "--slack"]);
+    std::fs::write(dir.join("bad.yaml"), "slak: [1]\n").unwrap();
+    let bad = sweep_in(&dir, &dir.join("bad"), &["--grid", "bad.yaml"]);
+    assert_eq!(bad.status.code(), Some(4), "a bad grid file is bad input");
+    assert_failure_mentions(&bad, &["bad.yaml", "unknown key `slak`"]);
+}
+
+#[test]
+fn an_interrupted_sweep_resumes_to_the_uninterrupted_result_running_each_cell_once() {
+    let dir = scratch_dir("sweep_cli", "resume");
+    std::fs::create_dir_all(&dir).unwrap();
+    let flags: Vec<&str> = GRID_FLAGS
+        .iter()
+        .copied()
+        .filter(|flag| *flag != "--force")
+        .collect();
+    assert_success(&sweep_in(&dir, &dir.join("whole"), &flags));
+
+    // Interrupted: killed once some cells have finished.
+    let out = dir.join("resumed");
+    let trace = kth_trace();
+    let mut args = vec!["sweep", trace.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend(
+        flags
+            .iter()
+            .copied()
+            .filter(|flag| *flag != "2" && *flag != "--jobs"),
+    );
+    args.extend(["--jobs", "1"]);
+    let mut child = Command::new(interstice_tests::interstice_bin())
+        .args(&args)
+        .spawn()
+        .expect("start the sweep");
+    let started = std::time::Instant::now();
+    while runs_per_cell(&out).len() < 5 {
+        assert!(started.elapsed().as_secs() < 120, "no cell finished in 2 minutes");
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().ok();
+    child.wait().unwrap();
+    let before = runs_per_cell(&out).len();
+    assert!(!out.join("sweep.csv").exists(), "killed before the tables");
+
+    // Resumed: the same command line finishes the rest.
+    let output = Command::new(interstice_tests::interstice_bin())
+        .args(&args)
+        .output()
+        .unwrap();
+    assert_success(&output);
+    assert_eq!(
+        results_without_wall_time(&out),
+        results_without_wall_time(&dir.join("whole"))
+    );
+    let runs = runs_per_cell(&out);
+    assert_eq!(
+        runs.len(),
+        2 * 2 + 24,
+        "every baseline and run (had {before} before the kill)"
+    );
+    assert!(runs.values().all(|&n| n == 1), "each cell ran once: {runs:?}");
+
+    // Other settings in the same directory are refused, naming what differs.
+    let other: Vec<&str> = args
+        .iter()
+        .map(|arg| if *arg == "86400" { "43200" } else { arg })
+        .collect();
+    let refused = Command::new(interstice_tests::interstice_bin())
+        .args(&other)
+        .output()
+        .unwrap();
+    assert_failure_mentions(&refused, &["another sweep", "until", "--force"]);
+    // A cell number outside the grid is an error naming the range.
+    let mut cell = args.clone();
+    cell.extend(["--cell", "99"]);
+    let output = Command::new(interstice_tests::interstice_bin())
+        .args(&cell)
+        .output()
+        .unwrap();
+    assert_failure_mentions(&output, &["--cell 99", "0 to 27"]);
+}

@@ -124,6 +124,7 @@ fn penalty(class: &ServiceClass, availability: Option<f64>, duration: Time, proc
 
 /// A distribution's summary (nearest-rank percentiles).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Distribution {
     /// Mean.
     pub mean: f64,
@@ -318,6 +319,7 @@ impl Windows {
 
 /// What one class received over a run.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ClassReport {
     /// Its name.
     pub name: String,

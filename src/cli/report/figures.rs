@@ -15,10 +15,16 @@ use std::collections::BTreeMap;
 
 /// A key that sorts numerically where the text is a number (areas, widths),
 /// then by text.
-#[derive(Clone, Debug, PartialEq, PartialOrd)]
+#[derive(Clone, Debug, PartialEq)]
 struct Key(f64, String);
 
 impl Eq for Key {}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Ord for Key {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
@@ -40,6 +46,11 @@ impl Key {
         Key(widest, text.to_string())
     }
 }
+
+/// A per-run value a panel draws (`None`: undefined in that run).
+type RunMetric = fn(&Run) -> Option<f64>;
+/// A per-class value a panel draws.
+type ClassMetric = fn(&ClassRun) -> Option<f64>;
 
 /// Values gathered per panel, line and x, reduced to mean (± sd) points.
 #[derive(Default)]
@@ -192,7 +203,7 @@ fn violations_by_area(runs: &[Run]) -> Figure {
 /// value is defined, a line per predictor (and other varying settings).
 fn prediction(runs: &[Run]) -> Figure {
     let varying = Dimension::varying(runs, &[Dimension::Predictor]);
-    let metrics: [(&str, fn(&Run) -> Option<f64>); 4] = [
+    let metrics: [(&str, RunMetric); 4] = [
         ("thesis accuracy (FP+FN)/predicted, lower is better", |r| {
             r.thesis_accuracy
         }),
@@ -250,7 +261,7 @@ fn makespan(runs: &[Run]) -> Figure {
 /// distribution (mean, 10th percentile) and the mean QoS deficit by area, a
 /// line per class and eviction policy.
 fn class_figure(runs: &[Run], classes: &[ClassRun]) -> Figure {
-    let metrics: [(&str, fn(&ClassRun) -> Option<f64>); 6] = [
+    let metrics: [(&str, ClassMetric); 6] = [
         ("penalty (slot-hours)", |c| Some(c.penalty)),
         ("Gini of availability, mean over 10-min windows", |c| c.gini_mean),
         ("SLO fulfilment (share of requests)", |c| c.slo_fulfilment),

@@ -108,7 +108,8 @@ pub fn prediction_rows(runs: &[Run]) -> Vec<PredictionRow> {
         }
         settings.entry(setting).or_default().push(run);
     }
-    let scopes: [(String, fn(&Run) -> bool); 2] = [
+    type Scope = (String, fn(&Run) -> bool);
+    let scopes: [Scope; 2] = [
         (format!("m_conv ≤ {THESIS_MAX_AREA}"), |r| {
             r.conv <= THESIS_MAX_AREA
         }),

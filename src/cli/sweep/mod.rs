@@ -20,6 +20,9 @@
 //! with service classes, [`super::qos::area_inputs`] and `sim::area_qos`): each row also
 //! has the class scheduler's totals, and `sweep-classes.csv` one row per run and class.
 
+mod cells;
+mod slurm;
+
 use super::engine_args::{
     parse_admission, parse_alpha, parse_factor, parse_policy, parse_predictor, parse_procs_choice,
     parse_runtime, parse_scheduling, parse_seconds, BadValue, TuningArgs,
@@ -147,14 +150,25 @@ pub struct SweepArgs {
     /// With --keep-runs: keep only each run's summary.json, no per-job jobs.csv.
     #[arg(long, requires = "keep_runs")]
     pub no_jobs_csv: bool,
-    /// Output directory (sweep.csv, sweep.json, runs/): new or empty, or any with --force. A sweep
-    /// does not resume: every cell runs again.
+    /// Output directory (sweep.csv, sweep.json, cells/, runs/): new or empty, or the directory of
+    /// an interrupted sweep of the same settings, which resumes (its finished cells, in DIR/cells/,
+    /// are not run again; the tables equal those of an uninterrupted sweep).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Write into a non-empty --out DIR, overwriting the files of the same names (without it a
-    /// non-empty DIR is refused).
+    /// Write into a non-empty --out DIR, discarding the cells of a sweep of other settings and
+    /// overwriting the files of the same names (without it such a DIR is refused).
     #[arg(long)]
     pub force: bool,
+    /// Run only simulation N (0-based: the no-cloud baselines first, then the runs in the grid's
+    /// order) into DIR/cells/, and write no table: what each task of --slurm-array runs.
+    #[arg(long, value_name = "N", conflicts_with = "slurm_array")]
+    pub cell: Option<usize>,
+    /// Run nothing: write DIR/slurm/sweep.sbatch, a Slurm job array with one task per simulation
+    /// (each `--cell $SLURM_ARRAY_TASK_ID`), and DIR/slurm/cells.tsv (what each task runs). Submit it
+    /// with `sbatch [OPTIONS] DIR/slurm/sweep.sbatch`, then `interstice sweep collect DIR` writes
+    /// the tables.
+    #[arg(long)]
+    pub slurm_array: bool,
     /// No progress lines on stderr and no summary on stdout.
     #[arg(long)]
     pub quiet: bool,
@@ -232,9 +246,77 @@ fn parse_list<T: PartialEq, E: std::fmt::Display>(
     Ok(values)
 }
 
-/// Run a sweep.
+/// What a sweep invocation does with the grid's simulations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Run the simulations not finished yet, then write the tables.
+    Sweep,
+    /// Run one simulation (a Slurm array task), no table.
+    Cell(usize),
+    /// Write the Slurm job array, run nothing.
+    SlurmArray,
+    /// Every simulation is finished (by the array): write the tables.
+    Collect,
+}
+
+/// Run `interstice sweep` as typed.
 pub fn run(args: SweepArgs) -> anyhow::Result<()> {
-    super::flags::check_out_dir(&args.out, args.force)?;
+    let mode = match (args.cell, args.slurm_array) {
+        (Some(cell), _) => Mode::Cell(cell),
+        (None, true) => Mode::SlurmArray,
+        (None, false) => Mode::Sweep,
+    };
+    let argv = std::env::args_os()
+        .map(|arg| {
+            arg.into_string().map_err(|arg| {
+                anyhow::anyhow!("argument {arg:?} is not UTF-8: a sweep stores its command line")
+            })
+        })
+        .collect::<anyhow::Result<Vec<String>>>()?;
+    sweep(args, argv, mode)
+}
+
+/// `interstice sweep collect DIR`: write the tables of a sweep run as a Slurm
+/// array (`--slurm-array`) once every cell has finished.
+#[derive(clap::Parser, Debug)]
+#[command(name = "interstice sweep collect")]
+pub struct CollectArgs {
+    /// The sweep's --out directory.
+    pub dir: PathBuf,
+}
+
+/// `argv`'s `interstice sweep collect …`, parsed (clap's usual exit on
+/// `--help` or a bad argument); `None` for any other command line. (Not a
+/// clap subcommand of `sweep`, whose required options it does not take.)
+pub fn collect_command(argv: &[std::ffi::OsString]) -> Option<CollectArgs> {
+    let is = |index: usize, word: &str| argv.get(index).is_some_and(|arg| arg == word);
+    (is(1, "sweep") && is(2, "collect")).then(|| <CollectArgs as clap::Parser>::parse_from(&argv[2..]))
+}
+
+/// The tables of a sweep whose cells are all finished, from the command
+/// line stored with them.
+pub fn collect(args: CollectArgs) -> anyhow::Result<()> {
+    let dir = &args.dir;
+    let (_, settings) = cells::Cells::existing(dir)?;
+    // The stored command line's paths are relative to where it was typed.
+    std::env::set_current_dir(&settings.cwd).with_context(|| {
+        format!(
+            "cannot enter {}, where the sweep was started",
+            settings.cwd.display()
+        )
+    })?;
+    let argv = super::grid::expand(settings.argv.iter().map(Into::into).collect())?;
+    let command = <SweepArgs as clap::Args>::augment_args(clap::Command::new("sweep"));
+    let matches = command
+        .try_get_matches_from(argv.iter().skip(1))
+        .with_context(|| format!("cannot read the command line stored in {}", dir.display()))?;
+    let args = <SweepArgs as clap::FromArgMatches>::from_arg_matches(&matches)?;
+    let argv = settings.argv.clone();
+    sweep(args, argv, Mode::Collect)
+}
+
+/// A sweep in `mode`; `argv` is the command line that asked for it.
+fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut grid = parse_grid(&args)?;
     let workers = match args.jobs {
@@ -311,6 +393,37 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         .to_config(machine(grid.convs[0]))?;
 
     let (tasks, n_baselines) = grid.tasks();
+    let settings = cells::Settings::new(settings_json(&args, &grid), argv)?;
+    let cells = match mode {
+        Mode::Collect => cells::Cells::existing(&args.out)?.0,
+        _ => cells::Cells::open(&args.out, &settings, args.force)?,
+    };
+    // The simulations an earlier (interrupted) sweep or the array's tasks finished.
+    let mut finished: Vec<Option<Outcome>> = Vec::with_capacity(tasks.len());
+    for (index, task) in tasks.iter().enumerate() {
+        finished.push(cells.load(index, task)?);
+    }
+    match mode {
+        Mode::SlurmArray => return slurm::write_array(&args.out, &settings, &tasks, args.quiet),
+        Mode::Cell(cell) if cell >= tasks.len() => bail!(
+            "--cell {cell}: the sweep has {} simulations, numbered 0 to {}",
+            tasks.len(),
+            tasks.len() - 1
+        ),
+        Mode::Collect => {
+            let missing: Vec<usize> = (0..tasks.len()).filter(|&i| finished[i].is_none()).collect();
+            if let Some(first) = missing.first() {
+                bail!(
+                    "{} of the {} cells have not finished (the first is {first}, {}): wait for the \
+                     array's tasks, or run the missing ones with --cell N",
+                    missing.len(),
+                    tasks.len(),
+                    tasks[*first]
+                );
+            }
+        }
+        Mode::Sweep | Mode::Cell(_) => {}
+    }
     if args.keep_runs {
         std::fs::create_dir_all(args.out.join("runs"))
             .with_context(|| format!("cannot create {}", args.out.join("runs").display()))?;
@@ -409,9 +522,34 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         })
     };
 
+    // A finished cell is read back, any other simulated and stored.
+    let simulate = |index: usize, task: &Task| -> anyhow::Result<Outcome> {
+        if let Some(outcome) = &finished[index] {
+            return Ok(outcome.clone());
+        }
+        let outcome = execute(index, task)?;
+        cells.save(index, task, &outcome)?;
+        Ok(outcome)
+    };
+    if let Mode::Cell(cell) = mode {
+        let outcome =
+            simulate(cell, &tasks[cell]).with_context(|| format!("cell {cell}: {}", tasks[cell]))?;
+        if !args.quiet {
+            outln!(
+                "cell {cell} of {}: {}",
+                tasks.len(),
+                describe(&tasks[cell], &outcome)
+            )?;
+        }
+        return Ok(());
+    }
     let progress = Progress::new(args.quiet, tasks.len());
-    let outcomes = run_parallel(&tasks, workers, execute, |finished, task, outcome| {
-        progress.finished(finished, task, outcome);
+    let read_back = finished.iter().filter(|cell| cell.is_some()).count();
+    progress.bar.inc(read_back as u64);
+    let outcomes = run_parallel(&tasks, workers, simulate, |done, index, task, outcome| {
+        if finished[index].is_none() {
+            progress.finished(done, task, outcome);
+        }
     });
     progress.bar.finish_and_clear();
     let outcomes = outcomes?;
@@ -447,9 +585,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     std::fs::write(&json_path, text).with_context(|| format!("cannot write {}", json_path.display()))?;
     if !args.quiet {
         outln!(
-            "swept {} runs (+{} no-cloud baselines) on {workers} threads in {total:.1} s: wrote {} and {}",
+            "swept {} runs (+{} no-cloud baselines{}) on {workers} threads in {total:.1} s: wrote {} and {}",
             rows.len(),
             n_baselines,
+            match read_back {
+                0 => String::new(),
+                n => format!("; {n} finished cells read back"),
+            },
             csv_path.display(),
             json_path.display()
         )?;
@@ -486,9 +628,25 @@ impl Progress {
         }
     }
 
-    /// The `finished`-th simulation (0-based) is done.
+    /// The `finished`-th simulation (0-based, cells read back included) is done.
     fn finished(&self, finished: usize, task: &Task, outcome: &Outcome) {
-        let result = match &outcome.summary {
+        if self.lines {
+            eprintln!(
+                "[{}/{}] {task}: {}, {:.2} s",
+                finished + 1,
+                self.total,
+                describe(task, outcome),
+                outcome.wall_seconds
+            );
+        }
+        self.bar.inc(1);
+    }
+}
+
+/// What a simulation measured, in a few words.
+fn describe(task: &Task, outcome: &Outcome) -> String {
+    {
+        match &outcome.summary {
             summary if matches!(task, Task::Baseline { .. }) => {
                 format!("HPC makespan {:.0} s", summary.hpc_makespan)
             }
@@ -505,16 +663,7 @@ impl Progress {
                 Shown(summary.violation_percent),
                 summary.evictions,
             ),
-        };
-        if self.lines {
-            eprintln!(
-                "[{}/{}] {task}: {result}, {:.2} s",
-                finished + 1,
-                self.total,
-                outcome.wall_seconds
-            );
         }
-        self.bar.inc(1);
     }
 }
 
@@ -546,20 +695,16 @@ fn check_class_grid(args: &SweepArgs, grid: &Grid) -> anyhow::Result<()> {
     super::qos::check_tuning(&args.tuning)
 }
 
-fn sweep_json(
-    args: &SweepArgs,
-    grid: &Grid,
-    baseline_tasks: &[Task],
-    baselines: &[Outcome],
-    rows: &[Row],
-    workers: usize,
-    wall_seconds: f64,
-) -> serde_json::Value {
+/// What a sweep is: every setting that changes a result (the build, the
+/// grid, the trace, the cloud jobs and the engine's knobs), as in `sweep.json`. Two
+/// sweeps of equal settings have equal results; resuming checks it.
+fn settings_json(args: &SweepArgs, grid: &Grid) -> serde_json::Value {
     serde_json::json!({
+        // Another build may decide otherwise: its cells are not this one's.
+        "interstice": format!("{} ({})", env!("CARGO_PKG_VERSION"), interstice_daemon::metrics::REVISION),
         "workload": args.trace.workload.as_deref().map(|w| w.display().to_string()),
         "procs": args.trace.procs,
         "machine": !args.machine.is_empty(),
-        "grid_file": args.grid.as_ref().map(|path| path.display().to_string()),
         "until": args.trace.until,
         "repeat": args.trace.repeat,
         "clip": args.trace.clip.map(ClipTarget::name),
@@ -576,11 +721,25 @@ fn sweep_json(
         "max_time_in_system": args.tuning.max_time_in_system,
         "qos": args.qos.as_ref().map(|path| path.display().to_string()),
         "grid": grid.to_json(),
-        "threads": workers,
-        "wall_seconds": wall_seconds,
-        "baselines": sweep::baselines_json(baseline_tasks, baselines),
-        "runs": sweep::rows_json(rows),
     })
+}
+
+fn sweep_json(
+    args: &SweepArgs,
+    grid: &Grid,
+    baseline_tasks: &[Task],
+    baselines: &[Outcome],
+    rows: &[Row],
+    workers: usize,
+    wall_seconds: f64,
+) -> serde_json::Value {
+    let mut json = settings_json(args, grid);
+    json["grid_file"] = args.grid.as_ref().map(|path| path.display().to_string()).into();
+    json["threads"] = workers.into();
+    json["wall_seconds"] = wall_seconds.into();
+    json["baselines"] = sweep::baselines_json(baseline_tasks, baselines).into();
+    json["runs"] = sweep::rows_json(rows).into();
+    json
 }
 
 #[cfg(test)]
