@@ -557,8 +557,9 @@ fn clip_machine_uses_the_header_size_and_errors_advise_replay_options() {
 }
 
 /// `--out` refuses a non-empty directory unless `--force`, before any work
-/// (`replay`, `replay --datacenter`, `sweep` and `batsim` share the check;
-/// a sweep does not resume, so it is refused the same way).
+/// (`replay`, `replay --datacenter`, `sweep` and `batsim` share the check; a
+/// sweep resumes only a directory holding its own cells, so a directory of
+/// other files is refused the same way).
 #[test]
 fn a_non_empty_out_is_refused_without_force() {
     let dir = scratch_dir("replay-cli", "force");
