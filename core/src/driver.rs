@@ -32,6 +32,8 @@
 use crate::engine::{Decision, EndReason, Engine, EngineError, Submitted};
 use crate::job::{Job, JobId};
 use crate::metrics::JobRecord;
+use crate::qos::policy::{Rules, RunningCloud};
+use crate::qos::QosConfig;
 use crate::time::Time;
 use std::fmt;
 
@@ -106,6 +108,28 @@ impl Driver {
         &mut self,
         ranks: impl IntoIterator<Item = (crate::job::JobId, crate::qos::policy::Key)>,
     ) {
+        self.engine.rank_victims(ranks);
+    }
+
+    /// Rank the engine's running cloud jobs ([`Engine::running_cloud`]) by
+    /// `cfg`'s victim order at `now` ([`Rules::victim_keys`], each tenant's
+    /// load counted from these jobs), each as the shell knows it (`of`;
+    /// `None`: left unranked, so it gives way first), and hand the ranks to
+    /// [`Driver::rank_victims`]. The one ranking of a shell whose engine
+    /// evicts by an eviction policy: the daemon's actor and the Batsim
+    /// adapter call it before every pass and before submitting a cloud job.
+    pub fn rank_running_cloud(
+        &mut self,
+        cfg: &QosConfig,
+        now: Time,
+        mut of: impl FnMut(JobId) -> Option<RunningCloud>,
+    ) {
+        let running: Vec<_> = self
+            .engine
+            .running_cloud()
+            .filter_map(|(id, start)| Some((id, of(id)?.candidate(start, now, cfg))))
+            .collect();
+        let ranks = Rules::new(cfg).victim_keys(running);
         self.engine.rank_victims(ranks);
     }
 

@@ -6,15 +6,21 @@
 
 use super::engine_args::{parse_factor, parse_policy, parse_seconds, EngineArgs};
 use super::experiment_args::CloudArgs;
+use super::flags::Usage;
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use interstice_batsim::output;
+use interstice_batsim::protocol::classes::OptionSource;
 use interstice_batsim::protocol::driver::{self, DriverConfig, Workload};
 use interstice_batsim::protocol::platform::{platform_xml, PlatformSpec};
-use interstice_batsim::protocol::{serve, AdapterConfig, CloudInjection, ServerOptions, Session};
+use interstice_batsim::protocol::{
+    serve, AdapterConfig, CloudInjection, EngineOptions, ServerOptions, Session, VictimOrder,
+};
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
+use interstice_core::qos::Eviction;
 use interstice_core::{Policy, Shown, Time};
 use interstice_swf::defaults;
+use interstice_swf::qos::{parse_eviction, QosSpec};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -85,6 +91,17 @@ pub struct ServeArgs {
     /// Last cloud submit time, seconds (default: until Batsim's no_more_static_job_to_submit).
     #[arg(long, value_name = "T", value_parser = super::engine_args::parse_instant)]
     pub cloud_to: Option<f64>,
+    /// Running cloud jobs give way to HPC work in POLICY's victim order by their service
+    /// classes: priority, qos-driven or owner-share (docs/qos.md; default: those on the
+    /// processors the plan names). A cloud job's class and tenant are its workload's
+    /// `class`/`tenant` labels, else drawn by the --qos file's weights. Needs fcfs or easy,
+    /// hpc-first and no maintenance windows.
+    #[arg(long, value_name = "POLICY", value_parser = parse_eviction)]
+    pub eviction: Option<Eviction>,
+    /// The classes and tenants of the cloud jobs for --eviction (YAML, as `replay --qos`;
+    /// default: the seeds' gold 100 %, silver 90 %, bronze 50 %, drawn equally, one tenant).
+    #[arg(long, value_name = "FILE")]
+    pub qos: Option<PathBuf>,
     /// Print nothing on success.
     #[arg(long)]
     pub quiet: bool,
@@ -187,11 +204,36 @@ fn adapter_config(args: &ServeArgs) -> anyhow::Result<AdapterConfig> {
     if args.engine.conv == Some(0) {
         bail!("--conv must be at least 1 (the area is processors 0..C)");
     }
+    let engine = args.engine.options()?;
     Ok(AdapterConfig {
-        engine: args.engine.options()?,
+        victim_order: victim_order(args, &engine)?,
+        engine,
         inject,
         out_dir: args.out.clone(),
     })
+}
+
+/// `--eviction`/`--qos`: the classes whose victim order running cloud jobs
+/// give way in, as `replay --eviction/--qos` reads them; a flag that rules
+/// it out (`--policy conservative`, `--scheduling shared-queue`,
+/// `--maintenance`, owner-share without tenants) is a usage error naming it.
+/// Batsim's `--sched-cfg` is judged when the simulation begins.
+fn victim_order(args: &ServeArgs, engine: &EngineOptions) -> anyhow::Result<Option<VictimOrder>> {
+    if args.eviction.is_none() && args.qos.is_none() {
+        return Ok(None);
+    }
+    let conv = args.engine.conv.unwrap_or(0);
+    let mut spec = match &args.qos {
+        Some(path) => super::qos::area_spec(path, conv)?,
+        None => QosSpec::defaults(Eviction::default(), conv),
+    };
+    if let Some(eviction) = args.eviction {
+        spec.config.eviction = eviction;
+    }
+    let usage = |e: interstice_batsim::protocol::VictimOrderError| Usage(e.to_string());
+    let order = VictimOrder::new(spec).map_err(usage)?;
+    order.check(&[(OptionSource::Flags, engine)]).map_err(usage)?;
+    Ok(Some(order))
 }
 
 fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {

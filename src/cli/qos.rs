@@ -150,7 +150,7 @@ pub(crate) fn area_spec(path: &Path, conv: u32) -> anyhow::Result<QosSpec> {
     ];
     if let Some((key, _)) = platform_keys.iter().find(|(_, given)| *given) {
         return Err(QosFileError(format!(
-            "{}: {key}: describes a `qos run` platform; a replay's platform is its area (--conv), \
+            "{}: {key}: describes a `qos run` platform; a replay's or Batsim run's platform is its area (--conv), \
              its requests the cloud jobs and its end the trace's: remove `{key}`",
             path.display()
         ))

@@ -29,6 +29,7 @@ use crate::rng::SplitMix64;
 use interstice_core::qos::{CreditTable, Eviction, OnPreempt, QosConfig, Request, ServiceClass, Tenant};
 use interstice_core::Time;
 use serde::Deserialize;
+use std::borrow::Borrow;
 use std::path::Path;
 
 /// A bad service-class file: the message names the file, line and key.
@@ -219,6 +220,9 @@ pub struct QosSpec {
     pub on_preempt: Option<OnPreempt>,
     /// The requests of a `qos run` (empty when the file has none).
     pub requests: Vec<Request>,
+    /// The file names its tenants (`tenants:`); otherwise one default
+    /// tenant owns every slot, and owner-share has nobody to weigh.
+    pub named_tenants: bool,
 }
 
 impl QosSpec {
@@ -237,6 +241,7 @@ impl QosSpec {
             seed: crate::defaults::SEED,
             on_preempt: None,
             requests: Vec::new(),
+            named_tenants: false,
         }
     }
 
@@ -300,7 +305,8 @@ impl QosSpec {
                     .push(weight(format!("classes[{i}].weight"), c.weight)?);
             }
         }
-        if !file.tenants.is_empty() {
+        if named_tenants {
+            spec.named_tenants = true;
             spec.tenant_weights.clear();
             cfg.tenants = tenants(&file.tenants).map_err(|(key, message)| err(key, message))?;
             for (i, t) in file.tenants.iter().enumerate() {
@@ -452,11 +458,8 @@ impl QosSpec {
     }
 
     /// The classes and tenants of a run's cloud jobs, drawn in arrival order.
-    pub fn draw(&self) -> ClassDraw<'_> {
-        ClassDraw {
-            spec: self,
-            rng: SplitMix64::new(self.seed),
-        }
+    pub fn draw(&self) -> ClassDraw<&QosSpec> {
+        ClassDraw::new(self)
     }
 }
 
@@ -494,24 +497,39 @@ pub(crate) fn index_of(cfg: &QosConfig, what: &'static str, name: &str) -> Resul
 /// `swf inject --qos`, so that injecting with `swf inject --qos FILE` and
 /// replaying the result gives the classes a replay injecting the same jobs
 /// draws itself.
-pub struct ClassDraw<'s> {
-    spec: &'s QosSpec,
+///
+/// `S` is the spec, borrowed ([`QosSpec::draw`]) or owned by a run that
+/// draws as its jobs arrive (the Batsim adapter).
+pub struct ClassDraw<S> {
+    spec: S,
     rng: SplitMix64,
 }
 
-impl ClassDraw<'_> {
+impl<S: Borrow<QosSpec>> ClassDraw<S> {
+    /// The draw of `spec`'s jobs, from its seed.
+    pub fn new(spec: S) -> ClassDraw<S> {
+        let rng = SplitMix64::new(spec.borrow().seed);
+        ClassDraw { spec, rng }
+    }
+
+    /// The spec it draws from.
+    pub fn spec(&self) -> &QosSpec {
+        self.spec.borrow()
+    }
+
     /// The next job's class and tenant (indices into the spec's
     /// `config.classes` and `config.tenants`); an error when its label names
     /// one the file does not define.
     pub fn next(&mut self, label: Option<&JobLabel>) -> Result<(usize, usize), UnknownName> {
+        let spec: &QosSpec = self.spec.borrow();
         let drawn = (
-            pick(&self.spec.class_weights, &mut self.rng),
-            pick(&self.spec.tenant_weights, &mut self.rng),
+            pick(&spec.class_weights, &mut self.rng),
+            pick(&spec.tenant_weights, &mut self.rng),
         );
         let Some(label) = label else {
             return Ok(drawn);
         };
-        let cfg = &self.spec.config;
+        let cfg = &spec.config;
         let class = match &label.class {
             Some(name) => index_of(cfg, "class", name)?,
             None => drawn.0,
@@ -529,7 +547,7 @@ impl ClassDraw<'_> {
     pub fn next_label(&mut self, label: Option<&JobLabel>) -> JobLabel {
         match self.next(label) {
             Ok((class, tenant)) => {
-                let cfg = &self.spec.config;
+                let cfg = &self.spec().config;
                 JobLabel {
                     class: Some(cfg.classes[class].name.clone()),
                     tenant: Some(cfg.tenants[tenant].name.clone()),

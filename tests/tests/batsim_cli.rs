@@ -188,3 +188,54 @@ fn an_unusable_out_directory_fails_before_the_conversation() {
         "{stderr}"
     );
 }
+
+/// `--eviction` where processors are part of the HPC plan, or owner-share
+/// without tenants: a usage error (exit 2) naming the flag, before the
+/// scheduler listens.
+#[test]
+fn eviction_by_class_is_refused_where_it_cannot_apply_naming_the_flag() {
+    for (flags, named) in [
+        (
+            &["--policy", "conservative", "--eviction", "priority"][..],
+            "--eviction priority cannot go with --policy conservative",
+        ),
+        (
+            &["--policy", "convergence", "--eviction", "qos-driven"][..],
+            "--eviction qos-driven cannot go with --policy convergence",
+        ),
+        (
+            &["--scheduling", "shared-queue", "--eviction", "priority"][..],
+            "--eviction priority cannot go with --scheduling shared-queue",
+        ),
+        (
+            &["--policy", "easy", "--eviction", "owner-share"][..],
+            "--eviction owner-share orders victims by the tenants' shares",
+        ),
+    ] {
+        let output = Command::new(interstice_bin())
+            .args(["batsim", "--socket", "tcp://127.0.0.1:0", "--timeout", "5"])
+            .args(flags)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{flags:?}\n{}", text(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(named), "{flags:?}: {stderr}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let maintenance = dir.path().join("maintenance.txt");
+    std::fs::write(&maintenance, "100 3600 0-1\n").unwrap();
+    let output = Command::new(interstice_bin())
+        .args(["batsim", "--socket", "tcp://127.0.0.1:0", "--timeout", "5"])
+        .args(["--policy", "easy", "--eviction", "priority", "--maintenance"])
+        .arg(&maintenance)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--eviction priority cannot go with --maintenance"),
+        "{stderr}"
+    );
+}

@@ -796,3 +796,92 @@ fn the_adapter_benchmark_runs_against_the_real_batsim() {
     let share = metric("batsim_adapter_cpu_share");
     assert!(share > 0.0 && share < 100.0, "{text}");
 }
+
+/// `--eviction` against the real Batsim: the workload's `class` and
+/// `tenant` labels reach the adapter through Batsim, and an HPC job that
+/// needs processors held by cloud jobs kills bronze (w0!1), where the
+/// plan's holders would kill gold (w0!2, on the processors the plan gives
+/// the HPC job). Four hosts, all in the area: bronze starts at 0 on hosts
+/// 2-3, gold at 1 on hosts 0-1, the HPC job arrives at 10 for two hosts.
+#[test]
+fn eviction_by_service_class_kills_bronze_where_the_plan_would_kill_gold() {
+    let dir = scratch_dir("batsim_real", "classes-inputs");
+    let cloud = |id: u32, subtime: u32, class: &str, tenant: &str| {
+        serde_json::json!({"id": id, "subtime": subtime, "walltime": 2000, "res": 2, "profile": "long",
+                           "kind": "cloud", "slo": 5000, "class": class, "tenant": tenant})
+    };
+    let workload = serde_json::json!({
+        "nb_res": 4,
+        "jobs": [
+            cloud(1, 0, "bronze", "a"),
+            cloud(2, 1, "gold", "b"),
+            {"id": 3, "subtime": 10, "walltime": 200, "res": 2, "profile": "hpc"},
+        ],
+        "profiles": {
+            "long": {"type": "delay", "delay": 1000},
+            "hpc": {"type": "delay", "delay": 100},
+        },
+    });
+    let workload_path = dir.join("classes.json");
+    std::fs::write(&workload_path, workload.to_string()).expect("write the workload");
+    // Tenant `a` is entitled to nothing, `b` to the whole area.
+    let classes = dir.join("classes.yaml");
+    std::fs::write(
+        &classes,
+        "tenants:\n  - { name: a, share: 0 }\n  - { name: b, share: 4 }\n",
+    )
+    .expect("write the class file");
+    let platform = dir.join("p4.xml");
+    interstice(&[
+        "batsim",
+        "platform",
+        "--hosts",
+        "4",
+        "--no-latency",
+        "-o",
+        platform.to_str().unwrap(),
+    ]);
+    let qos = classes.to_str().unwrap();
+    for (name, eviction, killed) in [
+        ("by-plan", &[][..], "2"),
+        ("priority", &["--eviction", "priority", "--qos", qos][..], "1"),
+        ("qos-driven", &["--eviction", "qos-driven", "--qos", qos][..], "1"),
+        (
+            "owner-share",
+            &["--eviction", "owner-share", "--qos", qos][..],
+            "1",
+        ),
+    ] {
+        let mut adapter = args(&["--policy", "fcfs"]);
+        adapter.extend(args(eviction));
+        let run = Run {
+            name: format!("classes-{name}"),
+            platform: &platform,
+            workload: &workload_path,
+            hosts: 4,
+            latency: false,
+            adapter,
+            batsim: vec![],
+        };
+        let outcome = simulate(&run);
+        check_schedule(&run.name, &outcome.batsim, run.hosts);
+        assert_eq!(check_outputs_agree(&run.name, &outcome, DRIFT), 1, "{name}");
+        let states: BTreeMap<&str, &str> = outcome
+            .batsim
+            .iter()
+            .map(|r| (r["job_id"].as_str(), r["final_state"].as_str()))
+            .collect();
+        let expected: BTreeMap<&str, &str> = ["1", "2", "3"]
+            .into_iter()
+            .map(|id| {
+                let state = if id == killed {
+                    "COMPLETED_KILLED"
+                } else {
+                    "COMPLETED_SUCCESSFULLY"
+                };
+                (id, state)
+            })
+            .collect();
+        assert_eq!(states, expected, "{name}: Batsim's final states");
+    }
+}

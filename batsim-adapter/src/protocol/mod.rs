@@ -3,6 +3,8 @@
 //! socket and answers every message with exactly one `{"now", "events"}`).
 //!
 //! - [`messages`]: parsing Batsim's JSON, writing the replies.
+//! - [`classes`]: `--eviction`: running cloud jobs give way in an eviction
+//!   policy's victim order, by their service classes.
 //! - [`options`]: engine options (command line, Batsim's `--sched-cfg`) and cloud injection.
 //! - [`session`]: the socket-free state machine: messages in, engine calls, reply events out.
 //! - [`server`]: the ZeroMQ REP loop with timeout and disconnection detection.
@@ -24,6 +26,7 @@
 //! assert!(reply.events.is_empty());
 //! ```
 
+pub mod classes;
 pub mod driver;
 pub mod messages;
 pub mod options;
@@ -31,6 +34,7 @@ pub mod platform;
 pub mod server;
 pub mod session;
 
+pub use classes::{VictimOrder, VictimOrderError};
 pub use interstice_swf::inject::RUNTIME_SEED_MIX;
 pub use options::{CloudInjection, EngineOptions};
 pub use server::{serve, ServeReport, ServerError, ServerOptions};

@@ -48,16 +48,25 @@
 //! resubmissions) gets a profile of its own, named as the job: Batsim
 //! discards a dynamic profile with its job unless `--enable-profile-reuse`
 //! is given, and either way works.
+//!
+//! With a victim order ([`AdapterConfig::victim_order`], `--eviction`) the
+//! evicted jobs are those the order ranks first ([`super::classes`]): the
+//! running cloud jobs are ranked before every pass and before each cloud
+//! job's submission.
 
+use super::classes::{Classes, OptionSource, VictimOrder, VictimOrderError};
 use super::messages::{
     EventKind, FinalState, JobCompleted, JobSubmitted, Message, Outgoing, SimulationBegins,
 };
 use super::options::{CloudInjection, EngineOptions, OptionsError};
 use crate::output::{self, BatsimNames, Naming, OutputError};
+use interstice_core::qos::policy::RunningCloud;
 use interstice_core::{
     Decision, Driver, EndReason, Engine, EngineError, Job, JobId, JobKind, JobState, Livelock, ProcSet,
     Summary, Time,
 };
+use interstice_swf::label::JobLabel;
+use interstice_swf::qos::UnknownName;
 use interstice_swf::{CloudJobs, JobDescription, JobFieldError, Profile, SwfError};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -78,6 +87,10 @@ pub struct AdapterConfig {
     pub inject: Option<CloudInjection>,
     /// Write `jobs.csv` and `summary.json` here at `SIMULATION_ENDS`.
     pub out_dir: Option<PathBuf>,
+    /// Running cloud jobs give way to HPC work in this eviction policy's
+    /// victim order (`--eviction`, [`super::classes`]); `None`: those on
+    /// the processors the plan names.
+    pub victim_order: Option<VictimOrder>,
 }
 
 /// Why a message could not be handled.
@@ -183,6 +196,9 @@ pub enum BeginError {
     /// The engine refuses the configuration.
     #[error("{0}")]
     Engine(EngineError),
+    /// The eviction policy cannot order victims under the engine options.
+    #[error("{0}")]
+    VictimOrder(VictimOrderError),
 }
 
 /// What is inconsistent about one job, between Batsim's events, the engine
@@ -212,6 +228,14 @@ pub enum JobError {
         job: String,
         /// The job's α.
         alpha: f64,
+    },
+    /// A cloud job's label names a class or tenant the classes do not define.
+    #[error("job {job}: {error}: define it in the --qos file, or fix the workload's label")]
+    Label {
+        /// The Batsim id.
+        job: String,
+        /// What is not defined (boxed, to keep `JobError` small).
+        error: Box<UnknownName>,
     },
     /// The engine refused a job for another reason than its size.
     #[error("the engine refused job {job}: {error}")]
@@ -351,6 +375,8 @@ struct Entry {
     run_length: Option<Time>,
     /// When Batsim will report the current run's end (see `Running::expected_ends`).
     expected_end: Option<Time>,
+    /// A cloud job's class, tenant and admission rank (with `--eviction`).
+    class: Option<RunningCloud>,
 }
 
 impl Entry {
@@ -368,6 +394,7 @@ impl Entry {
             start_order: u64::MAX,
             run_length: None,
             expected_end: None,
+            class: None,
         }
     }
 }
@@ -444,6 +471,8 @@ struct Running {
     clock: Time,
     /// The previous message's `now` (it must not go backwards).
     last_now: f64,
+    /// The cloud jobs' classes, when an eviction policy orders victims.
+    classes: Option<Classes>,
 }
 
 /// One simulation's scheduler state.
@@ -688,6 +717,7 @@ impl Session {
                 if let Some(t) = due {
                     running.clock = running.clock.max(t);
                 }
+                running.rank_victims();
                 let decisions = running
                     .driver
                     .pass(running.clock)
@@ -746,7 +776,19 @@ impl Session {
     fn begin(&self, begins: &SimulationBegins, now: f64) -> Result<Running, BeginError> {
         let from_batsim =
             EngineOptions::from_sched_config(&begins.sched_config).map_err(BeginError::Options)?;
-        let options = self.config.engine.clone().or(from_batsim);
+        let flags = &self.config.engine;
+        // What ranking victims depends on that Batsim's --sched-cfg decides
+        // (the keys the flags leave to it).
+        let from_sched = EngineOptions {
+            policy: from_batsim.policy.filter(|_| flags.policy.is_none()),
+            scheduling: from_batsim.scheduling.filter(|_| flags.scheduling.is_none()),
+            maintenance: from_batsim
+                .maintenance
+                .clone()
+                .filter(|_| flags.maintenance.is_none()),
+            ..EngineOptions::default()
+        };
+        let options = flags.clone().or(from_batsim);
         let procs =
             u32::try_from(begins.compute_resources.len()).map_err(|_| BeginError::TooManyResources)?;
         let mut config = options.to_config(procs).map_err(BeginError::Options)?;
@@ -760,6 +802,15 @@ impl Session {
         }
         if let Some(inject) = &self.config.inject {
             inject.validate().map_err(BeginError::Injection)?;
+        }
+        if let Some(order) = &self.config.victim_order {
+            let given = [
+                (OptionSource::Flags, flags),
+                (OptionSource::SchedConfig, &from_sched),
+            ];
+            order
+                .apply(&mut config, &given)
+                .map_err(BeginError::VictimOrder)?;
         }
         let engine = Engine::new(config).map_err(BeginError::Engine)?;
         let identity_resources = begins
@@ -800,6 +851,7 @@ impl Session {
                 .and_then(|inject| Some(inject.injector(inject.start?))),
             clock: Time::from_secs_f64(now).max(Time::ZERO),
             last_now: now,
+            classes: self.config.victim_order.as_ref().map(Classes::new),
         })
     }
 }
@@ -957,6 +1009,11 @@ impl Running {
             });
         }
         let slo = description.slo();
+        // Labels matter only to a victim order (a run without one ignores them).
+        let label = match &self.classes {
+            Some(_) => Some(description.label().map_err(JobError::Field)?),
+            None => None,
+        };
         let id = self.new_engine_id(batsim_id);
         let submit = self.engine_time(at);
         if self.injector.is_none() {
@@ -975,21 +1032,33 @@ impl Running {
         };
         self.by_batsim.insert(batsim_id.clone(), id);
         let entry = Entry::waiting(batsim_id.clone(), job.clone(), workload);
-        self.submit_to_engine(engine_job, entry, reply)?;
+        self.submit_to_engine(engine_job, entry, label.as_ref(), reply)?;
         Ok(())
     }
 
-    /// When the job's current run started, relative to the others (unknown jobs last).
     /// Queue a job in the engine and track it. A job that can never run here
     /// (more processors than the platform or the area) is rejected instead of
-    /// being left queued forever.
+    /// being left queued forever. Under a victim order a cloud job gets its
+    /// class and tenant (`label`'s, else drawn), and the running cloud jobs
+    /// are ranked first: the submission may bring the plan up to date.
     fn submit_to_engine(
         &mut self,
         job: Job,
         mut entry: Entry,
+        label: Option<&JobLabel>,
         reply: &mut Vec<Outgoing>,
     ) -> Result<(), JobError> {
         let id = job.id;
+        if let (Some(classes), JobKind::Cloud) = (&mut self.classes, job.kind) {
+            let class = classes
+                .classify(job.submit, job.procs, label)
+                .map_err(|error| JobError::Label {
+                    job: entry.batsim_id.clone(),
+                    error: Box::new(error),
+                })?;
+            entry.class = Some(class);
+            self.rank_victims();
+        }
         // How long Batsim runs it at most: its `delay` against its walltime,
         // or, for another profile, its walltime when Batsim enforces it.
         entry.run_length = match job.runtime {
@@ -1016,6 +1085,17 @@ impl Running {
         Ok(())
     }
 
+    /// Rank the running cloud jobs by the victim order at the engine's
+    /// time (nothing without one).
+    fn rank_victims(&mut self) {
+        let Some(classes) = &self.classes else {
+            return;
+        };
+        let entries = &self.entries;
+        classes.rank(&mut self.driver, self.clock, |id| entries.get(&id)?.class);
+    }
+
+    /// When the job's current run started, relative to the others (unknown jobs last).
     fn start_order(&self, batsim_id: &str) -> u64 {
         self.by_batsim
             .get(batsim_id)
@@ -1330,7 +1410,7 @@ impl Running {
             let job = Job { id, submit, ..cloud };
             let mut entry = Entry::waiting(batsim_id, description, DYNAMIC_WORKLOAD.into());
             entry.dynamic_profile = Some(profile);
-            self.submit_to_engine(job, entry, reply)?;
+            self.submit_to_engine(job, entry, None, reply)?;
         }
         Ok(())
     }

@@ -69,6 +69,43 @@ impl Candidate {
     }
 }
 
+/// What a shell knows of a cloud job running in its engine, for the victim
+/// order an HPC start follows ([`crate::Driver::rank_running_cloud`]: the
+/// daemon's engine, the Batsim adapter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunningCloud {
+    /// Admission rank (earlier admitted = smaller; among equal keys the
+    /// most recently admitted gives way first).
+    pub order: u64,
+    /// Its first arrival: it has been in the system since then.
+    pub submitted: Time,
+    /// Its processors.
+    pub procs: u32,
+    /// Its class index.
+    pub class: usize,
+    /// Its tenant index.
+    pub tenant: usize,
+}
+
+impl RunningCloud {
+    /// What the rules see of it at `now`, its current run started at
+    /// `start`: pending from its first arrival, running since `start` (an
+    /// earlier run an eviction threw away counts in neither `Q` nor the
+    /// victim order; the engine restarts an evicted job from scratch).
+    pub fn candidate(&self, start: Time, now: Time, cfg: &QosConfig) -> Candidate {
+        let ledger = Ledger::running_since(self.submitted, start);
+        let request = Request {
+            id: self.order,
+            submit: self.submitted,
+            procs: self.procs,
+            duration: None,
+            class: self.class,
+            tenant: self.tenant,
+        };
+        Candidate::of(&request, self.order, &ledger, now, cfg)
+    }
+}
+
 /// `f64` in a total order (`f64::total_cmp`), equality included.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ordered(pub(super) f64);

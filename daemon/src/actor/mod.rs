@@ -44,8 +44,8 @@ use crate::node::NodeMonitor;
 use crate::store::{Store, StoreError};
 use hpc::HpcMirror;
 use interstice_api::wire::HpcEventResponse;
-use interstice_core::qos::policy::{Candidate, Rules};
-use interstice_core::qos::{Ledger, QosConfig, Request};
+use interstice_core::qos::policy::RunningCloud;
+use interstice_core::qos::QosConfig;
 use interstice_core::{Decision, Driver, Engine, EngineError, JobId, Time};
 use std::collections::HashMap;
 use std::sync::mpsc;
@@ -368,30 +368,19 @@ impl Actor {
         let Some(cfg) = &self.victims else {
             return;
         };
-        let running: Vec<_> = self
-            .driver
-            .engine()
-            .running_cloud()
-            .filter_map(|(JobId(id), start)| {
-                let job = self.jobs.get(&id)?;
-                let class = *self.job_classes.get(&id)?;
-                // What it received: pending from its first arrival, running
-                // since this start (an earlier run an eviction threw away
-                // counts in neither `Q` nor the victim order).
-                let ledger = Ledger::running_since(job.submitted, start);
-                let request = Request {
-                    id,
-                    submit: job.submitted,
-                    procs: job.procs,
-                    duration: None,
-                    class,
-                    tenant: 0,
-                };
-                Some((JobId(id), Candidate::of(&request, id, &ledger, now, cfg)))
+        let (jobs, classes) = (&self.jobs, &self.job_classes);
+        // Admission order is the id's (the daemon numbers jobs as it admits
+        // them); the Slurm backend alone knows tenants (`backend.tenants`).
+        self.driver.rank_running_cloud(cfg, now, |JobId(id)| {
+            let job = jobs.get(&id)?;
+            Some(RunningCloud {
+                order: id,
+                submitted: job.submitted,
+                procs: job.procs,
+                class: *classes.get(&id)?,
+                tenant: 0,
             })
-            .collect();
-        let ranks = Rules::new(cfg).victim_keys(running);
-        self.driver.rank_victims(ranks);
+        });
     }
 
     /// Carry out the engine's decisions; returns the cloud jobs evicted.
