@@ -8,6 +8,7 @@
 //!
 //! Two spellings are the file's own: `conv: machine` with `procs: [M, …]`
 //! is `--machine M,…` (the thesis's m = m_conv), and `clip: true` is `--clip`.
+//! An option also typed on the command line is the command line's.
 
 use super::sweep::SweepArgs;
 use clap::ArgAction;
@@ -69,8 +70,9 @@ fn scalar(value: &Value) -> Option<String> {
     }
 }
 
-/// The command-line options a grid file stands for.
-pub fn options_of(path: &Path, text: &str) -> Result<Vec<OsString>, GridFileError> {
+/// The command-line options a grid file stands for: per key, its long option
+/// and the arguments that give it.
+pub fn options_of(path: &Path, text: &str) -> Result<Vec<(String, Vec<OsString>)>, GridFileError> {
     let bad = |problem: String| GridFileError {
         path: path.to_path_buf(),
         problem,
@@ -85,7 +87,7 @@ pub fn options_of(path: &Path, text: &str) -> Result<Vec<OsString>, GridFileErro
     let machine = mapping
         .get("conv")
         .is_some_and(|conv| conv.as_str() == Some("machine"));
-    let mut out: Vec<OsString> = Vec::new();
+    let mut out: Vec<(String, Vec<OsString>)> = Vec::new();
     for (key, value) in &mapping {
         let Some(key) = key.as_str() else {
             return Err(bad(format!("key {key:?} is not an option name")));
@@ -122,22 +124,24 @@ pub fn options_of(path: &Path, text: &str) -> Result<Vec<OsString>, GridFileErro
         if values.is_empty() {
             return Err(bad(format!("`{key}` is an empty list: give at least one value")));
         }
+        let mut args: Vec<OsString> = Vec::new();
         if option.switch || long == "clip" {
             match values.as_slice() {
-                [flag] if flag == "true" => out.push(format!("--{long}").into()),
+                [flag] if flag == "true" => args.push(format!("--{long}").into()),
                 [flag] if flag == "false" => {}
-                [target] if long == "clip" => out.push(format!("--clip={target}").into()),
+                [target] if long == "clip" => args.push(format!("--clip={target}").into()),
                 _ => return Err(bad(format!("`{key}` is true or false"))),
             }
-            continue;
+        } else {
+            if values.len() > 1 && !option_list {
+                return Err(bad(format!("`{key}` takes one value, not a list")));
+            }
+            for value in values {
+                args.push(format!("--{long}").into());
+                args.push(value.into());
+            }
         }
-        if values.len() > 1 && !option_list {
-            return Err(bad(format!("`{key}` takes one value, not a list")));
-        }
-        for value in values {
-            out.push(format!("--{long}").into());
-            out.push(value.into());
-        }
+        out.push((long, args));
     }
     if machine && !mapping.contains_key("procs") {
         return Err(bad(
@@ -155,7 +159,7 @@ fn long_option(arg: &OsStr) -> Option<String> {
 
 /// `argv` with the options of its `sweep --grid FILE` inserted after it; any
 /// other command line unchanged. An option both in the file and on the
-/// command line is an error naming both.
+/// command line is the command line's (`--until 86400` tries a grid on a day).
 pub fn expand(argv: Vec<OsString>) -> Result<Vec<OsString>, GridFileError> {
     if argv.get(1).map(OsString::as_os_str) != Some(OsStr::new("sweep")) {
         return Ok(argv);
@@ -178,20 +182,12 @@ pub fn expand(argv: Vec<OsString>) -> Result<Vec<OsString>, GridFileError> {
         path: path.clone(),
         problem: format!("cannot read the grid file: {err}"),
     })?;
-    let options = options_of(&path, &text)?;
     let given: Vec<String> = argv.iter().filter_map(|arg| long_option(arg)).collect();
-    for option in options.iter().filter_map(|arg| long_option(arg)) {
-        if given.contains(&option) {
-            return Err(GridFileError {
-                path,
-                problem: format!(
-                    "the grid file gives --{option} and so does the command line: keep one \
-                     (drop the key `{}` or the option)",
-                    option.replace('-', "_")
-                ),
-            });
-        }
-    }
+    // An option on the command line replaces the file's.
+    let options = options_of(&path, &text)?
+        .into_iter()
+        .filter(|(long, _)| !given.contains(long))
+        .flat_map(|(_, args)| args);
     let mut expanded = argv[..value_end].to_vec();
     expanded.extend(options);
     expanded.extend_from_slice(&argv[value_end..]);
@@ -203,8 +199,13 @@ mod tests {
     use super::*;
 
     fn options(text: &str) -> Result<Vec<String>, GridFileError> {
-        options_of(Path::new("grid.yaml"), text)
-            .map(|options| options.into_iter().map(|o| o.into_string().unwrap()).collect())
+        options_of(Path::new("grid.yaml"), text).map(|options| {
+            options
+                .into_iter()
+                .flat_map(|(_, args)| args)
+                .map(|arg| arg.into_string().unwrap())
+                .collect()
+        })
     }
 
     #[test]
@@ -260,7 +261,7 @@ mod tests {
     }
 
     #[test]
-    fn the_files_options_go_after_it_and_a_repeated_option_is_refused() {
+    fn the_files_options_go_after_it_and_the_command_line_wins() {
         let dir = tempfile::tempdir().unwrap();
         let grid = dir.path().join("grid.yaml");
         std::fs::write(&grid, "slack: [2, 3]\n").unwrap();
@@ -292,16 +293,12 @@ mod tests {
                 "o"
             ])
         );
-        let err = expand(argv(&[
-            "interstice",
-            "sweep",
-            "w.swf",
-            "--grid",
-            grid_arg,
-            "--slack=4",
-        ]))
-        .unwrap_err();
-        assert!(err.to_string().contains("--slack"), "{err}");
+        let typed = argv(&["interstice", "sweep", "w.swf", "--grid", grid_arg, "--slack=4"]);
+        assert_eq!(
+            expand(typed.clone()).unwrap(),
+            typed,
+            "the command line's --slack replaces the file's"
+        );
         let other = argv(&["interstice", "replay", "--grid", "x"]);
         assert_eq!(
             expand(other.clone()).unwrap(),

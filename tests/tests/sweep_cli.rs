@@ -817,9 +817,15 @@ fn a_grid_file_is_its_options_and_machine_makes_the_machine_the_area() {
         "the sweep's m = 10 is a 10-processor machine, clipped"
     );
 
-    // A key both in the file and on the command line, and a bad key, are refused.
-    let both = sweep_in(&dir, &dir.join("both"), &["--grid", "grid.yaml", "--slack", "3"]);
-    assert_failure_mentions(&both, &["grid.yaml", "--slack"]);
+    // An option also on the command line replaces the file's; a bad key is refused.
+    assert_success(&sweep_in(
+        &dir,
+        &dir.join("both"),
+        &["--grid", "grid.yaml", "--slack", "3", "--quiet"],
+    ));
+    let (header, rows) = sweep_csv(&dir.join("both"));
+    assert_eq!(rows.len(), 2 * 2 * 2, "one slack: the command line's");
+    assert!(rows.iter().all(|row| row[column(&header, "slack")] == "3"));
     std::fs::write(dir.join("bad.yaml"), "slak: [1]\n").unwrap();
     let bad = sweep_in(&dir, &dir.join("bad"), &["--grid", "bad.yaml"]);
     assert_eq!(bad.status.code(), Some(4), "a bad grid file is bad input");
