@@ -5,12 +5,15 @@
 //! formatting (times with six decimals, `metadata` quoted, rejected jobs with
 //! empty times), so evalys/pandas read it like a Batsim output, then adds
 //! Interstice's columns: `kind, slo, predicted_completion,
-//! predicted_violation, violated, evictions`. Rows come in completion order,
-//! as Batsim writes them.
+//! predicted_violation, violated, evictions, evicted_runs` (the runs an
+//! eviction ended before the job was resubmitted, `START-END@PROCS` joined by
+//! `;`, PROCS as in `allocated_resources`; its last run is in Batsim's
+//! columns). Rows come in completion order, as Batsim writes them.
 //!
 //! `summary.json` is [`interstice_core::Summary`] plus the engine config,
-//! serialized from the wire structs of this module (core types carry no
-//! `Serialize`). Same inputs give byte-identical files: field order is fixed,
+//! serialized from the wire structs of this module, whose names and order are
+//! the file's (core's `serde` feature is only for a sweep's stored cells,
+//! never for a result file). Same inputs give byte-identical files: field order is fixed,
 //! floats go through `serde_json`, and non-finite values become `null`.
 
 use crate::qos_output::{REQUESTS_CSV, WINDOWS_CSV};
@@ -27,7 +30,7 @@ use std::path::{Path, PathBuf};
 pub const JOBS_CSV_HEADER: &str = "job_id,workload_name,profile,submission_time,\
 requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,\
 finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata,\
-kind,slo,predicted_completion,predicted_violation,violated,evictions";
+kind,slo,predicted_completion,predicted_violation,violated,evictions,evicted_runs";
 
 /// The name of the jobs file inside the output directory.
 pub const JOBS_CSV: &str = "jobs.csv";
@@ -537,7 +540,32 @@ fn format_row(line: &mut String, naming: Naming<'_>, record: &JobRecord) {
     let violated = job.kind == JobKind::Cloud && record.violated();
     line.push_str(if violated { ",1," } else { ",0," });
     push_u64(line, u64::from(record.evictions));
+    line.push(',');
+    push_evicted_runs(line, &record.evicted_runs);
     line.push('\n');
+}
+
+/// The `evicted_runs` field: `START-END@PROCS` per run, `;` between runs,
+/// quoted when a processor list has a space.
+fn push_evicted_runs(line: &mut String, runs: &[interstice_core::EvictedRun]) {
+    let mut field = String::new();
+    for (index, run) in runs.iter().enumerate() {
+        if index > 0 {
+            field.push(';');
+        }
+        push_time(&mut field, run.start);
+        field.push('-');
+        push_time(&mut field, run.end);
+        field.push('@');
+        push_procs(&mut field, &run.procs);
+    }
+    if field.contains(' ') {
+        line.push('"');
+        line.push_str(&field);
+        line.push('"');
+    } else {
+        line.push_str(&field);
+    }
 }
 
 /// `turnaround / execution` with six decimals; `inf` for a zero-length run that waited.

@@ -92,9 +92,8 @@ fn the_batsim_columns_match_a_real_batsim_output() {
         JOBS_CSV_HEADER.starts_with(&format!("{real_header},")),
         "{JOBS_CSV_HEADER}\nvs\n{real_header}"
     );
-    assert!(
-        JOBS_CSV_HEADER.ends_with(",kind,slo,predicted_completion,predicted_violation,violated,evictions")
-    );
+    assert!(JOBS_CSV_HEADER
+        .ends_with(",kind,slo,predicted_completion,predicted_violation,violated,evictions,evicted_runs"));
 }
 
 #[test]

@@ -169,7 +169,7 @@ pub use engine::{
     Lifecycle, Maintenance, Policy, Prediction, Predictor, Scheduling, Slots, Submitted, Victims,
 };
 pub use job::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, UnknownName};
-pub use metrics::{violates, JobRecord, PredictionQuality, Shown, Summary, SummaryTally};
+pub use metrics::{violates, EvictedRun, JobRecord, PredictionQuality, Shown, Summary, SummaryTally};
 pub use mirror::{MirrorOutcome, MirroredPlan, Occupation, UnplannedJob};
 pub use predict::{Beta, ThesisPrediction};
 pub use procset::ProcSet;

@@ -28,6 +28,20 @@ pub struct JobRecord {
     pub rejected: bool,
     /// Counter-offered SLO when rejected.
     pub counter_offer_slo: Option<Time>,
+    /// Its runs an eviction ended before it was resubmitted, in order (its
+    /// last run, evicted or not, is `start`..`end` on `procs`).
+    pub evicted_runs: Vec<EvictedRun>,
+}
+
+/// A run of a cloud job that an eviction ended, the job then resubmitted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvictedRun {
+    /// When it started.
+    pub start: Time,
+    /// When the kill was acknowledged.
+    pub end: Time,
+    /// Its processors.
+    pub procs: ProcSet,
 }
 
 /// The violation rule, for every shell: a cloud job whose SLO deadline is
@@ -62,6 +76,7 @@ impl JobRecord {
             lost_work: Time::ZERO,
             rejected: false,
             counter_offer_slo: None,
+            evicted_runs: Vec::new(),
         }
     }
 

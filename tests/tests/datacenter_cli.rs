@@ -61,7 +61,7 @@ fn the_shipped_example_replays_two_clusters_and_a_cloud_platform() {
     // routed job's first attempt and every resubmission.
     let text = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
     let mut lines = text.lines();
-    assert!(lines.next().unwrap().ends_with(",kind,slo,predicted_completion,predicted_violation,violated,evictions,scheduler,attempt,job_violated"));
+    assert!(lines.next().unwrap().ends_with(",kind,slo,predicted_completion,predicted_violation,violated,evictions,evicted_runs,scheduler,attempt,job_violated"));
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let direct: u64 = schedulers.values().map(|s| count(s, &["direct"])).sum();
     let resubmitted = count(dc, &["migrations"]) + count(dc, &["resubmissions_in_place"]);

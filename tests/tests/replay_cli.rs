@@ -10,7 +10,8 @@ use std::process::{Command, Output};
 const BATSIM_COLUMNS: &str = "job_id,workload_name,profile,submission_time,requested_number_of_resources,\
 requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,\
 stretch,allocated_resources,consumed_energy,metadata";
-const INTERSTICE_COLUMNS: &str = "kind,slo,predicted_completion,predicted_violation,violated,evictions";
+const INTERSTICE_COLUMNS: &str =
+    "kind,slo,predicted_completion,predicted_violation,violated,evictions,evicted_runs";
 
 /// `interstice replay ARGS --force`: these tests write into one directory
 /// several times (`a_non_empty_out_is_refused_without_force` checks the

@@ -271,3 +271,83 @@ utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,t
     assert_failure_mentions(&output, &["sweep.csv:3", "slack"]);
     assert!(!dir.join("report").exists(), "nothing written from a bad table");
 }
+
+/// Processor ranges in a `0-3 8` list.
+fn range_count(procs: &str) -> usize {
+    procs.split_whitespace().count()
+}
+
+#[test]
+fn the_gantt_chart_draws_every_evicted_run() {
+    let dir = scratch_dir("report_cli", "gantt");
+    let trace = kth_trace();
+    let run = dir.join("run");
+    assert_success(&interstice(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--procs",
+        "100",
+        "--conv",
+        "40",
+        "--policy",
+        "easy",
+        "--cloud-interval",
+        "120",
+        "--cloud-procs",
+        "1,2,4",
+        "--cloud-runtime",
+        "uniform:60:1800",
+        "--cloud-walltime",
+        "1800",
+        "--until",
+        "172800",
+        "--max-resubmissions",
+        "3",
+        "--quiet",
+        "--out",
+        run.to_str().unwrap(),
+    ]));
+    // The runs evictions ended: earlier runs (evicted_runs) and killed last runs.
+    let jobs = table(&run.join("jobs.csv"));
+    let mut evicted_ranges = 0;
+    let mut resubmitted = 0;
+    for job in &jobs {
+        for evicted in job["evicted_runs"].split(';').filter(|r| !r.is_empty()) {
+            evicted_ranges += range_count(evicted.split_once('@').unwrap().1);
+            resubmitted += 1;
+        }
+        if job["kind"] == "cloud" && job["final_state"] == "COMPLETED_KILLED" {
+            evicted_ranges += range_count(&job["allocated_resources"]);
+        }
+    }
+    assert!(
+        resubmitted > 0,
+        "the run has evicted-then-resubmitted jobs to draw"
+    );
+    let output = interstice(&[
+        "report",
+        "--gantt",
+        run.to_str().unwrap(),
+        "--from",
+        "0",
+        "--to",
+        "1000000000",
+    ]);
+    assert_success(&output);
+    let svg = std::fs::read_to_string(run.join("gantt.svg")).unwrap();
+    // Each run's processor ranges are rectangles of its colour (the legend's is opaque).
+    let red = svg.matches(r##"opacity="0.85" fill="#DC2828""##).count();
+    assert_eq!(
+        red, evicted_ranges,
+        "every evicted run on every processor range is drawn"
+    );
+    let png = std::fs::read(run.join("gantt.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(
+        svg.contains("processor") && svg.contains("hours since"),
+        "axes labelled"
+    );
+
+    let bad = interstice(&["report", "--gantt", dir.to_str().unwrap()]);
+    assert_failure_mentions(&bad, &["jobs.csv"]);
+}

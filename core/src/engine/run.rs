@@ -31,7 +31,7 @@ use super::{
 };
 use crate::bits::Bits;
 use crate::job::{Job, JobId, JobKind};
-use crate::metrics::JobRecord;
+use crate::metrics::{EvictedRun, JobRecord};
 use crate::plan::{Mask, Profile};
 use crate::time::Time;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -579,6 +579,14 @@ impl State {
         let e = &self.jobs[idx];
         let in_system = now - r.job.submit;
         if lc.allows_resubmission(e.resubmissions, in_system) {
+            // The evicted run is kept apart; the next run replaces start and procs.
+            if let (Some(start), Some(procs)) = (r.start, r.procs.clone()) {
+                r.evicted_runs.push(EvictedRun {
+                    start,
+                    end: now,
+                    procs,
+                });
+            }
             let e = &mut self.jobs[idx];
             e.resubmissions += 1;
             e.res = None;

@@ -70,7 +70,7 @@ impl Figure {
 }
 
 /// plotters' errors borrow nothing but are not `Sync` for every backend: keep the text.
-fn drawing<E: std::fmt::Display>(err: E) -> anyhow::Error {
+pub(super) fn drawing<E: std::fmt::Display>(err: E) -> anyhow::Error {
     anyhow::anyhow!("cannot draw the figure: {err}")
 }
 

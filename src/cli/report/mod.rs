@@ -9,6 +9,7 @@
 
 mod chart;
 mod figures;
+mod gantt;
 mod html;
 mod stats;
 mod tables;
@@ -24,15 +25,30 @@ pub const INDEX_HTML: &str = "index.html";
 /// Every number of the page.
 pub const REPORT_JSON: &str = "report.json";
 
-/// Draw a sweep's report.
+/// Draw a sweep's report, or one run's Gantt chart.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Example: interstice sweep KTH.swf.gz … --out out/sweep && \
-    interstice report out/sweep   # then open out/sweep/report/index.html")]
+#[command(after_help = "Examples:\n  interstice sweep KTH.swf.gz … --out out/sweep && \
+    interstice report out/sweep   # then open out/sweep/report/index.html\n  \
+    interstice replay KTH.swf.gz … --out out/run && interstice report --gantt out/run --from 600000 --to 650000")]
 pub struct ReportArgs {
     /// A sweep's output directory (its sweep.csv, and sweep-classes.csv with service classes).
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-    /// Where to write index.html, report.json and figures/ (default: DIR/report).
+    #[arg(
+        value_name = "DIR",
+        required_unless_present = "gantt",
+        conflicts_with = "gantt"
+    )]
+    pub dir: Option<PathBuf>,
+    /// Draw one run's Gantt chart instead (gantt.svg and gantt.png): RUN_DIR holds its jobs.csv
+    /// (a replay's --out, a sweep's runs/run-NNNN kept with --keep-runs, a Batsim run).
+    #[arg(long, value_name = "RUN_DIR")]
+    pub gantt: Option<PathBuf>,
+    /// With --gantt: the chart starts at S seconds (jobs.csv's times; default: the first submission).
+    #[arg(long, value_name = "S", requires = "gantt", value_parser = crate::cli::engine_args::parse_instant)]
+    pub from: Option<f64>,
+    /// With --gantt: the chart ends at S seconds (default: a day after --from, or the last end).
+    #[arg(long, value_name = "S", requires = "gantt", value_parser = crate::cli::engine_args::parse_instant)]
+    pub to: Option<f64>,
+    /// Where to write (default: DIR/report; with --gantt, RUN_DIR).
     #[arg(long, value_name = "OUT")]
     pub out: Option<PathBuf>,
     /// No summary line on stdout.
@@ -77,22 +93,28 @@ fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Draw the report of `args.dir`.
+/// Draw the report of `args.dir`, or the Gantt chart of `args.gantt`.
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
-    let sweep_csv = args.dir.join(crate::cli::sweep::SWEEP_CSV);
+    if let Some(run_dir) = &args.gantt {
+        return run_gantt(&args, run_dir);
+    }
+    let Some(dir) = &args.dir else {
+        anyhow::bail!("give a sweep's directory, or --gantt RUN_DIR");
+    };
+    let sweep_csv = dir.join(crate::cli::sweep::SWEEP_CSV);
     let runs: Vec<tables::Run> = tables::read(&sweep_csv)?;
     if runs.is_empty() {
         anyhow::bail!("{} has no run: nothing to report", sweep_csv.display());
     }
-    let classes_csv = args.dir.join(crate::cli::sweep::SWEEP_CLASSES_CSV);
+    let classes_csv = dir.join(crate::cli::sweep::SWEEP_CLASSES_CSV);
     let classes: Vec<tables::ClassRun> = if classes_csv.exists() {
         tables::read(&classes_csv)?
     } else {
         Vec::new()
     };
-    let report = Report::of(&args.dir, &runs, &classes);
+    let report = Report::of(dir, &runs, &classes);
 
-    let out = args.out.clone().unwrap_or_else(|| args.dir.join(REPORT_DIR));
+    let out = args.out.clone().unwrap_or_else(|| dir.join(REPORT_DIR));
     let figures_dir = out.join("figures");
     std::fs::create_dir_all(&figures_dir)
         .with_context(|| format!("cannot create {}", figures_dir.display()))?;
@@ -117,6 +139,24 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             report.runs,
             report.figures.len(),
             index.display()
+        )?;
+    }
+    Ok(())
+}
+
+/// `report --gantt RUN_DIR`: `gantt.svg` and `gantt.png`.
+fn run_gantt(args: &ReportArgs, run_dir: &Path) -> anyhow::Result<()> {
+    let (svg, (from, to)) = gantt::svg(run_dir, args.from, args.to)?;
+    let out = args.out.clone().unwrap_or_else(|| run_dir.to_path_buf());
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let svg_path = out.join("gantt.svg");
+    write(&svg_path, svg.as_bytes())?;
+    write(&out.join("gantt.png"), &chart::png(&svg)?)?;
+    if !args.quiet {
+        outln!(
+            "Gantt chart of {} from {from:.0} s to {to:.0} s: {} and gantt.png",
+            run_dir.display(),
+            svg_path.display()
         )?;
     }
     Ok(())

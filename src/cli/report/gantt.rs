@@ -1,0 +1,236 @@
+//! `interstice report --gantt RUN_DIR`: one run's schedule as a Gantt chart,
+//! processors up, time across, from its `jobs.csv`: HPC runs, cloud runs
+//! that ended on their own, cloud runs an eviction ended (the runs of
+//! `evicted_runs` and a last run killed), and cloud runs stopped at their
+//! walltime, each in its colour. It reads a Batsim `_jobs.csv` too (no
+//! `kind` column: every job drawn as HPC).
+
+use super::chart;
+use super::tables;
+use anyhow::{bail, Context};
+use plotters::prelude::*;
+use serde::Deserialize;
+use std::path::Path;
+
+/// One row of `jobs.csv`, the columns a Gantt chart needs.
+#[derive(Debug, Deserialize)]
+struct JobRow {
+    submission_time: f64,
+    starting_time: Option<f64>,
+    finish_time: Option<f64>,
+    allocated_resources: Option<String>,
+    final_state: String,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    evicted_runs: Option<String>,
+}
+
+/// How a run ended, which is its colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Hpc,
+    Cloud,
+    Evicted,
+    Walltime,
+}
+
+impl Kind {
+    const ALL: [Kind; 4] = [Kind::Hpc, Kind::Cloud, Kind::Evicted, Kind::Walltime];
+
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Hpc => "HPC job",
+            Kind::Cloud => "cloud job",
+            Kind::Evicted => "cloud run ended by an eviction",
+            Kind::Walltime => "cloud job stopped at its walltime",
+        }
+    }
+
+    fn color(self) -> RGBColor {
+        match self {
+            Kind::Hpc => RGBColor(70, 110, 180),
+            Kind::Cloud => RGBColor(60, 170, 90),
+            Kind::Evicted => RGBColor(220, 40, 40),
+            Kind::Walltime => RGBColor(240, 150, 30),
+        }
+    }
+}
+
+/// A run on some processors: `[start, end)` × each `(lo, hi)` range.
+#[derive(Debug)]
+struct Run {
+    kind: Kind,
+    start: f64,
+    end: f64,
+    ranges: Vec<(u32, u32)>,
+}
+
+/// `0-3 8` → [(0, 3), (8, 8)].
+fn ranges(text: &str) -> Option<Vec<(u32, u32)>> {
+    text.split_whitespace()
+        .map(|part| match part.split_once('-') {
+            Some((lo, hi)) => Some((lo.parse().ok()?, hi.parse().ok()?)),
+            None => part.parse().ok().map(|p| (p, p)),
+        })
+        .collect()
+}
+
+/// `START-END@PROCS;…` (jobs.csv's `evicted_runs`).
+fn evicted_runs(text: &str) -> Option<Vec<Run>> {
+    text.split(';')
+        .filter(|run| !run.is_empty())
+        .map(|run| {
+            let (times, procs) = run.split_once('@')?;
+            let (start, end) = times.split_once('-')?;
+            Some(Run {
+                kind: Kind::Evicted,
+                start: start.parse().ok()?,
+                end: end.parse().ok()?,
+                ranges: ranges(procs)?,
+            })
+        })
+        .collect()
+}
+
+/// Every run of every job of `path`, and the first submission.
+fn read_runs(path: &Path) -> anyhow::Result<(Vec<Run>, f64)> {
+    let rows: Vec<JobRow> = tables::read(path)?;
+    let mut runs = Vec::new();
+    let mut first = f64::INFINITY;
+    for (index, row) in rows.iter().enumerate() {
+        // The header is line 1.
+        let line = index + 2;
+        first = first.min(row.submission_time);
+        let cloud = row.kind.as_deref() == Some("cloud");
+        if let Some(text) = row.evicted_runs.as_deref() {
+            runs.extend(evicted_runs(text).with_context(|| {
+                format!(
+                    "{}:{line}: evicted_runs {text:?} is not START-END@PROCS;…",
+                    path.display()
+                )
+            })?);
+        }
+        let (Some(start), Some(end), Some(procs)) =
+            (row.starting_time, row.finish_time, &row.allocated_resources)
+        else {
+            continue;
+        };
+        let kind = match (cloud, row.final_state.as_str()) {
+            (false, _) => Kind::Hpc,
+            (true, "COMPLETED_KILLED") => Kind::Evicted,
+            (true, "COMPLETED_WALLTIME_REACHED") => Kind::Walltime,
+            (true, _) => Kind::Cloud,
+        };
+        let ranges = ranges(procs).with_context(|| {
+            format!(
+                "{}:{line}: allocated_resources {procs:?} is not a processor list",
+                path.display()
+            )
+        })?;
+        runs.push(Run {
+            kind,
+            start,
+            end,
+            ranges,
+        });
+    }
+    Ok((runs, first))
+}
+
+/// The chart of `run_dir/jobs.csv` between `from` and `to` (seconds, as in
+/// jobs.csv; default: the first day from the first submission), as SVG.
+/// Returns the SVG and the window drawn.
+pub fn svg(run_dir: &Path, from: Option<f64>, to: Option<f64>) -> anyhow::Result<(String, (f64, f64))> {
+    let path = run_dir.join("jobs.csv");
+    let (runs, first) = read_runs(&path)?;
+    if runs.is_empty() {
+        bail!("{} has no job that ran: nothing to draw", path.display());
+    }
+    let last = runs.iter().map(|r| r.end).fold(f64::NEG_INFINITY, f64::max);
+    let from = from.unwrap_or(first);
+    let to = to.unwrap_or_else(|| last.min(from + 86_400.0));
+    if to <= from {
+        bail!("--to {to} is not after --from {from}");
+    }
+    let shown: Vec<&Run> = runs.iter().filter(|r| r.end > from && r.start < to).collect();
+    let procs = runs
+        .iter()
+        .flat_map(|r| r.ranges.iter().map(|&(_, hi)| hi))
+        .max()
+        .unwrap_or(0)
+        + 1;
+    let hours = |t: f64| (t - from) / 3600.0;
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (1600, 800)).into_drawing_area();
+        root.fill(&WHITE).map_err(chart::drawing)?;
+        let title = format!(
+            "{}: {} runs between {from:.0} s and {to:.0} s",
+            run_dir.display(),
+            shown.len()
+        );
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..hours(to), 0.0..f64::from(procs))
+            .map_err(chart::drawing)?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_desc(format!("hours since {from:.0} s"))
+            .y_desc("processor")
+            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", 14))
+            .draw()
+            .map_err(chart::drawing)?;
+        for kind in Kind::ALL {
+            let color = kind.color();
+            let rectangles = shown.iter().filter(|r| r.kind == kind).flat_map(|r| {
+                let (x0, x1) = (hours(r.start.max(from)), hours(r.end.min(to)));
+                r.ranges.iter().map(move |&(lo, hi)| {
+                    Rectangle::new(
+                        [(x0, f64::from(lo)), (x1, f64::from(hi) + 1.0)],
+                        color.mix(0.85).filled(),
+                    )
+                })
+            });
+            chart
+                .draw_series(rectangles)
+                .map_err(chart::drawing)?
+                .label(kind.label())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(chart::drawing)?;
+        root.present().map_err(chart::drawing)?;
+    }
+    Ok((text, (from, to)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn processor_lists_and_evicted_runs_are_read() {
+        assert_eq!(ranges("0-3 8"), Some(vec![(0, 3), (8, 8)]));
+        assert_eq!(ranges("x"), None);
+        let runs = evicted_runs("10.000000-20.500000@2-3;30.000000-31.000000@0 5").unwrap();
+        assert_eq!(runs.len(), 2);
+        assert_eq!(
+            (runs[0].start, runs[0].end, runs[0].ranges.clone()),
+            (10.0, 20.5, vec![(2, 3)])
+        );
+        assert_eq!(runs[1].ranges, vec![(0, 0), (5, 5)]);
+        assert!(evicted_runs("10-x@1").is_none());
+    }
+}
