@@ -105,15 +105,15 @@ fn rows_are_batsim_formatted_and_in_completion_order() {
     let violated = |idx: usize| u8::from(records[idx].violated());
     let expected = [
         JOBS_CSV_HEADER.to_string(),
-        format!("3,w0,delay_60,20.000000,1,180.000000,0,REJECTED,,,,,,,,,\"\",cloud,270.000000,inf,1,{},0", violated(2)),
+        format!("3,w0,delay_60,20.000000,1,180.000000,0,REJECTED,,,,,,,,,\"\",cloud,270.000000,inf,1,{},0,", violated(2)),
         "4,w0,delay_60,30.000000,1,180.000000,0,COMPLETED_KILLED,30.000000,10.000000,40.000000,0.000000,\
-         10.000000,1.000000,1,-1.000000,\"\",cloud,270.000000,210.000000,0,1,1"
+         10.000000,1.000000,1,-1.000000,\"\",cloud,270.000000,210.000000,0,1,1,"
             .to_string(),
         "2,w0,delay_60,10.500000,2,180.000000,1,COMPLETED_SUCCESSFULLY,12.000000,60.000000,72.000000,1.500000,\
-         61.500000,1.025000,4 6,-1.000000,\"\",cloud,270.000000,190.500000,0,0,0"
+         61.500000,1.025000,4 6,-1.000000,\"\",cloud,270.000000,190.500000,0,0,0,"
             .to_string(),
         "1,w0,delay_150,0.000000,4,100.000000,0,COMPLETED_WALLTIME_REACHED,0.000000,100.000000,100.000000,\
-         0.000000,100.000000,1.000000,0-3,-1.000000,\"\",hpc,,,,0,0"
+         0.000000,100.000000,1.000000,0-3,-1.000000,\"\",hpc,,,,0,0,"
             .to_string(),
     ];
     let lines: Vec<&str> = text.lines().collect();
@@ -163,7 +163,7 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
     assert_eq!(lines.next(), Some(JOBS_CSV_HEADER));
     let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
     assert_eq!(rows.len(), jobs.len());
-    assert!(rows.iter().all(|row| row.len() == 23), "every row has 23 fields");
+    assert!(rows.iter().all(|row| row.len() == 24), "every row has 24 fields");
     let mut ids: Vec<u64> = rows.iter().map(|row| row[0].parse().unwrap()).collect();
     ids.sort_unstable();
     let mut expected_ids: Vec<u64> = jobs.iter().map(|job| job.id.0).collect();

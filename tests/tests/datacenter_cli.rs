@@ -69,9 +69,9 @@ fn the_shipped_example_replays_two_clusters_and_a_cloud_platform() {
         rows.len() as u64,
         direct + accepted + count(dc, &["refused"]) + resubmitted
     );
-    let second_attempts = rows.iter().filter(|r| r[24] == "2").count() as u64;
+    let second_attempts = rows.iter().filter(|r| r[25] == "2").count() as u64;
     assert!(second_attempts > 0 && second_attempts <= resubmitted);
-    let violated = rows.iter().filter(|r| r[25] == "1").count() as u64;
+    let violated = rows.iter().filter(|r| r[26] == "1").count() as u64;
     assert_eq!(violated, count(dc, &["violations"]));
     // HPC work never waits for cloud work (hpc-first): the clusters' HPC
     // makespans are those of the same replay with every cloud job elsewhere.
