@@ -53,7 +53,7 @@ pub fn classify(err: &anyhow::Error) -> Exit {
         return Exit::Output;
     }
     for cause in err.chain() {
-        if cause.is::<Usage>() || cause.is::<OutNotEmpty>() {
+        if cause.is::<Usage>() || cause.is::<OutNotEmpty>() || cause.is::<super::sweep::OtherSweep>() {
             return Exit::Usage;
         }
         if cause.is::<Refused>() {

@@ -26,7 +26,7 @@ pub struct GridFileError {
 
 /// Options a grid file may not give: they say where and how this machine
 /// runs the grid, not what the grid is.
-const COMMAND_LINE_ONLY: [&str; 8] = [
+const COMMAND_LINE_ONLY: [&str; 10] = [
     "grid",
     "out",
     "force",
@@ -35,7 +35,14 @@ const COMMAND_LINE_ONLY: [&str; 8] = [
     "keep-runs",
     "no-jobs-csv",
     "help",
+    "slurm-array",
+    "cell",
 ];
+
+/// Options that together say what machine and area a run has: typing any of
+/// them replaces the file's whole group (`--conv 10` with a `conv: machine`
+/// file means that area, not a clash with the file's `--machine`).
+const MACHINE_GROUP: [&str; 4] = ["machine", "procs", "conv", "clip"];
 
 /// The option a key names, and how it takes values.
 struct SweepOption {
@@ -183,10 +190,12 @@ pub fn expand(argv: Vec<OsString>) -> Result<Vec<OsString>, GridFileError> {
         problem: format!("cannot read the grid file: {err}"),
     })?;
     let given: Vec<String> = argv.iter().filter_map(|arg| long_option(arg)).collect();
-    // An option on the command line replaces the file's.
+    // An option on the command line replaces the file's (a machine option the group).
+    let machine_typed = given.iter().any(|long| MACHINE_GROUP.contains(&long.as_str()));
     let options = options_of(&path, &text)?
         .into_iter()
         .filter(|(long, _)| !given.contains(long))
+        .filter(|(long, _)| !(machine_typed && MACHINE_GROUP.contains(&long.as_str())))
         .flat_map(|(_, args)| args);
     let mut expanded = argv[..value_end].to_vec();
     expanded.extend(options);
@@ -298,6 +307,15 @@ mod tests {
             expand(typed.clone()).unwrap(),
             typed,
             "the command line's --slack replaces the file's"
+        );
+        std::fs::write(&grid, "conv: machine\nprocs: [10, 20]\nslack: 2\n").unwrap();
+        let area = argv(&["interstice", "sweep", "w.swf", "--grid", grid_arg, "--conv", "10"]);
+        let mut expected = area.clone();
+        expected.splice(5..5, ["--slack", "2"].map(OsString::from));
+        assert_eq!(
+            expand(area).unwrap(),
+            expected,
+            "a typed --conv replaces the file's machines"
         );
         let other = argv(&["interstice", "replay", "--grid", "x"]);
         assert_eq!(

@@ -908,3 +908,66 @@ fn an_interrupted_sweep_resumes_to_the_uninterrupted_result_running_each_cell_on
         .unwrap();
     assert_failure_mentions(&output, &["--cell 99", "0 to 27"]);
 }
+
+#[test]
+fn collect_writes_where_the_cells_are_and_only_for_their_settings() {
+    let dir = scratch_dir("sweep_cli", "collect");
+    std::fs::create_dir_all(&dir).unwrap();
+    let grid =
+        "policy: easy\nmachine: [10]\ncloud_interval: 600\ncloud_procs: [1, 2]\nslack: 2\nuntil: 43200\n";
+    std::fs::write(dir.join("grid.yaml"), grid).unwrap();
+    let array = sweep_in(
+        &dir,
+        &dir.join("array"),
+        &["--grid", "grid.yaml", "--slurm-array"],
+    );
+    assert_success(&array);
+    for cell in 0..3 {
+        let cell = cell.to_string();
+        assert_success(&sweep_in(
+            &dir,
+            &dir.join("array"),
+            &["--grid", "grid.yaml", "--cell", &cell],
+        ));
+    }
+    // Moved elsewhere, the cells are collected where they are now.
+    std::fs::rename(dir.join("array"), dir.join("moved")).unwrap();
+    let collect = |target: &str| {
+        Command::new(interstice_tests::interstice_bin())
+            .args(["sweep", "collect", dir.join(target).to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    assert_success(&collect("moved"));
+    assert_eq!(sweep_csv(&dir.join("moved")).1.len(), 2);
+    assert!(
+        !dir.join("array").exists(),
+        "nothing written where the cells were"
+    );
+    // The grid file changed since: collecting would mix settings.
+    std::fs::write(dir.join("grid.yaml"), grid.replace("600", "300")).unwrap();
+    let changed = collect("moved");
+    assert_eq!(
+        changed.status.code(),
+        Some(2),
+        "another sweep's cells are a usage error"
+    );
+    assert_failure_mentions(&changed, &["another sweep", "cloud_interval"]);
+    // The same command resumes (every cell read back); --force starts over.
+    std::fs::write(dir.join("grid.yaml"), grid).unwrap();
+    let resumed = sweep_in(&dir, &dir.join("moved"), &["--grid", "grid.yaml"]);
+    assert_success(&resumed);
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(stdout.contains("3 finished cells read back"), "{stdout}");
+    let forced = sweep_in(&dir, &dir.join("moved"), &["--grid", "grid.yaml", "--force"]);
+    assert_success(&forced);
+    let stdout = String::from_utf8_lossy(&forced.stdout);
+    assert!(
+        !stdout.contains("read back"),
+        "--force runs every cell again: {stdout}"
+    );
+    // slurm_array and cell belong on the command line.
+    std::fs::write(dir.join("bad.yaml"), format!("{grid}slurm_array: true\n")).unwrap();
+    let bad = sweep_in(&dir, &dir.join("bad"), &["--grid", "bad.yaml"]);
+    assert_failure_mentions(&bad, &["slurm_array", "command line"]);
+}

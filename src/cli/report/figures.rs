@@ -37,13 +37,15 @@ impl Key {
         Key(value, label)
     }
 
-    /// A cloud width: `4`, or a mixture such as `1,2,4` (sorted by its widest).
+    /// A cloud width: `4`, or a mixture such as `1,2,4` (sorted by its
+    /// widest, after the fixed width of that size).
     fn width(text: &str) -> Key {
         let widest = text
             .split([',', ':'])
             .filter_map(|part| part.trim().parse::<f64>().ok())
             .fold(0.0, f64::max);
-        Key(widest, text.to_string())
+        let mixture = if text.contains([',', ':']) { 0.5 } else { 0.0 };
+        Key(widest + mixture, text.to_string())
     }
 }
 
@@ -271,13 +273,15 @@ fn class_figure(runs: &[Run], classes: &[ClassRun]) -> Figure {
             c.mean_deficit
         }),
     ];
+    let setting = super::stats::class_setting(runs);
     let mut gather = Gather::default();
     for class in classes {
         let eviction = class.eviction.as_deref().unwrap_or("-");
+        let line = format!("{} {eviction} {}", class.class, setting(class.run));
         for (order, (title, metric)) in metrics.iter().enumerate() {
             gather.add(
                 Key::number(order as f64, title.to_string()),
-                Key::number(0.0, format!("{} {eviction}", class.class)),
+                Key::number(0.0, line.trim_end().to_string()),
                 f64::from(class.conv),
                 metric(class),
             );

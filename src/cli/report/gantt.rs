@@ -93,6 +93,44 @@ fn evicted_runs(text: &str) -> Option<Vec<Run>> {
         .collect()
 }
 
+/// The jobs file of `run`: `run` itself if it is a file, else its
+/// `jobs.csv`, else its one Batsim `*_jobs.csv` (`batsim -e DIR/PREFIX`).
+fn jobs_file(run: &Path) -> anyhow::Result<std::path::PathBuf> {
+    if run.is_file() {
+        return Ok(run.to_path_buf());
+    }
+    let jobs = run.join("jobs.csv");
+    if jobs.is_file() {
+        return Ok(jobs);
+    }
+    let batsim: Vec<_> = std::fs::read_dir(run)
+        .with_context(|| {
+            format!(
+                "cannot read {} (a run's directory or its jobs.csv)",
+                run.display()
+            )
+        })?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with("_jobs.csv"))
+        })
+        .collect();
+    match batsim.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => bail!(
+            "{} has no jobs.csv (nor a Batsim *_jobs.csv): give a replay's --out, a sweep's \
+             runs/run-NNNN kept with --keep-runs, or the jobs file itself",
+            run.display()
+        ),
+        _ => bail!(
+            "{} has several Batsim *_jobs.csv: give the one to draw",
+            run.display()
+        ),
+    }
+}
+
 /// Every run of every job of `path`, and the first submission.
 fn read_runs(path: &Path) -> anyhow::Result<(Vec<Run>, f64)> {
     let rows: Vec<JobRow> = tables::read(path)?;
@@ -142,17 +180,19 @@ fn read_runs(path: &Path) -> anyhow::Result<(Vec<Run>, f64)> {
 /// jobs.csv; default: the first day from the first submission), as SVG.
 /// Returns the SVG and the window drawn.
 pub fn svg(run_dir: &Path, from: Option<f64>, to: Option<f64>) -> anyhow::Result<(String, (f64, f64))> {
-    let path = run_dir.join("jobs.csv");
+    let path = jobs_file(run_dir)?;
     let (runs, first) = read_runs(&path)?;
     if runs.is_empty() {
         bail!("{} has no job that ran: nothing to draw", path.display());
     }
     let last = runs.iter().map(|r| r.end).fold(f64::NEG_INFINITY, f64::max);
     let from = from.unwrap_or(first);
-    let to = to.unwrap_or_else(|| last.min(from + 86_400.0));
-    if to <= from {
-        bail!("--to {to} is not after --from {from}");
-    }
+    let to = match to {
+        Some(to) if to <= from => bail!("--to {to} is not after --from {from}"),
+        Some(to) => to,
+        None if last <= from => bail!("--from {from}: the run's last job ended at {last:.0} s, before it"),
+        None => last.min(from + 86_400.0),
+    };
     let shown: Vec<&Run> = runs.iter().filter(|r| r.end > from && r.start < to).collect();
     let procs = runs
         .iter()

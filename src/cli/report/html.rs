@@ -103,6 +103,7 @@ fn classes(out: &mut String, rows: &[ClassRow]) {
         &[
             "eviction",
             "m_conv",
+            "setting",
             "class",
             "runs",
             "requests",
@@ -119,6 +120,7 @@ fn classes(out: &mut String, rows: &[ClassRow]) {
             vec![
                 r.eviction.clone().unwrap_or_else(|| "-".to_string()),
                 r.conv.to_string(),
+                r.setting.clone(),
                 r.class.clone(),
                 r.runs.to_string(),
                 r.requests.to_string(),

@@ -39,7 +39,8 @@ pub struct ReportArgs {
     )]
     pub dir: Option<PathBuf>,
     /// Draw one run's Gantt chart instead (gantt.svg and gantt.png): RUN_DIR holds its jobs.csv
-    /// (a replay's --out, a sweep's runs/run-NNNN kept with --keep-runs, a Batsim run).
+    /// (a replay's --out, a sweep's runs/run-NNNN kept with --keep-runs) or a Batsim *_jobs.csv,
+    /// or is the jobs file itself.
     #[arg(long, value_name = "RUN_DIR")]
     pub gantt: Option<PathBuf>,
     /// With --gantt: the chart starts at S seconds (jobs.csv's times; default: the first submission).
@@ -83,7 +84,7 @@ impl Report {
                 .collect(),
             claims: stats::claims(runs, &prediction),
             prediction,
-            classes: stats::class_rows(classes),
+            classes: stats::class_rows(runs, classes),
             figures: figures::all(runs, classes),
         }
     }
@@ -147,7 +148,15 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
 /// `report --gantt RUN_DIR`: `gantt.svg` and `gantt.png`.
 fn run_gantt(args: &ReportArgs, run_dir: &Path) -> anyhow::Result<()> {
     let (svg, (from, to)) = gantt::svg(run_dir, args.from, args.to)?;
-    let out = args.out.clone().unwrap_or_else(|| run_dir.to_path_buf());
+    let out = args.out.clone().unwrap_or_else(|| {
+        if run_dir.is_file() {
+            run_dir
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        } else {
+            run_dir.to_path_buf()
+        }
+    });
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let svg_path = out.join("gantt.svg");
     write(&svg_path, svg.as_bytes())?;

@@ -61,7 +61,10 @@ impl Aggregate {
     /// `0.123 ± 0.045 (n = 12, 3 undefined)`.
     pub fn text(&self) -> String {
         let Some(mean) = self.mean else {
-            return format!("undefined in all {} runs", self.undefined);
+            return match self.undefined {
+                0 => "no run in this scope".to_string(),
+                n => format!("undefined in all {n} runs"),
+            };
         };
         let mut text = format!("{mean:.3}");
         if let Some(sd) = self.sd {
@@ -150,14 +153,22 @@ pub struct Claim {
     pub here: String,
 }
 
-/// `x %` of the runs at a point of the grid, or why there is none.
+/// `x %` of the runs at a point of the grid (each named by its other
+/// settings when there are several), or why there is none.
 fn at_point(runs: &[Run], conv: u32, width: &str, slack: f64) -> String {
+    let varying = Dimension::varying(runs, &[]);
     let values: Vec<String> = runs
         .iter()
         .filter(|r| r.conv == conv && r.cloud_procs == width && r.slack == slack)
-        .map(|r| match r.violation_percent {
-            Some(percent) => format!("{percent:.4} % ({} of {})", r.violations, r.cloud_jobs),
-            None => "undefined (no cloud job)".to_string(),
+        .map(|r| {
+            let value = match r.violation_percent {
+                Some(percent) => format!("{percent:.4} % ({} of {})", r.violations, r.cloud_jobs),
+                None => "undefined (no cloud job)".to_string(),
+            };
+            match r.setting(&varying) {
+                setting if setting.is_empty() => value,
+                setting => format!("{setting}: {value}"),
+            }
         })
         .collect();
     if values.is_empty() {
@@ -182,7 +193,8 @@ fn largest(runs: &[&Run]) -> String {
             runs.iter().filter(|r| r.violations == 0).count(),
             runs.len()
         ),
-        None => "no run in this sweep".to_string(),
+        None if runs.is_empty() => "no run in this sweep".to_string(),
+        None => format!("undefined in all {} runs (no cloud job)", runs.len()),
     }
 }
 
@@ -191,8 +203,13 @@ pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> Vec<Claim> {
     let mut claims = Vec::new();
     for (slack, thesis) in [(1.25, "0.0018"), (1.5, "0.0014"), (2.0, "0.0009")] {
         let fraction: f64 = thesis.parse().unwrap_or(f64::NAN);
+        let which = if slack == 1.25 {
+            " (the thesis's largest)"
+        } else {
+            ""
+        };
         claims.push(Claim {
-            claim: format!("violations at m_conv 10, h 4, f {slack} (the thesis's largest)"),
+            claim: format!("violations at m_conv 10, h 4, f {slack}{which}"),
             thesis: format!(
                 "{thesis} — read as a percentage: {thesis} %; read as a fraction: {:.2} %",
                 fraction * 100.0
@@ -231,7 +248,9 @@ pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> Vec<Claim> {
         };
         claims.push(Claim {
             claim: format!("prediction over {}, {}", row.scope, row.setting),
-            thesis: format!("accuracy {thesis_accuracy}, precision {thesis_precision} (per-run mean ± sd)"),
+            thesis: format!(
+                "accuracy {thesis_accuracy}, precision {thesis_precision} (per-run mean ± sd, its own F^σ predictor)"
+            ),
             here: format!(
                 "accuracy {}; precision {}",
                 row.thesis_accuracy.text(),
@@ -251,7 +270,7 @@ pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> Vec<Claim> {
         here: format!(
             "changed in {changed} of {} runs, by at most {biggest:.0} s{}",
             runs.len(),
-            if hpc_first {
+            if hpc_first && changed == 0 {
                 " — every run is hpc-first, where HPC work never waits for a cloud job: 0 by construction, not a finding"
             } else {
                 ""
@@ -262,11 +281,13 @@ pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> Vec<Claim> {
 }
 
 /// One line of the per-class table: a class under an eviction policy at an
-/// area, averaged over the runs there.
+/// area and the other settings that vary, averaged over the runs there (seeds).
 #[derive(Clone, Debug, Serialize)]
 pub struct ClassRow {
     pub eviction: Option<String>,
     pub conv: u32,
+    /// The other settings that vary between the runs (`policy=easy f=2 h=4`), or empty.
+    pub setting: String,
     pub class: String,
     pub runs: usize,
     pub requests: u64,
@@ -280,12 +301,43 @@ pub struct ClassRow {
     pub preemptions: u64,
 }
 
-/// The per-class table, in (eviction, area, class) order.
-pub fn class_rows(classes: &[ClassRun]) -> Vec<ClassRow> {
-    let mut groups: BTreeMap<(Option<String>, u32, String), Vec<&ClassRun>> = BTreeMap::new();
+/// The settings of a class row's run besides its eviction policy and area:
+/// the varying columns, the slack and the cloud width when they vary.
+pub fn class_setting(runs: &[Run]) -> impl Fn(u64) -> String + '_ {
+    let varying = Dimension::varying(runs, &[Dimension::Eviction]);
+    let first = runs.first();
+    let slacks_vary = runs.iter().any(|r| Some(r.slack) != first.map(|f| f.slack));
+    let widths_vary = runs
+        .iter()
+        .any(|r| Some(&r.cloud_procs) != first.map(|f| &f.cloud_procs));
+    move |id: u64| {
+        let Some(run) = runs.iter().find(|r| r.run == id) else {
+            return String::new();
+        };
+        let mut parts = vec![run.setting(&varying)];
+        if widths_vary {
+            parts.push(format!("h={}", run.cloud_procs));
+        }
+        if slacks_vary {
+            parts.push(format!("f={}", run.slack));
+        }
+        parts.retain(|part| !part.is_empty());
+        parts.join(" ")
+    }
+}
+
+/// The per-class table, in (eviction, area, setting, class) order.
+pub fn class_rows(runs: &[Run], classes: &[ClassRun]) -> Vec<ClassRow> {
+    let setting = class_setting(runs);
+    let mut groups: BTreeMap<(Option<String>, u32, String, String), Vec<&ClassRun>> = BTreeMap::new();
     for class in classes {
         groups
-            .entry((class.eviction.clone(), class.conv, class.class.clone()))
+            .entry((
+                class.eviction.clone(),
+                class.conv,
+                setting(class.run),
+                class.class.clone(),
+            ))
             .or_default()
             .push(class);
     }
@@ -305,9 +357,10 @@ pub fn class_rows(classes: &[ClassRun]) -> Vec<ClassRow> {
     };
     groups
         .into_iter()
-        .map(|((eviction, conv, class), rows)| ClassRow {
+        .map(|((eviction, conv, setting, class), rows)| ClassRow {
             eviction,
             conv,
+            setting,
             class,
             runs: rows.len(),
             requests: rows.iter().map(|r| r.requests).sum(),

@@ -12,6 +12,7 @@ use std::path::Path;
 /// One run of a sweep (the columns of `sweep.csv` the report uses).
 #[derive(Clone, Debug, Deserialize)]
 pub struct Run {
+    pub run: u64,
     pub policy: String,
     pub scheduling: String,
     pub predictor: String,
@@ -53,6 +54,7 @@ impl Run {
 /// One service class of one run (`sweep-classes.csv`).
 #[derive(Clone, Debug, Deserialize)]
 pub struct ClassRun {
+    pub run: u64,
     pub eviction: Option<String>,
     pub conv: u32,
     pub class: String,

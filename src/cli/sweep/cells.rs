@@ -59,12 +59,24 @@ pub struct Cells {
 #[derive(Debug, thiserror::Error)]
 #[error(
     "{} holds the cells of another sweep ({difference}): resuming would mix two sweeps; give another \
-     --out, or --force to discard them and start over",
+     --out, or --force to discard them and start over (paths count as typed: run from the directory \
+     the sweep was started in)",
     dir.display()
 )]
 pub struct OtherSweep {
     pub dir: PathBuf,
     pub difference: String,
+}
+
+/// Refuse to mix the cells of `stored` with a sweep of `settings`.
+pub fn check_same(out: &Path, stored: &Settings, settings: &Settings) -> Result<(), OtherSweep> {
+    if stored.settings == settings.settings {
+        return Ok(());
+    }
+    Err(OtherSweep {
+        dir: out.to_path_buf(),
+        difference: difference(&stored.settings, &settings.settings),
+    })
 }
 
 /// The first key whose value differs between two settings objects.
@@ -82,17 +94,18 @@ fn difference(old: &serde_json::Value, new: &serde_json::Value) -> String {
     "the settings differ".to_string()
 }
 
+/// Write `path` whole or not at all: a temporary file of this process, renamed.
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let temporary = path.with_extension("json.tmp");
+    let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
     std::fs::write(&temporary, bytes).with_context(|| format!("cannot write {}", temporary.display()))?;
     std::fs::rename(&temporary, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 impl Cells {
     /// The cells of `out` for a sweep of `settings`: those of an earlier
-    /// sweep of the same settings are kept (resumed); other settings are an
-    /// error unless `force`, which discards them. A non-empty `out` that
-    /// holds no cells needs `force`, as any `--out`.
+    /// sweep of the same settings are kept (resumed), other settings are an
+    /// error; `force` discards any cells and starts over. A non-empty `out`
+    /// that holds no cells needs `force`, as any `--out`.
     pub fn open(out: &Path, settings: &Settings, force: bool) -> anyhow::Result<Cells> {
         let dir = out.join(CELLS_DIR);
         let settings_path = dir.join(SETTINGS_JSON);
@@ -100,17 +113,12 @@ impl Cells {
             Ok(text) => {
                 let old: Settings = serde_json::from_str(&text)
                     .with_context(|| format!("{} is not a sweep's settings", settings_path.display()))?;
-                if old.settings == settings.settings {
+                if !force {
                     // Resume, keeping the command line that started the sweep.
+                    check_same(out, &old, settings)?;
                     return Ok(Cells { dir });
                 }
-                if !force {
-                    return Err(OtherSweep {
-                        dir: out.to_path_buf(),
-                        difference: difference(&old.settings, &settings.settings),
-                    }
-                    .into());
-                }
+                // --force starts over.
                 std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
             }
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {

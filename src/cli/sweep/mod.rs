@@ -23,6 +23,8 @@
 mod cells;
 mod slurm;
 
+pub use cells::OtherSweep;
+
 use super::engine_args::{
     parse_admission, parse_alpha, parse_factor, parse_policy, parse_predictor, parse_procs_choice,
     parse_runtime, parse_scheduling, parse_seconds, BadValue, TuningArgs,
@@ -296,8 +298,10 @@ pub fn collect_command(argv: &[std::ffi::OsString]) -> Option<CollectArgs> {
 /// The tables of a sweep whose cells are all finished, from the command
 /// line stored with them.
 pub fn collect(args: CollectArgs) -> anyhow::Result<()> {
-    let dir = &args.dir;
-    let (_, settings) = cells::Cells::existing(dir)?;
+    // The directory as given: the tables go there, wherever it was moved.
+    let dir = std::fs::canonicalize(&args.dir)
+        .with_context(|| format!("cannot find {} (a sweep's --out directory)", args.dir.display()))?;
+    let (_, settings) = cells::Cells::existing(&dir)?;
     // The stored command line's paths are relative to where it was typed.
     std::env::set_current_dir(&settings.cwd).with_context(|| {
         format!(
@@ -310,7 +314,9 @@ pub fn collect(args: CollectArgs) -> anyhow::Result<()> {
     let matches = command
         .try_get_matches_from(argv.iter().skip(1))
         .with_context(|| format!("cannot read the command line stored in {}", dir.display()))?;
-    let args = <SweepArgs as clap::FromArgMatches>::from_arg_matches(&matches)?;
+    let mut args = <SweepArgs as clap::FromArgMatches>::from_arg_matches(&matches)?;
+    args.out = dir;
+    args.quiet = false;
     let argv = settings.argv.clone();
     sweep(args, argv, Mode::Collect)
 }
@@ -393,9 +399,24 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         .to_config(machine(grid.convs[0]))?;
 
     let (tasks, n_baselines) = grid.tasks();
+    if let Mode::Cell(cell) = mode {
+        if cell >= tasks.len() {
+            return Err(super::flags::Usage(format!(
+                "--cell {cell}: the sweep has {} simulations, numbered 0 to {}",
+                tasks.len(),
+                tasks.len() - 1
+            ))
+            .into());
+        }
+    }
     let settings = cells::Settings::new(settings_json(&args, &grid), argv)?;
     let cells = match mode {
-        Mode::Collect => cells::Cells::existing(&args.out)?.0,
+        Mode::Collect => {
+            let (cells, stored) = cells::Cells::existing(&args.out)?;
+            // The grid file may have changed since: the cells are of the stored settings.
+            cells::check_same(&args.out, &stored, &settings)?;
+            cells
+        }
         _ => cells::Cells::open(&args.out, &settings, args.force)?,
     };
     // The simulations an earlier (interrupted) sweep or the array's tasks finished.
@@ -404,12 +425,10 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         finished.push(cells.load(index, task)?);
     }
     match mode {
-        Mode::SlurmArray => return slurm::write_array(&args.out, &settings, &tasks, args.quiet),
-        Mode::Cell(cell) if cell >= tasks.len() => bail!(
-            "--cell {cell}: the sweep has {} simulations, numbered 0 to {}",
-            tasks.len(),
-            tasks.len() - 1
-        ),
+        Mode::SlurmArray => {
+            let missing: Vec<usize> = (0..tasks.len()).filter(|&i| finished[i].is_none()).collect();
+            return slurm::write_array(&args.out, &settings, &tasks, &missing, args.quiet);
+        }
         Mode::Collect => {
             let missing: Vec<usize> = (0..tasks.len()).filter(|&i| finished[i].is_none()).collect();
             if let Some(first) = missing.first() {
@@ -543,9 +562,9 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let progress = Progress::new(args.quiet, tasks.len());
     let read_back = finished.iter().filter(|cell| cell.is_some()).count();
-    progress.bar.inc(read_back as u64);
+    // The bar counts what is left to simulate, so its ETA is of that.
+    let progress = Progress::new(args.quiet, tasks.len(), read_back);
     let outcomes = run_parallel(&tasks, workers, simulate, |done, index, task, outcome| {
         if finished[index].is_none() {
             progress.finished(done, task, outcome);
@@ -608,10 +627,12 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(quiet: bool, total: usize) -> Progress {
+    /// A sweep of `total` simulations, `read_back` of them finished earlier.
+    fn new(quiet: bool, total: usize, read_back: usize) -> Progress {
         let terminal = !quiet && std::io::stderr().is_terminal();
         let bar = if terminal {
-            let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            let left = total.saturating_sub(read_back) as u64;
+            let bar = ProgressBar::with_draw_target(Some(left), ProgressDrawTarget::stderr());
             if let Ok(style) = ProgressStyle::with_template(
                 "{elapsed_precise} [{bar:30}] {pos}/{len} simulations, ETA {eta} {msg}",
             ) {
@@ -720,6 +741,7 @@ fn settings_json(args: &SweepArgs, grid: &Grid) -> serde_json::Value {
         "max_resubmissions": args.tuning.max_resubmissions,
         "max_time_in_system": args.tuning.max_time_in_system,
         "qos": args.qos.as_ref().map(|path| path.display().to_string()),
+        "lenient": args.trace.lenient,
         "grid": grid.to_json(),
     })
 }

@@ -55,8 +55,59 @@ fn cell_command(settings: &Settings) -> anyhow::Result<String> {
     Ok(words.join(" "))
 }
 
-/// Write `out/slurm/sweep.sbatch` and `out/slurm/cells.tsv` for `tasks`.
-pub fn write_array(out: &Path, settings: &Settings, tasks: &[Task], quiet: bool) -> anyhow::Result<()> {
+/// Slurm's default `MaxArraySize`: array indices must stay below it.
+const DEFAULT_MAX_ARRAY_SIZE: usize = 1001;
+
+/// `0,3,5-9`: Slurm's `--array` list of `indices` (sorted).
+fn array_list(indices: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut at = 0;
+    while at < indices.len() {
+        let first = indices[at];
+        let mut last = first;
+        while at + 1 < indices.len() && indices[at + 1] == last + 1 {
+            at += 1;
+            last = indices[at];
+        }
+        parts.push(if first == last {
+            first.to_string()
+        } else {
+            format!("{first}-{last}")
+        });
+        at += 1;
+    }
+    parts.join(",")
+}
+
+/// A path for an `#SBATCH` line: no whitespace (the line would break), `%`
+/// doubled (Slurm expands `%x`, `%j`… in file names).
+fn sbatch_path(path: &Path, what: &str) -> anyhow::Result<String> {
+    let text = path.display().to_string();
+    if text.chars().any(char::is_whitespace) {
+        anyhow::bail!(
+            "{what} {text:?} has whitespace, which an #SBATCH line cannot carry: run the sweep from, \
+             and into, directories without spaces"
+        );
+    }
+    Ok(text.replace('%', "%%"))
+}
+
+/// Write `out/slurm/sweep.sbatch`, an array of the cells in `missing` (the
+/// others have finished), and `out/slurm/cells.tsv` for `tasks`.
+pub fn write_array(
+    out: &Path,
+    settings: &Settings,
+    tasks: &[Task],
+    missing: &[usize],
+    quiet: bool,
+) -> anyhow::Result<()> {
+    if missing.is_empty() {
+        anyhow::bail!(
+            "every cell of {} has finished: run `interstice sweep collect {}`",
+            out.display(),
+            out.display()
+        );
+    }
     let dir = out.join(SLURM_DIR);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let out_dir = settings.cwd.join(out);
@@ -78,17 +129,21 @@ pub fn write_array(out: &Path, settings: &Settings, tasks: &[Task], quiet: bool)
     );
     let _ = writeln!(
         script,
-        "# cell has finished does nothing, so resubmitting the array only runs the rest."
+        "# cell has finished does nothing; `--slurm-array` again writes an array of the cells left."
     );
     let _ = writeln!(script, "#SBATCH --job-name=interstice-sweep");
-    let _ = writeln!(script, "#SBATCH --array=0-{}", tasks.len().saturating_sub(1));
+    let _ = writeln!(script, "#SBATCH --array={}", array_list(missing));
     let _ = writeln!(script, "#SBATCH --ntasks=1");
     let _ = writeln!(script, "#SBATCH --cpus-per-task=1");
-    let _ = writeln!(script, "#SBATCH --chdir={}", settings.cwd.display());
     let _ = writeln!(
         script,
-        "#SBATCH --output={}",
-        out_dir.join(SLURM_DIR).join("cell-%a.out").display()
+        "#SBATCH --chdir={}",
+        sbatch_path(&settings.cwd, "the current directory")?
+    );
+    let _ = writeln!(
+        script,
+        "#SBATCH --output={}/cell-%a.out",
+        sbatch_path(&out_dir.join(SLURM_DIR), "--out")?
     );
     let _ = writeln!(script, "exec {}", cell_command(settings)?);
     let script_path = dir.join(SBATCH);
@@ -102,13 +157,22 @@ pub fn write_array(out: &Path, settings: &Settings, tasks: &[Task], quiet: bool)
     std::fs::write(&cells_path, cells).with_context(|| format!("cannot write {}", cells_path.display()))?;
     if !quiet {
         outln!(
-            "wrote {} ({} array tasks) and {}: submit it with sbatch, then run \
+            "wrote {} ({} array tasks of {} cells) and {}: submit it with sbatch, then run \
              `interstice sweep collect {}`",
             script_path.display(),
+            missing.len(),
             tasks.len(),
             cells_path.display(),
-            out.display()
+            shell_word(&out.display().to_string())
         )?;
+        if missing.last().is_some_and(|&last| last >= DEFAULT_MAX_ARRAY_SIZE) {
+            outln!(
+                "note: array indices reach {}; Slurm's default MaxArraySize ({DEFAULT_MAX_ARRAY_SIZE}) \
+                 refuses indices from {DEFAULT_MAX_ARRAY_SIZE} on (see `scontrol show config | grep \
+                 MaxArraySize`)",
+                missing.last().copied().unwrap_or(0)
+            )?;
+        }
     }
     Ok(())
 }
@@ -116,6 +180,21 @@ pub fn write_array(out: &Path, settings: &Settings, tasks: &[Task], quiet: bool)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn array_lists_compress_runs_of_indices() {
+        assert_eq!(array_list(&[0, 3, 5, 6, 7, 8, 9, 12]), "0,3,5-9,12");
+        assert_eq!(array_list(&[4]), "4");
+    }
+
+    #[test]
+    fn sbatch_paths_double_percent_and_refuse_whitespace() {
+        assert_eq!(sbatch_path(Path::new("/a/b%x"), "x").unwrap(), "/a/b%%x");
+        assert!(sbatch_path(Path::new("/a b"), "--out")
+            .unwrap_err()
+            .to_string()
+            .contains("whitespace"));
+    }
 
     #[test]
     fn words_with_shell_characters_are_quoted() {
