@@ -157,8 +157,8 @@ pub struct SweepArgs {
     /// are not run again; the tables equal those of an uninterrupted sweep).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Write into a non-empty --out DIR, discarding the cells of a sweep of other settings and
-    /// overwriting the files of the same names (without it such a DIR is refused).
+    /// Write into a non-empty --out DIR: discard its cells (start the sweep over) and overwrite the
+    /// files of the same names (without it a DIR of other files or another sweep's cells is refused).
     #[arg(long)]
     pub force: bool,
     /// Run only simulation N (0-based: the no-cloud baselines first, then the runs in the grid's
