@@ -375,7 +375,8 @@ pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize) 
 pub const SWEEP_CSV_HEADER: &str =
     "run,policy,scheduling,predictor,procs,conv,admission,eviction,cloud_procs,cloud_runtime,slack,seed,\
 jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
-utilization,mean_wait,tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,\
+utilization,mean_wait,mean_bounded_slowdown,makespan,hpc_jobs,lost_work,\
+tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,\
 class_requests,preemptions,preemptions_for_capacity,penalty,wall_seconds";
 
 /// The columns of `sweep-classes.csv`: one row per run with service classes
@@ -427,6 +428,13 @@ impl Row<'_> {
             ("hpc_makespan_delta", Cell::Float(Some(self.hpc_makespan_delta()))),
             ("utilization", Cell::Float(summary.utilization)),
             ("mean_wait", Cell::Float(summary.mean_wait)),
+            (
+                "mean_bounded_slowdown",
+                Cell::Float(summary.mean_bounded_slowdown),
+            ),
+            ("makespan", Cell::Float(Some(summary.makespan))),
+            ("hpc_jobs", Cell::Int(summary.hpc_jobs)),
+            ("lost_work", Cell::Float(Some(summary.lost_work))),
             ("tp", Cell::Int(quality.tp)),
             ("fp", Cell::Int(quality.fp)),
             ("fn", Cell::Int(quality.fn_)),
@@ -677,6 +685,12 @@ mod tests {
             deltas,
             [15.0, 15.0, 15.0, 15.0, 5.0, 5.0, 5.0, 5.0],
             "each against its own mode's baseline"
+        );
+        let names: Vec<&str> = rows[0].cells().into_iter().map(|(name, _)| name).collect();
+        assert_eq!(
+            names.join(","),
+            SWEEP_CSV_HEADER,
+            "the header names every cell, in order"
         );
         let csv = sweep_csv(&rows);
         let mut lines = csv.lines();
