@@ -83,7 +83,7 @@ fn kth_replays_under_easy_with_batsim_formatted_output() {
         "utilization {utilization}"
     );
     for row in &rows {
-        assert_eq!(row.len(), 23, "{row:?}");
+        assert_eq!(row.len(), 24, "{row:?}");
         assert!(
             matches!(
                 row[7].as_str(),
