@@ -72,6 +72,10 @@ pub const SWEEP_CLASSES_CSV: &str = "sweep-classes.csv";
     sweep.csv's class_requests, preemptions, preemptions_for_capacity and penalty are the class scheduler's \
     (its cloud_jobs and violation columns count the engine's cloud jobs: none), and sweep-classes.csv has one \
     row per run and class (availability, SLO fulfilment, deficit, penalty, Gini).\n\n\
+    An interrupted sweep resumes: the same command again runs only the cells not finished (DIR/cells/). \
+    On a cluster, --slurm-array writes DIR/slurm/sweep.sbatch (one array task per cell); after the \
+    array, `interstice sweep collect DIR` writes the tables. --grid FILE reads the options from YAML \
+    (examples/thesis-grid.yaml).\n\n\
     Example: interstice sweep KTH-SP2.swf.gz --procs 100 --policy convergence --conv 10,20,40 \
     --cloud-interval 10 --cloud-procs '1;2;4' --slack 1.25,2,5 --cloud-runtime 'walltime;0.1w' --clip \
     --until 2592000 --out results/"
@@ -281,7 +285,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
 /// `interstice sweep collect DIR`: write the tables of a sweep run as a Slurm
 /// array (`--slurm-array`) once every cell has finished.
 #[derive(clap::Parser, Debug)]
-#[command(name = "interstice sweep collect")]
+#[command(name = "interstice sweep collect", bin_name = "interstice sweep collect")]
 pub struct CollectArgs {
     /// The sweep's --out directory.
     pub dir: PathBuf,
