@@ -33,10 +33,6 @@ impl Ord for Key {
 }
 
 impl Key {
-    fn number(value: f64, label: String) -> Key {
-        Key(value, label)
-    }
-
     /// A cloud width: `4`, or a mixture such as `1,2,4` (sorted by its
     /// widest, after the fixed width of that size).
     fn width(text: &str) -> Key {
@@ -138,8 +134,8 @@ fn spread(areas: impl Iterator<Item = u32>) -> bool {
 /// Every figure of the report of `runs` (and `classes`, empty without service classes).
 pub fn all(runs: &[Run], classes: &[ClassRun]) -> Vec<Figure> {
     let mut figures = vec![
-        violations_by_width(runs),
-        violations_by_area(runs),
+        violations(runs, true),
+        violations(runs, false),
         prediction(runs),
         makespan(runs),
     ];
@@ -149,52 +145,45 @@ pub fn all(runs: &[Run], classes: &[ClassRun]) -> Vec<Figure> {
     figures
 }
 
-/// Fig. 6.2: violation % by slack, a panel per cloud width, a line per area.
-fn violations_by_width(runs: &[Run]) -> Figure {
+/// Violation % by slack, a line per combination of the varying settings:
+/// `panel_per_width` gives the thesis's Fig. 6.2 (a panel per cloud width, a
+/// line per area), otherwise its Fig. 6.4 (a panel per area, a line per width).
+fn violations(runs: &[Run], panel_per_width: bool) -> Figure {
     let varying = violation_settings(runs);
     let mut gather = Gather::default();
     for run in runs {
-        gather.add(
-            Key::width(&run.cloud_procs),
-            Key::number(
-                f64::from(run.conv),
-                line_label(format!("m_conv {}", run.conv), run, &varying),
-            ),
-            run.slack,
-            run.violation_percent,
-        );
+        let width = Key::width(&run.cloud_procs).0;
+        let area = f64::from(run.conv);
+        let (panel, line) = if panel_per_width {
+            (
+                Key(width, format!("cloud jobs of {} processor(s)", run.cloud_procs)),
+                Key(area, line_label(format!("m_conv {}", run.conv), run, &varying)),
+            )
+        } else {
+            (
+                Key(area, format!("m_conv = {}", run.conv)),
+                Key(
+                    width,
+                    line_label(format!("h = {}", run.cloud_procs), run, &varying),
+                ),
+            )
+        };
+        gather.add(panel, line, run.slack, run.violation_percent);
     }
-    let mut panels = gather.panels("slack factor f", "violations (% of cloud jobs)", false, false);
-    for panel in &mut panels {
-        panel.title = format!("cloud jobs of {} processor(s)", panel.title);
-    }
+    let (name, title) = if panel_per_width {
+        (
+            "violations-by-width",
+            "Response-time violations by slack (thesis Fig. 6.2)",
+        )
+    } else {
+        (
+            "violations-by-area",
+            "Response-time violations by area (thesis Fig. 6.4)",
+        )
+    };
     Figure {
-        name: "violations-by-width".to_string(),
-        title: "Response-time violations by slack (thesis Fig. 6.2)".to_string(),
-        columns: 3,
-        panels,
-    }
-}
-
-/// Fig. 6.4: violation % by slack, a panel per area, a line per cloud width.
-fn violations_by_area(runs: &[Run]) -> Figure {
-    let varying = violation_settings(runs);
-    let mut gather = Gather::default();
-    for run in runs {
-        let width = Key::width(&run.cloud_procs);
-        gather.add(
-            Key::number(f64::from(run.conv), format!("m_conv = {}", run.conv)),
-            Key(
-                width.0,
-                line_label(format!("h = {}", run.cloud_procs), run, &varying),
-            ),
-            run.slack,
-            run.violation_percent,
-        );
-    }
-    Figure {
-        name: "violations-by-area".to_string(),
-        title: "Response-time violations by area (thesis Fig. 6.4)".to_string(),
+        name: name.to_string(),
+        title: title.to_string(),
         columns: 3,
         panels: gather.panels("slack factor f", "violations (% of cloud jobs)", false, false),
     }
@@ -217,8 +206,8 @@ fn prediction(runs: &[Run]) -> Figure {
     for run in runs.iter().filter(|run| run.conv <= THESIS_MAX_AREA) {
         for (order, (title, metric)) in metrics.iter().enumerate() {
             gather.add(
-                Key::number(order as f64, title.to_string()),
-                Key::number(0.0, line_label(run.predictor.clone(), run, &varying)),
+                Key(order as f64, title.to_string()),
+                Key(0.0, line_label(run.predictor.clone(), run, &varying)),
                 run.slack,
                 metric(run),
             );
@@ -240,8 +229,8 @@ fn makespan(runs: &[Run]) -> Figure {
     let mut gather = Gather::default();
     for run in runs {
         gather.add(
-            Key::number(0.0, "HPC makespan with cloud jobs − without".to_string()),
-            Key::number(0.0, line_label(String::new(), run, &varying)),
+            Key(0.0, "HPC makespan with cloud jobs − without".to_string()),
+            Key(0.0, line_label(String::new(), run, &varying)),
             f64::from(run.conv),
             Some(run.hpc_makespan_delta),
         );
@@ -280,8 +269,8 @@ fn class_figure(runs: &[Run], classes: &[ClassRun]) -> Figure {
         let line = format!("{} {eviction} {}", class.class, setting(class.run));
         for (order, (title, metric)) in metrics.iter().enumerate() {
             gather.add(
-                Key::number(order as f64, title.to_string()),
-                Key::number(0.0, line.trim_end().to_string()),
+                Key(order as f64, title.to_string()),
+                Key(0.0, line.trim_end().to_string()),
                 f64::from(class.conv),
                 metric(class),
             );
@@ -316,7 +305,7 @@ mod tests {
     #[test]
     fn a_point_is_the_mean_of_the_runs_that_share_it_and_undefined_values_are_left_out() {
         let mut gather = Gather::default();
-        let (panel, line) = (Key::number(1.0, "p".into()), Key::number(0.0, "l".into()));
+        let (panel, line) = (Key(1.0, "p".into()), Key(0.0, "l".into()));
         gather.add(panel.clone(), line.clone(), 2.0, Some(1.0));
         gather.add(panel.clone(), line.clone(), 2.0, Some(3.0));
         gather.add(panel.clone(), line.clone(), 2.0, None);

@@ -8,6 +8,7 @@
 use super::chart;
 use super::tables;
 use anyhow::{bail, Context};
+use interstice_core::ProcSet;
 use plotters::prelude::*;
 use serde::Deserialize;
 use std::path::Path;
@@ -66,14 +67,9 @@ struct Run {
     ranges: Vec<(u32, u32)>,
 }
 
-/// `0-3 8` → [(0, 3), (8, 8)].
+/// `0-3 8` → [(0, 3), (8, 8)], read as Batsim writes processor sets (core's `ProcSet`).
 fn ranges(text: &str) -> Option<Vec<(u32, u32)>> {
-    text.split_whitespace()
-        .map(|part| match part.split_once('-') {
-            Some((lo, hi)) => Some((lo.parse().ok()?, hi.parse().ok()?)),
-            None => part.parse().ok().map(|p| (p, p)),
-        })
-        .collect()
+    text.parse::<ProcSet>().ok().map(|procs| procs.ranges().to_vec())
 }
 
 /// `START-END@PROCS;…` (jobs.csv's `evicted_runs`).

@@ -41,7 +41,8 @@ pub struct Aggregate {
 }
 
 impl Aggregate {
-    pub fn of<'a>(runs: impl IntoIterator<Item = &'a Run>, metric: fn(&Run) -> Option<f64>) -> Aggregate {
+    /// `metric` over `runs` (a sweep's runs, or one class's rows).
+    pub fn of<'a, T: 'a>(runs: impl IntoIterator<Item = &'a T>, metric: fn(&T) -> Option<f64>) -> Aggregate {
         let (mut values, mut undefined) = (Vec::new(), 0);
         for run in runs {
             match metric(run).filter(|v| v.is_finite()) {
@@ -310,8 +311,9 @@ pub fn class_setting(runs: &[Run]) -> impl Fn(u64) -> String + '_ {
     let widths_vary = runs
         .iter()
         .any(|r| Some(&r.cloud_procs) != first.map(|f| &f.cloud_procs));
+    let by_id: std::collections::HashMap<u64, &Run> = runs.iter().map(|r| (r.run, r)).collect();
     move |id: u64| {
-        let Some(run) = runs.iter().find(|r| r.run == id) else {
+        let Some(run) = by_id.get(&id) else {
             return String::new();
         };
         let mut parts = vec![run.setting(&varying)];
@@ -341,20 +343,7 @@ pub fn class_rows(runs: &[Run], classes: &[ClassRun]) -> Vec<ClassRow> {
             .or_default()
             .push(class);
     }
-    let of = |rows: &[&ClassRun], metric: fn(&ClassRun) -> Option<f64>| {
-        let values: Vec<f64> = rows
-            .iter()
-            .filter_map(|r| metric(r))
-            .filter(|v| v.is_finite())
-            .collect();
-        let (mean, sd) = mean_sd(&values).map_or((None, None), |(mean, sd)| (Some(mean), sd));
-        Aggregate {
-            runs: values.len(),
-            undefined: rows.len() - values.len(),
-            mean,
-            sd,
-        }
-    };
+    let of = |rows: &[&ClassRun], metric| Aggregate::of(rows.iter().copied(), metric);
     groups
         .into_iter()
         .map(|((eviction, conv, setting, class), rows)| ClassRow {

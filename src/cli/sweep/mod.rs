@@ -428,13 +428,10 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
     for (index, task) in tasks.iter().enumerate() {
         finished.push(cells.load(index, task)?);
     }
+    let missing: Vec<usize> = (0..tasks.len()).filter(|&i| finished[i].is_none()).collect();
     match mode {
-        Mode::SlurmArray => {
-            let missing: Vec<usize> = (0..tasks.len()).filter(|&i| finished[i].is_none()).collect();
-            return slurm::write_array(&args.out, &settings, &tasks, &missing, args.quiet);
-        }
+        Mode::SlurmArray => return slurm::write_array(&args.out, &settings, &tasks, &missing, args.quiet),
         Mode::Collect => {
-            let missing: Vec<usize> = (0..tasks.len()).filter(|&i| finished[i].is_none()).collect();
             if let Some(first) = missing.first() {
                 bail!(
                     "{} of the {} cells have not finished (the first is {first}, {}): wait for the \
@@ -566,7 +563,7 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let read_back = finished.iter().filter(|cell| cell.is_some()).count();
+    let read_back = tasks.len() - missing.len();
     // The bar counts what is left to simulate, so its ETA is of that.
     let progress = Progress::new(args.quiet, tasks.len(), read_back);
     let outcomes = run_parallel(&tasks, workers, simulate, |done, index, task, outcome| {
