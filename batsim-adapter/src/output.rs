@@ -545,6 +545,30 @@ fn format_row(line: &mut String, naming: Naming<'_>, record: &JobRecord) {
     line.push('\n');
 }
 
+/// The `evicted_runs` field read back (the format [`push_evicted_runs`]
+/// writes); `None` when it is not that.
+pub fn parse_evicted_runs(field: &str) -> Option<Vec<interstice_core::EvictedRun>> {
+    let seconds = |text: &str| {
+        text.parse::<f64>()
+            .ok()
+            .filter(|secs| secs.is_finite() && *secs >= 0.0)
+            .map(Time::from_secs_f64)
+    };
+    field
+        .split(';')
+        .filter(|run| !run.is_empty())
+        .map(|run| {
+            let (times, procs) = run.split_once('@')?;
+            let (start, end) = times.split_once('-')?;
+            Some(interstice_core::EvictedRun {
+                start: seconds(start)?,
+                end: seconds(end)?,
+                procs: procs.parse().ok()?,
+            })
+        })
+        .collect()
+}
+
 /// The `evicted_runs` field: `START-END@PROCS` per run, `;` between runs,
 /// quoted when a processor list has a space.
 fn push_evicted_runs(line: &mut String, runs: &[interstice_core::EvictedRun]) {

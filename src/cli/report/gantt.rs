@@ -72,21 +72,19 @@ fn ranges(text: &str) -> Option<Vec<(u32, u32)>> {
     text.parse::<ProcSet>().ok().map(|procs| procs.ranges().to_vec())
 }
 
-/// `START-END@PROCS;…` (jobs.csv's `evicted_runs`).
+/// jobs.csv's `evicted_runs`, read by the writer's own rule.
 fn evicted_runs(text: &str) -> Option<Vec<Run>> {
-    text.split(';')
-        .filter(|run| !run.is_empty())
-        .map(|run| {
-            let (times, procs) = run.split_once('@')?;
-            let (start, end) = times.split_once('-')?;
-            Some(Run {
+    let runs = interstice_batsim::output::parse_evicted_runs(text)?;
+    Some(
+        runs.into_iter()
+            .map(|run| Run {
                 kind: Kind::Evicted,
-                start: start.parse().ok()?,
-                end: end.parse().ok()?,
-                ranges: ranges(procs)?,
+                start: run.start.as_secs_f64(),
+                end: run.end.as_secs_f64(),
+                ranges: run.procs.ranges().to_vec(),
             })
-        })
-        .collect()
+            .collect(),
+    )
 }
 
 /// The jobs file of `run`: `run` itself if it is a file, else its
