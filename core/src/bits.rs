@@ -20,6 +20,11 @@ impl Bits {
         }
     }
 
+    /// How many processor ids the set has room for (a multiple of 64).
+    pub(crate) fn capacity(&self) -> u32 {
+        self.words.len() as u32 * 64
+    }
+
     /// No processor, room for as many as `self`.
     pub(crate) fn empty_like(&self) -> Bits {
         Bits {

@@ -19,8 +19,12 @@
 //! Every segment caches its free count overall and inside the convergence
 //! area, so count-infeasible segments are rejected without touching the bits.
 
+mod runs;
+
 use crate::bits::Bits;
 use crate::time::Time;
+pub(crate) use runs::FreeRuns;
+use std::cell::{Ref, RefCell};
 use std::collections::BTreeMap;
 use std::ops::Bound::Unbounded;
 
@@ -28,7 +32,7 @@ use std::ops::Bound::Unbounded;
 const ORIGIN: Time = Time::from_ticks(i64::MIN);
 
 /// Which processors a query may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Mask {
     /// Every processor.
     All,
@@ -74,6 +78,10 @@ pub(crate) struct Profile {
     /// Bumped by every change of the free sets, so that a result computed
     /// on the profile can be reused while it is unchanged.
     version: u64,
+    /// Each processor's free runs, built the first time they are asked for
+    /// ([`Profile::free_runs`]) and kept up to date from then on; profiles
+    /// never asked (every policy but Algorithm 3) pay nothing for them.
+    runs: RefCell<FreeRuns>,
 }
 
 impl Profile {
@@ -84,6 +92,7 @@ impl Profile {
             segs: BTreeMap::new(),
             blocked: Vec::new(),
             version: 0,
+            runs: RefCell::default(),
         };
         let seg = p.mk_seg(Bits::range(width, 0, width));
         p.segs.insert(ORIGIN, seg);
@@ -218,6 +227,7 @@ impl Profile {
     pub(crate) fn prune(&mut self, now: Time) {
         self.blocked.retain(|&(_, _, e)| e > now);
         let keep = self.key_at(now);
+        self.runs.get_mut().trim(keep);
         while let Some((&k, _)) = self.segs.first_key_value() {
             if k >= keep {
                 break;
@@ -248,6 +258,16 @@ impl Profile {
         let s = self.clamp_start(s);
         if e <= s {
             return;
+        }
+        let runs = self.runs.get_mut();
+        if runs.is_built() {
+            for p in bits.iter() {
+                if occupy {
+                    runs.occupy(p, s, e);
+                } else {
+                    runs.free(p, s, e);
+                }
+            }
         }
         self.split(s);
         self.split(e);
@@ -428,6 +448,18 @@ impl Profile {
                 win.pop_front();
             }
         }
+    }
+
+    /// Each processor's maximal free runs ([`FreeRuns`]), built from the
+    /// segments the first time (`O(S·W + runs)`), then kept up to date by
+    /// every change.
+    pub(crate) fn free_runs(&self) -> Ref<'_, FreeRuns> {
+        if !self.runs.borrow().is_built() {
+            let capacity = self.segs.values().next().map_or(0, |seg| seg.free.capacity());
+            let segments = self.segs.iter().map(|(t, seg)| (*t, &seg.free));
+            self.runs.borrow_mut().build(capacity, segments);
+        }
+        self.runs.borrow()
     }
 
     /// Segments from `t` on: `(start, free set)`, the first starting at `t`.

@@ -32,72 +32,19 @@
 //!   (the text only names holes between two jobs of `Q_g`).
 
 use crate::bits::Bits;
-use crate::plan::{Mask, Profile};
+use crate::plan::{FreeRuns, Mask, Profile};
 use crate::time::Time;
-
-/// A processor's idle runs from now on, in time order (`end` may be
-/// [`Time::INFINITY`]; the first may have started before now).
-struct Runs {
-    proc: u32,
-    runs: Vec<(Time, Time)>,
-}
-
-impl Runs {
-    /// The idle runs from `last` on (the first cut to start there).
-    fn after(&self, last: Time) -> impl Iterator<Item = (Time, Time)> + '_ {
-        self.runs
-            .iter()
-            .filter(move |run| run.1 > last)
-            .map(move |run| (run.0.max(last), run.1))
-    }
-}
-
-/// The idle runs of every processor of `mask` from `now` on, from one sweep
-/// of the plan: `O(S·W + changes)`.
-fn idle_runs(plan: &Profile, mask: &Bits, now: Time) -> Vec<Runs> {
-    let procs: Vec<u32> = mask.iter().collect();
-    // Index of each processor of the mask in `procs`, by id.
-    let mut slot_of = vec![usize::MAX; procs.last().map_or(0, |&p| p as usize + 1)];
-    let mut out: Vec<Runs> = procs
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| {
-            slot_of[p as usize] = i;
-            Runs {
-                proc: p,
-                runs: Vec::new(),
-            }
-        })
-        .collect();
-    let mut open: Vec<Option<Time>> = vec![None; procs.len()];
-    // The mask's free processors in the segment before and in this one,
-    // reused: no set is allocated per segment.
-    let (mut prev, mut free) = (mask.empty_like(), mask.empty_like());
-    for (t, seg) in plan.segments_from(now) {
-        free.assign_and(seg, mask);
-        free.for_each_change(&prev, |p, joined| {
-            let i = slot_of[p as usize];
-            if joined {
-                open[i] = Some(t);
-            } else if let Some(s) = open[i].take() {
-                out[i].runs.push((s, t));
-            }
-        });
-        std::mem::swap(&mut prev, &mut free);
-    }
-    for (i, start) in open.into_iter().enumerate() {
-        if let Some(s) = start {
-            out[i].runs.push((s, Time::INFINITY));
-        }
-    }
-    out
-}
 
 /// Where Algorithm 3 places a job of `k` processors of `mask` (the set
 /// `mask_bits`) for `wt`, planned at `now`: its start and processors.
 /// `maintenance(p, s, e)` says whether processor `p`'s busy time `[s, e)` is
 /// all maintenance (`J_o`), which stage 3 looks past. `None` only if `k`
 /// exceeds the mask.
+///
+/// Stages 2 and 3 read each processor's free runs from the profile's index
+/// ([`FreeRuns`]): stage 2 only the holes longer than `wt`, stage 3 each
+/// processor's last runs. Neither sweeps the plan, whose length grows with
+/// the backlog.
 pub(crate) fn place(
     plan: &Profile,
     mask: Mask,
@@ -113,7 +60,6 @@ pub(crate) fn place(
     if let Some(ids) = stage_immediate(plan, mask_bits, k, wt, now) {
         return Some((now, ids));
     }
-    let runs = idle_runs(plan, mask_bits, now);
     let set = |ids: &[u32]| {
         let mut b = mask_bits.empty_like();
         for &p in ids {
@@ -121,11 +67,14 @@ pub(crate) fn place(
         }
         b
     };
-    if let Some((s, ids)) = stage_between(plan, mask_bits, &runs, k, wt, now) {
-        return Some((s, set(&ids)));
-    }
-    if let Some((s, ids)) = stage_after(plan, &runs, k, wt, now, maintenance) {
-        return Some((s, set(&ids)));
+    {
+        let runs = plan.free_runs();
+        if let Some((s, ids)) = stage_between(plan, mask, mask_bits, &runs, k, wt, now) {
+            return Some((s, set(&ids)));
+        }
+        if let Some((s, ids)) = stage_after(plan, mask_bits, &runs, k, wt, now, &maintenance) {
+            return Some((s, set(&ids)));
+        }
     }
     // Maintenance windows can leave no root with `h` processors among the
     // candidate starts: the earliest fit after them all (the lowest ids).
@@ -180,53 +129,70 @@ fn stage_immediate(plan: &Profile, mask: &Bits, k: u32, wt: Time, now: Time) -> 
     Some(chosen)
 }
 
-/// Stage 2: roots in processor order, holes strictly longer than `wt`.
+/// Stage 2: roots in processor order, holes strictly longer than `wt`
+/// (each root's holes in time order; the first that gathers `h` wins).
+///
+/// The holes come in no order from the index, so the winner is the least
+/// `(root, start)` that gathers `h`: a hole after the best found so far is
+/// not tried, and nothing is sorted. In an overloaded plan almost every hole
+/// fails, for every job of the same shape: a root that failed is remembered
+/// (until a processor is freed over its window) and not tried again.
 fn stage_between(
     plan: &Profile,
-    mask: &Bits,
-    runs: &[Runs],
+    mask: Mask,
+    mask_bits: &Bits,
+    runs: &FreeRuns,
     k: u32,
     wt: Time,
     now: Time,
 ) -> Option<(Time, Vec<u32>)> {
-    for root in runs {
-        for &(s, e) in &root.runs {
-            if e.is_infinite() {
-                continue;
-            }
-            let start = s.max(now);
-            if e - start <= wt {
-                continue;
-            }
-            let members = plan.free_over(start, start.saturating_add(wt)).and(mask);
-            let mut ids = vec![root.proc];
-            ids.extend(members.iter().filter(|&p| p > root.proc).take(k as usize - 1));
-            if ids.len() == k as usize {
-                return Some((start, ids));
+    let gather = |root: u32, start: Time| -> Option<Vec<u32>> {
+        let mut ids = vec![root];
+        if k > 1 {
+            let members = plan.free_over(start, start.saturating_add(wt)).and(mask_bits);
+            ids.extend(members.iter().filter(|&p| p > root).take(k as usize - 1));
+        }
+        (ids.len() == k as usize).then_some(ids)
+    };
+    let mut memory = runs.failed_roots();
+    let failed = memory.of((k, wt, mask));
+    let mut best: Option<(u32, Time, Vec<u32>)> = None;
+    for (root, start, _) in runs.holes_longer_than(wt, now) {
+        if !mask_bits.get(root)
+            || best.as_ref().is_some_and(|b| (root, start) >= (b.0, b.1))
+            || failed.contains(&(start, root))
+        {
+            continue;
+        }
+        match gather(root, start) {
+            Some(ids) => best = Some((root, start, ids)),
+            None => {
+                failed.insert((start, root));
             }
         }
     }
-    None
+    best.map(|(_, start, ids)| (start, ids))
 }
 
 /// Stage 3: after the last planned jobs, processors by earliest end.
 fn stage_after(
     plan: &Profile,
-    runs: &[Runs],
+    mask: &Bits,
+    runs: &FreeRuns,
     k: u32,
     wt: Time,
     now: Time,
-    maintenance: impl Fn(u32, Time, Time) -> bool,
+    maintenance: &impl Fn(u32, Time, Time) -> bool,
 ) -> Option<(Time, Vec<u32>)> {
     // D: (end of the last planned job, candidate start, processor).
-    let mut d: Vec<(Time, Time, u32)> = runs
+    let mut d: Vec<(Time, Time, u32)> = mask
         .iter()
-        .filter_map(|r| {
-            let last = last_job_end(r, now, &maintenance)?;
+        .filter_map(|p| {
+            let last = last_job_end(runs, p, now, maintenance)?;
             // V^3: the end of the last job, or past the maintenance window
             // that leaves too little room before it.
-            let start = r.after(last).find(|&(s, e)| s.saturating_add(wt) <= e)?.0;
-            Some((last, start, r.proc))
+            let start = after(runs, p, last).find(|&(s, e)| s.saturating_add(wt) <= e)?.0;
+            Some((last, start, p))
         })
         .collect();
     d.sort();
@@ -248,22 +214,32 @@ fn stage_after(
     None
 }
 
-/// The end of processor `r`'s last planned job at or after `now` (now if it
-/// has none), looking past the busy time that is all maintenance.
-fn last_job_end(r: &Runs, now: Time, maintenance: &impl Fn(u32, Time, Time) -> bool) -> Option<Time> {
-    let last = r.runs.last()?;
-    if !last.1.is_infinite() {
+/// Processor `p`'s idle runs from `last` on (the first cut to start there).
+fn after(runs: &FreeRuns, p: u32, last: Time) -> impl Iterator<Item = (Time, Time)> + '_ {
+    runs.from(p, last).map(move |run| (run.0.max(last), run.1))
+}
+
+/// The end of processor `p`'s last planned job at or after `now` (now if it
+/// has none), looking past the busy time that is all maintenance. `None`
+/// when `p` is never idle again.
+fn last_job_end(
+    runs: &FreeRuns,
+    p: u32,
+    now: Time,
+    maintenance: &impl Fn(u32, Time, Time) -> bool,
+) -> Option<Time> {
+    let mut latest_first = runs.from(p, now).rev();
+    let (mut end, last_end) = latest_first.next()?;
+    if !last_end.is_infinite() {
         // Busy forever after: never idle again (cannot happen with finite work).
         return None;
     }
-    let mut end = last.0;
     // The busy time between two runs, latest first.
-    for pair in r.runs.windows(2).rev() {
-        let (busy_start, busy_end) = (pair[0].1, pair[1].0);
-        if busy_end != end || !maintenance(r.proc, busy_start, busy_end) {
+    for (earlier_start, busy_start) in latest_first {
+        if !maintenance(p, busy_start, end) {
             break;
         }
-        end = pair[0].0;
+        end = earlier_start;
     }
     Some(end.max(now))
 }
@@ -284,20 +260,19 @@ pub(crate) fn published_future_fit(
     deadline: Time,
     maintenance: impl Fn(u32, Time, Time) -> bool,
 ) -> Option<Time> {
-    let runs = idle_runs(plan, mask_bits, now);
+    let runs = plan.free_runs();
     // Per processor, its published slots.
-    let slots: Vec<Vec<(Time, Time)>> = runs
+    let slots: Vec<Vec<(Time, Time)>> = mask_bits
         .iter()
-        .map(|r| {
-            let mut own: Vec<(Time, Time)> = r
-                .runs
-                .first()
+        .map(|p| {
+            let mut own: Vec<(Time, Time)> = runs
+                .from(p, now)
+                .next()
                 .filter(|run| run.0 <= now)
-                .copied()
                 .into_iter()
                 .collect();
-            if let Some(last) = last_job_end(r, now, &maintenance) {
-                own.extend(r.after(last));
+            if let Some(last) = last_job_end(&runs, p, now, &maintenance) {
+                own.extend(after(&runs, p, last));
             }
             own
         })
@@ -324,6 +299,220 @@ mod tests {
 
     fn t(s: i64) -> Time {
         Time::from_secs(s)
+    }
+
+    /// A processor's idle runs from now on, in time order (`end` may be
+    /// [`Time::INFINITY`]; the first may have started before now).
+    struct Runs {
+        proc: u32,
+        runs: Vec<(Time, Time)>,
+    }
+
+    impl Runs {
+        fn after(&self, last: Time) -> impl Iterator<Item = (Time, Time)> + '_ {
+            self.runs
+                .iter()
+                .filter(move |run| run.1 > last)
+                .map(move |run| (run.0.max(last), run.1))
+        }
+    }
+
+    /// The idle runs of every processor of `mask` from `now` on, from one
+    /// sweep of the plan: what stages 2 and 3 read before the index.
+    fn idle_runs(plan: &Profile, mask: &Bits, now: Time) -> Vec<Runs> {
+        let procs: Vec<u32> = mask.iter().collect();
+        let mut slot_of = vec![usize::MAX; procs.last().map_or(0, |&p| p as usize + 1)];
+        let mut out: Vec<Runs> = procs
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                slot_of[p as usize] = i;
+                Runs {
+                    proc: p,
+                    runs: Vec::new(),
+                }
+            })
+            .collect();
+        let mut open: Vec<Option<Time>> = vec![None; procs.len()];
+        let (mut prev, mut free) = (mask.empty_like(), mask.empty_like());
+        for (t, seg) in plan.segments_from(now) {
+            free.assign_and(seg, mask);
+            free.for_each_change(&prev, |p, joined| {
+                let i = slot_of[p as usize];
+                if joined {
+                    open[i] = Some(t);
+                } else if let Some(s) = open[i].take() {
+                    out[i].runs.push((s, t));
+                }
+            });
+            std::mem::swap(&mut prev, &mut free);
+        }
+        for (i, start) in open.into_iter().enumerate() {
+            if let Some(s) = start {
+                out[i].runs.push((s, Time::INFINITY));
+            }
+        }
+        out
+    }
+
+    /// Stages 2 and 3 and the published fit on runs swept from the plan at
+    /// every call: the reference the index must agree with.
+    mod swept {
+        use super::*;
+
+        pub(super) fn place(
+            plan: &Profile,
+            mask: Mask,
+            mask_bits: &Bits,
+            k: u32,
+            wt: Time,
+            now: Time,
+            maintenance: impl Fn(u32, Time, Time) -> bool,
+        ) -> Option<(Time, Bits)> {
+            if k == 0 || k > mask_bits.count() {
+                return None;
+            }
+            if let Some(ids) = stage_immediate(plan, mask_bits, k, wt, now) {
+                return Some((now, ids));
+            }
+            let runs = idle_runs(plan, mask_bits, now);
+            let set = |ids: &[u32]| {
+                let mut b = mask_bits.empty_like();
+                ids.iter().for_each(|&p| b.set(p));
+                b
+            };
+            if let Some((s, ids)) = between(plan, mask_bits, &runs, k, wt, now) {
+                return Some((s, set(&ids)));
+            }
+            if let Some((s, ids)) = after_last(plan, &runs, k, wt, now, &maintenance) {
+                return Some((s, set(&ids)));
+            }
+            let (s, idle) = plan.earliest_fit(k, wt, now, mask)?;
+            let mut b = mask_bits.empty_like();
+            b.take_lowest(&idle.and(mask_bits), k);
+            Some((s, b))
+        }
+
+        fn between(
+            plan: &Profile,
+            mask: &Bits,
+            runs: &[Runs],
+            k: u32,
+            wt: Time,
+            now: Time,
+        ) -> Option<(Time, Vec<u32>)> {
+            for root in runs {
+                for &(s, e) in &root.runs {
+                    if e.is_infinite() {
+                        continue;
+                    }
+                    let start = s.max(now);
+                    if e - start <= wt {
+                        continue;
+                    }
+                    let members = plan.free_over(start, start.saturating_add(wt)).and(mask);
+                    let mut ids = vec![root.proc];
+                    ids.extend(members.iter().filter(|&p| p > root.proc).take(k as usize - 1));
+                    if ids.len() == k as usize {
+                        return Some((start, ids));
+                    }
+                }
+            }
+            None
+        }
+
+        fn after_last(
+            plan: &Profile,
+            runs: &[Runs],
+            k: u32,
+            wt: Time,
+            now: Time,
+            maintenance: &impl Fn(u32, Time, Time) -> bool,
+        ) -> Option<(Time, Vec<u32>)> {
+            let mut d: Vec<(Time, Time, u32)> = runs
+                .iter()
+                .filter_map(|r| {
+                    let last = last_end(r, now, maintenance)?;
+                    let start = r.after(last).find(|&(s, e)| s.saturating_add(wt) <= e)?.0;
+                    Some((last, start, r.proc))
+                })
+                .collect();
+            d.sort();
+            for &(_, root_start, root) in &d {
+                let idle = plan.free_over(root_start, root_start.saturating_add(wt));
+                let mut ids = vec![root];
+                for &(last, _, p) in &d {
+                    if ids.len() == k as usize {
+                        break;
+                    }
+                    if p != root && last <= root_start && idle.get(p) {
+                        ids.push(p);
+                    }
+                }
+                if ids.len() == k as usize {
+                    return Some((root_start, ids));
+                }
+            }
+            None
+        }
+
+        fn last_end(r: &Runs, now: Time, maintenance: &impl Fn(u32, Time, Time) -> bool) -> Option<Time> {
+            let last = r.runs.last()?;
+            if !last.1.is_infinite() {
+                return None;
+            }
+            let mut end = last.0;
+            for pair in r.runs.windows(2).rev() {
+                let (busy_start, busy_end) = (pair[0].1, pair[1].0);
+                if busy_end != end || !maintenance(r.proc, busy_start, busy_end) {
+                    break;
+                }
+                end = pair[0].0;
+            }
+            Some(end.max(now))
+        }
+
+        pub(super) fn published_future_fit(
+            plan: &Profile,
+            mask_bits: &Bits,
+            k: u32,
+            wt: Time,
+            now: Time,
+            deadline: Time,
+            maintenance: impl Fn(u32, Time, Time) -> bool,
+        ) -> Option<Time> {
+            let runs = idle_runs(plan, mask_bits, now);
+            let slots: Vec<Vec<(Time, Time)>> = runs
+                .iter()
+                .map(|r| {
+                    let mut own: Vec<(Time, Time)> = r
+                        .runs
+                        .first()
+                        .filter(|run| run.0 <= now)
+                        .copied()
+                        .into_iter()
+                        .collect();
+                    if let Some(last) = last_end(r, now, &maintenance) {
+                        own.extend(r.after(last));
+                    }
+                    own
+                })
+                .collect();
+            let mut starts: Vec<Time> = slots.iter().flatten().map(|s| s.0).filter(|&s| s > now).collect();
+            starts.sort_unstable();
+            starts.dedup();
+            starts
+                .into_iter()
+                .take_while(|&t0| t0.saturating_add(wt) <= deadline)
+                .find(|&t0| {
+                    let end = t0.saturating_add(wt);
+                    slots
+                        .iter()
+                        .filter(|own| own.iter().any(|&(s, e)| s <= t0 && end <= e))
+                        .count()
+                        >= k as usize
+                })
+        }
     }
 
     /// Stage 1 as the thesis states it, on every processor's idle runs:
@@ -359,6 +548,38 @@ mod tests {
         })
     }
 
+    /// Stage 2 roots on a hole strictly longer than `wt`: processor 0's
+    /// hole of exactly `wt` is passed over for processor 1's longer one,
+    /// which is found from the index however it was built.
+    #[test]
+    fn a_hole_of_exactly_wt_is_no_root() {
+        let width = 2;
+        let all = Bits::range(width, 0, width);
+        for built_first in [false, true] {
+            let mut plan = Profile::new(width, all.clone());
+            if built_first {
+                drop(plan.free_runs());
+            }
+            // Processor 0: busy [0, 10), idle [10, 20), busy [20, 40).
+            // Processor 1: busy [0, 12), idle [12, 23), busy [23, 40).
+            let (p0, p1) = (Bits::range(width, 0, 1), Bits::range(width, 1, 2));
+            plan.reserve(&p0, t(0), t(10));
+            plan.reserve(&p0, t(20), t(40));
+            plan.reserve(&p1, t(0), t(12));
+            plan.reserve(&p1, t(23), t(40));
+            let placed = place(&plan, Mask::All, &all, 1, t(10), t(0), |_, _, _| false);
+            assert_eq!(
+                placed,
+                Some((t(12), p1.clone())),
+                "index built first: {built_first}"
+            );
+            assert_eq!(
+                placed,
+                swept::place(&plan, Mask::All, &all, 1, t(10), t(0), |_, _, _| false)
+            );
+        }
+    }
+
     proptest::proptest! {
         /// The early-stopping sweep chooses what stage 1 as written chooses.
         #[test]
@@ -380,6 +601,65 @@ mod tests {
                 stage_immediate(&plan, &mask, k, t(wt), t(now)),
                 stage_immediate_as_written(&plan, &mask, k, t(wt), t(now))
             );
+        }
+
+        /// Stages 2 and 3 and the published fit read from the index choose
+        /// what they chose from runs swept off the plan at every call, over
+        /// a history of reservations, releases, maintenance windows and
+        /// pruning with queries in between (the index is built midway, and
+        /// the roots it remembers as failed meet the releases that follow).
+        #[test]
+        fn the_run_index_places_as_the_sweep_did(
+            ops in proptest::collection::vec((0u8..8, 0u32..8, 1u32..4, 0i64..60, 1i64..30), 0..60),
+            build_after in 0usize..60, area in 1u32..9,
+        ) {
+            let width = 8;
+            let mask_bits = Bits::range(width, 0, area);
+            let every = Bits::range(width, 0, width);
+            let mut plan = Profile::new(width, mask_bits.clone());
+            let mut held: Vec<(Bits, Time, Time)> = Vec::new();
+            let mut windows: Vec<(u32, Time, Time)> = Vec::new();
+            let mut now = t(0);
+            for (i, (op, lo, n, s, len)) in ops.into_iter().enumerate() {
+                if i == build_after {
+                    drop(plan.free_runs());
+                }
+                let bits = Bits::range(width, lo, (lo + n).min(width));
+                let (start, end) = (now + t(s), now + t(s + len));
+                match op {
+                    0..=2 if plan.is_free(&bits, start, end) => {
+                        plan.reserve(&bits, start, end);
+                        held.push((bits, start, end));
+                    }
+                    3 if !held.is_empty() => {
+                        let (b, hs, he) = held.swap_remove(lo as usize % held.len());
+                        plan.release(&b, hs, he);
+                    }
+                    4 => {
+                        plan.block(&bits, start, end);
+                        windows.extend(bits.iter().map(|p| (p, start, end)));
+                    }
+                    5 => {
+                        now += t(len / 4);
+                        plan.prune(now);
+                    }
+                    _ => {
+                        // A query: k from 1 to 8, the same few shapes again and again.
+                        let (k, wt, deadline) = (1 + (lo + n) % 8, t(1 + len % 3 * 10), now + t(s + 40));
+                        let maintenance = |p: u32, s: Time, e: Time| windows.iter().any(|&(q, ws, we)| q == p && ws <= s && e <= we);
+                        for (mask, bits) in [(Mask::Area, &mask_bits), (Mask::All, &every)] {
+                            proptest::prop_assert_eq!(
+                                place(&plan, mask, bits, k, wt, now, maintenance),
+                                swept::place(&plan, mask, bits, k, wt, now, maintenance)
+                            );
+                            proptest::prop_assert_eq!(
+                                published_future_fit(&plan, bits, k, wt, now, deadline, maintenance),
+                                swept::published_future_fit(&plan, bits, k, wt, now, deadline, maintenance)
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
 }
