@@ -7,6 +7,7 @@
 use super::engine_args::{parse_alpha, parse_duration, parse_factor};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_core::{Job, JobKind, Time};
 use interstice_swf::experiment::{check_cloud_fits, first_injected_id, injection_span, CloudRoom};
 use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec, SplitMix64};
@@ -55,6 +56,9 @@ pub enum SwfCommand {
     Inject(InjectArgs),
     /// Print the trace as normalised SWF on stdout.
     Cat(CatArgs),
+    /// Write a synthetic SWF trace: by default the PIK-IPLEX-like month the thesis ran on
+    /// (2,560 processors, 11,000 jobs, 30 days, 38 % offered load).
+    Synth(SynthArgs),
 }
 
 /// `interstice swf stats`.
@@ -163,6 +167,43 @@ pub struct CatArgs {
     pub common: CommonArgs,
 }
 
+/// `interstice swf synth`.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "The trace is the workload of `interstice bench replay` and `replay` without a \
+trace: job widths mostly up to 16 processors (a few up to 1,024), log-uniform run times scaled to the \
+offered load, walltimes 1-3 times the run time rounded up to 15 minutes, arrivals uniform over the \
+duration. The thesis's own trace (PIK-IPLEX, May 2011) is not public; this month has its size, \
+length and load. The same options and seed always write the same trace."
+)]
+pub struct SynthArgs {
+    /// Output SWF trace (`-` for stdout).
+    #[arg(short, long, value_name = "OUT.swf")]
+    pub output: PathBuf,
+    /// Processors of the machine (job widths are capped to it).
+    #[arg(long, value_name = "M", default_value_t = 2560, value_parser = clap::value_parser!(u32).range(1..))]
+    pub procs: u32,
+    /// Number of jobs.
+    #[arg(long, value_name = "N", default_value_t = 11_000)]
+    pub jobs: usize,
+    /// Arrivals fall in [0, D).
+    #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "30d")]
+    pub duration: Time,
+    /// Offered load: Σ processors × run time / (M × D), in (0, 1].
+    #[arg(long, value_name = "U", default_value_t = 0.38, value_parser = parse_utilization)]
+    pub utilization: f64,
+    /// Seed of the generator.
+    #[arg(long, value_name = "N", default_value_t = 2017)]
+    pub seed: u64,
+}
+
+fn parse_utilization(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(u) if u > 0.0 && u <= 1.0 => Ok(u),
+        _ => Err(format!("'{s}' is not an offered load in (0, 1], e.g. 0.38")),
+    }
+}
+
 /// Arguments of `interstice bench swf`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
@@ -178,6 +219,7 @@ pub fn run(cmd: SwfCommand) -> anyhow::Result<()> {
         SwfCommand::Convert(args) => convert(args),
         SwfCommand::Inject(args) => inject(args),
         SwfCommand::Cat(args) => cat(args),
+        SwfCommand::Synth(args) => synth(args),
     }
 }
 
@@ -510,6 +552,68 @@ fn cat(args: CatArgs) -> anyhow::Result<()> {
         for e in &bad.first {
             eprintln!("  {e}");
         }
+    }
+    Ok(())
+}
+
+fn synth(args: SynthArgs) -> anyhow::Result<()> {
+    if args.duration <= Time::ZERO {
+        bail!(super::flags::Usage(
+            "--duration must be positive, e.g. 30d".to_string()
+        ));
+    }
+    let jobs = hpc_workload(&SyntheticOptions {
+        procs: args.procs,
+        jobs: args.jobs,
+        duration: args.duration,
+        utilization: args.utilization,
+        seed: args.seed,
+        first_id: 1,
+    });
+    let header = interstice_swf::Header {
+        version: Some("2.2".into()),
+        computer: Some("interstice swf synth (PIK-IPLEX-like)".into()),
+        conversion: Some(format!(
+            "interstice swf synth --procs {} --jobs {} --duration {} --utilization {} --seed {}",
+            args.procs,
+            args.jobs,
+            args.duration.as_secs_f64(),
+            args.utilization,
+            args.seed
+        )),
+        max_jobs: Some(jobs.len() as u64),
+        max_records: Some(jobs.len() as u64),
+        max_procs: Some(u64::from(args.procs)),
+        ..Default::default()
+    };
+    let records: Vec<interstice_swf::Record> = jobs
+        .iter()
+        .map(|job| interstice_swf::Record {
+            job: job.id.0,
+            submit: Some(job.submit.as_secs_f64()),
+            run_time: job.runtime.map(Time::as_secs_f64),
+            allocated_procs: Some(i64::from(job.procs)),
+            requested_procs: Some(i64::from(job.procs)),
+            requested_time: Some(job.walltime.as_secs_f64()),
+            status: Some(1),
+            ..Default::default()
+        })
+        .collect();
+    let failed = || match args.output == Path::new("-") {
+        true => super::exit::WriteFailed::stdout(),
+        false => super::exit::WriteFailed(format!("cannot write {}", args.output.display())),
+    };
+    let mut out = BufWriter::new(create_output(&args.output)?);
+    interstice_swf::writer::write_trace(&header, &records, &mut out)
+        .and_then(|()| out.flush())
+        .with_context(failed)?;
+    if args.output != Path::new("-") {
+        eprintln!(
+            "interstice: wrote {} jobs on {} processors to {}",
+            records.len(),
+            args.procs,
+            args.output.display()
+        );
     }
     Ok(())
 }

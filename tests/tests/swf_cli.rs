@@ -771,3 +771,74 @@ fn exit_statuses_tell_usage_input_and_output_errors_apart() {
     ]);
     assert_eq!(code, Some(5), "output: {stderr}");
 }
+
+/// `swf synth` writes the thesis-size month as an SWF trace that the readers
+/// take back as written: the asked size, machine and load, the same bytes for
+/// the same seed, other bytes for another; a bad load is refused.
+#[test]
+fn synth_writes_the_month_it_is_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        dir.path().join("a.swf"),
+        dir.path().join("b.swf"),
+        dir.path().join("c.swf"),
+    );
+    ok(&[
+        "swf",
+        "synth",
+        "-o",
+        p(&a),
+        "--procs",
+        "512",
+        "--jobs",
+        "2000",
+        "--duration",
+        "10d",
+    ]);
+    ok(&[
+        "swf",
+        "synth",
+        "-o",
+        p(&b),
+        "--procs",
+        "512",
+        "--jobs",
+        "2000",
+        "--duration",
+        "10d",
+    ]);
+    ok(&[
+        "swf",
+        "synth",
+        "-o",
+        p(&c),
+        "--procs",
+        "512",
+        "--jobs",
+        "2000",
+        "--duration",
+        "10d",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(
+        std::fs::read(&a).unwrap(),
+        std::fs::read(&b).unwrap(),
+        "same seed, same trace"
+    );
+    assert_ne!(
+        std::fs::read(&a).unwrap(),
+        std::fs::read(&c).unwrap(),
+        "another seed, another trace"
+    );
+    let stats = json_of(&ok(&["swf", "stats", "--json", p(&a)]));
+    assert_eq!(stats["jobs"], 2000, "{stats}");
+    assert_eq!(stats["skipped"], 0, "{stats}");
+    assert_eq!(stats["header_max_procs"], 512, "{stats}");
+    assert!(stats["observed_max_procs"].as_f64().unwrap() <= 512.0, "{stats}");
+    let load = stats["utilization"].as_f64().unwrap();
+    assert!((load - 0.38).abs() < 0.01, "offered load {load}");
+    assert!(stats["span"].as_f64().unwrap() <= 10.0 * 86_400.0, "{stats}");
+    let err = failing(&["swf", "synth", "-o", p(&a), "--utilization", "1.5"]);
+    assert!(err.contains("--utilization") && err.contains("(0, 1]"), "{err}");
+}
