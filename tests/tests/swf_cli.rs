@@ -783,44 +783,25 @@ fn synth_writes_the_month_it_is_asked_for() {
         dir.path().join("b.swf"),
         dir.path().join("c.swf"),
     );
-    ok(&[
-        "swf",
-        "synth",
-        "-o",
-        p(&a),
-        "--procs",
-        "512",
-        "--jobs",
-        "2000",
-        "--duration",
-        "10d",
-    ]);
-    ok(&[
-        "swf",
-        "synth",
-        "-o",
-        p(&b),
-        "--procs",
-        "512",
-        "--jobs",
-        "2000",
-        "--duration",
-        "10d",
-    ]);
-    ok(&[
-        "swf",
-        "synth",
-        "-o",
-        p(&c),
-        "--procs",
-        "512",
-        "--jobs",
-        "2000",
-        "--duration",
-        "10d",
-        "--seed",
-        "3",
-    ]);
+    let synth = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "swf",
+            "synth",
+            "-o",
+            p(out),
+            "--procs",
+            "512",
+            "--jobs",
+            "2000",
+            "--duration",
+            "10d",
+        ];
+        args.extend_from_slice(extra);
+        ok(&args);
+    };
+    synth(&a, &[]);
+    synth(&b, &[]);
+    synth(&c, &["--seed", "3"]);
     assert_eq!(
         std::fs::read(&a).unwrap(),
         std::fs::read(&b).unwrap(),

@@ -196,10 +196,17 @@ fn stage_after(
         })
         .collect();
     d.sort();
-    for &(_, root_start, root) in &d {
+    root_after_last(plan, &d, k, wt)
+}
+
+/// Stage 3's roots over `D` (sorted: end of the last planned job, candidate
+/// start, processor): the first root at whose start `h` processors of `D`,
+/// their last job ended, are idle for `wt`.
+fn root_after_last(plan: &Profile, d: &[(Time, Time, u32)], k: u32, wt: Time) -> Option<(Time, Vec<u32>)> {
+    for &(_, root_start, root) in d {
         let idle = plan.free_over(root_start, root_start.saturating_add(wt));
         let mut ids = vec![root];
-        for &(last, _, p) in &d {
+        for &(last, _, p) in d {
             if ids.len() == k as usize {
                 break;
             }
@@ -438,22 +445,7 @@ mod tests {
                 })
                 .collect();
             d.sort();
-            for &(_, root_start, root) in &d {
-                let idle = plan.free_over(root_start, root_start.saturating_add(wt));
-                let mut ids = vec![root];
-                for &(last, _, p) in &d {
-                    if ids.len() == k as usize {
-                        break;
-                    }
-                    if p != root && last <= root_start && idle.get(p) {
-                        ids.push(p);
-                    }
-                }
-                if ids.len() == k as usize {
-                    return Some((root_start, ids));
-                }
-            }
-            None
+            root_after_last(plan, &d, k, wt)
         }
 
         fn last_end(r: &Runs, now: Time, maintenance: &impl Fn(u32, Time, Time) -> bool) -> Option<Time> {
