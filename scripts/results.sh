@@ -8,13 +8,14 @@
 #
 # Environment: JOBS (worker threads, default: all cores), BIN (an interstice
 # binary; default: build the release one), GRID (default:
-# examples/thesis-grid.yaml), SUBGRID (options replacing the grid's for
-# NASA-iPSC and the synthetic month; default: 4 of the 16 slacks and the
-# thesis's predictor, an eighth of the runs: their overloaded cells take
-# 10-60 s each, and under admit-all neither the slack nor the predictor
-# changes a decision; SUBGRID= runs them whole, for about an hour each). An interrupted run resumes where it stopped
-# (the sweeps keep their finished cells); wall time and peak memory of each
-# sweep go to OUT/timings.txt.
+# examples/thesis-grid.yaml), SUBGRID (options replacing the grid's for the
+# synthetic month; default: 4 of the 16 slacks and the thesis's predictor, an
+# eighth of the runs: the month's overloaded cells take 10-25 s each, and
+# under admit-all neither the slack nor the predictor changes a decision;
+# SUBGRID= runs it whole, for about an hour). On 2 cores KTH-SP2 takes about
+# 10 minutes, NASA-iPSC about 30 (its 10-processor cells take a minute each).
+# An interrupted run resumes where it stopped (the sweeps keep their finished
+# cells); wall time and peak memory of each sweep go to OUT/timings.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-target/results}
@@ -43,8 +44,7 @@ grid() { # name, workload, then options replacing the grid file's
 
 : >"$OUT/timings.txt"
 grid kth "$DATA/KTH-SP2-1996-2.1-cln.swf.gz"
+grid nasa "$DATA/NASA-iPSC-1993-3.1-cln.swf.gz"
 # shellcheck disable=SC2086 # SUBGRID is a list of options
-grid nasa "$DATA/NASA-iPSC-1993-3.1-cln.swf.gz" $SUBGRID
-# shellcheck disable=SC2086
 grid month "$OUT/pik-like-month.swf" $SUBGRID
 cat "$OUT/timings.txt"
