@@ -32,7 +32,7 @@ use std::ops::Bound::Unbounded;
 const ORIGIN: Time = Time::from_ticks(i64::MIN);
 
 /// Which processors a query may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mask {
     /// Every processor.
     All,

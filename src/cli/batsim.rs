@@ -165,7 +165,7 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_policy, default_value = "easy")]
     pub policy: Policy,
     /// Seed of the synthetic workload.
-    #[arg(long, default_value = "2017")]
+    #[arg(long, default_value_t = SyntheticOptions::DEFAULT_SEED)]
     pub seed: u64,
     /// Run this real Batsim (e.g. `.batsim/bin/batsim`) instead of the tiny
     /// one, on `--workload` and `--platform`, and report its CPU time too.

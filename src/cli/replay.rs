@@ -349,16 +349,16 @@ pub struct BenchArgs {
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// Processors of the machine.
-    #[arg(long, default_value = "2560")]
+    #[arg(long, default_value_t = SyntheticOptions::THESIS_PROCS)]
     pub procs: u32,
     /// Processors of the convergence area (default: the whole machine).
     #[arg(long)]
     pub conv: Option<u32>,
     /// Synthetic HPC jobs.
-    #[arg(long, default_value = "11000")]
+    #[arg(long, default_value_t = SyntheticOptions::THESIS_JOBS)]
     pub hpc_jobs: usize,
     /// Synthetic trace length, days.
-    #[arg(long, default_value = "30")]
+    #[arg(long, default_value_t = SyntheticOptions::THESIS_DAYS)]
     pub days: u32,
     /// Seconds between cloud jobs.
     #[arg(long, value_parser = parse_seconds, default_value_t = defaults::CLOUD_INTERVAL_SECS)]
@@ -370,7 +370,7 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_policy, value_delimiter = ',', default_value = "conservative,convergence")]
     pub policies: Vec<Policy>,
     /// Seed of the synthetic workload and the cloud jobs.
-    #[arg(long, default_value = "2017")]
+    #[arg(long, default_value_t = SyntheticOptions::DEFAULT_SEED)]
     pub seed: u64,
 }
 
@@ -396,9 +396,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             procs: args.procs,
             jobs: args.hpc_jobs,
             duration: Time::from_secs(i64::from(args.days) * 86_400),
-            utilization: 0.38,
-            seed: args.seed,
-            first_id: 1,
+            ..SyntheticOptions::thesis(args.seed)
         }),
     };
     clip_jobs(&mut hpc, conv);

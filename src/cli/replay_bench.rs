@@ -62,7 +62,7 @@ pub struct HpcArgs {
     #[arg(long, value_name = "N", default_value = "3")]
     pub repeat: NonZeroU32,
     /// Seed of the generated trace.
-    #[arg(long, default_value = "2017")]
+    #[arg(long, default_value_t = SyntheticOptions::DEFAULT_SEED)]
     pub seed: u64,
 }
 

@@ -181,19 +181,20 @@ pub struct SynthArgs {
     #[arg(short, long, value_name = "OUT.swf")]
     pub output: PathBuf,
     /// Processors of the machine (job widths are capped to it).
-    #[arg(long, value_name = "M", default_value_t = 2560, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "M", default_value_t = SyntheticOptions::THESIS_PROCS, value_parser = clap::value_parser!(u32).range(1..))]
     pub procs: u32,
     /// Number of jobs.
-    #[arg(long, value_name = "N", default_value_t = 11_000)]
+    #[arg(long, value_name = "N", default_value_t = SyntheticOptions::THESIS_JOBS)]
     pub jobs: usize,
     /// Arrivals fall in [0, D).
-    #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "30d")]
+    #[arg(long, value_name = "D", value_parser = parse_duration,
+          default_value_t = Time::from_secs(i64::from(SyntheticOptions::THESIS_DAYS) * 86_400))]
     pub duration: Time,
     /// Offered load: Σ processors × run time / (M × D), in (0, 1].
-    #[arg(long, value_name = "U", default_value_t = 0.38, value_parser = parse_utilization)]
+    #[arg(long, value_name = "U", default_value_t = SyntheticOptions::THESIS_UTILIZATION, value_parser = parse_utilization)]
     pub utilization: f64,
     /// Seed of the generator.
-    #[arg(long, value_name = "N", default_value_t = 2017)]
+    #[arg(long, value_name = "N", default_value_t = SyntheticOptions::DEFAULT_SEED)]
     pub seed: u64,
 }
 
@@ -586,19 +587,7 @@ fn synth(args: SynthArgs) -> anyhow::Result<()> {
         max_procs: Some(u64::from(args.procs)),
         ..Default::default()
     };
-    let records: Vec<interstice_swf::Record> = jobs
-        .iter()
-        .map(|job| interstice_swf::Record {
-            job: job.id.0,
-            submit: Some(job.submit.as_secs_f64()),
-            run_time: job.runtime.map(Time::as_secs_f64),
-            allocated_procs: Some(i64::from(job.procs)),
-            requested_procs: Some(i64::from(job.procs)),
-            requested_time: Some(job.walltime.as_secs_f64()),
-            status: Some(1),
-            ..Default::default()
-        })
-        .collect();
+    let records: Vec<interstice_swf::Record> = jobs.iter().map(interstice_swf::record_of).collect();
     let failed = || match args.output == Path::new("-") {
         true => super::exit::WriteFailed::stdout(),
         false => super::exit::WriteFailed(format!("cannot write {}", args.output.display())),

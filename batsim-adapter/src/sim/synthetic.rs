@@ -26,13 +26,24 @@ pub struct SyntheticOptions {
 }
 
 impl SyntheticOptions {
+    /// The thesis-size month's processors (PIK-IPLEX, May 2011).
+    pub const THESIS_PROCS: u32 = 2560;
+    /// The thesis-size month's jobs.
+    pub const THESIS_JOBS: usize = 11_000;
+    /// The thesis-size month's length, days.
+    pub const THESIS_DAYS: u32 = 30;
+    /// The thesis-size month's offered load.
+    pub const THESIS_UTILIZATION: f64 = 0.38;
+    /// The seed the commands generate with unless told otherwise.
+    pub const DEFAULT_SEED: u64 = 2017;
+
     /// The thesis-size month: 2,560 processors, 11,000 jobs, 30 days, 38 %.
     pub fn thesis(seed: u64) -> SyntheticOptions {
         SyntheticOptions {
-            procs: 2560,
-            jobs: 11_000,
-            duration: Time::from_secs(30 * 86_400),
-            utilization: 0.38,
+            procs: Self::THESIS_PROCS,
+            jobs: Self::THESIS_JOBS,
+            duration: Time::from_secs(i64::from(Self::THESIS_DAYS) * 86_400),
+            utilization: Self::THESIS_UTILIZATION,
             seed,
             first_id: 1,
         }

@@ -54,34 +54,39 @@ pub(crate) fn place(
     now: Time,
     maintenance: impl Fn(u32, Time, Time) -> bool,
 ) -> Option<(Time, Bits)> {
+    place_by_stages(plan, mask, mask_bits, k, wt, now, || {
+        let runs = plan.free_runs();
+        stage_between(plan, mask, mask_bits, &runs, k, wt, now)
+            .or_else(|| stage_after(plan, mask_bits, &runs, k, wt, now, &maintenance))
+    })
+}
+
+/// Algorithm 3 around its stages 2 and 3 (`between_and_after`): stage 1
+/// first, then those, then the earliest fit when maintenance windows leave
+/// no root with `h` processors among the candidate starts (the lowest ids).
+fn place_by_stages(
+    plan: &Profile,
+    mask: Mask,
+    mask_bits: &Bits,
+    k: u32,
+    wt: Time,
+    now: Time,
+    between_and_after: impl FnOnce() -> Option<(Time, Vec<u32>)>,
+) -> Option<(Time, Bits)> {
     if k == 0 || k > mask_bits.count() {
         return None;
     }
     if let Some(ids) = stage_immediate(plan, mask_bits, k, wt, now) {
         return Some((now, ids));
     }
-    let set = |ids: &[u32]| {
-        let mut b = mask_bits.empty_like();
-        for &p in ids {
-            b.set(p);
-        }
-        b
-    };
-    {
-        let runs = plan.free_runs();
-        if let Some((s, ids)) = stage_between(plan, mask, mask_bits, &runs, k, wt, now) {
-            return Some((s, set(&ids)));
-        }
-        if let Some((s, ids)) = stage_after(plan, mask_bits, &runs, k, wt, now, &maintenance) {
-            return Some((s, set(&ids)));
-        }
+    let mut chosen = mask_bits.empty_like();
+    if let Some((s, ids)) = between_and_after() {
+        ids.into_iter().for_each(|p| chosen.set(p));
+        return Some((s, chosen));
     }
-    // Maintenance windows can leave no root with `h` processors among the
-    // candidate starts: the earliest fit after them all (the lowest ids).
     let (s, idle) = plan.earliest_fit(k, wt, now, mask)?;
-    let mut b = mask_bits.empty_like();
-    b.take_lowest(&idle.and(mask_bits), k);
-    Some((s, b))
+    chosen.take_lowest(&idle.and(mask_bits), k);
+    Some((s, chosen))
 }
 
 /// Stage 1: `V^1` and `P^1` over the processors idle now.
@@ -157,7 +162,7 @@ fn stage_between(
     let mut memory = runs.failed_roots();
     let failed = memory.of((k, wt, mask));
     let mut best: Option<(u32, Time, Vec<u32>)> = None;
-    for (root, start, _) in runs.holes_longer_than(wt, now) {
+    for (root, start) in runs.holes_longer_than(wt, now) {
         if !mask_bits.get(root)
             || best.as_ref().is_some_and(|b| (root, start) >= (b.0, b.1))
             || failed.contains(&(start, root))
@@ -284,6 +289,19 @@ pub(crate) fn published_future_fit(
             own
         })
         .collect();
+    earliest_published_start(&slots, k, wt, now, deadline)
+}
+
+/// The earliest `t0 > now` among the slots' starts at which `k` processors'
+/// slots (`slots[i]`: processor `i`'s published slots) each hold
+/// `[t0, t0 + wt)`, with `t0 + wt ≤ deadline`.
+fn earliest_published_start(
+    slots: &[Vec<(Time, Time)>],
+    k: u32,
+    wt: Time,
+    now: Time,
+    deadline: Time,
+) -> Option<Time> {
     let mut starts: Vec<Time> = slots.iter().flatten().map(|s| s.0).filter(|&s| s > now).collect();
     starts.sort_unstable();
     starts.dedup();
@@ -376,28 +394,11 @@ mod tests {
             now: Time,
             maintenance: impl Fn(u32, Time, Time) -> bool,
         ) -> Option<(Time, Bits)> {
-            if k == 0 || k > mask_bits.count() {
-                return None;
-            }
-            if let Some(ids) = stage_immediate(plan, mask_bits, k, wt, now) {
-                return Some((now, ids));
-            }
-            let runs = idle_runs(plan, mask_bits, now);
-            let set = |ids: &[u32]| {
-                let mut b = mask_bits.empty_like();
-                ids.iter().for_each(|&p| b.set(p));
-                b
-            };
-            if let Some((s, ids)) = between(plan, mask_bits, &runs, k, wt, now) {
-                return Some((s, set(&ids)));
-            }
-            if let Some((s, ids)) = after_last(plan, &runs, k, wt, now, &maintenance) {
-                return Some((s, set(&ids)));
-            }
-            let (s, idle) = plan.earliest_fit(k, wt, now, mask)?;
-            let mut b = mask_bits.empty_like();
-            b.take_lowest(&idle.and(mask_bits), k);
-            Some((s, b))
+            place_by_stages(plan, mask, mask_bits, k, wt, now, || {
+                let runs = idle_runs(plan, mask_bits, now);
+                between(plan, mask_bits, &runs, k, wt, now)
+                    .or_else(|| after_last(plan, &runs, k, wt, now, &maintenance))
+            })
         }
 
         fn between(
@@ -490,20 +491,7 @@ mod tests {
                     own
                 })
                 .collect();
-            let mut starts: Vec<Time> = slots.iter().flatten().map(|s| s.0).filter(|&s| s > now).collect();
-            starts.sort_unstable();
-            starts.dedup();
-            starts
-                .into_iter()
-                .take_while(|&t0| t0.saturating_add(wt) <= deadline)
-                .find(|&t0| {
-                    let end = t0.saturating_add(wt);
-                    slots
-                        .iter()
-                        .filter(|own| own.iter().any(|&(s, e)| s <= t0 && end <= e))
-                        .count()
-                        >= k as usize
-                })
+            earliest_published_start(&slots, k, wt, now, deadline)
         }
     }
 

@@ -101,7 +101,9 @@ impl FailedRoots {
     /// a root starts at `now` or later).
     fn trim(&mut self, now: Time) {
         for (_, failed) in &mut self.shapes {
-            *failed = failed.split_off(&(now, 0));
+            if failed.first().is_some_and(|&(start, _)| start < now) {
+                *failed = failed.split_off(&(now, 0));
+            }
         }
     }
 }
@@ -242,12 +244,8 @@ impl FreeRuns {
     }
 
     /// Every finite run, of any processor, idle for more than `wt` from
-    /// `now` on: `(processor, max(start, now), end)`, in no set order.
-    pub(crate) fn holes_longer_than(
-        &self,
-        wt: Time,
-        now: Time,
-    ) -> impl Iterator<Item = (u32, Time, Time)> + '_ {
+    /// `now` on: `(processor, max(start, now))`, in no set order.
+    pub(crate) fn holes_longer_than(&self, wt: Time, now: Time) -> impl Iterator<Item = (u32, Time)> + '_ {
         let shortest = Time::from_ticks(wt.ticks().saturating_add(1));
         self.finite
             .range(
@@ -260,7 +258,7 @@ impl FreeRuns {
             )
             .filter_map(move |&(_, p, s, e)| {
                 let start = s.max(now);
-                (e > start && e - start > wt).then_some((p, start, e))
+                (e > start && e - start > wt).then_some((p, start))
             })
     }
 }
