@@ -7,6 +7,7 @@
 //! names and cloud-partition lists (`--class`, `cloud_partition=`), and the
 //! `SLURM_VERSION_NUMBER` the plugins' build scripts hand to the compiler.
 
+use crate::wire::PredictorVerdicts;
 use std::fmt;
 
 /// Where the marker starts in a job's comment.
@@ -27,6 +28,12 @@ pub const MARKER_PREFIX: &str = "interstice:";
 ///   violation (a job admitted anyway under `admit-all`). Absent from markers
 ///   written by plugins older than the word and from unpredicted admissions:
 ///   then the verdict is unknown (`None`), never guessed;
+/// - `violation_probability=P`: the probability of a violation the
+///   admitting predictor gave (`PredictResponse::violation_probability`;
+///   calibrated by the learned predictor, 0 or 1 from the others), three decimals;
+/// - `verdicts=ETL`: every predictor's verdict, a digit each (0 or 1) for
+///   exact, thesis and learned (`PredictResponse::verdicts`), so that the
+///   daemon counts each one's confusion when the job ends;
 /// - `hold=ID`: the daemon's admission hold for the job
 ///   (`PredictResponse::hold`): the slot it promised is held in its plan until
 ///   Slurm lists the job with a plan of its own;
@@ -42,6 +49,10 @@ pub struct Marker {
     /// Whether the admission predicted a violation, as the daemon answered;
     /// `None` when the marker does not say (see the type's doc).
     pub predicted_violation: Option<bool>,
+    /// The admission's violation probability, when the daemon gave one.
+    pub violation_probability: Option<f64>,
+    /// Every predictor's verdict, when the daemon gave them.
+    pub verdicts: Option<PredictorVerdicts>,
     /// The daemon's admission hold for this job, if it holds one.
     pub hold: Option<u64>,
     /// The job's service class, if it named one.
@@ -61,6 +72,12 @@ impl fmt::Display for Marker {
         }
         if let Some(violation) = self.predicted_violation {
             write!(f, " predicted_violation={}", u8::from(violation))?;
+        }
+        if let Some(p) = self.violation_probability.filter(|p| p.is_finite()) {
+            write!(f, " violation_probability={p:.3}")?;
+        }
+        if let Some(verdicts) = self.verdicts {
+            write!(f, " verdicts={verdicts}")?;
         }
         if let Some(hold) = self.hold {
             write!(f, " hold={hold}")?;
@@ -90,6 +107,8 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
     let mut slo_seconds = None;
     let mut predicted_completion = None;
     let mut predicted_violation = None;
+    let mut violation_probability = None;
+    let mut verdicts = None;
     let mut hold = None;
     let mut class = None;
     let mut evicted_for = None;
@@ -104,6 +123,10 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
                 "1" => Some(true),
                 _ => None,
             };
+        } else if let Some(value) = word.strip_prefix("violation_probability=") {
+            violation_probability = value.parse::<f64>().ok().filter(|p| (0.0..=1.0).contains(p));
+        } else if let Some(value) = word.strip_prefix("verdicts=") {
+            verdicts = value.parse::<PredictorVerdicts>().ok();
         } else if let Some(value) = word.strip_prefix("hold=") {
             hold = value.parse::<u64>().ok();
         } else if let Some(value) = word.strip_prefix("class=") {
@@ -117,6 +140,8 @@ pub fn parse_marker(comment: &str) -> Option<Marker> {
         slo_seconds: slo_seconds?,
         predicted_completion,
         predicted_violation,
+        violation_probability,
+        verdicts,
         hold,
         class,
         evicted_for,
@@ -474,6 +499,8 @@ mod tests {
                 slo_seconds: 410.0,
                 predicted_completion: None,
                 predicted_violation: None,
+                violation_probability: None,
+                verdicts: None,
                 hold: None,
                 class: None,
                 evicted_for: None,
@@ -486,6 +513,8 @@ mod tests {
                 slo_seconds: 300.0,
                 predicted_completion: Some(1060.0),
                 predicted_violation: None,
+                violation_probability: None,
+                verdicts: None,
                 hold: None,
                 class: None,
                 evicted_for: None,
@@ -498,6 +527,8 @@ mod tests {
                 slo_seconds: 300.0,
                 predicted_completion: Some(1060.0),
                 predicted_violation: Some(true),
+                violation_probability: None,
+                verdicts: None,
                 hold: None,
                 class: None,
                 evicted_for: None,
@@ -524,6 +555,8 @@ mod tests {
             slo_seconds: 120.0,
             predicted_completion: Some(1060.4),
             predicted_violation: Some(false),
+            violation_probability: None,
+            verdicts: None,
             hold: None,
             class: None,
             evicted_for: None,
@@ -551,11 +584,46 @@ mod tests {
             parse_marker(&late.to_string()).and_then(|marker| marker.predicted_violation),
             Some(true)
         );
+        let learned = Marker {
+            violation_probability: Some(0.03125),
+            verdicts: Some(PredictorVerdicts {
+                exact: true,
+                thesis: false,
+                learned: false,
+            }),
+            hold: Some(7),
+            ..accepted.clone()
+        };
+        assert_eq!(
+            learned.to_string(),
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0 \
+             violation_probability=0.031 verdicts=100 hold=7"
+        );
+        let read = parse_marker(&learned.to_string()).unwrap();
+        assert_eq!(
+            (read.violation_probability, read.verdicts, read.hold),
+            (Some(0.031), learned.verdicts, Some(7))
+        );
+        for bad in [
+            "verdicts=10",
+            "verdicts=102",
+            "verdicts=abc",
+            "violation_probability=1.5",
+        ] {
+            let read = parse_marker(&format!("interstice:accepted slo=1 {bad}")).unwrap();
+            assert_eq!(
+                (read.verdicts, read.violation_probability),
+                (None, None),
+                "{bad} reads as absent"
+            );
+        }
         let unpredicted = Marker {
             predicted: false,
             slo_seconds: 410.0,
             predicted_completion: None,
             predicted_violation: None,
+            violation_probability: None,
+            verdicts: None,
             hold: None,
             class: None,
             evicted_for: None,

@@ -68,6 +68,9 @@ pub struct SubmitResponse {
     pub violation_seconds: Option<f64>,
     /// An SLO the plan can meet (rejected), seconds.
     pub counter_offer_slo: Option<f64>,
+    /// The probability of a violation (see [`PredictResponse::violation_probability`]).
+    #[serde(default)]
+    pub violation_probability: Option<f64>,
     /// The member daemon the job went to, when a broker answers (its address,
     /// `datacenter.address` of that member); absent from a member's own answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -113,6 +116,15 @@ pub struct PredictResponse {
     /// than the field. `job_submit/interstice` writes it into the job's marker.
     #[serde(default)]
     pub predicts_violation: Option<bool>,
+    /// The probability of a violation: calibrated on earlier outcomes by the
+    /// learned predictor, 0 or 1 (its verdict) from the others. `None` from
+    /// a daemon older than the field.
+    #[serde(default)]
+    pub violation_probability: Option<f64>,
+    /// Every predictor's verdict for this job (an admission the daemon
+    /// planned); `job_submit/interstice` writes it into the marker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdicts: Option<PredictorVerdicts>,
     /// An SLO the plan can meet, seconds.
     pub counter_offer_slo: Option<f64>,
     /// The admission hold the daemon keeps for an admitted job (Slurm mode,
@@ -122,6 +134,61 @@ pub struct PredictResponse {
     /// the job's marker) or the hold expires.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold: Option<u64>,
+}
+
+/// Every predictor's verdict for one cloud job: a violation predicted or
+/// not, by the exact plan, the thesis's `F^σ` and the learned predictor.
+/// Written `ETL`, a digit (0 or 1) each, in that order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PredictorVerdicts {
+    /// The exact plan.
+    pub exact: bool,
+    /// The thesis's `F^σ`.
+    pub thesis: bool,
+    /// The learned predictor.
+    pub learned: bool,
+}
+
+impl PredictorVerdicts {
+    /// The predictors' names, in the order of [`PredictorVerdicts::each`].
+    pub const NAMES: [&'static str; 3] = ["exact", "thesis", "learned"];
+
+    /// The verdicts in the order of [`PredictorVerdicts::NAMES`].
+    pub fn each(self) -> [bool; 3] {
+        [self.exact, self.thesis, self.learned]
+    }
+}
+
+impl fmt::Display for PredictorVerdicts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for verdict in self.each() {
+            f.write_str(if verdict { "1" } else { "0" })?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for PredictorVerdicts {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let digit = |c: u8| match c {
+            b'0' => Ok(false),
+            b'1' => Ok(true),
+            _ => Err(format!(
+                "verdicts {text:?}: expected three digits 0 or 1 (exact, thesis, learned)"
+            )),
+        };
+        match text.as_bytes() {
+            &[e, t, l] => Ok(PredictorVerdicts {
+                exact: digit(e)?,
+                thesis: digit(t)?,
+                learned: digit(l)?,
+            }),
+            _ => Err(format!(
+                "verdicts {text:?}: expected three digits 0 or 1 (exact, thesis, learned)"
+            )),
+        }
+    }
 }
 
 /// What happened to an HPC job: the `type` of [`HpcEventRequest`].

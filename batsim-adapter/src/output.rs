@@ -5,7 +5,8 @@
 //! formatting (times with six decimals, `metadata` quoted, rejected jobs with
 //! empty times), so evalys/pandas read it like a Batsim output, then adds
 //! Interstice's columns: `kind, slo, predicted_completion,
-//! predicted_violation, violated, evictions, evicted_runs` (the runs an
+//! predicted_violation, predicted_probability, violated, evictions,
+//! evicted_runs` (the runs an
 //! eviction ended before the job was resubmitted, `START-END@PROCS` joined by
 //! `;`, PROCS as in `allocated_resources`; its last run is in Batsim's
 //! columns). Rows come in completion order, as Batsim writes them.
@@ -18,7 +19,9 @@
 
 use crate::qos_output::{REQUESTS_CSV, WINDOWS_CSV};
 use interstice_core::placement::Criterion;
-use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
+use interstice_core::{
+    EndReason, EngineConfig, JobId, JobKind, JobRecord, PredictionQuality, Summary, SummaryTally, Time,
+};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -30,7 +33,7 @@ use std::path::{Path, PathBuf};
 pub const JOBS_CSV_HEADER: &str = "job_id,workload_name,profile,submission_time,\
 requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,\
 finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata,\
-kind,slo,predicted_completion,predicted_violation,violated,evictions,evicted_runs";
+kind,slo,predicted_completion,predicted_violation,predicted_probability,violated,evictions,evicted_runs";
 
 /// The name of the jobs file inside the output directory.
 pub const JOBS_CSV: &str = "jobs.csv";
@@ -533,9 +536,16 @@ fn format_row(line: &mut String, naming: Naming<'_>, record: &JobRecord) {
             Some(completion) => push_time(line, completion),
             None => line.push_str("inf"),
         }
-        line.push_str(if prediction.predicts_violation { ",1" } else { ",0" });
+        line.push_str(if prediction.predicts_violation {
+            ",1,"
+        } else {
+            ",0,"
+        });
+        if let Some(p) = finite(prediction.probability) {
+            let _ = write!(line, "{p}");
+        }
     } else {
-        line.push(',');
+        line.push_str(",,");
     }
     let violated = job.kind == JobKind::Cloud && record.violated();
     line.push_str(if violated { ",1," } else { ",0," });
@@ -640,6 +650,7 @@ struct SummaryWire<'a> {
     lost_work: Option<f64>,
     rejected: u64,
     prediction: PredictionWire,
+    predictors: PredictorsWire,
     config: ConfigWire,
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<&'a serde_json::Value>,
@@ -662,6 +673,33 @@ struct PredictionWire {
     f1: Option<f64>,
     thesis_accuracy: Option<f64>,
     thesis_precision: Option<f64>,
+    brier: Option<f64>,
+}
+
+impl From<&PredictionQuality> for PredictionWire {
+    fn from(quality: &PredictionQuality) -> PredictionWire {
+        PredictionWire {
+            tp: quality.tp,
+            fp: quality.fp,
+            fn_: quality.fn_,
+            tn: quality.tn,
+            precision: quality.precision.and_then(finite),
+            recall: quality.recall.and_then(finite),
+            accuracy: quality.accuracy.and_then(finite),
+            f1: quality.f1.and_then(finite),
+            thesis_accuracy: quality.thesis_accuracy.and_then(finite),
+            thesis_precision: quality.thesis_precision.and_then(finite),
+            brier: quality.brier.and_then(finite),
+        }
+    }
+}
+
+/// Every predictor's quality over the same cloud jobs.
+#[derive(Serialize)]
+struct PredictorsWire {
+    exact: PredictionWire,
+    thesis: PredictionWire,
+    learned: PredictionWire,
 }
 
 #[derive(Serialize)]
@@ -672,6 +710,8 @@ struct ConfigWire {
     admission: &'static str,
     scheduling: &'static str,
     predictor: &'static str,
+    /// Under reject-predicted: the violation probability above which a job is refused.
+    reject_above: Option<f64>,
     placement: &'static str,
     /// TOPSIS's weights by criterion name; `null` under first-fit.
     placement_weights: Option<serde_json::Map<String, serde_json::Value>>,
@@ -721,7 +761,6 @@ fn summary_wire<'a>(
     workload_name: &'a str,
     run: Option<&'a serde_json::Value>,
 ) -> SummaryWire<'a> {
-    let quality = &summary.prediction;
     SummaryWire {
         workload_name,
         jobs: summary.jobs,
@@ -737,17 +776,11 @@ fn summary_wire<'a>(
         evictions: summary.evictions,
         lost_work: finite(summary.lost_work),
         rejected: summary.rejected,
-        prediction: PredictionWire {
-            tp: quality.tp,
-            fp: quality.fp,
-            fn_: quality.fn_,
-            tn: quality.tn,
-            precision: quality.precision.and_then(finite),
-            recall: quality.recall.and_then(finite),
-            accuracy: quality.accuracy.and_then(finite),
-            f1: quality.f1.and_then(finite),
-            thesis_accuracy: quality.thesis_accuracy.and_then(finite),
-            thesis_precision: quality.thesis_precision.and_then(finite),
+        prediction: PredictionWire::from(&summary.prediction),
+        predictors: PredictorsWire {
+            exact: PredictionWire::from(&summary.predictors.exact),
+            thesis: PredictionWire::from(&summary.predictors.thesis),
+            learned: PredictionWire::from(&summary.predictors.learned),
         },
         config: ConfigWire {
             policy: config.policy.name(),
@@ -756,6 +789,7 @@ fn summary_wire<'a>(
             admission: config.admission.name(),
             scheduling: config.scheduling.name(),
             predictor: config.predictor.name(),
+            reject_above: config.reject_above,
             placement: config.placement.name(),
             placement_weights: config.topsis().map(|weights| {
                 Criterion::ALL

@@ -376,8 +376,47 @@ pub const SWEEP_CSV_HEADER: &str =
     "run,policy,scheduling,predictor,procs,conv,admission,eviction,cloud_procs,cloud_runtime,slack,seed,\
 jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
 utilization,mean_wait,mean_bounded_slowdown,makespan,hpc_jobs,lost_work,\
-tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,\
+tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,brier,\
+exact.tp,exact.fp,exact.fn,exact.tn,exact.precision,exact.recall,exact.f1,exact.brier,\
+thesis.tp,thesis.fp,thesis.fn,thesis.tn,thesis.precision,thesis.recall,thesis.f1,thesis.brier,\
+learned.tp,learned.fp,learned.fn,learned.tn,learned.precision,learned.recall,learned.f1,learned.brier,\
 class_requests,preemptions,preemptions_for_capacity,penalty,wall_seconds";
+
+/// Each predictor's columns in `sweep.csv`, named as in summary.json's
+/// `predictors` (every run scores all three over the same cloud jobs), in
+/// the order of `Predictor::ALL`.
+const PREDICTOR_COLUMNS: [[&str; 8]; 3] = [
+    [
+        "exact.tp",
+        "exact.fp",
+        "exact.fn",
+        "exact.tn",
+        "exact.precision",
+        "exact.recall",
+        "exact.f1",
+        "exact.brier",
+    ],
+    [
+        "thesis.tp",
+        "thesis.fp",
+        "thesis.fn",
+        "thesis.tn",
+        "thesis.precision",
+        "thesis.recall",
+        "thesis.f1",
+        "thesis.brier",
+    ],
+    [
+        "learned.tp",
+        "learned.fp",
+        "learned.fn",
+        "learned.tn",
+        "learned.precision",
+        "learned.recall",
+        "learned.f1",
+        "learned.brier",
+    ],
+];
 
 /// The columns of `sweep-classes.csv`: one row per run with service classes
 /// and class.
@@ -405,7 +444,7 @@ impl Row<'_> {
         let quality = &summary.prediction;
         let classes = self.outcome.classes.as_ref();
         let params = self.params;
-        vec![
+        let mut cells = vec![
             ("run", Cell::Int(self.index as u64)),
             ("policy", Cell::Text(params.policy.name().to_string())),
             ("scheduling", Cell::Text(params.scheduling.name().to_string())),
@@ -445,6 +484,26 @@ impl Row<'_> {
             ("f1", Cell::Float(quality.f1)),
             ("thesis_accuracy", Cell::Float(quality.thesis_accuracy)),
             ("thesis_precision", Cell::Float(quality.thesis_precision)),
+            ("brier", Cell::Float(quality.brier)),
+        ];
+        for (columns, quality) in PREDICTOR_COLUMNS.iter().zip([
+            &summary.predictors.exact,
+            &summary.predictors.thesis,
+            &summary.predictors.learned,
+        ]) {
+            let [tp, fp, fn_, tn, precision, recall, f1, brier] = *columns;
+            cells.extend([
+                (tp, Cell::Int(quality.tp)),
+                (fp, Cell::Int(quality.fp)),
+                (fn_, Cell::Int(quality.fn_)),
+                (tn, Cell::Int(quality.tn)),
+                (precision, Cell::Float(quality.precision)),
+                (recall, Cell::Float(quality.recall)),
+                (f1, Cell::Float(quality.f1)),
+                (brier, Cell::Float(quality.brier)),
+            ]);
+        }
+        cells.extend([
             ("class_requests", Cell::Count(classes.map(|c| c.requests as u64))),
             ("preemptions", Cell::Count(classes.map(|c| c.preemptions as u64))),
             (
@@ -453,7 +512,8 @@ impl Row<'_> {
             ),
             ("penalty", Cell::Float(classes.map(|c| c.penalty))),
             ("wall_seconds", Cell::Float(Some(self.outcome.wall_seconds))),
-        ]
+        ]);
+        cells
     }
 
     /// One row of cells per class, in a run with service classes.

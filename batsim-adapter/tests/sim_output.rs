@@ -47,6 +47,7 @@ fn prediction(completion: Option<f64>, predicts_violation: bool) -> Prediction {
         violation_seconds: None,
         predicts_violation,
         counter_offer_slo: None,
+        probability: if predicts_violation { 1.0 } else { 0.0 },
     }
 }
 
@@ -93,7 +94,7 @@ fn the_batsim_columns_match_a_real_batsim_output() {
         "{JOBS_CSV_HEADER}\nvs\n{real_header}"
     );
     assert!(JOBS_CSV_HEADER
-        .ends_with(",kind,slo,predicted_completion,predicted_violation,violated,evictions,evicted_runs"));
+        .ends_with(",kind,slo,predicted_completion,predicted_violation,predicted_probability,violated,evictions,evicted_runs"));
 }
 
 #[test]
@@ -105,15 +106,15 @@ fn rows_are_batsim_formatted_and_in_completion_order() {
     let violated = |idx: usize| u8::from(records[idx].violated());
     let expected = [
         JOBS_CSV_HEADER.to_string(),
-        format!("3,w0,delay_60,20.000000,1,180.000000,0,REJECTED,,,,,,,,,\"\",cloud,270.000000,inf,1,{},0,", violated(2)),
+        format!("3,w0,delay_60,20.000000,1,180.000000,0,REJECTED,,,,,,,,,\"\",cloud,270.000000,inf,1,1,{},0,", violated(2)),
         "4,w0,delay_60,30.000000,1,180.000000,0,COMPLETED_KILLED,30.000000,10.000000,40.000000,0.000000,\
-         10.000000,1.000000,1,-1.000000,\"\",cloud,270.000000,210.000000,0,1,1,"
+         10.000000,1.000000,1,-1.000000,\"\",cloud,270.000000,210.000000,0,0,1,1,"
             .to_string(),
         "2,w0,delay_60,10.500000,2,180.000000,1,COMPLETED_SUCCESSFULLY,12.000000,60.000000,72.000000,1.500000,\
-         61.500000,1.025000,4 6,-1.000000,\"\",cloud,270.000000,190.500000,0,0,0,"
+         61.500000,1.025000,4 6,-1.000000,\"\",cloud,270.000000,190.500000,0,0,0,0,"
             .to_string(),
         "1,w0,delay_150,0.000000,4,100.000000,0,COMPLETED_WALLTIME_REACHED,0.000000,100.000000,100.000000,\
-         0.000000,100.000000,1.000000,0-3,-1.000000,\"\",hpc,,,,0,0,"
+         0.000000,100.000000,1.000000,0-3,-1.000000,\"\",hpc,,,,,0,0,"
             .to_string(),
     ];
     let lines: Vec<&str> = text.lines().collect();
@@ -163,7 +164,7 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
     assert_eq!(lines.next(), Some(JOBS_CSV_HEADER));
     let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
     assert_eq!(rows.len(), jobs.len());
-    assert!(rows.iter().all(|row| row.len() == 24), "every row has 24 fields");
+    assert!(rows.iter().all(|row| row.len() == 25), "every row has 25 fields");
     let mut ids: Vec<u64> = rows.iter().map(|row| row[0].parse().unwrap()).collect();
     ids.sort_unstable();
     let mut expected_ids: Vec<u64> = jobs.iter().map(|job| job.id.0).collect();
@@ -185,7 +186,7 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
     assert!(summary.violations <= 60);
     let violated_rows = rows
         .iter()
-        .filter(|row| row[17] == "cloud" && row[21] == "1")
+        .filter(|row| row[17] == "cloud" && row[22] == "1")
         .count() as u64;
     assert_eq!(violated_rows, summary.violations);
     assert_eq!(value["config"]["policy"], "convergence");
@@ -208,14 +209,40 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
         "f1",
         "thesis_accuracy",
         "thesis_precision",
+        "brier",
     ] {
         assert!(value["prediction"].get(key).is_some(), "prediction.{key} missing");
+        for predictor in ["exact", "thesis", "learned"] {
+            assert!(
+                value["predictors"][predictor].get(key).is_some(),
+                "predictors.{predictor}.{key} missing"
+            );
+        }
     }
-    let tp_fp_fn_tn: u64 = ["tp", "fp", "fn", "tn"]
-        .iter()
-        .map(|key| value["prediction"][key].as_u64().unwrap())
-        .sum();
-    assert_eq!(tp_fp_fn_tn, 60, "every cloud job is in the confusion matrix");
+    let tp_fp_fn_tn = |quality: &serde_json::Value| -> u64 {
+        ["tp", "fp", "fn", "tn"]
+            .iter()
+            .map(|key| quality[key].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        tp_fp_fn_tn(&value["prediction"]),
+        60,
+        "every cloud job is in the confusion matrix"
+    );
+    for predictor in ["exact", "thesis", "learned"] {
+        assert_eq!(
+            tp_fp_fn_tn(&value["predictors"][predictor]),
+            60,
+            "{predictor} scores every cloud job"
+        );
+    }
+    // The admitting predictor's row is its own among all of them.
+    assert_eq!(value["prediction"], value["predictors"]["exact"]);
+    // Each cloud row carries its probability: 0 or 1 for the exact predictor, as its verdict.
+    for row in rows.iter().filter(|row| row[17] == "cloud") {
+        assert_eq!(row[21], row[20], "exact's probability is its verdict: {row:?}");
+    }
     let _ = std::fs::remove_dir_all(first);
     let _ = std::fs::remove_dir_all(second);
 }

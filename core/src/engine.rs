@@ -100,10 +100,16 @@ crate::job::named_options!(Admission, "admission mode", "admit-all or reject-pre
 
 impl Admission {
     /// The admission rule: is a cloud job with this prediction refused?
-    /// ([`Engine::submit`] applies it; a shell answering a what-if question
-    /// calls it rather than restating it.)
-    pub fn rejects(self, prediction: &Prediction) -> bool {
-        self == Admission::RejectPredicted && prediction.predicts_violation
+    /// Under reject-predicted it is when a violation is predicted or, given
+    /// a threshold `reject_above`, when the violation probability exceeds it.
+    /// ([`Engine::submit`] applies it through [`EngineConfig::rejects`]; a
+    /// shell answering a what-if question calls it rather than restating it.)
+    pub fn rejects(self, prediction: &Prediction, reject_above: Option<f64>) -> bool {
+        self == Admission::RejectPredicted
+            && match reject_above {
+                Some(threshold) => prediction.probability > threshold,
+                None => prediction.predicts_violation,
+            }
     }
 }
 
@@ -137,12 +143,27 @@ pub enum Predictor {
     /// `W_future` published at the end of the last scheduling pass, with the
     /// latency `r` and the backfilling time `β` of [`ThesisPrediction`].
     Thesis,
+    /// The exact plan corrected by what finished jobs actually ran against
+    /// their walltimes, with a calibrated violation probability
+    /// ([`crate::learn`]). Equal to [`Predictor::Exact`] while every job
+    /// runs its whole walltime.
+    Learned,
 }
 
-crate::job::named_options!(Predictor, "predictor", "exact or thesis", {
+crate::job::named_options!(Predictor, "predictor", "exact, thesis or learned", {
     Exact => "exact",
     Thesis => "thesis",
+    Learned => "learned",
 });
+
+impl Predictor {
+    /// Its place in [`Predictor::ALL`]: the engine answers with every
+    /// predictor for every cloud job, so that a run reports each one's
+    /// quality whichever admits.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
 
 /// Bounds on an evicted cloud job's resubmissions (the L8 evaluator).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,6 +207,10 @@ pub struct EngineConfig {
     pub predictor: Predictor,
     /// `r` and `β` of the thesis's predictor (unused by [`Predictor::Exact`]).
     pub thesis: ThesisPrediction,
+    /// Under reject-predicted, refuse a cloud job when its violation
+    /// probability exceeds this (in `[0, 1]`) instead of when a violation is
+    /// predicted: a site's trade between false alarms and missed violations.
+    pub reject_above: Option<f64>,
     /// Maintenance reservations `J_o`: processors no job may use over a
     /// window. Every policy plans around them.
     pub maintenance: Vec<Maintenance>,
@@ -232,6 +257,7 @@ impl EngineConfig {
             scheduling: Scheduling::HpcFirst,
             predictor: Predictor::Exact,
             thesis: ThesisPrediction::default(),
+            reject_above: None,
             maintenance: Vec::new(),
             placement: Placement::default(),
             placement_weights: Weights::default(),
@@ -243,6 +269,11 @@ impl EngineConfig {
     /// first fit; [`Placement::weights`]).
     pub fn topsis(&self) -> Option<&Weights> {
         self.placement.weights(&self.placement_weights)
+    }
+
+    /// The admission rule of this config ([`Admission::rejects`]).
+    pub fn rejects(&self, prediction: &Prediction) -> bool {
+        self.admission.rejects(prediction, self.reject_above)
     }
 
     /// The largest platform the engine accepts.
@@ -283,6 +314,13 @@ impl EngineConfig {
             return bad("lifecycle.max_time_in_system is negative: give a duration >= 0 or none".into());
         }
         self.thesis.validate().map_err(EngineError::InvalidConfig)?;
+        if let Some(p) = self.reject_above {
+            if !(0.0..=1.0).contains(&p) {
+                return bad(format!(
+                    "reject_above is {p}: give a violation probability between 0 and 1"
+                ));
+            }
+        }
         if let Some(conflict) = self.ranked_victims_conflict() {
             return bad(conflict);
         }
@@ -398,6 +436,10 @@ pub struct Prediction {
     pub predicts_violation: bool,
     /// `F^SLO = (C' − a) · τ`: the SLO that can be offered; `None` when ∞.
     pub counter_offer_slo: Option<Time>,
+    /// The probability of a violation: calibrated on earlier outcomes for
+    /// [`Predictor::Learned`]; 1 or 0 (the answer, held as certain) for the
+    /// predictors that only answer yes or no.
+    pub probability: f64,
 }
 
 impl Prediction {
@@ -429,6 +471,7 @@ impl Prediction {
             violation_seconds,
             predicts_violation,
             counter_offer_slo,
+            probability: if predicts_violation { 1.0 } else { 0.0 },
         }
     }
 }
@@ -628,6 +671,12 @@ impl Engine {
     /// in the crate docs ("Overload").
     pub fn predict(&self, procs: u32, walltime: Time, slo: Option<Time>, now: Time) -> Prediction {
         self.st.predict(&self.config, procs, walltime, slo, now)
+    }
+
+    /// Every predictor's answer for a submitted cloud job, by
+    /// [`Predictor::index`] (`None`: unknown or handed-over job, or an HPC job).
+    pub fn verdicts(&self, id: JobId) -> Option<[crate::metrics::Verdict; 3]> {
+        self.st.verdicts(id)
     }
 
     /// Make a batch system's plan the HPC layer at `now` ([`crate::mirror`]):

@@ -152,6 +152,7 @@ pub mod datacenter;
 pub mod driver;
 pub mod engine;
 pub mod job;
+mod learn;
 mod maintenance;
 pub mod metrics;
 pub mod mirror;
@@ -169,7 +170,10 @@ pub use engine::{
     Lifecycle, Maintenance, Policy, Prediction, Predictor, Scheduling, Slots, Submitted, Victims,
 };
 pub use job::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, UnknownName};
-pub use metrics::{violates, EvictedRun, JobRecord, PredictionQuality, Shown, Summary, SummaryTally};
+pub use metrics::{
+    violates, EvictedRun, JobRecord, PredictionQuality, PredictorQualities, Shown, Summary, SummaryTally,
+    Verdict,
+};
 pub use mirror::{MirrorOutcome, MirroredPlan, Occupation, UnplannedJob};
 pub use predict::{Beta, ThesisPrediction};
 pub use procset::ProcSet;

@@ -1,6 +1,6 @@
 //! Per-job records and the summary metrics of a run.
 
-use crate::engine::{EndReason, Prediction};
+use crate::engine::{EndReason, Prediction, Predictor};
 use crate::job::{Job, JobKind};
 use crate::procset::ProcSet;
 use crate::time::Time;
@@ -20,6 +20,10 @@ pub struct JobRecord {
     pub end_reason: Option<EndReason>,
     /// The admission prediction (cloud jobs).
     pub prediction: Option<Prediction>,
+    /// Every predictor's answer for this cloud job, by [`Predictor::index`]
+    /// (the configured one's is `prediction`): what a run's per-predictor
+    /// quality is counted from.
+    pub verdicts: Option<[Verdict; 3]>,
     /// Times it was evicted.
     pub evictions: u32,
     /// Processor-seconds of work lost to evictions.
@@ -31,6 +35,24 @@ pub struct JobRecord {
     /// Its runs an eviction ended before it was resubmitted, in order (its
     /// last run, evicted or not, is `start`..`end` on `procs`).
     pub evicted_runs: Vec<EvictedRun>,
+}
+
+/// One predictor's answer for a cloud job: the yes/no and the probability.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    /// A violation is predicted.
+    pub predicts_violation: bool,
+    /// Its probability ([`Prediction::probability`]).
+    pub probability: f64,
+}
+
+impl From<&Prediction> for Verdict {
+    fn from(p: &Prediction) -> Verdict {
+        Verdict {
+            predicts_violation: p.predicts_violation,
+            probability: p.probability,
+        }
+    }
 }
 
 /// A run of a cloud job that an eviction ended, the job then resubmitted.
@@ -72,6 +94,7 @@ impl JobRecord {
             procs: None,
             end_reason: None,
             prediction: None,
+            verdicts: None,
             evictions: 0,
             lost_work: Time::ZERO,
             rejected: false,
@@ -147,8 +170,9 @@ impl std::fmt::Display for Shown {
 }
 
 impl PredictionQuality {
-    /// Fill the derived figures from the four counts (`None` when undefined, never NaN).
-    pub fn from_counts(tp: u64, fp: u64, fn_: u64, tn: u64) -> PredictionQuality {
+    /// Fill the derived figures from the four counts (`None` when undefined,
+    /// never NaN); the Brier score is given apart (`None`: not known).
+    pub fn from_counts(tp: u64, fp: u64, fn_: u64, tn: u64, brier: Option<f64>) -> PredictionQuality {
         let (tpf, fpf, fnf, tnf) = (tp as f64, fp as f64, fn_ as f64, tn as f64);
         let precision = ratio(tpf, tpf + fpf);
         let recall = ratio(tpf, tpf + fnf);
@@ -163,6 +187,7 @@ impl PredictionQuality {
             f1: precision.zip(recall).and_then(|(p, r)| ratio(2.0 * p * r, p + r)),
             thesis_accuracy: ratio(fpf + fnf, tpf + fpf),
             thesis_precision: ratio(tpf, tpf + fnf),
+            brier,
         }
     }
 }
@@ -191,6 +216,34 @@ pub struct PredictionQuality {
     pub thesis_accuracy: Option<f64>,
     /// The thesis's "precision": predicted-and-occurred / occurred.
     pub thesis_precision: Option<f64>,
+    /// Brier score: the mean squared difference between the violation
+    /// probability and the outcome (0 perfect; 1 or 0 probabilities make it
+    /// the error rate).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub brier: Option<f64>,
+}
+
+/// The prediction quality of every predictor over the same cloud jobs.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PredictorQualities {
+    /// [`Predictor::Exact`].
+    pub exact: PredictionQuality,
+    /// [`Predictor::Thesis`].
+    pub thesis: PredictionQuality,
+    /// [`Predictor::Learned`].
+    pub learned: PredictionQuality,
+}
+
+impl PredictorQualities {
+    /// The quality of `predictor`.
+    pub fn of(&self, predictor: Predictor) -> &PredictionQuality {
+        match predictor {
+            Predictor::Exact => &self.exact,
+            Predictor::Thesis => &self.thesis,
+            Predictor::Learned => &self.learned,
+        }
+    }
 }
 
 /// The metrics of a whole run (see `summary.json`).
@@ -223,8 +276,11 @@ pub struct Summary {
     pub lost_work: f64,
     /// Rejected cloud jobs.
     pub rejected: u64,
-    /// Prediction quality.
+    /// Prediction quality of the predictor that admitted.
     pub prediction: PredictionQuality,
+    /// Prediction quality of every predictor, over the same jobs.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub predictors: PredictorQualities,
 }
 
 impl Summary {
@@ -242,7 +298,9 @@ impl Summary {
     ///   violations / cloud jobs × 100 (rejected jobs stay in the denominator).
     /// * `prediction` over cloud jobs with an SLO and a prediction that were
     ///   not rejected: predicted = [`Prediction::predicts_violation`],
-    ///   occurred = [`JobRecord::violated`].
+    ///   occurred = [`JobRecord::violated`], the Brier score from
+    ///   [`Prediction::probability`]; `predictors` the same for each
+    ///   predictor's [`JobRecord::verdicts`].
     pub fn compute<'a>(records: impl IntoIterator<Item = &'a JobRecord>, procs: u32) -> Summary {
         let mut tally = SummaryTally::default();
         for record in records {
@@ -275,7 +333,46 @@ pub struct SummaryTally {
     evictions: u64,
     rejected: u64,
     violations: u64,
+    /// The admitting predictor, then each of [`Predictor::ALL`].
+    prediction: QualityTally,
+    predictors: [QualityTally; 3],
+}
+
+/// Confusion counts and the Brier score's sum, in fixed point so that the
+/// sum does not depend on the order of the jobs.
+#[derive(Clone, Copy, Debug, Default)]
+struct QualityTally {
+    /// tp, fp, fn, tn.
     confusion: [u64; 4],
+    /// Σ (probability − outcome)² × 2^(2·BRIER_BITS).
+    squared_error: u128,
+}
+
+/// Fixed-point bits of a probability in the Brier sum.
+const BRIER_BITS: u32 = 24;
+
+impl QualityTally {
+    fn add(&mut self, verdict: Verdict, violated: bool) {
+        let cell = match (verdict.predicts_violation, violated) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, true) => 2,
+            (false, false) => 3,
+        };
+        self.confusion[cell] += 1;
+        let one = 1i64 << BRIER_BITS;
+        let p = (verdict.probability.clamp(0.0, 1.0) * one as f64).round() as i64;
+        let error = (p - if violated { one } else { 0 }).unsigned_abs() as u128;
+        self.squared_error += error * error;
+    }
+
+    fn quality(&self) -> PredictionQuality {
+        let [tp, fp, fn_, tn] = self.confusion;
+        let n = tp + fp + fn_ + tn;
+        let brier =
+            (n > 0).then(|| self.squared_error as f64 / (1u128 << (2 * BRIER_BITS)) as f64 / n as f64);
+        PredictionQuality::from_counts(tp, fp, fn_, tn, brier)
+    }
 }
 
 /// Fixed-point scale of bounded slowdowns: 2^52, so a value ≥ 1 is an integer.
@@ -330,13 +427,12 @@ impl SummaryTally {
         }
         if r.job.kind == JobKind::Cloud && !r.rejected && r.job.slo.is_some() {
             if let Some(p) = &r.prediction {
-                let cell = match (p.predicts_violation, violated) {
-                    (true, true) => 0,
-                    (true, false) => 1,
-                    (false, true) => 2,
-                    (false, false) => 3,
-                };
-                self.confusion[cell] += 1;
+                self.prediction.add(Verdict::from(p), violated);
+            }
+            if let Some(verdicts) = &r.verdicts {
+                for (tally, &verdict) in self.predictors.iter_mut().zip(verdicts) {
+                    tally.add(verdict, violated);
+                }
             }
         }
     }
@@ -348,7 +444,6 @@ impl SummaryTally {
             _ => 0.0,
         };
         let makespan = span_secs(self.span);
-        let [tp, fp, fn_, tn] = self.confusion;
         Summary {
             jobs: self.jobs,
             hpc_jobs: self.hpc_jobs,
@@ -363,7 +458,12 @@ impl SummaryTally {
             evictions: self.evictions,
             lost_work: ticks_to_secs(self.lost_ticks),
             rejected: self.rejected,
-            prediction: PredictionQuality::from_counts(tp, fp, fn_, tn),
+            prediction: self.prediction.quality(),
+            predictors: PredictorQualities {
+                exact: self.predictors[Predictor::Exact.index()].quality(),
+                thesis: self.predictors[Predictor::Thesis.index()].quality(),
+                learned: self.predictors[Predictor::Learned.index()].quality(),
+            },
         }
     }
 }

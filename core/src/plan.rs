@@ -211,6 +211,19 @@ impl Profile {
         self.segs[&self.key_at(t)].count(mask)
     }
 
+    /// Processor-ticks of the area busy over `[s, e)` (maintenance blocks
+    /// included): how much planned work lies ahead in the area.
+    pub(crate) fn area_busy(&self, s: Time, e: Time) -> i128 {
+        let size = self.area.count() as i128;
+        let mut busy = 0i128;
+        let mut segments = self.window(s, e).peekable();
+        while let Some((t, seg)) = segments.next() {
+            let end = segments.peek().map_or(e, |(next, _)| *next).min(e);
+            busy += (end - t).ticks() as i128 * (size - seg.n_area as i128);
+        }
+        busy
+    }
+
     /// Processors free at instant `t`.
     #[cfg(test)]
     pub(crate) fn free_at(&self, t: Time) -> &Bits {

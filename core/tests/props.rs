@@ -167,6 +167,85 @@ fn check_hpc_first_thesis(c: &Case, policy: Policy) {
     );
 }
 
+/// Every cloud job's admission prediction and every predictor's verdict, by id.
+fn predictions(engine: &interstice_core::Engine) -> Vec<(JobId, String)> {
+    let mut out: Vec<(JobId, String)> = engine
+        .records()
+        .filter(|r| r.job.kind == JobKind::Cloud)
+        .map(|r| (r.job.id, format!("{:?} {:?}", r.prediction, r.verdicts)))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The learned predictor is deterministic (the same events give the same
+/// decisions, predictions and probabilities), and with every run time equal
+/// to its walltime its start, completion, verdict and counter-offer are the
+/// exact predictor's for every cloud job (so are the decisions, under
+/// reject-predicted too).
+fn check_learned(c: &Case, policy: Policy, scheduling: Scheduling) {
+    let cfg = |predictor| thesis_config(c, policy, scheduling, predictor);
+    let (engine, t) = run(cfg(Predictor::Learned), c.jobs.clone());
+    let (again, t2) = run(cfg(Predictor::Learned), c.jobs.clone());
+    assert_eq!(
+        t.decisions, t2.decisions,
+        "{policy}: learned is not deterministic"
+    );
+    assert_eq!(
+        predictions(&engine),
+        predictions(&again),
+        "{policy}: learned is not deterministic"
+    );
+
+    let full: Vec<Job> = c
+        .jobs
+        .iter()
+        .map(|j| Job {
+            runtime: Some(j.walltime),
+            ..j.clone()
+        })
+        .collect();
+    let (learned, tl) = run(cfg(Predictor::Learned), full.clone());
+    let (exact, te) = run(cfg(Predictor::Exact), full);
+    assert_eq!(
+        tl.decisions, te.decisions,
+        "{policy}: full runs, learned decided otherwise"
+    );
+    let point = |engine: &interstice_core::Engine| -> Vec<_> {
+        let mut out: Vec<_> = engine
+            .records()
+            .filter(|r| r.job.kind == JobKind::Cloud)
+            .map(|r| {
+                let p = r.prediction.clone().expect("a cloud job is predicted");
+                let exact_verdict = r.verdicts.expect("every predictor answers")[Predictor::Exact.index()];
+                (
+                    r.job.id,
+                    p.start,
+                    p.completion,
+                    p.violation_seconds,
+                    p.predicts_violation,
+                    p.counter_offer_slo,
+                    exact_verdict.predicts_violation,
+                )
+            })
+            .collect();
+        out.sort_by_key(|x| x.0);
+        out
+    };
+    let (l, e) = (point(&learned), point(&exact));
+    assert_eq!(
+        l, e,
+        "{policy}: full runs, learned predicted otherwise than exact"
+    );
+    for x in &l {
+        assert_eq!(
+            x.4, x.6,
+            "{policy}: job {}: learned and exact verdicts differ",
+            x.0
+        );
+    }
+}
+
 /// The case without its cloud jobs.
 fn hpc_only(c: &Case) -> Case {
     Case {
@@ -402,6 +481,15 @@ proptest! {
     fn hpc_first_with_thesis_predictor_and_maintenance(c in case()) {
         for policy in Policy::ALL {
             check_hpc_first_thesis(&c, policy);
+        }
+    }
+
+    /// The learned predictor: deterministic, and the exact one while every job runs its walltime.
+    #[test]
+    fn learned_is_deterministic_and_exact_on_full_runs(c in case(), shared in any::<bool>()) {
+        let scheduling = if shared { Scheduling::SharedQueue } else { Scheduling::HpcFirst };
+        for policy in Policy::ALL {
+            check_learned(&c, policy, scheduling);
         }
     }
 

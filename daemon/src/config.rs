@@ -216,9 +216,14 @@ pub struct EngineSection {
     /// hpc-first or shared-queue.
     #[serde(default)]
     pub scheduling: Option<String>,
-    /// exact or thesis.
+    /// exact, thesis or learned.
     #[serde(default)]
     pub predictor: Option<String>,
+    /// Under reject-predicted, refuse a cloud job whose violation
+    /// probability exceeds this (0 to 1) instead of when a violation is
+    /// predicted (the learned predictor's probabilities lie between).
+    #[serde(default)]
+    pub reject_above: Option<f64>,
     /// Latency `r` of the thesis predictor, seconds.
     #[serde(default)]
     pub latency: Option<f64>,
@@ -340,6 +345,20 @@ impl EngineSection {
             &mut problems,
         ) {
             config.predictor = predictor;
+        }
+        if let Some(p) = self.reject_above {
+            if !(0.0..=1.0).contains(&p) {
+                problems.push(format!(
+                    "engine.reject_above: {p} is not a probability: give a number from 0 to 1"
+                ));
+            } else if config.admission != interstice_core::Admission::RejectPredicted {
+                problems.push(
+                    "engine.reject_above: it applies under engine.admission: reject-predicted; set that, or remove it"
+                        .to_string(),
+                );
+            } else {
+                config.reject_above = Some(p);
+            }
         }
         if let Some(placement) = parse_name(
             "engine.placement",
@@ -1202,6 +1221,7 @@ impl Config {
             ("lambda", engine.lambda.is_some()),
             ("scheduling", engine.scheduling.is_some()),
             ("predictor", engine.predictor.is_some()),
+            ("reject_above", engine.reject_above.is_some()),
             ("maintenance", !engine.maintenance.is_empty()),
         ];
         for (key, set) in unused {
@@ -1456,6 +1476,32 @@ mod tests {
     }
 
     #[test]
+    fn the_learned_predictor_and_its_threshold_reach_the_engine() {
+        let config = Config::parse(
+            "engine:\n  procs: 8\n  admission: reject-predicted\n  predictor: learned\n  reject_above: 0.7\n",
+        )
+        .unwrap();
+        assert_eq!(config.validate(), Vec::<String>::new());
+        let engine = config.engine_config().unwrap();
+        assert_eq!(engine.predictor, interstice_core::Predictor::Learned);
+        assert_eq!(engine.reject_above, Some(0.7));
+        for (yaml, problem) in [
+            (
+                "  admission: reject-predicted\n  reject_above: 1.5\n",
+                "engine.reject_above: 1.5 is not a probability",
+            ),
+            (
+                "  admission: admit-all\n  reject_above: 0.5\n",
+                "engine.reject_above: it applies under",
+            ),
+        ] {
+            let config = Config::parse(&format!("engine:\n  procs: 8\n{yaml}")).unwrap();
+            let problems = config.validate();
+            assert!(problems.iter().any(|p| p.starts_with(problem)), "{problems:?}");
+        }
+    }
+
+    #[test]
     fn the_thesis_keys_reach_the_engine() {
         let config = Config::parse(
             "engine:\n  procs: 8\n  scheduling: shared-queue\n  predictor: thesis\n  latency: 2.5\n  beta: 30\n  \
@@ -1669,7 +1715,7 @@ mod tests {
         let problems = config.validate();
         let expected = [
             "engine.scheduling: unknown scheduling mode \"together\": expected hpc-first or shared-queue",
-            "engine.predictor: unknown predictor \"oracle\": expected exact or thesis",
+            "engine.predictor: unknown predictor \"oracle\": expected exact, thesis or learned",
             "engine.latency: -1 must be a number of seconds from 0 to 1e12",
             "engine.beta: \"never\" is not a β",
             "engine.maintenance[0]: start \"-5\" is not a time in seconds",

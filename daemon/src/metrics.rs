@@ -4,7 +4,7 @@
 //! standard `process_*` metrics of the daemon itself.
 
 use crate::classes::{ClassMetrics, ClassTable, Served};
-use interstice_api::wire::EventKind;
+use interstice_api::wire::{EventKind, PredictorVerdicts};
 use prometheus::{
     Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec,
     Opts, Registry,
@@ -20,6 +20,19 @@ pub const REVISION: &str = env!("INTERSTICE_REVISION");
 
 /// The `result` labels of `interstice_admission_holds_released_total`.
 pub const HOLD_RESULTS: [&str; 3] = ["settled", "expired", "displaced"];
+
+/// The confusion cells, as `outcome` labels.
+const OUTCOMES: [&str; 4] = ["tp", "fp", "fn", "tn"];
+
+/// The confusion cell of a verdict against what happened.
+fn outcome(predicted_violation: bool, violated: bool) -> &'static str {
+    match (predicted_violation, violated) {
+        (true, true) => "tp",
+        (true, false) => "fp",
+        (false, true) => "fn",
+        (false, false) => "tn",
+    }
+}
 
 /// Every metric the daemon exports.
 #[derive(Clone, Debug)]
@@ -60,6 +73,11 @@ pub struct Metrics {
     build_info: IntGaugeVec,
     /// Prediction confusion counts, `outcome="tp"|"fp"|"fn"|"tn"`.
     pub prediction_outcomes: IntCounterVec,
+    /// Every predictor's confusion counts over the same jobs,
+    /// `predictor="exact"|"thesis"|"learned"`, `outcome="tp"|"fp"|"fn"|"tn"`.
+    predictor_outcomes: IntCounterVec,
+    /// The violation probability of each admission answer.
+    pub predicted_violation_probability: Histogram,
     /// Time to answer an admission (submit or predict).
     pub admission_duration: Histogram,
     /// Seconds since the backend last updated the plan: no sample at all
@@ -174,6 +192,26 @@ impl Metrics {
             &["outcome"],
         )
         .expect("valid");
+        let predictor_outcomes = IntCounterVec::new(
+            opts(
+                "predictor_outcomes_total",
+                "Every predictor's violation predictions against outcomes, over the same cloud jobs",
+            ),
+            &["predictor", "outcome"],
+        )
+        .expect("valid");
+        let predicted_violation_probability = Histogram::with_opts(
+            HistogramOpts::new(
+                "predicted_violation_probability",
+                "The violation probability of each admission (calibrated by the learned predictor; 0 or 1 \
+                 from the others)",
+            )
+            .namespace("interstice")
+            .buckets(vec![
+                0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99,
+            ]),
+        )
+        .expect("valid");
         let admission_duration = Histogram::with_opts(
             HistogramOpts::new(
                 "admission_duration_seconds",
@@ -235,6 +273,8 @@ impl Metrics {
             cloud_jobs_finished,
             build_info,
             prediction_outcomes,
+            predictor_outcomes,
+            predicted_violation_probability,
             admission_duration,
             plan_age_seconds,
             plan_stale_after_seconds,
@@ -258,8 +298,13 @@ impl Metrics {
         for decision in ["admitted", "rejected"] {
             metrics.admissions.with_label_values(&[decision]);
         }
-        for outcome in ["tp", "fp", "fn", "tn"] {
+        for outcome in OUTCOMES {
             metrics.prediction_outcomes.with_label_values(&[outcome]);
+            for predictor in PredictorVerdicts::NAMES {
+                metrics
+                    .predictor_outcomes
+                    .with_label_values(&[predictor, outcome]);
+            }
         }
         for result in HOLD_RESULTS {
             metrics.admission_holds_released.with_label_values(&[result]);
@@ -286,6 +331,8 @@ impl Metrics {
             Box::new(self.cloud_jobs_finished.clone()),
             Box::new(self.build_info.clone()),
             Box::new(self.prediction_outcomes.clone()),
+            Box::new(self.predictor_outcomes.clone()),
+            Box::new(self.predicted_violation_probability.clone()),
             Box::new(self.admission_duration.clone()),
             Box::new(self.plan_age_seconds.clone()),
             Box::new(self.plan_stale_after_seconds.clone()),
@@ -382,13 +429,18 @@ impl Metrics {
     /// Count one cloud job's violation prediction against its outcome
     /// (`prediction_outcomes_total`: tp, fp, fn, tn; positive = SLO violated).
     pub fn prediction_outcome(&self, predicted_violation: bool, violated: bool) {
-        let label = match (predicted_violation, violated) {
-            (true, true) => "tp",
-            (true, false) => "fp",
-            (false, true) => "fn",
-            (false, false) => "tn",
-        };
-        self.prediction_outcomes.with_label_values(&[label]).inc();
+        self.prediction_outcomes
+            .with_label_values(&[outcome(predicted_violation, violated)])
+            .inc();
+    }
+
+    /// Count every predictor's verdict for a job that ended, `violated` or not.
+    pub fn predictor_outcomes(&self, verdicts: PredictorVerdicts, violated: bool) {
+        for (predictor, predicted) in PredictorVerdicts::NAMES.into_iter().zip(verdicts.each()) {
+            self.predictor_outcomes
+                .with_label_values(&[predictor, outcome(predicted, violated)])
+                .inc();
+        }
     }
 
     /// The text exposition format.

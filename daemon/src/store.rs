@@ -4,7 +4,7 @@
 //! `PRAGMA user_version`).
 
 use crate::identity::RunAs;
-use interstice_api::wire::JobView;
+use interstice_api::wire::{JobView, PredictorVerdicts};
 use interstice_core::{violates, EndReason, Time};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use std::path::Path;
@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_datacenter.sql"),
     include_str!("../migrations/0003_run_as.sql"),
     include_str!("../migrations/0004_route_owner.sql"),
+    include_str!("../migrations/0005_verdicts.sql"),
 ];
 
 /// Errors of the store.
@@ -82,6 +83,10 @@ pub struct NewJob<'a> {
     pub violation_seconds: Option<f64>,
     /// The prediction said the SLO would be missed (scored against the outcome).
     pub predicts_violation: bool,
+    /// Every predictor's verdict (scored against the outcome too).
+    pub verdicts: Option<PredictorVerdicts>,
+    /// The admitting predictor's violation probability.
+    pub violation_probability: Option<f64>,
     /// SLO offered instead, s (rejected jobs).
     pub counter_offer_slo: Option<f64>,
     /// Initial state: `queued` or `rejected`.
@@ -103,6 +108,8 @@ pub struct StoredJob {
     pub pid_start_ticks: Option<u64>,
     /// Whether the prediction said "violation".
     pub predicts_violation: bool,
+    /// Every predictor's verdict (None: a row from before they were recorded).
+    pub verdicts: Option<PredictorVerdicts>,
     /// Resubmissions so far.
     pub resubmissions: u32,
     /// Features the job requires.
@@ -206,7 +213,7 @@ fn restrict_mode(path: &Path) -> std::io::Result<()> {
 
 const JOB_COLUMNS: &str = "id, state, decision, owner_uid, procs, walltime, slo, argv, class, submitted_at, \
      predicted_start, predicted_completion, counter_offer_slo, started_at, ended_at, exit_code, pid, evictions, \
-     env, workdir, pid_start_ticks, predicts_violation, resubmissions, features, run_uid, run_gid";
+     env, workdir, pid_start_ticks, predicts_violation, resubmissions, features, run_uid, run_gid, verdicts";
 
 const ROUTE_COLUMNS: &str =
     "id, arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, resubmissions, owner_uid";
@@ -329,8 +336,8 @@ impl Store {
             tx.execute(
             "INSERT INTO jobs (id, owner_uid, owner_pid, procs, walltime, slo, argv, env, workdir, class, submitted_at, \
              decision, predicted_start, predicted_completion, violation_seconds, predicts_violation, counter_offer_slo, state, \
-             features, run_uid, run_gid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, \
-             ?20, ?21)",
+             features, run_uid, run_gid, verdicts, violation_probability) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, \
+             ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
             params![
                 job.id as i64,
                 job.owner_uid,
@@ -352,7 +359,9 @@ impl Store {
                 job.state,
                 job.features_json,
                 job.run_as.map(|run_as| run_as.uid),
-                job.run_as.map(|run_as| run_as.gid)
+                job.run_as.map(|run_as| run_as.gid),
+                job.verdicts.map(|verdicts| verdicts.to_string()),
+                job.violation_probability
             ],
         )?;
             tx.execute(
@@ -669,6 +678,9 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
             (Some(uid), Some(gid)) => Some(RunAs { uid, gid }),
             _ => None,
         },
+        verdicts: row
+            .get::<_, Option<String>>(26)?
+            .and_then(|text| text.parse().ok()),
     })
 }
 
@@ -712,6 +724,12 @@ mod tests {
             predicted_completion: None,
             violation_seconds: None,
             predicts_violation: false,
+            verdicts: Some(PredictorVerdicts {
+                exact: false,
+                thesis: true,
+                learned: false,
+            }),
+            violation_probability: Some(0.25),
             counter_offer_slo: None,
             state: "queued",
             features_json: None,

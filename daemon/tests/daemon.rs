@@ -254,8 +254,14 @@ fn rejected_job_gets_a_counter_offer_that_is_then_accepted() {
         Some(true),
         "the engine's verdict travels with the answer"
     );
+    assert_eq!(
+        predicted.violation_probability,
+        Some(1.0),
+        "the exact predictor holds its verdict as certain"
+    );
     let answer = client.submit(&job(&["/bin/true"], 1, 10.0, 20.0)).unwrap();
     assert_eq!(answer.decision, "rejected");
+    assert_eq!(answer.violation_probability, Some(1.0));
     let offer = answer.counter_offer_slo.expect("a counter-offer");
     assert!((100.0..130.0).contains(&offer), "counter-offer {offer}");
     let again = client
@@ -415,6 +421,18 @@ fn metrics_pass_promtool() {
         text.contains("interstice_admissions_total{decision=\"admitted\"} 2"),
         "{text}"
     );
+    // Both admissions (the submission and the counted prediction) said met.
+    assert!(
+        text.contains("interstice_predicted_violation_probability_bucket{le=\"0.01\"} 2\n")
+            && text.contains("interstice_predicted_violation_probability_count 2\n"),
+        "{text}"
+    );
+    // The job that ran is scored by every predictor: each said met, and it was.
+    for predictor in ["exact", "thesis", "learned"] {
+        let series =
+            format!("interstice_predictor_outcomes_total{{outcome=\"tn\",predictor=\"{predictor}\"}} 1\n");
+        assert!(text.contains(&series), "{series} not in\n{text}");
+    }
     let mut promtool = Command::new("promtool")
         .args(["check", "metrics"])
         .stdin(Stdio::piped())

@@ -44,10 +44,12 @@ pub struct EngineArgs {
         defaults::scheduling().name(),
     ))]
     pub scheduling: Option<Scheduling>,
-    /// How a cloud job's start is predicted at admission: exact or thesis.
+    /// How a cloud job's start is predicted at admission: exact, thesis or learned.
     #[arg(long, value_parser = parse_predictor, help = with_default(
-        "How a cloud job's start is predicted at admission: exact (its earliest fit in the plan) or thesis \
-         (the thesis's F^σ over the idle slots, with --latency and --beta)",
+        "How a cloud job's start is predicted at admission: exact (its earliest fit in the plan), thesis \
+         (the thesis's F^σ over the idle slots, with --latency and --beta) or learned (the plan corrected by \
+         what finished jobs ran against their walltimes, with a calibrated violation probability); \
+         summary.json reports all three",
         defaults::predictor().name(),
     ))]
     pub predictor: Option<Predictor>,
@@ -113,6 +115,11 @@ pub struct TuningArgs {
     /// An evicted cloud job older than this many seconds is not resubmitted (default: no limit).
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub max_time_in_system: Option<f64>,
+    /// Refuse a cloud job whose predicted violation probability exceeds P, from 0 to 1 (implies
+    /// --admission reject-predicted; default: refuse predicted violations). Only --predictor learned
+    /// gives probabilities between 0 and 1.
+    #[arg(long, value_name = "P", value_parser = parse_probability)]
+    pub reject_above: Option<f64>,
 }
 
 /// A help line ending in clap's own `[default: …]` for an option that is an
@@ -159,8 +166,17 @@ impl TuningArgs {
             maintenance,
             max_resubmissions: self.max_resubmissions,
             max_time_in_system: self.max_time_in_system,
+            reject_above: self.reject_above,
             ..EngineOptions::default()
         })
+    }
+}
+
+/// A probability, from 0 to 1.
+pub fn parse_probability(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("expected a probability from 0 to 1, found {text:?}")),
     }
 }
 

@@ -15,7 +15,7 @@ use interstice_batsim::output::{self, JOBS_CSV, SUMMARY_JSON};
 use interstice_batsim::protocol::EngineOptions;
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_batsim::sim::{simulate, simulate_stream, SimOptions, SimStats};
-use interstice_core::{EngineConfig, Policy, Shown, Summary, Time};
+use interstice_core::{EngineConfig, Policy, Predictor, Shown, Summary, Time};
 use interstice_swf::defaults;
 use interstice_swf::experiment::{clip_jobs, first_injected_id, injection_span};
 use interstice_swf::inject::RuntimeSpec;
@@ -325,6 +325,19 @@ fn print_summary(
             Shown(quality.thesis_accuracy),
             Shown(quality.thesis_precision)
         )?;
+        let scored: Vec<String> = Predictor::ALL
+            .into_iter()
+            .map(|predictor| {
+                let q = summary.predictors.of(predictor);
+                format!(
+                    "{predictor} {:.3}/{:.3}/{:.4}",
+                    Shown(q.precision),
+                    Shown(q.recall),
+                    Shown(q.brier)
+                )
+            })
+            .collect();
+        outln!("every predictor, precision/recall/Brier: {}", scored.join(", "))?;
     }
     if stats.never_started > 0 {
         outln!("warning: {} jobs never started", stats.never_started)?;

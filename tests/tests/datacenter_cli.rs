@@ -61,7 +61,7 @@ fn the_shipped_example_replays_two_clusters_and_a_cloud_platform() {
     // routed job's first attempt and every resubmission.
     let text = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
     let mut lines = text.lines();
-    assert!(lines.next().unwrap().ends_with(",kind,slo,predicted_completion,predicted_violation,violated,evictions,evicted_runs,scheduler,attempt,job_violated"));
+    assert!(lines.next().unwrap().ends_with(",kind,slo,predicted_completion,predicted_violation,predicted_probability,violated,evictions,evicted_runs,scheduler,attempt,job_violated"));
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let direct: u64 = schedulers.values().map(|s| count(s, &["direct"])).sum();
     let resubmitted = count(dc, &["migrations"]) + count(dc, &["resubmissions_in_place"]);
@@ -69,9 +69,9 @@ fn the_shipped_example_replays_two_clusters_and_a_cloud_platform() {
         rows.len() as u64,
         direct + accepted + count(dc, &["refused"]) + resubmitted
     );
-    let second_attempts = rows.iter().filter(|r| r[25] == "2").count() as u64;
+    let second_attempts = rows.iter().filter(|r| r[26] == "2").count() as u64;
     assert!(second_attempts > 0 && second_attempts <= resubmitted);
-    let violated = rows.iter().filter(|r| r[26] == "1").count() as u64;
+    let violated = rows.iter().filter(|r| r[27] == "1").count() as u64;
     assert_eq!(violated, count(dc, &["violations"]));
     // HPC work never waits for cloud work (hpc-first): the clusters' HPC
     // makespans are those of the same replay with every cloud job elsewhere.

@@ -11,7 +11,7 @@ const BATSIM_COLUMNS: &str = "job_id,workload_name,profile,submission_time,reque
 requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,\
 stretch,allocated_resources,consumed_energy,metadata";
 const INTERSTICE_COLUMNS: &str =
-    "kind,slo,predicted_completion,predicted_violation,violated,evictions,evicted_runs";
+    "kind,slo,predicted_completion,predicted_violation,predicted_probability,violated,evictions,evicted_runs";
 
 /// `interstice replay ARGS --force`: these tests write into one directory
 /// several times (`a_non_empty_out_is_refused_without_force` checks the

@@ -149,18 +149,26 @@ fn the_reports_numbers_are_the_sweeps_and_its_figures_are_drawn() {
     }
     assert_eq!(points, 2 * 2 * 3, "every width × area × slack is a point");
 
-    // The thesis's aggregation: per-run mean over m_conv ≤ 320, undefined values left out.
+    // The thesis's aggregation: per-run mean over m_conv ≤ 320, undefined
+    // values left out, for every predictor scored in every run (the setting
+    // names the predictor that admitted).
     for row in report["prediction"].as_array().unwrap() {
-        let predictor = row["setting"].as_str().unwrap().trim_start_matches("predictor=");
+        let scored = row["predictor"].as_str().unwrap();
+        let admitting = row["setting"].as_str().unwrap().trim_start_matches("predictor=");
         let slack_below_5 = row["scope"].as_str().unwrap().contains("f <");
         let scoped: Vec<_> = runs
             .iter()
-            .filter(|r| r["predictor"] == predictor)
+            .filter(|r| r["predictor"] == admitting)
             .filter(|r| !slack_below_5 || number(r, "slack").unwrap() < 5.0)
             .collect();
+        let count = |r: &HashMap<String, String>, cell: &str| -> f64 {
+            r[&format!("{scored}.{cell}")].parse().unwrap()
+        };
+        // The thesis's "accuracy", (FP + FN) / predicted, from the run's counts.
         let defined: Vec<f64> = scoped
             .iter()
-            .filter_map(|r| number(r, "thesis_accuracy"))
+            .filter(|r| count(r, "tp") + count(r, "fp") > 0.0)
+            .map(|r| (count(r, "fp") + count(r, "fn")) / (count(r, "tp") + count(r, "fp")))
             .collect();
         let aggregate = &row["thesis_accuracy"];
         assert_eq!(aggregate["runs"], defined.len());
@@ -169,13 +177,21 @@ fn the_reports_numbers_are_the_sweeps_and_its_figures_are_drawn() {
             Some(value) => assert!(close(value, mean(&defined)), "{row}"),
             None => assert!(defined.is_empty(), "{row}"),
         }
-        let tp: u64 = scoped.iter().map(|r| r["tp"].parse::<u64>().unwrap()).sum();
-        assert_eq!(row["tp"], tp);
+        let briers: Vec<f64> = scoped
+            .iter()
+            .filter_map(|r| number(r, &format!("{scored}.brier")))
+            .collect();
+        assert!(
+            close(row["brier"]["mean"].as_f64().unwrap(), mean(&briers)),
+            "{row}"
+        );
+        let tp: f64 = scoped.iter().map(|r| count(r, "tp")).sum();
+        assert_eq!(row["tp"], tp as u64);
     }
     assert_eq!(
         report["prediction"].as_array().unwrap().len(),
-        4,
-        "2 predictors × 2 scopes"
+        12,
+        "3 predictors scored × 2 admitting × 2 scopes"
     );
 
     // The figures: PNG and SVG files, axes labelled, in the page.

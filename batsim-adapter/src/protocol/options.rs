@@ -40,6 +40,9 @@ pub struct EngineOptions {
     pub placement: Option<Placement>,
     /// TOPSIS's weights (default: the AHP weights of `docs/placement.md`).
     pub placement_weights: Option<Weights>,
+    /// Refuse a cloud job whose violation probability exceeds this (default:
+    /// refuse predicted violations); implies reject-predicted.
+    pub reject_above: Option<f64>,
 }
 
 /// Resubmissions allowed to an evicted cloud job when no option says
@@ -48,7 +51,7 @@ pub const DEFAULT_MAX_RESUBMISSIONS: u32 = interstice_swf::defaults::MAX_RESUBMI
 
 const SCHED_CONFIG_KEYS: &str =
     "policy, conv, admission, scheduling, predictor, lambda, tau, latency, beta, \
-max_resubmissions, max_time_in_system, maintenance, placement, placement_weights";
+max_resubmissions, max_time_in_system, maintenance, placement, placement_weights, reject_above";
 
 /// Why engine options cannot be read from `sched-config` or made into an engine config.
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +107,9 @@ pub enum OptionsError {
         max = Time::MAX_INSTANT_SECS
     )]
     Latency(f64),
+    /// The admission threshold is not a probability, or comes with admit-all.
+    #[error("reject above {0}: give a violation probability from 0 to 1, with the reject-predicted admission (the default when a threshold is given)")]
+    RejectAbove(f64),
     /// TOPSIS's weights are given but the placement is not TOPSIS.
     #[error("placement weights are given but the placement is first-fit: add --placement topsis (sched-config \"placement\": \"topsis\"), or drop the weights")]
     WeightsWithoutTopsis,
@@ -121,7 +127,7 @@ impl EngineOptions {
     /// `policy`, `conv`, `admission`, `scheduling`, `predictor`, `lambda`,
     /// `tau`, `latency` (seconds), `beta` (seconds or `"disqualify"`),
     /// `max_resubmissions`, `max_time_in_system` (seconds), `placement`,
-    /// `placement_weights` and `maintenance`
+    /// `placement_weights`, `reject_above` (a probability) and `maintenance`
     /// (the path of a maintenance file, [`MaintenanceFile`], read now, from
     /// the working directory); `-` and `_` are interchangeable. An empty
     /// string gives no options.
@@ -188,6 +194,7 @@ impl EngineOptions {
                 "max_resubmissions" => options.max_resubmissions = Some(count("a count")?),
                 "lambda" => options.lambda = Some(number("a number")?),
                 "tau" => options.tau = Some(number("a number")?),
+                "reject_above" => options.reject_above = Some(number("a probability from 0 to 1")?),
                 "max_time_in_system" => options.max_time_in_system = Some(number("a number of seconds")?),
                 _ => return Err(OptionsError::UnknownKey { key: key.clone() }),
             }
@@ -212,6 +219,7 @@ impl EngineOptions {
             max_time_in_system: self.max_time_in_system.or(fallback.max_time_in_system),
             placement: self.placement.or(fallback.placement),
             placement_weights: self.placement_weights.or(fallback.placement_weights),
+            reject_above: self.reject_above.or(fallback.reject_above),
         }
     }
 
@@ -227,6 +235,13 @@ impl EngineOptions {
         }
         if let Some(admission) = self.admission {
             config.admission = admission;
+        }
+        if let Some(p) = self.reject_above {
+            if !(0.0..=1.0).contains(&p) || self.admission == Some(Admission::AdmitAll) {
+                return Err(OptionsError::RejectAbove(p));
+            }
+            config.admission = Admission::RejectPredicted;
+            config.reject_above = Some(p);
         }
         if let Some(lambda) = self.lambda {
             config.lambda = lambda;

@@ -304,7 +304,7 @@ pub fn route(ranked: &[Choice], admission: Admission) -> Route {
     let Some(best) = ranked.first() else {
         return Route::Nowhere;
     };
-    if admission.rejects(&best.prediction) {
+    if admission.rejects(&best.prediction, None) {
         Route::Offer(best.clone())
     } else {
         Route::Send(best.clone())

@@ -31,7 +31,8 @@ use super::{
 };
 use crate::bits::Bits;
 use crate::job::{Job, JobId, JobKind};
-use crate::metrics::{EvictedRun, JobRecord};
+use crate::learn::{CalibrationBin, Learner};
+use crate::metrics::{EvictedRun, JobRecord, Verdict};
 use crate::plan::{Mask, Profile};
 use crate::time::Time;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -66,6 +67,9 @@ struct Entry {
     in_backlog: bool,
     /// Queue order: the time it entered the queue (then the id).
     qtime: Time,
+    /// Cloud job: where its learned prediction fell in the calibration
+    /// table, so that its outcome is counted there.
+    calibration: Option<CalibrationBin>,
 }
 
 type QKey = (Time, JobId, usize);
@@ -162,6 +166,8 @@ pub(super) struct State {
     newly_final: Vec<usize>,
     /// Jobs final as of the last pass, not handed over yet.
     final_ready: Vec<usize>,
+    /// What the learned predictor knows from the jobs that ended.
+    learner: Learner,
 }
 
 fn work(procs: u32, d: Time) -> Time {
@@ -221,6 +227,7 @@ impl State {
             hand_over: false,
             newly_final: Vec::new(),
             final_ready: Vec::new(),
+            learner: Learner::default(),
         }
     }
 
@@ -355,6 +362,10 @@ impl State {
         self.index.get(&id).copied().ok_or(EngineError::UnknownJob(id))
     }
 
+    pub(super) fn verdicts(&self, id: JobId) -> Option<[Verdict; 3]> {
+        self.records[self.lookup(id).ok()?].verdicts
+    }
+
     fn job(&self, idx: usize) -> &Job {
         &self.records[idx].job
     }
@@ -413,6 +424,65 @@ impl State {
         } else {
             self.all().earliest_fit(procs, wt, now, Mask::Area).map(|f| f.0)
         }
+    }
+
+    /// Every predictor's answer for a cloud job of `procs` × `wt` with
+    /// `slo`, arrived at `arrival`, asked at `now`, whose exact start is
+    /// `exact`, by [`Predictor::index`]; and the learned answer's calibration bin.
+    #[allow(clippy::too_many_arguments)]
+    fn answers(
+        &self,
+        cfg: &EngineConfig,
+        exact: Option<Time>,
+        procs: u32,
+        wt: Time,
+        slo: Option<Time>,
+        arrival: Time,
+        now: Time,
+    ) -> ([Prediction; 3], CalibrationBin) {
+        let thesis = self.thesis_start(cfg, procs, wt, slo, arrival, now);
+        let (learned, bin) = self.learned(cfg, exact, procs, wt, slo, arrival, now);
+        (
+            [
+                prediction(cfg, exact, wt, slo, arrival),
+                prediction(cfg, thesis, wt, slo, arrival),
+                learned,
+            ],
+            bin,
+        )
+    }
+
+    /// The learned predictor's answer ([`crate::learn`]) from the exact start.
+    #[allow(clippy::too_many_arguments)]
+    fn learned(
+        &self,
+        cfg: &EngineConfig,
+        exact: Option<Time>,
+        procs: u32,
+        wt: Time,
+        slo: Option<Time>,
+        arrival: Time,
+        now: Time,
+    ) -> (Prediction, CalibrationBin) {
+        // Under hpc-first the layers tell cloud work from HPC work ahead.
+        let cloud_share = match exact {
+            _ if self.shared => None,
+            Some(s) if s > now => {
+                let all = self.all().area_busy(now, s);
+                let hpc = self.hpc.area_busy(now, s);
+                Some(if all > 0 {
+                    (all - hpc).max(0) as f64 / all as f64
+                } else {
+                    0.0
+                })
+            }
+            _ => Some(0.0),
+        };
+        let estimate = self.learner.estimate(procs, wt, exact, now, cloud_share);
+        let mut answer = prediction(cfg, estimate.start, estimate.run, slo, arrival);
+        let bin = Learner::bin_of(answer.violation_seconds, wt, exact == Some(now));
+        answer.probability = self.learner.probability(bin, answer.predicts_violation);
+        (answer, bin)
     }
 
     /// The thesis's `F^σ` ([`crate::predict`]) on the current plan's slots.
@@ -478,6 +548,7 @@ impl State {
             evicted_lost: Time::ZERO,
             in_backlog: false,
             qtime: qkey.0,
+            calibration: None,
         });
         let kind = job.kind;
         self.records.push(JobRecord::new(job));
@@ -502,14 +573,17 @@ impl State {
                     self.all().earliest_fit(procs, wt, self.now, Mask::Area)
                 };
                 let now = self.now;
-                let start = match cfg.predictor {
-                    Predictor::Thesis => self.thesis_start(cfg, procs, wt, slo, a, now),
-                    Predictor::Exact if self.shared || backlog => self.exact_start(cfg, procs, wt, now),
-                    Predictor::Exact => fit.as_ref().map(|f| f.0),
+                let exact = if self.shared || backlog {
+                    self.exact_start(cfg, procs, wt, now)
+                } else {
+                    fit.as_ref().map(|f| f.0)
                 };
-                let pred = prediction(cfg, start, wt, slo, a);
+                let (answers, bin) = self.answers(cfg, exact, procs, wt, slo, a, now);
+                let pred = answers[cfg.predictor.index()].clone();
+                self.jobs[idx].calibration = Some(bin);
+                self.records[idx].verdicts = Some(answers.each_ref().map(Verdict::from));
                 self.records[idx].prediction = Some(pred.clone());
-                if cfg.admission.rejects(&pred) {
+                if cfg.rejects(&pred) {
                     self.jobs[idx].st = St::Rejected;
                     self.records[idx].rejected = true;
                     self.records[idx].counter_offer_slo = pred.counter_offer_slo;
@@ -917,15 +991,19 @@ impl State {
         now: Time,
     ) -> Prediction {
         let at = now.max(self.now);
-        let start = if procs == 0 || procs > cfg.conv_procs || wt < Time::ZERO {
-            None
-        } else {
-            match cfg.predictor {
-                Predictor::Thesis => self.thesis_start(cfg, procs, wt, slo, now, at),
-                Predictor::Exact => self.exact_start(cfg, procs, wt, at),
+        if procs == 0 || procs > cfg.conv_procs || wt < Time::ZERO {
+            return prediction(cfg, None, wt, slo, now);
+        }
+        match cfg.predictor {
+            Predictor::Thesis => {
+                prediction(cfg, self.thesis_start(cfg, procs, wt, slo, now, at), wt, slo, now)
             }
-        };
-        prediction(cfg, start, wt, slo, now)
+            Predictor::Exact => prediction(cfg, self.exact_start(cfg, procs, wt, at), wt, slo, now),
+            Predictor::Learned => {
+                let exact = self.exact_start(cfg, procs, wt, at);
+                self.learned(cfg, exact, procs, wt, slo, now, at).0
+            }
+        }
     }
 
     pub(super) fn slots(&self, now: Time) -> Slots {
@@ -1036,6 +1114,19 @@ impl State {
 
     /// Mark `idx` final: it is handed over after the pass that made it so.
     fn finished(&mut self, idx: usize) {
+        let record = &self.records[idx];
+        if let (Some(start), Some(end), Some(EndReason::Completed | EndReason::WalltimeReached)) =
+            (record.start, record.end, record.end_reason)
+        {
+            let job = &record.job;
+            self.learner
+                .job_ran(job.kind, job.procs, end - start, job.walltime);
+        }
+        if let Some(bin) = self.jobs[idx].calibration.take() {
+            if !record.rejected {
+                self.learner.outcome(bin, record.violated());
+            }
+        }
         if self.hand_over {
             self.newly_final.push(idx);
         }

@@ -10,10 +10,10 @@ use super::{finite_secs, secs, Actor};
 use crate::exec::Denied;
 use crate::store::NewJob;
 use interstice_api::wire::{
-    decision_name, JobList, JobView, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest,
-    SubmitResponse,
+    decision_name, JobList, JobView, PredictRequest, PredictResponse, PredictorVerdicts, SlotsResponse,
+    SubmitRequest, SubmitResponse,
 };
-use interstice_core::{EndReason, EngineError, JobId, Prediction, Time};
+use interstice_core::{EndReason, EngineError, JobId, Prediction, Predictor, Time};
 use std::collections::BTreeMap;
 
 impl Actor {
@@ -117,12 +117,16 @@ impl Actor {
         self.rank_victims(now);
         let verdict = self.driver.submit(job).map_err(engine_error)?;
         let rejected = verdict.is_rejected();
+        let verdicts = predictor_verdicts(self.driver.engine(), id);
         // A cloud job always gets its admission prediction with the verdict.
         let Some(prediction) = verdict.into_prediction() else {
             return Err(ApiError::internal(
                 "the engine gave a cloud job no admission prediction",
             ));
         };
+        self.metrics
+            .predicted_violation_probability
+            .observe(prediction.probability);
         let decisions = self.pass(now);
         let decision = decision_name(rejected);
         let counter_offer = if rejected {
@@ -160,6 +164,8 @@ impl Actor {
             predicted_completion: finite_secs(prediction.completion),
             violation_seconds: prediction.violation_seconds,
             predicts_violation: prediction.predicts_violation,
+            verdicts,
+            violation_probability: Some(prediction.probability),
             counter_offer_slo: counter_offer.map(secs),
             state: if rejected { "rejected" } else { "queued" },
             features_json: features_json.as_deref(),
@@ -201,6 +207,7 @@ impl Actor {
                     env,
                     workdir: request.workdir,
                     predicts_violation: prediction.predicts_violation,
+                    verdicts,
                     engine_procs: None,
                     phase: Phase::Queued,
                 },
@@ -222,6 +229,7 @@ impl Actor {
             },
             violation_seconds: prediction.violation_seconds,
             counter_offer_slo: counter_offer.map(secs),
+            violation_probability: Some(prediction.probability),
             member: None,
         })
     }
@@ -245,30 +253,34 @@ impl Actor {
         } else {
             None
         };
-        let (prediction, rejected, hold) = match held {
-            Some((verdict, hold)) => {
+        let (prediction, rejected, hold, verdicts) = match held {
+            Some((verdict, hold, verdicts)) => {
                 let rejected = verdict.is_rejected();
                 let Some(prediction) = verdict.into_prediction() else {
                     return Err(ApiError::internal(
                         "the engine gave a cloud job no admission prediction",
                     ));
                 };
-                (prediction, rejected, hold)
+                (prediction, rejected, hold, verdicts)
             }
             None => {
                 let prediction = self
                     .driver
                     .engine()
                     .predict(request.procs, walltime, Some(slo), now);
-                let rejected = self.driver.engine().config().admission.rejects(&prediction);
-                (prediction, rejected, None)
+                let rejected = self.driver.engine().config().rejects(&prediction);
+                (prediction, rejected, None, None)
             }
         };
         let answer = PredictResponse {
             hold,
+            verdicts,
             ..prediction_answer(&prediction, rejected)
         };
         if request.admission {
+            self.metrics
+                .predicted_violation_probability
+                .observe(prediction.probability);
             let decision = if rejected { "rejected" } else { "admitted" };
             self.metrics.admissions.with_label_values(&[decision]).inc();
             if rejected && answer.counter_offer_slo.is_some() {
@@ -502,7 +514,21 @@ pub(crate) fn prediction_answer(prediction: &Prediction, rejected: bool) -> Pred
         predicted_completion: finite_secs(prediction.completion),
         violation_seconds: prediction.violation_seconds,
         predicts_violation: Some(prediction.predicts_violation),
+        violation_probability: Some(prediction.probability),
+        verdicts: None,
         counter_offer_slo: finite_secs(prediction.counter_offer_slo),
         hold: None,
     }
+}
+
+/// Every predictor's verdict for the cloud job `id` the engine just admitted
+/// or refused, as the wire and the Slurm marker carry them.
+pub(super) fn predictor_verdicts(engine: &interstice_core::Engine, id: u64) -> Option<PredictorVerdicts> {
+    let verdicts = engine.verdicts(JobId(id))?;
+    let of = |predictor: Predictor| verdicts[predictor.index()].predicts_violation;
+    Some(PredictorVerdicts {
+        exact: of(Predictor::Exact),
+        thesis: of(Predictor::Thesis),
+        learned: of(Predictor::Learned),
+    })
 }

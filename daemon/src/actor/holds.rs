@@ -11,6 +11,7 @@ use super::command::ApiError;
 use super::supervisor::engine_job;
 use super::Actor;
 use crate::config::BackendConfig;
+use interstice_api::wire::PredictorVerdicts;
 use interstice_core::{JobId, Submitted, Time};
 use std::collections::BTreeMap;
 
@@ -86,6 +87,10 @@ impl Holds {
     }
 }
 
+/// An admission under a hold: the engine's verdict, the hold (admitted
+/// jobs) and every predictor's verdict.
+pub(super) type HeldAdmission = (Submitted, Option<u64>, Option<PredictorVerdicts>);
+
 impl Actor {
     /// The admission verdict for an evictable job Slurm is about to queue,
     /// with a hold on its slot when it is admitted and holds are on; `None`
@@ -96,7 +101,7 @@ impl Actor {
         walltime: Time,
         slo: Time,
         now: Time,
-    ) -> Result<Option<(Submitted, Option<u64>)>, ApiError> {
+    ) -> Result<Option<HeldAdmission>, ApiError> {
         let Some(ttl) = self.holds.ttl else {
             return Ok(None);
         };
@@ -106,6 +111,7 @@ impl Actor {
             .driver
             .submit(engine_job(id, procs, walltime, now, Some(slo)))
             .map_err(super::admission::engine_error)?;
+        let verdicts = super::admission::predictor_verdicts(self.driver.engine(), id);
         let hold = (!verdict.is_rejected()).then(|| {
             self.holds.standing.insert(id, (now + ttl, procs));
             id
@@ -114,7 +120,7 @@ impl Actor {
         self.apply(decisions, now, Some(id));
         self.tuple_stale = true;
         self.metrics.admission_holds.set(self.holds.len() as i64);
-        Ok(Some((verdict, hold)))
+        Ok(Some((verdict, hold, verdicts)))
     }
 
     /// Release the holds `settled` names (their jobs, of that many

@@ -138,6 +138,7 @@ impl Actor {
                     env,
                     workdir: stored.workdir.clone(),
                     predicts_violation: stored.predicts_violation,
+                    verdicts: stored.verdicts,
                     engine_procs: None,
                     phase: Phase::Queued,
                 },

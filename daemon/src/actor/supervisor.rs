@@ -9,6 +9,7 @@ use crate::classes::Served;
 use crate::exec::{self, Executor, Launch, RecordedEnd};
 use crate::identity::RunAs;
 use crate::node;
+use interstice_api::wire::PredictorVerdicts;
 use interstice_core::{violates, EndReason, Job, JobId, JobKind, JobRecord, JobState, ProcSet, Time};
 use nix::sys::signal::Signal;
 use std::collections::BTreeMap;
@@ -32,6 +33,9 @@ pub(super) struct CloudJob {
     pub(super) workdir: Option<String>,
     /// The admission prediction said it would miss its SLO.
     pub(super) predicts_violation: bool,
+    /// Every predictor's verdict at admission (None: recovered from a row
+    /// from before they were recorded).
+    pub(super) verdicts: Option<PredictorVerdicts>,
     /// Processors of its current (or held) start.
     pub(super) engine_procs: Option<ProcSet>,
     pub(super) phase: Phase,
@@ -350,6 +354,9 @@ impl Actor {
         let violated = violates(job.deadline, Some((now, reason)));
         self.metrics.slo_verdict(violated);
         self.metrics.prediction_outcome(job.predicts_violation, violated);
+        if let Some(verdicts) = job.verdicts {
+            self.metrics.predictor_outcomes(verdicts, violated);
+        }
     }
 
     /// Final state: write it and forget the job.

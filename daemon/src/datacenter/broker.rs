@@ -555,6 +555,7 @@ fn rejected(id: u64, counter_offer_slo: Option<f64>, violation_seconds: Option<f
         predicted_completion: None,
         violation_seconds,
         counter_offer_slo,
+        violation_probability: None,
         member: None,
     }
 }

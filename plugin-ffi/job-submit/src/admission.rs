@@ -203,6 +203,8 @@ pub fn decide(
         slo_seconds: request.slo_seconds as f64,
         predicted_completion: None,
         predicted_violation: None,
+        violation_probability: None,
+        verdicts: None,
         hold: None,
         class: request.class.clone(),
         evicted_for: None,
@@ -213,6 +215,8 @@ pub fn decide(
                 predicted: true,
                 predicted_completion: prediction.predicted_completion,
                 predicted_violation: prediction.predicts_violation,
+                violation_probability: prediction.violation_probability,
+                verdicts: prediction.verdicts,
                 hold: prediction.hold,
                 ..fail_open
             },
@@ -281,6 +285,12 @@ mod tests {
             predicted_completion: Some(1060.0),
             violation_seconds: Some(-10.0),
             predicts_violation: Some(decision == "rejected"),
+            violation_probability: Some(if decision == "rejected" { 0.875 } else { 0.125 }),
+            verdicts: Some(interstice_api::wire::PredictorVerdicts {
+                exact: true,
+                thesis: false,
+                learned: decision == "rejected",
+            }),
             counter_offer_slo: offer,
             hold: (decision == "accepted").then_some(7),
         }
@@ -323,8 +333,10 @@ mod tests {
         assert_eq!(routing.deadline, Some(5120));
         assert_eq!(
             routing.comment,
-            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0 hold=7",
-            "the marker names the daemon's hold, so the daemon can release it once Slurm lists the job"
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=0 \
+             violation_probability=0.125 verdicts=100 hold=7",
+            "the marker names the daemon's probability, every predictor's verdict (counted when the job \
+             ends) and its hold, so the daemon can release it once Slurm lists the job"
         );
         assert!(!routing.unpredicted);
     }
@@ -346,13 +358,25 @@ mod tests {
         // admit-all lets in a job whose prediction is late: the marker says so.
         assert_eq!(
             comment(Some(true)),
-            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=1 hold=7"
+            "interstice:accepted slo=120 predicted_completion=1060 predicted_violation=1 \
+             violation_probability=0.125 verdicts=100 hold=7"
         );
-        // A daemon that does not send the verdict: the marker does not invent one.
-        assert_eq!(
-            comment(None),
-            "interstice:accepted slo=120 predicted_completion=1060 hold=7"
-        );
+        // A daemon that does not send the verdicts: the marker does not invent them.
+        let old_daemon = decide(&Config::default(), &evictable(120), 0, |_| {
+            Ok(PredictResponse {
+                predicts_violation: None,
+                violation_probability: None,
+                verdicts: None,
+                ..prediction("accepted", None)
+            })
+        });
+        match old_daemon {
+            Verdict::Accept(routing) => assert_eq!(
+                routing.comment,
+                "interstice:accepted slo=120 predicted_completion=1060 hold=7"
+            ),
+            other => panic!("expected accept, got {other:?}"),
+        }
     }
 
     #[test]

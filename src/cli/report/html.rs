@@ -54,13 +54,17 @@ fn prediction(out: &mut String, rows: &[PredictionRow]) {
          does; a run whose value is undefined (no violation predicted or none occurred) is \
          counted apart, not as 0. The thesis's \"accuracy\" is (FP+FN)/predicted violations \
          (lower is better) and its \"precision\" TP/occurred violations (the standard recall). \
-         The pooled columns sum the confusion matrices of the scope's runs.</p>\n",
+         Every run scores every predictor over the same cloud jobs: exact (the plan at walltimes), \
+         thesis (F^σ) and learned (the plan corrected by the run times seen, with a calibrated \
+         probability, whose Brier score is the last aggregate; a yes/no predictor's Brier score is \
+         its error rate). The pooled columns sum the confusion matrices of the scope's runs.</p>\n",
     );
     let text = Aggregate::text;
     table(
         out,
         &[
-            "setting",
+            "predictor scored",
+            "setting (predictor = the one that admitted)",
             "scope",
             "thesis accuracy",
             "thesis precision",
@@ -68,10 +72,12 @@ fn prediction(out: &mut String, rows: &[PredictionRow]) {
             "recall",
             "F1",
             "accuracy",
+            "Brier",
             "TP / FP / FN / TN (pooled)",
         ],
         rows.iter().map(|r| {
             vec![
+                r.predictor.clone(),
                 r.setting.clone(),
                 r.scope.clone(),
                 text(&r.thesis_accuracy),
@@ -80,6 +86,7 @@ fn prediction(out: &mut String, rows: &[PredictionRow]) {
                 text(&r.recall),
                 text(&r.f1),
                 text(&r.accuracy),
+                text(&r.brier),
                 format!("{} / {} / {} / {}", r.tp, r.fp, r.fn_, r.tn),
             ]
         }),

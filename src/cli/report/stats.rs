@@ -7,6 +7,7 @@
 //! is left out of the mean and counted as such, never taken as 0.
 
 use super::tables::{ClassRun, Dimension, Run};
+use interstice_core::PredictionQuality;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -80,10 +81,13 @@ impl Aggregate {
     }
 }
 
-/// The thesis's prediction aggregation for one setting (predictor and the
-/// other settings that vary) over one scope of runs.
+/// The thesis's prediction aggregation for one predictor and one setting
+/// (the admitting predictor when it varies, and the other settings that
+/// vary) over one scope of runs.
 #[derive(Clone, Debug, Serialize)]
 pub struct PredictionRow {
+    /// The predictor scored.
+    pub predictor: String,
     pub setting: String,
     pub scope: String,
     pub thesis_accuracy: Aggregate,
@@ -92,6 +96,7 @@ pub struct PredictionRow {
     pub recall: Aggregate,
     pub f1: Aggregate,
     pub accuracy: Aggregate,
+    pub brier: Aggregate,
     /// The confusion matrix summed over the scope's runs.
     pub tp: u64,
     pub fp: u64,
@@ -100,17 +105,20 @@ pub struct PredictionRow {
     pub tn: u64,
 }
 
-/// The prediction table: per setting, over m_conv ≤ 320 and over m_conv ≤ 320 with f < 5.
+/// The prediction table: per predictor scored and setting, over m_conv ≤
+/// 320 and over m_conv ≤ 320 with f < 5. Every run scores every predictor
+/// over the same cloud jobs; the admitting predictor is part of the setting
+/// only when it varies (under admit-all it changes no decision).
 pub fn prediction_rows(runs: &[Run]) -> Vec<PredictionRow> {
-    let varying = Dimension::varying(runs, &[Dimension::Predictor]);
-    let mut settings: BTreeMap<String, Vec<&Run>> = BTreeMap::new();
+    let varying = Dimension::varying(runs, &[]);
+    let mut settings: BTreeMap<(&'static str, String), Vec<(&Run, PredictionQuality)>> = BTreeMap::new();
     for run in runs {
-        let mut setting = format!("predictor={}", run.predictor);
-        let rest = run.setting(&varying);
-        if !rest.is_empty() {
-            setting = format!("{setting} {rest}");
+        for (predictor, quality) in run.scored() {
+            settings
+                .entry((predictor, run.setting(&varying)))
+                .or_default()
+                .push((run, quality));
         }
-        settings.entry(setting).or_default().push(run);
     }
     type Scope = (String, fn(&Run) -> bool);
     let scopes: [Scope; 2] = [
@@ -123,23 +131,28 @@ pub fn prediction_rows(runs: &[Run]) -> Vec<PredictionRow> {
         ),
     ];
     let mut rows = Vec::new();
-    for (setting, runs) in settings {
+    for ((predictor, setting), runs) in settings {
         for (scope, keep) in &scopes {
-            let scoped: Vec<&Run> = runs.iter().copied().filter(|r| keep(r)).collect();
-            let sum = |count: fn(&Run) -> u64| scoped.iter().map(|r| count(r)).sum();
+            let scoped: Vec<&PredictionQuality> =
+                runs.iter().filter(|(r, _)| keep(r)).map(|(_, q)| q).collect();
+            let of =
+                |metric: fn(&PredictionQuality) -> Option<f64>| Aggregate::of(scoped.iter().copied(), metric);
+            let sum = |count: fn(&PredictionQuality) -> u64| scoped.iter().map(|q| count(q)).sum();
             rows.push(PredictionRow {
+                predictor: predictor.to_string(),
                 setting: setting.clone(),
                 scope: scope.clone(),
-                thesis_accuracy: Aggregate::of(scoped.iter().copied(), |r| r.thesis_accuracy),
-                thesis_precision: Aggregate::of(scoped.iter().copied(), |r| r.thesis_precision),
-                precision: Aggregate::of(scoped.iter().copied(), |r| r.precision),
-                recall: Aggregate::of(scoped.iter().copied(), |r| r.recall),
-                f1: Aggregate::of(scoped.iter().copied(), |r| r.f1),
-                accuracy: Aggregate::of(scoped.iter().copied(), |r| r.accuracy),
-                tp: sum(|r| r.tp),
-                fp: sum(|r| r.fp),
-                fn_: sum(|r| r.fn_),
-                tn: sum(|r| r.tn),
+                thesis_accuracy: of(|q| q.thesis_accuracy),
+                thesis_precision: of(|q| q.thesis_precision),
+                precision: of(|q| q.precision),
+                recall: of(|q| q.recall),
+                f1: of(|q| q.f1),
+                accuracy: of(|q| q.accuracy),
+                brier: of(|q| q.brier),
+                tp: sum(|q| q.tp),
+                fp: sum(|q| q.fp),
+                fn_: sum(|q| q.fn_),
+                tn: sum(|q| q.tn),
             });
         }
     }
@@ -241,14 +254,19 @@ pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> Vec<Claim> {
         thesis: "none, and none predicted".to_string(),
         here: largest(&large),
     });
-    for row in prediction {
+    // The thesis's figures are its own F^σ's: set beside the thesis predictor's rows.
+    let thesis_rows = prediction.iter().filter(|r| r.predictor == "thesis");
+    for row in thesis_rows {
         let (thesis_accuracy, thesis_precision) = if row.scope.contains("f <") {
             ("0.90", "0.96")
         } else {
             ("0.97 ± 0.07", "0.84")
         };
         claims.push(Claim {
-            claim: format!("prediction over {}, {}", row.scope, row.setting),
+            claim: match row.setting.as_str() {
+                "" => format!("prediction over {}, thesis predictor", row.scope),
+                setting => format!("prediction over {}, thesis predictor, {setting}", row.scope),
+            },
             thesis: format!(
                 "accuracy {thesis_accuracy}, precision {thesis_precision} (per-run mean ± sd, its own F^σ predictor)"
             ),

@@ -6,6 +6,7 @@
 //! `CLASSES_CSV_HEADER`); an empty cell is an undefined value (`None`), never 0.
 
 use anyhow::Context;
+use interstice_core::{PredictionQuality, Predictor};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -33,13 +34,92 @@ pub struct Run {
     pub tn: u64,
     pub precision: Option<f64>,
     pub recall: Option<f64>,
-    pub accuracy: Option<f64>,
-    pub f1: Option<f64>,
     pub thesis_accuracy: Option<f64>,
     pub thesis_precision: Option<f64>,
+    /// Each predictor's counts and Brier score (sweeps before these columns: `None`).
+    #[serde(default, rename = "exact.tp")]
+    pub exact_tp: Option<u64>,
+    #[serde(default, rename = "exact.fp")]
+    pub exact_fp: Option<u64>,
+    #[serde(default, rename = "exact.fn")]
+    pub exact_fn: Option<u64>,
+    #[serde(default, rename = "exact.tn")]
+    pub exact_tn: Option<u64>,
+    #[serde(default, rename = "exact.brier")]
+    pub exact_brier: Option<f64>,
+    #[serde(default, rename = "thesis.tp")]
+    pub thesis_tp: Option<u64>,
+    #[serde(default, rename = "thesis.fp")]
+    pub thesis_fp: Option<u64>,
+    #[serde(default, rename = "thesis.fn")]
+    pub thesis_fn: Option<u64>,
+    #[serde(default, rename = "thesis.tn")]
+    pub thesis_tn: Option<u64>,
+    #[serde(default, rename = "thesis.brier")]
+    pub thesis_brier: Option<f64>,
+    #[serde(default, rename = "learned.tp")]
+    pub learned_tp: Option<u64>,
+    #[serde(default, rename = "learned.fp")]
+    pub learned_fp: Option<u64>,
+    #[serde(default, rename = "learned.fn")]
+    pub learned_fn: Option<u64>,
+    #[serde(default, rename = "learned.tn")]
+    pub learned_tn: Option<u64>,
+    #[serde(default, rename = "learned.brier")]
+    pub learned_brier: Option<f64>,
 }
 
 impl Run {
+    /// The run's prediction quality as each predictor scores it: all three
+    /// from the per-predictor columns, or only the admitting predictor's in
+    /// a sweep written before them.
+    pub fn scored(&self) -> Vec<(&'static str, PredictionQuality)> {
+        let columns = [
+            (
+                "exact",
+                self.exact_tp,
+                self.exact_fp,
+                self.exact_fn,
+                self.exact_tn,
+                self.exact_brier,
+            ),
+            (
+                "thesis",
+                self.thesis_tp,
+                self.thesis_fp,
+                self.thesis_fn,
+                self.thesis_tn,
+                self.thesis_brier,
+            ),
+            (
+                "learned",
+                self.learned_tp,
+                self.learned_fp,
+                self.learned_fn,
+                self.learned_tn,
+                self.learned_brier,
+            ),
+        ];
+        let all: Vec<_> = columns
+            .into_iter()
+            .filter_map(|(name, tp, fp, fn_, tn, brier)| {
+                Some((name, PredictionQuality::from_counts(tp?, fp?, fn_?, tn?, brier)))
+            })
+            .collect();
+        if !all.is_empty() {
+            return all;
+        }
+        let own = Predictor::ALL.into_iter().find(|p| p.name() == self.predictor);
+        own.map(|p| {
+            (
+                p.name(),
+                PredictionQuality::from_counts(self.tp, self.fp, self.fn_, self.tn, None),
+            )
+        })
+        .into_iter()
+        .collect()
+    }
+
     /// The run's settings other than the area, the cloud width, the slack and
     /// the seed, as `name=value` for the dimensions in `varying`.
     pub fn setting(&self, varying: &[Dimension]) -> String {

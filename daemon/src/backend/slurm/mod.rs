@@ -44,6 +44,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use interstice_api::slurm::{parse_duration, parse_marker, Marker};
+use interstice_api::wire::PredictorVerdicts;
 use interstice_core::{violates, EndReason, Time};
 use prometheus::{IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry};
 
@@ -280,6 +281,9 @@ pub struct Finished {
     /// marker carries it ([`Marker::predicted_violation`]); None for fail-open
     /// admissions and for markers that do not say (written by an older plugin).
     pub predicted_violation: Option<bool>,
+    /// Every predictor's verdict, as the marker carries them
+    /// ([`Marker::verdicts`]); None for fail-open admissions and older markers.
+    pub verdicts: Option<PredictorVerdicts>,
     /// Run time thrown away: an evicted job's run (nobody reruns it).
     pub discarded: Time,
     /// Its service class, as the marker names it.
@@ -329,6 +333,7 @@ pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
         JobStateName::Cancelled | JobStateName::Pending | JobStateName::Running => (Outcome::Failed, None),
     };
     let predicted_violation = marker.predicted_violation.filter(|_| marker.predicted);
+    let verdicts = marker.verdicts.filter(|_| marker.predicted);
     let discarded = match (outcome, job.start, job.end) {
         (Outcome::Evicted, Some(start), Some(end)) => Time::from_secs((end - start).max(0)),
         _ => Time::ZERO,
@@ -338,6 +343,7 @@ pub fn finished(job: &SqueueJob, evictions_violate: bool) -> Option<Finished> {
         outcome,
         slo_violated,
         predicted_violation,
+        verdicts,
         discarded,
         class: marker.class.clone(),
         cpus: job.cpus,
@@ -563,6 +569,9 @@ pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
         }
         if let (Some(predicted), Some(violated)) = (job.predicted_violation, job.slo_violated) {
             daemon.prediction_outcome(predicted, violated);
+        }
+        if let (Some(verdicts), Some(violated)) = (job.verdicts, job.slo_violated) {
+            daemon.predictor_outcomes(verdicts, violated);
         }
         match daemon.class_index(job.class.as_deref()) {
             Ok(Some(class)) => {
@@ -944,7 +953,7 @@ mod tests {
 7|hpc|PENDING|8|2:00|1795246200|1795246320|1795246440|Resources||vm|root|(null)
 6|hpc|RUNNING|6|2:00|1795246195|1795246196|1795246316|None|vm|(null)|root|(null)
 8|cloud|RUNNING|2|1:00|1795246201|1795246202|1795246262|None|vm|(null)|root|interstice:accepted slo=100 predicted_completion=1795246261 predicted_violation=0 hold=2305843009213693952
-9|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246110|None|vm|(null)|root|interstice:accepted slo=100 predicted_violation=0
+9|cloud|COMPLETED|2|1:00|1795246100|1795246101|1795246110|None|vm|(null)|root|interstice:accepted slo=100 predicted_violation=0 violation_probability=0.400 verdicts=010
 10|cloud|PREEMPTED|4|2:00|1795246100|1795246101|1795246130|None|vm|(null)|root|user text interstice:accepted slo=300 predicted_violation=0
 11|cloud|COMPLETED|1|1:00|1795246100|1795246150|1795246210|None|vm|(null)|root|interstice:unpredicted slo=120
 12|cloud|DEADLINE|1|1:00|1795246100|N/A|1795246220|None||(null)|root|interstice:accepted slo=120 predicted_violation=0
@@ -980,6 +989,8 @@ mod tests {
                     slo_seconds: 100.0,
                     predicted_completion: Some(1_795_246_261.0),
                     predicted_violation: Some(false),
+                    violation_probability: None,
+                    verdicts: None,
                     hold: Some(1 << 61),
                     class: None,
                     evicted_for: None,
@@ -1177,6 +1188,20 @@ mod tests {
         assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"tn\"}"), 1.0);
         assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"fn\"}"), 2.0);
         assert_eq!(value("interstice_prediction_outcomes_total{outcome=\"tp\"}"), 0.0);
+        // Every predictor's verdict, where the marker carries them (job 9, met:
+        // exact and learned said met, the thesis's F^σ a violation).
+        let scored = |predictor: &str, outcome: &str| {
+            value(&format!(
+                "interstice_predictor_outcomes_total{{outcome=\"{outcome}\",predictor=\"{predictor}\"}}"
+            ))
+        };
+        assert_eq!(scored("exact", "tn"), 1.0);
+        assert_eq!(scored("thesis", "fp"), 1.0);
+        assert_eq!(scored("learned", "tn"), 1.0);
+        assert_eq!(
+            scored("thesis", "tn") + scored("exact", "fn") + scored("learned", "fn"),
+            0.0
+        );
         assert_eq!(value("interstice_slurm_plan_reads_total{result=\"ok\"}"), 0.0);
     }
 
