@@ -26,7 +26,7 @@ use crate::time::Time;
 pub(crate) use runs::FreeRuns;
 use std::cell::{Ref, RefCell};
 use std::collections::BTreeMap;
-use std::ops::Bound::Unbounded;
+use std::ops::Bound::{Excluded, Unbounded};
 
 /// The key of the first segment: "since forever".
 const ORIGIN: Time = Time::from_ticks(i64::MIN);
@@ -209,6 +209,14 @@ impl Profile {
     /// segment's cached count, no bit work).
     pub(crate) fn free_count_at(&self, t: Time, mask: Mask) -> u32 {
         self.segs[&self.key_at(t)].count(mask)
+    }
+
+    /// The start of the `n`-th breakpoint after `s` (`None`: the plan has fewer).
+    pub(crate) fn nth_breakpoint_after(&self, s: Time, n: usize) -> Option<Time> {
+        self.segs
+            .range((Excluded(s), Unbounded))
+            .nth(n.saturating_sub(1))
+            .map(|(t, _)| *t)
     }
 
     /// Processor-ticks of the area busy over `[s, e)` (maintenance blocks
@@ -471,6 +479,15 @@ impl Profile {
             let capacity = self.segs.values().next().map_or(0, |seg| seg.free.capacity());
             let segments = self.segs.iter().map(|(t, seg)| (*t, &seg.free));
             self.runs.borrow_mut().build(capacity, segments);
+        }
+        self.runs.borrow()
+    }
+
+    /// [`Profile::free_runs`] with the finite runs indexed by length too
+    /// (stage 2 of Algorithm 3), kept from then on.
+    pub(crate) fn free_runs_by_length(&self) -> Ref<'_, FreeRuns> {
+        if !self.free_runs().has_lengths() {
+            self.runs.borrow_mut().index_lengths();
         }
         self.runs.borrow()
     }

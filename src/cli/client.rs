@@ -8,7 +8,7 @@ use interstice_api::paths::DEFAULT_SOCKET;
 use interstice_api::slurm::parse_class;
 use interstice_api::wire::{PredictRequest, SubmitRequest};
 use interstice_core::{
-    slo_for, Admission, Engine, EngineConfig, Job, JobId, JobKind, Policy, Time, DEFAULT_SLACK,
+    slo_for, Admission, Engine, EngineConfig, Job, JobId, JobKind, Policy, Predictor, Time, DEFAULT_SLACK,
 };
 use interstice_swf::SplitMix64;
 use serde::Serialize;
@@ -352,6 +352,9 @@ pub struct BenchArgs {
     /// Policy of the plan.
     #[arg(long, value_parser = parse_policy, default_value = "conservative")]
     policy: Policy,
+    /// The predictor timed: exact, thesis or learned.
+    #[arg(long, value_parser = super::engine_args::parse_predictor, default_value = "exact")]
+    predictor: Predictor,
     /// Predictions to time in-process.
     #[arg(long, default_value_t = 100_000)]
     predictions: u32,
@@ -381,6 +384,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     let policy = args.policy;
     let mut config = EngineConfig::new(args.procs, policy);
     config.admission = Admission::RejectPredicted;
+    config.predictor = args.predictor;
     let mut engine = Engine::new(config).context("engine config")?;
     let mut rng = SplitMix64::new(args.seed);
     let built = Instant::now();
@@ -426,8 +430,9 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     latencies.sort();
     let throughput = args.predictions as f64 / total.as_secs_f64();
     outln!(
-        "in-process: {} predictions, {violations} predicted violations",
-        args.predictions
+        "in-process: {} predictions ({}), {violations} predicted violations",
+        args.predictions,
+        args.predictor
     )?;
     outln!(
         "METRIC:predict_inprocess_p50:{:.3}:us",

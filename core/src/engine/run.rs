@@ -170,6 +170,10 @@ pub(super) struct State {
     learner: Learner,
 }
 
+/// Breakpoints of each layer the learned predictor reads for the cloud
+/// share of the work ahead.
+const SHARE_SEGMENTS: usize = 256;
+
 fn work(procs: u32, d: Time) -> Time {
     Time::from_ticks(d.ticks().saturating_mul(procs as i64))
 }
@@ -428,19 +432,33 @@ impl State {
 
     /// Every predictor's answer for a cloud job of `procs` × `wt` with
     /// `slo`, arrived at `arrival`, asked at `now`, whose exact start is
-    /// `exact`, by [`Predictor::index`]; and the learned answer's calibration bin.
+    /// `exact.0` (the earliest fit in the plan when `exact.1`), by
+    /// [`Predictor::index`]; and the learned answer's calibration bin.
     #[allow(clippy::too_many_arguments)]
     fn answers(
         &self,
         cfg: &EngineConfig,
-        exact: Option<Time>,
+        (exact, earliest): (Option<Time>, bool),
         procs: u32,
         wt: Time,
         slo: Option<Time>,
         arrival: Time,
         now: Time,
     ) -> ([Prediction; 3], CalibrationBin) {
-        let thesis = self.thesis_start(cfg, procs, wt, slo, arrival, now);
+        // F^σ's slots are idle time of the same plan: when its earliest fit
+        // starts later than now and ends after the deadline, no slot
+        // qualifies (neither one idle now nor a future one that ends in
+        // time), so F^σ is ∞ without a search.
+        let deadline = slo.map(|slo| arrival.saturating_add(slo));
+        let no_slot = earliest
+            && exact.map_or(true, |s| {
+                s > now && deadline.is_some_and(|d| s.saturating_add(wt) > d)
+            });
+        let thesis = if no_slot {
+            None
+        } else {
+            self.thesis_start(cfg, procs, wt, slo, arrival, now)
+        };
         let (learned, bin) = self.learned(cfg, exact, procs, wt, slo, arrival, now);
         (
             [
@@ -464,12 +482,16 @@ impl State {
         arrival: Time,
         now: Time,
     ) -> (Prediction, CalibrationBin) {
-        // Under hpc-first the layers tell cloud work from HPC work ahead.
-        let cloud_share = match exact {
+        // Under hpc-first the layers tell cloud work from HPC work ahead
+        // (over the next SHARE_SEGMENTS breakpoints at most: the mix of the
+        // near plan, at a bounded cost however deep the queue).
+        let cloud_share = match (exact, &self.cloud_layer) {
             _ if self.shared => None,
-            Some(s) if s > now => {
-                let all = self.all().area_busy(now, s);
-                let hpc = self.hpc.area_busy(now, s);
+            (Some(s), Some(all)) if s > now => {
+                let horizon = all
+                    .nth_breakpoint_after(now, SHARE_SEGMENTS)
+                    .map_or(s, |t| t.min(s));
+                let (all, hpc) = (all.area_busy(now, horizon), self.hpc.area_busy(now, horizon));
                 Some(if all > 0 {
                     (all - hpc).max(0) as f64 / all as f64
                 } else {
@@ -578,7 +600,9 @@ impl State {
                 } else {
                     fit.as_ref().map(|f| f.0)
                 };
-                let (answers, bin) = self.answers(cfg, exact, procs, wt, slo, a, now);
+                // Under hpc-first the exact start is the earliest fit in the plan.
+                let earliest = !self.shared && !backlog;
+                let (answers, bin) = self.answers(cfg, (exact, earliest), procs, wt, slo, a, now);
                 let pred = answers[cfg.predictor.index()].clone();
                 self.jobs[idx].calibration = Some(bin);
                 self.records[idx].verdicts = Some(answers.each_ref().map(Verdict::from));

@@ -55,7 +55,7 @@ pub(crate) fn place(
     maintenance: impl Fn(u32, Time, Time) -> bool,
 ) -> Option<(Time, Bits)> {
     place_by_stages(plan, mask, mask_bits, k, wt, now, || {
-        let runs = plan.free_runs();
+        let runs = plan.free_runs_by_length();
         stage_between(plan, mask, mask_bits, &runs, k, wt, now)
             .or_else(|| stage_after(plan, mask_bits, &runs, k, wt, now, &maintenance))
     })
@@ -273,36 +273,33 @@ pub(crate) fn published_future_fit(
     maintenance: impl Fn(u32, Time, Time) -> bool,
 ) -> Option<Time> {
     let runs = plan.free_runs();
-    // Per processor, its published slots.
-    let slots: Vec<Vec<(Time, Time)>> = mask_bits
-        .iter()
-        .map(|p| {
-            let mut own: Vec<(Time, Time)> = runs
-                .from(p, now)
-                .next()
-                .filter(|run| run.0 <= now)
-                .into_iter()
-                .collect();
-            if let Some(last) = last_job_end(&runs, p, now, &maintenance) {
-                own.extend(after(&runs, p, last));
-            }
-            own
-        })
-        .collect();
+    // Every processor's published slots, one list. They are disjoint per
+    // processor once the slot after its last job, when that is the run
+    // idle now cut at `last`, is left to the run it is part of; so a span is
+    // held by as many processors as slots.
+    let mut slots: Vec<(Time, Time)> = Vec::new();
+    for p in mask_bits.iter() {
+        let idle_now = runs.from(p, now).next().filter(|run| run.0 <= now);
+        slots.extend(idle_now);
+        if let Some(last) = last_job_end(&runs, p, now, &maintenance) {
+            let within = move |run: (Time, Time)| idle_now.is_some_and(|(s, e)| s <= run.0 && run.1 <= e);
+            slots.extend(after(&runs, p, last).filter(|&run| !within(run)));
+        }
+    }
     earliest_published_start(&slots, k, wt, now, deadline)
 }
 
-/// The earliest `t0 > now` among the slots' starts at which `k` processors'
-/// slots (`slots[i]`: processor `i`'s published slots) each hold
+/// The earliest `t0 > now` among the slots' starts at which `k` of the
+/// slots (each processor's published slots, disjoint per processor) hold
 /// `[t0, t0 + wt)`, with `t0 + wt ≤ deadline`.
 fn earliest_published_start(
-    slots: &[Vec<(Time, Time)>],
+    slots: &[(Time, Time)],
     k: u32,
     wt: Time,
     now: Time,
     deadline: Time,
 ) -> Option<Time> {
-    let mut starts: Vec<Time> = slots.iter().flatten().map(|s| s.0).filter(|&s| s > now).collect();
+    let mut starts: Vec<Time> = slots.iter().map(|s| s.0).filter(|&s| s > now).collect();
     starts.sort_unstable();
     starts.dedup();
     starts
@@ -310,10 +307,7 @@ fn earliest_published_start(
         .take_while(|&t0| t0.saturating_add(wt) <= deadline)
         .find(|&t0| {
             let end = t0.saturating_add(wt);
-            let holding = slots
-                .iter()
-                .filter(|own| own.iter().any(|&(s, e)| s <= t0 && end <= e))
-                .count();
+            let holding = slots.iter().filter(|&&(s, e)| s <= t0 && end <= e).count();
             holding >= k as usize
         })
 }
@@ -475,22 +469,30 @@ mod tests {
             maintenance: impl Fn(u32, Time, Time) -> bool,
         ) -> Option<Time> {
             let runs = idle_runs(plan, mask_bits, now);
-            let slots: Vec<Vec<(Time, Time)>> = runs
-                .iter()
-                .map(|r| {
-                    let mut own: Vec<(Time, Time)> = r
-                        .runs
-                        .first()
-                        .filter(|run| run.0 <= now)
-                        .copied()
-                        .into_iter()
-                        .collect();
-                    if let Some(last) = last_end(r, now, &maintenance) {
-                        own.extend(r.after(last));
-                    }
-                    own
-                })
-                .collect();
+            // Per processor, its slots; one inside another is the same
+            // idle time, counted once.
+            let mut slots: Vec<(Time, Time)> = Vec::new();
+            for r in &runs {
+                let mut own: Vec<(Time, Time)> = r
+                    .runs
+                    .first()
+                    .filter(|run| run.0 <= now)
+                    .copied()
+                    .into_iter()
+                    .collect();
+                if let Some(last) = last_end(r, now, &maintenance) {
+                    own.extend(r.after(last));
+                }
+                let inside = |i: usize| {
+                    let (s, e) = own[i];
+                    own.iter().enumerate().any(|(j, &(os, oe))| {
+                        j != i && os <= s && e <= oe && (os, oe) != (s, e) || j < i && (os, oe) == (s, e)
+                    })
+                };
+                let kept: Vec<(Time, Time)> =
+                    (0..own.len()).filter(|&i| !inside(i)).map(|i| own[i]).collect();
+                slots.extend(kept);
+            }
             earliest_published_start(&slots, k, wt, now, deadline)
         }
     }

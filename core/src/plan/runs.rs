@@ -37,7 +37,10 @@ pub(crate) struct FreeRuns {
     by_start: Vec<BTreeMap<Time, Time>>,
     /// Every finite run of every processor, as `(length, processor, start,
     /// end)`: stage 2 reads those longer than `wt` without touching the rest.
-    finite: BTreeSet<(Time, u32, Time, Time)>,
+    /// Kept from the first time stage 2 asks ([`FreeRuns::index_lengths`]):
+    /// the other readers (stage 3, the thesis predictor's slots) never pay
+    /// for it.
+    finite: Option<BTreeSet<(Time, u32, Time, Time)>>,
     /// Runs added since the last trim of ended runs.
     added_since_trim: usize,
     /// Stage-2 roots known to fail, per job shape (see [`FailedRoots`]).
@@ -146,43 +149,39 @@ impl FreeRuns {
 
     fn insert(&mut self, p: u32, s: Time, e: Time) {
         self.by_start[p as usize].insert(s, e);
-        if !e.is_infinite() {
-            self.finite.insert((e - s, p, s, e));
+        if let Some(finite) = self.finite.as_mut().filter(|_| !e.is_infinite()) {
+            finite.insert((e - s, p, s, e));
         }
         self.added_since_trim += 1;
     }
 
     fn remove(&mut self, p: u32, s: Time) {
         if let Some(e) = self.by_start[p as usize].remove(&s) {
-            if !e.is_infinite() {
-                self.finite.remove(&(e - s, p, s, e));
+            if let Some(finite) = self.finite.as_mut().filter(|_| !e.is_infinite()) {
+                finite.remove(&(e - s, p, s, e));
             }
         }
     }
 
-    /// The runs of `p` overlapping `[s, e)` — or touching it, with `touching`.
-    fn meeting(&self, p: u32, s: Time, e: Time, touching: bool) -> Vec<(Time, Time)> {
-        let mut found = Vec::new();
+    /// `p`'s last run starting before `e` (or at `e`, with `touching`).
+    fn last_before(&self, p: u32, e: Time, touching: bool) -> Option<(Time, Time)> {
         let upper = if touching {
             std::ops::Bound::Included(e)
         } else {
             Excluded(e)
         };
-        for (&rs, &re) in self.by_start[p as usize].range((Unbounded, upper)).rev() {
-            if re < s || (re == s && !touching) {
-                break;
-            }
-            found.push((rs, re));
-        }
-        found
+        let runs = &self.by_start[p as usize];
+        runs.range((Unbounded, upper)).next_back().map(|(&s, &e)| (s, e))
     }
 
-    /// `p` is busy over `[s, e)` (`s < e`).
+    /// `p` is busy over `[s, e)` (`s < e`): the runs it overlaps lose that
+    /// span, taken from the right (runs are disjoint, so the parts put back
+    /// end at `s` or start at `e` and are never met again).
     pub(crate) fn occupy(&mut self, p: u32, s: Time, e: Time) {
         if p as usize >= self.by_start.len() {
             return;
         }
-        for (rs, re) in self.meeting(p, s, e, false) {
+        while let Some((rs, re)) = self.last_before(p, e, false).filter(|&(_, re)| re > s) {
             self.remove(p, rs);
             if rs < s {
                 self.insert(p, rs, s);
@@ -200,7 +199,7 @@ impl FreeRuns {
         }
         self.failed.get_mut().forget(s, e);
         let (mut lo, mut hi) = (s, e);
-        for (rs, re) in self.meeting(p, s, e, true) {
+        while let Some((rs, re)) = self.last_before(p, e, true).filter(|&(_, re)| re >= s) {
             self.remove(p, rs);
             lo = lo.min(rs);
             hi = hi.max(re);
@@ -243,19 +242,43 @@ impl FreeRuns {
             .map(|(&s, &e)| (s, e))
     }
 
+    /// Are the finite runs indexed by length ([`FreeRuns::index_lengths`])?
+    pub(crate) fn has_lengths(&self) -> bool {
+        self.finite.is_some()
+    }
+
+    /// Index the finite runs by length, and keep the index from now on.
+    pub(crate) fn index_lengths(&mut self) {
+        if self.finite.is_some() {
+            return;
+        }
+        let mut finite = BTreeSet::new();
+        for (p, runs) in self.by_start.iter().enumerate() {
+            for (&s, &e) in runs.iter().filter(|(_, e)| !e.is_infinite()) {
+                finite.insert((e - s, p as u32, s, e));
+            }
+        }
+        self.finite = Some(finite);
+    }
+
     /// Every finite run, of any processor, idle for more than `wt` from
-    /// `now` on: `(processor, max(start, now))`, in no set order.
+    /// `now` on: `(processor, max(start, now))`, in no set order. Needs the
+    /// length index ([`FreeRuns::index_lengths`]).
     pub(crate) fn holes_longer_than(&self, wt: Time, now: Time) -> impl Iterator<Item = (u32, Time)> + '_ {
+        debug_assert!(
+            self.finite.is_some(),
+            "stage 2 reads runs by length: index them first"
+        );
         let shortest = Time::from_ticks(wt.ticks().saturating_add(1));
+        let from = (
+            shortest,
+            0,
+            Time::from_ticks(i64::MIN),
+            Time::from_ticks(i64::MIN),
+        );
         self.finite
-            .range(
-                (
-                    shortest,
-                    0,
-                    Time::from_ticks(i64::MIN),
-                    Time::from_ticks(i64::MIN),
-                )..,
-            )
+            .iter()
+            .flat_map(move |finite| finite.range(from..))
             .filter_map(move |&(_, p, s, e)| {
                 let start = s.max(now);
                 (e > start && e - start > wt).then_some((p, start))
