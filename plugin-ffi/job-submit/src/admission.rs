@@ -162,7 +162,14 @@ pub fn default_slo_seconds(walltime_seconds: u64, slack: f64) -> u64 {
 
 /// The message a rejected user reads.
 pub fn rejection_message(slo_seconds: u64, prediction: &PredictResponse) -> String {
-    match prediction.counter_offer_slo {
+    // A probability strictly between 0 and 1 is the learned predictor's:
+    // the user sees how likely the miss was (a yes/no predictor's 1 says nothing more).
+    let odds = prediction
+        .violation_probability
+        .filter(|p| *p > 0.0 && *p < 1.0)
+        .map(|p| format!(" (predicted violation probability {p:.2})"))
+        .unwrap_or_default();
+    let message = match prediction.counter_offer_slo {
         Some(offer) if offer.is_finite() => {
             let offer = offer.ceil() as u64;
             format!(
@@ -174,7 +181,8 @@ pub fn rejection_message(slo_seconds: u64, prediction: &PredictResponse) -> Stri
             "cannot meet --slo={slo_seconds} on the current backfill plan, and no response time can be \
              promised now (no hole is large enough): resubmit later or as a regular job"
         ),
-    }
+    };
+    message + &odds
 }
 
 /// Decides one submission at `now` (epoch seconds); `ask` calls the daemon.
@@ -386,6 +394,21 @@ mod tests {
         });
         assert_eq!(
             verdict,
+            Verdict::Reject(
+                "cannot meet --slo=120 on the current backfill plan; earliest predicted response time 410 s: \
+                 resubmit with --slo=410 (predicted violation probability 0.88)"
+                    .into()
+            )
+        );
+        // A yes/no predictor's certainty adds nothing to the message.
+        let certain = decide(&Config::default(), &evictable(120), 0, |_| {
+            Ok(PredictResponse {
+                violation_probability: Some(1.0),
+                ..prediction("rejected", Some(409.2))
+            })
+        });
+        assert_eq!(
+            certain,
             Verdict::Reject(
                 "cannot meet --slo=120 on the current backfill plan; earliest predicted response time 410 s: \
                  resubmit with --slo=410"
