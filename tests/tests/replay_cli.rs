@@ -83,7 +83,7 @@ fn kth_replays_under_easy_with_batsim_formatted_output() {
         "utilization {utilization}"
     );
     for row in &rows {
-        assert_eq!(row.len(), 24, "{row:?}");
+        assert_eq!(row.len(), 25, "{row:?}");
         assert!(
             matches!(
                 row[7].as_str(),
@@ -185,7 +185,7 @@ fn kth_with_cloud_jobs_every_10s_is_consistent_and_deterministic() {
     assert!(violations <= cloud);
     let violated_rows = rows
         .iter()
-        .filter(|row| row[17] == "cloud" && row[21] == "1")
+        .filter(|row| row[17] == "cloud" && row[22] == "1")
         .count() as u64;
     assert_eq!(violated_rows, violations);
     let rejected_rows = rows.iter().filter(|row| row[7] == "REJECTED").count() as u64;
@@ -198,7 +198,7 @@ fn kth_with_cloud_jobs_every_10s_is_consistent_and_deterministic() {
         .iter()
         .filter(|row| row[7] == "REJECTED")
         .all(|row| row[17] == "cloud" && row[8].is_empty()));
-    let evicted_rows: u64 = rows.iter().map(|row| row[22].parse::<u64>().unwrap()).sum();
+    let evicted_rows: u64 = rows.iter().map(|row| row[23].parse::<u64>().unwrap()).sum();
     assert_eq!(evicted_rows, count(&summary, "evictions"));
     let percent = summary["violation_percent"].as_f64().unwrap();
     assert!((percent - violations as f64 * 100.0 / cloud as f64).abs() < 1e-9);

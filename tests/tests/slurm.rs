@@ -121,8 +121,10 @@ fn interstice_on_a_real_slurm() {
         "C1 comment {comment:?}"
     );
     assert!(
-        comment.contains(" predicted_violation=0 hold="),
-        "C1's marker carries the engine's verdict and the daemon's hold: {comment:?}"
+        comment.contains(" predicted_violation=0 violation_probability=0.000 verdicts=")
+            && comment.contains(" hold="),
+        "C1's marker carries the engine's verdict, its probability, every predictor's verdict and the \
+         daemon's hold: {comment:?}"
     );
     // It runs in the hole, before H1 ends, and completes: met.
     cluster.wait_state(&c1, &["RUNNING", "COMPLETED"], Duration::from_secs(15));
@@ -164,6 +166,13 @@ fn interstice_on_a_real_slurm() {
     assert_metric(&metrics, REJECTED, 1.0);
     assert_metric(&metrics, "interstice_slo_counteroffers_total", 1.0);
     assert_metric(&metrics, TN, 1.0);
+    // Every admission's probability, and C1 (met) scored by every predictor its marker names.
+    assert_metric(&metrics, "interstice_predicted_violation_probability_count", 3.0);
+    for predictor in ["exact", "thesis", "learned"] {
+        let series =
+            format!("interstice_predictor_outcomes_total{{outcome=\"tn\",predictor=\"{predictor}\"}}");
+        assert_metric(&metrics, &series, 1.0);
+    }
 
     // H1, H2 and C2 drain in Slurm's order: C2 waits for H2 (higher partition tier).
     cluster.wait_state(&h2, &["COMPLETED"], long);
