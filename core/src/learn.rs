@@ -157,6 +157,8 @@ impl Learner {
             Some(share) => {
                 let cloud = self.cloud_all.ratio().unwrap_or(1.0);
                 let hpc = self.hpc.ratio().unwrap_or(1.0);
+                // Equal ratios (1 and 1 before any early end) are the ratio
+                // itself: a mix computed in floating point might not be.
                 if cloud == hpc {
                     cloud
                 } else {

@@ -77,7 +77,7 @@ pub struct Metrics {
     /// `predictor="exact"|"thesis"|"learned"`, `outcome="tp"|"fp"|"fn"|"tn"`.
     predictor_outcomes: IntCounterVec,
     /// The violation probability of each admission answer.
-    pub predicted_violation_probability: Histogram,
+    predicted_violation_probability: Histogram,
     /// Time to answer an admission (submit or predict).
     pub admission_duration: Histogram,
     /// Seconds since the backend last updated the plan: no sample at all
@@ -432,6 +432,14 @@ impl Metrics {
         self.prediction_outcomes
             .with_label_values(&[outcome(predicted_violation, violated)])
             .inc();
+    }
+
+    /// Count an admission decision (`interstice_admissions_total`) and the
+    /// violation probability it was made with.
+    pub fn admission(&self, rejected: bool, probability: f64) {
+        let decision = if rejected { "rejected" } else { "admitted" };
+        self.admissions.with_label_values(&[decision]).inc();
+        self.predicted_violation_probability.observe(probability);
     }
 
     /// Count every predictor's verdict for a job that ended, `violated` or not.

@@ -483,15 +483,11 @@ mod tests {
                 if let Some(last) = last_end(r, now, &maintenance) {
                     own.extend(r.after(last));
                 }
-                let inside = |i: usize| {
-                    let (s, e) = own[i];
-                    own.iter().enumerate().any(|(j, &(os, oe))| {
-                        j != i && os <= s && e <= oe && (os, oe) != (s, e) || j < i && (os, oe) == (s, e)
-                    })
-                };
-                let kept: Vec<(Time, Time)> =
-                    (0..own.len()).filter(|&i| !inside(i)).map(|i| own[i]).collect();
-                slots.extend(kept);
+                own.sort_unstable();
+                own.dedup();
+                let inside =
+                    |&(s, e): &(Time, Time)| own.iter().any(|&o| o != (s, e) && o.0 <= s && e <= o.1);
+                slots.extend(own.iter().copied().filter(|slot| !inside(slot)));
             }
             earliest_published_start(&slots, k, wt, now, deadline)
         }

@@ -124,9 +124,6 @@ impl Actor {
                 "the engine gave a cloud job no admission prediction",
             ));
         };
-        self.metrics
-            .predicted_violation_probability
-            .observe(prediction.probability);
         let decisions = self.pass(now);
         let decision = decision_name(rejected);
         let counter_offer = if rejected {
@@ -182,13 +179,12 @@ impl Actor {
             self.ready(now)?;
             return Err(ApiError::internal(format!("cannot record the job: {err}")));
         }
+        self.metrics.admission(rejected, prediction.probability);
         if rejected {
-            self.metrics.admissions.with_label_values(&["rejected"]).inc();
             if counter_offer.is_some() {
                 self.metrics.counter_offers.inc();
             }
         } else {
-            self.metrics.admissions.with_label_values(&["admitted"]).inc();
             // The plan changed: a data center member publishes it at the next tick.
             self.tuple_stale = true;
             if let Some(class) = class {
@@ -278,11 +274,7 @@ impl Actor {
             ..prediction_answer(&prediction, rejected)
         };
         if request.admission {
-            self.metrics
-                .predicted_violation_probability
-                .observe(prediction.probability);
-            let decision = if rejected { "rejected" } else { "admitted" };
-            self.metrics.admissions.with_label_values(&[decision]).inc();
+            self.metrics.admission(rejected, prediction.probability);
             if rejected && answer.counter_offer_slo.is_some() {
                 self.metrics.counter_offers.inc();
             }
