@@ -232,6 +232,19 @@ impl Profile {
         busy
     }
 
+    /// [`Profile::area_busy`] less the area processors busy over all of
+    /// `[s, e)`: only the work that starts or ends inside the window. Work
+    /// that holds a processor throughout shrinks the area for the whole
+    /// window instead of delaying anything in it.
+    pub(crate) fn area_busy_passing(&self, s: Time, e: Time) -> i128 {
+        let mut ever_free = self.area.empty_like();
+        for (_, seg) in self.window(s, e) {
+            ever_free.or_assign(&seg.free);
+        }
+        let held = (self.area.count() - ever_free.and_count(&self.area)) as i128;
+        self.area_busy(s, e) - held * (e - s).ticks() as i128
+    }
+
     /// Processors free at instant `t`.
     #[cfg(test)]
     pub(crate) fn free_at(&self, t: Time) -> &Bits {
@@ -704,6 +717,21 @@ mod tests {
             }
             proptest::prop_assert_eq!(counted, overlapping);
         }
+    }
+
+    #[test]
+    fn passing_work_leaves_out_the_processors_held_throughout() {
+        let mut p = Profile::new(4, Bits::range(4, 0, 3));
+        let ticks = |s: i64| t(s).ticks() as i128;
+        // Processors 0-1 held over the whole window, 2 busy for 20 s of it,
+        // 3 (outside the area) busy throughout.
+        p.reserve(&Bits::range(4, 0, 2), t(0), t(100));
+        p.reserve(&Bits::range(4, 2, 3), t(10), t(30));
+        p.reserve(&Bits::range(4, 3, 4), t(0), t(100));
+        assert_eq!(p.area_busy(t(0), t(50)), 2 * ticks(50) + ticks(20));
+        assert_eq!(p.area_busy_passing(t(0), t(50)), ticks(20));
+        // Over a window they leave inside, they pass too.
+        assert_eq!(p.area_busy_passing(t(50), t(150)), 2 * ticks(50));
     }
 
     #[test]

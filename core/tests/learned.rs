@@ -97,3 +97,28 @@ fn a_probability_threshold_is_the_admission_rule() {
         "{message}"
     );
 }
+
+/// The queue of [`queue`] on one processor of a three-processor area whose
+/// two others an HPC job holds throughout: that job delays no cloud job (it
+/// ends after them all), so it must not water down the learned run-time
+/// ratio of the cloud work the queue waits for.
+#[test]
+fn work_held_throughout_the_wait_is_not_work_ahead() {
+    let mut jobs = queue();
+    jobs.push(common::hpc(1000, 0, 20_000, 20_000, 2));
+    let run_with = |predictor| {
+        let mut cfg = EngineConfig::new(3, Policy::Conservative);
+        cfg.predictor = predictor;
+        let (engine, _) = run(cfg, jobs.clone());
+        Summary::compute(engine.records(), 3)
+    };
+    let s = run_with(Predictor::Learned);
+    let (exact, learned) = (&s.predictors.exact, &s.predictors.learned);
+    assert!(s.violations >= 10, "the queue must violate: {s:?}");
+    assert!(exact.fp >= 5, "{exact:?}");
+    assert!(
+        learned.fp * 4 <= exact.fp,
+        "learned {learned:?} vs exact {exact:?}"
+    );
+    assert_eq!(learned.fn_, 0, "no violation may be missed: {learned:?}");
+}

@@ -491,12 +491,9 @@ impl State {
                 let horizon = all
                     .nth_breakpoint_after(now, SHARE_SEGMENTS)
                     .map_or(s, |t| t.min(s));
-                let (all, hpc) = (all.area_busy(now, horizon), self.hpc.area_busy(now, horizon));
-                Some(if all > 0 {
-                    (all - hpc).max(0) as f64 / all as f64
-                } else {
-                    0.0
-                })
+                let cloud = (all.area_busy(now, horizon) - self.hpc.area_busy(now, horizon)).max(0);
+                let work = cloud + self.hpc.area_busy_passing(now, horizon);
+                Some(if work > 0 { cloud as f64 / work as f64 } else { 0.0 })
             }
             _ => Some(0.0),
         };
