@@ -10,6 +10,8 @@
 //! - [`client`]: the one blocking HTTP/1.1 client over the Unix socket (or a
 //!   TCP listener, [`Endpoint`]), with a deadline on the whole exchange and
 //!   bounded answers ([`Client`]);
+//! - [`command`]: running Slurm's commands, bounded in time and output and
+//!   never stuck on a full pipe ([`command::run_bounded`]);
 //! - [`slurm`]: the text formats the daemon's Slurm backend and the plugins
 //!   share (the job comment marker, Slurm durations, the Slurm version number).
 //!
@@ -34,6 +36,7 @@
 #![deny(missing_docs)]
 
 pub mod client;
+pub mod command;
 pub mod paths;
 pub mod slurm;
 pub mod wire;

@@ -265,37 +265,26 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
     }
 }
 
-/// Runs `scontrol -o -d show job ID`, killed if it outlives `timeout`.
+/// Runs `scontrol -o -d show job ID`, killed if it outlives `timeout` or
+/// prints more than [`JOB_DETAILS_LIMIT`].
 fn job_details(job_id: &str, timeout: Duration) -> Option<JobDetails> {
-    use std::io::Read;
+    use interstice_api::command::run_bounded;
     use std::process::{Command, Stdio};
-    use std::time::Instant;
-    let mut child = Command::new("scontrol")
+    let mut command = Command::new("scontrol");
+    command
         .args(["-o", "-d", "show", "job", job_id])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let deadline = Instant::now() + timeout;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                slurm::error(&format!(
-                    "spank_interstice: scontrol show job {job_id} took longer than {timeout:?}"
-                ));
-                return None;
-            }
+        .stdin(Stdio::null());
+    match run_bounded(&mut command, timeout, JOB_DETAILS_LIMIT) {
+        Ok(output) => Some(parse_job_details(&String::from_utf8_lossy(&output.stdout))),
+        Err(err) => {
+            slurm::error(&format!("spank_interstice: scontrol show job {job_id}: {err}"));
+            None
         }
     }
-    let mut text = String::new();
-    child.stdout.take()?.read_to_string(&mut text).ok()?;
-    Some(parse_job_details(&text))
 }
+
+/// The most `scontrol -o -d show job` may print for one job.
+const JOB_DETAILS_LIMIT: usize = 4 << 20;
 
 /// This node's Slurm name: `SLURMD_NODENAME`, which slurmd puts in the
 /// prolog/epilog environment (SPANK has no item for it), else the short

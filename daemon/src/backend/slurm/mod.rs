@@ -41,8 +41,9 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use interstice_api::command::{run_bounded, CommandError};
 use interstice_api::slurm::{parse_duration, parse_marker, Marker};
 use interstice_api::wire::PredictorVerdicts;
 use interstice_core::{violates, EndReason, Time};
@@ -66,6 +67,10 @@ pub const SQUEUE_FORMAT: &str = "%i|%P|%T|%C|%l|%V|%S|%e|%r|%N|%Y|%u|%k";
 
 /// Longest a squeue/scontrol call may take before it is killed.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most a Slurm command may print on stdout (or stderr): `squeue -t all`
+/// lists every job Slurm remembers, about 200 bytes each.
+const COMMAND_OUTPUT_LIMIT: usize = 256 << 20;
 
 /// The state of a Slurm job, as `squeue %T` spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -594,6 +599,13 @@ enum PlanReadError {
     /// It ran longer than [`COMMAND_TIMEOUT`] and was killed.
     #[error("{program} {args} took longer than {COMMAND_TIMEOUT:?}")]
     Timeout { program: String, args: String },
+    /// It printed more than [`COMMAND_OUTPUT_LIMIT`] and was killed.
+    #[error("{program} {args} printed more than {limit} bytes")]
+    TooLarge {
+        program: String,
+        args: String,
+        limit: usize,
+    },
     /// Its status or output could not be collected.
     #[error("{action} {program}: {source}")]
     Collect {
@@ -617,7 +629,8 @@ enum PlanReadError {
     Topology(#[from] mirror::TopologyError),
 }
 
-/// Runs `program args…` with `SLURM_TIME_FORMAT=%s`, killed after [`COMMAND_TIMEOUT`].
+/// Runs `program args…` with `SLURM_TIME_FORMAT=%s`, killed after
+/// [`COMMAND_TIMEOUT`] or past [`COMMAND_OUTPUT_LIMIT`] bytes of output.
 fn run_command(
     program: &PathBuf,
     args: &[&str],
@@ -627,39 +640,32 @@ fn run_command(
     command
         .args(args)
         .env("SLURM_TIME_FORMAT", "%s")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stdin(Stdio::null());
     if let Some(conf) = slurm_conf {
         command.env("SLURM_CONF", conf);
     }
     let name = program.display().to_string();
-    let collect = |action, source| PlanReadError::Collect {
-        action,
-        program: name.clone(),
-        source,
-    };
-    let mut child = command.spawn().map_err(|source| PlanReadError::Spawn {
-        program: name.clone(),
-        source,
-    })?;
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() < COMMAND_TIMEOUT => std::thread::sleep(Duration::from_millis(5)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(PlanReadError::Timeout {
-                    program: name,
-                    args: args.join(" "),
-                });
-            }
-            Err(err) => return Err(collect("waiting for", err)),
-        }
-    }
-    let output = child.wait_with_output().map_err(|err| collect("reading", err))?;
+    let output =
+        run_bounded(&mut command, COMMAND_TIMEOUT, COMMAND_OUTPUT_LIMIT).map_err(|err| match err {
+            CommandError::Spawn(source) => PlanReadError::Spawn {
+                program: name.clone(),
+                source,
+            },
+            CommandError::Timeout(_) => PlanReadError::Timeout {
+                program: name.clone(),
+                args: args.join(" "),
+            },
+            CommandError::TooLarge(limit) => PlanReadError::TooLarge {
+                program: name.clone(),
+                args: args.join(" "),
+                limit,
+            },
+            CommandError::Collect(source) => PlanReadError::Collect {
+                action: "reading",
+                program: name.clone(),
+                source,
+            },
+        })?;
     if !output.status.success() {
         return Err(PlanReadError::Failed {
             program: name,
@@ -960,6 +966,22 @@ mod tests {
 13|hpc|CANCELLED by 0|1|UNLIMITED|1795246100|0|1795246101|None||(null)|root|a|b with | bars
 14|hpc|PENDING|1|1:00|1795246100|N/A|N/A|JobHeldUser||(null)|root|(null)
 ";
+
+    /// A cluster's squeue prints more than a pipe holds (64 KiB): the read
+    /// must take it all, not wait for squeue to exit before reading and
+    /// kill it at the timeout.
+    #[test]
+    fn a_squeue_larger_than_a_pipe_is_read_whole() {
+        let started = std::time::Instant::now();
+        let lines = 5_000;
+        let script = format!(
+            "i=0; while [ $i -lt {lines} ]; do echo \"$i|cloud|RUNNING|2|3:00|1795246100|1795246100|1795246280|None|n1|(null)|alice|(null)\"; i=$((i+1)); done"
+        );
+        let printed = run_command(&PathBuf::from("/bin/sh"), &["-c", &script], None).expect("squeue is read");
+        assert!(printed.len() > 64 << 10, "{} bytes", printed.len());
+        assert_eq!(parse_squeue(&printed).unwrap().len(), lines);
+        assert!(started.elapsed() < COMMAND_TIMEOUT, "{:?}", started.elapsed());
+    }
 
     #[test]
     fn squeue_lines_are_parsed() {
