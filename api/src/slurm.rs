@@ -209,6 +209,19 @@ pub fn parse_slo(text: &str) -> Result<u64, SloError> {
     }
 }
 
+/// A year: the walltime planned for a Slurm job without a time limit.
+pub const UNLIMITED_WALLTIME_SECONDS: u64 = 365 * 86_400;
+
+/// The walltime, in seconds, the daemon plans for a Slurm job whose time
+/// limit is `limit` seconds (`None`: `UNLIMITED`, or not known): the limit,
+/// at least a second and at most [`UNLIMITED_WALLTIME_SECONDS`]. A job
+/// without a limit holds its processors until it is seen to end.
+pub fn planned_walltime(limit: Option<u64>) -> u64 {
+    limit
+        .unwrap_or(UNLIMITED_WALLTIME_SECONDS)
+        .clamp(1, UNLIMITED_WALLTIME_SECONDS)
+}
+
 /// A Slurm duration in seconds: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
 /// `D-HH:MM`, `D-HH:MM:SS` (as `sbatch --time` takes them and `squeue`/
 /// `scontrol` print them); `None` for `UNLIMITED`, `INVALID`, `N/A`, garbage
@@ -476,6 +489,14 @@ mod tests {
         assert_eq!(parse_duration("N/A"), None);
         assert_eq!(parse_duration(""), None);
         assert_eq!(parse_duration("1:2:3:4"), None);
+    }
+
+    #[test]
+    fn a_job_without_a_limit_is_planned_for_a_year() {
+        assert_eq!(planned_walltime(parse_duration("UNLIMITED")), 365 * 86_400);
+        assert_eq!(planned_walltime(parse_duration("1:00")), 60);
+        assert_eq!(planned_walltime(Some(0)), 1);
+        assert_eq!(planned_walltime(Some(u64::MAX)), UNLIMITED_WALLTIME_SECONDS);
     }
 
     #[test]

@@ -244,7 +244,11 @@ async fn health(State(state): State<AppState>) -> Response {
     ask(&state, |reply| Command::Health { reply }).await
 }
 
-async fn hpc_event(State(state): State<AppState>, body: Bytes) -> Response {
+async fn hpc_event(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
+    body: Bytes,
+) -> Response {
     let request: HpcEventRequest = match parse_body(&body) {
         Ok(request) => request,
         Err(err) => return api_error(err),
@@ -253,7 +257,7 @@ async fn hpc_event(State(state): State<AppState>, body: Bytes) -> Response {
         Ok(event) => event,
         Err(err) => return api_error(err),
     };
-    ask(&state, |reply| Command::HpcEvent { event, reply }).await
+    ask(&state, |reply| Command::HpcEvent { event, owner, reply }).await
 }
 
 /// Check and convert `POST /v1/hpc/events`.

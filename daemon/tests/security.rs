@@ -536,6 +536,46 @@ fn users_see_and_cancel_only_their_own_jobs() {
     daemon.wait_for(id, Duration::from_secs(5), |view| view.state == "cancelled");
 }
 
+/// Reporting an HPC job evicts whoever runs on its processors, and an
+/// admission recorded counts in the operators' metrics and may hold room:
+/// only the batch system (root here) may say either.
+#[test]
+fn users_cannot_report_hpc_jobs_or_record_admissions() {
+    if !privileged() {
+        return;
+    }
+    let daemon = Daemon::start("", None);
+    let id = daemon.submitted(USER_B, &["/bin/sleep", "30"], 60.0);
+    daemon.wait_for(id, Duration::from_secs(10), |view| view.state == "running");
+    let event = r#"{"type":"started","id":"fake","procs":4,"walltime":1000,"cpus":"0-3"}"#;
+    let (status, body) = daemon.as_user(USER_A, "POST", "/v1/hpc/events", Some(event));
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("only the batch system"), "{body}");
+    let view = daemon.root().job(id).unwrap();
+    assert_eq!((view.state.as_str(), view.evictions), ("running", 0), "{view:?}");
+    let ask = r#"{"procs":1,"walltime":60,"slo":600,"admission":true}"#;
+    let (status, body) = daemon.as_user(USER_A, "POST", "/v1/predict", Some(ask));
+    assert_eq!(status, 403, "{body}");
+    // B's submission is the one admission counted.
+    let metrics = daemon.root().metrics().unwrap();
+    assert!(
+        metrics.contains("interstice_predicted_violation_probability_count 1\n"),
+        "A's admission was counted:\n{metrics}"
+    );
+    // A prediction alone is anyone's.
+    let (status, body) = daemon.as_user(
+        USER_A,
+        "POST",
+        "/v1/predict",
+        Some(r#"{"procs":1,"walltime":60,"slo":600}"#),
+    );
+    assert_eq!(status, 200, "{body}");
+    // The batch system's report evicts B's job.
+    let (status, body) = daemon.as_user("root", "POST", "/v1/hpc/events", Some(event));
+    assert_eq!(status, 200, "{body}");
+    daemon.wait_for(id, Duration::from_secs(10), |view| view.evictions == 1);
+}
+
 #[test]
 fn workdir_and_program_are_checked_as_the_submitter() {
     if !privileged() {

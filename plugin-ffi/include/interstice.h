@@ -149,7 +149,9 @@ typedef struct interstice_predict_request {
    */
   double slo_seconds;
   /**
-   * true: the daemon counts and records this as an admission decision.
+   * true: the daemon counts and records this as an admission decision
+   * (only the batch system may: root, or `backend.slurm_user` in Slurm
+   * mode; others are refused).
    */
   bool admission;
 } interstice_predict_request;
@@ -287,7 +289,9 @@ enum interstice_result interstice_client_health(const struct interstice_client *
 
 /**
  * Reports an HPC job event. On success writes to `*out_n_evicted` (if not
- * NULL) how many local cloud jobs the daemon evicted to make room.
+ * NULL) how many local cloud jobs the daemon evicted to make room. Only the
+ * batch system may report (root, or `backend.slurm_user` in Slurm mode);
+ * others are refused.
  *
  * # Safety
  * `client` must be a live handle, `event` a valid pointer whose strings are NULL or NUL-terminated.

@@ -105,7 +105,9 @@ pub struct interstice_predict_request {
     pub walltime_seconds: f64,
     /// Agreed maximum response time, seconds (> 0).
     pub slo_seconds: f64,
-    /// true: the daemon counts and records this as an admission decision.
+    /// true: the daemon counts and records this as an admission decision
+    /// (only the batch system may: root, or `backend.slurm_user` in Slurm
+    /// mode; others are refused).
     pub admission: bool,
 }
 
@@ -398,7 +400,9 @@ pub unsafe extern "C" fn interstice_client_health(client: *const interstice_clie
 }
 
 /// Reports an HPC job event. On success writes to `*out_n_evicted` (if not
-/// NULL) how many local cloud jobs the daemon evicted to make room.
+/// NULL) how many local cloud jobs the daemon evicted to make room. Only the
+/// batch system may report (root, or `backend.slurm_user` in Slurm mode);
+/// others are refused.
 ///
 /// # Safety
 /// `client` must be a live handle, `event` a valid pointer whose strings are NULL or NUL-terminated.

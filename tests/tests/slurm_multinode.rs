@@ -222,10 +222,23 @@ fn each_node_of_a_multi_node_hpc_job_reports_its_own_cpus_to_its_own_daemon() {
         .collect();
     let (n1, n2, n3) = (&daemons[0], &daemons[1], &daemons[2]);
 
-    // An HPC job on n2 and n3 only, 4 CPUs on each.
+    // An HPC job on n2 and n3 only, 4 CPUs on each, without a time limit:
+    // its prolog reports it all the same (planned for a year, until its
+    // epilog says it ended).
     let hpc = cluster
         .sbatch(&[
-            "-p", "hpc", "-N", "2", "-w", "n2,n3", "-n", "8", "-t", "1", "--wrap", "sleep 5",
+            "-p",
+            "hpc",
+            "-N",
+            "2",
+            "-w",
+            "n2,n3",
+            "-n",
+            "8",
+            "-t",
+            "UNLIMITED",
+            "--wrap",
+            "sleep 5",
         ])
         .expect("the HPC job is accepted");
     cluster.wait_state(&hpc, &["RUNNING", "COMPLETED"], Duration::from_secs(30));

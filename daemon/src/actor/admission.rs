@@ -233,18 +233,21 @@ impl Actor {
     /// `POST /v1/predict`: what a submission would be answered now; with
     /// `admission: true` (a plugin deciding for its batch system) it is
     /// counted and recorded like an admission, and in Slurm mode an admitted
-    /// job's slot is held until Slurm lists the job ([`super::holds`]) when
-    /// Slurm's own plugin asks (root or `backend.slurm_user`).
+    /// job's slot is held until Slurm lists the job ([`super::holds`]).
+    /// Only the batch system may ask that ([`super::batch`]): 403 for others.
     pub(super) fn predict(
         &mut self,
         request: PredictRequest,
         owner: Owner,
     ) -> Result<PredictResponse, ApiError> {
+        if request.admission {
+            self.batch.check(owner, "admission: true")?;
+        }
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
         self.class_of(request.class.as_deref())?;
         let now = self.now();
         self.ready(now)?;
-        let held = if request.admission && self.holds.may_hold(owner) {
+        let held = if request.admission && self.holds.enabled() {
             self.admit_held(request.procs, walltime, slo, now)?
         } else {
             None

@@ -177,6 +177,8 @@ pub enum Command {
     HpcEvent {
         /// The event.
         event: HpcEvent,
+        /// Who reports it; must speak for the batch system.
+        owner: Owner,
         /// The cloud jobs it evicted.
         reply: Reply<HpcEventResponse>,
     },

@@ -31,10 +31,6 @@ pub(super) struct Holds {
     /// Expiry and processors of each hold.
     standing: BTreeMap<u64, (Time, u32)>,
     next: u64,
-    /// The uid slurmctld runs as (`backend.slurm_user`), besides root the
-    /// only caller a hold is taken for: anyone else gets the prediction
-    /// without a hold, so a local user cannot keep the area held.
-    slurm_uid: Option<u32>,
 }
 
 impl Holds {
@@ -43,19 +39,14 @@ impl Holds {
     /// hold of an earlier run of the daemon (still in Slurm's queue) never
     /// names one of this run's.
     pub(super) fn new(backend: &BackendConfig, now: Time) -> Holds {
-        let (ttl, slurm_uid) = match backend {
-            BackendConfig::Slurm(slurm) if slurm.hold_seconds > 0.0 => (
-                Some(Time::from_secs_f64(slurm.hold_seconds)),
-                nix::unistd::User::from_name(&slurm.slurm_user)
-                    .ok()
-                    .flatten()
-                    .map(|user| user.uid.as_raw()),
-            ),
-            _ => (None, None),
+        let ttl = match backend {
+            BackendConfig::Slurm(slurm) if slurm.hold_seconds > 0.0 => {
+                Some(Time::from_secs_f64(slurm.hold_seconds))
+            }
+            _ => None,
         };
         Holds {
             ttl,
-            slurm_uid,
             standing: BTreeMap::new(),
             next: HOLD_ID_BASE + now.ticks().rem_euclid(HOLD_IDS as i64) as u64,
         }
@@ -73,12 +64,10 @@ impl Holds {
         self.standing.get(&id).is_some_and(|&(_, held)| held == procs)
     }
 
-    /// Whether a hold is taken for `owner`'s admissions: root's and the
-    /// Slurm user's (slurmctld runs the job_submit plugin).
-    pub(super) fn may_hold(&self, owner: super::command::Owner) -> bool {
-        owner
-            .uid
-            .is_some_and(|uid| uid == 0 || Some(uid) == self.slurm_uid)
+    /// Whether admissions are held (Slurm mode, `hold_seconds` above 0);
+    /// only the batch system's are ([`super::batch`]).
+    pub(super) fn enabled(&self) -> bool {
+        self.ttl.is_some()
     }
 
     /// Holds standing now.

@@ -23,6 +23,7 @@
 //! directly.
 
 mod admission;
+mod batch;
 mod command;
 mod holds;
 mod hpc;
@@ -124,6 +125,8 @@ pub struct Actor {
     hpc: HpcMirror,
     /// Admission holds (Slurm mode).
     holds: holds::Holds,
+    /// Who may report HPC jobs and record admissions.
+    batch: batch::BatchSystem,
     /// The backend sends the batch system's own plan (Slurm): the engine
     /// mirrors it and plans no HPC job of its own.
     mirrors_plan: bool,
@@ -191,6 +194,7 @@ impl Actor {
             victims,
             hpc: HpcMirror::default(),
             holds: holds::Holds::new(&setup.config.backend, started),
+            batch: batch::BatchSystem::new(&setup.config.backend),
             mirrors_plan: matches!(setup.config.backend, crate::config::BackendConfig::Slurm(_)),
             member,
             readiness: Readiness::new(&setup.config.backend),
@@ -293,8 +297,11 @@ impl Actor {
             Command::Cancel { id, owner, reply } => {
                 let _ = reply.send(self.cancel(id, owner));
             }
-            Command::HpcEvent { event, reply } => {
-                let answer = self.pushed_hpc_event(event);
+            Command::HpcEvent { event, owner, reply } => {
+                let answer = self
+                    .batch
+                    .check(owner, "POST /v1/hpc/events")
+                    .and_then(|()| self.pushed_hpc_event(event));
                 let _ = reply.send(answer.map(|evicted| HpcEventResponse { ok: true, evicted }));
             }
             Command::Hpc(update) => self.hpc_update(update),

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use interstice_api::slurm::{parse_class, parse_slo};
+use interstice_api::slurm::{parse_class, parse_slo, planned_walltime};
 use interstice_api::wire::{EventKind, HpcEventRequest};
 use interstice_api::Client;
 
@@ -241,7 +241,9 @@ unsafe fn report(spank: Spank, ac: c_int, av: *mut *mut c_char, kind: EventKind)
         },
     };
     let NodeShare { cpus, procs } = share;
-    let walltime = details.time_limit_seconds.unwrap_or(0) as f64;
+    // A job without a limit (or whose limit scontrol did not tell) holds
+    // its processors until its epilog reports it ended.
+    let walltime = planned_walltime(details.time_limit_seconds) as f64;
     let event = HpcEventRequest {
         kind,
         id: job_id.clone(),

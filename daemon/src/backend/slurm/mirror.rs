@@ -29,12 +29,9 @@
 
 use super::cluster::{Node, Reservation};
 use super::{JobStateName, SqueueJob};
-use interstice_api::slurm::{expand_hostlist, partition_list};
+use interstice_api::slurm::{expand_hostlist, partition_list, planned_walltime};
 use interstice_core::{MirroredPlan, Occupation, ProcSet, Time, UnplannedJob};
 use std::collections::HashMap;
-
-/// Walltime assumed for a job without a time limit (UNLIMITED).
-const UNLIMITED: Time = Time::from_secs(365 * 86_400);
 
 /// Where each node's CPUs are among the engine's processors.
 #[derive(Clone, Debug, PartialEq)]
@@ -237,9 +234,7 @@ pub fn plan(
             .and_then(|m| m.hold)
             .filter(|_| job.partitions().any(|p| topology.is_cloud(p)))
             .map(|id| (id, job.cpus));
-        let limit = job
-            .time_limit_seconds
-            .map_or(UNLIMITED, |s| Time::from_secs(s as i64));
+        let limit = Time::from_secs(planned_walltime(job.time_limit_seconds) as i64);
         match job.state {
             JobStateName::Running => {
                 read.counts.running += 1;
@@ -288,10 +283,7 @@ pub fn plan(
             .clone();
         read.plan.unplanned.push(UnplannedJob {
             procs: job.cpus.max(1),
-            walltime: job
-                .time_limit_seconds
-                .map_or(UNLIMITED, |s| Time::from_secs(s as i64))
-                .max(Time::from_secs(1)),
+            walltime: Time::from_secs(planned_walltime(job.time_limit_seconds) as i64),
             not_before: job.start.map_or(now, Time::from_secs).max(frontier),
             within: Some(may_use),
         });
