@@ -70,13 +70,46 @@ pub fn daemon_name(state_dir: &Path) -> String {
     }
 }
 
-/// `<mount>/interstice/<daemon>`, created (0755, root's) if it can be.
+/// `<mount>/interstice/<daemon>`, each level a [`private_dir`].
 fn subtree(mount: &Path, daemon: &str) -> Result<PathBuf, String> {
-    let base = mount.join("interstice").join(daemon);
-    match std::fs::create_dir_all(&base) {
-        Ok(()) => Ok(base),
-        Err(err) => Err(format!("{}: {err}", base.display())),
+    let parent = mount.join("interstice");
+    private_dir(&parent)?;
+    let base = parent.join(daemon);
+    private_dir(&base)?;
+    Ok(base)
+}
+
+/// Make `dir` a directory of the daemon's that nobody else may write in:
+/// created with mode 0755 whatever the umask, or, if it exists, checked to
+/// be the daemon's own directory (not a symlink, not another user's) and set
+/// to 0755 again. The shipped unit's `UMask=0007` under `Group=interstice`
+/// would otherwise leave cgroups group-writable, and any member of the
+/// group could create `job-N` before the daemon, or freeze and kill the
+/// jobs in it.
+fn private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    match std::fs::DirBuilder::new().mode(0o755).create(dir) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(err) => return Err(format!("{}: {err}", dir.display())),
     }
+    let metadata = std::fs::symlink_metadata(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+    if !metadata.is_dir() {
+        return Err(format!("{}: not a directory; remove it", dir.display()));
+    }
+    let daemon = nix::unistd::geteuid().as_raw();
+    if metadata.uid() != daemon {
+        return Err(format!(
+            "{}: owned by uid {}, not by the daemon (uid {daemon}); remove it",
+            dir.display(),
+            metadata.uid()
+        ));
+    }
+    if metadata.mode() & 0o7777 != 0o755 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
+            .map_err(|err| format!("{}: {err}", dir.display()))?;
+    }
+    Ok(())
 }
 
 impl Containment {
@@ -137,16 +170,17 @@ impl Containment {
         }
     }
 
-    /// Create job `id`'s cgroup (emptied if a last run left it) and return
-    /// the `cgroup.procs` file its wrapper writes its pid to.
+    /// Create job `id`'s cgroup (a [`private_dir`]; emptied if a last run
+    /// left it) and return the `cgroup.procs` file its wrapper writes its
+    /// pid to.
     pub fn create(&self, id: u64) -> Result<Option<PathBuf>, String> {
         let Some(dir) = self.dir(id) else {
             return Ok(None);
         };
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => self.kill(id, None),
-            Err(err) => return Err(format!("{}: {err}", dir.display())),
+        let left = dir.exists();
+        private_dir(&dir)?;
+        if left {
+            self.kill(id, None);
         }
         Ok(Some(dir.join("cgroup.procs")))
     }
@@ -288,5 +322,41 @@ mod tests {
             daemon_name(Path::new("/no/b/state"))
         );
         assert_eq!(daemon_name(Path::new("/")), "root");
+    }
+
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+    }
+
+    /// What an earlier daemon under `UMask=0007` left (group-writable) and
+    /// what a user might plant are never used as they are.
+    #[test]
+    fn cgroup_directories_are_the_daemons_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let mount = tempfile::tempdir().unwrap();
+        let base = mount.path().join("interstice/state");
+        std::fs::create_dir_all(&base).unwrap();
+        for dir in [mount.path().join("interstice"), base.clone()] {
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o770)).unwrap();
+        }
+        assert_eq!(subtree(mount.path(), "state").unwrap(), base);
+        assert_eq!((mode(base.parent().unwrap()), mode(&base)), (0o755, 0o755));
+        let containment = Containment::V2 { base: base.clone() };
+        containment.create(1).unwrap();
+        assert_eq!(mode(&base.join("job-1")), 0o755);
+        std::fs::create_dir(base.join("job-2")).unwrap();
+        std::fs::set_permissions(base.join("job-2"), std::fs::Permissions::from_mode(0o777)).unwrap();
+        containment.create(2).unwrap();
+        assert_eq!(mode(&base.join("job-2")), 0o755);
+        std::os::unix::fs::symlink(mount.path(), base.join("job-3")).unwrap();
+        let refused = containment.create(3).unwrap_err();
+        assert!(refused.contains("not a directory"), "{refused}");
+        if nix::unistd::geteuid().is_root() {
+            std::fs::create_dir(base.join("job-4")).unwrap();
+            std::os::unix::fs::chown(base.join("job-4"), Some(65534), None).unwrap();
+            let refused = containment.create(4).unwrap_err();
+            assert!(refused.contains("owned by uid 65534"), "{refused}");
+        }
     }
 }
