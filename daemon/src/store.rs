@@ -622,6 +622,16 @@ impl Store {
         let rows = statement.query_map(params![limit], stored_job)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
+
+    /// The newest `limit` jobs of user `uid` (the `jobs_owner` index), newest last.
+    pub fn jobs_of(&self, uid: u32, limit: u32) -> Result<Vec<StoredJob>, StoreError> {
+        let sql = format!(
+            "SELECT {JOB_COLUMNS} FROM (SELECT * FROM jobs WHERE owner_uid = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id"
+        );
+        let mut statement = self.conn.prepare(&sql)?;
+        let rows = statement.query_map(params![uid, limit], stored_job)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
 }
 
 fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
@@ -763,6 +773,39 @@ mod tests {
         assert_eq!(job.pid_start_ticks, Some(99));
         assert_eq!(job.view.argv, vec!["/bin/true".to_string()]);
         assert_eq!(store.jobs(true, 10).unwrap().len(), 1);
+    }
+
+    /// A user's listing reads their own rows: however many newer jobs
+    /// others submit, theirs are not pushed out of it.
+    #[test]
+    fn a_users_jobs_are_read_by_owner() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
+        store
+            .insert_job(&NewJob {
+                owner_uid: Some(1000),
+                ..queued(1)
+            })
+            .unwrap();
+        for id in 2..=20 {
+            store
+                .insert_job(&NewJob {
+                    owner_uid: Some(1001),
+                    ..queued(id)
+                })
+                .unwrap();
+        }
+        store
+            .insert_job(&NewJob {
+                owner_uid: Some(1000),
+                ..queued(21)
+            })
+            .unwrap();
+        let ids = |jobs: Vec<StoredJob>| jobs.iter().map(|job| job.view.id).collect::<Vec<_>>();
+        assert_eq!(ids(store.jobs_of(1000, 5).unwrap()), vec![1, 21]);
+        assert_eq!(ids(store.jobs_of(1000, 1).unwrap()), vec![21]);
+        assert_eq!(store.jobs_of(1001, 5).unwrap().len(), 5);
+        assert!(store.jobs_of(1002, 5).unwrap().is_empty());
     }
 
     #[test]

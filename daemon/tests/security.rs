@@ -576,6 +576,28 @@ fn users_cannot_report_hpc_jobs_or_record_admissions() {
     daemon.wait_for(id, Duration::from_secs(10), |view| view.evictions == 1);
 }
 
+/// Every job is stored and listed with its text: one user's submissions
+/// are bounded in size before anything is stored or looked up.
+#[test]
+fn a_submissions_text_is_bounded() {
+    if !privileged() {
+        return;
+    }
+    let daemon = Daemon::start("", None);
+    let big = "x".repeat(70_000);
+    let (status, body) = daemon.submit(USER_A, &["/bin/true", &big], 10.0, "");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("more than the 65536 a job may carry"), "{body}");
+    let path = vec!["/nonexistent"; 100].join(":");
+    let (status, body) = daemon.submit(USER_A, &["true"], 10.0, &format!(r#","env":{{"PATH":"{path}"}}"#));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("PATH has 100 entries"), "{body}");
+    assert!(
+        daemon.root().jobs().unwrap().jobs.is_empty(),
+        "nothing was stored"
+    );
+}
+
 #[test]
 fn workdir_and_program_are_checked_as_the_submitter() {
     if !privileged() {

@@ -61,6 +61,7 @@ impl Actor {
         let env = request.env.clone().unwrap_or_default();
         let program = check_argv(&request.argv)?;
         check_env(&env)?;
+        check_size(&request)?;
         if let Some(dir) = &request.workdir {
             if !std::path::Path::new(dir).is_absolute() || dir.contains('\0') {
                 return Err(ApiError::bad_request(format!(
@@ -312,19 +313,23 @@ impl Actor {
         crate::datacenter::slots_view(now, &self.driver.engine().slots(now))
     }
 
-    /// `GET /v1/jobs`: every job SQLite knows that the caller may see
-    /// ([`Owner::sees`]), ended ones included.
+    /// `GET /v1/jobs`: the newest [`LISTED_JOBS`] jobs SQLite knows that
+    /// the caller may see ([`Owner::sees`]: root all, a user their own, read
+    /// by owner so that nobody else's jobs are loaded), ended ones included.
     pub(super) fn job_list(&self, owner: Owner) -> Result<JobList, ApiError> {
-        self.store
-            .jobs(false, 100_000)
-            .map(|jobs| JobList {
-                jobs: jobs
-                    .into_iter()
-                    .map(|job| job.view)
-                    .filter(|view| owner.sees(view.owner_uid))
-                    .collect(),
-            })
-            .map_err(ApiError::internal)
+        let jobs = match owner.uid {
+            Some(0) => self.store.jobs(false, LISTED_JOBS),
+            Some(uid) => self.store.jobs_of(uid, LISTED_JOBS),
+            None => Ok(Vec::new()),
+        };
+        jobs.map(|jobs| JobList {
+            jobs: jobs
+                .into_iter()
+                .map(|job| job.view)
+                .filter(|view| owner.sees(view.owner_uid))
+                .collect(),
+        })
+        .map_err(ApiError::internal)
     }
 
     /// `GET /v1/jobs/{id}/output`: the end of a job's `stdout` or `stderr`
@@ -478,6 +483,45 @@ fn check_argv(argv: &[String]) -> Result<&str, ApiError> {
         ));
     }
     Ok(program)
+}
+
+/// The most jobs `GET /v1/jobs` lists (the newest).
+pub(super) const LISTED_JOBS: u32 = 10_000;
+
+/// The most bytes a job's `argv`, `env`, `workdir` and `features` may hold
+/// together: every job is stored and listed with them, so one user's large
+/// submissions must not fill the disk or the daemon's memory.
+pub(super) const MAX_JOB_TEXT: usize = 64 << 10;
+
+/// The most `PATH` entries a job may name: the program is looked up in each,
+/// as the job's user, before the job is accepted.
+pub(super) const MAX_PATH_ENTRIES: usize = 64;
+
+/// A submission's text is at most [`MAX_JOB_TEXT`] bytes, its `PATH` at most
+/// [`MAX_PATH_ENTRIES`] entries.
+fn check_size(request: &SubmitRequest) -> Result<(), ApiError> {
+    let env = request.env.iter().flatten();
+    let bytes = request.argv.iter().map(String::len).sum::<usize>()
+        + env.map(|(name, value)| name.len() + value.len()).sum::<usize>()
+        + request.workdir.as_ref().map_or(0, String::len)
+        + request.features.iter().map(String::len).sum::<usize>();
+    if bytes > MAX_JOB_TEXT {
+        return Err(ApiError::bad_request(format!(
+            "argv, env, workdir and features: {bytes} bytes together, more than the {MAX_JOB_TEXT} a job may carry; \
+             pass large inputs in a file"
+        )));
+    }
+    let path_entries = request
+        .env
+        .as_ref()
+        .and_then(|env| env.get("PATH"))
+        .map_or(0, |path| path.split(':').count());
+    if path_entries > MAX_PATH_ENTRIES {
+        return Err(ApiError::bad_request(format!(
+            "env: PATH has {path_entries} entries, more than {MAX_PATH_ENTRIES}"
+        )));
+    }
+    Ok(())
 }
 
 /// Variable names an `execve` environment can carry.
