@@ -194,3 +194,24 @@ pub enum Command {
     /// Stop: leave running jobs running (they are adopted at the next start).
     Shutdown,
 }
+
+impl Command {
+    /// Whether nobody waits for the answer any more: the client went away
+    /// (its connection closed or timed out) before the actor reached the
+    /// request. Such a submission, prediction or read is not carried out, so
+    /// that a client that gave up never gets a job it did not hear of (and
+    /// submits again), and dropped requests do not pile up behind a busy
+    /// engine. Facts and orders are carried out all the same: an HPC job
+    /// reported (its processors are taken whoever listens) and a cancel.
+    pub(super) fn abandoned(&self) -> bool {
+        match self {
+            Command::Submit { reply, .. } => reply.is_closed(),
+            Command::Predict { reply, .. } => reply.is_closed(),
+            Command::Slots { reply } => reply.is_closed(),
+            Command::Jobs { reply, .. } => reply.is_closed(),
+            Command::Job { reply, .. } => reply.is_closed(),
+            Command::JobOutput { reply, .. } => reply.is_closed(),
+            _ => false,
+        }
+    }
+}

@@ -251,6 +251,10 @@ impl Actor {
     }
 
     fn handle(&mut self, command: Command) {
+        if command.abandoned() {
+            tracing::debug!("a request whose client went away was dropped");
+            return;
+        }
         match command {
             Command::Submit {
                 request,

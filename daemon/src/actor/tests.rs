@@ -97,6 +97,61 @@ fn submit_sleep(
     .unwrap()
 }
 
+/// A client that gave up (its connection closed before the engine reached
+/// its request) gets no job it never heard of; an HPC job it reported
+/// stands all the same.
+#[test]
+fn a_submission_whose_client_went_away_is_not_carried_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(Time::from_secs(1_000));
+    let mut actor = actor(
+        dir.path(),
+        &clock,
+        "engine: {procs: 4}\nbackend: {type: plugin}\n",
+    );
+    let (reply, answer) = oneshot::channel();
+    drop(answer);
+    actor.handle(Command::Submit {
+        request: SubmitRequest {
+            procs: 1,
+            walltime: 60.0,
+            slo: 600.0,
+            argv: vec!["/bin/true".to_string()],
+            env: None,
+            workdir: None,
+            class: None,
+            features: Vec::new(),
+            on_behalf_of: None,
+        },
+        owner: ROOT,
+        reply,
+    });
+    assert!(
+        actor.store.jobs(false, 10).unwrap().is_empty(),
+        "no job was stored"
+    );
+    let (reply, answer) = oneshot::channel();
+    drop(answer);
+    actor.handle(Command::HpcEvent {
+        event: crate::backend::HpcEvent {
+            kind: interstice_api::wire::EventKind::Started,
+            id: "hpc-1".to_string(),
+            procs: 4,
+            walltime: Time::from_secs(100),
+            time: Time::from_secs(1_000),
+            runtime: None,
+            cpus: None,
+        },
+        owner: ROOT,
+        reply,
+    });
+    let answer = submit_sleep(&mut actor, (60.0, 100.0), 1, None);
+    assert_eq!(
+        answer.decision, "rejected",
+        "the HPC job holds every processor: {answer:?}"
+    );
+}
+
 #[test]
 fn a_slurm_plan_goes_stale_exactly_plan_stale_seconds_after_the_last_read() {
     let dir = tempfile::tempdir().unwrap();
