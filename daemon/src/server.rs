@@ -85,10 +85,22 @@ pub fn load_config(path: &Path, overrides: &Overrides) -> Result<Config, crate::
     }
 }
 
+/// Create `dir` and its missing parents, mode 0755 less the umask: never
+/// writable by the group whatever the umask (the shipped unit's 0007 under
+/// `Group=interstice` would make them group-writable, and a member could then
+/// swap the state directory for one of their own before the next start).
+fn create_dirs(dir: &Path) -> Result<(), DaemonError> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o755)
+        .create(dir)
+        .map_err(|err| setup(format!("cannot create {}: {err}", dir.display())))
+}
+
 async fn bind_socket(path: &Path) -> Result<UnixListener, DaemonError> {
     if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|err| setup(format!("cannot create {}: {err}", parent.display())))?;
+        create_dirs(parent)?;
     }
     if path.exists() {
         if tokio::net::UnixStream::connect(path).await.is_ok() {
@@ -109,12 +121,7 @@ async fn bind_socket(path: &Path) -> Result<UnixListener, DaemonError> {
 
 /// Run the daemon until a stop signal. `config_path` is re-read on SIGHUP.
 pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> Result<(), DaemonError> {
-    std::fs::create_dir_all(&config.state_dir).map_err(|err| {
-        setup(format!(
-            "cannot create state dir {}: {err}",
-            config.state_dir.display()
-        ))
-    })?;
+    create_dirs(&config.state_dir)?;
     // Held until `run` returns: a second daemon on this state would adopt
     // and run this one's jobs twice.
     let _state_lock = crate::lock::lock_state_dir(&config.state_dir).map_err(setup)?;

@@ -576,6 +576,46 @@ fn users_cannot_report_hpc_jobs_or_record_admissions() {
     daemon.wait_for(id, Duration::from_secs(10), |view| view.evictions == 1);
 }
 
+/// Directories the daemon creates for its state and socket are never
+/// group-writable, whatever the unit's umask: a member of the socket's group
+/// could otherwise swap the state directory for one of their own.
+#[test]
+fn directories_the_daemon_creates_are_not_group_writable() {
+    if !privileged() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = format!(
+        "api: {{socket: {d}/run/interstice/d.sock}}\nstate_dir: {d}/srv/site/state\n\
+         engine: {{procs: 4}}\nbackend: {{type: plugin}}\nlog_level: info\n",
+        d = dir.path().display()
+    );
+    std::fs::write(dir.path().join("d.yaml"), config).unwrap();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "umask 0007; exec {BIN} --config {}/d.yaml",
+            dir.path().display()
+        ))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let socket = dir.path().join("run/interstice/d.sock");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Client::new(&socket, DEFAULT_TIMEOUT).health().is_err() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    for created in ["run", "run/interstice", "srv", "srv/site"] {
+        let mode = std::fs::metadata(dir.path().join(created)).unwrap().mode() & 0o7777;
+        assert_eq!(mode & 0o022, 0, "{created} is {mode:o}");
+    }
+    interstice_daemon::cgroup::end_all_jobs(&dir.path().join("srv/site/state"));
+}
+
 /// Every job is stored and listed with its text: one user's submissions
 /// are bounded in size before anything is stored or looked up.
 #[test]

@@ -18,7 +18,7 @@ use std::process::Child;
 /// An admitted cloud job the daemon has not finished with.
 #[derive(Debug)]
 pub(super) struct CloudJob {
-    /// Whose job it is (`None`: submitted over TCP).
+    /// Whose job it is (`None`: a row from before owners were required).
     pub(super) owner_uid: Option<u32>,
     /// Who its processes run as (None: the daemon's own user).
     pub(super) run_as: Option<RunAs>,
@@ -178,8 +178,11 @@ impl Actor {
         }
         // Who may run is asked again at every start: a user denied
         // (`execution.deny_users`, a SIGHUP) or removed since the submission
-        // does not run, nor does a uid reassigned to someone else.
-        if let Some(owner) = job.owner_uid {
+        // does not run, nor does a uid reassigned to someone else. A job of
+        // no recorded owner (a row from before owners were required) is
+        // checked as root's, so it never runs as anyone root's jobs would not.
+        {
+            let owner = job.owner_uid.unwrap_or(0);
             let current = crate::identity::run_as(owner, &self.reloadable.execution);
             if current.as_ref().ok() != Some(&job.run_as) {
                 let why = match current {

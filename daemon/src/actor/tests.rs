@@ -421,3 +421,58 @@ fn engine_eviction_evicts_by_class_not_by_the_planned_processor() {
         "by default the plan's processor 0, gold's"
     );
 }
+
+/// A row that names no owner (from before owners were required, or written
+/// by someone else into the database) is checked as root's job: with root's
+/// jobs running as `execution.user`, one recorded to run as root never runs.
+#[test]
+fn a_recovered_job_of_no_owner_is_checked_as_roots() {
+    if !nix::unistd::geteuid().is_root() {
+        return; // Jobs run as the daemon's own user: nothing to check.
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    {
+        let mut store = Store::open(&dir.path().join("interstice.sqlite")).unwrap();
+        let root = crate::identity::RunAs { uid: 0, gid: 0 };
+        store
+            .insert_job(&crate::store::NewJob {
+                id: 1,
+                owner_uid: None,
+                owner_pid: None,
+                run_as: Some(&root),
+                procs: 1,
+                walltime: 10.0,
+                slo: 600.0,
+                argv_json: r#"["/bin/true"]"#,
+                env_json: None,
+                workdir: None,
+                class: None,
+                submitted_at: T0.as_secs_f64(),
+                decision: "accepted",
+                predicted_start: None,
+                predicted_completion: None,
+                violation_seconds: None,
+                predicts_violation: false,
+                verdicts: None,
+                violation_probability: None,
+                counter_offer_slo: None,
+                state: "queued",
+                features_json: None,
+            })
+            .unwrap();
+    }
+    let mut actor = actor(
+        dir.path(),
+        &clock,
+        "engine: {procs: 2}\nnode: {busy_margin_cpus: 1000}\n",
+    );
+    actor.tick();
+    let view = ask(&mut actor, |reply| Command::Job {
+        id: 1,
+        owner: ROOT,
+        reply,
+    })
+    .unwrap();
+    assert_eq!((view.state.as_str(), view.pid), ("failed", None), "{view:?}");
+}
