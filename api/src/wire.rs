@@ -388,7 +388,9 @@ pub struct JobView {
     pub pid: Option<u32>,
     /// Times evicted.
     pub evictions: u32,
-    /// Completion after `submitted_at + slo` (null until it ends).
+    /// Whether it missed its SLO (`submitted_at + slo`), as the daemon's
+    /// metrics count it: null until it ends, and for jobs cancelled, lost,
+    /// rejected or never started.
     pub slo_violated: Option<bool>,
 }
 

@@ -5,7 +5,6 @@
 
 use crate::identity::RunAs;
 use interstice_api::wire::{JobView, PredictorVerdicts};
-use interstice_core::{violates, EndReason, Time};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use std::path::Path;
 
@@ -16,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_run_as.sql"),
     include_str!("../migrations/0004_route_owner.sql"),
     include_str!("../migrations/0005_verdicts.sql"),
+    include_str!("../migrations/0006_slo_verdict.sql"),
 ];
 
 /// Errors of the store.
@@ -213,7 +213,7 @@ fn restrict_mode(path: &Path) -> std::io::Result<()> {
 
 const JOB_COLUMNS: &str = "id, state, decision, owner_uid, procs, walltime, slo, argv, class, submitted_at, \
      predicted_start, predicted_completion, counter_offer_slo, started_at, ended_at, exit_code, pid, evictions, \
-     env, workdir, pid_start_ticks, predicts_violation, resubmissions, features, run_uid, run_gid, verdicts";
+     env, workdir, pid_start_ticks, predicts_violation, resubmissions, features, run_uid, run_gid, verdicts, slo_violated";
 
 const ROUTE_COLUMNS: &str =
     "id, arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, resubmissions, owner_uid";
@@ -437,6 +437,20 @@ impl Store {
         self.wrote(result)
     }
 
+    /// Job `id`'s SLO verdict, as the daemon counts it in its metrics
+    /// (core's `violates` on how the job ended).
+    pub fn job_verdict(&mut self, id: u64, violated: bool) -> Result<(), StoreError> {
+        let result = self
+            .conn
+            .execute(
+                "UPDATE jobs SET slo_violated = ?2 WHERE id = ?1",
+                params![id as i64, violated],
+            )
+            .map(drop)
+            .map_err(StoreError::from);
+        self.wrote(result)
+    }
+
     /// The job reached a final state.
     pub fn job_ended(
         &mut self,
@@ -641,18 +655,8 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
     let submitted_at: f64 = row.get(9)?;
     let slo: f64 = row.get(6)?;
     let state: String = row.get(1)?;
-    // The verdict is core's rule; cancelled, lost and rejected jobs get none,
-    // as in the metrics.
-    let end_reason = match state.as_str() {
-        "completed" | "failed" => Some(EndReason::Completed),
-        "timeout" => Some(EndReason::WalltimeReached),
-        "evicted" => Some(EndReason::Evicted),
-        _ => None,
-    };
-    let slo_violated = end_reason.zip(ended_at).map(|(reason, end)| {
-        let deadline = Time::from_secs_f64(submitted_at) + Time::from_secs_f64(slo);
-        violates(deadline, Some((Time::from_secs_f64(end), reason)))
-    });
+    // Written by the actor when it counts the outcome (`Store::job_verdict`).
+    let slo_violated: Option<bool> = row.get(27)?;
     Ok(StoredJob {
         view: JobView {
             id: row.get::<_, i64>(0)? as u64,
@@ -852,30 +856,22 @@ mod tests {
         );
     }
 
-    /// A job's SLO verdict is core's rule on how it ended (deadline 130 here).
+    /// A job's SLO verdict is the one the actor recorded, whatever its
+    /// state says; none until then.
     #[test]
-    fn slo_verdict_follows_how_the_job_ended() {
+    fn the_slo_verdict_is_the_one_recorded() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
-        let cases = [
-            ("completed", 130.0, Some(false)),
-            ("completed", 131.0, Some(true)),
-            ("failed", 131.0, Some(true)),
-            ("timeout", 110.0, Some(false)),
-            ("evicted", 110.0, Some(true)),
-            ("cancelled", 110.0, None),
-            ("lost", 110.0, None),
-        ];
-        for (id, (state, end, _)) in cases.iter().enumerate() {
-            let id = id as u64 + 1;
+        for id in 1..=3 {
             store.insert_job(&queued(id)).unwrap();
-            store
-                .job_ended(id, *end, state, None, *state == "evicted", "test")
-                .unwrap();
+            store.job_ended(id, 110.0, "failed", None, false, "test").unwrap();
         }
-        for (id, (state, end, violated)) in cases.iter().enumerate() {
-            let view = store.job(id as u64 + 1).unwrap().unwrap().view;
-            assert_eq!(view.slo_violated, *violated, "{state} at {end}");
-        }
+        store.job_verdict(1, true).unwrap();
+        store.job_verdict(2, false).unwrap();
+        let verdict = |id| store.job(id).unwrap().unwrap().view.slo_violated;
+        assert_eq!(
+            (verdict(1), verdict(2), verdict(3)),
+            (Some(true), Some(false), None)
+        );
     }
 }

@@ -355,6 +355,9 @@ impl Actor {
     pub(super) fn outcome(&mut self, id: u64, now: Time, reason: EndReason) {
         let Some(job) = self.jobs.get(&id) else { return };
         let violated = violates(job.deadline, Some((now, reason)));
+        if let Err(err) = self.store.job_verdict(id, violated) {
+            tracing::error!(job = id, "cannot record the SLO verdict: {err}");
+        }
         self.metrics.slo_verdict(violated);
         self.metrics.prediction_outcome(job.predicts_violation, violated);
         if let Some(verdicts) = job.verdicts {

@@ -475,4 +475,6 @@ fn a_recovered_job_of_no_owner_is_checked_as_roots() {
     })
     .unwrap();
     assert_eq!((view.state.as_str(), view.pid), ("failed", None), "{view:?}");
+    // It never ran: no SLO verdict, as in the metrics (not "met").
+    assert_eq!(view.slo_violated, None, "{view:?}");
 }
