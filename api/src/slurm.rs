@@ -92,6 +92,13 @@ impl fmt::Display for Marker {
     }
 }
 
+/// The comment of a job the daemon cancels to make room for `hpc_job`:
+/// `comment` with `evicted_for=` appended, which ends its marker (the last
+/// one), as [`Marker`]'s `Display` writes it, so [`parse_marker`] reads it.
+pub fn mark_evicted(comment: &str, hpc_job: &str) -> String {
+    format!("{} {EVICTED_FOR}{hpc_job}", comment.trim())
+}
+
 /// The marker in a comment: the last one (`job_submit/interstice` appends
 /// its marker to the user's own text, which may hold a marker-like string of
 /// the user's); `None` without one or without its `slo=`. A
@@ -208,6 +215,11 @@ pub fn parse_slo(text: &str) -> Result<u64, SloError> {
         }),
     }
 }
+
+/// The partition evictable (cloud) jobs go to unless configured otherwise:
+/// `job_submit`'s and SPANK's `cloud_partition`, the daemon's
+/// `backend.partition_cloud`. All three must name the same partitions.
+pub const DEFAULT_CLOUD_PARTITION: &str = "cloud";
 
 /// A year: the walltime planned for a Slurm job without a time limit.
 pub const UNLIMITED_WALLTIME_SECONDS: u64 = 365 * 86_400;
@@ -455,6 +467,22 @@ mod tests {
         let marker =
             parse_marker("interstice:accepted slo=1 hold=9 interstice:accepted slo=60 hold=42").unwrap();
         assert_eq!((marker.slo_seconds, marker.hold), (60.0, Some(42)));
+    }
+
+    #[test]
+    fn an_evicted_jobs_comment_reads_back_as_evicted_for_its_hpc_job() {
+        let comment = "my run interstice:accepted slo=60 predicted_violation=0 hold=42 ";
+        let marked = mark_evicted(comment, "1234");
+        let marker = parse_marker(&marked).unwrap();
+        assert_eq!(
+            (marker.evicted_for.as_deref(), marker.hold),
+            (Some("1234"), Some(42))
+        );
+        let written = Marker {
+            evicted_for: Some("1234".to_string()),
+            ..parse_marker(comment).unwrap()
+        };
+        assert_eq!(marked, format!("my run {written}"));
     }
 
     #[test]

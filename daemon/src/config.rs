@@ -710,7 +710,7 @@ fn default_partition_hpc() -> String {
     "hpc".to_string()
 }
 fn default_partition_cloud() -> String {
-    "cloud".to_string()
+    interstice_api::slurm::DEFAULT_CLOUD_PARTITION.to_string()
 }
 fn default_squeue() -> PathBuf {
     PathBuf::from("squeue")

@@ -61,7 +61,7 @@ impl Default for Config {
             socket: PathBuf::from(interstice_api::paths::DEFAULT_SOCKET),
             timeout: Duration::from_millis(50),
             fail_mode: FailMode::Open,
-            cloud_partition: "cloud".into(),
+            cloud_partition: interstice_api::slurm::DEFAULT_CLOUD_PARTITION.into(),
             cloud_qos: String::new(),
             class_partitions: Vec::new(),
             evictable_partitions: Vec::new(),

@@ -60,7 +60,7 @@ impl Default for Args {
         Args {
             socket: PathBuf::from(interstice_api::paths::DEFAULT_SOCKET),
             timeout: Duration::from_millis(500),
-            cloud_partition: "cloud".into(),
+            cloud_partition: interstice_api::slurm::DEFAULT_CLOUD_PARTITION.into(),
             report: true,
         }
     }

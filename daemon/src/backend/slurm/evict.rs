@@ -40,7 +40,7 @@ use super::cluster::{field, Node};
 use super::mirror::spread;
 use super::{JobStateName, SlurmState, SqueueJob};
 use crate::classes::ClassTable;
-use interstice_api::slurm::{partition_list, EVICTED_FOR};
+use interstice_api::slurm::{mark_evicted, partition_list};
 use interstice_core::qos::policy::{Candidate, Key, Rules};
 use interstice_core::qos::{Eviction, Ledger, QosConfig, Request, ServiceClass, Tenant};
 use interstice_core::Time;
@@ -469,7 +469,7 @@ impl Evictor {
                     for_job: job.id.clone(),
                     comment: victim.job.marker.is_some().then(|| Comment {
                         original: victim.job.comment.clone(),
-                        marked: format!("{} {EVICTED_FOR}{}", victim.job.comment.trim(), job.id),
+                        marked: mark_evicted(&victim.job.comment, &job.id),
                     }),
                 });
             }
