@@ -278,10 +278,14 @@ fn an_evicted_job_is_handed_to_the_broker_and_migrates_to_another_member() {
                 .find(|view| view.state == "running")
         },
     );
-    // Its SLO deadline is still the first arrival's: the member got what remained of it.
+    // Its SLO deadline is still the first arrival's: the member got what
+    // remained of it when the broker forwarded it, and arrived that much
+    // later (the forwarding's latency: milliseconds, more on a loaded
+    // machine; a deadline started afresh would be off by the job's whole
+    // first run).
     assert!(moved.slo < 600.0, "{moved:?}");
     assert!(
-        (moved.submitted_at + moved.slo - (arrival + 600.0)).abs() < 0.01,
+        (moved.submitted_at + moved.slo - (arrival + 600.0)).abs() < 0.5,
         "deadline moved: {moved:?}, first arrival {arrival}"
     );
     // The broker's id now follows the job to its new member.
