@@ -58,6 +58,20 @@ impl Actor {
         self.ready(now)?;
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
         let class = self.class_of(request.class.as_deref())?;
+        if let Some(&until) = self.check_backoff.get(&caller) {
+            if now < until {
+                return Err(ApiError::new(
+                    ErrorKind::Unavailable,
+                    format!(
+                        "your last submission's workdir or argv[0] was not checked within {} s (a file system \
+                         that does not answer?); submissions are refused for {} s after that: retry later, \
+                         with paths on a local file system",
+                        crate::exec::ACCESS_CHECK_TIMEOUT.as_secs(),
+                        CHECK_BACKOFF.as_secs_f64()
+                    ),
+                ));
+            }
+        }
         let env = request.env.clone().unwrap_or_default();
         let program = check_argv(&request.argv)?;
         check_env(&env)?;
@@ -101,11 +115,15 @@ impl Actor {
                 )))
             }
             Ok(Some(Denied::Timeout)) => {
+                // The check held the engine for its whole timeout: this
+                // user's next ones are refused at once for a while.
+                self.check_backoff.retain(|_, until| *until > now);
+                self.check_backoff.insert(caller, now + CHECK_BACKOFF);
                 return Err(ApiError::bad_request(format!(
                     "workdir or argv[0]: not checked within {} s (a file system that does not answer?); \
                      use paths on a local file system",
                     crate::exec::ACCESS_CHECK_TIMEOUT.as_secs()
-                )))
+                )));
             }
             Err(err) => return Err(ApiError::internal(err)),
         }
@@ -484,6 +502,13 @@ fn check_argv(argv: &[String]) -> Result<&str, ApiError> {
     }
     Ok(program)
 }
+
+/// How long a user whose access check timed out is refused submissions:
+/// each check holds the engine's thread for up to
+/// [`crate::exec::ACCESS_CHECK_TIMEOUT`], so one user on a file system that
+/// does not answer (a hung NFS home, a FUSE mount of their own) may hold it
+/// that long once per back-off, not once per request.
+pub(super) const CHECK_BACKOFF: Time = Time::from_secs(30);
 
 /// The most jobs `GET /v1/jobs` lists (the newest).
 pub(super) const LISTED_JOBS: u32 = 10_000;

@@ -134,6 +134,9 @@ pub struct Actor {
     member: Option<member::MemberLink>,
     readiness: Readiness,
     next_job_id: u64,
+    /// Users whose last access check timed out, refused until then
+    /// ([`admission::CHECK_BACKOFF`]).
+    check_backoff: HashMap<u32, Time>,
     /// The actor's time never goes back, even when the clock does.
     last_now: Time,
     last_sample: Option<Time>,
@@ -199,6 +202,7 @@ impl Actor {
             member,
             readiness: Readiness::new(&setup.config.backend),
             next_job_id,
+            check_backoff: HashMap::new(),
             last_now: Time::ZERO,
             last_sample: None,
             last_gauges: None,

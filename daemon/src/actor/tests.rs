@@ -478,3 +478,64 @@ fn a_recovered_job_of_no_owner_is_checked_as_roots() {
     // It never ran: no SLO verdict, as in the metrics (not "met").
     assert_eq!(view.slo_violated, None, "{view:?}");
 }
+
+/// An access check that does not finish (a hung NFS home, a user's FUSE
+/// mount) holds the engine's thread for its whole timeout; the same user's
+/// next submissions are then refused at once for a while, not checked again.
+#[test]
+fn after_an_access_check_times_out_the_user_is_refused_at_once_for_a_while() {
+    if !nix::unistd::geteuid().is_root() {
+        return; // Checks run in-process for the daemon's own user: they cannot hang.
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let mut actor = actor(
+        dir.path(),
+        &clock,
+        "engine: {procs: 2}\nnode: {busy_margin_cpus: 1000}\n",
+    );
+    let wrapper = dir.path().join("exec-job.sh");
+    let set_check = |check: &str| {
+        std::fs::write(
+            &wrapper,
+            format!("#!/bin/sh\n[ \"$1\" = __check-job ] && {check}\nwhile [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n"),
+        )
+        .unwrap();
+    };
+    let submit = |actor: &mut Actor| {
+        let request = SubmitRequest {
+            procs: 1,
+            walltime: 10.0,
+            slo: 100.0,
+            argv: vec!["/bin/true".to_string()],
+            env: None,
+            workdir: None,
+            class: None,
+            features: Vec::new(),
+            on_behalf_of: None,
+        };
+        let started = std::time::Instant::now();
+        let answer = ask(actor, |reply| Command::Submit {
+            request,
+            owner: ROOT,
+            reply,
+        });
+        (answer, started.elapsed())
+    };
+    set_check("exec sleep 10");
+    let (answer, took) = submit(&mut actor);
+    let err = answer.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::BadRequest, "{err:?}");
+    assert!(err.message.contains("not checked within"), "{}", err.message);
+    assert!(took >= crate::exec::ACCESS_CHECK_TIMEOUT, "{took:?}");
+    // Refused at once, without a check, until the back-off has passed.
+    let (answer, took) = submit(&mut actor);
+    let err = answer.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Unavailable, "{err:?}");
+    assert!(took < std::time::Duration::from_millis(500), "{took:?}");
+    set_check("exit 0");
+    clock.advance(super::admission::CHECK_BACKOFF - TICK);
+    assert_eq!(submit(&mut actor).0.unwrap_err().kind, ErrorKind::Unavailable);
+    clock.advance(TICK);
+    assert_eq!(submit(&mut actor).0.unwrap().decision, "accepted");
+}
