@@ -117,10 +117,13 @@ fn default_idle_timeout() -> f64 {
 
 impl ApiConfig {
     /// The connection limits of each listener.
-    pub fn limits(&self) -> crate::listen::Limits {
+    /// The listeners' limits, sharing root's reserve with `batch_uid`
+    /// ([`BackendConfig::slurm_uid`]).
+    pub fn limits(&self, batch_uid: Option<u32>) -> crate::listen::Limits {
         crate::listen::Limits {
             max_connections: self.max_connections,
             max_per_uid: self.max_connections_per_uid,
+            batch_uid,
             idle_timeout: std::time::Duration::from_secs_f64(self.idle_timeout_seconds),
         }
     }
@@ -692,6 +695,18 @@ impl SlurmConfig {
 }
 
 impl BackendConfig {
+    /// The uid of `backend.slurm_user` (Slurm mode, when that user exists):
+    /// with root, the caller that speaks for the batch system.
+    pub fn slurm_uid(&self) -> Option<u32> {
+        match self {
+            BackendConfig::Slurm(slurm) => nix::unistd::User::from_name(&slurm.slurm_user)
+                .ok()
+                .flatten()
+                .map(|user| user.uid.as_raw()),
+            _ => None,
+        }
+    }
+
     /// How old the backend's plan may be while the daemon is ready; `None`
     /// for backends that do not read a plan (the embedded cluster is its own
     /// plan, the plugin backend is told every event).

@@ -42,6 +42,11 @@ pub struct Limits {
     pub max_connections: usize,
     /// Connections open at once per non-root uid (Unix socket only).
     pub max_per_uid: usize,
+    /// Besides root, the uid that shares root's reserve and has no per-uid
+    /// limit: the batch system's (`backend.slurm_user` in Slurm mode, whose
+    /// slurmctld asks `job_submit/interstice`'s admissions), so that users
+    /// filling the listener never lock the batch system out.
+    pub batch_uid: Option<u32>,
     /// A connection without a complete request head for this long is closed.
     pub idle_timeout: Duration,
 }
@@ -117,7 +122,7 @@ impl Gate {
     /// (and warn, at most every [`WARN_EVERY`]).
     pub fn admit(self: &Arc<Gate>, uid: Option<u32>) -> Result<Permit, Refusal> {
         let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let root = uid == Some(0);
+        let root = uid == Some(0) || uid.is_some() && uid == self.limits.batch_uid;
         let max = self.limits.max_connections;
         let refusal = if root {
             (state.open >= max).then_some(Refusal::Listener)
@@ -433,6 +438,7 @@ mod tests {
             Limits {
                 max_connections: max,
                 max_per_uid: per_uid,
+                batch_uid: Some(64030),
                 idle_timeout: Duration::from_secs(1),
             },
         )
@@ -447,13 +453,25 @@ mod tests {
         // 14 open, 2 kept for root.
         assert_eq!(gate.admit(Some(3000)).unwrap_err(), Refusal::Listener);
         assert_eq!(gate.admit(None).unwrap_err(), Refusal::Listener);
-        let root: Vec<_> = (0..2).map(|_| gate.admit(Some(0)).unwrap()).collect();
+        let root = [gate.admit(Some(0)).unwrap(), gate.admit(Some(64030)).unwrap()];
         assert_eq!(gate.admit(Some(0)).unwrap_err(), Refusal::Listener);
+        assert_eq!(gate.admit(Some(64030)).unwrap_err(), Refusal::Listener);
         drop(mine);
         assert!(gate.admit(Some(1000)).is_ok());
         drop((others, root));
         assert_eq!(gate.state.lock().unwrap().open, 0);
         assert!(gate.state.lock().unwrap().per_uid.is_empty());
+    }
+
+    /// The batch system's uid (slurmctld's, asking admissions) is not held
+    /// to the per-uid limit: it speaks for every job submitted.
+    #[test]
+    fn the_batch_systems_uid_has_no_per_uid_limit() {
+        let gate = gate(16, 4);
+        let batch: Vec<_> = (0..6).map(|_| gate.admit(Some(64030)).unwrap()).collect();
+        assert_eq!(batch.len(), 6);
+        let _mine: Vec<_> = (0..4).map(|_| gate.admit(Some(1000)).unwrap()).collect();
+        assert_eq!(gate.admit(Some(1000)).unwrap_err(), Refusal::Uid);
     }
 
     #[test]

@@ -293,7 +293,7 @@ impl Listeners {
         if token.is_some() && tcp.is_none() {
             tracing::warn!("api.token_file is set but api.listen is not: the token opens nothing");
         }
-        let limits = config.api.limits();
+        let limits = config.api.limits(config.backend.slurm_uid());
         let unix = tokio::spawn(crate::listen::serve_unix(
             unix,
             app.clone(),

@@ -21,14 +21,9 @@ pub(super) struct BatchSystem {
 impl BatchSystem {
     /// The batch system's callers under `backend`.
     pub(super) fn new(backend: &BackendConfig) -> BatchSystem {
-        let slurm_uid = match backend {
-            BackendConfig::Slurm(slurm) => nix::unistd::User::from_name(&slurm.slurm_user)
-                .ok()
-                .flatten()
-                .map(|user| user.uid.as_raw()),
-            _ => None,
-        };
-        BatchSystem { slurm_uid }
+        BatchSystem {
+            slurm_uid: backend.slurm_uid(),
+        }
     }
 
     /// Whether `owner` speaks for the batch system.
