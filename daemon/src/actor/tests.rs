@@ -70,6 +70,21 @@ fn ask<T>(
     answer.blocking_recv().expect("the actor answers every request")
 }
 
+/// A one-processor job running `argv`, with this walltime and SLO.
+fn one_processor(argv: &[&str], walltime: f64, slo: f64) -> SubmitRequest {
+    SubmitRequest {
+        procs: 1,
+        walltime,
+        slo,
+        argv: argv.iter().map(|arg| arg.to_string()).collect(),
+        env: None,
+        workdir: None,
+        class: None,
+        features: Vec::new(),
+        on_behalf_of: None,
+    }
+}
+
 /// Submit, as root, a one-processor `sleep seconds` with this `(walltime,
 /// slo)` and class.
 fn submit_sleep(
@@ -79,15 +94,8 @@ fn submit_sleep(
     class: Option<&str>,
 ) -> interstice_api::wire::SubmitResponse {
     let request = SubmitRequest {
-        procs: 1,
-        walltime,
-        slo,
-        argv: vec!["/bin/sleep".to_string(), seconds.to_string()],
-        env: None,
-        workdir: None,
         class: class.map(String::from),
-        features: Vec::new(),
-        on_behalf_of: None,
+        ..one_processor(&["/bin/sleep", &seconds.to_string()], walltime, slo)
     };
     ask(actor, |reply| Command::Submit {
         request,
@@ -112,17 +120,7 @@ fn a_submission_whose_client_went_away_is_not_carried_out() {
     let (reply, answer) = oneshot::channel();
     drop(answer);
     actor.handle(Command::Submit {
-        request: SubmitRequest {
-            procs: 1,
-            walltime: 60.0,
-            slo: 600.0,
-            argv: vec!["/bin/true".to_string()],
-            env: None,
-            workdir: None,
-            class: None,
-            features: Vec::new(),
-            on_behalf_of: None,
-        },
+        request: one_processor(&["/bin/true"], 60.0, 600.0),
         owner: ROOT,
         reply,
     });
@@ -503,17 +501,7 @@ fn after_an_access_check_times_out_the_user_is_refused_at_once_for_a_while() {
         .unwrap();
     };
     let submit = |actor: &mut Actor| {
-        let request = SubmitRequest {
-            procs: 1,
-            walltime: 10.0,
-            slo: 100.0,
-            argv: vec!["/bin/true".to_string()],
-            env: None,
-            workdir: None,
-            class: None,
-            features: Vec::new(),
-            on_behalf_of: None,
-        };
+        let request = one_processor(&["/bin/true"], 10.0, 100.0);
         let started = std::time::Instant::now();
         let answer = ask(actor, |reply| Command::Submit {
             request,
