@@ -43,6 +43,25 @@ pub struct SubmitRequest {
     pub on_behalf_of: Option<u32>,
 }
 
+impl SubmitRequest {
+    /// A job running `argv` on `procs` processors for at most `walltime`
+    /// seconds, with an SLO of `slo` seconds; no environment, working
+    /// directory, class or features of its own.
+    pub fn new(argv: &[&str], procs: u32, walltime: f64, slo: f64) -> SubmitRequest {
+        SubmitRequest {
+            procs,
+            walltime,
+            slo,
+            argv: argv.iter().map(|arg| arg.to_string()).collect(),
+            env: None,
+            workdir: None,
+            class: None,
+            features: Vec::new(),
+            on_behalf_of: None,
+        }
+    }
+}
+
 /// The `decision` of an admission answer ([`SubmitResponse`],
 /// [`PredictResponse`]): `accepted` or `rejected`.
 pub fn decision_name(rejected: bool) -> &'static str {

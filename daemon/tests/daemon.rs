@@ -103,17 +103,7 @@ impl Drop for Daemon {
 }
 
 fn job(argv: &[&str], procs: u32, walltime: f64, slo: f64) -> SubmitRequest {
-    SubmitRequest {
-        procs,
-        walltime,
-        slo,
-        argv: argv.iter().map(|arg| arg.to_string()).collect(),
-        env: None,
-        workdir: None,
-        class: None,
-        features: Vec::new(),
-        on_behalf_of: None,
-    }
+    SubmitRequest::new(argv, procs, walltime, slo)
 }
 
 fn wait_for(client: &Client, id: u64, timeout: Duration, done: impl Fn(&JobView) -> bool) -> JobView {

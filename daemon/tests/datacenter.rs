@@ -129,17 +129,7 @@ impl Drop for Node {
 }
 
 fn job(procs: u32, walltime: f64, slo: f64) -> SubmitRequest {
-    SubmitRequest {
-        procs,
-        walltime,
-        slo,
-        argv: vec!["/bin/sleep".to_string(), "30".to_string()],
-        env: None,
-        workdir: None,
-        class: None,
-        features: Vec::new(),
-        on_behalf_of: None,
-    }
+    SubmitRequest::new(&["/bin/sleep", "30"], procs, walltime, slo)
 }
 
 /// Poll `check` every 25 ms until it holds; panics with `what` after `timeout`.

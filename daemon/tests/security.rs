@@ -332,17 +332,12 @@ fn a_job_without_workdir_runs_under_the_shipped_units_modes() {
         .expect("the unit sets StateDirectoryMode");
     let daemon = Daemon::start("", Some(mode));
     // Root's job runs as execution.user (nobody), a user's as that user.
-    let root_job = daemon.root().submit(&interstice_api::wire::SubmitRequest {
-        procs: 1,
-        walltime: 10.0,
-        slo: 600.0,
-        argv: vec!["/bin/sh".into(), "-c".into(), "pwd; id -u".into()],
-        env: None,
-        workdir: None,
-        class: None,
-        features: Vec::new(),
-        on_behalf_of: None,
-    });
+    let root_job = daemon.root().submit(&interstice_api::wire::SubmitRequest::new(
+        &["/bin/sh", "-c", "pwd; id -u"],
+        1,
+        10.0,
+        600.0,
+    ));
     let root_id = root_job.unwrap().id;
     let id = daemon.submitted(USER_A, &["/bin/sh", "-c", "pwd; id -u"], 10.0);
     for (id, uid) in [

@@ -70,21 +70,6 @@ fn ask<T>(
     answer.blocking_recv().expect("the actor answers every request")
 }
 
-/// A one-processor job running `argv`, with this walltime and SLO.
-fn one_processor(argv: &[&str], walltime: f64, slo: f64) -> SubmitRequest {
-    SubmitRequest {
-        procs: 1,
-        walltime,
-        slo,
-        argv: argv.iter().map(|arg| arg.to_string()).collect(),
-        env: None,
-        workdir: None,
-        class: None,
-        features: Vec::new(),
-        on_behalf_of: None,
-    }
-}
-
 /// Submit, as root, a one-processor `sleep seconds` with this `(walltime,
 /// slo)` and class.
 fn submit_sleep(
@@ -95,7 +80,7 @@ fn submit_sleep(
 ) -> interstice_api::wire::SubmitResponse {
     let request = SubmitRequest {
         class: class.map(String::from),
-        ..one_processor(&["/bin/sleep", &seconds.to_string()], walltime, slo)
+        ..SubmitRequest::new(&["/bin/sleep", &seconds.to_string()], 1, walltime, slo)
     };
     ask(actor, |reply| Command::Submit {
         request,
@@ -120,7 +105,7 @@ fn a_submission_whose_client_went_away_is_not_carried_out() {
     let (reply, answer) = oneshot::channel();
     drop(answer);
     actor.handle(Command::Submit {
-        request: one_processor(&["/bin/true"], 60.0, 600.0),
+        request: SubmitRequest::new(&["/bin/true"], 1, 60.0, 600.0),
         owner: ROOT,
         reply,
     });
@@ -501,7 +486,7 @@ fn after_an_access_check_times_out_the_user_is_refused_at_once_for_a_while() {
         .unwrap();
     };
     let submit = |actor: &mut Actor| {
-        let request = one_processor(&["/bin/true"], 10.0, 100.0);
+        let request = SubmitRequest::new(&["/bin/true"], 1, 10.0, 100.0);
         let started = std::time::Instant::now();
         let answer = ask(actor, |reply| Command::Submit {
             request,
