@@ -437,21 +437,10 @@ impl Store {
         self.wrote(result)
     }
 
-    /// Job `id`'s SLO verdict, as the daemon counts it in its metrics
-    /// (core's `violates` on how the job ended).
-    pub fn job_verdict(&mut self, id: u64, violated: bool) -> Result<(), StoreError> {
-        let result = self
-            .conn
-            .execute(
-                "UPDATE jobs SET slo_violated = ?2 WHERE id = ?1",
-                params![id as i64, violated],
-            )
-            .map(drop)
-            .map_err(StoreError::from);
-        self.wrote(result)
-    }
-
-    /// The job reached a final state.
+    /// The job reached a final state, with its SLO verdict (core's
+    /// `violates` on how it ended, as the daemon's metrics count it; `None`:
+    /// no verdict).
+    #[allow(clippy::too_many_arguments)]
     pub fn job_ended(
         &mut self,
         id: u64,
@@ -460,21 +449,23 @@ impl Store {
         exit_code: Option<i32>,
         evicted: bool,
         why: &str,
+        slo_violated: Option<bool>,
     ) -> Result<(), StoreError> {
-        let result = (|| -> Result<(), StoreError> {
-            let tx = self.conn.transaction()?;
-            tx.execute(
+        let result =
+            (|| -> Result<(), StoreError> {
+                let tx = self.conn.transaction()?;
+                tx.execute(
                 "UPDATE jobs SET state = ?2, ended_at = ?3, exit_code = ?4, end_reason = ?5, pid = NULL, \
-             evictions = evictions + ?6 WHERE id = ?1",
-                params![id as i64, state, time, exit_code, why, evicted as i64],
+             evictions = evictions + ?6, slo_violated = ?7 WHERE id = ?1",
+                params![id as i64, state, time, exit_code, why, evicted as i64, slo_violated],
             )?;
-            tx.execute(
-                "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
-                params![time, id as i64, state, why],
-            )?;
-            tx.commit()?;
-            Ok(())
-        })();
+                tx.execute(
+                    "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+                    params![time, id as i64, state, why],
+                )?;
+                tx.commit()?;
+                Ok(())
+            })();
         self.wrote(result)
     }
 
@@ -622,28 +613,33 @@ impl Store {
             .optional()?)
     }
 
-    /// Jobs, newest last; `active_only` keeps queued and running ones.
+    /// The newest `limit` jobs, newest last; `active_only` keeps queued and running ones.
     pub fn jobs(&self, active_only: bool, limit: u32) -> Result<Vec<StoredJob>, StoreError> {
         let filter = if active_only {
             "WHERE state IN ('queued', 'running')"
         } else {
             ""
         };
-        let sql = format!(
-            "SELECT {JOB_COLUMNS} FROM (SELECT * FROM jobs {filter} ORDER BY id DESC LIMIT ?1) ORDER BY id"
-        );
-        let mut statement = self.conn.prepare(&sql)?;
-        let rows = statement.query_map(params![limit], stored_job)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        self.newest_jobs(filter, params![limit])
     }
 
     /// The newest `limit` jobs of user `uid` (the `jobs_owner` index), newest last.
     pub fn jobs_of(&self, uid: u32, limit: u32) -> Result<Vec<StoredJob>, StoreError> {
+        self.newest_jobs("WHERE owner_uid = ?2", params![limit, uid])
+    }
+
+    /// The newest `?1` jobs that `filter` (a `WHERE` clause over `jobs`,
+    /// its own parameters from `?2`) keeps, newest last.
+    fn newest_jobs(
+        &self,
+        filter: &str,
+        params: &[&dyn rusqlite::ToSql],
+    ) -> Result<Vec<StoredJob>, StoreError> {
         let sql = format!(
-            "SELECT {JOB_COLUMNS} FROM (SELECT * FROM jobs WHERE owner_uid = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id"
+            "SELECT {JOB_COLUMNS} FROM (SELECT * FROM jobs {filter} ORDER BY id DESC LIMIT ?1) ORDER BY id"
         );
         let mut statement = self.conn.prepare(&sql)?;
-        let rows = statement.query_map(params![uid, limit], stored_job)?;
+        let rows = statement.query_map(params, stored_job)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 }
@@ -655,7 +651,7 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
     let submitted_at: f64 = row.get(9)?;
     let slo: f64 = row.get(6)?;
     let state: String = row.get(1)?;
-    // Written by the actor when it counts the outcome (`Store::job_verdict`).
+    // Written with the job's end (`Store::job_ended`).
     let slo_violated: Option<bool> = row.get(27)?;
     Ok(StoredJob {
         view: JobView {
@@ -862,12 +858,12 @@ mod tests {
     fn the_slo_verdict_is_the_one_recorded() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
-        for id in 1..=3 {
+        for (id, verdict) in [(1, Some(true)), (2, Some(false)), (3, None)] {
             store.insert_job(&queued(id)).unwrap();
-            store.job_ended(id, 110.0, "failed", None, false, "test").unwrap();
+            store
+                .job_ended(id, 110.0, "failed", None, false, "test", verdict)
+                .unwrap();
         }
-        store.job_verdict(1, true).unwrap();
-        store.job_verdict(2, false).unwrap();
         let verdict = |id| store.job(id).unwrap().unwrap().view.slo_violated;
         assert_eq!(
             (verdict(1), verdict(2), verdict(3)),

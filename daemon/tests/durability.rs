@@ -88,17 +88,7 @@ fn start(dir: &Path, state: &Path) -> Result<Daemon, String> {
 }
 
 fn job() -> SubmitRequest {
-    SubmitRequest {
-        procs: 1,
-        walltime: 600.0,
-        slo: 1.0e6,
-        argv: vec!["/bin/sleep".into(), "600".into()],
-        env: None,
-        workdir: None,
-        class: None,
-        features: Vec::new(),
-        on_behalf_of: None,
-    }
+    SubmitRequest::new(&["/bin/sleep", "600"], 1, 600.0, 1.0e6)
 }
 
 fn mode(path: &Path) -> u32 {

@@ -225,6 +225,7 @@ impl Actor {
                     verdicts,
                     engine_procs: None,
                     phase: Phase::Queued,
+                    slo_violated: None,
                 },
             );
         }

@@ -63,6 +63,7 @@ impl Actor {
                         end.code,
                         false,
                         &format!("{why} while the daemon was down"),
+                        None,
                     );
                     continue;
                 } else {
@@ -80,6 +81,7 @@ impl Actor {
                             None,
                             false,
                             "process gone after a daemon restart; no resubmission left",
+                            None,
                         );
                         continue;
                     }
@@ -108,6 +110,7 @@ impl Actor {
                     None,
                     false,
                     &format!("cannot be planned after restart: {err}"),
+                    None,
                 );
                 continue;
             }
@@ -141,6 +144,7 @@ impl Actor {
                     verdicts: stored.verdicts,
                     engine_procs: None,
                     phase: Phase::Queued,
+                    slo_violated: None,
                 },
             );
         }

@@ -39,6 +39,9 @@ pub(super) struct CloudJob {
     /// Processors of its current (or held) start.
     pub(super) engine_procs: Option<ProcSet>,
     pub(super) phase: Phase,
+    /// Its SLO verdict once [`Actor::outcome`] counted it, written with its
+    /// end by [`Actor::finish`].
+    pub(super) slo_violated: Option<bool>,
 }
 
 /// The engine's view of cloud job `id`, which the daemon kills at its walltime.
@@ -181,19 +184,17 @@ impl Actor {
         // does not run, nor does a uid reassigned to someone else. A job of
         // no recorded owner (a row from before owners were required) is
         // checked as root's, so it never runs as anyone root's jobs would not.
-        {
-            let owner = job.owner_uid.unwrap_or(0);
-            let current = crate::identity::run_as(owner, &self.reloadable.execution);
-            if current.as_ref().ok() != Some(&job.run_as) {
-                let why = match current {
-                    Err(refused) => format!("not started: {refused}"),
-                    Ok(_) => "not started: the submitter's identity changed since the submission".to_string(),
-                };
-                tracing::warn!(job = id, "{why}");
-                let _ = self.driver.job_ended(JobId(id), now, EndReason::Killed);
-                self.finish(id, now, "failed", None, false, &why);
-                return;
-            }
+        let owner = job.owner_uid.unwrap_or(0);
+        let current = crate::identity::run_as(owner, &self.reloadable.execution);
+        if current.as_ref().ok() != Some(&job.run_as) {
+            let why = match current {
+                Err(refused) => format!("not started: {refused}"),
+                Ok(_) => "not started: the submitter's identity changed since the submission".to_string(),
+            };
+            tracing::warn!(job = id, "{why}");
+            let _ = self.driver.job_ended(JobId(id), now, EndReason::Killed);
+            self.finish(id, now, "failed", None, false, &why);
+            return;
         }
         let job = self.jobs.get_mut(&id).expect("caller checked");
         let launch = Launch {
@@ -353,11 +354,9 @@ impl Actor {
     /// Count the SLO verdict (core's rule, [`violates`]) and the prediction
     /// outcome of a job whose last run ended at `now` for `reason`.
     pub(super) fn outcome(&mut self, id: u64, now: Time, reason: EndReason) {
-        let Some(job) = self.jobs.get(&id) else { return };
+        let Some(job) = self.jobs.get_mut(&id) else { return };
         let violated = violates(job.deadline, Some((now, reason)));
-        if let Err(err) = self.store.job_verdict(id, violated) {
-            tracing::error!(job = id, "cannot record the SLO verdict: {err}");
-        }
+        job.slo_violated = Some(violated);
         self.metrics.slo_verdict(violated);
         self.metrics.prediction_outcome(job.predicts_violation, violated);
         if let Some(verdicts) = job.verdicts {
@@ -365,7 +364,8 @@ impl Actor {
         }
     }
 
-    /// Final state: write it and forget the job.
+    /// Final state: write it (with the SLO verdict `outcome` counted, if
+    /// any) and forget the job.
     pub(super) fn finish(
         &mut self,
         id: u64,
@@ -375,13 +375,13 @@ impl Actor {
         evicted: bool,
         why: &str,
     ) {
+        let slo_violated = self.jobs.remove(&id).and_then(|job| job.slo_violated);
         if let Err(err) = self
             .store
-            .job_ended(id, secs(now), state, exit_code, evicted, why)
+            .job_ended(id, secs(now), state, exit_code, evicted, why, slo_violated)
         {
             tracing::error!(job = id, "cannot record end: {err}");
         }
-        self.jobs.remove(&id);
         self.dirty = true;
     }
 
