@@ -385,7 +385,7 @@ class_requests,preemptions,preemptions_for_capacity,penalty,wall_seconds";
 /// Each predictor's columns in `sweep.csv`, named as in summary.json's
 /// `predictors` (every run scores all three over the same cloud jobs), in
 /// the order of `Predictor::ALL`.
-const PREDICTOR_COLUMNS: [[&str; 8]; 3] = [
+const PREDICTOR_COLUMNS: [[&str; 8]; Predictor::ALL.len()] = [
     [
         "exact.tp",
         "exact.fp",
@@ -486,11 +486,8 @@ impl Row<'_> {
             ("thesis_precision", Cell::Float(quality.thesis_precision)),
             ("brier", Cell::Float(quality.brier)),
         ];
-        for (columns, quality) in PREDICTOR_COLUMNS.iter().zip([
-            &summary.predictors.exact,
-            &summary.predictors.thesis,
-            &summary.predictors.learned,
-        ]) {
+        for (columns, predictor) in PREDICTOR_COLUMNS.iter().zip(Predictor::ALL) {
+            let quality = summary.predictors.of(predictor);
             let [tp, fp, fn_, tn, precision, recall, f1, brier] = *columns;
             cells.extend([
                 (tp, Cell::Int(quality.tp)),

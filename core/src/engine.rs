@@ -145,7 +145,7 @@ pub enum Predictor {
     Thesis,
     /// The exact plan corrected by what finished jobs actually ran against
     /// their walltimes, with a calibrated violation probability
-    /// ([`crate::learn`]). Equal to [`Predictor::Exact`] while every job
+    /// (`core/src/learn.rs`). Equal to [`Predictor::Exact`] while every job
     /// runs its whole walltime.
     Learned,
 }
@@ -675,7 +675,7 @@ impl Engine {
 
     /// Every predictor's answer for a submitted cloud job, by
     /// [`Predictor::index`] (`None`: unknown or handed-over job, or an HPC job).
-    pub fn verdicts(&self, id: JobId) -> Option<[crate::metrics::Verdict; 3]> {
+    pub fn verdicts(&self, id: JobId) -> Option<[crate::metrics::Verdict; Predictor::ALL.len()]> {
         self.st.verdicts(id)
     }
 

@@ -140,6 +140,21 @@ impl Learner {
         }
     }
 
+    /// Whether the work ahead is a mix of kinds run at different ratios, so
+    /// that [`Learner::estimate`] reads the cloud share (else it need not be
+    /// computed).
+    pub fn mixes_kinds(&self) -> bool {
+        self.cloud_ratio() != self.hpc_ratio()
+    }
+
+    fn cloud_ratio(&self) -> f64 {
+        self.cloud_all.ratio().unwrap_or(1.0)
+    }
+
+    fn hpc_ratio(&self) -> f64 {
+        self.hpc.ratio().unwrap_or(1.0)
+    }
+
     /// The learned start and run time of a cloud job of `procs` × `walltime`
     /// that the plan would start at `planned` (`None`: not in sight), asked
     /// at `now`, when cloud work is `cloud_share` of the area's planned work
@@ -154,16 +169,12 @@ impl Learner {
     ) -> LearnedStart {
         let rho_ahead = match cloud_share {
             None => self.all.ratio().unwrap_or(1.0),
+            // Equal ratios (1 and 1 before any early end) are the ratio
+            // itself: a mix computed in floating point might not be.
+            Some(_) if !self.mixes_kinds() => self.cloud_ratio(),
             Some(share) => {
-                let cloud = self.cloud_all.ratio().unwrap_or(1.0);
-                let hpc = self.hpc.ratio().unwrap_or(1.0);
-                // Equal ratios (1 and 1 before any early end) are the ratio
-                // itself: a mix computed in floating point might not be.
-                if cloud == hpc {
-                    cloud
-                } else {
-                    share.clamp(0.0, 1.0) * cloud + (1.0 - share.clamp(0.0, 1.0)) * hpc
-                }
+                let share = share.clamp(0.0, 1.0);
+                share * self.cloud_ratio() + (1.0 - share) * self.hpc_ratio()
             }
         };
         let start = planned.map(|s| {

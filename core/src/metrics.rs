@@ -23,7 +23,7 @@ pub struct JobRecord {
     /// Every predictor's answer for this cloud job, by [`Predictor::index`]
     /// (the configured one's is `prediction`): what a run's per-predictor
     /// quality is counted from.
-    pub verdicts: Option<[Verdict; 3]>,
+    pub verdicts: Option<[Verdict; Predictor::ALL.len()]>,
     /// Times it was evicted.
     pub evictions: u32,
     /// Processor-seconds of work lost to evictions.
@@ -335,7 +335,7 @@ pub struct SummaryTally {
     violations: u64,
     /// The admitting predictor, then each of [`Predictor::ALL`].
     prediction: QualityTally,
-    predictors: [QualityTally; 3],
+    predictors: [QualityTally; Predictor::ALL.len()],
 }
 
 /// Confusion counts and the Brier score's sum, in fixed point so that the

@@ -66,6 +66,16 @@ impl Seg {
     }
 }
 
+/// The area's planned work over a window ([`Profile::area_work`]),
+/// processor-ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AreaWork {
+    /// Busy, in all.
+    pub(crate) busy: i128,
+    /// Busy, less the processors busy over the whole window.
+    pub(crate) passing: i128,
+}
+
 /// Free processors over time (see the module docs for costs).
 #[derive(Clone, Debug)]
 pub(crate) struct Profile {
@@ -222,27 +232,37 @@ impl Profile {
     /// Processor-ticks of the area busy over `[s, e)` (maintenance blocks
     /// included): how much planned work lies ahead in the area.
     pub(crate) fn area_busy(&self, s: Time, e: Time) -> i128 {
+        self.area_busy_over(s, e, None)
+    }
+
+    /// [`Profile::area_busy`] over `[s, e)`, and the part of it that passes:
+    /// less the area processors busy over all of the window. Work that holds
+    /// a processor throughout shrinks the area for the whole window instead
+    /// of delaying anything in it. One walk of the window.
+    pub(crate) fn area_work(&self, s: Time, e: Time) -> AreaWork {
+        let mut ever_free = self.area.empty_like();
+        let busy = self.area_busy_over(s, e, Some(&mut ever_free));
+        let held = (self.area.count() - ever_free.and_count(&self.area)) as i128;
+        AreaWork {
+            busy,
+            passing: busy - held * (e - s).ticks() as i128,
+        }
+    }
+
+    /// The busy processor-ticks of the area over `[s, e)`, adding each
+    /// segment's free processors to `ever_free` when given.
+    fn area_busy_over(&self, s: Time, e: Time, mut ever_free: Option<&mut Bits>) -> i128 {
         let size = self.area.count() as i128;
         let mut busy = 0i128;
         let mut segments = self.window(s, e).peekable();
         while let Some((t, seg)) = segments.next() {
             let end = segments.peek().map_or(e, |(next, _)| *next).min(e);
             busy += (end - t).ticks() as i128 * (size - seg.n_area as i128);
+            if let Some(ever_free) = ever_free.as_deref_mut() {
+                ever_free.or_assign(&seg.free);
+            }
         }
         busy
-    }
-
-    /// [`Profile::area_busy`] less the area processors busy over all of
-    /// `[s, e)`: only the work that starts or ends inside the window. Work
-    /// that holds a processor throughout shrinks the area for the whole
-    /// window instead of delaying anything in it.
-    pub(crate) fn area_busy_passing(&self, s: Time, e: Time) -> i128 {
-        let mut ever_free = self.area.empty_like();
-        for (_, seg) in self.window(s, e) {
-            ever_free.or_assign(&seg.free);
-        }
-        let held = (self.area.count() - ever_free.and_count(&self.area)) as i128;
-        self.area_busy(s, e) - held * (e - s).ticks() as i128
     }
 
     /// Processors free at instant `t`.
@@ -729,9 +749,10 @@ mod tests {
         p.reserve(&Bits::range(4, 2, 3), t(10), t(30));
         p.reserve(&Bits::range(4, 3, 4), t(0), t(100));
         assert_eq!(p.area_busy(t(0), t(50)), 2 * ticks(50) + ticks(20));
-        assert_eq!(p.area_busy_passing(t(0), t(50)), ticks(20));
+        assert_eq!(p.area_work(t(0), t(50)).busy, 2 * ticks(50) + ticks(20));
+        assert_eq!(p.area_work(t(0), t(50)).passing, ticks(20));
         // Over a window they leave inside, they pass too.
-        assert_eq!(p.area_busy_passing(t(50), t(150)), 2 * ticks(50));
+        assert_eq!(p.area_work(t(50), t(150)).passing, 2 * ticks(50));
     }
 
     #[test]

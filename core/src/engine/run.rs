@@ -366,7 +366,7 @@ impl State {
         self.index.get(&id).copied().ok_or(EngineError::UnknownJob(id))
     }
 
-    pub(super) fn verdicts(&self, id: JobId) -> Option<[Verdict; 3]> {
+    pub(super) fn verdicts(&self, id: JobId) -> Option<[Verdict; Predictor::ALL.len()]> {
         self.records[self.lookup(id).ok()?].verdicts
     }
 
@@ -444,7 +444,7 @@ impl State {
         slo: Option<Time>,
         arrival: Time,
         now: Time,
-    ) -> ([Prediction; 3], CalibrationBin) {
+    ) -> ([Prediction; Predictor::ALL.len()], CalibrationBin) {
         // F^σ's slots are idle time of the same plan: when its earliest fit
         // starts later than now and ends after the deadline, no slot
         // qualifies (neither one idle now nor a future one that ends in
@@ -487,12 +487,14 @@ impl State {
         // near plan, at a bounded cost however deep the queue).
         let cloud_share = match (exact, &self.cloud_layer) {
             _ if self.shared => None,
-            (Some(s), Some(all)) if s > now => {
+            // Equal ratios need no mix: the share is not read.
+            (Some(s), Some(all)) if s > now && self.learner.mixes_kinds() => {
                 let horizon = all
                     .nth_breakpoint_after(now, SHARE_SEGMENTS)
                     .map_or(s, |t| t.min(s));
-                let cloud = (all.area_busy(now, horizon) - self.hpc.area_busy(now, horizon)).max(0);
-                let work = cloud + self.hpc.area_busy_passing(now, horizon);
+                let hpc = self.hpc.area_work(now, horizon);
+                let cloud = (all.area_busy(now, horizon) - hpc.busy).max(0);
+                let work = cloud + hpc.passing;
                 Some(if work > 0 { cloud as f64 / work as f64 } else { 0.0 })
             }
             _ => Some(0.0),

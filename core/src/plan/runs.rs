@@ -247,11 +247,10 @@ impl FreeRuns {
         self.finite.is_some()
     }
 
-    /// Index the finite runs by length, and keep the index from now on.
+    /// Index the finite runs by length, and keep the index from now on
+    /// (called once: [`super::Profile::free_runs_by_length`] asks
+    /// [`FreeRuns::has_lengths`] first).
     pub(crate) fn index_lengths(&mut self) {
-        if self.finite.is_some() {
-            return;
-        }
         let mut finite = BTreeSet::new();
         for (p, runs) in self.by_start.iter().enumerate() {
             for (&s, &e) in runs.iter().filter(|(_, e)| !e.is_infinite()) {

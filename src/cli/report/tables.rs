@@ -76,7 +76,7 @@ impl Run {
     pub fn scored(&self) -> Vec<(&'static str, PredictionQuality)> {
         let columns = [
             (
-                "exact",
+                Predictor::Exact,
                 self.exact_tp,
                 self.exact_fp,
                 self.exact_fn,
@@ -84,7 +84,7 @@ impl Run {
                 self.exact_brier,
             ),
             (
-                "thesis",
+                Predictor::Thesis,
                 self.thesis_tp,
                 self.thesis_fp,
                 self.thesis_fn,
@@ -92,7 +92,7 @@ impl Run {
                 self.thesis_brier,
             ),
             (
-                "learned",
+                Predictor::Learned,
                 self.learned_tp,
                 self.learned_fp,
                 self.learned_fn,
@@ -102,14 +102,17 @@ impl Run {
         ];
         let all: Vec<_> = columns
             .into_iter()
-            .filter_map(|(name, tp, fp, fn_, tn, brier)| {
-                Some((name, PredictionQuality::from_counts(tp?, fp?, fn_?, tn?, brier)))
+            .filter_map(|(predictor, tp, fp, fn_, tn, brier)| {
+                Some((
+                    predictor.name(),
+                    PredictionQuality::from_counts(tp?, fp?, fn_?, tn?, brier),
+                ))
             })
             .collect();
         if !all.is_empty() {
             return all;
         }
-        let own = Predictor::ALL.into_iter().find(|p| p.name() == self.predictor);
+        let own = self.predictor.parse::<Predictor>().ok();
         own.map(|p| {
             (
                 p.name(),
