@@ -941,6 +941,8 @@ fn a_job_that_ends_while_the_daemon_is_down_is_recorded_not_rerun() {
         ("failed", Some(3)),
         "{view:?}"
     );
+    // It ran to its end within its SLO: its verdict is known, "met".
+    assert_eq!(view.slo_violated, Some(false), "{view:?}");
     let ended_at = view.ended_at.expect("an end time");
     assert!(
         ended_at <= ended_by && ended_at >= running.started_at.unwrap() + 0.9,

@@ -9,7 +9,7 @@ use super::supervisor::{engine_job, recorded_outcome, CloudJob, Phase};
 use super::{secs, Actor};
 use crate::exec;
 use crate::store::{StoreError, StoredJob};
-use interstice_core::{Decision, Time};
+use interstice_core::{violates, Decision, EndReason, Time};
 use std::collections::{BTreeMap, HashMap};
 
 /// A process found alive at restart: its pid, start ticks and start time.
@@ -35,6 +35,10 @@ impl Actor {
             let started_at = view.started_at.map(Time::from_secs_f64);
             let full_walltime = positive_seconds("walltime", view.walltime).unwrap_or(Time::from_secs(1));
             let mut walltime = full_walltime;
+            let slo = positive_seconds("slo", view.slo).unwrap_or(Time::from_secs(1));
+            let deadline = engine_job(id, view.procs, full_walltime, submitted_at, Some(slo))
+                .deadline()
+                .expect("the job has an SLO");
             let alive = match (view.state.as_str(), view.pid, stored.pid_start_ticks) {
                 ("running", Some(pid), Some(ticks)) if exec::same_process_alive(pid, ticks) => {
                     Some((pid, ticks))
@@ -56,6 +60,8 @@ impl Actor {
                     // never a second run.
                     let (state, why) = recorded_outcome(&end);
                     tracing::info!(job = id, state, "ended while the daemon was down: {why}");
+                    // It ran to its end, as a job the daemon saw end does.
+                    let ended = Time::from_secs_f64(end.ended_at);
                     let _ = self.store.job_ended(
                         id,
                         end.ended_at,
@@ -63,7 +69,7 @@ impl Actor {
                         end.code,
                         false,
                         &format!("{why} while the daemon was down"),
-                        None,
+                        Some(violates(deadline, Some((ended, EndReason::Completed)))),
                     );
                     continue;
                 } else {
@@ -98,10 +104,6 @@ impl Actor {
             // No SLO in the engine: an accepted job must not be rejected on
             // recovery. Its SLO is still judged from its first arrival.
             let job = engine_job(id, view.procs, walltime, now, None);
-            let slo = positive_seconds("slo", view.slo).unwrap_or(Time::from_secs(1));
-            let deadline = engine_job(id, view.procs, walltime, submitted_at, Some(slo))
-                .deadline()
-                .expect("the job has an SLO");
             if let Err(err) = self.driver.submit(job) {
                 let _ = self.store.job_ended(
                     id,
