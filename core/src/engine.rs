@@ -11,6 +11,7 @@
 //! 3. wake up again at the next event, or at [`Engine::next_wakeup`] if that is
 //!    earlier (nothing else will happen until then otherwise).
 
+pub use crate::depth::ReservationDepth;
 use crate::job::{Job, JobId, JobKind};
 pub use crate::maintenance::Maintenance;
 use crate::placement::{Placement, Weights};
@@ -223,6 +224,10 @@ pub struct EngineConfig {
     /// Which running cloud jobs give way when HPC work takes processors of
     /// the area.
     pub victims: Victims,
+    /// How many queued jobs hold a reservation ([`crate::depth`]): bounds
+    /// conservative planning (conservative, convergence under hpc-first,
+    /// conservative under shared-queue) and the cloud reservation window.
+    pub reservation_depth: ReservationDepth,
 }
 
 /// Which running cloud jobs an HPC start evicts.
@@ -262,6 +267,7 @@ impl EngineConfig {
             placement: Placement::default(),
             placement_weights: Weights::default(),
             victims: Victims::default(),
+            reservation_depth: ReservationDepth::Unlimited,
         }
     }
 
@@ -278,6 +284,29 @@ impl EngineConfig {
 
     /// The largest platform the engine accepts.
     pub const MAX_PROCS: u32 = 1 << 20;
+
+    /// Why a bounded reservation depth does not apply to this policy, if
+    /// it does not: FCFS and EASY reserve only the queue's head (EASY is
+    /// depth 1), and Algorithm 3 (convergence under shared-queue) places
+    /// each job once and never re-plans.
+    pub fn depth_conflict(&self) -> Option<String> {
+        let depth = self.reservation_depth;
+        if depth.is_unlimited() {
+            return None;
+        }
+        let why = match (self.policy, self.scheduling) {
+            (Policy::Fcfs, _) => "fcfs reserves only the queue's head",
+            (Policy::Easy, _) => "easy reserves only the queue's head (it is depth 1)",
+            (Policy::Convergence, Scheduling::SharedQueue) => {
+                "convergence under shared-queue is Algorithm 3, which places each job once and never re-plans"
+            }
+            _ => return None,
+        };
+        Some(format!(
+            "reservation depth {depth} applies to conservative and to convergence under hpc-first: {why}; \
+             drop the depth (or use `unlimited`) or choose one of those policies"
+        ))
+    }
 
     /// Check the fields; the error names the field and the fix.
     pub fn validate(&self) -> Result<(), EngineError> {
@@ -322,6 +351,9 @@ impl EngineConfig {
             }
         }
         if let Some(conflict) = self.ranked_victims_conflict() {
+            return bad(conflict);
+        }
+        if let Some(conflict) = self.depth_conflict() {
             return bad(conflict);
         }
         for (i, window) in self.maintenance.iter().enumerate() {
@@ -764,7 +796,8 @@ impl Engine {
     pub const DEFAULT_CLOUD_WINDOW: usize = run::CLOUD_WINDOW;
 
     /// Set the size of the cloud reservation window (at least 1; default
-    /// [`Engine::DEFAULT_CLOUD_WINDOW`]). Call it before the first event:
+    /// the reservation depth, at most [`Engine::DEFAULT_CLOUD_WINDOW`]:
+    /// [`ReservationDepth::cloud_window`]). Call it before the first event:
     /// a larger window plans further ahead (better predictions for long
     /// queues) at a cost per event that grows with it.
     pub fn set_cloud_window(&mut self, jobs: usize) {

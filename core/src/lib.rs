@@ -149,6 +149,7 @@
 
 mod bits;
 pub mod datacenter;
+pub mod depth;
 pub mod driver;
 pub mod engine;
 pub mod job;
@@ -167,7 +168,8 @@ pub mod time;
 pub use driver::{Driver, Livelock};
 pub use engine::{
     Admission, Decision, EndReason, Engine, EngineConfig, EngineError, FutureSlot, ImmediateSlot, JobState,
-    Lifecycle, Maintenance, Policy, Prediction, Predictor, Scheduling, Slots, Submitted, Victims,
+    Lifecycle, Maintenance, Policy, Prediction, Predictor, ReservationDepth, Scheduling, Slots, Submitted,
+    Victims,
 };
 pub use job::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, UnknownName};
 pub use metrics::{

@@ -19,6 +19,7 @@
 //! reservation moves away and the processors stay free).
 
 mod mirror;
+mod reserving;
 mod topsis;
 mod victims;
 
@@ -207,7 +208,7 @@ impl State {
             backlog: VecDeque::new(),
             backlog_len: 0,
             backlog_work: 0,
-            cloud_window: CLOUD_WINDOW,
+            cloud_window: cfg.reservation_depth.cloud_window(CLOUD_WINDOW),
             dirty: false,
             hpc_timers: BTreeSet::new(),
             maintenance_ends: cfg.maintenance.iter().map(|w| w.end()).collect(),
@@ -1682,72 +1683,6 @@ impl State {
         self.jobs[idx].res = Some((now, bits));
         self.start_hpc(idx, now);
         true
-    }
-
-    /// Conservative and convergence: new jobs reserved at their earliest fit
-    /// (convergence under `shared-queue`: where Algorithm 3 puts them), and
-    /// with `compress` every planned job re-planned in queue order first
-    /// (conservative: after an early end or a cancellation; convergence
-    /// under `hpc-first`: also when an HPC job arrived, as CArS/OAR do at
-    /// every scheduling event; never under `shared-queue` convergence, which
-    /// is Algorithm 3 as written).
-    ///
-    /// Compression happens at most once per instant: one round of queue-order
-    /// compression is not a fixpoint, so compressing again at the same instant
-    /// (or at instants with only cloud events) could move HPC jobs, and HPC
-    /// decisions must not depend on cloud traffic.
-    fn pass_reserving(&mut self, cfg: &EngineConfig, now: Time, compress: bool, starts: &mut Vec<usize>) {
-        if compress && self.compressed_at != Some(now) {
-            self.compressed_at = Some(now);
-            let order: Vec<usize> = self.hpc_queue.iter().map(|k| k.2).collect();
-            let mut moved = false;
-            let mut bounds = CompressionBounds::default();
-            for &idx in &order {
-                if self.jobs[idx].st == St::Queued {
-                    let job = self.job(idx);
-                    let (k, wt) = (job.procs, job.walltime);
-                    let prev = self.jobs[idx].res.clone();
-                    if let Some((s, _)) = prev {
-                        bounds.released(s);
-                    }
-                    self.unreserve(idx);
-                    let mask = self.mask_of(idx);
-                    let from = bounds.scan_from(now, k, wt, mask);
-                    self.place_hpc_from(cfg, idx, from, prev.clone());
-                    bounds.placed(k, wt, mask, self.jobs[idx].res.as_ref().map(|r| r.0));
-                    moved |= self.jobs[idx].res != prev;
-                }
-            }
-            // Space HPC work left may let cloud reservations move earlier.
-            if moved {
-                self.cloud_compress = true;
-            }
-        }
-        self.hpc_compress = false;
-        let mut new = std::mem::take(&mut self.new_hpc);
-        new.retain(|&idx| self.jobs[idx].st == St::Pending);
-        new.sort_by_key(|&idx| self.qkey(idx));
-        for idx in new {
-            self.jobs[idx].st = St::Queued;
-            self.place_hpc(cfg, idx, now);
-        }
-        while let Some(&(t, idx)) = self.hpc_timers.first() {
-            if t > now {
-                break;
-            }
-            self.hpc_timers.remove(&(t, idx));
-            if t < now {
-                // Missed its start (no pass at `t`): re-plan from now.
-                self.unreserve_bits(idx, t);
-                self.place_hpc(cfg, idx, now);
-                if self.jobs[idx].res.as_ref().is_some_and(|r| r.0 > now) {
-                    continue;
-                }
-                self.hpc_timers.remove(&(now, idx));
-            }
-            self.start_hpc(idx, now);
-            starts.push(idx);
-        }
     }
 }
 

@@ -1,0 +1,203 @@
+//! The reserving policies' pass (conservative; convergence): every queued
+//! job holds a reservation at its earliest fit, or, with a bounded
+//! reservation depth ([`crate::depth`]), only the first `K` do and the
+//! others are backfilled.
+
+use super::{St, State};
+use crate::engine::bound::CompressionBounds;
+use crate::engine::EngineConfig;
+use crate::plan::Mask;
+use crate::time::Time;
+use std::ops::Bound;
+
+impl State {
+    /// Conservative and convergence: new jobs reserved at their earliest fit
+    /// (convergence under `shared-queue`: where Algorithm 3 puts them), and
+    /// with `compress` every planned job re-planned in queue order first
+    /// (conservative: after an early end or a cancellation; convergence
+    /// under `hpc-first`: also when an HPC job arrived, as CArS/OAR do at
+    /// every scheduling event; never under `shared-queue` convergence, which
+    /// is Algorithm 3 as written).
+    ///
+    /// Compression happens at most once per instant: one round of queue-order
+    /// compression is not a fixpoint, so compressing again at the same instant
+    /// (or at instants with only cloud events) could move HPC jobs, and HPC
+    /// decisions must not depend on cloud traffic.
+    pub(super) fn pass_reserving(
+        &mut self,
+        cfg: &EngineConfig,
+        now: Time,
+        compress: bool,
+        starts: &mut Vec<usize>,
+    ) {
+        if let Some(depth) = cfg.reservation_depth.limit() {
+            return self.pass_reserving_bounded(cfg, now, compress, depth, starts);
+        }
+        if compress {
+            let order: Vec<usize> = self.hpc_queue.iter().map(|k| k.2).collect();
+            self.compress_hpc(cfg, now, order);
+        }
+        self.hpc_compress = false;
+        let mut new = std::mem::take(&mut self.new_hpc);
+        new.retain(|&idx| self.jobs[idx].st == St::Pending);
+        new.sort_by_key(|&idx| self.qkey(idx));
+        for idx in new {
+            self.jobs[idx].st = St::Queued;
+            self.place_hpc(cfg, idx, now);
+        }
+        self.start_due_hpc(cfg, now, starts);
+    }
+
+    /// The pass with reservation depth `depth`: the first `depth` queued
+    /// jobs hold reservations (a compression re-plans only them; a job that
+    /// moves up among them is reserved at its earliest fit then), and every
+    /// later job, in queue order, starts now if it fits now without touching
+    /// any reservation.
+    ///
+    /// Reserved jobs form a prefix of the queue: a job enters the queue at
+    /// its tail (its queue time is its submission, the engine's latest
+    /// instant) and only leaves it, so positions only move forward;
+    /// [`State::reserve_prefix`] re-establishes the prefix anyway.
+    fn pass_reserving_bounded(
+        &mut self,
+        cfg: &EngineConfig,
+        now: Time,
+        compress: bool,
+        depth: usize,
+        starts: &mut Vec<usize>,
+    ) {
+        for idx in std::mem::take(&mut self.new_hpc) {
+            if self.jobs[idx].st == St::Pending {
+                self.jobs[idx].st = St::Queued;
+            }
+        }
+        if compress {
+            let order: Vec<usize> = self
+                .hpc_queue
+                .iter()
+                .take(depth)
+                .map(|k| k.2)
+                .filter(|&idx| self.jobs[idx].res.is_some())
+                .collect();
+            self.compress_hpc(cfg, now, order);
+        }
+        self.hpc_compress = false;
+        // A job that starts now makes room in the prefix for the next one,
+        // whose reservation may be now too.
+        loop {
+            self.reserve_prefix(cfg, now, depth);
+            let before = starts.len();
+            self.start_due_hpc(cfg, now, starts);
+            if starts.len() == before {
+                break;
+            }
+        }
+        self.backfill_beyond(cfg, now, depth, starts);
+    }
+
+    /// Re-plan `order` (queued jobs, in queue order) at their earliest fits,
+    /// once per instant, flagging the cloud layer for compression if an HPC
+    /// reservation moved.
+    fn compress_hpc(&mut self, cfg: &EngineConfig, now: Time, order: Vec<usize>) {
+        if self.compressed_at == Some(now) {
+            return;
+        }
+        self.compressed_at = Some(now);
+        let mut moved = false;
+        let mut bounds = CompressionBounds::default();
+        for idx in order {
+            if self.jobs[idx].st == St::Queued {
+                let job = self.job(idx);
+                let (k, wt) = (job.procs, job.walltime);
+                let prev = self.jobs[idx].res.clone();
+                if let Some((s, _)) = prev {
+                    bounds.released(s);
+                }
+                self.unreserve(idx);
+                let mask = self.mask_of(idx);
+                let from = bounds.scan_from(now, k, wt, mask);
+                self.place_hpc_from(cfg, idx, from, prev.clone());
+                bounds.placed(k, wt, mask, self.jobs[idx].res.as_ref().map(|r| r.0));
+                moved |= self.jobs[idx].res != prev;
+            }
+        }
+        // Space HPC work left may let cloud reservations move earlier.
+        if moved {
+            self.cloud_compress = true;
+        }
+    }
+
+    /// Give the first `depth` queued jobs a reservation (in queue order, at
+    /// their earliest fit from now) and take it from any later one.
+    fn reserve_prefix(&mut self, cfg: &EngineConfig, now: Time, depth: usize) {
+        let mut place = Vec::new();
+        let mut drop = Vec::new();
+        for (position, &(_, _, idx)) in self.hpc_queue.iter().enumerate() {
+            let reserved = self.jobs[idx].res.is_some();
+            if position < depth {
+                if !reserved {
+                    place.push(idx);
+                }
+            } else if reserved {
+                drop.push(idx);
+            } else {
+                break;
+            }
+        }
+        for idx in drop {
+            self.unreserve(idx);
+        }
+        for idx in place {
+            self.jobs[idx].st = St::Queued;
+            self.place_hpc(cfg, idx, now);
+        }
+    }
+
+    /// Start now, in queue order, each job beyond the first `depth` that
+    /// fits now on the HPC layer (whose reservations it therefore delays
+    /// not at all).
+    fn backfill_beyond(&mut self, cfg: &EngineConfig, now: Time, depth: usize, starts: &mut Vec<usize>) {
+        let Some(&first) = self.hpc_queue.iter().nth(depth) else {
+            return;
+        };
+        let mut from = Bound::Included(first);
+        loop {
+            if self.hpc.free_count_at(now, Mask::All) == 0 {
+                return;
+            }
+            let Some(&key) = self.hpc_queue.range((from, Bound::Unbounded)).next() else {
+                return;
+            };
+            from = Bound::Excluded(key);
+            let idx = key.2;
+            if self.jobs[idx].res.is_some() || self.hpc.free_count_at(now, self.mask_of(idx)) < self.job(idx).procs {
+                continue;
+            }
+            if self.try_start_now(cfg, idx, now) {
+                starts.push(idx);
+            }
+        }
+    }
+
+    /// Start the HPC-layer reservations due at `now`; one whose start passed
+    /// with no pass is re-planned from now first.
+    fn start_due_hpc(&mut self, cfg: &EngineConfig, now: Time, starts: &mut Vec<usize>) {
+        while let Some(&(t, idx)) = self.hpc_timers.first() {
+            if t > now {
+                break;
+            }
+            self.hpc_timers.remove(&(t, idx));
+            if t < now {
+                // Missed its start (no pass at `t`): re-plan from now.
+                self.unreserve_bits(idx, t);
+                self.place_hpc(cfg, idx, now);
+                if self.jobs[idx].res.as_ref().is_some_and(|r| r.0 > now) {
+                    continue;
+                }
+                self.hpc_timers.remove(&(now, idx));
+            }
+            self.start_hpc(idx, now);
+            starts.push(idx);
+        }
+    }
+}
