@@ -20,7 +20,8 @@
 use crate::qos_output::{REQUESTS_CSV, WINDOWS_CSV};
 use interstice_core::placement::Criterion;
 use interstice_core::{
-    EndReason, EngineConfig, JobId, JobKind, JobRecord, PredictionQuality, Summary, SummaryTally, Time,
+    EndReason, EngineConfig, JobId, JobKind, JobRecord, PredictionQuality, ReservationDepth, Summary, SummaryTally,
+    Time,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -709,6 +710,8 @@ struct ConfigWire {
     conv: u32,
     admission: &'static str,
     scheduling: &'static str,
+    /// How many queued jobs hold a reservation: a count, or `"unlimited"`.
+    reservation_depth: serde_json::Value,
     predictor: &'static str,
     /// Under reject-predicted: the violation probability above which a job is refused.
     reject_above: Option<f64>,
@@ -730,6 +733,14 @@ struct MaintenanceWire {
     start: f64,
     duration: f64,
     procs: String,
+}
+
+/// A reservation depth in JSON: the count, or `"unlimited"`.
+pub fn depth_json(depth: ReservationDepth) -> serde_json::Value {
+    match depth.limit() {
+        Some(k) => k.into(),
+        None => depth.to_string().into(),
+    }
 }
 
 /// A finite float, or `None` (`null` in JSON) for NaN and infinities.
@@ -788,6 +799,7 @@ fn summary_wire<'a>(
             conv: config.conv_procs,
             admission: config.admission.name(),
             scheduling: config.scheduling.name(),
+            reservation_depth: depth_json(config.reservation_depth),
             predictor: config.predictor.name(),
             reject_above: config.reject_above,
             placement: config.placement.name(),

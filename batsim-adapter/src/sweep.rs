@@ -1,19 +1,19 @@
 //! The experiment sweep behind `interstice sweep`: the cartesian product of
-//! lists of parameters (policy, scheduling, predictor, area, admission,
+//! lists of parameters (policy, scheduling, reservation depth, predictor, area, admission,
 //! eviction policy, cloud-job width, run time, slack, seed), its simulations
 //! run on worker threads, and the rows of `sweep.csv`, `sweep-classes.csv`
 //! and `sweep.json`.
 //!
 //! [`Grid::tasks`] gives one no-cloud baseline per (policy, scheduling,
-//! area), then every run in the lists' order (policy, then scheduling,
-//! predictor, conv, admission, eviction, cloud-procs, cloud-runtime, slack,
+//! reservation depth, area), then every run in the lists' order (policy,
+//! then scheduling, reservation depth, predictor, conv, admission, eviction, cloud-procs, cloud-runtime, slack,
 //! seed);
 //! [`run_parallel`] carries them out on threads
 //! and returns the outcomes in task order, so the rows never depend on the
 //! thread scheduling (only `wall_seconds` does).
 
 use interstice_core::qos::{self, ClassReport, Eviction};
-use interstice_core::{Admission, Policy, Predictor, Scheduling, Summary};
+use interstice_core::{Admission, Policy, Predictor, ReservationDepth, Scheduling, Summary};
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use std::fmt::{self, Write as _};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -26,6 +26,8 @@ pub struct RunParams {
     pub policy: Policy,
     /// How cloud jobs share the area.
     pub scheduling: Scheduling,
+    /// How many queued jobs hold a reservation.
+    pub reservation_depth: ReservationDepth,
     /// How cloud jobs' starts are predicted.
     pub predictor: Predictor,
     /// Convergence area (`None`: the whole machine).
@@ -57,9 +59,17 @@ pub enum Task {
         policy: Policy,
         /// How cloud jobs would share the area.
         scheduling: Scheduling,
+        /// How many queued jobs hold a reservation.
+        reservation_depth: ReservationDepth,
         /// Convergence area.
         conv: Option<u32>,
     },
+}
+
+/// ` depth K` for a bounded reservation depth, nothing when unlimited (so
+/// that the cells of sweeps made before depths existed still match).
+fn depth_words(depth: ReservationDepth) -> String {
+    depth.limit().map_or(String::new(), |k| format!(" depth {k}"))
 }
 
 impl fmt::Display for Task {
@@ -69,18 +79,21 @@ impl fmt::Display for Task {
             Task::Baseline {
                 policy,
                 scheduling,
+                reservation_depth,
                 conv: area,
             } => write!(
                 f,
-                "baseline policy {policy} scheduling {scheduling} conv {} (no cloud jobs)",
+                "baseline policy {policy} scheduling {scheduling}{} conv {} (no cloud jobs)",
+                depth_words(*reservation_depth),
                 conv(*area)
             ),
             Task::Run(run) => write!(
                 f,
-                "policy {} scheduling {} predictor {} conv {} admission {}{} cloud-procs {} cloud-runtime {} \
+                "policy {} scheduling {}{} predictor {} conv {} admission {}{} cloud-procs {} cloud-runtime {} \
                  slack {} seed {}",
                 run.policy,
                 run.scheduling,
+                depth_words(run.reservation_depth),
                 run.predictor,
                 conv(run.conv),
                 run.admission.name(),
@@ -146,6 +159,8 @@ pub struct Grid {
     pub policies: Vec<Policy>,
     /// Scheduling modes.
     pub schedulings: Vec<Scheduling>,
+    /// Reservation depths.
+    pub depths: Vec<ReservationDepth>,
     /// Predictors.
     pub predictors: Vec<Predictor>,
     /// Areas.
@@ -168,32 +183,25 @@ impl Grid {
     /// Every run, in row order.
     pub fn runs(&self) -> Vec<RunParams> {
         let mut runs = Vec::new();
-        for &policy in &self.policies {
-            for &scheduling in &self.schedulings {
-                for &predictor in &self.predictors {
-                    for &conv in &self.convs {
-                        for &admission in &self.admissions {
-                            for &eviction in &self.evictions {
-                                for cloud_procs in &self.cloud_procs {
-                                    for &cloud_runtime in &self.runtimes {
-                                        for &slack in &self.slacks {
-                                            for &seed in &self.seeds {
-                                                runs.push(RunParams {
-                                                    policy,
-                                                    scheduling,
-                                                    predictor,
-                                                    conv,
-                                                    admission,
-                                                    eviction,
-                                                    cloud_procs: cloud_procs.clone(),
-                                                    cloud_runtime,
-                                                    slack,
-                                                    seed,
-                                                });
-                                            }
-                                        }
-                                    }
-                                }
+        for (policy, scheduling, reservation_depth) in self.engines() {
+            for &predictor in &self.predictors {
+                for &conv in &self.convs {
+                    for &admission in &self.admissions {
+                        for &eviction in &self.evictions {
+                            for (cloud_procs, cloud_runtime, slack, seed) in self.cloud_jobs() {
+                                runs.push(RunParams {
+                                    policy,
+                                    scheduling,
+                                    reservation_depth,
+                                    predictor,
+                                    conv,
+                                    admission,
+                                    eviction,
+                                    cloud_procs: cloud_procs.clone(),
+                                    cloud_runtime,
+                                    slack,
+                                    seed,
+                                });
                             }
                         }
                     }
@@ -203,19 +211,47 @@ impl Grid {
         runs
     }
 
+    /// Every (policy, scheduling, reservation depth), in row order: what
+    /// decides the HPC plan, with the area.
+    fn engines(&self) -> Vec<(Policy, Scheduling, ReservationDepth)> {
+        let mut engines = Vec::new();
+        for &policy in &self.policies {
+            for &scheduling in &self.schedulings {
+                for &depth in &self.depths {
+                    engines.push((policy, scheduling, depth));
+                }
+            }
+        }
+        engines
+    }
+
+    /// Every (cloud-job width, run time, slack, seed), in row order.
+    fn cloud_jobs(&self) -> Vec<(&ProcsChoice, RuntimeSpec, f64, u64)> {
+        let mut jobs = Vec::new();
+        for cloud_procs in &self.cloud_procs {
+            for &runtime in &self.runtimes {
+                for &slack in &self.slacks {
+                    for &seed in &self.seeds {
+                        jobs.push((cloud_procs, runtime, slack, seed));
+                    }
+                }
+            }
+        }
+        jobs
+    }
+
     /// The baselines (one per policy, scheduling mode and area) followed by
     /// every run; the number of baselines.
     pub fn tasks(&self) -> (Vec<Task>, usize) {
         let mut tasks: Vec<Task> = Vec::new();
-        for &policy in &self.policies {
-            for &scheduling in &self.schedulings {
-                for &conv in &self.convs {
-                    tasks.push(Task::Baseline {
-                        policy,
-                        scheduling,
-                        conv,
-                    });
-                }
+        for (policy, scheduling, reservation_depth) in self.engines() {
+            for &conv in &self.convs {
+                tasks.push(Task::Baseline {
+                    policy,
+                    scheduling,
+                    reservation_depth,
+                    conv,
+                });
             }
         }
         let n_baselines = tasks.len();
@@ -228,6 +264,7 @@ impl Grid {
         serde_json::json!({
             "policy": self.policies.iter().map(|policy| policy.name()).collect::<Vec<_>>(),
             "scheduling": self.schedulings.iter().map(|scheduling| scheduling.name()).collect::<Vec<_>>(),
+            "reservation_depth": self.depths.iter().map(|&depth| crate::output::depth_json(depth)).collect::<Vec<_>>(),
             "predictor": self.predictors.iter().map(|predictor| predictor.name()).collect::<Vec<_>>(),
             "conv": self.convs,
             "admission": self.admissions.iter().map(|admission| admission.name()).collect::<Vec<_>>(),
@@ -350,8 +387,13 @@ pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize) 
                 Task::Baseline {
                     policy,
                     scheduling,
+                    reservation_depth,
                     conv,
-                } if (*policy, *scheduling, *conv) == (run.policy, run.scheduling, run.conv) => Some(outcome),
+                } if (*policy, *scheduling, *reservation_depth, *conv)
+                    == (run.policy, run.scheduling, run.reservation_depth, run.conv) =>
+                {
+                    Some(outcome)
+                }
                 _ => None,
             })
     };
@@ -373,7 +415,7 @@ pub fn rows<'a>(tasks: &'a [Task], outcomes: &'a [Outcome], n_baselines: usize) 
 
 /// The columns of `sweep.csv`.
 pub const SWEEP_CSV_HEADER: &str =
-    "run,policy,scheduling,predictor,procs,conv,admission,eviction,cloud_procs,cloud_runtime,slack,seed,\
+    "run,policy,scheduling,reservation_depth,predictor,procs,conv,admission,eviction,cloud_procs,cloud_runtime,slack,seed,\
 jobs,cloud_jobs,violations,violation_percent,evictions,rejected,hpc_makespan,hpc_makespan_delta,\
 utilization,mean_wait,mean_bounded_slowdown,makespan,hpc_jobs,lost_work,\
 tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,brier,\
@@ -448,6 +490,7 @@ impl Row<'_> {
             ("run", Cell::Int(self.index as u64)),
             ("policy", Cell::Text(params.policy.name().to_string())),
             ("scheduling", Cell::Text(params.scheduling.name().to_string())),
+            ("reservation_depth", Cell::Text(params.reservation_depth.to_string())),
             ("predictor", Cell::Text(params.predictor.name().to_string())),
             ("procs", Cell::Int(u64::from(self.outcome.procs))),
             ("conv", Cell::Int(u64::from(self.outcome.conv))),
@@ -619,17 +662,24 @@ pub fn baselines_json(baseline_tasks: &[Task], baselines: &[Outcome]) -> Vec<ser
         .iter()
         .zip(baselines)
         .map(|(task, outcome)| {
-            let (policy, scheduling) = match task {
+            let (policy, scheduling, depth) = match task {
                 Task::Baseline {
-                    policy, scheduling, ..
+                    policy,
+                    scheduling,
+                    reservation_depth,
+                    ..
                 }
                 | Task::Run(RunParams {
-                    policy, scheduling, ..
-                }) => (policy.name(), scheduling.name()),
+                    policy,
+                    scheduling,
+                    reservation_depth,
+                    ..
+                }) => (policy.name(), scheduling.name(), *reservation_depth),
             };
             serde_json::json!({
                 "policy": policy,
                 "scheduling": scheduling,
+                "reservation_depth": crate::output::depth_json(depth),
                 "conv": outcome.conv,
                 "hpc_jobs": outcome.summary.hpc_jobs,
                 "hpc_makespan": json_cell(Cell::Float(Some(outcome.summary.hpc_makespan))),
@@ -675,6 +725,7 @@ mod tests {
         let grid = Grid {
             policies: vec![Policy::Easy, Policy::Fcfs],
             schedulings: vec![Scheduling::HpcFirst],
+            depths: vec![ReservationDepth::Unlimited],
             predictors: vec![Predictor::Exact],
             convs: vec![None, Some(4)],
             admissions: vec![Admission::AdmitAll],
@@ -694,10 +745,56 @@ mod tests {
     }
 
     #[test]
+    fn each_reservation_depth_has_its_baseline_and_a_bounded_one_is_named() {
+        let depth: ReservationDepth = "10".parse().unwrap();
+        let grid = Grid {
+            policies: vec![Policy::Conservative],
+            schedulings: vec![Scheduling::HpcFirst],
+            depths: vec![depth, ReservationDepth::Unlimited],
+            predictors: vec![Predictor::Exact],
+            convs: vec![None],
+            admissions: vec![Admission::AdmitAll],
+            evictions: vec![None],
+            cloud_procs: vec![ProcsChoice::Fixed(1)],
+            runtimes: vec![RuntimeSpec::WALLTIME],
+            slacks: vec![1.5],
+            seeds: vec![1],
+        };
+        let (tasks, n_baselines) = grid.tasks();
+        assert_eq!((tasks.len(), n_baselines), (4, 2));
+        assert_eq!(
+            tasks[0].to_string(),
+            "baseline policy conservative scheduling hpc-first depth 10 conv machine (no cloud jobs)"
+        );
+        assert_eq!(
+            tasks[3].to_string(),
+            "policy conservative scheduling hpc-first predictor exact conv machine admission admit-all \
+             cloud-procs 1 cloud-runtime 1w slack 1.5 seed 1"
+        );
+        let outcome = |makespan: f64| Outcome {
+            summary: Summary {
+                hpc_makespan: makespan,
+                ..Summary::default()
+            },
+            procs: 4,
+            conv: 4,
+            classes: None,
+            wall_seconds: 0.0,
+        };
+        let outcomes: Vec<Outcome> = [10.0, 20.0, 15.0, 25.0].into_iter().map(outcome).collect();
+        let rows = rows(&tasks, &outcomes, n_baselines);
+        let deltas: Vec<f64> = rows.iter().map(Row::hpc_makespan_delta).collect();
+        assert_eq!(deltas, [5.0, 5.0], "each run against the baseline of its own depth");
+        let csv: Vec<String> = rows.iter().map(|row| row.params.reservation_depth.to_string()).collect();
+        assert_eq!(csv, ["10", "unlimited"]);
+    }
+
+    #[test]
     fn scheduling_and_predictor_are_lists_next_to_the_policy() {
         let grid = Grid {
             policies: vec![Policy::Easy],
             schedulings: vec![Scheduling::HpcFirst, Scheduling::SharedQueue],
+            depths: vec![ReservationDepth::Unlimited],
             predictors: vec![Predictor::Exact, Predictor::Thesis],
             convs: vec![None],
             admissions: vec![Admission::AdmitAll],
@@ -754,11 +851,11 @@ mod tests {
         assert!(lines
             .next()
             .unwrap()
-            .starts_with("run,policy,scheduling,predictor,procs,conv,admission,"));
+            .starts_with("run,policy,scheduling,reservation_depth,predictor,procs,conv,admission,"));
         assert!(lines
             .nth(4)
             .unwrap()
-            .starts_with("4,easy,shared-queue,exact,4,4,admit-all,"));
+            .starts_with("4,easy,shared-queue,unlimited,exact,4,4,admit-all,"));
         let json = rows_json(&rows);
         assert_eq!(
             (&json[7]["scheduling"], &json[7]["predictor"]),

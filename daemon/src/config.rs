@@ -227,6 +227,10 @@ pub struct EngineSection {
     /// predicted (the learned predictor's probabilities lie between).
     #[serde(default)]
     pub reject_above: Option<f64>,
+    /// How many queued jobs hold a reservation: a count or `unlimited`
+    /// (the default; `interstice_core::depth`).
+    #[serde(default)]
+    pub reservation_depth: Option<DepthValue>,
     /// Latency `r` of the thesis predictor, seconds.
     #[serde(default)]
     pub latency: Option<f64>,
@@ -261,6 +265,16 @@ pub enum BetaValue {
     /// Seconds.
     Seconds(f64),
     /// `disqualify` (anything else is reported by validation).
+    Word(String),
+}
+
+/// `engine.reservation_depth` as written: a count or a word.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum DepthValue {
+    /// A number of jobs.
+    Count(u64),
+    /// `unlimited` (anything else is reported by validation).
     Word(String),
 }
 
@@ -432,6 +446,21 @@ impl EngineSection {
         }
         if let Some(max) = self.max_time_in_system_seconds {
             config.lifecycle.max_time_in_system = Some(Time::from_secs_f64(max));
+        }
+        if let Some(depth) = &self.reservation_depth {
+            let text = match depth {
+                DepthValue::Count(count) => count.to_string(),
+                DepthValue::Word(word) => word.clone(),
+            };
+            match text.parse() {
+                Ok(depth) => {
+                    config.reservation_depth = depth;
+                    if let Some(conflict) = config.depth_conflict() {
+                        problems.push(format!("engine.reservation_depth: {conflict}"));
+                    }
+                }
+                Err(err) => problems.push(format!("engine.reservation_depth: {err}")),
+            }
         }
         if let Some(name) = &self.eviction {
             match name.parse::<Eviction>() {
@@ -1235,6 +1264,7 @@ impl Config {
             ("policy", engine.policy.is_some()),
             ("lambda", engine.lambda.is_some()),
             ("scheduling", engine.scheduling.is_some()),
+            ("reservation_depth", engine.reservation_depth.is_some()),
             ("predictor", engine.predictor.is_some()),
             ("reject_above", engine.reject_above.is_some()),
             ("maintenance", !engine.maintenance.is_empty()),
@@ -1511,6 +1541,26 @@ mod tests {
             ),
         ] {
             let config = Config::parse(&format!("engine:\n  procs: 8\n{yaml}")).unwrap();
+            let problems = config.validate();
+            assert!(problems.iter().any(|p| p.starts_with(problem)), "{problems:?}");
+        }
+    }
+
+    #[test]
+    fn the_reservation_depth_reaches_the_engine_and_bad_ones_name_the_key() {
+        for (yaml, depth) in [("500", "500"), ("unlimited", "unlimited")] {
+            let config =
+                Config::parse(&format!("engine:\n  procs: 8\n  policy: conservative\n  reservation_depth: {yaml}\n"))
+                    .unwrap();
+            assert_eq!(config.validate(), Vec::<String>::new());
+            assert_eq!(config.engine_config().unwrap().reservation_depth.to_string(), depth);
+        }
+        for (yaml, problem) in [
+            ("policy: conservative\n  reservation_depth: 0", "engine.reservation_depth: \"0\" is not a reservation depth"),
+            ("policy: conservative\n  reservation_depth: deep", "engine.reservation_depth: \"deep\" is not"),
+            ("policy: easy\n  reservation_depth: 10", "engine.reservation_depth: reservation depth 10 applies to"),
+        ] {
+            let config = Config::parse(&format!("engine:\n  procs: 8\n  {yaml}\n")).unwrap();
             let problems = config.validate();
             assert!(problems.iter().any(|p| p.starts_with(problem)), "{problems:?}");
         }

@@ -74,6 +74,7 @@ pub fn run(
                 scheduler.engine.procs = trace.procs;
                 scheduler.engine.conv_procs = trace.conv;
                 scheduler.engine.scheduling = s.scheduling;
+                scheduler.engine.reservation_depth = s.reservation_depth;
             }
             let mut jobs = trace.jobs;
             jobs.sort_by_key(|job| job.submit);

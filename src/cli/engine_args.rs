@@ -13,7 +13,10 @@
 use anyhow::Context;
 use interstice_batsim::protocol::EngineOptions;
 use interstice_core::placement::{Placement, Weights};
-use interstice_core::{Admission, Beta, EngineConfig, Policy, Predictor, Scheduling, Time, UnknownName};
+use interstice_core::depth::BadDepth;
+use interstice_core::{
+    Admission, Beta, EngineConfig, Policy, Predictor, ReservationDepth, Scheduling, Time, UnknownName,
+};
 use interstice_swf::beta::ShowBeta;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use interstice_swf::SwfError;
@@ -62,6 +65,15 @@ pub struct EngineArgs {
         Placement::default().name(),
     ))]
     pub placement: Option<Placement>,
+    /// How many queued jobs hold a reservation: a count or `unlimited`.
+    #[arg(long, value_name = "K|unlimited", value_parser = parse_depth, help = with_default(
+        "How many queued jobs hold a reservation (conservative, and convergence under hpc-first): the first K \
+         in queue order are reserved and re-planned, later ones start only where they delay none of those \
+         (Maui's RESERVATIONDEPTH, Slurm's bf_max_job_test); `unlimited` is exact conservative backfilling. \
+         Also bounds the cloud reservation window (at most 64). docs/performance.md measures what it changes",
+        ReservationDepth::Unlimited,
+    ))]
+    pub reservation_depth: Option<ReservationDepth>,
     /// TOPSIS's criteria weights: NAME=WEIGHT pairs of completion, slack, margin, fragmentation.
     #[arg(long, value_name = "NAME=W,…", value_parser = parse_weights, help = with_default(
         "TOPSIS's criteria weights (--placement topsis): NAME=WEIGHT pairs of completion, slack, margin and \
@@ -140,6 +152,7 @@ impl EngineArgs {
             predictor: self.predictor,
             placement: self.placement,
             placement_weights: self.placement_weights,
+            reservation_depth: self.reservation_depth,
             ..self.tuning.options()?
         })
     }
@@ -197,6 +210,11 @@ pub fn parse_placement(text: &str) -> Result<Placement, UnknownName> {
 
 /// TOPSIS's weights (`margin=0.5,completion=0.2`).
 pub fn parse_weights(text: &str) -> Result<Weights, String> {
+    text.parse()
+}
+
+/// A reservation depth (`500`, `unlimited`).
+pub fn parse_depth(text: &str) -> Result<ReservationDepth, BadDepth> {
     text.parse()
 }
 

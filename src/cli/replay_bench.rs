@@ -15,7 +15,7 @@
 //! `timeout` as its value.
 
 use super::engine_args::{
-    parse_admission, parse_factor, parse_policy, parse_scheduling, parse_seconds, EngineArgs,
+    parse_admission, parse_depth, parse_factor, parse_policy, parse_scheduling, parse_seconds, EngineArgs,
 };
 use super::experiment_args::CloudArgs;
 use super::replay::{self, ReplayArgs, Replayed};
@@ -23,7 +23,7 @@ use anyhow::{bail, Context};
 use clap::Parser;
 use indicatif::ProgressBar;
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
-use interstice_core::{Admission, Policy, Scheduling, Shown, Time};
+use interstice_core::{Admission, Policy, ReservationDepth, Scheduling, Shown, Time};
 use interstice_swf::{arrivals, defaults, load_trace, record_of, write_trace, Header};
 use std::ffi::OsString;
 use std::io::{BufWriter, Write};
@@ -223,6 +223,9 @@ pub struct ScalingArgs {
     /// How cloud jobs share the area with HPC jobs, `hpc-first` or `shared-queue` (default: replay's).
     #[arg(long, value_parser = parse_scheduling)]
     pub scheduling: Option<Scheduling>,
+    /// How many queued jobs hold a reservation, `K` or `unlimited` (default: replay's, unlimited).
+    #[arg(long, value_name = "K|unlimited", value_parser = parse_depth)]
+    pub reservation_depth: Option<ReservationDepth>,
 }
 
 /// One run of `bench scaling`.
@@ -260,6 +263,9 @@ fn replay_argv(args: &ScalingArgs, cell: Cell, out: &Path) -> Vec<OsString> {
     }
     if let Some(scheduling) = args.scheduling {
         push("--scheduling", scheduling.name().to_string());
+    }
+    if let Some(depth) = args.reservation_depth {
+        push("--reservation-depth", depth.to_string());
     }
     argv.extend(args.cloud.to_args().into_iter().map(OsString::from));
     argv.extend([

@@ -46,7 +46,7 @@ use crate::qos::{index_of, service_classes, tenants, ClassEntry, TenantEntry};
 use interstice_core::datacenter::{Role, Routing, Service};
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::qos::{Eviction, QosConfig};
-use interstice_core::{Admission, Beta, Policy, Scheduling, Time};
+use interstice_core::{Admission, Beta, Policy, ReservationDepth, Scheduling, Time};
 use serde::Deserialize;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
@@ -101,6 +101,8 @@ struct SchedulerEntry {
     policy: Option<String>,
     #[serde(default)]
     scheduling: Option<String>,
+    #[serde(default)]
+    reservation_depth: Option<serde_yaml::Value>,
     #[serde(default)]
     until: Option<f64>,
     #[serde(default)]
@@ -188,6 +190,8 @@ pub struct SchedulerSpec {
     pub policy: Policy,
     /// Scheduling mode (HPC).
     pub scheduling: Scheduling,
+    /// How many queued jobs hold a reservation (HPC).
+    pub reservation_depth: ReservationDepth,
     /// λ (cloud; 1 = none).
     pub overbooking: f64,
     /// `r`, seconds.
@@ -293,6 +297,27 @@ impl DatacenterSpec {
                 Some(s) => s.parse().map_err(|e| err(key("scheduling"), format!("{e}")))?,
                 None => crate::defaults::scheduling(),
             };
+            let reservation_depth = match &entry.reservation_depth {
+                None => ReservationDepth::Unlimited,
+                Some(_) if role == Role::Cloud => {
+                    return Err(err(
+                        key("reservation_depth"),
+                        "applies to HPC clusters only: a cloud platform plans no reservations".into(),
+                    ))
+                }
+                Some(value) => {
+                    let depth: ReservationDepth = yaml_text(value)
+                        .parse()
+                        .map_err(|e| err(key("reservation_depth"), format!("{e}")))?;
+                    let mut engine = interstice_core::EngineConfig::new(1, policy);
+                    engine.scheduling = scheduling;
+                    engine.reservation_depth = depth;
+                    if let Some(conflict) = engine.depth_conflict() {
+                        return Err(err(key("reservation_depth"), conflict));
+                    }
+                    depth
+                }
+            };
             // λ's range is the data center's to judge (core::datacenter).
             let overbooking = entry.overbooking.unwrap_or(1.0);
             if role == Role::Hpc && entry.overbooking.is_some() {
@@ -359,6 +384,7 @@ impl DatacenterSpec {
                 conv: entry.conv,
                 policy,
                 scheduling,
+                reservation_depth,
                 overbooking,
                 latency: seconds(&key("latency"), entry.latency.unwrap_or(0.0))?,
                 features: entry.features,
@@ -611,6 +637,17 @@ mod tests {
             e.contains("schedulers[0].scheduling: applies to HPC clusters only"),
             "{e}"
         );
+        let depth = |text: &str| {
+            parse(&format!("schedulers:\n  - {{name: a, role: hpc, trace: t.swf, {text}}}\n")).map(|spec| {
+                spec.schedulers[0].reservation_depth.to_string()
+            })
+        };
+        assert_eq!(depth("policy: conservative, reservation_depth: 50").unwrap(), "50");
+        assert_eq!(depth("policy: conservative").unwrap(), "unlimited");
+        let e = depth("policy: easy, reservation_depth: 5").unwrap_err().to_string();
+        assert!(e.contains("schedulers[0].reservation_depth: reservation depth 5 applies to"), "{e}");
+        let e = depth("policy: conservative, reservation_depth: 0").unwrap_err().to_string();
+        assert!(e.contains("schedulers[0].reservation_depth: \"0\" is not a reservation depth"), "{e}");
         let e = parse("schedulers:\n  - {name: best, role: cloud, procs: 4}\n")
             .unwrap_err()
             .to_string();

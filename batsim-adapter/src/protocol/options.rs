@@ -2,7 +2,9 @@
 //! Batsim's `--sched-cfg` JSON) and cloud-job injection.
 
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
-use interstice_core::{Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, Scheduling, Time};
+use interstice_core::{
+    Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, ReservationDepth, Scheduling, Time,
+};
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::{inject_cloud_jobs, CloudJobs, InjectOptions, MaintenanceFile, SwfError};
 use serde_json::Value;
@@ -43,6 +45,9 @@ pub struct EngineOptions {
     /// Refuse a cloud job whose violation probability exceeds this (default:
     /// refuse predicted violations); implies reject-predicted.
     pub reject_above: Option<f64>,
+    /// How many queued jobs hold a reservation (default: unlimited, the
+    /// exact conservative rule; `interstice_core::depth`).
+    pub reservation_depth: Option<ReservationDepth>,
 }
 
 /// Resubmissions allowed to an evicted cloud job when no option says
@@ -51,7 +56,8 @@ pub const DEFAULT_MAX_RESUBMISSIONS: u32 = interstice_swf::defaults::MAX_RESUBMI
 
 const SCHED_CONFIG_KEYS: &str =
     "policy, conv, admission, scheduling, predictor, lambda, tau, latency, beta, \
-max_resubmissions, max_time_in_system, maintenance, placement, placement_weights, reject_above";
+max_resubmissions, max_time_in_system, maintenance, placement, placement_weights, reject_above, \
+reservation_depth";
 
 /// Why engine options cannot be read from `sched-config` or made into an engine config.
 #[derive(Debug, thiserror::Error)]
@@ -116,6 +122,9 @@ pub enum OptionsError {
     /// TOPSIS's weights are not `NAME=WEIGHT` pairs of known criteria.
     #[error("placement weights: {0} (write e.g. {example})", example = WEIGHTS_EXAMPLE)]
     PlacementWeights(String),
+    /// The reservation depth does not apply to the policy.
+    #[error("{0}")]
+    Depth(String),
     /// The maintenance file cannot be read, or a window does not fit the
     /// platform (the message carries the whole cause).
     #[error("maintenance: {}", super::session::error_chain(.0))]
@@ -127,7 +136,8 @@ impl EngineOptions {
     /// `policy`, `conv`, `admission`, `scheduling`, `predictor`, `lambda`,
     /// `tau`, `latency` (seconds), `beta` (seconds or `"disqualify"`),
     /// `max_resubmissions`, `max_time_in_system` (seconds), `placement`,
-    /// `placement_weights`, `reject_above` (a probability) and `maintenance`
+    /// `placement_weights`, `reject_above` (a probability),
+    /// `reservation_depth` (a positive count or `"unlimited"`) and `maintenance`
     /// (the path of a maintenance file, [`MaintenanceFile`], read now, from
     /// the working directory); `-` and `_` are interchangeable. An empty
     /// string gives no options.
@@ -173,6 +183,14 @@ impl EngineOptions {
                 "placement_weights" => {
                     let text = name("weights such as \"margin=0.5,completion=0.2\"")?;
                     options.placement_weights = Some(text.parse().map_err(OptionsError::PlacementWeights)?)
+                }
+                "reservation_depth" => {
+                    const DEPTH: &str = "a number of jobs from 1, or \"unlimited\"";
+                    let depth = match value {
+                        Value::String(text) => text.parse().ok(),
+                        _ => value.as_u64().and_then(|n| n.to_string().parse().ok()),
+                    };
+                    options.reservation_depth = Some(depth.ok_or_else(|| wrong_type(DEPTH))?);
                 }
                 "latency" => options.latency = Some(number("a number of seconds")?),
                 "beta" => {
@@ -220,6 +238,7 @@ impl EngineOptions {
             placement: self.placement.or(fallback.placement),
             placement_weights: self.placement_weights.or(fallback.placement_weights),
             reject_above: self.reject_above.or(fallback.reject_above),
+            reservation_depth: self.reservation_depth.or(fallback.reservation_depth),
         }
     }
 
@@ -269,6 +288,12 @@ impl EngineOptions {
                 return Err(OptionsError::WeightsWithoutTopsis);
             }
             config.placement_weights = weights;
+        }
+        if let Some(depth) = self.reservation_depth {
+            config.reservation_depth = depth;
+            if let Some(conflict) = config.depth_conflict() {
+                return Err(OptionsError::Depth(conflict));
+            }
         }
         if let Some(file) = &self.maintenance {
             file.check(procs).map_err(OptionsError::Maintenance)?;
@@ -402,6 +427,28 @@ mod tests {
                 maintenance.display()
             )
         );
+    }
+
+    #[test]
+    fn the_reservation_depth_parses_as_a_count_or_a_word_and_is_checked_against_the_policy() {
+        let depth = |text: &str| EngineOptions::from_sched_config(text).map(|o| o.reservation_depth);
+        assert_eq!(depth(r#"{"reservation_depth": 500}"#).unwrap().unwrap().to_string(), "500");
+        assert_eq!(depth(r#"{"reservation-depth": "unlimited"}"#).unwrap(), Some(ReservationDepth::Unlimited));
+        for bad in ["0", "\"deep\"", "-2", "1.5"] {
+            assert_eq!(
+                depth(&format!(r#"{{"reservation_depth": {bad}}}"#)).unwrap_err().to_string(),
+                format!(
+                    "sched-config key \"reservation_depth\": expected a number of jobs from 1, or \"unlimited\", \
+                     found {bad}"
+                )
+            );
+        }
+        let easy = EngineOptions::from_sched_config(r#"{"policy": "easy", "reservation_depth": 4}"#).unwrap();
+        let err = easy.to_config(8).unwrap_err().to_string();
+        assert!(err.starts_with("reservation depth 4 applies to conservative"), "{err}");
+        let conservative =
+            EngineOptions::from_sched_config(r#"{"policy": "conservative", "reservation_depth": 4}"#).unwrap();
+        assert_eq!(conservative.to_config(8).unwrap().reservation_depth.limit(), Some(4));
     }
 
     #[test]

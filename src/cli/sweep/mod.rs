@@ -1,5 +1,5 @@
 //! `interstice sweep`: many `interstice replay` runs over the cartesian
-//! product of lists of parameters (policy, scheduling mode, predictor, area,
+//! product of lists of parameters (policy, scheduling mode, reservation depth, predictor, area,
 //! admission, cloud-job width, run time, slack, seed), in parallel, into one
 //! `sweep.csv` + `sweep.json`.
 //!
@@ -7,12 +7,12 @@
 //! cut and clipped by [`interstice_swf::load_trace`], cloud jobs are injected
 //! by [`interstice_swf::arrivals`] and the engine config comes from the
 //! same [`EngineArgs`]; the grid, the parallel runner and the rows are
-//! [`interstice_batsim::sweep`]'s. Once per (policy, scheduling mode, area) the HPC trace is
+//! [`interstice_batsim::sweep`]'s. Once per (policy, scheduling mode, reservation depth, area) the HPC trace is
 //! also replayed without any cloud job, so each row carries `hpc_makespan_delta`, the change
 //! of the HPC makespan that the cloud jobs caused. The scalar engine knobs (λ, τ, the thesis
 //! predictor's r and β, maintenance windows, resubmissions) and α are the same for every run.
 //!
-//! Rows come in the order of the lists (policy, then scheduling, predictor, conv,
+//! Rows come in the order of the lists (policy, then scheduling, reservation depth, predictor, conv,
 //! admission, eviction, cloud-procs, cloud-runtime, slack, seed), whatever the thread
 //! scheduling; only `wall_seconds` differs between two identical sweeps.
 //!
@@ -26,7 +26,7 @@ mod slurm;
 pub use cells::OtherSweep;
 
 use super::engine_args::{
-    parse_admission, parse_alpha, parse_factor, parse_policy, parse_predictor, parse_procs_choice,
+    parse_admission, parse_alpha, parse_depth, parse_factor, parse_policy, parse_predictor, parse_procs_choice,
     parse_runtime, parse_scheduling, parse_seconds, BadValue, TuningArgs,
 };
 use super::experiment_args::TraceArgs;
@@ -39,7 +39,7 @@ use interstice_batsim::sim::area_qos;
 use interstice_batsim::sim::{simulate_stream, SimOptions};
 use interstice_batsim::sweep::{self, run_parallel, ClassesOutcome, Grid, Outcome, Row, Task};
 use interstice_core::qos::Eviction;
-use interstice_core::{Admission, Policy, Predictor, Scheduling, Shown, SummaryTally};
+use interstice_core::{Admission, Policy, Predictor, ReservationDepth, Scheduling, Shown, SummaryTally};
 use interstice_swf::defaults;
 use interstice_swf::experiment::{check_cloud_fits, CloudRoom};
 use interstice_swf::qos::{parse_eviction, QosSpec};
@@ -64,10 +64,10 @@ pub const SWEEP_CLASSES_CSV: &str = "sweep-classes.csv";
     comma keeps its replay meaning: `--cloud-procs 1,2,4` is ONE experiment whose cloud jobs draw 1, 2 \
     or 4 processors, while `--cloud-procs '1;2;4'` (or --cloud-procs 1 --cloud-procs 2 --cloud-procs 4) \
     is three experiments, the thesis's fixed h ∈ {1, 2, 4}.\n\n\
-    Rows of sweep.csv follow the lists' order (policy, scheduling, predictor, conv, admission, eviction, \
+    Rows of sweep.csv follow the lists' order (policy, scheduling, reservation depth, predictor, conv, admission, eviction, \
     cloud-procs, cloud-runtime, slack, seed), whatever --jobs; only wall_seconds changes between identical \
     sweeps. hpc_makespan_delta is the run's HPC makespan minus that of the same trace, policy, scheduling \
-    mode and area without cloud jobs.\n\n\
+    mode, reservation depth and area without cloud jobs.\n\n\
     With --eviction/--qos every run schedules its cloud jobs with service classes (as `replay --eviction`): \
     sweep.csv's class_requests, preemptions, preemptions_for_capacity and penalty are the class scheduler's \
     (its cloud_jobs and violation columns count the engine's cloud jobs: none), and sweep-classes.csv has one \
@@ -91,6 +91,10 @@ pub struct SweepArgs {
     /// How cloud jobs share the area (list): hpc-first, shared-queue (see `replay --scheduling`).
     #[arg(long, value_name = "S[,S…]", default_values_t = [defaults::scheduling().name().to_string()])]
     pub scheduling: Vec<String>,
+    /// How many queued jobs hold a reservation (list): counts or `unlimited` (see `replay
+    /// --reservation-depth`; a bounded depth applies to conservative and hpc-first convergence).
+    #[arg(long, value_name = "K[,K…]", default_values_t = ["unlimited".to_string()])]
+    pub reservation_depth: Vec<String>,
     /// Start predictors (list): exact, thesis (see `replay --predictor`).
     #[arg(long, value_name = "P[,P…]", default_values_t = [defaults::predictor().name().to_string()])]
     pub predictor: Vec<String>,
@@ -195,6 +199,7 @@ fn parse_grid(args: &SweepArgs) -> anyhow::Result<Grid> {
     Ok(Grid {
         policies: parse_list("--policy", &args.policy, true, parse_policy)?,
         schedulings: parse_list("--scheduling", &args.scheduling, true, parse_scheduling)?,
+        depths: parse_list("--reservation-depth", &args.reservation_depth, true, parse_depth)?,
         predictors: parse_list("--predictor", &args.predictor, true, parse_predictor)?,
         convs: if convs.is_empty() {
             vec![None]
@@ -377,13 +382,13 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
     }
     // The scalar knobs, with the maintenance file read once.
     let tuning = args.tuning.options()?;
-    let engine_options = |policy: Policy,
-                          scheduling: Scheduling,
+    let engine_options = |(policy, scheduling, depth): (Policy, Scheduling, ReservationDepth),
                           predictor: Option<Predictor>,
                           conv: Option<u32>,
                           admission: Option<Admission>| EngineOptions {
         policy: Some(policy),
         scheduling: Some(scheduling),
+        reservation_depth: Some(depth),
         predictor,
         conv,
         admission,
@@ -399,8 +404,14 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         seed: run.seed,
     };
     // The engine configs are checked now too (λ, τ, maintenance…), before hours of simulation.
-    engine_options(grid.policies[0], grid.schedulings[0], None, grid.convs[0], None)
-        .to_config(machine(grid.convs[0]))?;
+    for &policy in &grid.policies {
+        for &scheduling in &grid.schedulings {
+            for &depth in &grid.depths {
+                engine_options((policy, scheduling, depth), None, grid.convs[0], None)
+                    .to_config(machine(grid.convs[0]))?;
+            }
+        }
+    }
 
     let (tasks, n_baselines) = grid.tasks();
     if let Mode::Cell(cell) = mode {
@@ -454,8 +465,7 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         let (options, cloud) = match task {
             Task::Run(run) => (
                 engine_options(
-                    run.policy,
-                    run.scheduling,
+                    (run.policy, run.scheduling, run.reservation_depth),
                     Some(run.predictor),
                     run.conv,
                     Some(run.admission),
@@ -465,8 +475,12 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
             Task::Baseline {
                 policy,
                 scheduling,
+                reservation_depth,
                 conv,
-            } => (engine_options(*policy, *scheduling, None, *conv, None), None),
+            } => (
+                engine_options((*policy, *scheduling, *reservation_depth), None, *conv, None),
+                None,
+            ),
         };
         let (spec, trace) = &traces[&options.conv];
         let config = options.to_config(trace.procs)?;
