@@ -20,8 +20,8 @@
 use crate::qos_output::{REQUESTS_CSV, WINDOWS_CSV};
 use interstice_core::placement::Criterion;
 use interstice_core::{
-    EndReason, EngineConfig, JobId, JobKind, JobRecord, PredictionQuality, ReservationDepth, Summary, SummaryTally,
-    Time,
+    EndReason, EngineConfig, JobId, JobKind, JobRecord, PredictionQuality, ReservationDepth, Summary,
+    SummaryTally, Time,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};

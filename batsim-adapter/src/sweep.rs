@@ -490,7 +490,10 @@ impl Row<'_> {
             ("run", Cell::Int(self.index as u64)),
             ("policy", Cell::Text(params.policy.name().to_string())),
             ("scheduling", Cell::Text(params.scheduling.name().to_string())),
-            ("reservation_depth", Cell::Text(params.reservation_depth.to_string())),
+            (
+                "reservation_depth",
+                Cell::Text(params.reservation_depth.to_string()),
+            ),
             ("predictor", Cell::Text(params.predictor.name().to_string())),
             ("procs", Cell::Int(u64::from(self.outcome.procs))),
             ("conv", Cell::Int(u64::from(self.outcome.conv))),
@@ -784,8 +787,15 @@ mod tests {
         let outcomes: Vec<Outcome> = [10.0, 20.0, 15.0, 25.0].into_iter().map(outcome).collect();
         let rows = rows(&tasks, &outcomes, n_baselines);
         let deltas: Vec<f64> = rows.iter().map(Row::hpc_makespan_delta).collect();
-        assert_eq!(deltas, [5.0, 5.0], "each run against the baseline of its own depth");
-        let csv: Vec<String> = rows.iter().map(|row| row.params.reservation_depth.to_string()).collect();
+        assert_eq!(
+            deltas,
+            [5.0, 5.0],
+            "each run against the baseline of its own depth"
+        );
+        let csv: Vec<String> = rows
+            .iter()
+            .map(|row| row.params.reservation_depth.to_string())
+            .collect();
         assert_eq!(csv, ["10", "unlimited"]);
     }
 

@@ -17,6 +17,8 @@
 //! * [`driver`] — [`Driver`]: an engine with the rules of when to pass
 //!   (events, due wake-ups, passing again after a productive pass, the
 //!   livelock bound [`Livelock`]), which every shell drives.
+//! * [`depth`] — [`ReservationDepth`]: how many queued jobs hold a
+//!   reservation (Maui's `RESERVATIONDEPTH`, Slurm's `bf_max_job_test`).
 //! * [`metrics`] — per-job [`JobRecord`]s and the run's [`Summary`]
 //!   (violations, evictions, the prediction's confusion matrix and the
 //!   thesis's own accuracy/precision).
@@ -86,7 +88,8 @@
 //! **Overload: the cloud reservation window.** When the area gets more
 //! cloud work than it can serve (admit-all, a cloud job every few seconds),
 //! the cloud queue grows without bound. Only the first `K` queued cloud jobs
-//! (the *window*, [`Engine::DEFAULT_CLOUD_WINDOW`] = 64, see
+//! (the *window*, [`Engine::DEFAULT_CLOUD_WINDOW`] = 64, or the
+//! reservation depth when it is smaller, see [`depth`] and
 //! [`Engine::set_cloud_window`]) hold a reservation in the plan; later ones
 //! wait in a FIFO *backlog* without one and are promoted into the window, at
 //! their earliest fit at that moment, as window jobs start or leave. A

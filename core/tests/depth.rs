@@ -12,7 +12,13 @@ fn depth(k: usize) -> ReservationDepth {
     k.to_string().parse().expect("a positive depth")
 }
 
-fn config(procs: u32, conv: u32, policy: Policy, scheduling: Scheduling, d: ReservationDepth) -> EngineConfig {
+fn config(
+    procs: u32,
+    conv: u32,
+    policy: Policy,
+    scheduling: Scheduling,
+    d: ReservationDepth,
+) -> EngineConfig {
     let mut cfg = EngineConfig::new(procs, policy);
     cfg.conv_procs = conv;
     cfg.scheduling = scheduling;
@@ -44,7 +50,13 @@ fn a_job_beyond_the_depth_is_backfilled_and_may_delay_an_unreserved_one() {
         hpc(4, 0, 70, 70, 2),
         hpc(5, 1, 60, 60, 1),
     ];
-    let run_at = |d| run(config(3, 3, Policy::Conservative, Scheduling::HpcFirst, d), jobs.clone()).1;
+    let run_at = |d| {
+        run(
+            config(3, 3, Policy::Conservative, Scheduling::HpcFirst, d),
+            jobs.clone(),
+        )
+        .1
+    };
     let exact = run_at(ReservationDepth::Unlimited);
     let starts = |t: &Trace| [1, 2, 3, 4, 5].map(|id| start_of(t, id));
     assert_eq!(starts(&exact), [0, 0, 100, 30, 200]);
@@ -68,7 +80,16 @@ fn depth_one_reserves_only_the_head() {
         config(4, 4, Policy::Conservative, Scheduling::HpcFirst, depth(1)),
         jobs.clone(),
     );
-    let (_, easy) = run(config(4, 4, Policy::Easy, Scheduling::HpcFirst, ReservationDepth::Unlimited), jobs);
+    let (_, easy) = run(
+        config(
+            4,
+            4,
+            Policy::Easy,
+            Scheduling::HpcFirst,
+            ReservationDepth::Unlimited,
+        ),
+        jobs,
+    );
     let starts = |t: &Trace| [1, 2, 3, 4, 5].map(|id| start_of(t, id));
     // J3 (1 × 50) and J5 (2 × 90) end before the head's shadow time 100;
     // J4 (2 × 200) would delay it and waits for the head to end.
@@ -91,7 +112,9 @@ fn a_depth_is_refused_where_nothing_is_re_planned() {
         (Policy::Conservative, Scheduling::SharedQueue),
         (Policy::Convergence, Scheduling::HpcFirst),
     ] {
-        config(4, 4, policy, scheduling, depth(3)).validate().expect("valid");
+        config(4, 4, policy, scheduling, depth(3))
+            .validate()
+            .expect("valid");
     }
 }
 
@@ -113,7 +136,14 @@ struct Case {
 fn case() -> impl Strategy<Value = Case> {
     (1u32..10, 1u32..=100, 1usize..30).prop_flat_map(|(procs, conv_pct, n)| {
         let conv = (procs * conv_pct / 100).clamp(1, procs);
-        let job = (any::<bool>(), 0i64..100, 1i64..60, 1i64..80, 1u32..=procs, 1i64..300);
+        let job = (
+            any::<bool>(),
+            0i64..100,
+            1i64..60,
+            1i64..80,
+            1u32..=procs,
+            1i64..300,
+        );
         proptest::collection::vec(job, n).prop_map(move |specs| Case {
             procs,
             conv,
@@ -142,7 +172,11 @@ const BOUNDED: [(Policy, Scheduling); 3] = [
 ];
 
 fn hpc_only(c: &Case) -> Vec<Job> {
-    c.jobs.iter().filter(|j| j.kind == JobKind::Hpc).cloned().collect()
+    c.jobs
+        .iter()
+        .filter(|j| j.kind == JobKind::Hpc)
+        .cloned()
+        .collect()
 }
 
 fn hpc_starts(c: &Case, t: &Trace) -> Vec<(JobId, Time, String)> {

@@ -1549,16 +1549,29 @@ mod tests {
     #[test]
     fn the_reservation_depth_reaches_the_engine_and_bad_ones_name_the_key() {
         for (yaml, depth) in [("500", "500"), ("unlimited", "unlimited")] {
-            let config =
-                Config::parse(&format!("engine:\n  procs: 8\n  policy: conservative\n  reservation_depth: {yaml}\n"))
-                    .unwrap();
+            let config = Config::parse(&format!(
+                "engine:\n  procs: 8\n  policy: conservative\n  reservation_depth: {yaml}\n"
+            ))
+            .unwrap();
             assert_eq!(config.validate(), Vec::<String>::new());
-            assert_eq!(config.engine_config().unwrap().reservation_depth.to_string(), depth);
+            assert_eq!(
+                config.engine_config().unwrap().reservation_depth.to_string(),
+                depth
+            );
         }
         for (yaml, problem) in [
-            ("policy: conservative\n  reservation_depth: 0", "engine.reservation_depth: \"0\" is not a reservation depth"),
-            ("policy: conservative\n  reservation_depth: deep", "engine.reservation_depth: \"deep\" is not"),
-            ("policy: easy\n  reservation_depth: 10", "engine.reservation_depth: reservation depth 10 applies to"),
+            (
+                "policy: conservative\n  reservation_depth: 0",
+                "engine.reservation_depth: \"0\" is not a reservation depth",
+            ),
+            (
+                "policy: conservative\n  reservation_depth: deep",
+                "engine.reservation_depth: \"deep\" is not",
+            ),
+            (
+                "policy: easy\n  reservation_depth: 10",
+                "engine.reservation_depth: reservation depth 10 applies to",
+            ),
         ] {
             let config = Config::parse(&format!("engine:\n  procs: 8\n  {yaml}\n")).unwrap();
             let problems = config.validate();

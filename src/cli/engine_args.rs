@@ -12,8 +12,8 @@
 
 use anyhow::Context;
 use interstice_batsim::protocol::EngineOptions;
-use interstice_core::placement::{Placement, Weights};
 use interstice_core::depth::BadDepth;
+use interstice_core::placement::{Placement, Weights};
 use interstice_core::{
     Admission, Beta, EngineConfig, Policy, Predictor, ReservationDepth, Scheduling, Time, UnknownName,
 };

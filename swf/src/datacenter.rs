@@ -638,16 +638,30 @@ mod tests {
             "{e}"
         );
         let depth = |text: &str| {
-            parse(&format!("schedulers:\n  - {{name: a, role: hpc, trace: t.swf, {text}}}\n")).map(|spec| {
-                spec.schedulers[0].reservation_depth.to_string()
-            })
+            parse(&format!(
+                "schedulers:\n  - {{name: a, role: hpc, trace: t.swf, {text}}}\n"
+            ))
+            .map(|spec| spec.schedulers[0].reservation_depth.to_string())
         };
-        assert_eq!(depth("policy: conservative, reservation_depth: 50").unwrap(), "50");
+        assert_eq!(
+            depth("policy: conservative, reservation_depth: 50").unwrap(),
+            "50"
+        );
         assert_eq!(depth("policy: conservative").unwrap(), "unlimited");
-        let e = depth("policy: easy, reservation_depth: 5").unwrap_err().to_string();
-        assert!(e.contains("schedulers[0].reservation_depth: reservation depth 5 applies to"), "{e}");
-        let e = depth("policy: conservative, reservation_depth: 0").unwrap_err().to_string();
-        assert!(e.contains("schedulers[0].reservation_depth: \"0\" is not a reservation depth"), "{e}");
+        let e = depth("policy: easy, reservation_depth: 5")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("schedulers[0].reservation_depth: reservation depth 5 applies to"),
+            "{e}"
+        );
+        let e = depth("policy: conservative, reservation_depth: 0")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("schedulers[0].reservation_depth: \"0\" is not a reservation depth"),
+            "{e}"
+        );
         let e = parse("schedulers:\n  - {name: best, role: cloud, procs: 4}\n")
             .unwrap_err()
             .to_string();

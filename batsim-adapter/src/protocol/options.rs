@@ -432,8 +432,17 @@ mod tests {
     #[test]
     fn the_reservation_depth_parses_as_a_count_or_a_word_and_is_checked_against_the_policy() {
         let depth = |text: &str| EngineOptions::from_sched_config(text).map(|o| o.reservation_depth);
-        assert_eq!(depth(r#"{"reservation_depth": 500}"#).unwrap().unwrap().to_string(), "500");
-        assert_eq!(depth(r#"{"reservation-depth": "unlimited"}"#).unwrap(), Some(ReservationDepth::Unlimited));
+        assert_eq!(
+            depth(r#"{"reservation_depth": 500}"#)
+                .unwrap()
+                .unwrap()
+                .to_string(),
+            "500"
+        );
+        assert_eq!(
+            depth(r#"{"reservation-depth": "unlimited"}"#).unwrap(),
+            Some(ReservationDepth::Unlimited)
+        );
         for bad in ["0", "\"deep\"", "-2", "1.5"] {
             assert_eq!(
                 depth(&format!(r#"{{"reservation_depth": {bad}}}"#)).unwrap_err().to_string(),
@@ -445,10 +454,17 @@ mod tests {
         }
         let easy = EngineOptions::from_sched_config(r#"{"policy": "easy", "reservation_depth": 4}"#).unwrap();
         let err = easy.to_config(8).unwrap_err().to_string();
-        assert!(err.starts_with("reservation depth 4 applies to conservative"), "{err}");
+        assert!(
+            err.starts_with("reservation depth 4 applies to conservative"),
+            "{err}"
+        );
         let conservative =
-            EngineOptions::from_sched_config(r#"{"policy": "conservative", "reservation_depth": 4}"#).unwrap();
-        assert_eq!(conservative.to_config(8).unwrap().reservation_depth.limit(), Some(4));
+            EngineOptions::from_sched_config(r#"{"policy": "conservative", "reservation_depth": 4}"#)
+                .unwrap();
+        assert_eq!(
+            conservative.to_config(8).unwrap().reservation_depth.limit(),
+            Some(4)
+        );
     }
 
     #[test]

@@ -26,8 +26,8 @@ mod slurm;
 pub use cells::OtherSweep;
 
 use super::engine_args::{
-    parse_admission, parse_alpha, parse_depth, parse_factor, parse_policy, parse_predictor, parse_procs_choice,
-    parse_runtime, parse_scheduling, parse_seconds, BadValue, TuningArgs,
+    parse_admission, parse_alpha, parse_depth, parse_factor, parse_policy, parse_predictor,
+    parse_procs_choice, parse_runtime, parse_scheduling, parse_seconds, BadValue, TuningArgs,
 };
 use super::experiment_args::TraceArgs;
 use super::replay::{run_info, WORKLOAD_NAME};

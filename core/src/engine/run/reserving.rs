@@ -170,7 +170,9 @@ impl State {
             };
             from = Bound::Excluded(key);
             let idx = key.2;
-            if self.jobs[idx].res.is_some() || self.hpc.free_count_at(now, self.mask_of(idx)) < self.job(idx).procs {
+            if self.jobs[idx].res.is_some()
+                || self.hpc.free_count_at(now, self.mask_of(idx)) < self.job(idx).procs
+            {
                 continue;
             }
             if self.try_start_now(cfg, idx, now) {
