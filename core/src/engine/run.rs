@@ -18,6 +18,7 @@
 //! and scheduled for eviction when it starts (un-scheduled again if that HPC
 //! reservation moves away and the processors stay free).
 
+mod backfill;
 mod mirror;
 mod reserving;
 mod topsis;
@@ -169,6 +170,9 @@ pub(super) struct State {
     final_ready: Vec<usize>,
     /// What the learned predictor knows from the jobs that ended.
     learner: Learner,
+    /// Queued jobs beyond the reservation depth, for backfilling (empty
+    /// while the depth is unlimited).
+    tail: backfill::Tail,
 }
 
 /// Breakpoints of each layer the learned predictor reads for the cloud
@@ -233,6 +237,7 @@ impl State {
             newly_final: Vec::new(),
             final_ready: Vec::new(),
             learner: Learner::default(),
+            tail: backfill::Tail::default(),
         }
     }
 
@@ -717,6 +722,7 @@ impl State {
         let key = self.qkey(idx);
         if self.on_hpc_layer(idx) {
             self.hpc_queue.remove(&key);
+            self.tail_remove(idx);
             self.hpc_compress = true;
             self.hpc_changed = true;
         } else if self.jobs[idx].in_backlog {
@@ -1480,6 +1486,7 @@ impl State {
     fn start_hpc(&mut self, idx: usize, now: Time) {
         let key = self.qkey(idx);
         self.hpc_queue.remove(&key);
+        self.tail_remove(idx);
         let wt = self.job(idx).walltime;
         let e = &mut self.jobs[idx];
         e.st = St::Running;

@@ -6,9 +6,7 @@
 use super::{St, State};
 use crate::engine::bound::CompressionBounds;
 use crate::engine::EngineConfig;
-use crate::plan::Mask;
 use crate::time::Time;
-use std::ops::Bound;
 
 impl State {
     /// Conservative and convergence: new jobs reserved at their earliest fit
@@ -52,7 +50,8 @@ impl State {
     /// jobs hold reservations (a compression re-plans only them; a job that
     /// moves up among them is reserved at its earliest fit then), and every
     /// later job, in queue order, starts now if it fits now without touching
-    /// any reservation.
+    /// any reservation (found through the index of `run/backfill.rs`, which
+    /// holds the queued jobs without a reservation).
     ///
     /// Reserved jobs form a prefix of the queue: a job enters the queue at
     /// its tail (its queue time is its submission, the engine's latest
@@ -69,6 +68,7 @@ impl State {
         for idx in std::mem::take(&mut self.new_hpc) {
             if self.jobs[idx].st == St::Pending {
                 self.jobs[idx].st = St::Queued;
+                self.tail_insert(idx);
             }
         }
         if compress {
@@ -92,7 +92,7 @@ impl State {
                 break;
             }
         }
-        self.backfill_beyond(cfg, now, depth, starts);
+        self.backfill_beyond(cfg, now, starts);
     }
 
     /// Re-plan `order` (queued jobs, in queue order) at their earliest fits,
@@ -146,38 +146,12 @@ impl State {
         }
         for idx in drop {
             self.unreserve(idx);
+            self.tail_insert(idx);
         }
         for idx in place {
             self.jobs[idx].st = St::Queued;
+            self.tail_remove(idx);
             self.place_hpc(cfg, idx, now);
-        }
-    }
-
-    /// Start now, in queue order, each job beyond the first `depth` that
-    /// fits now on the HPC layer (whose reservations it therefore delays
-    /// not at all).
-    fn backfill_beyond(&mut self, cfg: &EngineConfig, now: Time, depth: usize, starts: &mut Vec<usize>) {
-        let Some(&first) = self.hpc_queue.iter().nth(depth) else {
-            return;
-        };
-        let mut from = Bound::Included(first);
-        loop {
-            if self.hpc.free_count_at(now, Mask::All) == 0 {
-                return;
-            }
-            let Some(&key) = self.hpc_queue.range((from, Bound::Unbounded)).next() else {
-                return;
-            };
-            from = Bound::Excluded(key);
-            let idx = key.2;
-            if self.jobs[idx].res.is_some()
-                || self.hpc.free_count_at(now, self.mask_of(idx)) < self.job(idx).procs
-            {
-                continue;
-            }
-            if self.try_start_now(cfg, idx, now) {
-                starts.push(idx);
-            }
         }
     }
 
