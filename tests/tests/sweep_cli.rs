@@ -100,6 +100,70 @@ fn run_sweep(out: &Path, extra: &[&str]) {
     assert!(output.stdout.is_empty(), "--quiet prints nothing");
 }
 
+/// A list of reservation depths: a column, a baseline per depth, each row
+/// the replay with that depth (which echoes it in summary.json), and a
+/// bounded depth refused where the policy re-plans nothing.
+#[test]
+fn reservation_depths_are_a_list_each_row_its_replay() {
+    let out = scratch_dir("sweep-cli", "depth");
+    run_sweep(
+        &out,
+        &[
+            "--policy",
+            "conservative",
+            "--conv",
+            "10",
+            "--reservation-depth",
+            "1,unlimited",
+            "--jobs",
+            "2",
+        ],
+    );
+    let (header, rows) = sweep_csv(&out);
+    let at = |name: &str| column(&header, name);
+    let depths: Vec<&str> = rows
+        .iter()
+        .map(|row| row[at("reservation_depth")].as_str())
+        .collect();
+    assert_eq!(depths, ["1", "unlimited"]);
+    let sweep_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
+    let baselines = sweep_json["baselines"].as_array().unwrap();
+    assert_eq!(baselines.len(), 2, "a baseline per depth");
+    assert_eq!(baselines[0]["reservation_depth"], 1);
+    assert_eq!(baselines[1]["reservation_depth"], "unlimited");
+    for (row, depth) in rows.iter().zip(["1", "unlimited"]) {
+        let single = scratch_dir("sweep-cli", &format!("depth-replay-{depth}"));
+        run_replay(
+            &single,
+            &[
+                "--policy",
+                "conservative",
+                "--conv",
+                "10",
+                "--reservation-depth",
+                depth,
+                "--force",
+            ],
+        );
+        let summary = interstice_tests::read_summary(&single);
+        assert_eq!(
+            summary["config"]["reservation_depth"]
+                .to_string()
+                .trim_matches('"'),
+            depth
+        );
+        assert_eq!(
+            row[at("violations")],
+            summary["violations"].to_string(),
+            "depth {depth}: the row is its replay"
+        );
+    }
+    let easy = sweep_args(&out, &["--policy", "easy", "--reservation-depth", "5"]);
+    let output = interstice(&easy.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_failure_mentions(&output, &["reservation depth 5 applies to conservative", "easy"]);
+}
+
 #[test]
 fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     let out = scratch_dir("sweep-cli", "grid");
@@ -125,11 +189,12 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     );
     let (header, rows) = sweep_csv(&out);
     assert_eq!(
-        header[..12],
+        header[..13],
         [
             "run",
             "policy",
             "scheduling",
+            "reservation_depth",
             "predictor",
             "procs",
             "conv",

@@ -72,7 +72,11 @@ impl State {
     /// A job's shape and queue key in the tail index.
     fn tail_entry(&self, idx: usize) -> ((bool, u32), QKey, Time) {
         let job = self.job(idx);
-        ((self.mask_of(idx) == Mask::Area, job.procs), self.qkey(idx), job.walltime)
+        (
+            (self.mask_of(idx) == Mask::Area, job.procs),
+            self.qkey(idx),
+            job.walltime,
+        )
     }
 
     /// Index a queued job without a reservation for backfilling.
@@ -96,7 +100,11 @@ impl State {
     pub(super) fn backfill_beyond(&mut self, cfg: &EngineConfig, now: Time, starts: &mut Vec<usize>) {
         while !self.tail.is_empty() && self.hpc.free_count_at(now, Mask::All) > 0 {
             let next = self.first_fitting(now);
-            debug_assert_eq!(next, self.first_fitting_by_walk(now), "the index and the walk disagree");
+            debug_assert_eq!(
+                next,
+                self.first_fitting_by_walk(now),
+                "the index and the walk disagree"
+            );
             let Some(idx) = next else {
                 return;
             };
@@ -117,11 +125,17 @@ impl State {
             if width == 0 || width > self.hpc.free_count_at(now, mask) {
                 continue;
             }
-            let runs = runs[usize::from(area)].get_or_insert_with(|| self.free_runs_now(now, self.mask_bits(mask)));
+            let runs =
+                runs[usize::from(area)].get_or_insert_with(|| self.free_runs_now(now, self.mask_bits(mask)));
             let Some(&longest) = runs.get(width as usize - 1) else {
                 continue;
             };
-            if bucket.walltimes.keys().next().is_some_and(|&shortest| shortest > longest) {
+            if bucket
+                .walltimes
+                .keys()
+                .next()
+                .is_some_and(|&shortest| shortest > longest)
+            {
                 continue;
             }
             let before = best.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
@@ -169,7 +183,12 @@ impl State {
         if !cfg!(debug_assertions) {
             return None;
         }
-        let mut keys: Vec<QKey> = self.tail.buckets.values().flat_map(|b| b.queue.iter().copied()).collect();
+        let mut keys: Vec<QKey> = self
+            .tail
+            .buckets
+            .values()
+            .flat_map(|b| b.queue.iter().copied())
+            .collect();
         keys.sort_unstable();
         keys.into_iter().map(|key| key.2).find(|&idx| {
             debug_assert!(self.jobs[idx].st == St::Queued && self.jobs[idx].res.is_none());
