@@ -9,7 +9,7 @@ use interstice_batsim::protocol::driver::{drive, DriverConfig, DriverReport, Wor
 use interstice_batsim::protocol::options::DEFAULT_MAX_RESUBMISSIONS;
 use interstice_batsim::protocol::{AdapterConfig, CloudInjection};
 use interstice_batsim::sim::{simulate, SimOptions, SimResult};
-use interstice_core::{EngineConfig, Job, JobKind, Policy, ProcSet, Time};
+use interstice_core::{EngineConfig, Job, JobKind, Policy, ProcSet, Scheduling, Time};
 use interstice_swf::inject::{inject_cloud_jobs, InjectOptions, ProcsChoice, RuntimeSpec};
 use protocol_support::{check_schedule, config, shared, Adapter};
 use std::collections::HashMap;
@@ -33,7 +33,7 @@ fn run(
 fn every_policy_gives_a_valid_schedule_on_every_recorded_workload() {
     for file in ["workload10.json", "test_walltime.json"] {
         let workload = Workload::load(&shared(file), "w0").unwrap();
-        for policy in Policy::ALL {
+        for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
             let out = tempfile::tempdir().unwrap();
             let mut adapter_config = config(policy);
             adapter_config.out_dir = Some(out.path().to_path_buf());
@@ -141,7 +141,7 @@ fn adapter_and_builtin_simulator_make_the_same_decisions_with_cloud_jobs() {
     let dir = tempfile::tempdir().unwrap();
     let (jobs, workload) = mixed_workload(dir.path());
     let mut evictions = 0;
-    for policy in Policy::ALL {
+    for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
         // Without dynamic jobs an eviction is final in Batsim: the simulator
         // is run with no resubmission to match.
         let sim = simulate(
@@ -258,7 +258,7 @@ fn injected_cloud_jobs_match_the_simulator_and_registration_finishes() {
         start: None,
         until: None,
     };
-    for policy in Policy::ALL {
+    for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
         let mut adapter_config = config(policy);
         adapter_config.engine.conv = Some(12);
         adapter_config.inject = Some(inject.clone());
@@ -340,7 +340,7 @@ fn adapter_matches_the_simulator_on_a_synthetic_trace_with_many_evictions() {
     let mut text = Vec::new();
     interstice_swf::batsim_json::write_workload(&jobs, 32, &mut text).unwrap();
     let workload = Workload::from_json(std::str::from_utf8(&text).unwrap(), "w0", "synthetic.json").unwrap();
-    for policy in Policy::ALL {
+    for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
         let sim = simulate(
             engine_config(32, 8, policy, 0),
             jobs.clone(),

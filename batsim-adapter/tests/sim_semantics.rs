@@ -5,7 +5,8 @@
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_batsim::sim::{simulate, SimError, SimOptions, SimResult};
 use interstice_core::{
-    Decision, EndReason, EngineConfig, Job, JobId, JobKind, JobRecord, Lifecycle, Policy, ProcSet, Time,
+    Decision, EndReason, EngineConfig, Job, JobId, JobKind, JobRecord, Lifecycle, Policy, ProcSet,
+    Scheduling, Time,
 };
 use interstice_swf::SplitMix64;
 use std::collections::HashMap;
@@ -410,7 +411,7 @@ fn a_job_without_walltime_runs_its_whole_run_time_and_succeeds() {
     let mut overrun = hpc(2, 0, 4, 30, Some(60));
     overrun.walltime_enforced = false;
     let jobs = vec![unlimited, overrun, hpc(3, 1, 8, 10, Some(5))];
-    for policy in Policy::ALL {
+    for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
         let result = run(EngineConfig::new(8, policy), jobs.clone());
         assert_eq!(
             times(&result, 1),

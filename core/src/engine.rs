@@ -76,13 +76,43 @@ pub enum Policy {
     ///   change" holds by construction (the thesis queues both in one FCFS
     ///   queue: [`Scheduling::SharedQueue`]).
     Convergence,
+    /// The thesis's simulator CArS (§6.2.1, p. 87, and Algorithm 4), a branch
+    /// of OAR's batch scheduler: under [`Scheduling::SharedQueue`] only (one
+    /// FCFS queue for HPC and cloud jobs, nothing preempted). Every
+    /// scheduling session (every pass after an arrival or an end) plans the
+    /// queue again from scratch, in queue order: all earlier reservations
+    /// are dropped ("todas as aplicações escalonadas anteriormente são
+    /// organizadas novamente, a fim de antecipar suas execuções") and each
+    /// job takes the first idle slot, by start, that is at least its
+    /// walltime long with at least its processors (Algorithm 4), i.e. its
+    /// earliest fit given the jobs before it, on the lowest free ids.
+    ///
+    /// It differs from `conservative` under shared-queue in two ways: that
+    /// re-plans only after an early end or a cancellation, and by
+    /// compression (each job re-planned while the later ones keep their
+    /// reservations, which may hold it back), where CArS re-plans at every
+    /// session and from scratch (a job's plan depends only on the running
+    /// jobs and the jobs ahead of it). With a bounded
+    /// [`EngineConfig::reservation_depth`] only the first `K` are planned
+    /// and the rest backfilled.
+    Cars,
 }
 
-crate::job::named_options!(Policy, "policy", "one of fcfs, easy, conservative, convergence", {
+impl Policy {
+    /// Can the policy schedule under `scheduling`? Every one can but
+    /// [`Policy::Cars`], which is the thesis's one-queue simulator and runs
+    /// under [`Scheduling::SharedQueue`] only.
+    pub fn allows(self, scheduling: Scheduling) -> bool {
+        self != Policy::Cars || scheduling == Scheduling::SharedQueue
+    }
+}
+
+crate::job::named_options!(Policy, "policy", "one of fcfs, easy, conservative, convergence, cars", {
     Fcfs => "fcfs",
     Easy => "easy",
     Conservative => "conservative",
     Convergence => "convergence",
+    Cars => "cars",
 });
 
 /// What happens to a cloud job whose SLO is predicted to be violated.
@@ -355,6 +385,13 @@ impl EngineConfig {
         }
         if let Some(conflict) = self.depth_conflict() {
             return bad(conflict);
+        }
+        if !self.policy.allows(self.scheduling) {
+            return bad(
+                "policy cars is the thesis's simulator CArS, which schedules HPC and cloud jobs in one queue: \
+                 add --scheduling shared-queue (engine.scheduling: shared-queue)"
+                    .into(),
+            );
         }
         for (i, window) in self.maintenance.iter().enumerate() {
             window

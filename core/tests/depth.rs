@@ -197,7 +197,7 @@ proptest! {
     /// decisions (and records).
     #[test]
     fn a_depth_no_queue_reaches_is_the_exact_rule(c in case()) {
-        for (policy, scheduling) in BOUNDED {
+        for (policy, scheduling) in BOUNDED.into_iter().chain([(Policy::Cars, Scheduling::SharedQueue)]) {
             let cfg = |d| config(c.procs, c.conv, policy, scheduling, d);
             let (exact_engine, exact) = run(cfg(ReservationDepth::Unlimited), c.jobs.clone());
             let (bounded_engine, bounded) = run(cfg(depth(c.jobs.len())), c.jobs.clone());

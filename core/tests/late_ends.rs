@@ -6,7 +6,9 @@
 mod common;
 
 use common::{cloud, hpc, secs};
-use interstice_core::{Decision, EndReason, Engine, EngineConfig, JobId, JobState, Lifecycle, Policy, Time};
+use interstice_core::{
+    Decision, EndReason, Engine, EngineConfig, JobId, JobState, Lifecycle, Policy, Scheduling, Time,
+};
 
 fn starts(decisions: &[Decision]) -> Vec<(JobId, String)> {
     decisions
@@ -23,7 +25,7 @@ fn starts(decisions: &[Decision]) -> Vec<(JobId, String)> {
 /// reported, the second must not start, at 10 s or a few ticks later.
 #[test]
 fn an_overdue_job_keeps_its_processors_until_its_end_is_reported() {
-    for policy in Policy::ALL {
+    for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
         let mut engine = Engine::new(EngineConfig::new(4, policy)).unwrap();
         engine.submit(hpc(1, 0, 10, 50, 4)).unwrap();
         assert_eq!(starts(&engine.schedule(secs(0))).len(), 1, "{policy}");
@@ -58,7 +60,7 @@ fn an_overdue_job_keeps_its_processors_until_its_end_is_reported() {
 /// job planned on them, and a cloud prediction made meanwhile sees them busy.
 #[test]
 fn an_overdue_cloud_job_keeps_its_processors() {
-    for policy in Policy::ALL {
+    for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
         let mut engine = Engine::new(EngineConfig::new(2, policy)).unwrap();
         engine.submit(cloud(1, 0, 10, 10, 2, 100)).unwrap();
         assert_eq!(starts(&engine.schedule(secs(0))).len(), 1, "{policy}");
@@ -95,7 +97,7 @@ fn an_overdue_cloud_job_keeps_its_processors() {
 /// eviction, and it is not resubmitted.
 #[test]
 fn a_kill_that_arrives_after_the_job_completed_is_not_an_eviction() {
-    for policy in Policy::ALL {
+    for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
         let mut config = EngineConfig::new(2, policy);
         config.lifecycle = Lifecycle {
             max_resubmissions: 3,

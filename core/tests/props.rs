@@ -125,7 +125,7 @@ fn check_maintenance(c: &Case, t: &Trace) {
 }
 
 /// `shared-queue`: nothing is ever evicted, every job starts no later than
-/// the first start it was planned at, runs are deterministic, maintenance
+/// the first start it was planned at (but under CArS), runs are deterministic, maintenance
 /// windows are kept free (and the harness's own invariants hold).
 fn check_shared(c: &Case, policy: Policy, predictor: Predictor) {
     let cfg = || thesis_config(c, policy, Scheduling::SharedQueue, predictor);
@@ -138,7 +138,9 @@ fn check_shared(c: &Case, policy: Policy, predictor: Predictor) {
         "{policy}: shared-queue evicted"
     );
     assert!(engine.records().all(|r| r.evictions == 0));
-    for j in &c.jobs {
+    // CArS plans from scratch at every session, as OAR does: a job may lose
+    // its slot to one ahead of it that moved earlier (core/tests/cars.rs).
+    for j in c.jobs.iter().filter(|_| policy != Policy::Cars) {
         if let (Some(plan), Some((start, _))) = (t.first_plan.get(&j.id), t.starts.get(&j.id)) {
             assert!(
                 start <= plan,
@@ -461,7 +463,7 @@ proptest! {
         every in 1u64..4,
         late in prop_oneof![1i64..4, 1i64..5_000_000],
     ) {
-        for policy in Policy::ALL {
+        for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
             check_late_reports(&c, policy, every, late);
         }
     }
@@ -479,7 +481,7 @@ proptest! {
     /// predictor and maintenance windows too.
     #[test]
     fn hpc_first_with_thesis_predictor_and_maintenance(c in case()) {
-        for policy in Policy::ALL {
+        for policy in Policy::ALL.into_iter().filter(|p| p.allows(Scheduling::HpcFirst)) {
             check_hpc_first_thesis(&c, policy);
         }
     }
@@ -488,7 +490,7 @@ proptest! {
     #[test]
     fn learned_is_deterministic_and_exact_on_full_runs(c in case(), shared in any::<bool>()) {
         let scheduling = if shared { Scheduling::SharedQueue } else { Scheduling::HpcFirst };
-        for policy in Policy::ALL {
+        for policy in Policy::ALL.into_iter().filter(|p| p.allows(scheduling)) {
             check_learned(&c, policy, scheduling);
         }
     }

@@ -876,6 +876,7 @@ impl State {
             // CArS re-plans every planned job at each event (hpc-first).
             Policy::Convergence if self.shared => self.pass_reserving(cfg, now, false, &mut starts),
             Policy::Convergence => self.pass_reserving(cfg, now, event || self.hpc_compress, &mut starts),
+            Policy::Cars => self.pass_cars(cfg, now, &mut starts),
         }
         // An overdue cloud job whose hold a moved HPC reservation gave back
         // during the pass is held again before anything is planned there.

@@ -57,7 +57,7 @@ impl State {
     /// its tail (its queue time is its submission, the engine's latest
     /// instant) and only leaves it, so positions only move forward;
     /// [`State::reserve_prefix`] re-establishes the prefix anyway.
-    fn pass_reserving_bounded(
+    pub(super) fn pass_reserving_bounded(
         &mut self,
         cfg: &EngineConfig,
         now: Time,
@@ -93,6 +93,25 @@ impl State {
             }
         }
         self.backfill_beyond(cfg, now, starts);
+    }
+
+    /// CArS's scheduling session ([`crate::Policy::Cars`]): every
+    /// reservation dropped, then the queue planned from scratch in queue
+    /// order (the first `K` of it with a bounded depth, the rest
+    /// backfilled), the jobs due now started.
+    pub(super) fn pass_cars(&mut self, cfg: &EngineConfig, now: Time, starts: &mut Vec<usize>) {
+        let reserved: Vec<usize> = self
+            .hpc_queue
+            .iter()
+            .map(|k| k.2)
+            .filter(|&idx| self.jobs[idx].res.is_some())
+            .collect();
+        for idx in reserved {
+            self.unreserve(idx);
+        }
+        self.hpc_compress = false;
+        let depth = cfg.reservation_depth.limit().unwrap_or(usize::MAX);
+        self.pass_reserving_bounded(cfg, now, false, depth, starts);
     }
 
     /// Re-plan `order` (queued jobs, in queue order) at their earliest fits,
