@@ -5,7 +5,10 @@
 
 mod common;
 use common::*;
-use interstice_core::{EngineConfig, Job, JobId, JobKind, Policy, ReservationDepth, Scheduling, Time};
+use interstice_core::{
+    Decision, EndReason, Engine, EngineConfig, Job, JobId, JobKind, JobState, Policy, ReservationDepth,
+    Scheduling, Time,
+};
 use proptest::prelude::*;
 
 fn depth(k: usize) -> ReservationDepth {
@@ -62,6 +65,49 @@ fn a_job_beyond_the_depth_is_backfilled_and_may_delay_an_unreserved_one() {
     assert_eq!(starts(&exact), [0, 0, 100, 30, 200]);
     assert_eq!(starts(&run_at(depth(1))), [0, 0, 100, 200, 1]);
     assert_eq!(starts(&run_at(depth(2))), starts(&exact));
+}
+
+/// A queued job's planned start.
+fn planned(eng: &Engine, id: u64) -> Option<Time> {
+    match eng.job_state(JobId(id)) {
+        Some(JobState::Queued { planned_start }) => planned_start,
+        other => panic!("job {id} not queued: {other:?}"),
+    }
+}
+
+/// One processor, depth 1. At 0: X (id 10, 100 s) starts; A (id 20, 10 s)
+/// is the head, reserved at 100. Still at 0, B (id 1) and C (id 2), 10 s
+/// each, arrive: the queue is B, C, A. Only B, the head, may hold a
+/// reservation, at 100; A must lose its own. (Before the fix, `reserve_prefix` stopped at C and never
+/// reached A: A kept [100, 110) and started at 100 instead of the head.)
+#[test]
+fn a_reserved_job_overtaken_by_two_loses_its_reservation() {
+    let mut cfg = EngineConfig::new(1, Policy::Conservative);
+    cfg.reservation_depth = "1".parse().unwrap();
+    let mut eng = Engine::new(cfg).unwrap();
+    eng.submit(hpc(10, 0, 100, 100, 1)).unwrap();
+    eng.submit(hpc(20, 0, 10, 10, 1)).unwrap();
+    eng.schedule(secs(0));
+    assert_eq!(planned(&eng, 20), Some(secs(100)));
+    eng.submit(hpc(1, 0, 10, 10, 1)).unwrap();
+    eng.submit(hpc(2, 0, 10, 10, 1)).unwrap();
+    eng.schedule(secs(0));
+    let reserved: Vec<(u64, Option<Time>)> = [1, 2, 20].iter().map(|&id| (id, planned(&eng, id))).collect();
+    eng.job_ended(JobId(10), secs(100), EndReason::Completed).unwrap();
+    let at_100: Vec<JobId> = eng
+        .schedule(secs(100))
+        .into_iter()
+        .filter_map(|d| match d {
+            Decision::Start { id, .. } => Some(id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reserved,
+        vec![(1, Some(secs(100))), (2, None), (20, None)],
+        "depth 1: only the head (job 1) may hold a reservation"
+    );
+    assert_eq!(at_100, vec![JobId(1)], "the head starts at 100");
 }
 
 /// With depth 1, a conservative plan is EASY's on this workload: the head

@@ -198,7 +198,7 @@ pub struct EngineSection {
     /// Processors in the convergence area (default: all).
     #[serde(default)]
     pub conv_procs: Option<u32>,
-    /// fcfs, easy, conservative, convergence.
+    /// fcfs, easy, conservative, convergence, cars (under shared-queue).
     #[serde(default)]
     pub policy: Option<String>,
     /// admit-all or reject-predicted.

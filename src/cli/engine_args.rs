@@ -27,7 +27,8 @@ use std::path::PathBuf;
 /// `--placement`, `--placement-weights` and the [`TuningArgs`].
 #[derive(clap::Args, Clone, Debug, Default, PartialEq)]
 pub struct EngineArgs {
-    /// Scheduling policy: fcfs, easy, conservative or convergence.
+    /// Scheduling policy: fcfs, easy, conservative, convergence or cars (the thesis's CArS, with
+    /// --scheduling shared-queue).
     #[arg(long, value_parser = parse_policy)]
     pub policy: Option<Policy>,
     /// Processors of the convergence area, 0..C (default: the whole machine).

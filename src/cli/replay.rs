@@ -127,7 +127,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     if args.engine.policy.is_none() {
         return Err(super::flags::Usage(
-            "--policy is required: fcfs, easy, conservative or convergence".to_string(),
+            "--policy is required: fcfs, easy, conservative, convergence or cars".to_string(),
         )
         .into());
     }

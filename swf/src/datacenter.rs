@@ -289,7 +289,7 @@ impl DatacenterSpec {
                 (None, Role::Hpc) => {
                     return Err(err(
                         key("policy"),
-                        "is missing: fcfs, easy, conservative or convergence".into(),
+                        "is missing: fcfs, easy, conservative, convergence or cars".into(),
                     ))
                 }
             };
@@ -624,7 +624,7 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "dc/dc.yaml: schedulers[0].policy: is missing: fcfs, easy, conservative or convergence"
+            "dc/dc.yaml: schedulers[0].policy: is missing: fcfs, easy, conservative, convergence or cars"
         );
         let e = parse("routing: b\nschedulers:\n  - {name: a, role: hpc, trace: t.swf, policy: easy}\n")
             .unwrap_err()

@@ -563,7 +563,7 @@ mod tests {
         );
         assert_eq!(
             message(r#"{"policy": "sjf"}"#),
-            "sched-config key \"policy\": unknown policy \"sjf\": expected one of fcfs, easy, conservative, convergence"
+            "sched-config key \"policy\": unknown policy \"sjf\": expected one of fcfs, easy, conservative, convergence, cars"
         );
         assert!(message("{").starts_with("sched-config is not valid JSON ("));
         assert_eq!(

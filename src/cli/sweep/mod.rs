@@ -85,7 +85,7 @@ pub struct SweepArgs {
     /// The HPC trace, the same for every run.
     #[command(flatten)]
     pub trace: TraceArgs,
-    /// Scheduling policies (list): fcfs, easy, conservative, convergence.
+    /// Scheduling policies (list): fcfs, easy, conservative, convergence, cars (shared-queue only).
     #[arg(long, value_name = "P[,P…]", required = true)]
     pub policy: Vec<String>,
     /// How cloud jobs share the area (list): hpc-first, shared-queue (see `replay --scheduling`).

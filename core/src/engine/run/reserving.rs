@@ -53,10 +53,11 @@ impl State {
     /// any reservation (found through the index of `run/backfill.rs`, which
     /// holds the queued jobs without a reservation).
     ///
-    /// Reserved jobs form a prefix of the queue: a job enters the queue at
-    /// its tail (its queue time is its submission, the engine's latest
-    /// instant) and only leaves it, so positions only move forward;
-    /// [`State::reserve_prefix`] re-establishes the prefix anyway.
+    /// After a pass the reserved jobs are among the first `depth`. A job
+    /// submitted since may enter the queue ahead of them (same instant, a
+    /// smaller id: queue order is submission, then id), each pushing them
+    /// back one position, so [`State::reserve_prefix`] looks `new` positions
+    /// past the depth for reservations to drop.
     pub(super) fn pass_reserving_bounded(
         &mut self,
         cfg: &EngineConfig,
@@ -65,10 +66,12 @@ impl State {
         depth: usize,
         starts: &mut Vec<usize>,
     ) {
+        let mut new = 0;
         for idx in std::mem::take(&mut self.new_hpc) {
             if self.jobs[idx].st == St::Pending {
                 self.jobs[idx].st = St::Queued;
                 self.tail_insert(idx);
+                new += 1;
             }
         }
         if compress {
@@ -84,8 +87,9 @@ impl State {
         self.hpc_compress = false;
         // A job that starts now makes room in the prefix for the next one,
         // whose reservation may be now too.
+        let mut overtaken = new;
         loop {
-            self.reserve_prefix(cfg, now, depth);
+            self.reserve_prefix(cfg, now, depth, std::mem::take(&mut overtaken));
             let before = starts.len();
             self.start_due_hpc(cfg, now, starts);
             if starts.len() == before {
@@ -100,9 +104,13 @@ impl State {
     /// order (the first `K` of it with a bounded depth, the rest
     /// backfilled), the jobs due now started.
     pub(super) fn pass_cars(&mut self, cfg: &EngineConfig, now: Time, starts: &mut Vec<usize>) {
+        let depth = cfg.reservation_depth.limit().unwrap_or(usize::MAX);
+        // Reserved jobs are among the first `depth`, or pushed back by the
+        // jobs queued since (see `pass_reserving_bounded`).
         let reserved: Vec<usize> = self
             .hpc_queue
             .iter()
+            .take(depth.saturating_add(self.new_hpc.len()))
             .map(|k| k.2)
             .filter(|&idx| self.jobs[idx].res.is_some())
             .collect();
@@ -110,7 +118,6 @@ impl State {
             self.unreserve(idx);
         }
         self.hpc_compress = false;
-        let depth = cfg.reservation_depth.limit().unwrap_or(usize::MAX);
         self.pass_reserving_bounded(cfg, now, false, depth, starts);
     }
 
@@ -147,20 +154,23 @@ impl State {
     }
 
     /// Give the first `depth` queued jobs a reservation (in queue order, at
-    /// their earliest fit from now) and take it from any later one.
-    fn reserve_prefix(&mut self, cfg: &EngineConfig, now: Time, depth: usize) {
+    /// their earliest fit from now) and take it from the jobs up to
+    /// `overtaken` positions later (those pushed back by new jobs queued
+    /// ahead of them: no other job beyond the depth holds one).
+    fn reserve_prefix(&mut self, cfg: &EngineConfig, now: Time, depth: usize, overtaken: usize) {
         let mut place = Vec::new();
         let mut drop = Vec::new();
-        for (position, &(_, _, idx)) in self.hpc_queue.iter().enumerate() {
+        for (position, &(_, _, idx)) in self
+            .hpc_queue
+            .iter()
+            .take(depth.saturating_add(overtaken))
+            .enumerate()
+        {
             let reserved = self.jobs[idx].res.is_some();
-            if position < depth {
-                if !reserved {
-                    place.push(idx);
-                }
-            } else if reserved {
+            if position < depth && !reserved {
+                place.push(idx);
+            } else if position >= depth && reserved {
                 drop.push(idx);
-            } else {
-                break;
             }
         }
         for idx in drop {
