@@ -841,6 +841,15 @@ impl Engine {
         self.st.set_cloud_window(jobs);
     }
 
+    /// [`Policy::Cars`]: plan from scratch at every scheduling session, as
+    /// the thesis's simulator does, even those that changed nothing the plan
+    /// rests on (the engine skips them: the same decisions, faster). For
+    /// tests that check the two agree.
+    #[doc(hidden)]
+    pub fn plan_cars_at_every_session(&mut self) {
+        self.st.cars_every_session = true;
+    }
+
     /// Rank cloud jobs for [`Victims::Ranked`]: when HPC work needs the
     /// processors of running ones, the smallest rank gives way first (jobs
     /// without a rank before every ranked one). Replaces the previous

@@ -270,6 +270,50 @@ proptest! {
         }
     }
 
+    /// `cars` skips the sessions that changed nothing its plan rests on:
+    /// it decides exactly as planning from scratch at every session, at any
+    /// depth, with late end reports (overdue jobs held) and with the jobs of
+    /// an instant submitted by decreasing id.
+    #[test]
+    fn cars_decides_as_if_it_planned_at_every_session(
+        c in case(),
+        k in prop_oneof![Just(None), (1usize..5).prop_map(Some)],
+        late in proptest::option::of((1u64..4, 1i64..5_000_000)),
+        descending_ids in any::<bool>(),
+    ) {
+        let d = k.map_or(ReservationDepth::Unlimited, depth);
+        let cfg = || config(c.procs, c.conv, Policy::Cars, Scheduling::SharedQueue, d);
+        let opts = |every| Opts {
+            late_reports: late.map(|(every, ticks)| (every, Time::from_ticks(ticks))),
+            cars_every_session: every,
+            descending_ids,
+            ..Opts::default()
+        };
+        let (reference_engine, reference) = run_opts(cfg(), c.jobs.clone(), &opts(true));
+        let (skipping_engine, skipping) = run_opts(cfg(), c.jobs.clone(), &opts(false));
+        prop_assert_eq!(&reference.decisions, &skipping.decisions);
+        let records = |e: &interstice_core::Engine| e.records().map(|r| format!("{r:?}")).collect::<Vec<_>>();
+        prop_assert_eq!(records(&reference_engine), records(&skipping_engine));
+    }
+
+    /// Jobs of an instant submitted by decreasing id (each ahead of the
+    /// ones before it in the queue; under shared-queue each cloud
+    /// submission runs a pass in between): no reservation held after an
+    /// instant's last pass is broken, at any depth.
+    #[test]
+    fn reservations_hold_when_new_jobs_enter_ahead(c in case(), k in 1usize..5) {
+        let opts = Opts { descending_ids: true, ..Opts::default() };
+        for (policy, scheduling) in BOUNDED {
+            let (_, t) = run_opts(config(c.procs, c.conv, policy, scheduling, depth(k)), c.jobs.clone(), &opts);
+            for j in c.jobs.iter().filter(|j| scheduling == Scheduling::SharedQueue || j.kind == JobKind::Hpc) {
+                if let (Some(plan), Some((start, _))) = (t.first_plan.get(&j.id), t.starts.get(&j.id)) {
+                    prop_assert!(start <= plan, "{} {} depth {}: job {} reserved at {} started at {}",
+                        policy, scheduling, k, j.id, plan, start);
+                }
+            }
+        }
+    }
+
     /// Under hpc-first, cloud work changes no HPC decision at any depth.
     #[test]
     fn cloud_work_never_delays_hpc_work_at_any_depth(c in case(), k in 1usize..5) {

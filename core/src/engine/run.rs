@@ -173,6 +173,9 @@ pub(super) struct State {
     /// Queued jobs beyond the reservation depth, for backfilling (empty
     /// while the depth is unlimited).
     tail: backfill::Tail,
+    /// `cars`: plan from scratch at every session, even one that changed
+    /// nothing the plan rests on (the reference its tests compare with).
+    pub(super) cars_every_session: bool,
 }
 
 /// Breakpoints of each layer the learned predictor reads for the cloud
@@ -238,6 +241,7 @@ impl State {
             final_ready: Vec::new(),
             learner: Learner::default(),
             tail: backfill::Tail::default(),
+            cars_every_session: false,
         }
     }
 

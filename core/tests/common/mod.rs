@@ -70,6 +70,11 @@ pub struct Opts {
     pub hand_over: bool,
     /// Victim ranks (`Engine::rank_victims`), set before the first event.
     pub ranks: Vec<(JobId, interstice_core::qos::policy::Key)>,
+    /// `cars`: plan from scratch at every session (`Engine::plan_cars_at_every_session`).
+    pub cars_every_session: bool,
+    /// Submit the jobs of each instant by decreasing id (each then enters
+    /// the queue ahead of those submitted before it at that instant).
+    pub descending_ids: bool,
 }
 
 /// Run `jobs` to completion, checking invariants after every pass. Panics
@@ -90,6 +95,9 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
         eng.hand_over_finished();
     }
     eng.rank_victims(opts.ranks.iter().cloned());
+    if opts.cars_every_session {
+        eng.plan_cars_at_every_session();
+    }
     let mut eng = Driver::new(eng);
     let mut extra: BTreeSet<Time> = opts.extra_passes.iter().copied().collect();
     jobs.sort_by_key(|j| (j.submit, j.id));
@@ -97,6 +105,9 @@ pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, 
     let mut arrivals: BTreeMap<Time, Vec<Job>> = BTreeMap::new();
     for j in jobs {
         arrivals.entry(j.submit).or_default().push(j);
+    }
+    if opts.descending_ids {
+        arrivals.values_mut().for_each(|batch| batch.reverse());
     }
     // end time -> jobs ending then
     let mut ends: BTreeSet<(Time, JobId)> = BTreeSet::new();

@@ -103,6 +103,18 @@ impl State {
     /// reservation dropped, then the queue planned from scratch in queue
     /// order (the first `K` of it with a bounded depth, the rest
     /// backfilled), the jobs due now started.
+    ///
+    /// A session that changed nothing the plan rests on is not carried out
+    /// again: planned from scratch, each job depends only on the running
+    /// jobs and the jobs ahead of it, so the plan is already the one a
+    /// session would make, but for the new jobs at the end of the queue,
+    /// which are placed after the others. The plan is made again from
+    /// scratch when a running job ended early or a job was cancelled
+    /// (space given back), when a reservation's start passed with no
+    /// pass, and when a new job enters the queue ahead of a reserved one
+    /// (same instant, smaller id; or an overdue job's hold sent a reserved
+    /// one back). `core/tests/cars.rs` checks that this decides exactly as
+    /// planning from scratch at every session.
     pub(super) fn pass_cars(&mut self, cfg: &EngineConfig, now: Time, starts: &mut Vec<usize>) {
         let depth = cfg.reservation_depth.limit().unwrap_or(usize::MAX);
         // Reserved jobs are among the first `depth`, or pushed back by the
@@ -114,8 +126,18 @@ impl State {
             .map(|k| k.2)
             .filter(|&idx| self.jobs[idx].res.is_some())
             .collect();
-        for idx in reserved {
-            self.unreserve(idx);
+        let last_reserved = reserved.last().map(|&idx| self.qkey(idx));
+        let again = self.cars_every_session
+            || self.hpc_compress
+            || self.hpc_timers.first().is_some_and(|&(t, _)| t < now)
+            || self
+                .new_hpc
+                .iter()
+                .any(|&idx| self.jobs[idx].st == St::Pending && Some(self.qkey(idx)) < last_reserved);
+        if again {
+            for idx in reserved {
+                self.unreserve(idx);
+            }
         }
         self.hpc_compress = false;
         self.pass_reserving_bounded(cfg, now, false, depth, starts);
