@@ -164,14 +164,6 @@ fn a_depth_is_refused_where_nothing_is_re_planned() {
     }
 }
 
-/// 96 cases by default; more with `INTERSTICE_PROPTEST_CASES=5000`.
-fn cases() -> u32 {
-    std::env::var("INTERSTICE_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(96)
-}
-
 #[derive(Debug, Clone)]
 struct Case {
     procs: u32,

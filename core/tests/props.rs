@@ -11,14 +11,6 @@ use interstice_core::{
 };
 use proptest::prelude::*;
 
-/// 96 cases by default; more with `INTERSTICE_PROPTEST_CASES=5000`.
-fn cases() -> u32 {
-    std::env::var("INTERSTICE_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(96)
-}
-
 #[derive(Debug, Clone)]
 struct Case {
     procs: u32,

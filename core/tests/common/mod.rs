@@ -22,6 +22,14 @@ pub struct Trace {
     pub handed_over: Vec<JobRecord>,
 }
 
+/// Property-test cases: 96 by default; more with `INTERSTICE_PROPTEST_CASES=5000`.
+pub fn cases() -> u32 {
+    std::env::var("INTERSTICE_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(96)
+}
+
 pub fn secs(s: i64) -> Time {
     Time::from_secs(s)
 }
