@@ -53,7 +53,14 @@ pub fn classify(err: &anyhow::Error) -> Exit {
         return Exit::Output;
     }
     for cause in err.chain() {
-        if cause.is::<Usage>() || cause.is::<OutNotEmpty>() || cause.is::<super::sweep::OtherSweep>() {
+        if cause.is::<Usage>()
+            || cause.is::<OutNotEmpty>()
+            || cause.is::<super::sweep::OtherSweep>()
+            || matches!(
+                cause.downcast_ref::<interstice_batsim::protocol::options::OptionsError>(),
+                Some(interstice_batsim::protocol::options::OptionsError::Conflict(_))
+            )
+        {
             return Exit::Usage;
         }
         if cause.is::<Refused>() {

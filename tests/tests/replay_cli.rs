@@ -671,3 +671,57 @@ fn topsis_placement_moves_cloud_jobs_only() {
     let (output, _) = run("topsis", &["--eviction", "priority"]);
     assert_failure_mentions(&output, &["--placement", "one host"]);
 }
+
+/// Options that do not go together are a usage error (exit 2) naming the
+/// fix: a bounded reservation depth with a policy that re-plans nothing,
+/// `cars` outside the one queue. `cars` in the one queue replays.
+#[test]
+fn cars_and_the_reservation_depth_refuse_what_does_not_apply() {
+    let trace = kth_trace();
+    let out = scratch_dir("replay-cli", "cars");
+    let out_arg = out.to_str().unwrap();
+    for (flags, needle) in [
+        (
+            &["--policy", "easy", "--reservation-depth", "5"][..],
+            "reservation depth 5 applies to conservative",
+        ),
+        (&["--policy", "cars"][..], "add --scheduling shared-queue"),
+    ] {
+        let mut args = vec![
+            trace.to_str().unwrap(),
+            "--procs",
+            "100",
+            "--until",
+            "86400",
+            "--out",
+            out_arg,
+        ];
+        args.extend_from_slice(flags);
+        let output = replay(&args);
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+        assert_failure_mentions(&output, &[needle]);
+    }
+    let output = replay(&[
+        trace.to_str().unwrap(),
+        "--procs",
+        "100",
+        "--until",
+        "86400",
+        "--policy",
+        "cars",
+        "--scheduling",
+        "shared-queue",
+        "--reservation-depth",
+        "50",
+        "--cloud-interval",
+        "60",
+        "--out",
+        out_arg,
+    ]);
+    assert_success(&output);
+    let config = &summary(&out)["config"];
+    assert_eq!(
+        (config["policy"].as_str(), config["reservation_depth"].as_u64()),
+        (Some("cars"), Some(50))
+    );
+}

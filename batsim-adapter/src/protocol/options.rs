@@ -122,9 +122,10 @@ pub enum OptionsError {
     /// TOPSIS's weights are not `NAME=WEIGHT` pairs of known criteria.
     #[error("placement weights: {0} (write e.g. {example})", example = WEIGHTS_EXAMPLE)]
     PlacementWeights(String),
-    /// The reservation depth does not apply to the policy.
+    /// Options that do not go together (a reservation depth the policy
+    /// does not use, `cars` outside the one queue); the message names the fix.
     #[error("{0}")]
-    Depth(String),
+    Conflict(String),
     /// The maintenance file cannot be read, or a window does not fit the
     /// platform (the message carries the whole cause).
     #[error("maintenance: {}", super::session::error_chain(.0))]
@@ -292,8 +293,15 @@ impl EngineOptions {
         if let Some(depth) = self.reservation_depth {
             config.reservation_depth = depth;
             if let Some(conflict) = config.depth_conflict() {
-                return Err(OptionsError::Depth(conflict));
+                return Err(OptionsError::Conflict(conflict));
             }
+        }
+        if !config.policy.allows(config.scheduling) {
+            return Err(OptionsError::Conflict(format!(
+                "policy {} is the thesis's simulator CArS, which schedules HPC and cloud jobs in one queue: add \
+                 --scheduling shared-queue (sched-config \"scheduling\": \"shared-queue\")",
+                config.policy
+            )));
         }
         if let Some(file) = &self.maintenance {
             file.check(procs).map_err(OptionsError::Maintenance)?;
