@@ -1,0 +1,91 @@
+//! FCFS and EASY: start from the head while jobs fit, EASY's shadow time
+//! and backfilling, and the head's reservation that keeps cloud work off it.
+
+use super::*;
+
+impl State {
+    /// FCFS (`backfill = false`) and EASY (`backfill = true`).
+    pub(super) fn pass_fifo(
+        &mut self,
+        cfg: &EngineConfig,
+        now: Time,
+        backfill: bool,
+        starts: &mut Vec<usize>,
+    ) {
+        if let Some(h) = self.head_res.take() {
+            self.unreserve(h);
+        }
+        for idx in std::mem::take(&mut self.new_hpc) {
+            if self.jobs[idx].st == St::Pending {
+                self.jobs[idx].st = St::Queued;
+            }
+        }
+        // Start from the head while jobs fit (started jobs leave the queue).
+        let head = loop {
+            let Some(&(_, _, idx)) = self.hpc_queue.first() else {
+                return;
+            };
+            if !self.try_start_now(cfg, idx, now) {
+                break idx;
+            }
+            starts.push(idx);
+        };
+        if backfill && self.hpc.free_count_at(now, Mask::All) > 0 {
+            let order: Vec<usize> = self.hpc_queue.iter().skip(1).map(|k| k.2).collect();
+            let (k, wt, mask) = (self.job(head).procs, self.job(head).walltime, self.mask_of(head));
+            if let Some((shadow, _)) = self.hpc.earliest_fit(k, wt, now, mask) {
+                // Processors free over the head's whole run from the shadow
+                // time (the same as free at the shadow time, unless a
+                // maintenance window starts during that run).
+                let mut spare = self.hpc.free_over(shadow, shadow + wt);
+                spare.and_assign(self.mask_bits(mask));
+                let mut extra = spare.count().saturating_sub(k);
+                for &idx in &order {
+                    let job = self.job(idx);
+                    let (kj, ends) = (job.procs, now + job.walltime);
+                    if self.hpc.free_count_at(now, Mask::All) == 0 {
+                        break;
+                    }
+                    if self.hpc.free_count_at(now, self.mask_of(idx)) < kj {
+                        continue;
+                    }
+                    let fits_before = ends <= shadow;
+                    if !fits_before && kj > extra {
+                        continue;
+                    }
+                    if self.try_start_now(cfg, idx, now) {
+                        if !fits_before {
+                            extra -= kj;
+                        }
+                        starts.push(idx);
+                    }
+                }
+            }
+        }
+        // The head's reservation, so that cloud work keeps off it.
+        self.place_hpc(cfg, head, now);
+        if let Some((s, _)) = self.jobs[head].res {
+            self.hpc_timers.remove(&(s, head));
+        }
+        self.head_res = Some(head);
+    }
+
+    /// Start an HPC job now if enough processors are free now and until its walltime.
+    pub(super) fn try_start_now(&mut self, cfg: &EngineConfig, idx: usize, now: Time) -> bool {
+        let job = self.job(idx);
+        let (k, wt, mask) = (job.procs, job.walltime, self.mask_of(idx));
+        if self.hpc.free_count_at(now, mask) < k {
+            return false;
+        }
+        let mut cand = self.hpc.free_over(now, now + wt);
+        cand.and_assign(self.mask_bits(mask));
+        if cand.count() < k {
+            return false;
+        }
+        let bits = self.choose_hpc(cfg, &cand, k, now);
+        self.hpc_occupy(&bits, now, now + wt);
+        self.jobs[idx].res = Some((now, bits));
+        self.start_hpc(idx, now);
+        true
+    }
+}
