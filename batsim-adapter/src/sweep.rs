@@ -723,20 +723,46 @@ mod tests {
         assert_eq!(out, "0.1w");
     }
 
-    #[test]
-    fn baselines_come_first_then_runs_in_list_order() {
-        let grid = Grid {
-            policies: vec![Policy::Easy, Policy::Fcfs],
+    /// A grid of one value per list: easy, hpc-first, unlimited depth, the
+    /// exact predictor, the whole machine, admit-all, 1-processor cloud
+    /// jobs running their walltime, slack 1.5, seed 1.
+    fn one_of_each() -> Grid {
+        Grid {
+            policies: vec![Policy::Easy],
             schedulings: vec![Scheduling::HpcFirst],
             depths: vec![ReservationDepth::Unlimited],
             predictors: vec![Predictor::Exact],
-            convs: vec![None, Some(4)],
+            convs: vec![None],
             admissions: vec![Admission::AdmitAll],
             evictions: vec![None],
             cloud_procs: vec![ProcsChoice::Fixed(1)],
             runtimes: vec![RuntimeSpec::WALLTIME],
-            slacks: vec![1.5, 2.0],
+            slacks: vec![1.5],
             seeds: vec![1],
+        }
+    }
+
+    /// A finished run of a 4-processor machine with this HPC makespan.
+    fn outcome(makespan: f64) -> Outcome {
+        Outcome {
+            summary: Summary {
+                hpc_makespan: makespan,
+                ..Summary::default()
+            },
+            procs: 4,
+            conv: 4,
+            classes: None,
+            wall_seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn baselines_come_first_then_runs_in_list_order() {
+        let grid = Grid {
+            policies: vec![Policy::Easy, Policy::Fcfs],
+            convs: vec![None, Some(4)],
+            slacks: vec![1.5, 2.0],
+            ..one_of_each()
         };
         let (tasks, n_baselines) = grid.tasks();
         assert_eq!((tasks.len(), n_baselines), (12, 4));
@@ -752,16 +778,8 @@ mod tests {
         let depth: ReservationDepth = "10".parse().unwrap();
         let grid = Grid {
             policies: vec![Policy::Conservative],
-            schedulings: vec![Scheduling::HpcFirst],
             depths: vec![depth, ReservationDepth::Unlimited],
-            predictors: vec![Predictor::Exact],
-            convs: vec![None],
-            admissions: vec![Admission::AdmitAll],
-            evictions: vec![None],
-            cloud_procs: vec![ProcsChoice::Fixed(1)],
-            runtimes: vec![RuntimeSpec::WALLTIME],
-            slacks: vec![1.5],
-            seeds: vec![1],
+            ..one_of_each()
         };
         let (tasks, n_baselines) = grid.tasks();
         assert_eq!((tasks.len(), n_baselines), (4, 2));
@@ -774,16 +792,6 @@ mod tests {
             "policy conservative scheduling hpc-first predictor exact conv machine admission admit-all \
              cloud-procs 1 cloud-runtime 1w slack 1.5 seed 1"
         );
-        let outcome = |makespan: f64| Outcome {
-            summary: Summary {
-                hpc_makespan: makespan,
-                ..Summary::default()
-            },
-            procs: 4,
-            conv: 4,
-            classes: None,
-            wall_seconds: 0.0,
-        };
         let outcomes: Vec<Outcome> = [10.0, 20.0, 15.0, 25.0].into_iter().map(outcome).collect();
         let rows = rows(&tasks, &outcomes, n_baselines);
         let deltas: Vec<f64> = rows.iter().map(Row::hpc_makespan_delta).collect();
@@ -802,17 +810,10 @@ mod tests {
     #[test]
     fn scheduling_and_predictor_are_lists_next_to_the_policy() {
         let grid = Grid {
-            policies: vec![Policy::Easy],
             schedulings: vec![Scheduling::HpcFirst, Scheduling::SharedQueue],
-            depths: vec![ReservationDepth::Unlimited],
             predictors: vec![Predictor::Exact, Predictor::Thesis],
-            convs: vec![None],
-            admissions: vec![Admission::AdmitAll],
-            evictions: vec![None],
-            cloud_procs: vec![ProcsChoice::Fixed(1)],
-            runtimes: vec![RuntimeSpec::WALLTIME],
-            slacks: vec![1.5],
             seeds: vec![1, 2],
+            ..one_of_each()
         };
         let (tasks, n_baselines) = grid.tasks();
         assert_eq!(
@@ -828,16 +829,6 @@ mod tests {
         assert_eq!(runs[0], (Scheduling::HpcFirst, Predictor::Exact, 1));
         assert_eq!(runs[3], (Scheduling::HpcFirst, Predictor::Thesis, 2));
         assert_eq!(runs[4], (Scheduling::SharedQueue, Predictor::Exact, 1));
-        let outcome = |makespan: f64| Outcome {
-            summary: Summary {
-                hpc_makespan: makespan,
-                ..Summary::default()
-            },
-            procs: 4,
-            conv: 4,
-            classes: None,
-            wall_seconds: 0.0,
-        };
         let outcomes: Vec<Outcome> = [10.0, 20.0]
             .into_iter()
             .chain(std::iter::repeat(25.0).take(8))

@@ -338,6 +338,18 @@ impl EngineConfig {
         ))
     }
 
+    /// Why the policy cannot run under the scheduling mode, if it cannot
+    /// ([`Policy::allows`]).
+    pub fn scheduling_conflict(&self) -> Option<String> {
+        (!self.policy.allows(self.scheduling)).then(|| {
+            format!(
+                "policy {} is the thesis's simulator CArS, which schedules HPC and cloud jobs in one queue: add \
+                 --scheduling shared-queue (`scheduling: shared-queue` in a config)",
+                self.policy
+            )
+        })
+    }
+
     /// Check the fields; the error names the field and the fix.
     pub fn validate(&self) -> Result<(), EngineError> {
         let bad = |m: String| Err(EngineError::InvalidConfig(m));
@@ -386,12 +398,8 @@ impl EngineConfig {
         if let Some(conflict) = self.depth_conflict() {
             return bad(conflict);
         }
-        if !self.policy.allows(self.scheduling) {
-            return bad(
-                "policy cars is the thesis's simulator CArS, which schedules HPC and cloud jobs in one queue: \
-                 add --scheduling shared-queue (engine.scheduling: shared-queue)"
-                    .into(),
-            );
+        if let Some(conflict) = self.scheduling_conflict() {
+            return bad(conflict);
         }
         for (i, window) in self.maintenance.iter().enumerate() {
             window

@@ -296,12 +296,8 @@ impl EngineOptions {
                 return Err(OptionsError::Conflict(conflict));
             }
         }
-        if !config.policy.allows(config.scheduling) {
-            return Err(OptionsError::Conflict(format!(
-                "policy {} is the thesis's simulator CArS, which schedules HPC and cloud jobs in one queue: add \
-                 --scheduling shared-queue (sched-config \"scheduling\": \"shared-queue\")",
-                config.policy
-            )));
+        if let Some(conflict) = config.scheduling_conflict() {
+            return Err(OptionsError::Conflict(conflict));
         }
         if let Some(file) = &self.maintenance {
             file.check(procs).map_err(OptionsError::Maintenance)?;
