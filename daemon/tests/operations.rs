@@ -8,7 +8,7 @@
 //!   a rules file made of them), and every metric it names is exported by a
 //!   live daemon in Slurm mode (squeue/scontrol are scripts printing a small
 //!   cluster), whose scrape `promtool check metrics` accepts;
-//! - every key of the config structs (`src/config.rs`) is in
+//! - every key of the config structs (`src/config/`) is in
 //!   `daemon/README.md`'s "Config keys" table.
 
 use interstice_api::client::{Client, DEFAULT_TIMEOUT};
@@ -494,12 +494,22 @@ fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
     }
 }
 
-/// The key paths of the config structs of `src/config.rs`, read from its
+/// The key paths of the config structs of `src/config/`, read from its
 /// source: every `pub` field of a struct deriving `Deserialize` under the
 /// prefix of its section, the tags of the tagged enums, and the fields of a
 /// maintenance entry (named in `engine.maintenance`'s row).
 fn config_keys() -> (BTreeSet<String>, BTreeSet<String>) {
-    let source = read("daemon/src/config.rs");
+    // The config module's files, one section each (`src/config/`), in name order.
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("daemon/src/config"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .collect();
+    files.sort();
+    let source: String = files
+        .iter()
+        .map(|path| read(path.strip_prefix(repo()).unwrap().to_str().unwrap()))
+        .collect();
     // Struct → where its keys live. A new section struct must be added here.
     let prefixes: BTreeMap<&str, &str> = [
         ("Config", ""),

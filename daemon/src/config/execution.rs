@@ -1,0 +1,107 @@
+//! The `execution:` section: how cloud jobs run on this node (user, limits,
+//! containment, who may submit).
+
+use serde::Deserialize;
+
+/// `execution:` section.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExecutionConfig {
+    /// Unprivileged user cloud jobs run as when the daemon runs as root.
+    #[serde(default = "default_user")]
+    pub user: String,
+    /// Seconds between SIGTERM and SIGKILL on eviction, walltime or cancel.
+    #[serde(default = "default_grace")]
+    pub grace_seconds: f64,
+    /// PATH given to jobs that set none.
+    #[serde(default = "default_path")]
+    pub path: String,
+    /// Resource limits of cloud jobs.
+    #[serde(default)]
+    pub rlimits: RlimitConfig,
+    /// A job submitted by root runs as root (off: it runs as `user`).
+    #[serde(default)]
+    pub allow_root: bool,
+    /// Only these users (names or uids) may submit jobs (empty: everyone).
+    /// Root, the administrator, may always submit.
+    #[serde(default)]
+    pub allow_users: Vec<String>,
+    /// These users (names or uids) may not submit jobs.
+    #[serde(default)]
+    pub deny_users: Vec<String>,
+    /// How a job's processes are contained so that every descendant can be
+    /// killed: `auto`, `v2`, `v1-freezer` or `none` (the process group only).
+    #[serde(default)]
+    pub cgroup: CgroupMode,
+    /// Largest file a job may write, its output files included
+    /// (RLIMIT_FSIZE: beyond it the job gets SIGXFSZ / EFBIG); null: no cap.
+    #[serde(default = "default_max_output_bytes")]
+    pub max_output_bytes: Option<u64>,
+}
+
+/// `execution.cgroup`: where each job's processes are contained.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum CgroupMode {
+    /// cgroup v2 if mounted (as the root or the hybrid `unified` mount),
+    /// else the v1 freezer, else the process group (with a warning).
+    #[default]
+    Auto,
+    /// cgroup v2 (an error at start if it is not usable).
+    V2,
+    /// The cgroup v1 freezer hierarchy (an error at start if it is not usable).
+    V1Freezer,
+    /// No cgroup: the job's process group only (`setsid` escapes it).
+    None,
+}
+
+/// 64 MiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 64 << 20;
+
+fn default_max_output_bytes() -> Option<u64> {
+    Some(DEFAULT_MAX_OUTPUT_BYTES)
+}
+
+fn default_user() -> String {
+    "nobody".to_string()
+}
+fn default_grace() -> f64 {
+    5.0
+}
+fn default_path() -> String {
+    "/usr/local/bin:/usr/bin:/bin".to_string()
+}
+
+impl Default for ExecutionConfig {
+    fn default() -> Self {
+        ExecutionConfig {
+            user: default_user(),
+            grace_seconds: default_grace(),
+            path: default_path(),
+            rlimits: RlimitConfig::default(),
+            allow_root: false,
+            allow_users: Vec::new(),
+            deny_users: Vec::new(),
+            cgroup: CgroupMode::Auto,
+            max_output_bytes: default_max_output_bytes(),
+        }
+    }
+}
+
+/// `execution.rlimits:` (unset = inherited).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RlimitConfig {
+    /// RLIMIT_NOFILE.
+    #[serde(default)]
+    pub open_files: Option<u64>,
+    /// RLIMIT_AS in bytes.
+    #[serde(default)]
+    pub address_space_bytes: Option<u64>,
+    /// RLIMIT_CORE in bytes.
+    #[serde(default)]
+    pub core_bytes: Option<u64>,
+    /// RLIMIT_NPROC.
+    #[serde(default)]
+    pub processes: Option<u64>,
+}

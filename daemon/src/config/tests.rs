@@ -1,0 +1,469 @@
+//! Unit tests of the config: parsing, defaults, resolution and validation.
+
+use super::*;
+use interstice_core::placement::{Placement, Weights};
+use interstice_core::qos::Eviction;
+use interstice_core::{Admission, EngineConfig, Policy, Time};
+
+const MINIMAL: &str = "engine: {procs: 8}\nbackend: {type: plugin}\n";
+
+#[test]
+fn minimal_config_is_valid() {
+    let config = Config::parse(MINIMAL).unwrap();
+    assert_eq!(config.validate(), Vec::<String>::new());
+    assert_eq!(config.engine_config().unwrap().conv_procs, 8);
+    assert_eq!(config.engine_config().unwrap().policy, Policy::Conservative);
+}
+
+#[test]
+fn default_backend_is_an_idle_embedded_cluster() {
+    let config = Config::parse("engine: {procs: 8}\n").unwrap();
+    assert_eq!(config.validate(), Vec::<String>::new());
+    match &config.backend {
+        BackendConfig::Embedded(embedded) => assert_eq!(embedded.trace, None),
+        other => panic!("default backend is {other:?}"),
+    }
+}
+
+#[test]
+fn unknown_key_names_its_path() {
+    let err = Config::parse("engine: {procs: 8, polcy: easy}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("engine") && err.contains("polcy"), "{err}");
+    let err = Config::parse("engine: {procs: 8}\nbackend: {type: pbs}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("embedded") && err.contains("slurm"), "{err}");
+}
+
+#[test]
+fn every_bad_value_is_reported() {
+    let text = "api: {listen: '0.0.0.0:80'}\nengine: {procs: 4, conv_procs: 9, policy: sjf, lambda: -1}\n\
+                backend: {type: plugin}\nexecution: {grace_seconds: -2}\nlog_level: loud\n";
+    let problems = Config::parse(text).unwrap().validate();
+    let joined = problems.join("\n");
+    for key in [
+        "api.listen",
+        "engine.conv_procs",
+        "engine.policy",
+        "engine.lambda",
+        "execution.grace_seconds",
+        "log_level",
+    ] {
+        assert!(joined.contains(key), "missing {key} in {joined}");
+    }
+    assert!(
+        joined.contains("fcfs, easy, conservative, convergence"),
+        "{joined}"
+    );
+}
+
+#[test]
+fn engine_defaults_are_cores_but_for_the_daemons_two_modes_and_the_tables_resubmissions() {
+    let config = Config::parse(MINIMAL).unwrap().engine_config().unwrap();
+    let mut expected = EngineConfig::new(8, DEFAULT_POLICY);
+    expected.admission = DEFAULT_ADMISSION;
+    expected.lifecycle.max_resubmissions = interstice_swf::defaults::MAX_RESUBMISSIONS;
+    assert_eq!(config, expected);
+}
+
+#[test]
+fn the_learned_predictor_and_its_threshold_reach_the_engine() {
+    let config = Config::parse(
+        "engine:\n  procs: 8\n  admission: reject-predicted\n  predictor: learned\n  reject_above: 0.7\n",
+    )
+    .unwrap();
+    assert_eq!(config.validate(), Vec::<String>::new());
+    let engine = config.engine_config().unwrap();
+    assert_eq!(engine.predictor, interstice_core::Predictor::Learned);
+    assert_eq!(engine.reject_above, Some(0.7));
+    for (yaml, problem) in [
+        (
+            "  admission: reject-predicted\n  reject_above: 1.5\n",
+            "engine.reject_above: 1.5 is not a probability",
+        ),
+        (
+            "  admission: admit-all\n  reject_above: 0.5\n",
+            "engine.reject_above: it applies under",
+        ),
+    ] {
+        let config = Config::parse(&format!("engine:\n  procs: 8\n{yaml}")).unwrap();
+        let problems = config.validate();
+        assert!(problems.iter().any(|p| p.starts_with(problem)), "{problems:?}");
+    }
+}
+
+#[test]
+fn the_reservation_depth_reaches_the_engine_and_bad_ones_name_the_key() {
+    for (yaml, depth) in [("500", "500"), ("unlimited", "unlimited")] {
+        let config = Config::parse(&format!(
+            "engine:\n  procs: 8\n  policy: conservative\n  reservation_depth: {yaml}\n"
+        ))
+        .unwrap();
+        assert_eq!(config.validate(), Vec::<String>::new());
+        assert_eq!(
+            config.engine_config().unwrap().reservation_depth.to_string(),
+            depth
+        );
+    }
+    for (yaml, problem) in [
+        (
+            "policy: conservative\n  reservation_depth: 0",
+            "engine.reservation_depth: \"0\" is not a reservation depth",
+        ),
+        (
+            "policy: conservative\n  reservation_depth: deep",
+            "engine.reservation_depth: \"deep\" is not",
+        ),
+        (
+            "policy: easy\n  reservation_depth: 10",
+            "engine.reservation_depth: reservation depth 10 applies to",
+        ),
+    ] {
+        let config = Config::parse(&format!("engine:\n  procs: 8\n  {yaml}\n")).unwrap();
+        let problems = config.validate();
+        assert!(problems.iter().any(|p| p.starts_with(problem)), "{problems:?}");
+    }
+}
+
+#[test]
+fn the_thesis_keys_reach_the_engine() {
+    let config = Config::parse(
+        "engine:\n  procs: 8\n  scheduling: shared-queue\n  predictor: thesis\n  latency: 2.5\n  beta: 30\n  \
+         maintenance:\n    - {start: 1767225600, duration: 3600, procs: \"0-3,6\"}\n    - {start: 1767229200.5, \
+         duration: 60, procs: 7}\n",
+    )
+    .unwrap();
+    assert_eq!(config.validate(), Vec::<String>::new());
+    let engine = config.engine_config().unwrap();
+    assert_eq!(engine.scheduling, interstice_core::Scheduling::SharedQueue);
+    assert_eq!(engine.predictor, interstice_core::Predictor::Thesis);
+    assert_eq!(engine.thesis.latency, Time::from_secs_f64(2.5));
+    assert_eq!(
+        engine.thesis.beta,
+        interstice_core::Beta::Wait(Time::from_secs(30))
+    );
+    assert_eq!(
+        engine.maintenance,
+        [
+            interstice_core::Maintenance {
+                start: Time::from_secs(1_767_225_600),
+                duration: Time::from_secs(3600),
+                procs: interstice_core::ProcSet::from_ranges([(0, 3), (6, 6)]),
+            },
+            interstice_core::Maintenance {
+                start: Time::from_secs_f64(1_767_229_200.5),
+                duration: Time::from_secs(60),
+                procs: interstice_core::ProcSet::range(7, 7),
+            },
+        ]
+    );
+    assert_eq!(engine.validate(), Ok(()));
+    let disqualify = Config::parse("engine: {procs: 8, beta: disqualify}\n").unwrap();
+    assert_eq!(
+        disqualify.engine_config().unwrap().thesis.beta,
+        interstice_core::Beta::Disqualify
+    );
+}
+
+#[test]
+fn engine_eviction_is_checked() {
+    let classes =
+        "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\ndefault_class: bronze\n";
+    let problems = |text: &str| Config::parse(text).unwrap().validate().join("\n");
+    let ok = format!("engine: {{procs: 4, policy: easy, eviction: qos-driven}}\n{classes}");
+    assert_eq!(problems(&ok), "");
+    assert_eq!(
+        Config::parse(&ok).unwrap().engine.eviction(),
+        Some(Eviction::QosDriven)
+    );
+    for (text, needle) in [
+        (
+            format!("engine: {{procs: 4, eviction: priority}}\n{classes}"),
+            "needs fcfs or easy",
+        ),
+        (
+            "engine: {procs: 4, policy: fcfs, eviction: priority}\n".to_string(),
+            "give `classes:`",
+        ),
+        (
+            format!("engine: {{procs: 4, policy: fcfs, eviction: owner-share}}\n{classes}"),
+            "only the Slurm backend",
+        ),
+        (
+            format!("engine: {{procs: 4, policy: fcfs, eviction: random}}\n{classes}"),
+            "engine.eviction",
+        ),
+        (
+            format!(
+                "engine: {{procs: 4, policy: fcfs, eviction: priority}}\nbackend: {{type: slurm}}\n{classes}"
+            ),
+            "backend.eviction",
+        ),
+    ] {
+        let found = problems(&text);
+        assert!(
+            found.contains("engine.eviction") && found.contains(needle),
+            "{text}: {found}"
+        );
+    }
+}
+
+#[test]
+fn the_daemons_own_eviction_on_slurm_is_checked_and_built() {
+    let classes =
+        "classes:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5}\ndefault_class: bronze\n";
+    let parse = |backend: &str, extra: &str| {
+        Config::parse(&format!(
+            "engine: {{procs: 8}}\nbackend: {{type: slurm, {backend}}}\n{extra}"
+        ))
+        .unwrap()
+    };
+    let eviction = |config: &Config| config.slurm_eviction(config.class_table().unwrap().as_ref());
+    assert!(eviction(&parse("partition_cloud: cloud", "")).unwrap().is_none());
+    let qos = parse("eviction: qos-driven", classes);
+    assert_eq!(qos.validate(), Vec::<String>::new());
+    assert_eq!(
+        eviction(&qos).unwrap().map(|p| p.eviction()),
+        Some(Eviction::QosDriven)
+    );
+    let shares = parse("eviction: owner-share, tenants: [{name: alice, share: 4}]", "");
+    assert_eq!(shares.validate(), Vec::<String>::new());
+    let problems = |config: Config| config.validate().join("\n");
+    assert!(problems(parse("eviction: qos", classes)).contains("backend.eviction: unknown eviction policy"));
+    assert!(problems(parse("eviction: priority", "")).contains("give `classes:` and a `default_class:`"));
+    assert!(problems(parse(
+        "eviction: priority",
+        "classes:\n  - {name: gold, slo: 1.0}\n"
+    ))
+    .contains("default_class"));
+    assert!(problems(parse("eviction: owner-share", "")).contains("owner-share needs `backend.tenants:`"));
+    assert!(
+        problems(parse("tenants: [{name: a, share: 1}]", "")).contains("only backend.eviction: owner-share")
+    );
+    let twice = parse(
+        "eviction: owner-share, tenants: [{name: a, share: 1}, {name: a, share: 2, weight: 1}]",
+        "",
+    );
+    let text = problems(twice);
+    assert!(text.contains("backend.tenants[1].name"), "{text}");
+    assert!(text.contains("weight: only a replay"), "{text}");
+}
+
+#[test]
+fn placement_keys_reach_a_member_and_a_broker_and_bad_ones_name_their_key() {
+    let member =
+        Config::parse("engine: {procs: 8, placement: topsis, placement_weights: 'margin=3,slack=1'}\n")
+            .unwrap();
+    assert_eq!(member.validate(), Vec::<String>::new());
+    let engine = member.engine_config().unwrap();
+    assert_eq!(engine.placement, Placement::Topsis);
+    assert_eq!(engine.placement_weights.values(), [0.0, 0.25, 0.75, 0.0]);
+    let broker = Config::parse("datacenter: {role: broker}\nengine: {placement: topsis}\n").unwrap();
+    assert_eq!(broker.validate(), Vec::<String>::new());
+    assert_eq!(broker.broker_rules().unwrap().topsis, Some(Weights::default()));
+    let plain = Config::parse("datacenter: {role: broker}\n").unwrap();
+    assert_eq!(plain.broker_rules().unwrap().topsis, None);
+    let alone = Config::parse("engine: {procs: 8, placement_weights: 'margin=1'}\n").unwrap();
+    assert!(alone
+        .validate()
+        .join("\n")
+        .contains("engine.placement_weights: the placement is first-fit"));
+    let slurm = Config::parse("engine: {procs: 8, placement: topsis}\nbackend: {type: slurm}\n").unwrap();
+    assert!(slurm
+        .validate()
+        .join("\n")
+        .contains("in Slurm mode Slurm places the cloud jobs"));
+    let clouds =
+        Config::parse("engine: {procs: 8}\nbackend: {type: slurm, partition_cloud: 'cloud, cloud_gold'}\n")
+            .unwrap();
+    assert_eq!(clouds.validate(), Vec::<String>::new());
+    let overlap =
+        Config::parse("engine: {procs: 8}\nbackend: {type: slurm, partition_cloud: 'cloud,hpc'}\n").unwrap();
+    assert!(overlap
+        .validate()
+        .join("\n")
+        .contains("backend.partition_cloud: \"cloud,hpc\" must name"));
+    let bad = Config::parse("engine: {procs: 8, placement: best, placement_weights: 'risk=1'}\n").unwrap();
+    let problems = bad.validate().join("\n");
+    for needle in [
+        "engine.placement: unknown placement \"best\": expected first-fit or topsis",
+        "engine.placement_weights: unknown placement criterion \"risk\"",
+    ] {
+        assert!(problems.contains(needle), "missing {needle} in {problems}");
+    }
+}
+
+#[test]
+fn classes_make_a_table_and_bad_ones_name_their_key() {
+    let config = Config::parse(
+        "engine: {procs: 8}\nclasses:\n  - {name: gold, slo: 1.0}\n  - {name: bronze, slo: 0.5, importance: 1}\n\
+         default_class: bronze\n",
+    )
+    .unwrap();
+    assert_eq!(config.validate(), Vec::<String>::new());
+    let table = config.class_table().unwrap().unwrap();
+    assert_eq!(table.names(), ["gold", "bronze"]);
+    assert_eq!(table.default, Some(1));
+    assert_eq!(table.classes[0].importance, 2, "first listed, most important");
+    assert_eq!(Config::parse(MINIMAL).unwrap().class_table(), Ok(None));
+    let bad = Config::parse(
+        "engine: {procs: 8}\nclasses:\n  - {name: \"gold star\", slo: 1.0, weight: 2}\n  - {name: b, slo: 1.5}\n\
+         default_class: platinum\n",
+    )
+    .unwrap();
+    let problems = bad.validate().join("\n");
+    for needle in [
+        "classes[0].name: --class must be",
+        "classes[0].weight: only a replay draws classes by weight",
+        "classes[1].slo: 1.5 is not an availability in (0, 1]",
+    ] {
+        assert!(problems.contains(needle), "missing {needle} in {problems}");
+    }
+    let default_only = Config::parse("engine: {procs: 8}\ndefault_class: gold\n").unwrap();
+    assert!(default_only
+        .validate()
+        .join("\n")
+        .contains("default_class: there are no classes"));
+    let unknown =
+        Config::parse("engine: {procs: 8}\nclasses: [{name: gold, slo: 1}]\ndefault_class: lead\n").unwrap();
+    assert!(unknown
+        .validate()
+        .join("\n")
+        .contains("default_class: unknown class \"lead\": this daemon's classes are gold"));
+    let broker = Config::parse("datacenter: {role: broker}\nclasses: [{name: gold, slo: 1}]\n").unwrap();
+    assert!(broker
+        .validate()
+        .join("\n")
+        .contains("classes: a broker runs no jobs"));
+}
+
+#[test]
+fn bad_thesis_keys_name_their_key_path() {
+    let config = Config::parse(
+        "engine:\n  procs: 8\n  scheduling: together\n  predictor: oracle\n  latency: -1\n  beta: never\n  \
+         maintenance:\n    - {start: -5, duration: 10, procs: 0}\n    - {start: 0, duration: 0, procs: 1}\n    \
+         - {start: 0, duration: 10, procs: \"6-9\"}\n    - {start: 0, duration: 10, procs: \"1,,2\"}\n",
+    )
+    .unwrap();
+    let problems = config.validate();
+    let expected = [
+        "engine.scheduling: unknown scheduling mode \"together\": expected hpc-first or shared-queue",
+        "engine.predictor: unknown predictor \"oracle\": expected exact, thesis or learned",
+        "engine.latency: -1 must be a number of seconds from 0 to 1e12",
+        "engine.beta: \"never\" is not a β",
+        "engine.maintenance[0]: start \"-5\" is not a time in seconds",
+        "engine.maintenance[1]: duration is 0: give a positive, finite number of seconds",
+        "engine.maintenance[2]: processor 9 does not exist: the platform has processors 0-7",
+        "engine.maintenance[3]: procs \"1,,2\": an item is empty",
+    ];
+    assert_eq!(problems.len(), expected.len(), "{problems:#?}");
+    for (problem, expected) in problems.iter().zip(expected) {
+        assert!(
+            problem.starts_with(expected),
+            "{problem:?} should start with {expected:?}"
+        );
+    }
+    let err = Config::parse("engine:\n  procs: 8\n  maintenance: [{start: 0, duration: 1, cpus: 0}]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cpus") && err.contains("procs"), "{err}");
+}
+
+#[test]
+fn a_member_names_its_broker_and_itself() {
+    let config = Config::parse(
+        "api: {socket: /run/m.sock}\nengine: {procs: 8, lambda: 1.5}\nbackend: {type: plugin}\n\
+         datacenter: {role: member, broker: /run/b.sock, address: /run/m.sock, features: [gpu]}\n",
+    )
+    .unwrap();
+    assert_eq!(config.validate(), Vec::<String>::new());
+    let member = config.member().unwrap();
+    assert_eq!(member.publish_every_seconds, 5.0);
+    assert_eq!(member.features, ["gpu"]);
+    assert!(config.broker().is_none());
+    let bad = Config::parse(
+        "api: {socket: /run/m.sock}\nengine: {procs: 8}\n\
+         datacenter: {role: member, broker: b.sock, address: /run/other.sock, features: [''], \
+         publish_every_seconds: 0}\n",
+    )
+    .unwrap();
+    let problems = bad.validate().join("\n");
+    for key in [
+        "datacenter.broker: \"b.sock\" is neither",
+        "datacenter.address: /run/other.sock is not this daemon's api.socket",
+        "datacenter.features[0]",
+        "datacenter.publish_every_seconds",
+    ] {
+        assert!(problems.contains(key), "missing {key} in {problems}");
+    }
+    let err =
+        Config::parse("engine: {procs: 8}\ndatacenter: {role: member, broker: /b, address: /a, age: 3}\n")
+            .unwrap_err()
+            .to_string();
+    assert!(err.contains("age"), "{err}");
+    let err = Config::parse("engine: {procs: 8}\ndatacenter: {role: boss}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("member") && err.contains("broker"), "{err}");
+}
+
+#[test]
+fn a_broker_reads_only_the_engines_admission_rules() {
+    let config = Config::parse(
+        "datacenter: {role: broker, member_max_age_seconds: 10}\n\
+         engine: {admission: admit-all, tau: 2, beta: 5, max_resubmissions: 4}\n",
+    )
+    .unwrap();
+    assert_eq!(config.validate(), Vec::<String>::new());
+    assert_eq!(config.broker().unwrap().member_max_age_seconds, 10.0);
+    let rules = config.broker_rules().unwrap();
+    assert_eq!(rules.admission, Admission::AdmitAll);
+    assert_eq!(rules.tau, 2.0);
+    assert_eq!(rules.lifecycle.max_resubmissions, 4);
+    assert_eq!(rules.thesis.beta, interstice_core::Beta::Wait(Time::from_secs(5)));
+    // Without an engine section: the daemon's defaults.
+    let bare = Config::parse("datacenter: {role: broker}\n").unwrap();
+    assert_eq!(bare.validate(), Vec::<String>::new());
+    assert_eq!(bare.broker_rules().unwrap().admission, DEFAULT_ADMISSION);
+    let planning = Config::parse(
+        "datacenter: {role: broker, timeout_seconds: -1}\nengine: {procs: 4, policy: easy}\nbackend: {type: plugin}\n",
+    )
+    .unwrap();
+    let problems = planning.validate().join("\n");
+    for key in [
+        "engine.procs: a broker plans no jobs",
+        "engine.policy",
+        "backend: a broker",
+        "datacenter.timeout_seconds",
+    ] {
+        assert!(problems.contains(key), "missing {key} in {problems}");
+    }
+    // A member (or a daemon alone) still needs its processors.
+    let alone = Config::parse("backend: {type: plugin}\n").unwrap();
+    assert!(alone
+        .validate()
+        .join("\n")
+        .contains("engine.procs: must be at least 1"));
+}
+
+#[test]
+fn unknown_policy_or_admission_is_an_error_naming_its_key() {
+    let config = Config::parse("engine: {procs: 8, policy: sjf, admission: maybe}\n").unwrap();
+    let err = config.engine_config().unwrap_err();
+    assert_eq!(err.problems.len(), 2, "{err}");
+    assert!(
+        err.problems[0].starts_with("engine.policy: unknown policy \"sjf\""),
+        "{err}"
+    );
+    assert!(
+        err.problems[1].starts_with("engine.admission: unknown admission mode \"maybe\""),
+        "{err}"
+    );
+    let problems = config.validate().join("\n");
+    assert!(
+        problems.contains("engine.policy") && problems.contains("engine.admission"),
+        "{problems}"
+    );
+}

@@ -1,0 +1,214 @@
+//! [`Config::validate`]: every problem of the config at once, each naming its
+//! key path.
+
+use super::classes::needs_default_class;
+use super::{log_level, BackendConfig, Config, DatacenterConfig};
+use interstice_core::placement::Placement;
+use std::net::SocketAddr;
+
+impl Config {
+    /// Every problem of the config, each naming its key path and what is allowed.
+    pub fn validate(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.api.socket.as_os_str().is_empty() {
+            problems.push("api.socket: must be a path".to_string());
+        }
+        if let Some(listen) = &self.api.listen {
+            match listen.parse::<SocketAddr>() {
+                Err(_) => problems.push(format!("api.listen: {listen:?} is not ADDR:PORT (e.g. 127.0.0.1:9477)")),
+                Ok(addr) if !addr.ip().is_loopback() && !self.api.allow_remote => problems.push(format!(
+                    "api.listen: {addr} is not a loopback address; use 127.0.0.1 or ::1, or set api.allow_remote: true"
+                )),
+                Ok(_) => {}
+            }
+        }
+        if self.api.max_connections < 2 {
+            problems.push("api.max_connections: must be at least 2 (one is kept for root)".to_string());
+        }
+        if self.api.max_connections_per_uid == 0 {
+            problems.push("api.max_connections_per_uid: must be at least 1".to_string());
+        }
+        if !(self.api.idle_timeout_seconds.is_finite()
+            && (0.1..=3600.0).contains(&self.api.idle_timeout_seconds))
+        {
+            problems.push(format!(
+                "api.idle_timeout_seconds: {} must be between 0.1 and 3600",
+                self.api.idle_timeout_seconds
+            ));
+        }
+        let classes = match self.class_table() {
+            Ok(table) => table,
+            Err(class_problems) => {
+                problems.extend(class_problems);
+                None
+            }
+        };
+        let engine = &self.engine;
+        if let Some(DatacenterConfig::Broker(broker)) = &self.datacenter {
+            self.validate_broker(broker, &mut problems);
+        } else if engine.procs == 0 {
+            problems.push("engine.procs: must be at least 1".to_string());
+        }
+        if let Some(DatacenterConfig::Member(member)) = &self.datacenter {
+            self.validate_member(member, &mut problems);
+        }
+        if let Some(conv) = engine.conv_procs {
+            if conv == 0 || conv > engine.procs {
+                problems.push(format!(
+                    "engine.conv_procs: {conv} must be between 1 and engine.procs ({})",
+                    engine.procs
+                ));
+            }
+        }
+        if let Err(err) = engine.resolve() {
+            problems.extend(err.problems);
+        }
+        if let Some(lambda) = engine.lambda {
+            positive(&mut problems, "engine.lambda", lambda);
+        }
+        if let Some(tau) = engine.tau {
+            positive(&mut problems, "engine.tau", tau);
+        }
+        if let Some(max) = engine.max_time_in_system_seconds {
+            positive(&mut problems, "engine.max_time_in_system_seconds", max);
+        }
+        if engine.eviction.is_some() {
+            if matches!(self.backend, BackendConfig::Slurm(_)) {
+                problems.push(
+                    "engine.eviction: in Slurm mode Slurm's plan decides the HPC jobs' nodes; the daemon's own \
+                     victim order is backend.eviction"
+                        .to_string(),
+                );
+            }
+            if let Some(problem) = needs_default_class("engine.eviction", classes.as_ref()) {
+                problems.push(problem);
+            }
+        }
+        match &self.backend {
+            BackendConfig::Embedded(embedded) => {
+                positive(&mut problems, "backend.speedup", embedded.speedup);
+                if !(embedded.skip_seconds.is_finite() && embedded.skip_seconds >= 0.0) {
+                    problems.push(format!(
+                        "backend.skip_seconds: {} must be >= 0",
+                        embedded.skip_seconds
+                    ));
+                }
+                if let Some(trace) = embedded.trace.as_ref().filter(|trace| !trace.is_file()) {
+                    problems.push(format!(
+                        "backend.trace: {} does not exist (relative paths are tried from the working directory, then the config's directory)",
+                        trace.display()
+                    ));
+                }
+            }
+            BackendConfig::Plugin(_) => {}
+            BackendConfig::Slurm(slurm) => {
+                positive(
+                    &mut problems,
+                    "backend.bf_interval_seconds",
+                    slurm.bf_interval_seconds,
+                );
+                if let Some(stale) = slurm.plan_stale_seconds {
+                    if !(stale.is_finite() && stale >= slurm.bf_interval_seconds) {
+                        problems.push(format!(
+                            "backend.plan_stale_seconds: {stale} must be at least backend.bf_interval_seconds ({})",
+                            slurm.bf_interval_seconds
+                        ));
+                    }
+                }
+                if slurm.partition_hpc.is_empty() {
+                    problems.push("backend.partition_hpc: must not be empty".to_string());
+                }
+                let mut clouds = interstice_api::slurm::partition_list(&slurm.partition_cloud).peekable();
+                if clouds.peek().is_none() || clouds.any(|cloud| cloud == slurm.partition_hpc) {
+                    problems.push(format!(
+                        "backend.partition_cloud: {:?} must name the cloud partition, or several separated by \
+                         commas, none of them backend.partition_hpc",
+                        slurm.partition_cloud
+                    ));
+                }
+                if self.engine.placement.as_deref() == Some(Placement::Topsis.name()) {
+                    problems.push(
+                        "engine.placement: topsis chooses a local cloud job's processors, but in Slurm mode Slurm \
+                         places the cloud jobs on its nodes: remove it (a broker's topsis orders its members)"
+                            .to_string(),
+                    );
+                }
+                if let Err(eviction_problems) = self.slurm_eviction(classes.as_ref()) {
+                    problems.extend(eviction_problems);
+                }
+                if !(slurm.hold_seconds.is_finite() && slurm.hold_seconds >= 0.0) {
+                    problems.push(format!(
+                        "backend.hold_seconds: {} must be a number of seconds >= 0 (0: no admission holds)",
+                        slurm.hold_seconds
+                    ));
+                }
+            }
+        }
+        let execution = &self.execution;
+        if !(execution.grace_seconds.is_finite() && execution.grace_seconds >= 0.0) {
+            problems.push(format!(
+                "execution.grace_seconds: {} must be >= 0",
+                execution.grace_seconds
+            ));
+        }
+        if execution.user.is_empty() {
+            problems.push("execution.user: must name a user".to_string());
+        } else if nix::unistd::geteuid().is_root() {
+            match nix::unistd::User::from_name(&execution.user) {
+                Ok(Some(user)) if user.uid.is_root() => {
+                    problems.push("execution.user: must be an unprivileged user, not root".to_string())
+                }
+                Ok(Some(_)) => {}
+                _ => problems.push(format!(
+                    "execution.user: no user named {:?} on this node",
+                    execution.user
+                )),
+            }
+        }
+        for (key, list) in [
+            ("execution.allow_users", &execution.allow_users),
+            ("execution.deny_users", &execution.deny_users),
+        ] {
+            for entry in list {
+                if entry.is_empty() {
+                    problems.push(format!("{key}: empty entry; name a user or a uid"));
+                }
+            }
+        }
+        if execution.max_output_bytes == Some(0) {
+            problems.push(
+                "execution.max_output_bytes: 0 would fail every job's output; use null for no cap"
+                    .to_string(),
+            );
+        }
+        if !(self.node.busy_margin_cpus.is_finite() && self.node.busy_margin_cpus >= 0.0) {
+            problems.push(format!(
+                "node.busy_margin_cpus: {} must be >= 0",
+                self.node.busy_margin_cpus
+            ));
+        }
+        positive(
+            &mut problems,
+            "node.sample_interval_seconds",
+            self.node.sample_interval_seconds,
+        );
+        positive(
+            &mut problems,
+            "metrics.future_window_seconds",
+            self.metrics.future_window_seconds,
+        );
+        if log_level(&self.log_level).is_none() {
+            problems.push(format!(
+                "log_level: {:?} is not one of error, warn, info, debug, trace",
+                self.log_level
+            ));
+        }
+        problems
+    }
+}
+
+pub(super) fn positive(problems: &mut Vec<String>, key: &str, value: f64) {
+    if !(value.is_finite() && value > 0.0) {
+        problems.push(format!("{key}: {value} must be a positive number"));
+    }
+}
