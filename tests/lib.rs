@@ -176,3 +176,42 @@ pub fn assert_output_errors_handled(mut command: impl FnMut() -> Command, what: 
         "{what} > /dev/full: {stderr}"
     );
 }
+
+/// Split one CSV line, honouring double quotes.
+pub fn csv_split(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().unwrap().push(c),
+        }
+    }
+    fields
+}
+
+/// (header, rows) of `sweep.csv`.
+pub fn sweep_csv(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = csv_split(lines.next().expect("a header"));
+    let rows: Vec<Vec<String>> = lines.map(csv_split).collect();
+    for row in &rows {
+        assert_eq!(row.len(), header.len(), "{row:?}");
+    }
+    (header, rows)
+}
+
+/// The index of column `name` in a CSV header.
+pub fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|column| column == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}

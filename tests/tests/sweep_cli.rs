@@ -3,7 +3,9 @@
 //! replay` with the same values, the same table whatever the thread count,
 //! the no-cloud baseline delta, and clear errors on bad lists.
 
-use interstice_tests::{assert_failure_mentions, assert_success, kth_trace, scratch_dir};
+use interstice_tests::{
+    assert_failure_mentions, assert_success, column, csv_split, kth_trace, scratch_dir, sweep_csv,
+};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -16,44 +18,6 @@ fn interstice(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run interstice")
-}
-
-/// Split one CSV line, honouring double quotes.
-fn csv_split(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                chars.next();
-                fields.last_mut().unwrap().push('"');
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => fields.push(String::new()),
-            c => fields.last_mut().unwrap().push(c),
-        }
-    }
-    fields
-}
-
-/// (header, rows) of `sweep.csv`.
-fn sweep_csv(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let text = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
-    let mut lines = text.lines();
-    let header = csv_split(lines.next().expect("a header"));
-    let rows: Vec<Vec<String>> = lines.map(csv_split).collect();
-    for row in &rows {
-        assert_eq!(row.len(), header.len(), "{row:?}");
-    }
-    (header, rows)
-}
-
-fn column(header: &[String], name: &str) -> usize {
-    header
-        .iter()
-        .position(|column| column == name)
-        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
 
 /// The settings every sweep below shares with the replays it is compared with.
@@ -106,18 +70,10 @@ fn run_sweep(out: &Path, extra: &[&str]) {
 #[test]
 fn reservation_depths_are_a_list_each_row_its_replay() {
     let out = scratch_dir("sweep-cli", "depth");
+    let depths = ["--reservation-depth", "1,unlimited", "--jobs", "2"];
     run_sweep(
         &out,
-        &[
-            "--policy",
-            "conservative",
-            "--conv",
-            "10",
-            "--reservation-depth",
-            "1,unlimited",
-            "--jobs",
-            "2",
-        ],
+        &[&["--policy", "conservative", "--conv", "10"][..], &depths].concat(),
     );
     let (header, rows) = sweep_csv(&out);
     let at = |name: &str| column(&header, name);
