@@ -146,6 +146,11 @@ impl State {
     /// Re-plan `order` (queued jobs, in queue order) at their earliest fits,
     /// once per instant, flagging the cloud layer for compression if an HPC
     /// reservation moved.
+    ///
+    /// The cloud layer's compression (`State::replan_cloud`, `cloud.rs`) walks
+    /// its window the same way, on the `all` layer within the area and placing
+    /// by `place_cloud_keep`: the layers and placements differ, so the two
+    /// loops stay apart.
     fn compress_hpc(&mut self, cfg: &EngineConfig, now: Time, order: Vec<usize>) {
         if self.compressed_at == Some(now) {
             return;
