@@ -722,6 +722,8 @@ struct ConfigWire {
     tau: Option<f64>,
     latency: f64,
     beta: serde_json::Value,
+    /// The thesis predictor's `W_future`: `"holes"` (§4.5) or `"published"`.
+    w_future: &'static str,
     max_resubmissions: u32,
     max_time_in_system: Option<f64>,
     maintenance: Vec<MaintenanceWire>,
@@ -813,6 +815,7 @@ fn summary_wire<'a>(
             tau: finite(config.tau),
             latency: config.thesis.latency.as_secs_f64(),
             beta: interstice_swf::beta::beta_json(config.thesis.beta),
+            w_future: config.thesis.w_future.name(),
             max_resubmissions: config.lifecycle.max_resubmissions,
             max_time_in_system: config.lifecycle.max_time_in_system.map(Time::as_secs_f64),
             maintenance: config

@@ -180,7 +180,7 @@ pub use metrics::{
     Verdict,
 };
 pub use mirror::{MirrorOutcome, MirroredPlan, Occupation, UnplannedJob};
-pub use predict::{Beta, ThesisPrediction};
+pub use predict::{Beta, ThesisPrediction, WFuture};
 pub use procset::ProcSet;
 pub use slo::{slo_for, DEFAULT_SLACK};
 pub use time::Time;

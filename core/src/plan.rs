@@ -504,6 +504,20 @@ impl Profile {
         }
     }
 
+    /// The first breakpoint after `t` at which a processor of the area
+    /// becomes free: the earliest start of one of its idle runs after `t`.
+    pub(crate) fn next_area_release_after(&self, t: Time) -> Option<Time> {
+        let mut segments = self.segments_from(t);
+        let mut before = segments.next()?.1;
+        for (start, free) in segments {
+            if !free.and(&self.area).is_subset(before) {
+                return Some(start);
+            }
+            before = free;
+        }
+        None
+    }
+
     /// Each processor's maximal free runs ([`FreeRuns`]), built from the
     /// segments the first time (`O(S·W + runs)`), then kept up to date by
     /// every change.

@@ -9,10 +9,13 @@
 //!
 //! `F^W(J)` is the job's area, `h` processors × `wt`. It lies in
 //! `W_immediate` when `h` processors idle now stay idle over
-//! `[now + r, now + r + wt)`. `W_future` is what Algorithm 3 publishes
-//! (lines 17–18): the stage-1 slots (processors idle now, until their next
-//! planned work) and each processor's time after its last planned job
-//! (between maintenance windows); holes between planned jobs are not in it.
+//! `[now + r, now + r + wt)`. `W_future` is read one of two ways
+//! ([`WFuture`]). As §4.5 defines it (the default, `holes`): "os espaços
+//! ociosos entre aplicações escalonadas e depois delas", every idle time of
+//! the area after now, holes between planned jobs included. As Algorithm 3
+//! publishes it (lines 17–18, `published`): the stage-1 slots (processors
+//! idle now, until their next planned work) and each processor's time after
+//! its last planned job (between maintenance windows), the holes left out.
 //! `F^γ(W_future, J)` is its idle area before the job would be violated, up
 //! to `a + SLO`; the job lies in it when some slot start `t0 > now` has `h`
 //! processors idle over `[t0, t0 + wt)` inside those slots and
@@ -20,6 +23,12 @@
 //! thesis's "magic" backfilling time. A `β` in `0 ≤ β ≤ SLO − wt` accepts
 //! `W_future`. `β = t0 + SLO` disqualifies it, and so does any `β` above
 //! `SLO − wt` for this job.
+//!
+//! With §4.5's `W_future`, `W_immediate ∪ W_future` is all the area's idle
+//! time, so with `r = β = 0` `F^σ` is the earliest fit in the current plan
+//! cut at the deadline: the exact predictor of a scheduler that places each
+//! job at its earliest fit (`cars`, `conservative`), and a different
+//! answer from Algorithm 3's stages under `convergence`.
 //!
 //! The slots are those of the engine's current plan at the instant of the
 //! prediction, which is the tuple a scheduler publishes after each job it
@@ -39,6 +48,22 @@ pub enum Beta {
     Disqualify,
 }
 
+/// Which idle time `F^σ`'s `W_future` holds (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum WFuture {
+    /// §4.5: the idle spaces between scheduled jobs and after them.
+    #[default]
+    Holes,
+    /// Algorithm 3's lines 17–18: the stage-1 slots and each processor's
+    /// time after its last planned job; holes between planned jobs left out.
+    Published,
+}
+
+crate::job::named_options!(WFuture, "W_future", "holes (§4.5) or published (Algorithm 3, lines 17-18)", {
+    Holes => "holes",
+    Published => "published",
+});
+
 /// The parameters of the thesis's predictor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThesisPrediction {
@@ -47,15 +72,18 @@ pub struct ThesisPrediction {
     pub latency: Time,
     /// `β`.
     pub beta: Beta,
+    /// Which idle time `W_future` holds.
+    pub w_future: WFuture,
 }
 
 impl Default for ThesisPrediction {
-    /// `r = 0`, `β = 0`: a job that fits a future slot is predicted to start
-    /// when that slot opens.
+    /// `r = 0`, `β = 0`, §4.5's `W_future`: a job that fits a future slot
+    /// is predicted to start when that slot opens.
     fn default() -> Self {
         ThesisPrediction {
             latency: Time::ZERO,
             beta: Beta::Wait(Time::ZERO),
+            w_future: WFuture::Holes,
         }
     }
 }

@@ -161,6 +161,24 @@ fn check_hpc_first_thesis(c: &Case, policy: Policy) {
     );
 }
 
+/// §4.5's `W_future` is every idle time after now, so with `r = β = 0` the
+/// thesis's `F^σ` is the earliest fit in the plan cut at the deadline: under
+/// a scheduler that places each job at its earliest fit its verdict is the
+/// exact predictor's, for every cloud job (maintenance windows included).
+fn check_holes_thesis_is_exact(c: &Case, policy: Policy) {
+    let cfg = thesis_config(c, policy, Scheduling::SharedQueue, Predictor::Thesis);
+    let (engine, _) = run(cfg, c.jobs.clone());
+    for record in engine.records().filter(|r| r.job.kind == JobKind::Cloud) {
+        let Some(verdicts) = record.verdicts else { continue };
+        assert_eq!(
+            verdicts[Predictor::Thesis.index()],
+            verdicts[Predictor::Exact.index()],
+            "{policy}: job {} thesis and exact verdicts differ",
+            record.job.id
+        );
+    }
+}
+
 /// Every cloud job's admission prediction and every predictor's verdict, by id.
 fn predictions(engine: &interstice_core::Engine) -> Vec<(JobId, String)> {
     let mut out: Vec<(JobId, String)> = engine
@@ -466,6 +484,15 @@ proptest! {
         let predictor = if thesis { Predictor::Thesis } else { Predictor::Exact };
         for policy in Policy::ALL {
             check_shared(&c, policy, predictor);
+        }
+    }
+
+    /// With §4.5's `W_future`, `F^σ` is the earliest fit where jobs are
+    /// placed at their earliest fit.
+    #[test]
+    fn holes_thesis_is_exact_under_earliest_fit(c in case()) {
+        for policy in [Policy::Conservative, Policy::Cars] {
+            check_holes_thesis_is_exact(&c, policy);
         }
     }
 

@@ -7,7 +7,7 @@ mod common;
 use common::{cloud, hpc, secs};
 use interstice_core::{
     Beta, Decision, EndReason, Engine, EngineConfig, JobId, JobState, Maintenance, Policy, Predictor,
-    ProcSet, Scheduling, ThesisPrediction, Time,
+    ProcSet, Scheduling, ThesisPrediction, Time, WFuture,
 };
 
 fn shared(procs: u32, policy: Policy) -> Engine {
@@ -169,6 +169,7 @@ fn thesis(latency: i64, beta: Beta) -> ThesisPrediction {
     ThesisPrediction {
         latency: secs(latency),
         beta,
+        ..ThesisPrediction::default()
     }
 }
 
@@ -251,15 +252,18 @@ fn exact_and_thesis_agree_where_the_thesis_has_a_slot() {
     );
 }
 
-/// `W_future` as Algorithm 3 publishes it holds the stage-1 slots and the
-/// time after each processor's last planned job, not the holes between
-/// planned jobs. Two processors: A holds both `[0, 50)`, B p0 `[50, 150)`, C
-/// both `[150, 200)`; p1's hole `[50, 150)` is not published.
+/// `W_future` as Algorithm 3 publishes it (`published`) holds the stage-1
+/// slots and the time after each processor's last planned job, not the
+/// holes between planned jobs; as §4.5 defines it (`holes`, the default)
+/// it holds them. Two processors: A holds both `[0, 50)`, B p0
+/// `[50, 150)`, C both `[150, 200)`; p1's hole `[50, 150)` holds a 60 s job
+/// from 50.
 #[test]
-fn published_w_future_has_no_holes_between_planned_jobs() {
-    let plan = |predictor: Predictor| {
+fn w_future_holds_the_holes_between_planned_jobs_unless_published() {
+    let plan = |predictor: Predictor, w_future: WFuture| {
         let mut config = EngineConfig::new(2, Policy::Conservative);
         config.predictor = predictor;
+        config.thesis.w_future = w_future;
         let mut engine = Engine::new(config).unwrap();
         engine.submit(hpc(1, 0, 50, 50, 2)).unwrap();
         engine.submit(hpc(2, 0, 100, 100, 1)).unwrap();
@@ -267,18 +271,34 @@ fn published_w_future_has_no_holes_between_planned_jobs() {
         engine.schedule(secs(0));
         engine
     };
-    let exact = plan(Predictor::Exact);
+    let exact = plan(Predictor::Exact, WFuture::Holes);
     assert_eq!(
         exact.predict(1, secs(60), Some(secs(300)), secs(0)).start,
         Some(secs(50))
     );
-    let thesis = plan(Predictor::Thesis);
+    let holes = plan(Predictor::Thesis, WFuture::Holes);
     assert_eq!(
-        thesis.predict(1, secs(60), Some(secs(300)), secs(0)).start,
+        holes.predict(1, secs(60), Some(secs(300)), secs(0)).start,
+        Some(secs(50)),
+        "§4.5: the hole [50, 150) is in W_future"
+    );
+    assert_eq!(
+        holes.predict(1, secs(60), Some(secs(109)), secs(0)).start,
+        None,
+        "F^γ: 50 + 60 > 109"
+    );
+    assert_eq!(
+        holes.predict(1, secs(101), Some(secs(400)), secs(0)).start,
+        Some(secs(200)),
+        "101 s do not fit the 100 s hole"
+    );
+    let published = plan(Predictor::Thesis, WFuture::Published);
+    assert_eq!(
+        published.predict(1, secs(60), Some(secs(300)), secs(0)).start,
         Some(secs(200))
     );
     assert_eq!(
-        thesis.predict(1, secs(60), Some(secs(259)), secs(0)).start,
+        published.predict(1, secs(60), Some(secs(259)), secs(0)).start,
         None,
         "F^γ: 260 > 259"
     );

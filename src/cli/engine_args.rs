@@ -16,6 +16,7 @@ use interstice_core::depth::BadDepth;
 use interstice_core::placement::{Placement, Weights};
 use interstice_core::{
     Admission, Beta, EngineConfig, Policy, Predictor, ReservationDepth, Scheduling, Time, UnknownName,
+    WFuture,
 };
 use interstice_swf::beta::ShowBeta;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
@@ -87,7 +88,7 @@ pub struct EngineArgs {
     pub tuning: TuningArgs,
 }
 
-/// `--lambda`, `--tau`, `--latency`, `--beta`, `--maintenance`,
+/// `--lambda`, `--tau`, `--latency`, `--beta`, `--w-future`, `--maintenance`,
 /// `--max-resubmissions`, `--max-time-in-system`: the engine's scalar knobs,
 /// shared by `replay`, `batsim` and `sweep` (which takes lists of the other
 /// engine options).
@@ -114,6 +115,14 @@ pub struct TuningArgs {
         ShowBeta(defaults::thesis().beta),
     ))]
     pub beta: Option<Beta>,
+    /// Which idle time the thesis predictor reads as `W_future`.
+    #[arg(long, value_name = "holes|published", value_parser = parse_w_future, help = with_default(
+        "Which idle time the thesis predictor (--predictor thesis) reads as W_future: holes (§4.5: the idle \
+         time between planned jobs and after them) or published (Algorithm 3, lines 17-18: the holes \
+         between planned jobs left out)",
+        defaults::thesis().w_future,
+    ))]
+    pub w_future: Option<WFuture>,
     /// Maintenance windows, processors no job may use over a time: a file of `START DURATION PROCS`
     /// lines (seconds on the workload's clock, seconds, ids and ranges like `0-3,8`; `#` comments).
     #[arg(long, value_name = "FILE")]
@@ -177,6 +186,7 @@ impl TuningArgs {
             tau: self.tau,
             latency: self.latency,
             beta: self.beta,
+            w_future: self.w_future,
             maintenance,
             max_resubmissions: self.max_resubmissions,
             max_time_in_system: self.max_time_in_system,
@@ -216,6 +226,11 @@ pub fn parse_weights(text: &str) -> Result<Weights, String> {
 
 /// A reservation depth (`500`, `unlimited`).
 pub fn parse_depth(text: &str) -> Result<ReservationDepth, BadDepth> {
+    text.parse()
+}
+
+/// Which idle time `W_future` holds (`holes`, `published`).
+pub fn parse_w_future(text: &str) -> Result<WFuture, UnknownName> {
     text.parse()
 }
 

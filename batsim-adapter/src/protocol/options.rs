@@ -3,7 +3,7 @@
 
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::{
-    Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, ReservationDepth, Scheduling, Time,
+    Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, ReservationDepth, Scheduling, Time, WFuture,
 };
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::{inject_cloud_jobs, CloudJobs, InjectOptions, MaintenanceFile, SwfError};
@@ -30,6 +30,9 @@ pub struct EngineOptions {
     pub latency: Option<f64>,
     /// `β` of the thesis's predictor (default 0 s).
     pub beta: Option<Beta>,
+    /// Which idle time the thesis's predictor reads as `W_future` (default:
+    /// §4.5's, holes included).
+    pub w_future: Option<WFuture>,
     /// Maintenance windows (default: none).
     pub maintenance: Option<MaintenanceFile>,
     /// Maximum resubmissions of an evicted cloud job (default
@@ -55,7 +58,7 @@ pub struct EngineOptions {
 pub const DEFAULT_MAX_RESUBMISSIONS: u32 = interstice_swf::defaults::MAX_RESUBMISSIONS;
 
 const SCHED_CONFIG_KEYS: &str =
-    "policy, conv, admission, scheduling, predictor, lambda, tau, latency, beta, \
+    "policy, conv, admission, scheduling, predictor, lambda, tau, latency, beta, w_future, \
 max_resubmissions, max_time_in_system, maintenance, placement, placement_weights, reject_above, \
 reservation_depth";
 
@@ -136,6 +139,7 @@ impl EngineOptions {
     /// Parse Batsim's `sched-config` string: a JSON object with any of the keys
     /// `policy`, `conv`, `admission`, `scheduling`, `predictor`, `lambda`,
     /// `tau`, `latency` (seconds), `beta` (seconds or `"disqualify"`),
+    /// `w_future` (`"holes"` or `"published"`),
     /// `max_resubmissions`, `max_time_in_system` (seconds), `placement`,
     /// `placement_weights`, `reject_above` (a probability),
     /// `reservation_depth` (a positive count or `"unlimited"`) and `maintenance`
@@ -180,6 +184,13 @@ impl EngineOptions {
                 }
                 "placement" => {
                     options.placement = Some(name("a placement name")?.parse().map_err(unknown_name)?)
+                }
+                "w_future" => {
+                    options.w_future = Some(
+                        name("\"holes\" or \"published\"")?
+                            .parse()
+                            .map_err(unknown_name)?,
+                    )
                 }
                 "placement_weights" => {
                     let text = name("weights such as \"margin=0.5,completion=0.2\"")?;
@@ -233,6 +244,7 @@ impl EngineOptions {
             tau: self.tau.or(fallback.tau),
             latency: self.latency.or(fallback.latency),
             beta: self.beta.or(fallback.beta),
+            w_future: self.w_future.or(fallback.w_future),
             maintenance: self.maintenance.or(fallback.maintenance),
             max_resubmissions: self.max_resubmissions.or(fallback.max_resubmissions),
             max_time_in_system: self.max_time_in_system.or(fallback.max_time_in_system),
@@ -280,6 +292,9 @@ impl EngineOptions {
         }
         if let Some(beta) = self.beta {
             config.thesis.beta = beta;
+        }
+        if let Some(w_future) = self.w_future {
+            config.thesis.w_future = w_future;
         }
         if let Some(placement) = self.placement {
             config.placement = placement;
@@ -391,7 +406,7 @@ mod tests {
         std::fs::write(&maintenance, "# start duration procs\n100 50 0-1,3\n").unwrap();
         let text = serde_json::json!({
             "policy": "easy", "scheduling": "shared-queue", "predictor": "thesis",
-            "latency": 2.5, "beta": "disqualify", "maintenance": maintenance,
+            "latency": 2.5, "beta": "disqualify", "w_future": "published", "maintenance": maintenance,
         })
         .to_string();
         let options = EngineOptions::from_sched_config(&text).unwrap();
@@ -400,6 +415,7 @@ mod tests {
         assert_eq!(config.predictor, Predictor::Thesis);
         assert_eq!(config.thesis.latency, Time::from_secs_f64(2.5));
         assert_eq!(config.thesis.beta, Beta::Disqualify);
+        assert_eq!(config.thesis.w_future, WFuture::Published);
         assert_eq!(
             config.maintenance,
             [interstice_core::Maintenance {

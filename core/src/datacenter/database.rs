@@ -16,7 +16,7 @@
 
 use crate::engine::{Admission, Prediction, Slots};
 use crate::placement::{self, Scores, Weights};
-use crate::predict::{Beta, ThesisPrediction};
+use crate::predict::{Beta, ThesisPrediction, WFuture};
 use crate::time::Time;
 
 /// What kind of platform a scheduler runs.
@@ -137,7 +137,14 @@ impl Tuple {
         let occupied = self.metadata.occupied(request.walltime);
         let h = request.procs as usize;
         let start_with = |beta: Beta, slo: Option<Time>| {
-            ThesisPrediction { latency, beta }.start(
+            // The tuple's W_future is every idle run (§4.5), whatever the
+            // engines' own predictors read.
+            ThesisPrediction {
+                latency,
+                beta,
+                w_future: WFuture::Holes,
+            }
+            .start(
                 now,
                 occupied,
                 slo,

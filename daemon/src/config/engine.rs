@@ -63,6 +63,10 @@ pub struct EngineSection {
     /// `β` of the thesis predictor: seconds, or `disqualify`.
     #[serde(default)]
     pub beta: Option<BetaValue>,
+    /// Which idle time the thesis predictor reads as `W_future`: `holes`
+    /// (§4.5, the default) or `published` (Algorithm 3, lines 17–18).
+    #[serde(default)]
+    pub w_future: Option<String>,
     /// first-fit or topsis: how a cloud job's processors (a member) or its
     /// destination (a broker) are chosen.
     #[serde(default)]
@@ -233,6 +237,14 @@ impl EngineSection {
         match beta {
             Ok(beta) => config.thesis.beta = beta,
             Err(err) => problems.push(format!("engine.beta: {err}")),
+        }
+        if let Some(w_future) = parse_name(
+            "engine.w_future",
+            &self.w_future,
+            config.thesis.w_future,
+            &mut problems,
+        ) {
+            config.thesis.w_future = w_future;
         }
         for (index, entry) in self.maintenance.iter().enumerate() {
             let procs = match &entry.procs {

@@ -131,7 +131,7 @@ fn the_reservation_depth_reaches_the_engine_and_bad_ones_name_the_key() {
 fn the_thesis_keys_reach_the_engine() {
     let config = Config::parse(
         "engine:\n  procs: 8\n  scheduling: shared-queue\n  predictor: thesis\n  latency: 2.5\n  beta: 30\n  \
-         maintenance:\n    - {start: 1767225600, duration: 3600, procs: \"0-3,6\"}\n    - {start: 1767229200.5, \
+         w_future: published\n  maintenance:\n    - {start: 1767225600, duration: 3600, procs: \"0-3,6\"}\n    - {start: 1767229200.5, \
          duration: 60, procs: 7}\n",
     )
     .unwrap();
@@ -140,6 +140,7 @@ fn the_thesis_keys_reach_the_engine() {
     assert_eq!(engine.scheduling, interstice_core::Scheduling::SharedQueue);
     assert_eq!(engine.predictor, interstice_core::Predictor::Thesis);
     assert_eq!(engine.thesis.latency, Time::from_secs_f64(2.5));
+    assert_eq!(engine.thesis.w_future, interstice_core::WFuture::Published);
     assert_eq!(
         engine.thesis.beta,
         interstice_core::Beta::Wait(Time::from_secs(30))
@@ -343,7 +344,7 @@ fn classes_make_a_table_and_bad_ones_name_their_key() {
 fn bad_thesis_keys_name_their_key_path() {
     let config = Config::parse(
         "engine:\n  procs: 8\n  scheduling: together\n  predictor: oracle\n  latency: -1\n  beta: never\n  \
-         maintenance:\n    - {start: -5, duration: 10, procs: 0}\n    - {start: 0, duration: 0, procs: 1}\n    \
+         w_future: gaps\n  maintenance:\n    - {start: -5, duration: 10, procs: 0}\n    - {start: 0, duration: 0, procs: 1}\n    \
          - {start: 0, duration: 10, procs: \"6-9\"}\n    - {start: 0, duration: 10, procs: \"1,,2\"}\n",
     )
     .unwrap();
@@ -353,6 +354,7 @@ fn bad_thesis_keys_name_their_key_path() {
         "engine.predictor: unknown predictor \"oracle\": expected exact, thesis or learned",
         "engine.latency: -1 must be a number of seconds from 0 to 1e12",
         "engine.beta: \"never\" is not a β",
+        "engine.w_future: unknown W_future \"gaps\": expected holes (§4.5) or published",
         "engine.maintenance[0]: start \"-5\" is not a time in seconds",
         "engine.maintenance[1]: duration is 0: give a positive, finite number of seconds",
         "engine.maintenance[2]: processor 9 does not exist: the platform has processors 0-7",

@@ -39,7 +39,9 @@ use interstice_batsim::sim::area_qos;
 use interstice_batsim::sim::{simulate_stream, SimOptions};
 use interstice_batsim::sweep::{self, run_parallel, ClassesOutcome, Grid, Outcome, Row, Task};
 use interstice_core::qos::Eviction;
-use interstice_core::{Admission, Policy, Predictor, ReservationDepth, Scheduling, Shown, SummaryTally};
+use interstice_core::{
+    Admission, Policy, Predictor, ReservationDepth, Scheduling, Shown, SummaryTally, WFuture,
+};
 use interstice_swf::defaults;
 use interstice_swf::experiment::{check_cloud_fits, CloudRoom};
 use interstice_swf::qos::{parse_eviction, QosSpec};
@@ -752,6 +754,7 @@ fn settings_json(args: &SweepArgs, grid: &Grid) -> serde_json::Value {
         "tau": args.tuning.tau,
         "latency": args.tuning.latency,
         "beta": args.tuning.beta.map(interstice_swf::beta::beta_json),
+        "w_future": args.tuning.w_future.map(WFuture::name),
         "maintenance": args.tuning.maintenance.as_ref().map(|path| path.display().to_string()),
         "max_resubmissions": args.tuning.max_resubmissions,
         "max_time_in_system": args.tuning.max_time_in_system,

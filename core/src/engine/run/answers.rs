@@ -3,6 +3,7 @@
 //! the learned correction), and the idle slots it publishes.
 
 use super::*;
+use crate::predict::WFuture;
 
 impl State {
     /// Where Algorithm 3 (`shared-queue` convergence) places `k` processors
@@ -127,10 +128,22 @@ impl State {
         now: Time,
     ) -> Option<Time> {
         let immediate = |end: Time| self.all().free_over(now, end).and_count(&self.area) >= procs;
-        let future = |deadline: Time| {
-            stages::published_future_fit(self.all(), &self.area, procs, wt, now, deadline, |p, s, e| {
-                in_maintenance(cfg, p, s, e)
-            })
+        let future = |deadline: Time| match cfg.thesis.w_future {
+            // Every idle run that starts after now: the earliest fit from
+            // the first such start is one (a fit slides back to `from` or
+            // to a release), cut at the deadline.
+            WFuture::Holes => {
+                let plan = self.all();
+                let from = plan.next_area_release_after(now)?;
+                plan.earliest_fit(procs, wt, from, Mask::Area)
+                    .map(|fit| fit.0)
+                    .filter(|&t0| t0.saturating_add(wt) <= deadline)
+            }
+            WFuture::Published => {
+                stages::published_future_fit(self.all(), &self.area, procs, wt, now, deadline, |p, s, e| {
+                    in_maintenance(cfg, p, s, e)
+                })
+            }
         };
         cfg.thesis.start(now, wt, slo, arrival, immediate, future)
     }
