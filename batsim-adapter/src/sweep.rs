@@ -123,6 +123,80 @@ pub struct Outcome {
     pub wall_seconds: f64,
 }
 
+impl RunParams {
+    /// Would `other` be the same simulation? Under `admit-all` with the
+    /// engine's own cloud jobs the predictor decides nothing: every run
+    /// answers with every predictor for every cloud job and admits all of
+    /// them, so runs that differ only in the predictor are one simulation.
+    fn same_simulation(&self, other: &RunParams) -> bool {
+        let shareable = |run: &RunParams| run.admission == Admission::AdmitAll && run.eviction.is_none();
+        shareable(self)
+            && shareable(other)
+            && (self.policy, self.scheduling, self.reservation_depth, self.conv)
+                == (
+                    other.policy,
+                    other.scheduling,
+                    other.reservation_depth,
+                    other.conv,
+                )
+            && self.cloud_procs == other.cloud_procs
+            && self.cloud_runtime == other.cloud_runtime
+            && self.slack == other.slack
+            && self.seed == other.seed
+    }
+}
+
+impl Outcome {
+    /// This simulation's outcome as the run that configured `predictor`:
+    /// the headline prediction quality is that predictor's (the other
+    /// numbers do not depend on it, see [`simulation_sources`]).
+    pub fn as_predictor(&self, predictor: Predictor) -> Outcome {
+        let mut outcome = self.clone();
+        outcome.summary.prediction = self.summary.predictors.of(predictor).clone();
+        outcome
+    }
+}
+
+/// For each task, the task whose simulation serves it: itself, or the first
+/// earlier run that is the same simulation under another predictor
+/// (`admit-all`, no service classes). The sweep simulates only the tasks
+/// that are their own source, and gives the others their source's outcome
+/// [`Outcome::as_predictor`] (tested equal to simulating them).
+pub fn simulation_sources(tasks: &[Task]) -> Vec<usize> {
+    tasks
+        .iter()
+        .enumerate()
+        .map(|(index, task)| match task {
+            Task::Run(run) => tasks[..index]
+                .iter()
+                .position(|earlier| matches!(earlier, Task::Run(other) if other.same_simulation(run)))
+                .unwrap_or(index),
+            Task::Baseline { .. } => index,
+        })
+        .collect()
+}
+
+/// Every task's outcome from the outcomes of the simulated ones:
+/// `simulated[k]` is the outcome of task `sources[k]`, each its own source
+/// in `source_of`.
+pub fn shared_outcomes(tasks: &[Task], source_of: &[usize], simulated: &[Outcome]) -> Vec<Outcome> {
+    let mut position = vec![usize::MAX; tasks.len()];
+    for (k, index) in (0..tasks.len()).filter(|&i| source_of[i] == i).enumerate() {
+        position[index] = k;
+    }
+    tasks
+        .iter()
+        .enumerate()
+        .map(|(index, task)| {
+            let outcome = &simulated[position[source_of[index]]];
+            match task {
+                Task::Run(run) if source_of[index] != index => outcome.as_predictor(run.predictor),
+                _ => outcome.clone(),
+            }
+        })
+        .collect()
+}
+
 /// What the class scheduler of a run with service classes delivered: its
 /// totals and one report per class (the run's requests are not kept).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

@@ -425,6 +425,8 @@ mod tests {
             "0",
             "--beta",
             "disqualify",
+            "--w-future",
+            "published",
             "--maintenance",
             maintenance.to_str().unwrap(),
         ])
@@ -446,7 +448,8 @@ mod tests {
             config.thesis,
             interstice_core::ThesisPrediction {
                 latency: Time::ZERO,
-                beta: Beta::Disqualify
+                beta: Beta::Disqualify,
+                w_future: interstice_core::WFuture::Published,
             }
         );
         assert_eq!(config.maintenance.len(), 2);

@@ -371,6 +371,55 @@ fn the_table_does_not_depend_on_the_thread_count() {
         .all(|row| row[violations].parse::<u64>().unwrap() <= row[cloud_jobs].parse::<u64>().unwrap()));
 }
 
+/// Under admit-all the predictor decides nothing, so the runs that differ
+/// only in it are one simulation, each row relabelled with its predictor's
+/// quality: the table equals simulating every run (`--keep-runs` does), and
+/// the cells store one simulation per predictor group.
+#[test]
+fn admit_all_runs_share_one_simulation_across_predictors() {
+    let shared = scratch_dir("sweep-cli", "shared-predictors");
+    let each = scratch_dir("sweep-cli", "each-predictor");
+    let grid = [
+        "--policy",
+        "convergence",
+        "--conv",
+        "20",
+        "--scheduling",
+        "hpc-first,shared-queue",
+        "--predictor",
+        "exact,thesis,learned",
+        "--cloud-runtime",
+        "0.5w",
+        "--slack",
+        "1.25,3",
+        "--admission",
+        "admit-all,reject-predicted",
+    ];
+    run_sweep(&shared, &grid);
+    run_sweep(&each, &[&grid[..], &["--keep-runs", "--no-jobs-csv"]].concat());
+    assert_eq!(
+        results_without_wall_time(&shared),
+        results_without_wall_time(&each)
+    );
+    let simulated = |dir: &Path| runs_per_cell(dir).len();
+    let baselines = 2;
+    assert_eq!(simulated(&each), baselines + 2 * 3 * 2 * 2);
+    assert_eq!(
+        simulated(&shared),
+        baselines + 2 * 2 * (1 + 3),
+        "admit-all: one simulation per predictor group; reject-predicted: one per run"
+    );
+    // The relabelling is not vacuous: the predictors' headlines differ.
+    let (header, rows) = sweep_csv(&shared);
+    let at = |name: &str| column(&header, name);
+    let headlines: std::collections::BTreeSet<(String, String)> = rows
+        .iter()
+        .filter(|row| row[at("admission")] == "admit-all")
+        .map(|row| (row[at("fp")].clone(), row[at("fn")].clone()))
+        .collect();
+    assert!(headlines.len() > 2, "{headlines:?}");
+}
+
 #[test]
 fn scheduling_and_predictor_are_lists_and_the_thesis_knobs_reach_every_run() {
     let dir = scratch_dir("sweep-cli", "thesis");

@@ -436,12 +436,29 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         }
         _ => cells::Cells::open(&args.out, &settings, args.force)?,
     };
+    // Runs that differ only in the predictor under admit-all are one
+    // simulation (sweep::simulation_sources); --keep-runs writes each run's
+    // own files, so it simulates every run.
+    let source_of: Vec<usize> = if args.keep_runs {
+        (0..tasks.len()).collect()
+    } else {
+        sweep::simulation_sources(&tasks)
+    };
+    let sources: Vec<usize> = (0..tasks.len()).filter(|&i| source_of[i] == i).collect();
     // The simulations an earlier (interrupted) sweep or the array's tasks finished.
     let mut finished: Vec<Option<Outcome>> = Vec::with_capacity(tasks.len());
     for (index, task) in tasks.iter().enumerate() {
-        finished.push(cells.load(index, task)?);
+        finished.push(if source_of[index] == index {
+            cells.load(index, task)?
+        } else {
+            None
+        });
     }
-    let missing: Vec<usize> = (0..tasks.len()).filter(|&i| finished[i].is_none()).collect();
+    let missing: Vec<usize> = sources
+        .iter()
+        .copied()
+        .filter(|&i| finished[i].is_none())
+        .collect();
     match mode {
         Mode::SlurmArray => return slurm::write_array(&args.out, &settings, &tasks, &missing, args.quiet),
         Mode::Collect => {
@@ -568,6 +585,7 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         Ok(outcome)
     };
     if let Mode::Cell(cell) = mode {
+        let cell = source_of[cell];
         let outcome =
             simulate(cell, &tasks[cell]).with_context(|| format!("cell {cell}: {}", tasks[cell]))?;
         if !args.quiet {
@@ -579,16 +597,22 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let read_back = tasks.len() - missing.len();
+    let read_back = sources.len() - missing.len();
     // The bar counts what is left to simulate, so its ETA is of that.
-    let progress = Progress::new(args.quiet, tasks.len(), read_back);
-    let outcomes = run_parallel(&tasks, workers, simulate, |done, index, task, outcome| {
-        if finished[index].is_none() {
-            progress.finished(done, task, outcome);
-        }
-    });
+    let progress = Progress::new(args.quiet, sources.len(), read_back);
+    let source_tasks: Vec<Task> = sources.iter().map(|&i| tasks[i].clone()).collect();
+    let simulated = run_parallel(
+        &source_tasks,
+        workers,
+        |k, task| simulate(sources[k], task),
+        |done, k, task, outcome| {
+            if finished[sources[k]].is_none() {
+                progress.finished(done, task, outcome);
+            }
+        },
+    );
     progress.bar.finish_and_clear();
-    let outcomes = outcomes?;
+    let outcomes = sweep::shared_outcomes(&tasks, &source_of, &simulated?);
 
     let rows = sweep::rows(&tasks, &outcomes, n_baselines);
 
@@ -621,9 +645,13 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
     std::fs::write(&json_path, text).with_context(|| format!("cannot write {}", json_path.display()))?;
     if !args.quiet {
         outln!(
-            "swept {} runs (+{} no-cloud baselines{}) on {workers} threads in {total:.1} s: wrote {} and {}",
+            "swept {} runs (+{} no-cloud baselines{}{}) on {workers} threads in {total:.1} s: wrote {} and {}",
             rows.len(),
             n_baselines,
+            match tasks.len() - sources.len() {
+                0 => String::new(),
+                n => format!("; {n} runs shared a simulation with another predictor's"),
+            },
             match read_back {
                 0 => String::new(),
                 n => format!("; {n} finished cells read back"),
