@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The tables of docs/results.md, from the sweeps scripts/results.sh wrote.
+
+    scripts/results-tables.py OUT_DIR [NAME ...]     (default: every sweep in OUT_DIR)
+
+For each sweep OUT_DIR/NAME/sweep.csv, in Markdown: violations (% of the
+cloud jobs) by area and slack, a cell per cloud width (h = 1 / 2 / 4), one
+table per cloud run time; the HPC makespan change (h = 4, f = 1.25); and the
+thesis's prediction aggregation per predictor (per-run mean ± sample sd of
+its "accuracy" (FP + FN) / predicted violations and "precision" TP /
+violations over the runs with m_conv <= 320, and over those with f < 5; a
+run whose ratio is undefined is counted apart, never as 0 or 1).
+Standard library only.
+"""
+import csv
+import math
+import os
+import sys
+from collections import defaultdict
+
+SLACKS = ["1.25", "2", "5", "15"]
+
+
+def fnum(text):
+    return None if text in ("", None) else float(text)
+
+
+def pct(value):
+    if value is None:
+        return "–"
+    if value == 0:
+        return "0"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 0.1:
+        return f"{value:.2f}"
+    return f"{value:.2g}"
+
+
+def mean_sd(values):
+    if not values:
+        return "undefined"
+    m = sum(values) / len(values)
+    if len(values) < 2:
+        return f"{m:.3g}"
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+    return f"{m:.3g} ± {sd:.2g}"
+
+
+def slack_key(text):
+    return f"{float(text):g}"
+
+
+def tables(path, name):
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    predictors = sorted({row["predictor"] for row in rows})
+    first = predictors[0]
+    out = [f"### {name}", ""]
+    runtimes = sorted({row["cloud_runtime"] for row in rows}, key=lambda r: (len(r), r))
+    areas = sorted({int(row["procs"]) for row in rows})
+    slacks = [s for s in SLACKS if any(slack_key(r["slack"]) == s for r in rows)]
+    widths = sorted({row["cloud_procs"] for row in rows}, key=int)
+    cell = {}
+    makespan = {}
+    for row in rows:
+        if row["predictor"] != first:
+            continue  # violations do not depend on the predictor under admit-all
+        key = (row["cloud_runtime"], int(row["procs"]), slack_key(row["slack"]), row["cloud_procs"])
+        cell[key] = fnum(row["violation_percent"])
+        delta, total = fnum(row["hpc_makespan_delta"]), fnum(row["hpc_makespan"])
+        if delta is not None and total is not None and total - delta > 0:
+            makespan[key] = 100.0 * delta / (total - delta)
+    for runtime in runtimes:
+        head = "| m_conv | " + " | ".join(f"f = {s}: h = {' / '.join(widths)}" for s in slacks)
+        head += " | HPC makespan change (h = 4, f = 1.25) |"
+        out += [f"Cloud run time {runtime}:", "", head, "|---:|" + "---|" * (len(slacks) + 1)]
+        for m in areas:
+            cells = []
+            for s in slacks:
+                cells.append(" / ".join(pct(cell.get((runtime, m, s, h))) for h in widths))
+            change = makespan.get((runtime, m, "1.25", widths[-1]))
+            shown = "–" if change is None else ("0" if abs(change) < 0.05 else f"{change:+.1f} %")
+            out.append(f"| {m} | " + " | ".join(cells) + f" | {shown} |")
+        out.append("")
+    out += ["Prediction, the thesis's aggregation (m_conv ≤ 320; in brackets f < 5):", ""]
+    out += ["| predictor | cloud run time | \"accuracy\" (FP + FN) / predicted violations | \"precision\" TP / violations | runs with no violation (undefined precision) |", "|---|---|---|---|---|"]
+    for predictor in predictors:
+        for runtime in runtimes:
+            chosen = [r for r in rows if r["predictor"] == predictor and r["cloud_runtime"] == runtime and int(r["procs"]) <= 320]
+            low = [r for r in chosen if float(r["slack"]) < 5]
+            acc = [fnum(r["thesis_accuracy"]) for r in chosen if fnum(r["thesis_accuracy"]) is not None]
+            acc_low = [fnum(r["thesis_accuracy"]) for r in low if fnum(r["thesis_accuracy"]) is not None]
+            prec = [fnum(r["thesis_precision"]) for r in chosen if fnum(r["thesis_precision"]) is not None]
+            prec_low = [fnum(r["thesis_precision"]) for r in low if fnum(r["thesis_precision"]) is not None]
+            undefined = len(chosen) - len(prec)
+            out.append(f"| {predictor} | {runtime} | {mean_sd(acc)} ({mean_sd(acc_low)}) | {mean_sd(prec)} ({mean_sd(prec_low)}) | {undefined} of {len(chosen)} |")
+    out.append("")
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    root = sys.argv[1]
+    names = sys.argv[2:] or sorted(
+        d for d in os.listdir(root) if os.path.exists(os.path.join(root, d, "sweep.csv"))
+    )
+    for name in names:
+        path = os.path.join(root, name, "sweep.csv")
+        if not os.path.exists(path):
+            sys.exit(f"{path}: no such sweep table (run scripts/results.sh first)")
+        print(tables(path, name))
+
+
+if __name__ == "__main__":
+    main()
