@@ -57,7 +57,13 @@ def tables(path, name):
     predictors = sorted({row["predictor"] for row in rows})
     first = predictors[0]
     out = [f"### {name}", ""]
-    runtimes = sorted({row["cloud_runtime"] for row in rows}, key=lambda r: (len(r), r))
+    def runtime_key(text):
+        try:
+            return (0, float(text[:-1]) if text.endswith("w") else float(text))
+        except ValueError:
+            return (1, 0.0)
+
+    runtimes = sorted({row["cloud_runtime"] for row in rows}, key=lambda r: (runtime_key(r), r))
     areas = sorted({int(row["procs"]) for row in rows})
     slacks = [s for s in SLACKS if any(slack_key(r["slack"]) == s for r in rows)]
     widths = sorted({row["cloud_procs"] for row in rows}, key=int)
