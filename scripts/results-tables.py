@@ -109,6 +109,8 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     root = sys.argv[1]
+    if not os.path.isdir(root):
+        sys.exit(f"{root}: no such directory (give scripts/results.sh's OUT_DIR)")
     names = sys.argv[2:] or sorted(
         d for d in os.listdir(root) if os.path.exists(os.path.join(root, d, "sweep.csv"))
     )
