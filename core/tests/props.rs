@@ -164,9 +164,11 @@ fn check_hpc_first_thesis(c: &Case, policy: Policy) {
 /// §4.5's `W_future` is every idle time after now, so with `r = β = 0` the
 /// thesis's `F^σ` is the earliest fit in the plan cut at the deadline: under
 /// a scheduler that places each job at its earliest fit its verdict is the
-/// exact predictor's, for every cloud job (maintenance windows included).
-fn check_holes_thesis_is_exact(c: &Case, policy: Policy) {
-    let cfg = thesis_config(c, policy, Scheduling::SharedQueue, Predictor::Thesis);
+/// exact predictor's, for every cloud job (maintenance windows included),
+/// whatever the reservation depth.
+fn check_holes_thesis_is_exact(c: &Case, policy: Policy, depth: interstice_core::ReservationDepth) {
+    let mut cfg = thesis_config(c, policy, Scheduling::SharedQueue, Predictor::Thesis);
+    cfg.reservation_depth = depth;
     let (engine, _) = run(cfg, c.jobs.clone());
     for record in engine.records().filter(|r| r.job.kind == JobKind::Cloud) {
         let Some(verdicts) = record.verdicts else { continue };
@@ -490,9 +492,11 @@ proptest! {
     /// With §4.5's `W_future`, `F^σ` is the earliest fit where jobs are
     /// placed at their earliest fit.
     #[test]
-    fn holes_thesis_is_exact_under_earliest_fit(c in case()) {
+    fn holes_thesis_is_exact_under_earliest_fit(c in case(), depth in 1usize..4) {
+        let bounded = interstice_core::ReservationDepth::Jobs(std::num::NonZeroUsize::new(depth).unwrap());
         for policy in [Policy::Conservative, Policy::Cars] {
-            check_holes_thesis_is_exact(&c, policy);
+            check_holes_thesis_is_exact(&c, policy, interstice_core::ReservationDepth::Unlimited);
+            check_holes_thesis_is_exact(&c, policy, bounded);
         }
     }
 
