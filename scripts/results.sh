@@ -62,8 +62,7 @@ grid kth-cars-runtimes "$KTH" "$GRID" --cloud-runtime '0.5w;1w' $SUBGRID
 # CArS without the depth bound where it finishes: the prediction under CArS itself.
 grid kth-cars-unbounded "$KTH" "$GRID" --cloud-runtime 0.1w --machine 160,320 --reservation-depth unlimited
 grid kth-algorithm3 "$KTH" "$ALGORITHM3"
-# shellcheck disable=SC2086
-grid nasa-cars "$NASA" "$GRID" --cloud-runtime 0.1w $SUBGRID
+grid nasa-cars "$NASA" "$GRID" --cloud-runtime 0.1w
 # shellcheck disable=SC2086
 grid nasa-algorithm3 "$NASA" "$ALGORITHM3" $SUBGRID
 # shellcheck disable=SC2086
