@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The values of one run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunParams {
     /// Scheduling policy.
     pub policy: Policy,
@@ -132,24 +132,18 @@ impl RunParams {
         let shareable = |run: &RunParams| run.admission == Admission::AdmitAll && run.eviction.is_none();
         shareable(self)
             && shareable(other)
-            && (self.policy, self.scheduling, self.reservation_depth, self.conv)
-                == (
-                    other.policy,
-                    other.scheduling,
-                    other.reservation_depth,
-                    other.conv,
-                )
-            && self.cloud_procs == other.cloud_procs
-            && self.cloud_runtime == other.cloud_runtime
-            && self.slack == other.slack
-            && self.seed == other.seed
+            && *self
+                == RunParams {
+                    predictor: self.predictor,
+                    ..other.clone()
+                }
     }
 }
 
 impl Outcome {
     /// This simulation's outcome as the run that configured `predictor`:
     /// the headline prediction quality is that predictor's (the other
-    /// numbers do not depend on it, see [`simulation_sources`]).
+    /// numbers do not depend on it, see [`Simulations`]).
     pub fn as_predictor(&self, predictor: Predictor) -> Outcome {
         let mut outcome = self.clone();
         outcome.summary.prediction = self.summary.predictors.of(predictor).clone();
@@ -157,44 +151,75 @@ impl Outcome {
     }
 }
 
-/// For each task, the task whose simulation serves it: itself, or the first
-/// earlier run that is the same simulation under another predictor
-/// (`admit-all`, no service classes). The sweep simulates only the tasks
-/// that are their own source, and gives the others their source's outcome
-/// [`Outcome::as_predictor`] (tested equal to simulating them).
-pub fn simulation_sources(tasks: &[Task]) -> Vec<usize> {
-    tasks
-        .iter()
-        .enumerate()
-        .map(|(index, task)| match task {
-            Task::Run(run) => tasks[..index]
-                .iter()
-                .position(|earlier| matches!(earlier, Task::Run(other) if other.same_simulation(run)))
-                .unwrap_or(index),
-            Task::Baseline { .. } => index,
-        })
-        .collect()
+/// Which of a sweep's tasks are simulated: each task's source is itself, or
+/// the first earlier run that is the same simulation under another
+/// predictor (`admit-all`, no service classes). Only the tasks that are
+/// their own source are simulated (and stored as cells); the others get
+/// their source's outcome [`Outcome::as_predictor`] (tested equal to
+/// simulating them).
+#[derive(Clone, Debug)]
+pub struct Simulations {
+    source_of: Vec<usize>,
+    sources: Vec<usize>,
 }
 
-/// Every task's outcome from the outcomes of the simulated ones:
-/// `simulated[k]` is the outcome of task `sources[k]`, each its own source
-/// in `source_of`.
-pub fn shared_outcomes(tasks: &[Task], source_of: &[usize], simulated: &[Outcome]) -> Vec<Outcome> {
-    let mut position = vec![usize::MAX; tasks.len()];
-    for (k, index) in (0..tasks.len()).filter(|&i| source_of[i] == i).enumerate() {
-        position[index] = k;
+impl Simulations {
+    /// Runs that differ only in the predictor share a simulation.
+    pub fn shared(tasks: &[Task]) -> Simulations {
+        let source_of = tasks
+            .iter()
+            .enumerate()
+            .map(|(index, task)| match task {
+                Task::Run(run) => tasks[..index]
+                    .iter()
+                    .position(|earlier| matches!(earlier, Task::Run(other) if other.same_simulation(run)))
+                    .unwrap_or(index),
+                Task::Baseline { .. } => index,
+            })
+            .collect();
+        Simulations::from_sources(source_of)
     }
-    tasks
-        .iter()
-        .enumerate()
-        .map(|(index, task)| {
-            let outcome = &simulated[position[source_of[index]]];
-            match task {
-                Task::Run(run) if source_of[index] != index => outcome.as_predictor(run.predictor),
-                _ => outcome.clone(),
-            }
-        })
-        .collect()
+
+    /// Every task simulated (a sweep that keeps each run's own files).
+    pub fn each(tasks: &[Task]) -> Simulations {
+        Simulations::from_sources((0..tasks.len()).collect())
+    }
+
+    fn from_sources(source_of: Vec<usize>) -> Simulations {
+        let sources = (0..source_of.len()).filter(|&i| source_of[i] == i).collect();
+        Simulations { source_of, sources }
+    }
+
+    /// The tasks simulated, in task order.
+    pub fn sources(&self) -> &[usize] {
+        &self.sources
+    }
+
+    /// The task whose simulation serves task `index`.
+    pub fn source_of(&self, index: usize) -> usize {
+        self.source_of[index]
+    }
+
+    /// Every task's outcome, from `simulated[k]`, the outcome of task
+    /// `sources()[k]`.
+    pub fn outcomes(&self, tasks: &[Task], simulated: &[Outcome]) -> Vec<Outcome> {
+        let mut position = vec![usize::MAX; tasks.len()];
+        for (k, &index) in self.sources.iter().enumerate() {
+            position[index] = k;
+        }
+        tasks
+            .iter()
+            .enumerate()
+            .map(|(index, task)| {
+                let source = self.source_of[index];
+                let outcome = &simulated[position[source]];
+                match task {
+                    Task::Run(run) if source != index => outcome.as_predictor(run.predictor),
+                    _ => outcome.clone(),
+                }
+            })
+            .collect()
+    }
 }
 
 /// What the class scheduler of a run with service classes delivered: its

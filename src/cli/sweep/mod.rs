@@ -437,22 +437,18 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         _ => cells::Cells::open(&args.out, &settings, args.force)?,
     };
     // Runs that differ only in the predictor under admit-all are one
-    // simulation (sweep::simulation_sources); --keep-runs writes each run's
+    // simulation (sweep::Simulations); --keep-runs writes each run's
     // own files, so it simulates every run.
-    let source_of: Vec<usize> = if args.keep_runs {
-        (0..tasks.len()).collect()
+    let simulations = if args.keep_runs {
+        sweep::Simulations::each(&tasks)
     } else {
-        sweep::simulation_sources(&tasks)
+        sweep::Simulations::shared(&tasks)
     };
-    let sources: Vec<usize> = (0..tasks.len()).filter(|&i| source_of[i] == i).collect();
+    let sources = simulations.sources();
     // The simulations an earlier (interrupted) sweep or the array's tasks finished.
-    let mut finished: Vec<Option<Outcome>> = Vec::with_capacity(tasks.len());
-    for (index, task) in tasks.iter().enumerate() {
-        finished.push(if source_of[index] == index {
-            cells.load(index, task)?
-        } else {
-            None
-        });
+    let mut finished: Vec<Option<Outcome>> = vec![None; tasks.len()];
+    for &index in sources {
+        finished[index] = cells.load(index, &tasks[index])?;
     }
     let missing: Vec<usize> = sources
         .iter()
@@ -585,7 +581,7 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         Ok(outcome)
     };
     if let Mode::Cell(cell) = mode {
-        let cell = source_of[cell];
+        let cell = simulations.source_of(cell);
         let outcome =
             simulate(cell, &tasks[cell]).with_context(|| format!("cell {cell}: {}", tasks[cell]))?;
         if !args.quiet {
@@ -612,7 +608,7 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         },
     );
     progress.bar.finish_and_clear();
-    let outcomes = sweep::shared_outcomes(&tasks, &source_of, &simulated?);
+    let outcomes = simulations.outcomes(&tasks, &simulated?);
 
     let rows = sweep::rows(&tasks, &outcomes, n_baselines);
 
