@@ -6,14 +6,13 @@
 For each sweep OUT_DIR/NAME/sweep.csv, in Markdown: violations (% of the
 cloud jobs) by area and slack, a cell per cloud width (h = 1 / 2 / 4), one
 table per cloud run time; the HPC makespan change (h = 4, f = 1.25); and the
-thesis's prediction aggregation per predictor (per-run mean ± sample sd of
-its "accuracy" (FP + FN) / predicted violations and "precision" TP /
-violations over the runs with m_conv <= 320, and over those with f < 5; a
-run whose ratio is undefined is counted apart, never as 0 or 1).
+thesis's prediction aggregation per predictor, read from the sweep's
+report/report.json (`interstice report` owns that rule: per-run mean ±
+sample sd over m_conv <= 320 and over f < 5, undefined runs apart).
 Standard library only.
 """
 import csv
-import math
+import json
 import os
 import sys
 from collections import defaultdict
@@ -37,14 +36,42 @@ def pct(value):
     return f"{value:.2g}"
 
 
-def mean_sd(values):
-    if not values:
+def shown(aggregate):
+    """An aggregate of `interstice report` (report.json): mean ± sample sd."""
+    if not aggregate or aggregate.get("mean") is None:
         return "undefined"
-    m = sum(values) / len(values)
-    if len(values) < 2:
-        return f"{m:.3g}"
-    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
-    return f"{m:.3g} ± {sd:.2g}"
+    sd = aggregate.get("sd")
+    return f"{aggregate['mean']:.3g}" + ("" if sd is None else f" ± {sd:.2g}")
+
+
+def prediction_table(report_path, predictors, runtimes):
+    """The thesis's aggregation as `interstice report` computes it (its
+    report.json `prediction` rows; the rule lives in src/cli/report/stats.rs):
+    each predictor scored on the runs that configured it."""
+    if not os.path.exists(report_path):
+        sys.exit(f"{report_path}: no report (run `interstice report` on the sweep first)")
+    with open(report_path) as handle:
+        rows = json.load(handle)["prediction"]
+    out = ["Prediction, the thesis's aggregation (m_conv ≤ 320; in brackets f < 5):", ""]
+    out += ["| predictor | cloud run time | \"accuracy\" (FP + FN) / predicted violations | \"precision\" TP / violations | runs with no violation (undefined precision) |", "|---|---|---|---|---|"]
+    for predictor in predictors:
+        for runtime in runtimes:
+            def row(scope):
+                for candidate in rows:
+                    words = candidate["setting"].split()
+                    if (candidate["predictor"] == predictor and candidate["scope"] == scope
+                            and all(w in (f"predictor={predictor}", f"cloud_runtime={runtime}") for w in words)
+                            and (len(runtimes) == 1 or f"cloud_runtime={runtime}" in words)):
+                        return candidate
+                return None
+            every, low = row("m_conv ≤ 320"), row("m_conv ≤ 320, f < 5")
+            if every is None:
+                continue
+            both = lambda key: f"{shown(every[key])} ({shown(low and low[key])})"
+            precision = every["thesis_precision"]
+            out.append(f"| {predictor} | {runtime} | {both('thesis_accuracy')} | {both('thesis_precision')} | "
+                       f"{precision['undefined']} of {precision['runs'] + precision['undefined']} |")
+    return out
 
 
 def slack_key(text):
@@ -89,18 +116,7 @@ def tables(path, name):
             shown = "–" if change is None else ("0" if abs(change) < 0.05 else f"{change:+.1f} %")
             out.append(f"| {m} | " + " | ".join(cells) + f" | {shown} |")
         out.append("")
-    out += ["Prediction, the thesis's aggregation (m_conv ≤ 320; in brackets f < 5):", ""]
-    out += ["| predictor | cloud run time | \"accuracy\" (FP + FN) / predicted violations | \"precision\" TP / violations | runs with no violation (undefined precision) |", "|---|---|---|---|---|"]
-    for predictor in predictors:
-        for runtime in runtimes:
-            chosen = [r for r in rows if r["predictor"] == predictor and r["cloud_runtime"] == runtime and int(r["procs"]) <= 320]
-            low = [r for r in chosen if float(r["slack"]) < 5]
-            acc = [fnum(r["thesis_accuracy"]) for r in chosen if fnum(r["thesis_accuracy"]) is not None]
-            acc_low = [fnum(r["thesis_accuracy"]) for r in low if fnum(r["thesis_accuracy"]) is not None]
-            prec = [fnum(r["thesis_precision"]) for r in chosen if fnum(r["thesis_precision"]) is not None]
-            prec_low = [fnum(r["thesis_precision"]) for r in low if fnum(r["thesis_precision"]) is not None]
-            undefined = len(chosen) - len(prec)
-            out.append(f"| {predictor} | {runtime} | {mean_sd(acc)} ({mean_sd(acc_low)}) | {mean_sd(prec)} ({mean_sd(prec_low)}) | {undefined} of {len(chosen)} |")
+    out += prediction_table(os.path.join(os.path.dirname(path), "report", "report.json"), predictors, runtimes)
     out.append("")
     return "\n".join(out)
 
