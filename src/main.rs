@@ -34,7 +34,9 @@ Durations: every flag that takes seconds also takes numbers with units d, h, m, 
 90, 1.5, 90s, 3m, 1h30m, 2d.\n\n\
 Exit status: 0 success, 1 internal error, 2 usage (a bad flag or value, --out not empty without \
 --force), 3 refused by the daemon (submit rejected), 4 bad input file, 5 cannot write the output, \
-6 daemon unreachable or unavailable.";
+6 daemon unreachable or unavailable, 7 not finished yet (sweep collect before every cell ran), \
+8 submit --wait: the job failed (its exit code is printed), 9 submit --wait: the job ended without \
+completing (timeout, evicted, cancelled, lost).";
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -99,10 +101,6 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("interstice: {err:#}");
-            // `submit --wait`: the job's own exit status, as `sbatch --wait`.
-            if let Some(job) = err.chain().find_map(|c| c.downcast_ref::<cli::client::JobExit>()) {
-                return ExitCode::from(u8::try_from(job.0).unwrap_or(1));
-            }
             cli::exit::classify(&err).into()
         }
     }
@@ -148,6 +146,8 @@ mod tests {
             "Exit status: 0 success",
             "4 bad input file",
             "6 daemon unreachable",
+            "7 not finished yet",
+            "8 submit --wait: the job failed",
         ] {
             assert!(help.contains(expected), "{expected} in\n{help}");
         }

@@ -4,9 +4,10 @@
 //! scheduler (its counters and the usual run summary over its attempts),
 //! the migrations and the Petri net's counts.
 
-use crate::output::{summary_value, JobsCsv, Naming, OutputError, JOBS_CSV, SUMMARY_JSON};
+use crate::output::{JobsCsv, Naming, OutputError, JOBS_CSV, SUMMARY_JSON};
 use crate::sim::datacenter::{AttemptSink, DatacenterRun};
 use crate::sim::SimError;
+use crate::summary_json::summary_value;
 use interstice_core::datacenter::{Attempt, PetriNet, Place, SchedulerTotals, Totals, Transition};
 use interstice_core::{EngineConfig, SummaryTally};
 use serde_json::{json, Map, Value};

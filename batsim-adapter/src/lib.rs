@@ -16,4 +16,5 @@ pub mod output;
 pub mod protocol;
 pub mod qos_output;
 pub mod sim;
+pub mod summary_json;
 pub mod sweep;

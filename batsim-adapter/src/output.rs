@@ -11,19 +11,12 @@
 //! `;`, PROCS as in `allocated_resources`; its last run is in Batsim's
 //! columns). Rows come in completion order, as Batsim writes them.
 //!
-//! `summary.json` is [`interstice_core::Summary`] plus the engine config,
-//! serialized from the wire structs of this module, whose names and order are
-//! the file's (core's `serde` feature is only for a sweep's stored cells,
-//! never for a result file). Same inputs give byte-identical files: field order is fixed,
-//! floats go through `serde_json`, and non-finite values become `null`.
+//! `summary.json` is written from the records' [`SummaryTally`] by
+//! [`crate::summary_json`], which owns its layout.
 
 use crate::qos_output::{REQUESTS_CSV, WINDOWS_CSV};
-use interstice_core::placement::Criterion;
-use interstice_core::{
-    EndReason, EngineConfig, JobId, JobKind, JobRecord, PredictionQuality, ReservationDepth, Summary,
-    SummaryTally, Time,
-};
-use serde::Serialize;
+use crate::summary_json;
+use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::fs::File;
@@ -276,6 +269,8 @@ pub struct ResultWriter<'n> {
     tally: SummaryTally,
     /// `classes` and `qos` of a run with service classes ([`crate::qos_output`]).
     classes: Option<(serde_json::Value, serde_json::Value)>,
+    /// The same run's summary without its cloud jobs, for `hpc.without_cloud`.
+    without_cloud: Option<Summary>,
 }
 
 impl<'n> ResultWriter<'n> {
@@ -304,6 +299,7 @@ impl<'n> ResultWriter<'n> {
             csv: None,
             tally: SummaryTally::default(),
             classes: None,
+            without_cloud: None,
         })
     }
 
@@ -311,6 +307,12 @@ impl<'n> ResultWriter<'n> {
     /// replay whose cloud jobs had service classes).
     pub fn set_classes(&mut self, classes: serde_json::Value, qos: serde_json::Value) {
         self.classes = Some((classes, qos));
+    }
+
+    /// `summary.json` will compare the HPC jobs with `summary`, the same run
+    /// without its cloud jobs (`hpc.without_cloud`, `hpc.change`).
+    pub fn set_without_cloud(&mut self, summary: Summary) {
+        self.without_cloud = Some(summary);
     }
 
     /// Take the final record of the job submitted `seq`-th (0-based).
@@ -347,12 +349,18 @@ impl<'n> ResultWriter<'n> {
         }
         let summary = self.tally.summary(config.procs);
         let summary_path = self.dir.join(SUMMARY_JSON);
-        let mut wire = summary_wire(&summary, config, self.naming.workload(), run);
+        let mut wire = summary_json::summary_wire(
+            &summary,
+            self.without_cloud.as_ref(),
+            config,
+            self.naming.workload(),
+            run,
+        );
         if let Some((classes, qos)) = &self.classes {
             wire.classes = Some(classes);
             wire.qos = Some(qos);
         }
-        let text = render(&wire).map_err(|source| OutputError::Json {
+        let text = summary_json::render(&wire).map_err(|source| OutputError::Json {
             path: summary_path.clone(),
             source,
         })?;
@@ -542,7 +550,7 @@ fn format_row(line: &mut String, naming: Naming<'_>, record: &JobRecord) {
         } else {
             ",0,"
         });
-        if let Some(p) = finite(prediction.probability) {
+        if let Some(p) = summary_json::finite(prediction.probability) {
             let _ = write!(line, "{p}");
         }
     } else {
@@ -633,207 +641,6 @@ fn push_profile_name(line: &mut String, record: &JobRecord) {
     }
 }
 
-/// `summary.json` as a wire struct: the metrics, then the config.
-#[derive(Serialize)]
-struct SummaryWire<'a> {
-    workload_name: &'a str,
-    jobs: u64,
-    hpc_jobs: u64,
-    cloud_jobs: u64,
-    makespan: Option<f64>,
-    hpc_makespan: Option<f64>,
-    mean_wait: Option<f64>,
-    mean_bounded_slowdown: Option<f64>,
-    utilization: Option<f64>,
-    violations: u64,
-    violation_percent: Option<f64>,
-    evictions: u64,
-    lost_work: Option<f64>,
-    rejected: u64,
-    prediction: PredictionWire,
-    predictors: PredictorsWire,
-    config: ConfigWire,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    run: Option<&'a serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    classes: Option<&'a serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    qos: Option<&'a serde_json::Value>,
-}
-
-#[derive(Serialize)]
-struct PredictionWire {
-    tp: u64,
-    fp: u64,
-    #[serde(rename = "fn")]
-    fn_: u64,
-    tn: u64,
-    precision: Option<f64>,
-    recall: Option<f64>,
-    accuracy: Option<f64>,
-    f1: Option<f64>,
-    thesis_accuracy: Option<f64>,
-    thesis_precision: Option<f64>,
-    brier: Option<f64>,
-}
-
-impl From<&PredictionQuality> for PredictionWire {
-    fn from(quality: &PredictionQuality) -> PredictionWire {
-        PredictionWire {
-            tp: quality.tp,
-            fp: quality.fp,
-            fn_: quality.fn_,
-            tn: quality.tn,
-            precision: quality.precision.and_then(finite),
-            recall: quality.recall.and_then(finite),
-            accuracy: quality.accuracy.and_then(finite),
-            f1: quality.f1.and_then(finite),
-            thesis_accuracy: quality.thesis_accuracy.and_then(finite),
-            thesis_precision: quality.thesis_precision.and_then(finite),
-            brier: quality.brier.and_then(finite),
-        }
-    }
-}
-
-/// Every predictor's quality over the same cloud jobs.
-#[derive(Serialize)]
-struct PredictorsWire {
-    exact: PredictionWire,
-    thesis: PredictionWire,
-    learned: PredictionWire,
-}
-
-#[derive(Serialize)]
-struct ConfigWire {
-    policy: &'static str,
-    procs: u32,
-    conv: u32,
-    admission: &'static str,
-    scheduling: &'static str,
-    /// How many queued jobs hold a reservation: a count, or `"unlimited"`.
-    reservation_depth: serde_json::Value,
-    predictor: &'static str,
-    /// Under reject-predicted: the violation probability above which a job is refused.
-    reject_above: Option<f64>,
-    placement: &'static str,
-    /// TOPSIS's weights by criterion name; `null` under first-fit.
-    placement_weights: Option<serde_json::Map<String, serde_json::Value>>,
-    lambda: Option<f64>,
-    tau: Option<f64>,
-    latency: f64,
-    beta: serde_json::Value,
-    /// The thesis predictor's `W_future`: `"holes"` (§4.5) or `"published"`.
-    w_future: &'static str,
-    max_resubmissions: u32,
-    max_time_in_system: Option<f64>,
-    maintenance: Vec<MaintenanceWire>,
-}
-
-/// A maintenance window: seconds, and the processors as a Batsim interval set.
-#[derive(Serialize)]
-struct MaintenanceWire {
-    start: f64,
-    duration: f64,
-    procs: String,
-}
-
-/// A reservation depth in JSON: the count, or `"unlimited"`.
-pub fn depth_json(depth: ReservationDepth) -> serde_json::Value {
-    match depth.limit() {
-        Some(k) => k.into(),
-        None => depth.to_string().into(),
-    }
-}
-
-/// A finite float, or `None` (`null` in JSON) for NaN and infinities.
-fn finite(value: f64) -> Option<f64> {
-    value.is_finite().then_some(value)
-}
-
-/// Pretty-printed, trailing newline.
-fn render(wire: &SummaryWire) -> Result<String, serde_json::Error> {
-    let mut text = serde_json::to_string_pretty(wire)?;
-    text.push('\n');
-    Ok(text)
-}
-
-/// `summary.json`'s object (the metrics, then the config), e.g. for one
-/// scheduler of a data center.
-pub fn summary_value(
-    summary: &Summary,
-    config: &EngineConfig,
-    workload_name: &str,
-    run: Option<&serde_json::Value>,
-) -> Result<serde_json::Value, serde_json::Error> {
-    serde_json::to_value(summary_wire(summary, config, workload_name, run))
-}
-
-fn summary_wire<'a>(
-    summary: &Summary,
-    config: &'a EngineConfig,
-    workload_name: &'a str,
-    run: Option<&'a serde_json::Value>,
-) -> SummaryWire<'a> {
-    SummaryWire {
-        workload_name,
-        jobs: summary.jobs,
-        hpc_jobs: summary.hpc_jobs,
-        cloud_jobs: summary.cloud_jobs,
-        makespan: finite(summary.makespan),
-        hpc_makespan: finite(summary.hpc_makespan),
-        mean_wait: summary.mean_wait.and_then(finite),
-        mean_bounded_slowdown: summary.mean_bounded_slowdown.and_then(finite),
-        utilization: summary.utilization.and_then(finite),
-        violations: summary.violations,
-        violation_percent: summary.violation_percent.and_then(finite),
-        evictions: summary.evictions,
-        lost_work: finite(summary.lost_work),
-        rejected: summary.rejected,
-        prediction: PredictionWire::from(&summary.prediction),
-        predictors: PredictorsWire {
-            exact: PredictionWire::from(&summary.predictors.exact),
-            thesis: PredictionWire::from(&summary.predictors.thesis),
-            learned: PredictionWire::from(&summary.predictors.learned),
-        },
-        config: ConfigWire {
-            policy: config.policy.name(),
-            procs: config.procs,
-            conv: config.conv_procs,
-            admission: config.admission.name(),
-            scheduling: config.scheduling.name(),
-            reservation_depth: depth_json(config.reservation_depth),
-            predictor: config.predictor.name(),
-            reject_above: config.reject_above,
-            placement: config.placement.name(),
-            placement_weights: config.topsis().map(|weights| {
-                Criterion::ALL
-                    .iter()
-                    .map(|c| (c.name().to_string(), weights.of(*c).into()))
-                    .collect()
-            }),
-            lambda: finite(config.lambda),
-            tau: finite(config.tau),
-            latency: config.thesis.latency.as_secs_f64(),
-            beta: interstice_swf::beta::beta_json(config.thesis.beta),
-            w_future: config.thesis.w_future.name(),
-            max_resubmissions: config.lifecycle.max_resubmissions,
-            max_time_in_system: config.lifecycle.max_time_in_system.map(Time::as_secs_f64),
-            maintenance: config
-                .maintenance
-                .iter()
-                .map(|window| MaintenanceWire {
-                    start: window.start.as_secs_f64(),
-                    duration: window.duration.as_secs_f64(),
-                    procs: window.procs.to_string(),
-                })
-                .collect(),
-        },
-        run,
-        classes: None,
-        qos: None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -863,42 +670,6 @@ mod tests {
         assert_eq!(
             text(|line| push_stretch(line, Time::from_secs(5), Time::from_secs(4))),
             "1.250000"
-        );
-    }
-
-    #[test]
-    fn the_summary_echoes_the_thesis_options() {
-        use interstice_core::{Beta, Maintenance, Policy, Predictor, Scheduling, Summary};
-        let mut config = EngineConfig::new(8, Policy::Easy);
-        config.scheduling = Scheduling::SharedQueue;
-        config.predictor = Predictor::Thesis;
-        config.thesis.latency = Time::from_secs_f64(1.5);
-        config.thesis.beta = Beta::Disqualify;
-        config.maintenance = vec![Maintenance {
-            start: Time::from_secs(60),
-            duration: Time::from_secs(30),
-            procs: ProcSet::from_ranges([(0, 3), (6, 6)]),
-        }];
-        let text = render(&summary_wire(&Summary::compute(&[], 8), &config, "w0", None)).unwrap();
-        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let config = &value["config"];
-        assert_eq!(
-            (
-                &config["scheduling"],
-                &config["predictor"],
-                &config["latency"],
-                &config["beta"]
-            ),
-            (
-                &serde_json::json!("shared-queue"),
-                &serde_json::json!("thesis"),
-                &serde_json::json!(1.5),
-                &serde_json::json!("disqualify")
-            )
-        );
-        assert_eq!(
-            config["maintenance"],
-            serde_json::json!([{"start": 60.0, "duration": 30.0, "procs": "0-3 6"}])
         );
     }
 

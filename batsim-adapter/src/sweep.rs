@@ -363,7 +363,7 @@ impl Grid {
         serde_json::json!({
             "policy": self.policies.iter().map(|policy| policy.name()).collect::<Vec<_>>(),
             "scheduling": self.schedulings.iter().map(|scheduling| scheduling.name()).collect::<Vec<_>>(),
-            "reservation_depth": self.depths.iter().map(|&depth| crate::output::depth_json(depth)).collect::<Vec<_>>(),
+            "reservation_depth": self.depths.iter().map(|&depth| crate::summary_json::depth_json(depth)).collect::<Vec<_>>(),
             "predictor": self.predictors.iter().map(|predictor| predictor.name()).collect::<Vec<_>>(),
             "conv": self.convs,
             "admission": self.admissions.iter().map(|admission| admission.name()).collect::<Vec<_>>(),
@@ -781,7 +781,7 @@ pub fn baselines_json(baseline_tasks: &[Task], baselines: &[Outcome]) -> Vec<ser
             serde_json::json!({
                 "policy": policy,
                 "scheduling": scheduling,
-                "reservation_depth": crate::output::depth_json(depth),
+                "reservation_depth": crate::summary_json::depth_json(depth),
                 "conv": outcome.conv,
                 "hpc_jobs": outcome.summary.hpc_jobs,
                 "hpc_makespan": json_cell(Cell::Float(Some(outcome.summary.hpc_makespan))),

@@ -264,12 +264,25 @@ pub struct Summary {
     pub mean_wait: Option<f64>,
     /// Mean bounded slowdown (10 s bound; `None`: none ended).
     pub mean_bounded_slowdown: Option<f64>,
+    /// Mean wait of the HPC jobs that started, seconds (`None`: none started).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hpc_mean_wait: Option<f64>,
+    /// Mean bounded slowdown of the HPC jobs that ended (`None`: none ended).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hpc_mean_bounded_slowdown: Option<f64>,
     /// Used processor-seconds / (procs × makespan) (`None`: makespan 0).
     pub utilization: Option<f64>,
     /// Cloud jobs that violated their SLO.
     pub violations: u64,
-    /// violations / cloud jobs × 100 (`None`: no cloud job).
+    /// violations / cloud jobs submitted × 100, rejected ones included in
+    /// the denominator (`None`: no cloud job).
     pub violation_percent: Option<f64>,
+    /// Cloud jobs admitted (submitted and not rejected).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub admitted: u64,
+    /// violations / cloud jobs admitted × 100 (`None`: none admitted).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub violation_percent_of_admitted: Option<f64>,
     /// Evictions.
     pub evictions: u64,
     /// Processor-seconds lost to evictions.
@@ -291,11 +304,14 @@ impl Summary {
     ///   `hpc_makespan` the same over HPC jobs alone (the thesis's `C_max`);
     ///   0 when no job ended.
     /// * `mean_wait` over jobs that started (all kinds), `mean_bounded_slowdown`
-    ///   over jobs that ended (all kinds).
+    ///   over jobs that ended (all kinds); `hpc_mean_wait` and
+    ///   `hpc_mean_bounded_slowdown` the same over HPC jobs alone, the
+    ///   numbers that say what cloud jobs cost the HPC work.
     /// * `utilization` = (processor-seconds of every run, evicted runs
     ///   included) / (`procs` × `makespan`).
     /// * `violations` per [`JobRecord::violated`]; `violation_percent` =
-    ///   violations / cloud jobs × 100 (rejected jobs stay in the denominator).
+    ///   violations / cloud jobs × 100 (rejected jobs stay in the denominator);
+    ///   `violation_percent_of_admitted` = violations / `admitted` × 100.
     /// * `prediction` over cloud jobs with an SLO and a prediction that were
     ///   not rejected: predicted = [`Prediction::predicts_violation`],
     ///   occurred = [`JobRecord::violated`], the Brier score from
@@ -322,11 +338,11 @@ pub struct SummaryTally {
     /// (first submission, last end) of all jobs, then of HPC jobs.
     span: (Option<Time>, Option<Time>),
     hpc_span: (Option<Time>, Option<Time>),
-    wait_ticks: i128,
-    waits: u64,
-    /// Σ bounded slowdown × 2^52 (every value is ≥ 1, so exact).
-    bsld_fixed: i128,
-    bslds: u64,
+    /// Σ wait and how many, of all jobs then of HPC jobs.
+    waits: [MeanTally; 2],
+    /// Σ bounded slowdown × 2^52 (every value is ≥ 1, so exact) and how
+    /// many, of all jobs then of HPC jobs.
+    bslds: [MeanTally; 2],
     /// Processor-ticks used (runs and lost work).
     used_ticks: i128,
     lost_ticks: i128,
@@ -336,6 +352,25 @@ pub struct SummaryTally {
     /// The admitting predictor, then each of [`Predictor::ALL`].
     prediction: QualityTally,
     predictors: [QualityTally; Predictor::ALL.len()],
+}
+
+/// An exact sum (integer ticks or fixed point) and the number of its terms.
+#[derive(Clone, Copy, Debug, Default)]
+struct MeanTally {
+    sum: i128,
+    count: u64,
+}
+
+impl MeanTally {
+    fn add(&mut self, value: i128) {
+        self.sum += value;
+        self.count += 1;
+    }
+
+    /// The mean, with the sum turned into a float by `to_f64`; `None` over nothing.
+    fn mean(&self, to_f64: impl Fn(i128) -> f64) -> Option<f64> {
+        ratio(to_f64(self.sum), self.count as f64)
+    }
 }
 
 /// Confusion counts and the Brier score's sum, in fixed point so that the
@@ -378,6 +413,11 @@ impl QualityTally {
 /// Fixed-point scale of bounded slowdowns: 2^52, so a value ≥ 1 is an integer.
 const BSLD_SCALE: f64 = (1u64 << 52) as f64;
 
+/// A sum of fixed-point bounded slowdowns as a float.
+fn bsld_from_fixed(sum: i128) -> f64 {
+    sum as f64 / BSLD_SCALE
+}
+
 /// Ticks to seconds, exact for whole seconds whatever the total.
 fn ticks_to_secs(ticks: i128) -> f64 {
     let per_sec = Time::from_secs(1).ticks() as i128;
@@ -402,13 +442,16 @@ impl SummaryTally {
             }
             JobKind::Cloud => self.cloud_jobs += 1,
         }
+        let kinds = if r.job.kind == JobKind::Hpc { 2 } else { 1 };
         if let Some(wait) = r.wait() {
-            self.wait_ticks += wait.ticks() as i128;
-            self.waits += 1;
+            for tally in &mut self.waits[..kinds] {
+                tally.add(wait.ticks() as i128);
+            }
         }
         if let Some(bsld) = r.bounded_slowdown() {
-            self.bsld_fixed += (bsld * BSLD_SCALE) as i128;
-            self.bslds += 1;
+            for tally in &mut self.bslds[..kinds] {
+                tally.add((bsld * BSLD_SCALE) as i128);
+            }
         }
         if r.end_reason != Some(EndReason::Evicted) {
             if let Some(run) = r.run_time() {
@@ -450,11 +493,18 @@ impl SummaryTally {
             cloud_jobs: self.cloud_jobs,
             makespan,
             hpc_makespan: span_secs(self.hpc_span),
-            mean_wait: ratio(ticks_to_secs(self.wait_ticks), self.waits as f64),
-            mean_bounded_slowdown: ratio(self.bsld_fixed as f64 / BSLD_SCALE, self.bslds as f64),
+            mean_wait: self.waits[0].mean(ticks_to_secs),
+            mean_bounded_slowdown: self.bslds[0].mean(bsld_from_fixed),
+            hpc_mean_wait: self.waits[1].mean(ticks_to_secs),
+            hpc_mean_bounded_slowdown: self.bslds[1].mean(bsld_from_fixed),
             utilization: ratio(ticks_to_secs(self.used_ticks), procs as f64 * makespan),
             violations: self.violations,
             violation_percent: ratio(self.violations as f64 * 100.0, self.cloud_jobs as f64),
+            admitted: self.cloud_jobs.saturating_sub(self.rejected),
+            violation_percent_of_admitted: ratio(
+                self.violations as f64 * 100.0,
+                (self.cloud_jobs.saturating_sub(self.rejected)) as f64,
+            ),
             evictions: self.evictions,
             lost_work: ticks_to_secs(self.lost_ticks),
             rejected: self.rejected,

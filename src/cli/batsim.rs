@@ -237,9 +237,17 @@ fn victim_order(args: &ServeArgs, engine: &EngineOptions) -> anyhow::Result<Opti
 }
 
 fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {
-    if let Some(dir) = &args.out {
-        super::flags::check_out_dir(dir, args.force)?;
+    match args.out.clone() {
+        Some(dir) => {
+            super::flags::check_out_dir(&dir, args.force)?;
+            super::flags::writing_into(&dir, || serve_checked(args))
+        }
+        None => serve_checked(args),
     }
+}
+
+/// [`run_scheduler`] once `--out` is known usable.
+fn serve_checked(args: ServeArgs) -> anyhow::Result<()> {
     let config = adapter_config(&args)?;
     let options = ServerOptions {
         endpoint: args.socket.clone(),

@@ -83,9 +83,11 @@ pub struct SubmitArgs {
     output: OutputArg,
     #[command(flatten)]
     shape: JobShape,
-    /// Wait until the job ends, then exit with its exit code (as `sbatch
-    /// --wait`): 0 when it completed, its own code when it failed, 1 when it
-    /// ended otherwise (timeout, evicted for good, cancelled, lost).
+    /// Wait until the job ends: exit 0 when it completed, 8 when it failed
+    /// (its own exit code is printed), 9 when it ended otherwise (timeout,
+    /// evicted for good, cancelled, lost). Not the job's own code, as `sbatch
+    /// --wait` would: that could not be told from this command's own
+    /// statuses (3 for a refusal…).
     #[arg(long)]
     wait: bool,
     /// Environment variable NAME=VALUE (repeatable); nothing else is inherited but PATH.
@@ -230,11 +232,6 @@ fn parse_env(pairs: &[String]) -> anyhow::Result<Option<BTreeMap<String, String>
     Ok(Some(env))
 }
 
-/// A job that ended with this exit status (`submit --wait`): the CLI exits with it.
-#[derive(Debug, thiserror::Error)]
-#[error("the job exited with status {0}")]
-pub struct JobExit(pub i32);
-
 /// Poll job `id` every second until it is in a final state.
 fn wait_for_end(client: &Client, id: u64) -> anyhow::Result<interstice_api::wire::JobView> {
     loop {
@@ -281,13 +278,15 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                 if !args.output.json {
                     outln!("job {} {}", ended.id, ended.state)?;
                 }
-                return match (ended.state.as_str(), ended.exit_code) {
-                    ("completed", _) => Ok(()),
-                    (_, Some(code)) if code != 0 => Err(JobExit(code).into()),
-                    (state, _) => {
-                        Err(anyhow::Error::new(JobExit(1)).context(format!("job {} ended {state}", ended.id)))
-                    }
-                };
+                if ended.state == "completed" {
+                    return Ok(());
+                }
+                return Err(super::exit::JobEnded {
+                    id: ended.id,
+                    state: ended.state,
+                    exit_code: ended.exit_code,
+                }
+                .into());
             }
             Ok(())
         }

@@ -22,6 +22,14 @@ pub enum Exit {
     Output = 5,
     /// 6: the daemon cannot be reached or is unavailable (no socket, refused, timeout, 503).
     Unavailable = 6,
+    /// 7: the work is not finished yet (`sweep collect` before every cell ran): an expected
+    /// state, not an error of the command; run it again later.
+    NotFinished = 7,
+    /// 8: `submit --wait`: the job ran and failed (its own exit code is printed, and is in `--json`).
+    JobFailed = 8,
+    /// 9: `submit --wait`: the job ended without completing (killed at its walltime, evicted
+    /// with no resubmission left, cancelled, lost).
+    JobEnded = 9,
 }
 
 impl From<Exit> for ExitCode {
@@ -34,6 +42,30 @@ impl From<Exit> for ExitCode {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct Refused(pub String);
+
+/// An input file that cannot be opened or read (missing, a directory, no
+/// permission): the context of the I/O error, so that it exits 4 as a bad
+/// input file does, whichever command reads it.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {}", .0.display())]
+pub struct Unreadable(pub std::path::PathBuf);
+
+/// Work that has not finished yet, e.g. a sweep's cells still running.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NotFinished(pub String);
+
+/// `submit --wait`: the job ended, but did not complete.
+#[derive(Debug, thiserror::Error)]
+#[error("job {id} ended {state}{}", .exit_code.map_or(String::new(), |code| format!(" with exit code {code}")))]
+pub struct JobEnded {
+    /// The job.
+    pub id: u64,
+    /// Its final state (`failed`, `timeout`, `evicted`, `cancelled`, `lost`).
+    pub state: String,
+    /// Its own exit code, when it ran and exited.
+    pub exit_code: Option<i32>,
+}
 
 /// An output that cannot be written: the context of the I/O error.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +84,15 @@ pub fn classify(err: &anyhow::Error) -> Exit {
     if err.downcast_ref::<WriteFailed>().is_some() {
         return Exit::Output;
     }
+    if err.downcast_ref::<Unreadable>().is_some() {
+        return Exit::Input;
+    }
+    if let Some(job) = err.downcast_ref::<JobEnded>() {
+        return match job.exit_code {
+            Some(code) if code != 0 => Exit::JobFailed,
+            _ => Exit::JobEnded,
+        };
+    }
     for cause in err.chain() {
         if cause.is::<Usage>()
             || cause.is::<OutNotEmpty>()
@@ -65,6 +106,9 @@ pub fn classify(err: &anyhow::Error) -> Exit {
         }
         if cause.is::<Refused>() {
             return Exit::Refused;
+        }
+        if cause.is::<NotFinished>() {
+            return Exit::NotFinished;
         }
         if let Some(client) = cause.downcast_ref::<ClientError>() {
             return match client {

@@ -61,6 +61,20 @@ pub fn check_out_dir(dir: &Path, force: bool) -> Result<(), OutNotEmpty> {
     Ok(())
 }
 
+/// Run `work`, which writes into the `--out` directory `dir`; when it fails
+/// and `dir` did not exist before, remove what it created, so that a failed
+/// run leaves no empty or half-written directory behind. A directory that
+/// existed is left as it is (its files may be a user's).
+pub fn writing_into<T>(dir: &Path, work: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    let existed = dir.symlink_metadata().is_ok();
+    let result = work();
+    if result.is_err() && !existed {
+        // Best effort: the run's own error is the one to report.
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +89,31 @@ mod tests {
         assert!(parse_machine_procs("1,2,4")
             .unwrap_err()
             .contains("--cloud-procs"));
+    }
+
+    #[test]
+    fn a_failed_run_removes_the_out_directory_it_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let failed: anyhow::Result<()> = writing_into(&out, || {
+            std::fs::create_dir(&out)?;
+            std::fs::write(out.join("jobs.csv"), "half")?;
+            anyhow::bail!("simulation failed")
+        });
+        assert!(failed.is_err());
+        assert!(!out.exists(), "a failed run left {}", out.display());
+        std::fs::create_dir(&out).unwrap();
+        let failed: anyhow::Result<()> = writing_into(&out, || anyhow::bail!("simulation failed"));
+        assert!(failed.is_err());
+        assert!(out.is_dir(), "a directory that existed is the user's");
+        writing_into(&dir.path().join("ok"), || {
+            Ok(std::fs::create_dir(dir.path().join("ok"))?)
+        })
+        .unwrap();
+        assert!(
+            dir.path().join("ok").is_dir(),
+            "a successful run keeps its directory"
+        );
     }
 
     #[test]

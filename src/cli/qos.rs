@@ -62,9 +62,17 @@ pub fn run(cmd: QosCommand) -> anyhow::Result<()> {
 }
 
 fn run_file(args: RunArgs) -> anyhow::Result<()> {
-    if let Some(out) = &args.out {
-        super::flags::check_out_dir(out, args.force)?;
+    match args.out.clone() {
+        Some(out) => {
+            super::flags::check_out_dir(&out, args.force)?;
+            super::flags::writing_into(&out, || run_checked(args))
+        }
+        None => run_checked(args),
     }
+}
+
+/// [`run_file`] once `--out` is known usable.
+fn run_checked(args: RunArgs) -> anyhow::Result<()> {
     let mut spec = QosSpec::load(&args.file, 0)?;
     if let Some(e) = args.eviction {
         spec.config.eviction = e;
@@ -298,6 +306,7 @@ pub(crate) fn replay_area(
     })?;
     let replayed = Replayed {
         summary,
+        without_cloud: None,
         config,
         stats: run.sim.stats.clone(),
         jobs: n_jobs,

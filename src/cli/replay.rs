@@ -15,7 +15,7 @@ use interstice_batsim::output::{self, JOBS_CSV, SUMMARY_JSON};
 use interstice_batsim::protocol::EngineOptions;
 use interstice_batsim::sim::synthetic::{hpc_workload, SyntheticOptions};
 use interstice_batsim::sim::{simulate, simulate_stream, SimOptions, SimStats};
-use interstice_core::{EngineConfig, Policy, Predictor, Shown, Summary, Time};
+use interstice_core::{EngineConfig, Job, JobKind, Policy, Predictor, Shown, Summary, SummaryTally, Time};
 use interstice_swf::defaults;
 use interstice_swf::experiment::{clip_jobs, first_injected_id, injection_span};
 use interstice_swf::inject::RuntimeSpec;
@@ -34,6 +34,14 @@ use std::time::Instant;
     --cloud-procs 1,2,4 --cloud-runtime 0.1w --slack 2 --out results/"
 )]
 #[command(group(clap::ArgGroup::new("input").required(true).args(["workload", "datacenter"])))]
+// The injected cloud jobs' shape means nothing without their interval: given
+// alone, it is a usage error naming --cloud-interval, not ignored.
+#[command(group(
+    clap::ArgGroup::new("cloud_shape")
+        .args(["cloud_procs", "cloud_walltime", "cloud_runtime", "slack", "alpha", "seed"])
+        .multiple(true)
+        .requires("cloud_interval")
+))]
 pub struct ReplayArgs {
     /// The HPC trace.
     #[command(flatten)]
@@ -42,7 +50,7 @@ pub struct ReplayArgs {
     /// area and policy), cloud platforms and cloud-job streams, described in FILE (YAML; see
     /// examples/datacenter.yaml and docs/datacenter.md). Only --out, --no-jobs-csv, --quiet,
     /// --route, --placement and --placement-weights (over the file's) apply with it.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "policy", "cloud_interval"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "policy", "cloud_interval", "cloud_shape"])]
     pub datacenter: Option<PathBuf>,
     /// With --datacenter: send every cloud job to this scheduler instead of the one F^J' picks
     /// (`best`, the default, or a scheduler's name): the baseline F^J' is compared with.
@@ -114,6 +122,12 @@ pub(crate) fn run_info(
 /// Run a replay.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     super::flags::check_out_dir(&args.out, args.force)?;
+    let out = args.out.clone();
+    super::flags::writing_into(&out, || run_checked(args))
+}
+
+/// [`run`] once `--out` is known usable.
+fn run_checked(args: ReplayArgs) -> anyhow::Result<()> {
     if let Some(file) = &args.datacenter {
         return super::datacenter::run(
             file,
@@ -155,15 +169,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     };
     bar.finish_and_clear();
     if !args.quiet {
-        print_summary(
-            &done.summary,
-            &done.config,
-            &done.stats,
-            &args.out,
-            jobs_csv,
-            started.elapsed().as_secs_f64(),
-            done.load_seconds,
-        )?;
+        print_summary(&done, &args.out, jobs_csv, started.elapsed().as_secs_f64())?;
         if let Some(area) = &area {
             if jobs_csv {
                 outln!(
@@ -193,6 +199,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
 pub(crate) struct Replayed {
     /// The run's summary, as written to `summary.json`.
     pub summary: Summary,
+    /// The same run's summary without its cloud jobs, when it had some and
+    /// it was computed.
+    pub without_cloud: Option<Summary>,
     /// The engine config it ran with.
     pub config: EngineConfig,
     /// The simulator's loop counters.
@@ -225,6 +234,7 @@ pub(crate) fn replay(
     let (jobs, n_jobs) = arrivals(&trace, cloud)?;
     let config = engine.to_config(trace.procs)?;
     let load_seconds = started.elapsed().as_secs_f64();
+    let without_cloud = hpc_without_cloud(&trace, cloud, &config)?;
     bar.set_length(n_jobs);
     // Records are written as jobs end and the summary tallied from them, so
     // memory follows the jobs in the system, not the workload.
@@ -235,6 +245,9 @@ pub(crate) fn replay(
         output::ResultWriter::summary_only(out, naming)
     }
     .context("cannot write the results")?;
+    if let Some(summary) = &without_cloud {
+        writer.set_without_cloud(summary.clone());
+    }
     let run = simulate_stream(
         config.clone(),
         jobs,
@@ -249,12 +262,40 @@ pub(crate) fn replay(
         .context("cannot write the results")?;
     Ok(Replayed {
         summary,
+        without_cloud,
         config,
         stats: run.stats,
         jobs: n_jobs,
         skipped: trace.skipped(),
         load_seconds,
     })
+}
+
+/// The summary of the same replay without its cloud jobs (injected by
+/// `cloud` or carried by the workload), so that `summary.json` can say what
+/// they cost the HPC jobs (`hpc.without_cloud`, `hpc.change`); `None` when
+/// the run has no cloud job. An HPC-only run is a small part of one with a
+/// cloud stream (the stream's jobs outnumber the trace's).
+fn hpc_without_cloud(
+    trace: &LoadedTrace,
+    cloud: Option<&CloudSpec>,
+    config: &EngineConfig,
+) -> anyhow::Result<Option<Summary>> {
+    let carries_cloud = trace.jobs.iter().any(|job| job.kind == JobKind::Cloud);
+    if cloud.is_none() && !carries_cloud {
+        return Ok(None);
+    }
+    let mut hpc: Vec<Job> = trace
+        .jobs
+        .iter()
+        .filter(|job| job.kind == JobKind::Hpc)
+        .cloned()
+        .collect();
+    hpc.sort_by_key(|job| job.submit);
+    let mut tally = SummaryTally::default();
+    simulate_stream(config.clone(), hpc, &SimOptions::default(), &mut tally, |_| {})
+        .context("simulation without the cloud jobs failed")?;
+    Ok(Some(tally.summary(config.procs)))
 }
 
 /// A progress bar on stderr when it is a terminal and not `quiet`; its
@@ -280,15 +321,34 @@ fn human_duration(secs: f64) -> String {
     }
 }
 
-fn print_summary(
-    summary: &Summary,
-    config: &EngineConfig,
-    stats: &SimStats,
-    out: &Path,
-    jobs_csv: bool,
-    wall: f64,
-    load: f64,
-) -> anyhow::Result<()> {
+/// ` (without the cloud jobs: …)`: the HPC metrics of the same run without
+/// its cloud jobs, or that they are the same.
+fn against_without_cloud(summary: &Summary, base: &Summary) -> String {
+    let same = summary.hpc_makespan == base.hpc_makespan
+        && summary.hpc_mean_wait == base.hpc_mean_wait
+        && summary.hpc_mean_bounded_slowdown == base.hpc_mean_bounded_slowdown;
+    if same {
+        return " (the same without the cloud jobs)".to_string();
+    }
+    format!(
+        " (without the cloud jobs: makespan {}, mean wait {}, mean bounded slowdown {:.2})",
+        human_duration(base.hpc_makespan),
+        base.hpc_mean_wait.map_or("n/a".to_string(), human_duration),
+        Shown(base.hpc_mean_bounded_slowdown),
+    )
+}
+
+/// The replay's summary for people: what ran, the HPC jobs, the cloud jobs
+/// and the predictions, and where the files are.
+fn print_summary(done: &Replayed, out: &Path, jobs_csv: bool, wall: f64) -> anyhow::Result<()> {
+    let Replayed {
+        summary,
+        without_cloud,
+        config,
+        stats,
+        load_seconds: load,
+        ..
+    } = done;
     outln!(
         "replayed {} jobs ({} HPC, {} cloud) on {} processors (area {}), policy {}, admission {}",
         summary.jobs,
@@ -300,22 +360,36 @@ fn print_summary(
         config.admission.name()
     )?;
     outln!(
-        "makespan {} (HPC {}), utilization {:.1} %, mean wait {}, mean bounded slowdown {:.2}",
+        "all jobs: makespan {}, utilization {:.1} %",
         human_duration(summary.makespan),
-        human_duration(summary.hpc_makespan),
         Shown(summary.utilization.map(|u| u * 100.0)),
-        summary.mean_wait.map_or("n/a".to_string(), human_duration),
-        Shown(summary.mean_bounded_slowdown)
+    )?;
+    outln!(
+        "HPC jobs: makespan {}, mean wait {}, mean bounded slowdown {:.2}{}",
+        human_duration(summary.hpc_makespan),
+        summary.hpc_mean_wait.map_or("n/a".to_string(), human_duration),
+        Shown(summary.hpc_mean_bounded_slowdown),
+        without_cloud
+            .as_ref()
+            .map_or(String::new(), |base| against_without_cloud(summary, base)),
     )?;
     if summary.cloud_jobs > 0 {
-        let quality = &summary.prediction;
         outln!(
-            "cloud: {} violations ({:.4} %), {} evictions, {} rejected; prediction tp {} fp {} fn {} tn {} \
-             (precision {:.3}, recall {:.3}; thesis accuracy {:.3}, precision {:.3})",
+            "cloud jobs: {} submitted, {} admitted, {} rejected; {} missed their SLO: {:.2} % of submitted, \
+             {:.2} % of admitted; {} evictions",
+            summary.cloud_jobs,
+            summary.admitted,
+            summary.rejected,
             summary.violations,
             Shown(summary.violation_percent),
+            Shown(summary.violation_percent_of_admitted),
             summary.evictions,
-            summary.rejected,
+        )?;
+        let quality = &summary.prediction;
+        outln!(
+            "prediction ({}): tp {} fp {} fn {} tn {} (precision {:.3}, recall {:.3}; thesis accuracy {:.3}, \
+             precision {:.3})",
+            config.predictor.name(),
             quality.tp,
             quality.fp,
             quality.fn_,

@@ -235,7 +235,7 @@ fn open(path: &Path, common: &CommonArgs) -> anyhow::Result<(Input, ProgressBar)
     let raw: Box<dyn Read> = if path == Path::new("-") {
         Box::new(bar.wrap_read(io::stdin()))
     } else {
-        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let file = File::open(path).with_context(|| super::exit::Unreadable(path.to_path_buf()))?;
         if let Ok(meta) = file.metadata() {
             bar.set_length(meta.len());
         }

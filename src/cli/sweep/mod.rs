@@ -30,6 +30,7 @@ use super::engine_args::{
     parse_procs_choice, parse_runtime, parse_scheduling, parse_seconds, BadValue, TuningArgs,
 };
 use super::experiment_args::TraceArgs;
+use super::flags::Usage;
 use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -243,14 +244,18 @@ fn parse_list<T: PartialEq, E: std::fmt::Display>(
         for item in items {
             let item = item.trim();
             if item.is_empty() {
-                bail!("{flag} {occurrence:?} has an empty item: separate values with a single `;`");
+                return Err(Usage(format!(
+                    "{flag} {occurrence:?} has an empty item: separate values with a single `;`"
+                ))
+                .into());
             }
-            let value = parse(item).map_err(|why| anyhow::anyhow!("{flag} {occurrence:?}: {why}"))?;
+            let value = parse(item).map_err(|why| Usage(format!("{flag} {occurrence:?}: {why}")))?;
             if let Some(index) = values.iter().position(|seen| *seen == value) {
-                bail!(
+                return Err(Usage(format!(
                     "{flag} lists the same value twice ({:?} and {item:?}): each value is one experiment",
                     texts[index]
-                );
+                ))
+                .into());
             }
             values.push(value);
             texts.push(item.to_string());
@@ -459,13 +464,14 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         Mode::SlurmArray => return slurm::write_array(&args.out, &settings, &tasks, &missing, args.quiet),
         Mode::Collect => {
             if let Some(first) = missing.first() {
-                bail!(
+                return Err(super::exit::NotFinished(format!(
                     "{} of the {} cells have not finished (the first is {first}, {}): wait for the \
                      array's tasks, or run the missing ones with --cell N",
                     missing.len(),
                     tasks.len(),
                     tasks[*first]
-                );
+                ))
+                .into());
             }
         }
         Mode::Sweep | Mode::Cell(_) => {}
