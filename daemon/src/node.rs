@@ -69,6 +69,11 @@ impl NodeMonitor {
         sample
     }
 
+    /// CPUs of the node: no local job wider than this can ever start.
+    pub fn cpus(&self) -> u32 {
+        self.system.cpus().len().max(1) as u32
+    }
+
     /// The last sample, if any.
     pub fn last(&self) -> Option<NodeSample> {
         self.last
@@ -83,6 +88,12 @@ pub fn hold_reason(
     planned_local_cpus: f64,
     job_procs: u32,
 ) -> Option<String> {
+    if job_procs > sample.cpus {
+        return Some(format!(
+            "the job needs {job_procs} CPUs, more than the node's {}",
+            sample.cpus
+        ));
+    }
     let unexplained = (sample.busy_cpus() - planned_local_cpus).max(0.0);
     let free = sample.cpus as f64 - planned_local_cpus - unexplained;
     if (job_procs as f64) > free + config.busy_margin_cpus {
@@ -123,6 +134,9 @@ mod tests {
             sample_interval_seconds: 1.0,
         };
         assert!(hold_reason(&sample(0.0), &config, 0.0, 4).is_none());
+        assert!(hold_reason(&sample(0.0), &config, 0.0, 5)
+            .unwrap()
+            .contains("more than the node's 4"));
         assert!(hold_reason(&sample(1.0), &config, 0.0, 1).is_some());
         // Load fully explained by the plan's own jobs leaves the rest free.
         assert!(hold_reason(&sample(0.5), &config, 2.0, 2).is_none());

@@ -741,7 +741,7 @@ fn tcp_clients_neither_submit_nor_see_nor_cancel_jobs_and_signals_are_handled() 
         class: None,
     });
     assert!(
-        matches!(too_wide, Err(ClientError::Http { status: 422, .. })),
+        matches!(&too_wide, Err(ClientError::Http { status: 422, message }) if message.contains("area's 4")),
         "{too_wide:?}"
     );
     // SIGTERM: exit 0, socket removed.

@@ -56,7 +56,7 @@ impl Actor {
             .map_err(|refused| ApiError::new(ErrorKind::Forbidden, refused.0))?;
         let now = self.now();
         self.ready(now)?;
-        let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
+        let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo, true)?;
         let class = self.class_of(request.class.as_deref())?;
         if let Some(&until) = self.check_backoff.get(&caller) {
             if now < until {
@@ -263,7 +263,10 @@ impl Actor {
         if request.admission {
             self.batch.check(owner, "admission: true")?;
         }
-        let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo)?;
+        // A batch system's admission is for a job it runs on its own nodes;
+        // anyone else asks about a job this daemon would run here.
+        let runs_here = !request.admission;
+        let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo, runs_here)?;
         self.class_of(request.class.as_deref())?;
         let now = self.now();
         self.ready(now)?;
@@ -455,17 +458,30 @@ impl Actor {
         Ok(view)
     }
 
-    /// The request's processors, walltime and SLO, checked against the area.
-    fn check_shape(&self, procs: u32, walltime: f64, slo: f64) -> Result<(Time, Time), ApiError> {
+    /// The request's processors, walltime and SLO, checked against the area
+    /// and, for a job that would run on this node (`runs_here`), against
+    /// the node's CPUs: a wider one could never start.
+    fn check_shape(
+        &self,
+        procs: u32,
+        walltime: f64,
+        slo: f64,
+        runs_here: bool,
+    ) -> Result<(Time, Time), ApiError> {
         if procs == 0 {
             return Err(ApiError::bad_request("procs: must be at least 1"));
         }
         let area = self.driver.engine().config().conv_procs;
-        if procs > area {
-            return Err(ApiError::new(
-                ErrorKind::Unprocessable,
-                format!("procs: {procs} is more than the convergence area's {area} processors; ask for at most {area}"),
-            ));
+        let node = self.monitor.cpus();
+        let limits = [(area, "the convergence area's"), (node, "this node's")];
+        let checked = if runs_here { &limits[..] } else { &limits[..1] };
+        for &(limit, what) in checked {
+            if procs > limit {
+                return Err(ApiError::new(
+                    ErrorKind::Unprocessable,
+                    format!("procs: {procs} is more than {what} {limit} processors; ask for at most {limit}"),
+                ));
+            }
         }
         let walltime = positive_seconds("walltime", walltime)?;
         let slo = positive_seconds("slo", slo)?;

@@ -246,8 +246,8 @@ impl Actor {
         self.jobs
             .values()
             .filter(|job| matches!(job.phase, Phase::Running { .. }))
-            .map(|job| job.procs as f64)
-            .sum()
+            // From +0.0: an empty float sum is -0.0, which logs as "-0.0".
+            .fold(0.0, |cpus, job| cpus + job.procs as f64)
     }
 
     /// Start evicting a job; false if it is not running or already being evicted.
