@@ -255,7 +255,10 @@ impl Metrics {
             IntGauge::with_opts(opts("node_memory_used_bytes", "Memory in use on the node")).expect("valid");
         let node_memory_total_bytes =
             IntGauge::with_opts(opts("node_memory_total_bytes", "Memory of the node")).expect("valid");
-        let hpc_events = IntCounterVec::new(opts("hpc_events_total", "HPC job events received"), &["type"])
+        let hpc_events = IntCounterVec::new(opts(
+                "hpc_events_total",
+                "HPC job events: received from the batch system, or those of the embedded backend's simulated cluster",
+            ), &["type"])
             .expect("valid");
         let metrics = Metrics {
             registry,

@@ -7,6 +7,7 @@ use interstice_api::wire::{
     HealthResponse, JobList, JobView, PredictResponse, SlotsResponse, SubmitResponse,
 };
 use std::time::{Duration, UNIX_EPOCH};
+use interstice_core::ProcSet;
 
 /// An epoch-seconds time as an RFC 3339 UTC date, `-` when absent, `never`
 /// when not finite.
@@ -82,7 +83,7 @@ pub fn jobs(list: &JobList) -> String {
             vec![
                 job.id.to_string(),
                 job.state.clone(),
-                or_dash(job.owner_uid),
+                job.owner_uid.map_or("-".into(), user_name),
                 job.procs.to_string(),
                 duration(job.walltime),
                 duration(job.slo),
@@ -113,12 +114,22 @@ pub fn jobs(list: &JobList) -> String {
     )
 }
 
+/// The login name of `uid` on this host, or the number when it has none
+/// (a job submitted from another host, a user since removed).
+fn user_name(uid: u32) -> String {
+    match nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid)) {
+        Ok(Some(user)) => user.name,
+        _ => uid.to_string(),
+    }
+}
+
 /// `interstice jobs ID` and `cancel`: one job, `key: value`.
 pub fn job(job: &JobView) -> String {
     [
         ("id", job.id.to_string()),
         ("state", job.state.clone()),
         ("decision", job.decision.clone()),
+        ("owner", job.owner_uid.map_or("-".into(), user_name)),
         ("owner uid", or_dash(job.owner_uid)),
         ("cpus", job.procs.to_string()),
         ("walltime", duration(job.walltime)),
@@ -207,28 +218,45 @@ fn until(end: Option<f64>) -> String {
 
 /// `interstice slots`: the processors idle now and until when, then the later holes.
 pub fn slots(slots: &SlotsResponse) -> String {
-    let now: Vec<Vec<String>> = slots
-        .immediate
-        .iter()
-        .map(|s| vec![s.proc.to_string(), until(s.idle_until)])
+    let now: Vec<Vec<String>> = idle_now_by_end(slots)
+        .into_iter()
+        .map(|(end, procs)| vec![procs.to_string(), procs.len().to_string(), end])
         .collect();
     let later: Vec<Vec<String>> = slots
         .future
         .iter()
-        .map(|s| {
-            vec![
-                s.procs.clone(),
-                time(Some(s.start)),
-                time(s.end.or(Some(f64::INFINITY))),
-            ]
-        })
+        .map(|s| vec![s.procs.clone(), time(Some(s.start)), until(s.end)])
         .collect();
     format!(
         "idle now ({}):\n{}\n\nidle later:\n{}",
         time(Some(slots.now)),
-        table(&["PROC", "IDLE_UNTIL"], &now),
+        table(&["PROCS", "COUNT", "IDLE_UNTIL"], &now),
         table(&["PROCS", "FROM", "UNTIL"], &later)
     )
+}
+
+/// The processors idle now, grouped by when their idle stretch ends (as
+/// [`until`] writes it), earliest first and `forever` last: one row per end,
+/// not per processor.
+fn idle_now_by_end(slots: &SlotsResponse) -> Vec<(String, ProcSet)> {
+    let mut by_end: Vec<(Option<f64>, Vec<u32>)> = Vec::new();
+    for slot in &slots.immediate {
+        let end = slot.idle_until.filter(|t| t.is_finite());
+        match by_end.iter_mut().find(|(e, _)| *e == end) {
+            Some((_, procs)) => procs.push(slot.proc),
+            None => by_end.push((end, vec![slot.proc])),
+        }
+    }
+    by_end.sort_by(|a, b| match (a.0, b.0) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    by_end
+        .into_iter()
+        .map(|(end, procs)| (until(end), ProcSet::from_ids(procs)))
+        .collect()
 }
 
 /// `interstice health`.
@@ -271,6 +299,34 @@ mod tests {
         assert_eq!(until(None), "forever");
         assert_eq!(until(Some(f64::INFINITY)), "forever");
         assert_eq!(until(Some(0.0)), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn idle_processors_are_grouped_by_the_end_of_their_stretch() {
+        let immediate = [(0, None), (1, Some(100.0)), (2, None), (3, None), (7, Some(100.0))]
+            .into_iter()
+            .map(|(proc, idle_until)| interstice_api::wire::ImmediateSlotView { proc, idle_until })
+            .collect();
+        let response = SlotsResponse {
+            now: 0.0,
+            immediate,
+            future: vec![interstice_api::wire::FutureSlotView {
+                start: 50.0,
+                end: None,
+                procs: "4-6".into(),
+            }],
+        };
+        let text = slots(&response);
+        assert!(text.contains("1 7    2      1970-01-01T00:01:40Z"), "{text}");
+        assert!(text.contains("0 2-3  3      forever"), "{text}");
+        assert!(text.contains("4-6    1970-01-01T00:00:50Z  forever"), "{text}");
+        assert!(!text.contains("never"), "{text}");
+    }
+
+    #[test]
+    fn owners_are_login_names_when_the_host_knows_them() {
+        assert_eq!(user_name(0), "root");
+        assert_eq!(user_name(4_242_424), "4242424");
     }
 
     #[test]

@@ -58,7 +58,9 @@ impl HpcMirror {
     }
 
     /// The engine started HPC job `id`: a simulated one gets its end due.
-    pub(super) fn started(&mut self, id: JobId, now: Time) {
+    /// True when it is simulated (the daemon starts and ends it itself, so
+    /// no batch system tells of its start).
+    pub(super) fn started(&mut self, id: JobId, now: Time) -> bool {
         let runtime = self
             .names
             .get(&id)
@@ -67,6 +69,7 @@ impl HpcMirror {
         if let Some(runtime) = runtime {
             self.simulated_ends.push(Reverse((now + runtime, id)));
         }
+        runtime.is_some()
     }
 }
 
@@ -98,6 +101,17 @@ impl Actor {
         }
     }
 
+    /// The engine started HPC job `id`. A simulated cluster's start is an
+    /// HPC event of its own (no batch system sends it), counted as one.
+    pub(super) fn hpc_started(&mut self, id: JobId, now: Time) {
+        if self.hpc.started(id, now) {
+            self.metrics
+                .hpc_events
+                .with_label_values(&[EventKind::Started.as_str()])
+                .inc();
+        }
+    }
+
     /// End the simulated HPC jobs whose run time is over by `now`.
     pub(super) fn end_simulated_hpc_jobs(&mut self, now: Time) {
         while let Some(Reverse((end, id))) = self.hpc.simulated_ends.peek().copied() {
@@ -106,6 +120,10 @@ impl Actor {
             }
             self.hpc.simulated_ends.pop();
             if let Some(name) = self.hpc.names.get(&id).cloned() {
+                self.metrics
+                    .hpc_events
+                    .with_label_values(&[EventKind::Ended.as_str()])
+                    .inc();
                 self.forget_hpc(&name, end.max(self.last_now).min(now), EndReason::Completed);
             }
         }

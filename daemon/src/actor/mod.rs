@@ -414,7 +414,7 @@ impl Actor {
                 }
                 Decision::Start { id, procs } => {
                     if self.hpc.knows(id) {
-                        self.hpc.started(id, now);
+                        self.hpc_started(id, now);
                     } else if self.jobs.contains_key(&id.0) {
                         self.start_cloud(id.0, procs, now);
                     }
