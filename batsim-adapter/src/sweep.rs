@@ -521,7 +521,8 @@ tp,fp,fn,tn,precision,recall,accuracy,f1,thesis_accuracy,thesis_precision,brier,
 exact.tp,exact.fp,exact.fn,exact.tn,exact.precision,exact.recall,exact.f1,exact.brier,\
 thesis.tp,thesis.fp,thesis.fn,thesis.tn,thesis.precision,thesis.recall,thesis.f1,thesis.brier,\
 learned.tp,learned.fp,learned.fn,learned.tn,learned.precision,learned.recall,learned.f1,learned.brier,\
-class_requests,preemptions,preemptions_for_capacity,penalty,wall_seconds";
+class_requests,preemptions,preemptions_for_capacity,penalty,wall_seconds,\
+hpc_mean_wait,hpc_mean_wait_delta,hpc_mean_bounded_slowdown,admitted,violation_percent_of_admitted";
 
 /// Each predictor's columns in `sweep.csv`, named as in summary.json's
 /// `predictors` (every run scores all three over the same cloud jobs), in
@@ -654,6 +655,27 @@ impl Row<'_> {
             ),
             ("penalty", Cell::Float(classes.map(|c| c.penalty))),
             ("wall_seconds", Cell::Float(Some(self.outcome.wall_seconds))),
+            // The HPC jobs alone, and against the run's no-cloud baseline
+            // (summary.json's `hpc`); both denominators of the violation rate.
+            ("hpc_mean_wait", Cell::Float(summary.hpc_mean_wait)),
+            (
+                "hpc_mean_wait_delta",
+                Cell::Float(
+                    summary
+                        .hpc_mean_wait
+                        .zip(self.baseline.summary.hpc_mean_wait)
+                        .map(|(a, b)| a - b),
+                ),
+            ),
+            (
+                "hpc_mean_bounded_slowdown",
+                Cell::Float(summary.hpc_mean_bounded_slowdown),
+            ),
+            ("admitted", Cell::Int(summary.admitted)),
+            (
+                "violation_percent_of_admitted",
+                Cell::Float(summary.violation_percent_of_admitted),
+            ),
         ]);
         cells
     }

@@ -243,11 +243,13 @@ pub fn run(
         }
         for c in &run.classes {
             outln!(
-                "  class {}: {} jobs, availability mean {:.4}, SLO met {:.4}, penalty {:.3} slot-hours, {} evictions",
+                // Percentages, as `qos run` and `replay --eviction` print them.
+                "  class {}: {} jobs, availability mean {:.2} %, SLO met {:.2} %, penalty {:.3} slot-hours, \
+                 {} evictions",
                 c.name,
                 c.requests,
-                Shown(c.availability.as_ref().map(|d| d.mean)),
-                Shown(c.fulfilment),
+                Shown(c.availability.as_ref().map(|d| d.mean * 100.0)),
+                Shown(c.fulfilment.map(|f| f * 100.0)),
                 c.penalty,
                 c.preemptions
             )?;

@@ -6,8 +6,8 @@
 use interstice_api::wire::{
     HealthResponse, JobList, JobView, PredictResponse, SlotsResponse, SubmitResponse,
 };
-use std::time::{Duration, UNIX_EPOCH};
 use interstice_core::ProcSet;
+use std::time::{Duration, UNIX_EPOCH};
 
 /// An epoch-seconds time as an RFC 3339 UTC date, `-` when absent, `never`
 /// when not finite.
@@ -303,10 +303,16 @@ mod tests {
 
     #[test]
     fn idle_processors_are_grouped_by_the_end_of_their_stretch() {
-        let immediate = [(0, None), (1, Some(100.0)), (2, None), (3, None), (7, Some(100.0))]
-            .into_iter()
-            .map(|(proc, idle_until)| interstice_api::wire::ImmediateSlotView { proc, idle_until })
-            .collect();
+        let immediate = [
+            (0, None),
+            (1, Some(100.0)),
+            (2, None),
+            (3, None),
+            (7, Some(100.0)),
+        ]
+        .into_iter()
+        .map(|(proc, idle_until)| interstice_api::wire::ImmediateSlotView { proc, idle_until })
+        .collect();
         let response = SlotsResponse {
             now: 0.0,
             immediate,

@@ -666,12 +666,20 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
 }
 
 /// How a sweep shows its progress on stderr: a bar with the ETA on a
-/// terminal, else one line per finished simulation (logs of batch jobs).
+/// terminal, else a line at every tenth of the simulations and at least
+/// every [`LINE_EVERY`] (logs of batch jobs: a 900-cell grid writes about
+/// ten lines, not 900).
 struct Progress {
     bar: ProgressBar,
     lines: bool,
     total: usize,
+    started: Instant,
+    /// When the last line was written.
+    last_line: std::sync::Mutex<Instant>,
 }
+
+/// The longest a sweep logs nothing while simulations finish.
+const LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Progress {
     /// A sweep of `total` simulations, `read_back` of them finished earlier.
@@ -693,21 +701,31 @@ impl Progress {
             bar,
             lines: !quiet && !terminal,
             total,
+            started: Instant::now(),
+            last_line: std::sync::Mutex::new(Instant::now()),
         }
     }
 
     /// The `finished`-th simulation (0-based, cells read back included) is done.
     fn finished(&self, finished: usize, task: &Task, outcome: &Outcome) {
-        if self.lines {
-            eprintln!(
-                "[{}/{}] {task}: {}, {:.2} s",
-                finished + 1,
-                self.total,
-                describe(task, outcome),
-                outcome.wall_seconds
-            );
-        }
         self.bar.inc(1);
+        if !self.lines {
+            return;
+        }
+        let done = finished + 1;
+        let tenth = |n: usize| n * 10 / self.total.max(1);
+        let mut last = self.last_line.lock().unwrap_or_else(|p| p.into_inner());
+        if tenth(done) == tenth(finished) && last.elapsed() < LINE_EVERY && done != self.total {
+            return;
+        }
+        *last = Instant::now();
+        eprintln!(
+            "[{done}/{}] {:.0} s: last {task}: {}, {:.2} s",
+            self.total,
+            self.started.elapsed().as_secs_f64(),
+            describe(task, outcome),
+            outcome.wall_seconds
+        );
     }
 }
 
