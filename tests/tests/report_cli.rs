@@ -214,6 +214,8 @@ fn the_reports_numbers_are_the_sweeps_and_its_figures_are_drawn() {
         html.contains("0.0018") && html.contains("0.18 %"),
         "both readings of the thesis's 0.0018"
     );
+    assert_every_panel_drawn_once_with_values(&report);
+    assert_no_raw_number(&dir.join("report/figures"));
 }
 
 #[test]
@@ -357,6 +359,12 @@ fn the_gantt_chart_draws_every_evicted_run() {
         red, evicted_ranges,
         "every evicted run on every processor range is drawn"
     );
+    // Every job's rectangle is outlined, in a darker shade of its colour (the
+    // legend's swatches in black).
+    let filled = svg.matches(r#"opacity="0.85""#).count();
+    let outlines = svg.matches(r##"fill="none" stroke="#"##).count()
+        - svg.matches(r##"fill="none" stroke="#000000""##).count();
+    assert_eq!(outlines, filled, "each job outlined");
     let png = std::fs::read(run.join("gantt.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert!(
@@ -366,4 +374,165 @@ fn the_gantt_chart_draws_every_evicted_run() {
 
     let bad = interstice(&["report", "--gantt", dir.to_str().unwrap()]);
     assert_failure_mentions(&bad, &["jobs.csv"]);
+}
+
+/// The texts of an SVG document (tick labels, titles, axis labels), trimmed.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|element| {
+            let (_, rest) = element.split_once('>')?;
+            let (text, _) = rest.split_once("</text>")?;
+            Some(text.trim().to_string())
+        })
+        .collect()
+}
+
+/// A tick label as plotters writes a raw number (`600000.0`, `20.0`), not as people do.
+fn raw_number(text: &str) -> bool {
+    let digits = text.trim_start_matches('-');
+    digits.ends_with(".0") && digits[..digits.len() - 2].chars().all(|c| c.is_ascii_digit())
+        || (digits.len() > 4 && digits.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// No figure of the report has a panel without a value, with 0 everywhere,
+/// or the same as another panel of it.
+fn assert_every_panel_drawn_once_with_values(report: &Value) {
+    for f in report["figures"].as_array().unwrap() {
+        let panels = f["panels"].as_array().unwrap();
+        for (i, a) in panels.iter().enumerate() {
+            let points: Vec<&Value> = a["series"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|s| s["points"].as_array().unwrap())
+                .collect();
+            assert!(
+                points.iter().any(|p| p["y"].as_f64() != Some(0.0)),
+                "{}: {} is empty or 0 everywhere",
+                f["name"],
+                a["title"]
+            );
+            for b in &panels[i + 1..] {
+                assert_ne!(
+                    a["series"], b["series"],
+                    "{}: {} drawn twice",
+                    f["name"], b["title"]
+                );
+            }
+        }
+    }
+}
+
+/// No SVG figure in `dir` has a tick label such as `600000.0`.
+fn assert_no_raw_number(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            let svg = std::fs::read_to_string(&path).unwrap();
+            let raw: Vec<String> = svg_texts(&svg).into_iter().filter(|t| raw_number(t)).collect();
+            assert!(raw.is_empty(), "{}: tick labels {raw:?}", path.display());
+        }
+    }
+}
+
+#[test]
+fn a_policy_comparison_is_drawn_as_bars_per_policy_in_human_units() {
+    let dir = scratch_dir("report_cli", "policies");
+    sweep(
+        &dir,
+        &[
+            "--policy",
+            "fcfs,easy,conservative",
+            "--cloud-interval",
+            "60",
+            "--cloud-procs",
+            "1,2",
+            "--cloud-runtime",
+            "0.5w",
+            "--cloud-walltime",
+            "180",
+            "--slack",
+            "2",
+        ],
+    );
+    let report = report(&dir);
+    let runs = table(&dir.join("sweep.csv"));
+    let policies = ["conservative", "easy", "fcfs"];
+
+    // A figure of bars: a panel per metric, a bar per policy (the mean of its runs).
+    let bars = figure(&report, "by-policy");
+    let panels = bars["panels"].as_array().unwrap();
+    assert!(panels.len() >= 4, "wait, makespan, utilisation, violations…");
+    for panel in panels {
+        assert_eq!(
+            panel["categories"],
+            serde_json::json!(policies),
+            "{}",
+            panel["title"]
+        );
+        let series = panel["series"].as_array().unwrap();
+        assert_eq!(series.len(), 1, "one bar per policy, no other setting varies");
+        assert_eq!(series[0]["points"].as_array().unwrap().len(), policies.len());
+    }
+    let wait = panels
+        .iter()
+        .find(|p| p["title"].as_str().unwrap().starts_with("mean wait"))
+        .expect("a mean wait panel");
+    assert_eq!(wait["y_unit"], "seconds", "report.json keeps the sweep's seconds");
+    for (index, policy) in policies.iter().enumerate() {
+        let waits: Vec<f64> = runs
+            .iter()
+            .filter(|r| r["policy"] == *policy)
+            .filter_map(|r| number(r, "mean_wait"))
+            .collect();
+        let point = &wait["series"][0]["points"][index];
+        assert_eq!(point["x"].as_f64(), Some(index as f64));
+        assert!(
+            close(point["y"].as_f64().unwrap(), mean(&waits)),
+            "{policy}: {point}"
+        );
+    }
+    assert_every_panel_drawn_once_with_values(&report);
+
+    // The SVG: a filled, outlined bar per policy in every panel, policies named,
+    // durations in minutes, hours or days and utilisation in %, no raw seconds.
+    let svg = std::fs::read_to_string(dir.join("report/figures/by-policy.svg")).unwrap();
+    let first_colour = r##"opacity="1" fill="#4E79A7""##;
+    assert_eq!(svg.matches(first_colour).count(), panels.len() * policies.len());
+    let texts = svg_texts(&svg);
+    for policy in policies {
+        assert!(texts.iter().any(|t| t == policy), "{policy} names its bars");
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("HPC makespan (") && (t.ends_with("(hours)") || t.ends_with("(days)"))),
+        "the makespan in hours or days: {texts:?}"
+    );
+    assert!(texts.iter().any(|t| t == "utilisation (%)"), "{texts:?}");
+    assert_no_raw_number(&dir.join("report/figures"));
+
+    // The page: what the sweep does not vary is said once, no row of points it has no run at.
+    let html = std::fs::read_to_string(dir.join("report/index.html")).unwrap();
+    assert!(
+        !html.contains("not in this sweep"),
+        "no row for points the sweep has no run at"
+    );
+    assert!(html.contains("figures/by-policy.png"));
+    assert!(
+        report["figures_left_out"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|why| why.as_str().unwrap().contains("every run has slack 2")),
+        "{}",
+        report["figures_left_out"]
+    );
+    for name in ["violations-by-width", "violations-by-area", "hpc-makespan"] {
+        assert!(
+            !dir.join(format!("report/figures/{name}.svg")).exists(),
+            "{name}: one slack, one area: nothing to draw by them"
+        );
+    }
 }

@@ -2,7 +2,8 @@
 //! processors up, time across, from its `jobs.csv`: HPC runs, cloud runs
 //! that ended on their own, cloud runs an eviction ended (the runs of
 //! `evicted_runs` and a last run killed), and cloud runs stopped at their
-//! walltime, each in its colour. It reads a Batsim `_jobs.csv` too (no
+//! walltime, each in its colour and outlined, the legend right of the
+//! chart, time in hours. It reads a Batsim `_jobs.csv` too (no
 //! `kind` column: every job drawn as HPC).
 
 use super::chart;
@@ -170,6 +171,17 @@ fn read_runs(path: &Path) -> anyhow::Result<(Vec<Run>, f64)> {
     Ok((runs, first))
 }
 
+/// An instant of jobs.csv as days and time of day since its origin: `6 d 22:40`.
+fn clock(seconds: f64) -> String {
+    let minutes = (seconds / 60.0).round().max(0.0) as u64;
+    format!(
+        "{} d {:02}:{:02}",
+        minutes / 1440,
+        minutes / 60 % 24,
+        minutes % 60
+    )
+}
+
 /// The chart of `run_dir/jobs.csv` between `from` and `to` (seconds, as in
 /// jobs.csv; default: the first day from the first submission), as SVG.
 /// Returns the SVG and the window drawn.
@@ -195,56 +207,74 @@ pub fn svg(run_dir: &Path, from: Option<f64>, to: Option<f64>) -> anyhow::Result
         .unwrap_or(0)
         + 1;
     let hours = |t: f64| (t - from) / 3600.0;
+    let entries: Vec<(String, RGBAColor)> = Kind::ALL
+        .iter()
+        .map(|kind| (kind.label().to_string(), kind.color().to_rgba()))
+        .collect();
+    let legend_width = chart::legend_width(entries.iter().map(|(label, _)| label));
     let mut text = String::new();
     {
-        let root = SVGBackend::with_string(&mut text, (1600, 800)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut text, (1600 + legend_width, 800)).into_drawing_area();
         root.fill(&WHITE).map_err(chart::drawing)?;
+        let (plot, legend) = root.split_horizontally(1600);
         let title = format!(
-            "{}: {} runs between {from:.0} s and {to:.0} s",
+            "{}: {} runs from {} to {} ({} s to {} s)",
             run_dir.display(),
-            shown.len()
+            shown.len(),
+            clock(from),
+            clock(to),
+            chart::tick(from.round()),
+            chart::tick(to.round())
         );
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(60)
             .build_cartesian_2d(0.0..hours(to), 0.0..f64::from(procs))
             .map_err(chart::drawing)?;
+        let format = |v: &f64| chart::tick(*v);
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_desc(format!("hours since {from:.0} s"))
+            .x_desc(format!("hours since {}", clock(from)))
             .y_desc("processor")
+            .x_label_formatter(&format)
+            .y_label_formatter(&format)
             .label_style(("sans-serif", 12))
             .axis_desc_style(("sans-serif", 14))
             .draw()
             .map_err(chart::drawing)?;
         for kind in Kind::ALL {
-            let color = kind.color();
-            let rectangles = shown.iter().filter(|r| r.kind == kind).flat_map(|r| {
-                let (x0, x1) = (hours(r.start.max(from)), hours(r.end.min(to)));
-                r.ranges.iter().map(move |&(lo, hi)| {
-                    Rectangle::new(
-                        [(x0, f64::from(lo)), (x1, f64::from(hi) + 1.0)],
-                        color.mix(0.85).filled(),
-                    )
+            let rectangles: Vec<[(f64, f64); 2]> = shown
+                .iter()
+                .filter(|r| r.kind == kind)
+                .flat_map(|r| {
+                    let (x0, x1) = (hours(r.start.max(from)), hours(r.end.min(to)));
+                    r.ranges
+                        .iter()
+                        .map(move |&(lo, hi)| [(x0, f64::from(lo)), (x1, f64::from(hi) + 1.0)])
                 })
-            });
+                .collect();
+            let color = kind.color();
             chart
-                .draw_series(rectangles)
-                .map_err(chart::drawing)?
-                .label(kind.label())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+                .draw_series(
+                    rectangles
+                        .iter()
+                        .map(|&corners| Rectangle::new(corners, color.mix(0.85).filled())),
+                )
+                .map_err(chart::drawing)?;
+            // Each job outlined in a darker shade, so neighbours stay apart.
+            let outline = RGBColor(color.0 / 2, color.1 / 2, color.2 / 2);
+            chart
+                .draw_series(
+                    rectangles
+                        .iter()
+                        .map(|&corners| Rectangle::new(corners, outline.stroke_width(1))),
+                )
+                .map_err(chart::drawing)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .draw()
-            .map_err(chart::drawing)?;
+        chart::legend(&legend, &entries, chart::Swatch::Box)?;
         root.present().map_err(chart::drawing)?;
     }
     Ok((text, (from, to)))
@@ -253,6 +283,13 @@ pub fn svg(run_dir: &Path, from: Option<f64>, to: Option<f64>) -> anyhow::Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instants_are_days_and_time_of_day() {
+        assert_eq!(clock(0.0), "0 d 00:00");
+        assert_eq!(clock(600_000.0), "6 d 22:40");
+        assert_eq!(clock(-5.0), "0 d 00:00");
+    }
 
     #[test]
     fn processor_lists_and_evicted_runs_are_read() {

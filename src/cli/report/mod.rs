@@ -1,13 +1,16 @@
 //! `interstice report DIR`: a sweep's results as a self-contained HTML page,
-//! PNG and SVG figures (the thesis's Fig. 6.2, 6.4, 6.7/6.8, the HPC makespan
-//! change and, with service classes, the per-class figures), the thesis's
-//! numbers beside the sweep's in the thesis's own aggregation, and every
-//! number of the page in `report.json`.
+//! PNG and SVG figures of what the sweep varies (bars per policy or other
+//! setting and metric; with several slacks the thesis's Fig. 6.2, 6.4,
+//! 6.7/6.8; with several areas the HPC makespan change; with service classes
+//! the per-class figure: see [`figures`]), the thesis's numbers beside the
+//! sweep's in the thesis's own aggregation, and every number of the page in
+//! `report.json`.
 //!
 //! It reads only the sweep's tables ([`tables`]), so a report can be drawn
 //! again, elsewhere, without rerunning anything.
 
 mod chart;
+mod compare;
 mod figures;
 mod gantt;
 mod html;
@@ -66,15 +69,21 @@ pub struct Report {
     /// The settings (columns) that vary besides area, width, slack and seed.
     pub varying: Vec<&'static str>,
     pub claims: Vec<stats::Claim>,
+    /// The thesis's claims about points (area, width, slack) the sweep has no run at.
+    pub claims_left_out: Vec<String>,
     pub prediction: Vec<stats::PredictionRow>,
     pub classes: Vec<stats::ClassRow>,
     pub figures: Vec<chart::Figure>,
+    /// The figures not drawn, and why (what the sweep does not vary, or no value to draw).
+    pub figures_left_out: Vec<String>,
 }
 
 impl Report {
     /// The report of a sweep's tables.
     fn of(source: &Path, runs: &[tables::Run], classes: &[tables::ClassRun]) -> Report {
         let prediction = stats::prediction_rows(runs);
+        let (claims, claims_left_out) = stats::claims(runs, &prediction);
+        let (figures, figures_left_out) = figures::all(runs, classes);
         Report {
             source: source.display().to_string(),
             runs: runs.len(),
@@ -82,10 +91,12 @@ impl Report {
                 .into_iter()
                 .map(tables::Dimension::name)
                 .collect(),
-            claims: stats::claims(runs, &prediction),
+            claims,
+            claims_left_out,
             prediction,
             classes: stats::class_rows(runs, classes),
-            figures: figures::all(runs, classes),
+            figures,
+            figures_left_out,
         }
     }
 }
@@ -129,6 +140,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         )?;
         svgs.push(svg);
     }
+    remove_stale_figures(&figures_dir, &report.figures)?;
     let mut json = serde_json::to_string_pretty(&report).context("cannot serialize the report")?;
     json.push('\n');
     write(&out.join(REPORT_JSON), json.as_bytes())?;
@@ -141,6 +153,20 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             report.figures.len(),
             index.display()
         )?;
+    }
+    Ok(())
+}
+
+/// Remove the figure files (`*.svg`, `*.png`) of an earlier report that this
+/// one does not draw, so the directory holds this report's figures only.
+fn remove_stale_figures(dir: &Path, figures: &[chart::Figure]) -> anyhow::Result<()> {
+    let entries = std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    for path in entries.filter_map(|entry| entry.ok().map(|entry| entry.path())) {
+        let figure_file = matches!(path.extension().and_then(|e| e.to_str()), Some("svg" | "png"));
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if figure_file && path.is_file() && !figures.iter().any(|f| f.name == stem) {
+            std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+        }
     }
     Ok(())
 }

@@ -168,8 +168,8 @@ pub struct Claim {
 }
 
 /// `x %` of the runs at a point of the grid (each named by its other
-/// settings when there are several), or why there is none.
-fn at_point(runs: &[Run], conv: u32, width: &str, slack: f64) -> String {
+/// settings when there are several); none without a run there.
+fn at_point(runs: &[Run], conv: u32, width: &str, slack: f64) -> Option<String> {
     let varying = Dimension::varying(runs, &[]);
     let values: Vec<String> = runs
         .iter()
@@ -185,20 +185,16 @@ fn at_point(runs: &[Run], conv: u32, width: &str, slack: f64) -> String {
             }
         })
         .collect();
-    if values.is_empty() {
-        format!("not in this sweep (no run with m_conv {conv}, h {width}, f {slack})")
-    } else {
-        values.join("; ")
-    }
+    (!values.is_empty()).then(|| values.join("; "))
 }
 
-/// The largest violation % among `runs` and where, or "no run".
-fn largest(runs: &[&Run]) -> String {
+/// The largest violation % among `runs` and where; none without a run.
+fn largest(runs: &[&Run]) -> Option<String> {
     let worst = runs
         .iter()
         .filter_map(|r| r.violation_percent.map(|p| (p, r)))
         .max_by(|a, b| a.0.total_cmp(&b.0));
-    match worst {
+    Some(match worst {
         Some((percent, r)) => format!(
             "largest {percent:.4} % (m_conv {}, h {}, f {}), {} of {} runs with no violation",
             r.conv,
@@ -207,14 +203,20 @@ fn largest(runs: &[&Run]) -> String {
             runs.iter().filter(|r| r.violations == 0).count(),
             runs.len()
         ),
-        None if runs.is_empty() => "no run in this sweep".to_string(),
+        None if runs.is_empty() => return None,
         None => format!("undefined in all {} runs (no cloud job)", runs.len()),
-    }
+    })
 }
 
-/// The thesis's claims (chapter 6) beside this sweep's numbers.
-pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> Vec<Claim> {
+/// The thesis's claims (chapter 6) beside this sweep's numbers, and the
+/// claims about points (areas, widths, slacks) where the sweep has no run.
+pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> (Vec<Claim>, Vec<String>) {
     let mut claims = Vec::new();
+    let mut left_out = Vec::new();
+    let mut claim = |claim: String, thesis: String, here: Option<String>| match here {
+        Some(here) => claims.push(Claim { claim, thesis, here }),
+        None => left_out.push(claim),
+    };
     for (slack, thesis) in [(1.25, "0.0018"), (1.5, "0.0014"), (2.0, "0.0009")] {
         let fraction: f64 = thesis.parse().unwrap_or(f64::NAN);
         let which = if slack == 1.25 {
@@ -222,38 +224,38 @@ pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> Vec<Claim> {
         } else {
             ""
         };
-        claims.push(Claim {
-            claim: format!("violations at m_conv 10, h 4, f {slack}{which}"),
-            thesis: format!(
+        claim(
+            format!("violations at m_conv 10, h 4, f {slack}{which}"),
+            format!(
                 "{thesis} — read as a percentage: {thesis} %; read as a fraction: {:.2} %",
                 fraction * 100.0
             ),
-            here: at_point(runs, 10, "4", slack),
-        });
+            at_point(runs, 10, "4", slack),
+        );
     }
-    claims.push(Claim {
-        claim: "violations at m_conv 10, h 1, f 5 (the thesis's worked example)".to_string(),
-        thesis: "34 violations of ≈ 267,840 cloud jobs (0.0127 %), thesis precision 21/34 = 0.61".to_string(),
-        here: at_point(runs, 10, "1", 5.0),
-    });
+    claim(
+        "violations at m_conv 10, h 1, f 5 (the thesis's worked example)".to_string(),
+        "34 violations of ≈ 267,840 cloud jobs (0.0127 %), thesis precision 21/34 = 0.61".to_string(),
+        at_point(runs, 10, "1", 5.0),
+    );
     let all: Vec<&Run> = runs.iter().collect();
-    claims.push(Claim {
-        claim: "largest violation share of the whole grid".to_string(),
-        thesis: "0.0018 at m_conv 10, h 4, f 1.25".to_string(),
-        here: largest(&all),
-    });
+    claim(
+        "largest violation share of the whole grid".to_string(),
+        "0.0018 at m_conv 10, h 4, f 1.25".to_string(),
+        largest(&all),
+    );
     let at_15: Vec<&Run> = runs.iter().filter(|r| r.slack == 15.0).collect();
-    claims.push(Claim {
-        claim: "violations at f = 15".to_string(),
-        thesis: "none".to_string(),
-        here: largest(&at_15),
-    });
+    claim(
+        "violations at f = 15".to_string(),
+        "none".to_string(),
+        largest(&at_15),
+    );
     let large: Vec<&Run> = runs.iter().filter(|r| r.conv > THESIS_MAX_AREA).collect();
-    claims.push(Claim {
-        claim: format!("violations at m_conv > {THESIS_MAX_AREA}"),
-        thesis: "none, and none predicted".to_string(),
-        here: largest(&large),
-    });
+    claim(
+        format!("violations at m_conv > {THESIS_MAX_AREA}"),
+        "none, and none predicted".to_string(),
+        largest(&large),
+    );
     // The thesis's figures are its own F^σ's: set beside the thesis predictor's rows.
     let thesis_rows = prediction.iter().filter(|r| r.predictor == "thesis");
     for row in thesis_rows {
@@ -296,7 +298,7 @@ pub fn claims(runs: &[Run], prediction: &[PredictionRow]) -> Vec<Claim> {
             }
         ),
     });
-    claims
+    (claims, left_out)
 }
 
 /// One line of the per-class table: a class under an eviction policy at an

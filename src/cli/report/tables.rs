@@ -27,15 +27,26 @@ pub struct Run {
     pub violations: u64,
     pub violation_percent: Option<f64>,
     pub hpc_makespan_delta: f64,
+    /// The columns of the comparison's bars (sweeps before one of them: `None`).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub evictions: Option<u64>,
+    #[serde(default)]
+    pub rejected: Option<u64>,
+    #[serde(default)]
+    pub hpc_makespan: Option<f64>,
+    #[serde(default)]
+    pub utilization: Option<f64>,
+    #[serde(default)]
+    pub mean_wait: Option<f64>,
+    #[serde(default)]
+    pub mean_bounded_slowdown: Option<f64>,
     pub tp: u64,
     pub fp: u64,
     #[serde(rename = "fn")]
     pub fn_: u64,
     pub tn: u64,
-    pub precision: Option<f64>,
-    pub recall: Option<f64>,
-    pub thesis_accuracy: Option<f64>,
-    pub thesis_precision: Option<f64>,
     /// Each predictor's counts and Brier score (sweeps before these columns: `None`).
     #[serde(default, rename = "exact.tp")]
     pub exact_tp: Option<u64>,
