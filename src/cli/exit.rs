@@ -46,9 +46,10 @@ pub struct Refused(pub String);
 /// An input file that cannot be opened or read (missing, a directory, no
 /// permission): the context of the I/O error, so that it exits 4 as a bad
 /// input file does, whichever command reads it.
+/// The text says what could not be read and, where it helps, what was expected.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read {}", .0.display())]
-pub struct Unreadable(pub std::path::PathBuf);
+#[error("{0}")]
+pub struct Unreadable(pub String);
 
 /// Work that has not finished yet, e.g. a sweep's cells still running.
 #[derive(Debug, thiserror::Error)]

@@ -12,73 +12,68 @@ fn cargo() -> Command {
     cmd
 }
 
-/// Every `cargo run` command of README.md's shell blocks (continuation lines
-/// joined).
-fn readme_cargo_runs() -> Vec<String> {
+/// The paths of README.md's `cargo install … --path P` commands.
+fn readme_install_paths() -> Vec<String> {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("read README.md");
-    let mut commands = Vec::new();
-    let mut in_shell = false;
-    let mut pending = String::new();
-    for line in readme.lines() {
-        if line.starts_with("```") {
-            in_shell = line == "```sh" || line == "```bash";
-            continue;
-        }
-        if !in_shell {
-            continue;
-        }
-        pending.push_str(line.trim_end_matches('\\').trim());
-        pending.push(' ');
-        if line.ends_with('\\') {
-            continue;
-        }
-        let command = std::mem::take(&mut pending).trim().to_string();
-        if command.starts_with("cargo run") {
-            commands.push(command);
-        }
-    }
-    commands
+    readme
+        .lines()
+        .filter(|line| line.trim_start().starts_with("cargo install"))
+        .filter_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let at = words.iter().position(|w| *w == "--path")?;
+            words.get(at + 1).map(|path| path.to_string())
+        })
+        .collect()
 }
 
-/// The README's `cargo run` commands run the binary they mean: each one, with
-/// its program arguments replaced by `--help` (the dev profile stands in for
-/// `--release`: which binary cargo picks does not depend on the profile, and
-/// the test build has already built it).
+/// The binaries of the workspace package whose manifest is in `dir`.
+fn binaries_of(metadata: &serde_json::Value, dir: &Path) -> Vec<String> {
+    let manifest = dir.join("Cargo.toml");
+    metadata["packages"]
+        .as_array()
+        .expect("cargo metadata lists packages")
+        .iter()
+        .filter(|package| package["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
+        .flat_map(|package| package["targets"].as_array().cloned().unwrap_or_default())
+        .filter(|target| {
+            target["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "bin"))
+        })
+        .filter_map(|target| target["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The README's install step installs both programs every page calls by
+/// name (`interstice`, `intersticed`), and `cargo run --release --`, which
+/// the README says stands for `interstice` in a clone, runs `interstice`.
 #[test]
-fn readme_cargo_run_commands_pick_their_binary() {
-    let commands = readme_cargo_runs();
-    assert!(
-        commands.len() >= 5,
-        "README.md has too few cargo run commands: {commands:?}"
-    );
-    for command in &commands {
-        let words: Vec<&str> = command.split_whitespace().collect();
-        let separator = words.iter().position(|w| *w == "--").unwrap_or(words.len());
-        let cargo_args: Vec<&str> = words[1..separator]
-            .iter()
-            .copied()
-            .filter(|w| *w != "--release")
-            .collect();
-        let wanted = cargo_args
-            .iter()
-            .position(|w| *w == "--bin")
-            .map_or("interstice", |i| cargo_args[i + 1]);
-        let out = cargo()
-            .args(&cargo_args)
-            .args(["-q", "--", "--help"])
-            .output()
-            .expect("run cargo");
+fn the_readme_installs_the_programs_the_docs_call() {
+    let paths = readme_install_paths();
+    assert!(!paths.is_empty(), "README.md has no cargo install step");
+    let metadata = cargo()
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .output()
+        .expect("run cargo metadata");
+    assert_success(&metadata);
+    let metadata: serde_json::Value = serde_json::from_slice(&metadata.stdout).expect("JSON");
+    let root = std::fs::canonicalize(repo_root()).unwrap();
+    let installed: Vec<String> = paths
+        .iter()
+        .flat_map(|path| binaries_of(&metadata, &root.join(path)))
+        .collect();
+    for program in ["interstice", "intersticed"] {
         assert!(
-            out.status.success(),
-            "`{command}` does not run: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let help = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            help.contains(&format!("Usage: {wanted}")),
-            "`{command}` ran another program than {wanted}:\n{help}"
+            installed.iter().any(|bin| bin == program),
+            "README.md's cargo install --path {paths:?} installs {installed:?}, not {program}"
         );
     }
+    let out = cargo()
+        .args(["run", "-q", "--", "--help"])
+        .output()
+        .expect("run cargo");
+    assert_success(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: interstice"));
 }
 
 /// `INTERSTICE_SLURM_VERSION_NUMBER` as the plugin's build script last set it

@@ -477,14 +477,14 @@ fn a_policy_comparison_is_drawn_as_bars_per_policy_in_human_units() {
     }
     let wait = panels
         .iter()
-        .find(|p| p["title"].as_str().unwrap().starts_with("mean wait"))
-        .expect("a mean wait panel");
+        .find(|p| p["title"].as_str().unwrap().starts_with("HPC mean wait"))
+        .expect("an HPC mean wait panel");
     assert_eq!(wait["y_unit"], "seconds", "report.json keeps the sweep's seconds");
     for (index, policy) in policies.iter().enumerate() {
         let waits: Vec<f64> = runs
             .iter()
             .filter(|r| r["policy"] == *policy)
-            .filter_map(|r| number(r, "mean_wait"))
+            .filter_map(|r| number(r, "hpc_mean_wait"))
             .collect();
         let point = &wait["series"][0]["points"][index];
         assert_eq!(point["x"].as_f64(), Some(index as f64));

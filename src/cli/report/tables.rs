@@ -38,10 +38,13 @@ pub struct Run {
     pub hpc_makespan: Option<f64>,
     #[serde(default)]
     pub utilization: Option<f64>,
+    /// The HPC jobs alone (sweeps before these columns: `None`).
     #[serde(default)]
-    pub mean_wait: Option<f64>,
+    pub hpc_mean_wait: Option<f64>,
     #[serde(default)]
-    pub mean_bounded_slowdown: Option<f64>,
+    pub hpc_mean_wait_delta: Option<f64>,
+    #[serde(default)]
+    pub hpc_mean_bounded_slowdown: Option<f64>,
     pub tp: u64,
     pub fp: u64,
     #[serde(rename = "fn")]
@@ -226,10 +229,10 @@ impl Dimension {
 /// Read a CSV table of `T` rows; errors name the file, the line and the column.
 pub fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> anyhow::Result<Vec<T>> {
     let mut reader = csv::Reader::from_path(path).with_context(|| {
-        format!(
+        crate::cli::exit::Unreadable(format!(
             "cannot read {} (is it a sweep's output directory?)",
             path.display()
-        )
+        ))
     })?;
     let header = reader
         .headers()

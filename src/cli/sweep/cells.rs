@@ -138,11 +138,11 @@ impl Cells {
         let dir = out.join(CELLS_DIR);
         let path = dir.join(SETTINGS_JSON);
         let text = std::fs::read_to_string(&path).with_context(|| {
-            format!(
+            crate::cli::exit::Unreadable(format!(
                 "cannot read {} (is {} a sweep's --out directory?)",
                 path.display(),
                 out.display()
-            )
+            ))
         })?;
         let settings = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a sweep's settings", path.display()))?;

@@ -315,8 +315,12 @@ pub fn collect_command(argv: &[std::ffi::OsString]) -> Option<CollectArgs> {
 /// line stored with them.
 pub fn collect(args: CollectArgs) -> anyhow::Result<()> {
     // The directory as given: the tables go there, wherever it was moved.
-    let dir = std::fs::canonicalize(&args.dir)
-        .with_context(|| format!("cannot find {} (a sweep's --out directory)", args.dir.display()))?;
+    let dir = std::fs::canonicalize(&args.dir).with_context(|| {
+        super::exit::Unreadable(format!(
+            "cannot find {} (a sweep's --out directory)",
+            args.dir.display()
+        ))
+    })?;
     let (_, settings) = cells::Cells::existing(&dir)?;
     // The stored command line's paths are relative to where it was typed.
     std::env::set_current_dir(&settings.cwd).with_context(|| {
