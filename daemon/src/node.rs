@@ -80,6 +80,15 @@ impl NodeMonitor {
     }
 }
 
+/// The widest job this node can ever start: its CPUs plus the margin it
+/// tolerates (`node.busy_margin_cpus`), which [`hold_reason`] grants an idle
+/// node. A wider job would be held forever, so the daemon refuses it (422).
+pub fn widest_job(cpus: u32, config: &NodeConfig) -> u32 {
+    (f64::from(cpus) + config.busy_margin_cpus)
+        .floor()
+        .clamp(0.0, f64::from(u32::MAX)) as u32
+}
+
 /// Why a start is held back, if it is: the node's free CPUs (as seen) plus the
 /// margin must cover the job, beyond what the plan's own local jobs use.
 pub fn hold_reason(
@@ -88,10 +97,10 @@ pub fn hold_reason(
     planned_local_cpus: f64,
     job_procs: u32,
 ) -> Option<String> {
-    if job_procs > sample.cpus {
+    if job_procs > widest_job(sample.cpus, config) {
         return Some(format!(
-            "the job needs {job_procs} CPUs, more than the node's {}",
-            sample.cpus
+            "the job needs {job_procs} CPUs, more than the node's {} and node.busy_margin_cpus {}",
+            sample.cpus, config.busy_margin_cpus
         ));
     }
     let unexplained = (sample.busy_cpus() - planned_local_cpus).max(0.0);
@@ -136,7 +145,18 @@ mod tests {
         assert!(hold_reason(&sample(0.0), &config, 0.0, 4).is_none());
         assert!(hold_reason(&sample(0.0), &config, 0.0, 5)
             .unwrap()
-            .contains("more than the node's 4"));
+            .contains("more than the node's 4 and node.busy_margin_cpus 0.5"));
+        assert_eq!(widest_job(4, &config), 4);
+        assert_eq!(
+            widest_job(
+                2,
+                &NodeConfig {
+                    busy_margin_cpus: 2.0,
+                    ..config
+                }
+            ),
+            4
+        );
         assert!(hold_reason(&sample(1.0), &config, 0.0, 1).is_some());
         // Load fully explained by the plan's own jobs leaves the rest free.
         assert!(hold_reason(&sample(0.5), &config, 2.0, 2).is_none());

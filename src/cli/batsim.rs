@@ -237,13 +237,8 @@ fn victim_order(args: &ServeArgs, engine: &EngineOptions) -> anyhow::Result<Opti
 }
 
 fn run_scheduler(args: ServeArgs) -> anyhow::Result<()> {
-    match args.out.clone() {
-        Some(dir) => {
-            super::flags::check_out_dir(&dir, args.force)?;
-            super::flags::writing_into(&dir, || serve_checked(args))
-        }
-        None => serve_checked(args),
-    }
+    let out = args.out.clone();
+    super::flags::with_out_dir(out.as_deref(), args.force, || serve_checked(args))
 }
 
 /// [`run_scheduler`] once `--out` is known usable.
@@ -258,8 +253,15 @@ fn serve_checked(args: ServeArgs) -> anyhow::Result<()> {
     }
     let mut session = Session::new(config);
     if !args.quiet {
+        // Batsim may abort before it connects (e.g. `-e DIR/x` with no DIR):
+        // say how long this waits, so that a silent wait is not a mystery.
+        let waiting = match args.timeout {
+            Some(seconds) => format!("waiting up to {seconds} s (--timeout) for each of its messages"),
+            None => "waiting for it without a time limit (--timeout S to give up)".to_string(),
+        };
         eprintln!(
-            "interstice batsim: listening on {} (run batsim with -s {})",
+            "interstice batsim: listening on {} (run batsim with -s {}), {waiting}; if Batsim exits \
+             before its first message, stop this with Ctrl-C",
             args.socket, args.socket
         );
     }

@@ -61,6 +61,22 @@ pub fn check_out_dir(dir: &Path, force: bool) -> Result<(), OutNotEmpty> {
     Ok(())
 }
 
+/// Check the `--out` directory `out` (if the command has one) with
+/// [`check_out_dir`], then run `work` [`writing_into`] it.
+pub fn with_out_dir<T>(
+    out: Option<&Path>,
+    force: bool,
+    work: impl FnOnce() -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    match out {
+        Some(dir) => {
+            check_out_dir(dir, force)?;
+            writing_into(dir, work)
+        }
+        None => work(),
+    }
+}
+
 /// Run `work`, which writes into the `--out` directory `dir`; when it fails
 /// and `dir` did not exist before, remove what it created, so that a failed
 /// run leaves no empty or half-written directory behind. A directory that

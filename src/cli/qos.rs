@@ -62,13 +62,8 @@ pub fn run(cmd: QosCommand) -> anyhow::Result<()> {
 }
 
 fn run_file(args: RunArgs) -> anyhow::Result<()> {
-    match args.out.clone() {
-        Some(out) => {
-            super::flags::check_out_dir(&out, args.force)?;
-            super::flags::writing_into(&out, || run_checked(args))
-        }
-        None => run_checked(args),
-    }
+    let out = args.out.clone();
+    super::flags::with_out_dir(out.as_deref(), args.force, || run_checked(args))
 }
 
 /// [`run_file`] once `--out` is known usable.

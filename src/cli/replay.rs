@@ -121,9 +121,8 @@ pub(crate) fn run_info(
 
 /// Run a replay.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
-    super::flags::check_out_dir(&args.out, args.force)?;
     let out = args.out.clone();
-    super::flags::writing_into(&out, || run_checked(args))
+    super::flags::with_out_dir(Some(&out), args.force, || run_checked(args))
 }
 
 /// [`run`] once `--out` is known usable.

@@ -278,15 +278,28 @@ fn the_demo_refuses_jobs_it_cannot_run_and_wait_tells_how_jobs_ended() {
     let dir = tempfile::tempdir().unwrap();
     let (_daemon, socket) = start_demo(&dir);
     let cpus = node_cpus();
-    // Wider than this node (the demo's area is 100): it could never start here.
-    if cpus < 100 {
-        let wider = (cpus + 1).to_string();
+    // Wider than this node and the margin the demo tolerates (its area is
+    // 100): it could never start here.
+    let margin = 2;
+    let demo = std::fs::read_to_string(repo_root().join("packaging/examples/demo.yaml")).unwrap();
+    assert!(demo.contains(&format!("busy_margin_cpus: {margin}\n")), "{demo}");
+    if cpus + margin < 100 {
+        let widest = (cpus + margin).to_string();
+        let wider = (cpus + margin + 1).to_string();
         let refused = cli(&socket, &["submit", "-n", &wider, "--", "/bin/true"]);
         assert_eq!(refused.status.code(), Some(3), "refused by the daemon (422)");
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert!(
-            stderr.contains("422") && stderr.contains(&format!("more than this node's {cpus} processors")),
+            stderr.contains("422")
+                && stderr.contains(&format!("more than this node's {cpus} CPUs"))
+                && stderr.contains(&format!("ask for at most {widest}")),
             "{stderr}"
+        );
+        let predicted = cli(&socket, &["predict", "-n", &wider, "--walltime", "30"]);
+        assert_eq!(
+            predicted.status.code(),
+            Some(3),
+            "a user's prediction is for a job run here"
         );
     }
     let too_wide = cli(&socket, &["submit", "-n", "1000", "--", "/bin/true"]);

@@ -725,3 +725,112 @@ fn cars_and_the_reservation_depth_refuse_what_does_not_apply() {
         (Some("cars"), Some(50))
     );
 }
+
+/// The mean of `column` over the rows of `kind` that have a value.
+fn mean_of(dir: &Path, column: &str, kind: &str) -> f64 {
+    let (header, rows) = jobs_csv(dir);
+    let names: Vec<&str> = header.split(',').collect();
+    let at = |name: &str| names.iter().position(|n| *n == name).unwrap();
+    let values: Vec<f64> = rows
+        .iter()
+        .filter(|row| row[at("kind")] == kind)
+        .filter_map(|row| row[at(column)].parse().ok())
+        .collect();
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// summary.json and the printed summary split the HPC jobs from the cloud
+/// jobs: the HPC jobs' own wait (jobs.csv's HPC rows), the same run without
+/// its cloud jobs beside it (the same HPC numbers under hpc-first, longer
+/// waits under the thesis's one queue), and the violation rate over the
+/// jobs submitted and over the jobs admitted, named as such.
+#[test]
+fn the_summary_splits_hpc_and_cloud_jobs_and_compares_with_no_cloud_jobs() {
+    let dir = scratch_dir("replay_cli", "hpc-and-cloud");
+    let trace = kth_trace();
+    let trace = trace.to_str().unwrap();
+    let machine = [trace, "--procs", "100", "--until", "3d"];
+    let stream = [
+        "--cloud-interval",
+        "30",
+        "--cloud-procs",
+        "1,2,4",
+        "--cloud-walltime",
+        "180",
+        "--cloud-runtime",
+        "uniform:18:90",
+        "--slack",
+        "2",
+    ];
+    let runs: [(&str, &[&str]); 2] = [
+        (
+            "hpc-first",
+            &["--policy", "easy", "--admission", "reject-predicted"],
+        ),
+        (
+            "one-queue",
+            &["--policy", "conservative", "--scheduling", "shared-queue"],
+        ),
+    ];
+    for (name, policy) in runs {
+        let out = dir.join(name);
+        let alone = dir.join(format!("{name}-alone"));
+        let with = [&machine[..], &stream, policy, &["--out", out.to_str().unwrap()]].concat();
+        let output = replay(&with);
+        assert_success(&output);
+        assert_success(&replay(
+            &[&machine[..], policy, &["--out", alone.to_str().unwrap()]].concat(),
+        ));
+        let (s, base) = (summary(&out), summary(&alone));
+        let (hpc, cloud) = (&s["hpc"], &s["cloud"]);
+        let close = |a: &Value, b: f64| (a.as_f64().unwrap() - b).abs() < 1e-6 * b.abs().max(1.0);
+        assert!(
+            close(&hpc["mean_wait"], mean_of(&out, "waiting_time", "hpc")),
+            "{name}: {hpc}"
+        );
+        assert_eq!(hpc["jobs"], s["hpc_jobs"]);
+        for metric in ["makespan", "mean_wait", "mean_bounded_slowdown"] {
+            assert_eq!(
+                hpc["without_cloud"][metric], base["hpc"][metric],
+                "{name}: {metric}"
+            );
+            let change = hpc[metric].as_f64().unwrap() - base["hpc"][metric].as_f64().unwrap();
+            assert!(close(&hpc["change"][metric], change), "{name}: {metric}");
+        }
+        assert_eq!(
+            base["hpc"]["without_cloud"],
+            Value::Null,
+            "no cloud job, nothing to compare"
+        );
+        let submitted = count(cloud, "jobs");
+        let admitted = count(cloud, "admitted");
+        assert_eq!(submitted - admitted, count(cloud, "rejected"));
+        let violations = count(cloud, "violations") as f64;
+        assert!(close(
+            &cloud["violation_percent_of_admitted"],
+            violations * 100.0 / admitted as f64
+        ));
+        assert_eq!(cloud["violation_percent_of_submitted"], s["violation_percent"]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains("HPC jobs: makespan") && stdout.contains("% of admitted"),
+            "{stdout}"
+        );
+        if name == "hpc-first" {
+            assert_eq!(
+                hpc["change"]["mean_wait"], 0.0,
+                "HPC work never waits for cloud jobs"
+            );
+            assert!(stdout.contains("(the same without the cloud jobs)"), "{stdout}");
+            assert!(
+                count(cloud, "rejected") > 0,
+                "reject-predicted refuses some: {cloud}"
+            );
+        } else {
+            // One queue: cloud jobs change the HPC jobs' schedule (for better
+            // or worse: conservative backfilling reorders the queue).
+            assert_ne!(hpc["change"]["mean_wait"], 0.0, "one queue: {hpc}");
+            assert!(stdout.contains("(without the cloud jobs: "), "{stdout}");
+        }
+    }
+}

@@ -472,16 +472,23 @@ impl Actor {
             return Err(ApiError::bad_request("procs: must be at least 1"));
         }
         let area = self.driver.engine().config().conv_procs;
-        let node = self.monitor.cpus();
-        let limits = [(area, "the convergence area's"), (node, "this node's")];
-        let checked = if runs_here { &limits[..] } else { &limits[..1] };
-        for &(limit, what) in checked {
-            if procs > limit {
-                return Err(ApiError::new(
-                    ErrorKind::Unprocessable,
-                    format!("procs: {procs} is more than {what} {limit} processors; ask for at most {limit}"),
-                ));
-            }
+        if procs > area {
+            return Err(ApiError::new(
+                ErrorKind::Unprocessable,
+                format!("procs: {procs} is more than the convergence area's {area} processors; ask for at most {area}"),
+            ));
+        }
+        let cpus = self.monitor.cpus();
+        let node = crate::node::widest_job(cpus, &self.reloadable.node);
+        if runs_here && procs > node {
+            return Err(ApiError::new(
+                ErrorKind::Unprocessable,
+                format!(
+                    "procs: {procs} is more than this node's {cpus} CPUs and node.busy_margin_cpus {} allow: \
+                     it would never start here; ask for at most {node}",
+                    self.reloadable.node.busy_margin_cpus
+                ),
+            ));
         }
         let walltime = positive_seconds("walltime", walltime)?;
         let slo = positive_seconds("slo", slo)?;
