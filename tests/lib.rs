@@ -215,3 +215,27 @@ pub fn column(header: &[String], name: &str) -> usize {
         .position(|column| column == name)
         .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
+
+/// `sweep.csv` without its `wall_seconds` column (the one value that differs
+/// between two sweeps of the same grid).
+pub fn results_without_wall_time(dir: &Path) -> Vec<Vec<String>> {
+    let (header, rows) = sweep_csv(dir);
+    let wall = column(&header, "wall_seconds");
+    rows.into_iter()
+        .map(|mut row| {
+            row.remove(wall);
+            row
+        })
+        .collect()
+}
+
+/// How many times each simulation ran, from `cells/runs.log`.
+pub fn runs_per_cell(dir: &Path) -> std::collections::BTreeMap<usize, usize> {
+    let log = std::fs::read_to_string(dir.join("cells/runs.log")).unwrap_or_default();
+    let mut runs = std::collections::BTreeMap::new();
+    for line in log.lines() {
+        let index: usize = line.split('\t').next().unwrap().parse().unwrap();
+        *runs.entry(index).or_insert(0) += 1;
+    }
+    runs
+}

@@ -9,7 +9,8 @@
 //!   live daemon in Slurm mode (squeue/scontrol are scripts printing a small
 //!   cluster), whose scrape `promtool check metrics` accepts;
 //! - every key of the config structs (`src/config/`) is in
-//!   `daemon/README.md`'s "Config keys" table.
+//!   `daemon/README.md`'s "Config keys" table;
+//! - a bad config is refused naming its key paths, and the demo config is valid.
 
 use interstice_api::client::{Client, DEFAULT_TIMEOUT};
 use std::collections::{BTreeMap, BTreeSet};
@@ -693,4 +694,57 @@ fn every_config_key_is_in_the_readme_table() {
         unknown.is_empty(),
         "README keys config.rs does not have: {unknown:?}"
     );
+}
+
+#[test]
+fn bad_config_is_reported_with_key_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.yaml");
+    std::fs::write(&path, "engine: {procs: 4, conv_procs: 8, policy: sjf}\nbackend: {type: plugin}\nexecution: {grace_seconds: -1}\n")
+        .unwrap();
+    let output = Command::new(BIN)
+        .arg("--config")
+        .arg(&path)
+        .arg("--check-config")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for needle in [
+        "engine.conv_procs",
+        "engine.policy",
+        "fcfs, easy, conservative, convergence",
+        "execution.grace_seconds",
+    ] {
+        assert!(stderr.contains(needle), "{needle} missing in {stderr}");
+    }
+    std::fs::write(&path, "engine: {procs: 4}\nbackend: {type: plugin, speed: 3}\n").unwrap();
+    let output = Command::new(BIN)
+        .arg("--config")
+        .arg(&path)
+        .arg("--check-config")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("speed"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = Command::new(BIN)
+        .arg("--config")
+        .arg(dir.path().join("missing.yaml"))
+        .arg("--check-config")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("missing.yaml"));
+    // The shipped configs are valid.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let demo = Command::new(BIN)
+        .current_dir(root)
+        .args(["--config", "packaging/examples/demo.yaml", "--check-config"])
+        .output()
+        .unwrap();
+    assert!(demo.status.success(), "{}", String::from_utf8_lossy(&demo.stderr));
 }
