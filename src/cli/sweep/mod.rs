@@ -21,6 +21,7 @@
 //! has the class scheduler's totals, and `sweep-classes.csv` one row per run and class.
 
 mod cells;
+mod inputs;
 mod slurm;
 
 pub use cells::OtherSweep;
@@ -31,23 +32,13 @@ use super::engine_args::{
 };
 use super::experiment_args::TraceArgs;
 use super::flags::Usage;
-use super::replay::{run_info, WORKLOAD_NAME};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use interstice_batsim::output;
-use interstice_batsim::protocol::EngineOptions;
-use interstice_batsim::sim::area_qos;
-use interstice_batsim::sim::{simulate_stream, SimOptions};
-use interstice_batsim::sweep::{self, run_parallel, ClassesOutcome, Grid, Outcome, Row, Task};
-use interstice_core::qos::Eviction;
-use interstice_core::{
-    Admission, Policy, Predictor, ReservationDepth, Scheduling, Shown, SummaryTally, WFuture,
-};
+use interstice_batsim::sweep::{self, run_parallel, Grid, Outcome, Row, Task};
+use interstice_core::{Shown, WFuture};
 use interstice_swf::defaults;
-use interstice_swf::experiment::{check_cloud_fits, CloudRoom};
-use interstice_swf::qos::{parse_eviction, QosSpec};
-use interstice_swf::{arrivals, load_trace, ClipTarget, CloudSpec, LoadedTrace, TraceSpec};
-use std::collections::BTreeMap;
+use interstice_swf::qos::parse_eviction;
+use interstice_swf::ClipTarget;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -351,79 +342,7 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
 
-    // One trace per area size (clipping to the area depends on it), loaded up front so
-    // that a bad trace or area fails before any simulation.
-    let mut traces: BTreeMap<Option<u32>, (TraceSpec, LoadedTrace)> = BTreeMap::new();
-    for &conv in &grid.convs {
-        let spec = trace_spec(&args, conv);
-        let trace = load_trace(&spec).with_context(|| match conv {
-            Some(conv) => format!("with --conv {conv}"),
-            None => "with the whole machine as the area".to_string(),
-        })?;
-        for choice in &grid.cloud_procs {
-            check_cloud_fits(choice, CloudRoom::Area(trace.conv))?;
-        }
-        traces.insert(conv, (spec, trace));
-    }
-    let procs = traces.values().next().map(|(_, trace)| trace.procs).unwrap_or(0);
-    let machine = |conv: Option<u32>| traces.get(&conv).map_or(procs, |(_, trace)| trace.procs);
-    // Runs with service classes: the class file per area (a tenant's default
-    // share is the area), the grid checked as `replay --eviction` checks its flags.
-    let mut classes: BTreeMap<Option<u32>, QosSpec> = BTreeMap::new();
-    if args.qos.is_some() || !args.eviction.is_empty() {
-        check_class_grid(&args, &grid)?;
-        for (&conv, (_, trace)) in &traces {
-            let spec = match &args.qos {
-                Some(path) => super::qos::area_spec(path, trace.conv)?,
-                None => QosSpec::defaults(Eviction::default(), trace.conv),
-            };
-            // A workload's labels are checked before any run, as replay does.
-            let workload = args
-                .trace
-                .workload
-                .as_deref()
-                .unwrap_or(std::path::Path::new("-"));
-            spec.check_labels(&trace.labels, workload, args.qos.as_deref())?;
-            classes.insert(conv, spec);
-        }
-        if args.eviction.is_empty() {
-            let file = classes.values().next().map(|spec| spec.config.eviction);
-            grid.evictions = vec![file];
-        }
-    }
-    // The scalar knobs, with the maintenance file read once.
-    let tuning = args.tuning.options()?;
-    let engine_options = |(policy, scheduling, depth): (Policy, Scheduling, ReservationDepth),
-                          predictor: Option<Predictor>,
-                          conv: Option<u32>,
-                          admission: Option<Admission>| EngineOptions {
-        policy: Some(policy),
-        scheduling: Some(scheduling),
-        reservation_depth: Some(depth),
-        predictor,
-        conv,
-        admission,
-        ..tuning.clone()
-    };
-    let cloud_spec = |run: &sweep::RunParams| CloudSpec {
-        interval: args.cloud_interval,
-        procs: run.cloud_procs.clone(),
-        walltime: args.cloud_walltime,
-        runtime: run.cloud_runtime,
-        slack: run.slack,
-        alpha: args.alpha,
-        seed: run.seed,
-    };
-    // The engine configs are checked now too (λ, τ, maintenance…), before hours of simulation.
-    for &policy in &grid.policies {
-        for &scheduling in &grid.schedulings {
-            for &depth in &grid.depths {
-                engine_options((policy, scheduling, depth), None, grid.convs[0], None)
-                    .to_config(machine(grid.convs[0]))?;
-            }
-        }
-    }
-
+    let inputs = inputs::Inputs::load(&args, &mut grid)?;
     let (tasks, n_baselines) = grid.tasks();
     if let Mode::Cell(cell) = mode {
         if cell >= tasks.len() {
@@ -485,108 +404,12 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
             .with_context(|| format!("cannot create {}", args.out.join("runs").display()))?;
     }
 
-    let execute = |index: usize, task: &Task| -> anyhow::Result<Outcome> {
-        let begin = Instant::now();
-        let (options, cloud) = match task {
-            Task::Run(run) => (
-                engine_options(
-                    (run.policy, run.scheduling, run.reservation_depth),
-                    Some(run.predictor),
-                    run.conv,
-                    Some(run.admission),
-                ),
-                Some(cloud_spec(run)),
-            ),
-            Task::Baseline {
-                policy,
-                scheduling,
-                reservation_depth,
-                conv,
-            } => (
-                engine_options((*policy, *scheduling, *reservation_depth), None, *conv, None),
-                None,
-            ),
-        };
-        let (spec, trace) = &traces[&options.conv];
-        let config = options.to_config(trace.procs)?;
-        let dir = args
-            .out
-            .join("runs")
-            .join(format!("run-{:04}", index.saturating_sub(n_baselines)));
-        let keep = args.keep_runs && matches!(task, Task::Run(_));
-        // Once the run's inputs are good: a --force sweep leaves no table of
-        // an earlier run of that number.
-        let prepare =
-            || output::prepare_out_dir(&dir, !args.no_jobs_csv).context("cannot write the run's results");
-        if let Task::Run(sweep::RunParams {
-            eviction: Some(eviction),
-            ..
-        }) = task
-        {
-            let mut qos = classes[&options.conv].clone();
-            qos.config.eviction = *eviction;
-            let (hpc, requests) = super::qos::area_inputs(spec, trace, cloud.as_ref(), &qos)?;
-            let (summary, run) = if keep {
-                prepare()?;
-                let area = super::qos::AreaInputs {
-                    spec,
-                    trace,
-                    cloud: cloud.as_ref(),
-                    qos: &qos,
-                };
-                super::qos::write_area(&area, &config, hpc, requests, &dir, !args.no_jobs_csv, |_| {})?
-            } else {
-                let mut tally = SummaryTally::default();
-                let run = area_qos::simulate_area(config.clone(), hpc, requests, &qos, &mut tally, |_| {})
-                    .context("simulation failed")?;
-                (tally.summary(config.procs), run)
-            };
-            return Ok(Outcome {
-                summary,
-                procs: trace.procs,
-                conv: trace.conv,
-                classes: Some(ClassesOutcome::of(run.outcome)),
-                wall_seconds: begin.elapsed().as_secs_f64(),
-            });
-        }
-        // Streamed as `replay` does: memory follows the jobs in the system.
-        let (jobs, _) = arrivals(trace, cloud.as_ref())?;
-        let summary = if keep {
-            prepare()?;
-            let naming = output::Naming::Workload(WORKLOAD_NAME);
-            let mut writer = if args.no_jobs_csv {
-                output::ResultWriter::summary_only(&dir, naming)
-            } else {
-                output::ResultWriter::create(&dir, naming)
-            }
-            .context("cannot write the run's results")?;
-            let run = simulate_stream(config.clone(), jobs, &SimOptions::default(), &mut writer, |_| {})
-                .context("simulation failed")?;
-            let info = run_info(spec, trace, cloud.as_ref(), &run.stats);
-            writer
-                .finish(&config, Some(&info))
-                .context("cannot write the run's results")?
-        } else {
-            let mut tally = SummaryTally::default();
-            simulate_stream(config.clone(), jobs, &SimOptions::default(), &mut tally, |_| {})
-                .context("simulation failed")?;
-            tally.summary(config.procs)
-        };
-        Ok(Outcome {
-            summary,
-            procs: trace.procs,
-            conv: trace.conv,
-            classes: None,
-            wall_seconds: begin.elapsed().as_secs_f64(),
-        })
-    };
-
     // A finished cell is read back, any other simulated and stored.
     let simulate = |index: usize, task: &Task| -> anyhow::Result<Outcome> {
         if let Some(outcome) = &finished[index] {
             return Ok(outcome.clone());
         }
-        let outcome = execute(index, task)?;
+        let outcome = inputs.execute(index, task, n_baselines)?;
         cells.save(index, task, &outcome)?;
         Ok(outcome)
     };
@@ -620,7 +443,36 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
     progress.bar.finish_and_clear();
     let outcomes = simulations.outcomes(&tasks, &simulated?);
 
-    let rows = sweep::rows(&tasks, &outcomes, n_baselines);
+    let done = Done {
+        workers,
+        started,
+        shared: tasks.len() - sources.len(),
+        read_back,
+    };
+    write_tables(&args, &grid, &tasks, &outcomes, n_baselines, &done)
+}
+
+/// How a sweep ran, for `sweep.json` and its last line.
+struct Done {
+    workers: usize,
+    started: Instant,
+    /// Runs that shared another predictor's simulation.
+    shared: usize,
+    /// Simulations finished by an earlier (interrupted) sweep or the array's tasks.
+    read_back: usize,
+}
+
+/// Write `sweep.csv`, `sweep-classes.csv` (runs with service classes) and
+/// `sweep.json` from every task's outcome, and say so.
+fn write_tables(
+    args: &SweepArgs,
+    grid: &Grid,
+    tasks: &[Task],
+    outcomes: &[Outcome],
+    n_baselines: usize,
+    done: &Done,
+) -> anyhow::Result<()> {
+    let rows = sweep::rows(tasks, outcomes, n_baselines);
 
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let csv_path = args.out.join(SWEEP_CSV);
@@ -635,10 +487,11 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         std::fs::remove_file(&classes_path)
             .with_context(|| format!("cannot remove the stale {}", classes_path.display()))?;
     }
-    let total = started.elapsed().as_secs_f64();
+    let workers = done.workers;
+    let total = done.started.elapsed().as_secs_f64();
     let json = sweep_json(
-        &args,
-        &grid,
+        args,
+        grid,
         &tasks[..n_baselines],
         &outcomes[..n_baselines],
         &rows,
@@ -654,11 +507,11 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
             "swept {} runs (+{} no-cloud baselines{}{}) on {workers} threads in {total:.1} s: wrote {} and {}",
             rows.len(),
             n_baselines,
-            match tasks.len() - sources.len() {
+            match done.shared {
                 0 => String::new(),
                 n => format!("; {n} runs shared a simulation with another predictor's"),
             },
-            match read_back {
+            match done.read_back {
                 0 => String::new(),
                 n => format!("; {n} finished cells read back"),
             },
@@ -755,34 +608,6 @@ fn describe(task: &Task, outcome: &Outcome) -> String {
             ),
         }
     }
-}
-
-/// The trace of the runs of area `conv`: `args.trace`'s, or with --machine a
-/// machine of `conv` processors, all area, HPC jobs clipped to it.
-fn trace_spec(args: &SweepArgs, conv: Option<u32>) -> TraceSpec {
-    let spec = args.trace.spec(conv);
-    if args.machine.is_empty() {
-        return spec;
-    }
-    TraceSpec {
-        procs: conv,
-        clip: Some(ClipTarget::Area),
-        ..spec
-    }
-}
-
-/// A grid with service classes takes only what `replay --eviction` takes:
-/// hpc-first, admit-all, no predictor and none of the engine's cloud knobs.
-fn check_class_grid(args: &SweepArgs, grid: &Grid) -> anyhow::Result<()> {
-    for &scheduling in &grid.schedulings {
-        for &admission in &grid.admissions {
-            super::qos::check_modes(scheduling, admission)?;
-        }
-    }
-    if grid.predictors != [defaults::predictor()] {
-        return Err(super::qos::unused_by_classes("--predictor"));
-    }
-    super::qos::check_tuning(&args.tuning)
 }
 
 /// What a sweep is: every setting that changes a result (the build, the
