@@ -249,18 +249,9 @@ impl DatacenterSpec {
     pub fn parse(text: &str, path: &Path) -> Result<DatacenterSpec, DatacenterFileError> {
         let place = path.display().to_string();
         let file: File = crate::error::from_yaml(text, &place).map_err(DatacenterFileError)?;
-        let err = |key: String, msg: String| DatacenterFileError(format!("{place}: {key}: {msg}"));
+        let errors = FileErrors { place };
+        let err = |key: String, msg: String| errors.err(key, msg);
         let base = path.parent().unwrap_or(Path::new("."));
-        let seconds = |key: &str, v: f64| -> Result<Time, DatacenterFileError> {
-            if v.is_finite() && v >= 0.0 {
-                Ok(Time::from_secs_f64(v))
-            } else {
-                Err(err(
-                    key.into(),
-                    format!("{v} is not a duration: give seconds >= 0"),
-                ))
-            }
-        };
         if file.schedulers.is_empty() {
             return Err(err(
                 "schedulers".into(),
@@ -269,171 +260,10 @@ impl DatacenterSpec {
         }
         let mut schedulers = Vec::new();
         for (i, entry) in file.schedulers.into_iter().enumerate() {
-            let key = |k: &str| format!("schedulers[{i}].{k}");
-            let role: Role = entry.role.parse().map_err(|e| err(key("role"), format!("{e}")))?;
-            if schedulers.iter().any(|s: &SchedulerSpec| s.name == entry.name)
-                || entry.name.is_empty()
-                || entry.name == "best"
-            {
-                return Err(err(
-                    key("name"),
-                    format!(
-                        "{:?} is empty, used twice or `best` (routing's word for F^J'): give each scheduler its own name",
-                        entry.name
-                    ),
-                ));
-            }
-            let policy = match (&entry.policy, role) {
-                (Some(p), _) => p.parse().map_err(|e| err(key("policy"), format!("{e}")))?,
-                (None, Role::Cloud) => Policy::Fcfs,
-                (None, Role::Hpc) => {
-                    return Err(err(
-                        key("policy"),
-                        "is missing: fcfs, easy, conservative, convergence or cars".into(),
-                    ))
-                }
-            };
-            let scheduling = match &entry.scheduling {
-                Some(s) => s.parse().map_err(|e| err(key("scheduling"), format!("{e}")))?,
-                None => crate::defaults::scheduling(),
-            };
-            let reservation_depth = match &entry.reservation_depth {
-                None => ReservationDepth::Unlimited,
-                Some(_) if role == Role::Cloud => {
-                    return Err(err(
-                        key("reservation_depth"),
-                        "applies to HPC clusters only: a cloud platform plans no reservations".into(),
-                    ))
-                }
-                Some(value) => {
-                    let depth: ReservationDepth = yaml_text(value)
-                        .parse()
-                        .map_err(|e| err(key("reservation_depth"), format!("{e}")))?;
-                    let mut engine = interstice_core::EngineConfig::new(1, policy);
-                    engine.scheduling = scheduling;
-                    engine.reservation_depth = depth;
-                    if let Some(conflict) = engine.depth_conflict() {
-                        return Err(err(key("reservation_depth"), conflict));
-                    }
-                    depth
-                }
-            };
-            // λ's range is the data center's to judge (core::datacenter).
-            let overbooking = entry.overbooking.unwrap_or(1.0);
-            if role == Role::Hpc && entry.overbooking.is_some() {
-                return Err(err(
-                    key("overbooking"),
-                    "applies to cloud platforms only (role: cloud)".into(),
-                ));
-            }
-            if role == Role::Cloud && entry.scheduling.is_some() {
-                return Err(err(
-                    key("scheduling"),
-                    "applies to HPC clusters only: a cloud platform's own work always evicts the data center's jobs"
-                        .into(),
-                ));
-            }
-            if entry.trace.is_none() && (entry.until.is_some() || entry.clip) {
-                return Err(err(
-                    key("until"),
-                    "`until` and `clip` cut a trace: give a trace or drop them".into(),
-                ));
-            }
-            if role == Role::Cloud && (entry.conv.is_some() || entry.procs.is_none()) {
-                return Err(err(
-                    key("procs"),
-                    "a cloud platform needs procs (its processors) and no conv (all of them are evictable)"
-                        .into(),
-                ));
-            }
-            let work = match (entry.trace, entry.load) {
-                (Some(_), Some(_)) => {
-                    return Err(err(key("trace"), "give a trace or a load, not both".into()));
-                }
-                (Some(trace), None) => DirectWork::Trace(TraceSpec {
-                    workload: base.join(trace),
-                    procs: entry.procs,
-                    conv: entry.conv,
-                    walltime_factor: crate::defaults::WALLTIME_FACTOR,
-                    until: entry.until,
-                    clip: entry.clip.then_some(ClipTarget::Machine),
-                    lenient: false,
-                    repeat: NonZeroU32::MIN,
-                }),
-                (None, Some(load)) => {
-                    if load.class.is_some() || load.tenant.is_some() {
-                        return Err(err(
-                            key("load"),
-                            "a platform's own work has no class or tenant: it is never evicted".into(),
-                        ));
-                    }
-                    DirectWork::Stream(stream(load, &key("load"), None, &err)?)
-                }
-                (None, None) if role == Role::Hpc => {
-                    return Err(err(
-                        key("trace"),
-                        "is missing: an HPC cluster replays its trace".into(),
-                    ))
-                }
-                (None, None) => DirectWork::Nothing,
-            };
-            schedulers.push(SchedulerSpec {
-                name: entry.name,
-                role,
-                procs: entry.procs,
-                conv: entry.conv,
-                policy,
-                scheduling,
-                reservation_depth,
-                overbooking,
-                latency: seconds(&key("latency"), entry.latency.unwrap_or(0.0))?,
-                features: entry.features,
-                work,
-                eviction: entry
-                    .eviction
-                    .as_deref()
-                    .map(str::parse)
-                    .transpose()
-                    .map_err(|e| err(key("eviction"), format!("{e}")))?,
-            });
+            let scheduler = scheduler_spec(i, entry, &schedulers, base, &errors)?;
+            schedulers.push(scheduler);
         }
-        // Service classes are in use once the file names any.
-        let uses_classes = !file.classes.is_empty()
-            || !file.tenants.is_empty()
-            || schedulers.iter().any(|s| s.eviction.is_some())
-            || file
-                .streams
-                .iter()
-                .any(|s| s.class.is_some() || s.tenant.is_some());
-        let weighted = (file
-            .classes
-            .iter()
-            .position(|c| c.weight.is_some())
-            .map(|i| format!("classes[{i}]")))
-        .or_else(|| {
-            file.tenants
-                .iter()
-                .position(|t| t.weight.is_some())
-                .map(|i| format!("tenants[{i}]"))
-        });
-        if let Some(key) = weighted {
-            return Err(err(
-                format!("{key}.weight"),
-                "a data center draws no class: each stream names its class and tenant".into(),
-            ));
-        }
-        let classes = if uses_classes {
-            let mut cfg = QosConfig::new(0, 0, Eviction::default());
-            if !file.classes.is_empty() {
-                cfg.classes = service_classes(&file.classes).map_err(|(key, message)| err(key, message))?;
-            }
-            if !file.tenants.is_empty() {
-                cfg.tenants = tenants(&file.tenants).map_err(|(key, message)| err(key, message))?;
-            }
-            Some(cfg)
-        } else {
-            None
-        };
+        let classes = class_config(&file.classes, &file.tenants, &file.streams, &schedulers, &errors)?;
         let routing = match file.routing.as_deref() {
             None | Some("best") => Routing::Best,
             Some(name) => {
@@ -474,7 +304,7 @@ impl DatacenterSpec {
         let tau = file.tau.unwrap_or_else(crate::defaults::tau);
         Ok(DatacenterSpec {
             path: path.to_path_buf(),
-            refresh: seconds("refresh", file.refresh.unwrap_or(0.0))?,
+            refresh: errors.seconds("refresh", file.refresh.unwrap_or(0.0))?,
             admission: match &file.admission {
                 Some(a) => a.parse().map_err(|e| err("admission".into(), format!("{e}")))?,
                 None => crate::defaults::admission(),
@@ -485,7 +315,7 @@ impl DatacenterSpec {
                 .unwrap_or(crate::defaults::MAX_RESUBMISSIONS),
             max_time_in_system: file
                 .max_time_in_system
-                .map(|s| seconds("max_time_in_system", s))
+                .map(|s| errors.seconds("max_time_in_system", s))
                 .transpose()?,
             tau,
             beta,
@@ -496,6 +326,239 @@ impl DatacenterSpec {
             classes,
         })
     }
+}
+
+/// Errors of one data-center file: each names the file and the key.
+struct FileErrors {
+    place: String,
+}
+
+impl FileErrors {
+    /// `FILE: KEY: MESSAGE`.
+    fn err(&self, key: String, message: String) -> DatacenterFileError {
+        DatacenterFileError(format!("{}: {key}: {message}", self.place))
+    }
+
+    /// Seconds ≥ 0 at `key`.
+    fn seconds(&self, key: &str, v: f64) -> Result<Time, DatacenterFileError> {
+        if v.is_finite() && v >= 0.0 {
+            Ok(Time::from_secs_f64(v))
+        } else {
+            Err(self.err(key.into(), format!("{v} is not a duration: give seconds >= 0")))
+        }
+    }
+}
+
+/// The `i`-th scheduler of the file, checked against the `earlier` ones
+/// (names are unique); its trace is read from `base`.
+fn scheduler_spec(
+    i: usize,
+    entry: SchedulerEntry,
+    earlier: &[SchedulerSpec],
+    base: &Path,
+    errors: &FileErrors,
+) -> Result<SchedulerSpec, DatacenterFileError> {
+    let key = |k: &str| format!("schedulers[{i}].{k}");
+    let err = |key: String, msg: String| errors.err(key, msg);
+    let role: Role = entry.role.parse().map_err(|e| err(key("role"), format!("{e}")))?;
+    if earlier.iter().any(|s| s.name == entry.name) || entry.name.is_empty() || entry.name == "best" {
+        return Err(err(
+            key("name"),
+            format!(
+                "{:?} is empty, used twice or `best` (routing's word for F^J'): give each scheduler its own name",
+                entry.name
+            ),
+        ));
+    }
+    let policy = match (&entry.policy, role) {
+        (Some(p), _) => p.parse().map_err(|e| err(key("policy"), format!("{e}")))?,
+        (None, Role::Cloud) => Policy::Fcfs,
+        (None, Role::Hpc) => {
+            return Err(err(
+                key("policy"),
+                "is missing: fcfs, easy, conservative, convergence or cars".into(),
+            ))
+        }
+    };
+    let scheduling = match &entry.scheduling {
+        Some(s) => s.parse().map_err(|e| err(key("scheduling"), format!("{e}")))?,
+        None => crate::defaults::scheduling(),
+    };
+    let reservation_depth = reservation_depth(&entry, role, policy, scheduling, &key, errors)?;
+    check_role_keys(&entry, role, &key, errors)?;
+    // λ's range is the data center's to judge (core::datacenter).
+    let overbooking = entry.overbooking.unwrap_or(1.0);
+    let (name, procs, conv, features) = (
+        entry.name.clone(),
+        entry.procs,
+        entry.conv,
+        entry.features.clone(),
+    );
+    let (latency, eviction) = (entry.latency, entry.eviction.clone());
+    // The same order of checks as the file's keys: the work, then latency and eviction.
+    let work = direct_work(entry, role, base, &key, errors)?;
+    Ok(SchedulerSpec {
+        name,
+        role,
+        procs,
+        conv,
+        policy,
+        scheduling,
+        reservation_depth,
+        overbooking,
+        latency: errors.seconds(&key("latency"), latency.unwrap_or(0.0))?,
+        features,
+        work,
+        eviction: eviction
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| err(key("eviction"), format!("{e}")))?,
+    })
+}
+
+/// A scheduler's reservation depth: HPC clusters only, and one the policy
+/// and scheduling mode can use.
+fn reservation_depth(
+    entry: &SchedulerEntry,
+    role: Role,
+    policy: Policy,
+    scheduling: Scheduling,
+    key: &dyn Fn(&str) -> String,
+    errors: &FileErrors,
+) -> Result<ReservationDepth, DatacenterFileError> {
+    match &entry.reservation_depth {
+        None => Ok(ReservationDepth::Unlimited),
+        Some(_) if role == Role::Cloud => Err(errors.err(
+            key("reservation_depth"),
+            "applies to HPC clusters only: a cloud platform plans no reservations".into(),
+        )),
+        Some(value) => {
+            let depth: ReservationDepth = yaml_text(value)
+                .parse()
+                .map_err(|e| errors.err(key("reservation_depth"), format!("{e}")))?;
+            let mut engine = interstice_core::EngineConfig::new(1, policy);
+            engine.scheduling = scheduling;
+            engine.reservation_depth = depth;
+            match engine.depth_conflict() {
+                Some(conflict) => Err(errors.err(key("reservation_depth"), conflict)),
+                None => Ok(depth),
+            }
+        }
+    }
+}
+
+/// The keys that only one role takes, or only with a trace.
+fn check_role_keys(
+    entry: &SchedulerEntry,
+    role: Role,
+    key: &dyn Fn(&str) -> String,
+    errors: &FileErrors,
+) -> Result<(), DatacenterFileError> {
+    let refuse = |k: &str, message: &str| Err(errors.err(key(k), message.into()));
+    if role == Role::Hpc && entry.overbooking.is_some() {
+        return refuse("overbooking", "applies to cloud platforms only (role: cloud)");
+    }
+    if role == Role::Cloud && entry.scheduling.is_some() {
+        return refuse(
+            "scheduling",
+            "applies to HPC clusters only: a cloud platform's own work always evicts the data center's jobs",
+        );
+    }
+    if entry.trace.is_none() && (entry.until.is_some() || entry.clip) {
+        return refuse(
+            "until",
+            "`until` and `clip` cut a trace: give a trace or drop them",
+        );
+    }
+    if role == Role::Cloud && (entry.conv.is_some() || entry.procs.is_none()) {
+        return refuse(
+            "procs",
+            "a cloud platform needs procs (its processors) and no conv (all of them are evictable)",
+        );
+    }
+    Ok(())
+}
+
+/// What a scheduler runs besides the data center's cloud jobs: its trace
+/// (read from `base`), a cloud platform's own load, or nothing.
+fn direct_work(
+    entry: SchedulerEntry,
+    role: Role,
+    base: &Path,
+    key: &dyn Fn(&str) -> String,
+    errors: &FileErrors,
+) -> Result<DirectWork, DatacenterFileError> {
+    let err = |key: String, msg: String| errors.err(key, msg);
+    match (entry.trace, entry.load) {
+        (Some(_), Some(_)) => Err(err(key("trace"), "give a trace or a load, not both".into())),
+        (Some(trace), None) => Ok(DirectWork::Trace(TraceSpec {
+            workload: base.join(trace),
+            procs: entry.procs,
+            conv: entry.conv,
+            walltime_factor: crate::defaults::WALLTIME_FACTOR,
+            until: entry.until,
+            clip: entry.clip.then_some(ClipTarget::Machine),
+            lenient: false,
+            repeat: NonZeroU32::MIN,
+        })),
+        (None, Some(load)) => {
+            if load.class.is_some() || load.tenant.is_some() {
+                return Err(err(
+                    key("load"),
+                    "a platform's own work has no class or tenant: it is never evicted".into(),
+                ));
+            }
+            Ok(DirectWork::Stream(stream(load, &key("load"), None, &err)?))
+        }
+        (None, None) if role == Role::Hpc => Err(err(
+            key("trace"),
+            "is missing: an HPC cluster replays its trace".into(),
+        )),
+        (None, None) => Ok(DirectWork::Nothing),
+    }
+}
+
+/// The service classes and tenants, once the file names any (a class, a
+/// tenant, a scheduler's eviction policy or a stream's class or tenant).
+fn class_config(
+    class_entries: &[ClassEntry],
+    tenant_entries: &[TenantEntry],
+    streams: &[StreamEntry],
+    schedulers: &[SchedulerSpec],
+    errors: &FileErrors,
+) -> Result<Option<QosConfig>, DatacenterFileError> {
+    let uses_classes = !class_entries.is_empty()
+        || !tenant_entries.is_empty()
+        || schedulers.iter().any(|s| s.eviction.is_some())
+        || streams.iter().any(|s| s.class.is_some() || s.tenant.is_some());
+    let weighted = (class_entries
+        .iter()
+        .position(|c| c.weight.is_some())
+        .map(|i| format!("classes[{i}]")))
+    .or_else(|| {
+        tenant_entries
+            .iter()
+            .position(|t| t.weight.is_some())
+            .map(|i| format!("tenants[{i}]"))
+    });
+    if let Some(key) = weighted {
+        return Err(errors.err(
+            format!("{key}.weight"),
+            "a data center draws no class: each stream names its class and tenant".into(),
+        ));
+    }
+    if !uses_classes {
+        return Ok(None);
+    }
+    let mut cfg = QosConfig::new(0, 0, Eviction::default());
+    if !class_entries.is_empty() {
+        cfg.classes = service_classes(class_entries).map_err(|(key, message)| errors.err(key, message))?;
+    }
+    if !tenant_entries.is_empty() {
+        cfg.tenants = tenants(tenant_entries).map_err(|(key, message)| errors.err(key, message))?;
+    }
+    Ok(Some(cfg))
 }
 
 /// A scalar (or a list, joined by commas: `procs: [1, 2]` is `1,2`) as the
