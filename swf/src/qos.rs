@@ -257,23 +257,12 @@ impl QosSpec {
     pub fn parse(text: &str, path: &Path, slots: u32) -> Result<QosSpec, QosFileError> {
         let place = path.display().to_string();
         let file: File = crate::error::from_yaml(text, &place).map_err(QosFileError)?;
-        let err = |key: String, msg: String| QosFileError(format!("{place}: {key}: {msg}"));
-        let seconds = |key: String, v: f64| -> Result<Time, QosFileError> {
-            Time::instant_from_secs_f64(v)
-                .ok_or_else(|| err(key, format!("{v} is not a duration: give seconds >= 0")))
-        };
-        let weight = |key: String, w: Option<f64>| -> Result<f64, QosFileError> {
-            match w {
-                None => Ok(1.0),
-                Some(w) if w.is_finite() && w >= 0.0 => Ok(w),
-                Some(w) => Err(err(key, format!("{w} is not a weight: give a number >= 0"))),
-            }
-        };
+        let errors = QosErrors { place };
+        let err = |key: String, msg: String| errors.err(key, msg);
         let eviction = match &file.eviction {
             Some(e) => e.parse().map_err(|e| err("eviction".into(), format!("{e}")))?,
             None => Eviction::default(),
         };
-        let named_tenants = !file.tenants.is_empty();
         let mut spec = QosSpec::defaults(eviction, slots);
         if let Some(m) = &file.on_preempt {
             let mode: OnPreempt = m.parse().map_err(|e| err("on_preempt".into(), format!("{e}")))?;
@@ -282,41 +271,80 @@ impl QosSpec {
         }
         let cfg = &mut spec.config;
         if let Some(a) = file.allocation_time {
-            cfg.allocation_time = seconds("allocation_time".into(), a)?;
+            cfg.allocation_time = errors.seconds("allocation_time".into(), a)?;
         }
         if let Some(w) = file.watchdog {
-            cfg.watchdog = seconds("watchdog".into(), w)?;
+            cfg.watchdog = errors.seconds("watchdog".into(), w)?;
         }
         if let Some(w) = file.window {
             // 0: no fairness windows.
-            cfg.window = Some(seconds("window".into(), w)?).filter(|&w| w > Time::ZERO);
+            cfg.window = Some(errors.seconds("window".into(), w)?).filter(|&w| w > Time::ZERO);
         }
         if let Some(u) = file.until {
-            cfg.until = Some(seconds("until".into(), u)?);
+            cfg.until = Some(errors.seconds("until".into(), u)?);
         }
         if let Some(seed) = file.seed {
             spec.seed = seed;
         }
-        if !file.classes.is_empty() {
-            cfg.classes = service_classes(&file.classes).map_err(|(key, message)| err(key, message))?;
-            spec.class_weights.clear();
-            for (i, c) in file.classes.iter().enumerate() {
-                spec.class_weights
-                    .push(weight(format!("classes[{i}].weight"), c.weight)?);
+        spec.set_classes_and_tenants(&file.classes, &file.tenants, &errors)?;
+        if let Some(hosts) = file.hosts {
+            spec.config.hosts = parse_hosts(hosts, &errors)?;
+            let total = spec
+                .config
+                .hosts
+                .iter()
+                .try_fold(0u32, |sum, &h| sum.checked_add(h));
+            match total {
+                None => {
+                    return Err(err(
+                        "hosts".into(),
+                        format!("more than {} slots in all", u32::MAX),
+                    ))
+                }
+                Some(total) if !spec.named_tenants => spec.config.tenants[0].share = total,
+                Some(_) => {}
             }
         }
-        if named_tenants {
-            spec.named_tenants = true;
-            spec.tenant_weights.clear();
-            cfg.tenants = tenants(&file.tenants).map_err(|(key, message)| err(key, message))?;
-            for (i, t) in file.tenants.iter().enumerate() {
-                spec.tenant_weights
-                    .push(weight(format!("tenants[{i}].weight"), t.weight)?);
+        let mut requests = Vec::new();
+        for (i, r) in file.requests.iter().enumerate() {
+            push_requests(&mut requests, i, r, &spec.config, &errors)?;
+        }
+        if file.shuffle {
+            shuffle_order(&mut requests, spec.seed);
+        }
+        spec.requests = requests;
+        Ok(spec)
+    }
+
+    /// The file's classes and tenants (when it names any) with their
+    /// weights in the draw; every weight 0 is an error.
+    fn set_classes_and_tenants(
+        &mut self,
+        classes: &[ClassEntry],
+        named: &[TenantEntry],
+        errors: &QosErrors,
+    ) -> Result<(), QosFileError> {
+        let err = |key: String, msg: String| errors.err(key, msg);
+        if !classes.is_empty() {
+            self.config.classes = service_classes(classes).map_err(|(key, message)| err(key, message))?;
+            self.class_weights.clear();
+            for (i, c) in classes.iter().enumerate() {
+                self.class_weights
+                    .push(errors.weight(format!("classes[{i}].weight"), c.weight)?);
+            }
+        }
+        if !named.is_empty() {
+            self.named_tenants = true;
+            self.tenant_weights.clear();
+            self.config.tenants = tenants(named).map_err(|(key, message)| err(key, message))?;
+            for (i, t) in named.iter().enumerate() {
+                self.tenant_weights
+                    .push(errors.weight(format!("tenants[{i}].weight"), t.weight)?);
             }
         }
         for (what, weights) in [
-            ("classes", &spec.class_weights),
-            ("tenants", &spec.tenant_weights),
+            ("classes", &self.class_weights),
+            ("tenants", &self.tenant_weights),
         ] {
             if weights.iter().sum::<f64>() <= 0.0 {
                 return Err(err(
@@ -325,107 +353,7 @@ impl QosSpec {
                 ));
             }
         }
-        if let Some(hosts) = file.hosts {
-            let bad_hosts = |e: String| err("hosts".into(), e);
-            cfg.hosts = if hosts.is_sequence() {
-                serde_yaml::from_value::<Vec<u32>>(hosts)
-                    .map_err(|e| bad_hosts(format!("{e}: give slots per host, e.g. [10, 10, 16]")))?
-            } else {
-                let UniformHosts { count, slots } = serde_yaml::from_value(hosts).map_err(|e| {
-                    bad_hosts(format!("{e}: give {{ count: 20, slots: 10 }} or a list of slots"))
-                })?;
-                // Checked before anything is allocated.
-                if count == 0 || (count as u64).saturating_mul(u64::from(slots)) > u64::from(u32::MAX) {
-                    return Err(bad_hosts(format!(
-                        "{count} hosts of {slots} slots: give 1 to {} slots in all",
-                        u32::MAX
-                    )));
-                }
-                vec![slots; count]
-            };
-            if cfg.hosts.is_empty() || cfg.hosts.contains(&0) {
-                return Err(err(
-                    "hosts".into(),
-                    "give at least one host, each with at least one slot".into(),
-                ));
-            }
-            let total = cfg.hosts.iter().try_fold(0u32, |sum, &h| sum.checked_add(h));
-            match total {
-                None => {
-                    return Err(err(
-                        "hosts".into(),
-                        format!("more than {} slots in all", u32::MAX),
-                    ))
-                }
-                Some(total) if !named_tenants => cfg.tenants[0].share = total,
-                Some(_) => {}
-            }
-        }
-        let mut requests = Vec::new();
-        for (i, r) in file.requests.iter().enumerate() {
-            let key = |k: &str| format!("requests[{i}].{k}");
-            let find = |given: &Option<String>, k: &'static str| -> Result<usize, QosFileError> {
-                match given {
-                    None => Ok(0),
-                    Some(name) => index_of(cfg, k, name).map_err(|e| err(key(k), e.to_string())),
-                }
-            };
-            let class = find(&r.class, "class")?;
-            let tenant = find(&r.tenant, "tenant")?;
-            let start = seconds(key("start"), r.start.unwrap_or(0.0))?;
-            let every = seconds(key("every"), r.every.unwrap_or(0.0))?;
-            let duration = match r.duration {
-                None => None,
-                Some(d) if d > 0.0 => Some(seconds(key("duration"), d)?),
-                Some(d) => {
-                    return Err(err(
-                        key("duration"),
-                        format!("{d}: give seconds > 0, or null for a service"),
-                    ))
-                }
-            };
-            let procs = r.procs.unwrap_or(1);
-            let widest = cfg.hosts.iter().copied().max().unwrap_or(u32::MAX);
-            if procs == 0 || procs > widest {
-                return Err(err(
-                    key("procs"),
-                    format!("{procs}: a request needs 1 to {widest} slots (one host's)"),
-                ));
-            }
-            let count = r.count.unwrap_or(1);
-            if requests.len() as u64 + u64::from(count) > Self::MAX_REQUESTS {
-                return Err(err(
-                    key("count"),
-                    format!("more than {} requests in all", Self::MAX_REQUESTS),
-                ));
-            }
-            // The last arrival must be an instant the engine can name.
-            let last = r.start.unwrap_or(0.0) + r.every.unwrap_or(0.0) * f64::from(count.saturating_sub(1));
-            if Time::instant_from_secs_f64(last).is_none() {
-                return Err(err(
-                    key("every"),
-                    format!(
-                        "the last request would arrive at {last} s, beyond {} s",
-                        Time::MAX_INSTANT_SECS
-                    ),
-                ));
-            }
-            for n in 0..count {
-                requests.push(Request {
-                    id: requests.len() as u64,
-                    submit: start + Time::from_ticks(every.ticks().saturating_mul(i64::from(n))),
-                    procs,
-                    duration,
-                    class,
-                    tenant,
-                });
-            }
-        }
-        if file.shuffle {
-            shuffle_order(&mut requests, spec.seed);
-        }
-        spec.requests = requests;
-        Ok(spec)
+        Ok(())
     }
 
     /// Every label of `workload`'s cloud jobs names a class and tenant this
@@ -461,6 +389,129 @@ impl QosSpec {
     pub fn draw(&self) -> ClassDraw<&QosSpec> {
         ClassDraw::new(self)
     }
+}
+
+/// Errors of one class file: each names the file and the key.
+struct QosErrors {
+    place: String,
+}
+
+impl QosErrors {
+    /// `FILE: KEY: MESSAGE`.
+    fn err(&self, key: String, message: String) -> QosFileError {
+        QosFileError(format!("{}: {key}: {message}", self.place))
+    }
+
+    /// An instant or duration in seconds ≥ 0 at `key`.
+    fn seconds(&self, key: String, v: f64) -> Result<Time, QosFileError> {
+        Time::instant_from_secs_f64(v)
+            .ok_or_else(|| self.err(key, format!("{v} is not a duration: give seconds >= 0")))
+    }
+
+    /// A weight in a draw at `key` (1 when not given).
+    fn weight(&self, key: String, w: Option<f64>) -> Result<f64, QosFileError> {
+        match w {
+            None => Ok(1.0),
+            Some(w) if w.is_finite() && w >= 0.0 => Ok(w),
+            Some(w) => Err(self.err(key, format!("{w} is not a weight: give a number >= 0"))),
+        }
+    }
+}
+
+/// `hosts:`: slots per host as a list, or `{ count, slots }`; each host
+/// has a slot, and the total fits a `u32` (checked before anything is allocated).
+fn parse_hosts(hosts: serde_yaml::Value, errors: &QosErrors) -> Result<Vec<u32>, QosFileError> {
+    let bad_hosts = |e: String| errors.err("hosts".into(), e);
+    let hosts = if hosts.is_sequence() {
+        serde_yaml::from_value::<Vec<u32>>(hosts)
+            .map_err(|e| bad_hosts(format!("{e}: give slots per host, e.g. [10, 10, 16]")))?
+    } else {
+        let UniformHosts { count, slots } = serde_yaml::from_value(hosts)
+            .map_err(|e| bad_hosts(format!("{e}: give {{ count: 20, slots: 10 }} or a list of slots")))?;
+        if count == 0 || (count as u64).saturating_mul(u64::from(slots)) > u64::from(u32::MAX) {
+            return Err(bad_hosts(format!(
+                "{count} hosts of {slots} slots: give 1 to {} slots in all",
+                u32::MAX
+            )));
+        }
+        vec![slots; count]
+    };
+    if hosts.is_empty() || hosts.contains(&0) {
+        return Err(bad_hosts(
+            "give at least one host, each with at least one slot".into(),
+        ));
+    }
+    Ok(hosts)
+}
+
+/// The requests of entry `i` (`count` of them, `every` seconds apart),
+/// appended to `requests` with the next ids.
+fn push_requests(
+    requests: &mut Vec<Request>,
+    i: usize,
+    r: &RequestEntry,
+    cfg: &QosConfig,
+    errors: &QosErrors,
+) -> Result<(), QosFileError> {
+    let key = |k: &str| format!("requests[{i}].{k}");
+    let err = |key: String, msg: String| errors.err(key, msg);
+    let find = |given: &Option<String>, k: &'static str| -> Result<usize, QosFileError> {
+        match given {
+            None => Ok(0),
+            Some(name) => index_of(cfg, k, name).map_err(|e| err(key(k), e.to_string())),
+        }
+    };
+    let class = find(&r.class, "class")?;
+    let tenant = find(&r.tenant, "tenant")?;
+    let start = errors.seconds(key("start"), r.start.unwrap_or(0.0))?;
+    let every = errors.seconds(key("every"), r.every.unwrap_or(0.0))?;
+    let duration = match r.duration {
+        None => None,
+        Some(d) if d > 0.0 => Some(errors.seconds(key("duration"), d)?),
+        Some(d) => {
+            return Err(err(
+                key("duration"),
+                format!("{d}: give seconds > 0, or null for a service"),
+            ))
+        }
+    };
+    let procs = r.procs.unwrap_or(1);
+    let widest = cfg.hosts.iter().copied().max().unwrap_or(u32::MAX);
+    if procs == 0 || procs > widest {
+        return Err(err(
+            key("procs"),
+            format!("{procs}: a request needs 1 to {widest} slots (one host's)"),
+        ));
+    }
+    let count = r.count.unwrap_or(1);
+    if requests.len() as u64 + u64::from(count) > QosSpec::MAX_REQUESTS {
+        return Err(err(
+            key("count"),
+            format!("more than {} requests in all", QosSpec::MAX_REQUESTS),
+        ));
+    }
+    // The last arrival must be an instant the engine can name.
+    let last = r.start.unwrap_or(0.0) + r.every.unwrap_or(0.0) * f64::from(count.saturating_sub(1));
+    if Time::instant_from_secs_f64(last).is_none() {
+        return Err(err(
+            key("every"),
+            format!(
+                "the last request would arrive at {last} s, beyond {} s",
+                Time::MAX_INSTANT_SECS
+            ),
+        ));
+    }
+    for n in 0..count {
+        requests.push(Request {
+            id: requests.len() as u64,
+            submit: start + Time::from_ticks(every.ticks().saturating_mul(i64::from(n))),
+            procs,
+            duration,
+            class,
+            tenant,
+        });
+    }
+    Ok(())
 }
 
 /// A class or tenant name the class file does not define.
