@@ -401,14 +401,52 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
         }
         None => None,
     };
-    let machine = opts.machine_procs.or(nb_res);
-    let mut stats = ExtractStats::default();
     let mut jobs = Vec::with_capacity(raw.jobs.len());
-    let mut labels = JobLabels::new();
-    // Job id -> index of its first use.
-    let mut seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    let mut reading = Reading {
+        name,
+        opts,
+        machine: opts.machine_procs.or(nb_res),
+        profiles: &raw.profiles,
+        stats: ExtractStats::default(),
+        labels: JobLabels::new(),
+        seen: HashMap::new(),
+    };
     for (index, rj) in raw.jobs.iter().enumerate() {
-        stats.records += 1;
+        if let Some(job) = reading.job(index, rj)? {
+            jobs.push(job);
+        }
+    }
+    sort_jobs(&mut jobs);
+    Ok(Workload {
+        jobs,
+        labels: reading.labels,
+        machine_procs: reading.machine,
+        header: None,
+        stats: reading.stats,
+    })
+}
+
+/// The state of reading one workload's jobs.
+struct Reading<'w> {
+    /// The workload's name, for messages.
+    name: &'w str,
+    opts: &'w ExtractOptions,
+    /// The machine's processors (the options', else the workload's `nb_res`).
+    machine: Option<u32>,
+    profiles: &'w HashMap<String, Profile>,
+    stats: ExtractStats,
+    labels: JobLabels,
+    /// Job id → index of its first use.
+    seen: HashMap<u64, usize>,
+}
+
+impl Reading<'_> {
+    /// Job `index` of the workload: `None` when it is skipped (no run time
+    /// nor walltime, no width, or in lenient mode a value the engine cannot
+    /// take); an error names the job and the fix.
+    fn job(&mut self, index: usize, rj: &JobDescription) -> Result<Option<Job>, SwfError> {
+        let name = self.name;
+        self.stats.records += 1;
         let id = job_id(name, index, &rj.id)?;
         let what = format!("job {id}");
         let subtime = rj
@@ -419,110 +457,71 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
             .map_err(|e| json_err(name, format!("{what}: {e}")))?;
         let alpha = rj.alpha().map_err(|e| json_err(name, format!("{what}: {e}")))?;
         let label = rj.label().map_err(|e| json_err(name, format!("{what}: {e}")))?;
-        let profile = raw.profiles.get(&rj.profile).ok_or_else(|| {
+        let profile = self.profiles.get(&rj.profile).ok_or_else(|| {
             json_err(
                 name,
                 format!("{what}: profile {:?} is not defined in \"profiles\"", rj.profile),
             )
         })?;
-        let delay = profile.delay_secs();
-        let walltime = rj.walltime_secs();
-        let (walltime, runtime, enforced) = match (walltime, delay) {
+        let (walltime, runtime, enforced) = match (rj.walltime_secs(), profile.delay_secs()) {
             (Some(w), Some(d)) => (w, d, true),
             (None, Some(d)) => {
-                stats.walltime_from_runtime += 1;
+                self.stats.walltime_from_runtime += 1;
                 (d, d, false)
             }
             (Some(w), None) => {
-                stats.runtime_from_walltime += 1;
+                self.stats.runtime_from_walltime += 1;
                 (w, w, true)
             }
             (None, None) => {
-                stats.skip(SkipReason::Runtime);
-                continue;
+                self.stats.skip(SkipReason::Runtime);
+                return Ok(None);
             }
         };
         let Some(procs) = rj.procs() else {
-            stats.skip(SkipReason::Procs);
-            continue;
+            self.stats.skip(SkipReason::Procs);
+            return Ok(None);
         };
-        let clip = opts.clip.or(machine.filter(|_| opts.clip_to_machine));
+        let clip = self
+            .opts
+            .clip
+            .or(self.machine.filter(|_| self.opts.clip_to_machine));
         let (procs, clipped) = clip_procs(procs, clip);
-        if let Err(kind) = check_width(id, procs, machine) {
+        if let Err(kind) = check_width(id, procs, self.machine) {
             let err = SwfError::Line {
                 file: name.to_string(),
                 line: 0,
                 kind,
             };
-            match opts.mode {
-                Strictness::Strict => return Err(err),
-                Strictness::Lenient => {
-                    stats.skip(SkipReason::TooWide);
-                    if stats.problems.len() < KEPT_PROBLEMS {
-                        stats.problems.push(err.to_string());
-                    }
-                    continue;
-                }
-            }
+            let problem = err.to_string();
+            return self.refuse(err, problem, SkipReason::TooWide);
         }
         let Ok(procs) = u32::try_from(procs) else {
-            stats.skip(SkipReason::Procs);
-            continue;
+            self.stats.skip(SkipReason::Procs);
+            return Ok(None);
         };
-        // Values the engine cannot take, and repeated ids: errors, or
-        // skipped lines in lenient mode.
-        let checked = (|| {
-            let out_of_range = |field: &str, value: f64, allowed: &str| {
-                (
-                    format!("{what}: {field} {value} is outside its allowed range, {allowed}"),
-                    SkipReason::OutOfRange,
-                )
-            };
-            let submit = Time::instant_from_secs_f64(subtime)
-                .ok_or_else(|| out_of_range("subtime", subtime, INSTANT_RANGE))?;
-            let walltime = walltime * opts.walltime_factor;
-            let mut walltime =
-                duration(walltime).ok_or_else(|| out_of_range("walltime", walltime, DURATION_RANGE))?;
-            if let Some(alpha) = alpha.filter(|_| enforced) {
-                let reconciled = reconcile_walltime(walltime, alpha).as_secs_f64();
-                walltime = duration(reconciled)
-                    .ok_or_else(|| out_of_range("walltime × alpha", reconciled, DURATION_RANGE))?;
-            }
-            let runtime =
-                duration(runtime).ok_or_else(|| out_of_range("profile delay", runtime, DURATION_RANGE))?;
-            if let Some(&first) = seen.get(&id) {
-                return Err((
-                    format!("{what} appears twice (jobs[{first}] and jobs[{index}]): job ids must be unique"),
-                    SkipReason::DuplicateId,
-                ));
-            }
-            seen.insert(id, index);
-            Ok((submit, walltime, runtime))
-        })();
-        let (submit, walltime, runtime) = match checked {
+        let given = Given {
+            subtime,
+            walltime,
+            runtime,
+            alpha: alpha.filter(|_| enforced),
+        };
+        let (submit, walltime, runtime) = match self.times(&what, index, id, given) {
             Ok(values) => values,
-            Err((message, reason)) => match opts.mode {
-                Strictness::Strict => {
-                    return Err(json_err(
-                        name,
-                        format!("{message} (fix the workload, or pass --lenient to skip such jobs)"),
-                    ))
-                }
-                Strictness::Lenient => {
-                    stats.skip(reason);
-                    if stats.problems.len() < KEPT_PROBLEMS {
-                        stats.problems.push(format!("{name}: {message}"));
-                    }
-                    continue;
-                }
-            },
+            Err((message, reason)) => {
+                let err = json_err(
+                    name,
+                    format!("{message} (fix the workload, or pass --lenient to skip such jobs)"),
+                );
+                return self.refuse(err, format!("{name}: {message}"), reason);
+            }
         };
-        stats.clipped += u64::from(clipped);
-        stats.jobs += 1;
+        self.stats.clipped += u64::from(clipped);
+        self.stats.jobs += 1;
         if !label.is_empty() {
-            labels.insert(JobId(id), label);
+            self.labels.insert(JobId(id), label);
         }
-        jobs.push(Job {
+        Ok(Some(Job {
             id: JobId(id),
             submit,
             walltime,
@@ -531,16 +530,75 @@ pub fn read_workload<R: Read>(reader: R, name: &str, opts: &ExtractOptions) -> R
             procs,
             kind,
             slo: rj.slo(),
-        });
+        }))
     }
-    sort_jobs(&mut jobs);
-    Ok(Workload {
-        jobs,
-        labels,
-        machine_procs: machine,
-        header: None,
-        stats,
-    })
+
+    /// A job the engine cannot take: `err` in strict mode; in lenient mode
+    /// skipped for `reason`, its `problem` kept among the first few.
+    fn refuse(
+        &mut self,
+        err: SwfError,
+        problem: String,
+        reason: SkipReason,
+    ) -> Result<Option<Job>, SwfError> {
+        match self.opts.mode {
+            Strictness::Strict => Err(err),
+            Strictness::Lenient => {
+                self.stats.skip(reason);
+                if self.stats.problems.len() < KEPT_PROBLEMS {
+                    self.stats.problems.push(problem);
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Job `id`'s submit time, walltime (× the walltime factor, then α) and
+    /// run time as the engine takes them, or why not: a value out of its
+    /// range, or an id used before.
+    fn times(
+        &mut self,
+        what: &str,
+        index: usize,
+        id: u64,
+        given: Given,
+    ) -> Result<(Time, Time, Time), (String, SkipReason)> {
+        let out_of_range = |field: &str, value: f64, allowed: &str| {
+            (
+                format!("{what}: {field} {value} is outside its allowed range, {allowed}"),
+                SkipReason::OutOfRange,
+            )
+        };
+        let submit = Time::instant_from_secs_f64(given.subtime)
+            .ok_or_else(|| out_of_range("subtime", given.subtime, INSTANT_RANGE))?;
+        let walltime = given.walltime * self.opts.walltime_factor;
+        let mut walltime =
+            duration(walltime).ok_or_else(|| out_of_range("walltime", walltime, DURATION_RANGE))?;
+        if let Some(alpha) = given.alpha {
+            let reconciled = reconcile_walltime(walltime, alpha).as_secs_f64();
+            walltime = duration(reconciled)
+                .ok_or_else(|| out_of_range("walltime × alpha", reconciled, DURATION_RANGE))?;
+        }
+        let runtime = duration(given.runtime)
+            .ok_or_else(|| out_of_range("profile delay", given.runtime, DURATION_RANGE))?;
+        if let Some(&first) = self.seen.get(&id) {
+            return Err((
+                format!("{what} appears twice (jobs[{first}] and jobs[{index}]): job ids must be unique"),
+                SkipReason::DuplicateId,
+            ));
+        }
+        self.seen.insert(id, index);
+        Ok((submit, walltime, runtime))
+    }
+}
+
+/// A job's times as the workload gives them, seconds (α only when its
+/// walltime is enforced).
+struct Given {
+    subtime: f64,
+    walltime: f64,
+    runtime: f64,
+    alpha: Option<f64>,
 }
 
 /// Sort by submit time, then id.
