@@ -24,109 +24,17 @@ impl Actor {
         request: SubmitRequest,
         owner: Owner,
     ) -> Result<SubmitResponse, ApiError> {
-        if self.stopping {
-            return Err(ApiError::new(
-                ErrorKind::Unavailable,
-                "the daemon is shutting down; retry later",
-            ));
-        }
-        let Some(caller) = owner.uid else {
-            return Err(ApiError::new(
-                ErrorKind::Forbidden,
-                "submit over the Unix socket: jobs run as their submitter, whom only the socket's \
-                 peer credentials name",
-            ));
-        };
-        // A broker (root) submits for the user who submitted to it.
-        let caller = match (caller, request.on_behalf_of) {
-            (_, None) => caller,
-            (0, Some(uid)) => uid,
-            (_, Some(_)) => {
-                return Err(ApiError::new(
-                    ErrorKind::Forbidden,
-                    "on_behalf_of: only root (a data center's broker) may submit for another user",
-                ))
-            }
-        };
-        let owner = Owner {
-            uid: Some(caller),
-            ..owner
-        };
-        let run_as = crate::identity::run_as(caller, &self.reloadable.execution)
-            .map_err(|refused| ApiError::new(ErrorKind::Forbidden, refused.0))?;
+        let (caller, owner, run_as) = self.submitter(&request, owner)?;
         let now = self.now();
         self.ready(now)?;
         let (walltime, slo) = self.check_shape(request.procs, request.walltime, request.slo, true)?;
         let class = self.class_of(request.class.as_deref())?;
-        if let Some(&until) = self.check_backoff.get(&caller) {
-            if now < until {
-                return Err(ApiError::new(
-                    ErrorKind::Unavailable,
-                    format!(
-                        "your last submission's workdir or argv[0] was not checked within {} s (a file system \
-                         that does not answer?); submissions are refused for {} s after that: retry later, \
-                         with paths on a local file system",
-                        crate::exec::ACCESS_CHECK_TIMEOUT.as_secs(),
-                        CHECK_BACKOFF.as_secs_f64()
-                    ),
-                ));
-            }
-        }
+        self.check_backoff(caller, now)?;
         let env = request.env.clone().unwrap_or_default();
         let program = check_argv(&request.argv)?;
         check_env(&env)?;
         check_size(&request)?;
-        if let Some(dir) = &request.workdir {
-            if !std::path::Path::new(dir).is_absolute() || dir.contains('\0') {
-                return Err(ApiError::bad_request(format!(
-                    "workdir: {dir:?} must be an absolute path"
-                )));
-            }
-        }
-        // As the job's user: a client learns nothing about paths it could
-        // not see itself.
-        let path = env
-            .get("PATH")
-            .map(String::as_str)
-            .unwrap_or(&self.reloadable.execution.path);
-        let who = run_as.as_ref().map_or_else(
-            || "the daemon's user".to_string(),
-            |run_as| format!("uid {}", run_as.uid),
-        );
-        match self
-            .executor
-            .check_access(run_as.as_ref(), request.workdir.as_deref(), program, path)
-        {
-            Ok(None) => {}
-            Ok(Some(Denied::Workdir)) => {
-                return Err(ApiError::bad_request(format!(
-                    "workdir: {:?} not found or not accessible to {who}",
-                    request.workdir.as_deref().unwrap_or_default()
-                )))
-            }
-            Ok(Some(Denied::Program)) => {
-                return Err(ApiError::bad_request(format!(
-                    "argv[0]: {program:?} not found or not executable by {who}{}",
-                    if program.contains('/') {
-                        String::new()
-                    } else {
-                        format!(" in PATH {path:?}")
-                    }
-                )))
-            }
-            Ok(Some(Denied::Timeout)) => {
-                // The check held the engine for its whole timeout: this
-                // user's next ones are refused at once for a while.
-                self.check_backoff.retain(|_, until| *until > now);
-                self.check_backoff.insert(caller, now + CHECK_BACKOFF);
-                return Err(ApiError::bad_request(format!(
-                    "workdir or argv[0]: not checked within {} s (a file system that does not answer?); \
-                     use paths on a local file system",
-                    crate::exec::ACCESS_CHECK_TIMEOUT.as_secs()
-                )));
-            }
-            Err(err) => return Err(ApiError::internal(err)),
-        }
+        self.check_paths(&request, &env, program, run_as.as_ref(), caller, now)?;
         let now = self.now();
         let id = self.next_job_id;
         self.next_job_id += 1;
@@ -150,18 +58,7 @@ impl Actor {
         } else {
             None
         };
-        let argv_json = serde_json::to_string(&request.argv).map_err(ApiError::internal)?;
-        let features_json = if request.features.is_empty() {
-            None
-        } else {
-            Some(serde_json::to_string(&request.features).map_err(ApiError::internal)?)
-        };
-        let env_json = request
-            .env
-            .as_ref()
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(ApiError::internal)?;
+        let (argv_json, env_json, features_json) = stored_json(&request)?;
         let row = NewJob {
             id,
             owner_uid: owner.uid,
@@ -230,24 +127,125 @@ impl Actor {
             );
         }
         self.apply(decisions, now, Some(id));
-        Ok(SubmitResponse {
-            id,
-            decision: decision.to_string(),
-            predicted_start: if rejected {
-                None
-            } else {
-                finite_secs(prediction.start)
-            },
-            predicted_completion: if rejected {
-                None
-            } else {
-                finite_secs(prediction.completion)
-            },
-            violation_seconds: prediction.violation_seconds,
-            counter_offer_slo: counter_offer.map(secs),
-            violation_probability: Some(prediction.probability),
-            member: None,
-        })
+        Ok(submitted(id, rejected, &prediction, counter_offer))
+    }
+
+    /// Who submits, and who the job runs as: the socket's peer, or for a
+    /// broker (root) the user it submits for (`on_behalf_of`). Refused
+    /// while shutting down, and over TCP (no peer credentials name anyone).
+    fn submitter(
+        &self,
+        request: &SubmitRequest,
+        owner: Owner,
+    ) -> Result<(u32, Owner, Option<crate::identity::RunAs>), ApiError> {
+        if self.stopping {
+            return Err(ApiError::new(
+                ErrorKind::Unavailable,
+                "the daemon is shutting down; retry later",
+            ));
+        }
+        let Some(caller) = owner.uid else {
+            return Err(ApiError::new(
+                ErrorKind::Forbidden,
+                "submit over the Unix socket: jobs run as their submitter, whom only the socket's \
+                 peer credentials name",
+            ));
+        };
+        let caller = match (caller, request.on_behalf_of) {
+            (_, None) => caller,
+            (0, Some(uid)) => uid,
+            (_, Some(_)) => {
+                return Err(ApiError::new(
+                    ErrorKind::Forbidden,
+                    "on_behalf_of: only root (a data center's broker) may submit for another user",
+                ))
+            }
+        };
+        let run_as = crate::identity::run_as(caller, &self.reloadable.execution)
+            .map_err(|refused| ApiError::new(ErrorKind::Forbidden, refused.0))?;
+        let owner = Owner {
+            uid: Some(caller),
+            ..owner
+        };
+        Ok((caller, owner, run_as))
+    }
+
+    /// Refused at once for a while after this user's last submission's
+    /// paths were not checked in time (a file system that does not answer).
+    fn check_backoff(&self, caller: u32, now: Time) -> Result<(), ApiError> {
+        match self.check_backoff.get(&caller) {
+            Some(&until) if now < until => Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "your last submission's workdir or argv[0] was not checked within {} s (a file system \
+                     that does not answer?); submissions are refused for {} s after that: retry later, \
+                     with paths on a local file system",
+                    crate::exec::ACCESS_CHECK_TIMEOUT.as_secs(),
+                    CHECK_BACKOFF.as_secs_f64()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The workdir is absolute, and it and `program` are reachable by the
+    /// job's user (checked as that user: a client learns nothing about
+    /// paths it could not see itself). A check that times out starts the
+    /// user's backoff.
+    fn check_paths(
+        &mut self,
+        request: &SubmitRequest,
+        env: &BTreeMap<String, String>,
+        program: &str,
+        run_as: Option<&crate::identity::RunAs>,
+        caller: u32,
+        now: Time,
+    ) -> Result<(), ApiError> {
+        if let Some(dir) = &request.workdir {
+            if !std::path::Path::new(dir).is_absolute() || dir.contains('\0') {
+                return Err(ApiError::bad_request(format!(
+                    "workdir: {dir:?} must be an absolute path"
+                )));
+            }
+        }
+        let path = env
+            .get("PATH")
+            .map(String::as_str)
+            .unwrap_or(&self.reloadable.execution.path);
+        let who = run_as.map_or_else(
+            || "the daemon's user".to_string(),
+            |run_as| format!("uid {}", run_as.uid),
+        );
+        match self
+            .executor
+            .check_access(run_as, request.workdir.as_deref(), program, path)
+        {
+            Ok(None) => Ok(()),
+            Ok(Some(Denied::Workdir)) => Err(ApiError::bad_request(format!(
+                "workdir: {:?} not found or not accessible to {who}",
+                request.workdir.as_deref().unwrap_or_default()
+            ))),
+            Ok(Some(Denied::Program)) => Err(ApiError::bad_request(format!(
+                "argv[0]: {program:?} not found or not executable by {who}{}",
+                if program.contains('/') {
+                    String::new()
+                } else {
+                    format!(" in PATH {path:?}")
+                }
+            ))),
+            Ok(Some(Denied::Timeout)) => {
+                // The check held the engine for its whole timeout: this
+                // user's next ones are refused at once for a while.
+                self.check_backoff.retain(|_, until| *until > now);
+                self.check_backoff.insert(caller, now + CHECK_BACKOFF);
+                Err(ApiError::bad_request(format!(
+                    "workdir or argv[0]: not checked within {} s (a file system that does not answer?); \
+                     use paths on a local file system",
+                    crate::exec::ACCESS_CHECK_TIMEOUT.as_secs()
+                )))
+            }
+            Err(err) => Err(ApiError::internal(err)),
+        }
     }
 
     /// `POST /v1/predict`: what a submission would be answered now; with
@@ -619,4 +617,50 @@ pub(super) fn predictor_verdicts(engine: &interstice_core::Engine, id: u64) -> O
         thesis: of(Predictor::Thesis),
         learned: of(Predictor::Learned),
     })
+}
+
+/// The request's argv, env and features as the store keeps them (JSON;
+/// no env or features: `NULL`).
+fn stored_json(request: &SubmitRequest) -> Result<(String, Option<String>, Option<String>), ApiError> {
+    let argv = serde_json::to_string(&request.argv).map_err(ApiError::internal)?;
+    let env = request
+        .env
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(ApiError::internal)?;
+    let features = if request.features.is_empty() {
+        None
+    } else {
+        Some(serde_json::to_string(&request.features).map_err(ApiError::internal)?)
+    };
+    Ok((argv, env, features))
+}
+
+/// The answer to a submission: its prediction when admitted, the
+/// counter-offer when rejected.
+fn submitted(
+    id: u64,
+    rejected: bool,
+    prediction: &Prediction,
+    counter_offer: Option<Time>,
+) -> SubmitResponse {
+    SubmitResponse {
+        id,
+        decision: decision_name(rejected).to_string(),
+        predicted_start: if rejected {
+            None
+        } else {
+            finite_secs(prediction.start)
+        },
+        predicted_completion: if rejected {
+            None
+        } else {
+            finite_secs(prediction.completion)
+        },
+        violation_seconds: prediction.violation_seconds,
+        counter_offer_slo: counter_offer.map(secs),
+        violation_probability: Some(prediction.probability),
+        member: None,
+    }
 }
