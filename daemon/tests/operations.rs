@@ -700,16 +700,24 @@ fn every_config_key_is_in_the_readme_table() {
 fn bad_config_is_reported_with_key_paths() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.yaml");
+    // `intersticed --config FILE --check-config` in `cwd`: it fails, or not, and says why on stderr.
+    let check = |config: &Path, cwd: &Path| {
+        let output = Command::new(BIN)
+            .current_dir(cwd)
+            .arg("--config")
+            .arg(config)
+            .arg("--check-config")
+            .output()
+            .unwrap();
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stderr).to_string(),
+        )
+    };
     std::fs::write(&path, "engine: {procs: 4, conv_procs: 8, policy: sjf}\nbackend: {type: plugin}\nexecution: {grace_seconds: -1}\n")
         .unwrap();
-    let output = Command::new(BIN)
-        .arg("--config")
-        .arg(&path)
-        .arg("--check-config")
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (ok, stderr) = check(&path, dir.path());
+    assert!(!ok);
     for needle in [
         "engine.conv_procs",
         "engine.policy",
@@ -719,32 +727,12 @@ fn bad_config_is_reported_with_key_paths() {
         assert!(stderr.contains(needle), "{needle} missing in {stderr}");
     }
     std::fs::write(&path, "engine: {procs: 4}\nbackend: {type: plugin, speed: 3}\n").unwrap();
-    let output = Command::new(BIN)
-        .arg("--config")
-        .arg(&path)
-        .arg("--check-config")
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("speed"),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let output = Command::new(BIN)
-        .arg("--config")
-        .arg(dir.path().join("missing.yaml"))
-        .arg("--check-config")
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("missing.yaml"));
+    let (ok, stderr) = check(&path, dir.path());
+    assert!(!ok && stderr.contains("speed"), "{stderr}");
+    let (ok, stderr) = check(&dir.path().join("missing.yaml"), dir.path());
+    assert!(!ok && stderr.contains("missing.yaml"), "{stderr}");
     // The shipped configs are valid.
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let demo = Command::new(BIN)
-        .current_dir(root)
-        .args(["--config", "packaging/examples/demo.yaml", "--check-config"])
-        .output()
-        .unwrap();
-    assert!(demo.status.success(), "{}", String::from_utf8_lossy(&demo.stderr));
+    let (ok, stderr) = check(Path::new("packaging/examples/demo.yaml"), root);
+    assert!(ok, "{stderr}");
 }
