@@ -51,9 +51,9 @@ pub(crate) struct SummaryWire<'a> {
 #[derive(Serialize)]
 struct HpcWire {
     jobs: u64,
-    makespan: Option<f64>,
-    mean_wait: Option<f64>,
-    mean_bounded_slowdown: Option<f64>,
+    /// Makespan, mean wait and mean bounded slowdown, written inline.
+    #[serde(flatten)]
+    metrics: HpcMetricsWire,
     /// The same run without its cloud jobs (`null`: not computed, e.g. no
     /// cloud job, a sweep's cell or a Batsim run).
     without_cloud: Option<HpcMetricsWire>,
@@ -238,19 +238,17 @@ pub(crate) fn summary_wire<'a>(
         rejected: summary.rejected,
         hpc: HpcWire {
             jobs: summary.hpc_jobs,
-            makespan: finite(summary.hpc_makespan),
-            mean_wait: summary.hpc_mean_wait.and_then(finite),
-            mean_bounded_slowdown: summary.hpc_mean_bounded_slowdown.and_then(finite),
+            metrics: HpcMetricsWire::of(summary),
             without_cloud: without_cloud.map(HpcMetricsWire::of),
             change: without_cloud.map(|base| HpcMetricsWire::of(summary).minus(HpcMetricsWire::of(base))),
         },
         cloud: CloudWire {
             jobs: summary.cloud_jobs,
-            admitted: summary.admitted,
+            admitted: summary.admitted(),
             rejected: summary.rejected,
             violations: summary.violations,
             violation_percent_of_submitted: summary.violation_percent.and_then(finite),
-            violation_percent_of_admitted: summary.violation_percent_of_admitted.and_then(finite),
+            violation_percent_of_admitted: summary.violation_percent_of_admitted().and_then(finite),
             evictions: summary.evictions,
             lost_work: finite(summary.lost_work),
         },

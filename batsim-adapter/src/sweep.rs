@@ -670,10 +670,10 @@ impl Row<'_> {
                 "hpc_mean_bounded_slowdown",
                 Cell::Float(summary.hpc_mean_bounded_slowdown),
             ),
-            ("admitted", Cell::Int(summary.admitted)),
+            ("admitted", Cell::Int(summary.admitted())),
             (
                 "violation_percent_of_admitted",
-                Cell::Float(summary.violation_percent_of_admitted),
+                Cell::Float(summary.violation_percent_of_admitted()),
             ),
             // Last: the one column that differs between two runs of a sweep.
             ("wall_seconds", Cell::Float(Some(self.outcome.wall_seconds))),

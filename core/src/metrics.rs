@@ -277,12 +277,6 @@ pub struct Summary {
     /// violations / cloud jobs submitted × 100, rejected ones included in
     /// the denominator (`None`: no cloud job).
     pub violation_percent: Option<f64>,
-    /// Cloud jobs admitted (submitted and not rejected).
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub admitted: u64,
-    /// violations / cloud jobs admitted × 100 (`None`: none admitted).
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub violation_percent_of_admitted: Option<f64>,
     /// Evictions.
     pub evictions: u64,
     /// Processor-seconds lost to evictions.
@@ -310,8 +304,8 @@ impl Summary {
     /// * `utilization` = (processor-seconds of every run, evicted runs
     ///   included) / (`procs` × `makespan`).
     /// * `violations` per [`JobRecord::violated`]; `violation_percent` =
-    ///   violations / cloud jobs × 100 (rejected jobs stay in the denominator);
-    ///   `violation_percent_of_admitted` = violations / `admitted` × 100.
+    ///   violations / cloud jobs × 100 (rejected jobs stay in the denominator;
+    ///   [`Summary::violation_percent_of_admitted`] leaves them out).
     /// * `prediction` over cloud jobs with an SLO and a prediction that were
     ///   not rejected: predicted = [`Prediction::predicts_violation`],
     ///   occurred = [`JobRecord::violated`], the Brier score from
@@ -323,6 +317,17 @@ impl Summary {
             tally.add(record);
         }
         tally.summary(procs)
+    }
+
+    /// Cloud jobs admitted: submitted and not rejected (only cloud jobs are).
+    pub fn admitted(&self) -> u64 {
+        self.cloud_jobs.saturating_sub(self.rejected)
+    }
+
+    /// violations / [`Summary::admitted`] × 100 (`None`: none admitted);
+    /// `violation_percent` keeps the rejected jobs in its denominator.
+    pub fn violation_percent_of_admitted(&self) -> Option<f64> {
+        ratio(self.violations as f64 * 100.0, self.admitted() as f64)
     }
 }
 
@@ -500,11 +505,6 @@ impl SummaryTally {
             utilization: ratio(ticks_to_secs(self.used_ticks), procs as f64 * makespan),
             violations: self.violations,
             violation_percent: ratio(self.violations as f64 * 100.0, self.cloud_jobs as f64),
-            admitted: self.cloud_jobs.saturating_sub(self.rejected),
-            violation_percent_of_admitted: ratio(
-                self.violations as f64 * 100.0,
-                (self.cloud_jobs.saturating_sub(self.rejected)) as f64,
-            ),
             evictions: self.evictions,
             lost_work: ticks_to_secs(self.lost_ticks),
             rejected: self.rejected,

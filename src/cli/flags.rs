@@ -81,7 +81,7 @@ pub fn with_out_dir<T>(
 /// and `dir` did not exist before, remove what it created, so that a failed
 /// run leaves no empty or half-written directory behind. A directory that
 /// existed is left as it is (its files may be a user's).
-pub fn writing_into<T>(dir: &Path, work: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+fn writing_into<T>(dir: &Path, work: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
     let existed = dir.symlink_metadata().is_ok();
     let result = work();
     if result.is_err() && !existed {

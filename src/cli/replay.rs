@@ -377,11 +377,11 @@ fn print_summary(done: &Replayed, out: &Path, jobs_csv: bool, wall: f64) -> anyh
             "cloud jobs: {} submitted, {} admitted, {} rejected; {} missed their SLO: {:.2} % of submitted, \
              {:.2} % of admitted; {} evictions",
             summary.cloud_jobs,
-            summary.admitted,
+            summary.admitted(),
             summary.rejected,
             summary.violations,
             Shown(summary.violation_percent),
-            Shown(summary.violation_percent_of_admitted),
+            Shown(summary.violation_percent_of_admitted()),
             summary.evictions,
         )?;
         let quality = &summary.prediction;
