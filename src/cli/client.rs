@@ -77,12 +77,9 @@ pub enum ClientCommand {
 /// `interstice submit`.
 #[derive(clap::Args, Debug)]
 pub struct SubmitArgs {
+    /// The daemon, the output and the job's shape: what `predict` takes.
     #[command(flatten)]
-    daemon: DaemonArg,
-    #[command(flatten)]
-    output: OutputArg,
-    #[command(flatten)]
-    shape: JobShape,
+    job: PredictArgs,
     /// Wait until the job ends: exit 0 when it completed, 8 when it failed
     /// (its own exit code is printed), 9 when it ended otherwise (timeout,
     /// evicted for good, cancelled, lost). Not the job's own code, as `sbatch
@@ -248,48 +245,53 @@ fn client(socket: &std::path::Path) -> Client {
     Client::new(socket, DEFAULT_TIMEOUT)
 }
 
+/// `interstice submit`: the answer, a refusal's counter-offer as an error
+/// (exit status 3), and with `--wait` the job's end (exit status 8 or 9 when
+/// it did not complete).
+fn submit(args: SubmitArgs) -> anyhow::Result<()> {
+    let client = client(&args.job.daemon.daemon);
+    let request = SubmitRequest {
+        procs: args.job.shape.cloud_procs,
+        walltime: args.job.shape.walltime,
+        slo: args.job.shape.slo(),
+        argv: args.argv,
+        env: parse_env(&args.env)?,
+        workdir: args.workdir,
+        class: args.class,
+        features: Vec::new(),
+        on_behalf_of: None,
+    };
+    let answer = client.submit(&request)?;
+    args.job.output.print(&answer, super::show::submitted)?;
+    if !answer.accepted() {
+        return Err(super::exit::Refused(match answer.counter_offer_slo {
+            Some(slo) => format!("rejected; the plan can meet --slo {}", slo.ceil()),
+            None => "rejected; no slot in sight for this shape".to_string(),
+        })
+        .into());
+    }
+    if args.wait {
+        let ended = wait_for_end(&client, answer.id)?;
+        if !args.job.output.json {
+            outln!("job {} {}", ended.id, ended.state)?;
+        }
+        if ended.state == "completed" {
+            return Ok(());
+        }
+        return Err(super::exit::JobEnded {
+            id: ended.id,
+            state: ended.state,
+            exit_code: ended.exit_code,
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Run a client subcommand.
 pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
     match cmd {
-        ClientCommand::Submit(args) => {
-            let client = client(&args.daemon.daemon);
-            let request = SubmitRequest {
-                procs: args.shape.cloud_procs,
-                walltime: args.shape.walltime,
-                slo: args.shape.slo(),
-                argv: args.argv,
-                env: parse_env(&args.env)?,
-                workdir: args.workdir,
-                class: args.class,
-                features: Vec::new(),
-                on_behalf_of: None,
-            };
-            let answer = client.submit(&request)?;
-            args.output.print(&answer, super::show::submitted)?;
-            if !answer.accepted() {
-                return Err(super::exit::Refused(match answer.counter_offer_slo {
-                    Some(slo) => format!("rejected; the plan can meet --slo {}", slo.ceil()),
-                    None => "rejected; no slot in sight for this shape".to_string(),
-                })
-                .into());
-            }
-            if args.wait {
-                let ended = wait_for_end(&client, answer.id)?;
-                if !args.output.json {
-                    outln!("job {} {}", ended.id, ended.state)?;
-                }
-                if ended.state == "completed" {
-                    return Ok(());
-                }
-                return Err(super::exit::JobEnded {
-                    id: ended.id,
-                    state: ended.state,
-                    exit_code: ended.exit_code,
-                }
-                .into());
-            }
-            Ok(())
-        }
+        ClientCommand::Submit(args) => submit(args),
         ClientCommand::Predict(args) => {
             let client = client(&args.daemon.daemon);
             let request = PredictRequest {
@@ -433,15 +435,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         args.predictions,
         args.predictor
     )?;
-    outln!(
-        "METRIC:predict_inprocess_p50:{:.3}:us",
-        percentile(&latencies, 0.50).as_secs_f64() * 1e6
-    )?;
-    outln!(
-        "METRIC:predict_inprocess_p99:{:.3}:us",
-        percentile(&latencies, 0.99).as_secs_f64() * 1e6
-    )?;
-    outln!("METRIC:predict_inprocess_throughput:{throughput:.0}:predictions/s")?;
+    print_latency_metrics("inprocess", &latencies, throughput)?;
     if let Some(socket) = &args.daemon {
         bench_socket(socket, &args)?;
     }
@@ -488,18 +482,21 @@ fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()
         latencies.len(),
         args.threads
     )?;
-    outln!(
-        "METRIC:predict_socket_p50:{:.3}:us",
-        percentile(&latencies, 0.50).as_secs_f64() * 1e6
-    )?;
-    outln!(
-        "METRIC:predict_socket_p99:{:.3}:us",
-        percentile(&latencies, 0.99).as_secs_f64() * 1e6
-    )?;
-    outln!(
-        "METRIC:predict_socket_throughput:{:.0}:predictions/s",
-        latencies.len() as f64 / args.seconds
-    )?;
+    print_latency_metrics("socket", &latencies, latencies.len() as f64 / args.seconds)?;
+    Ok(())
+}
+
+/// The three METRIC lines of one way of predicting (`inprocess`, `socket`):
+/// the median and 99th-percentile latency of the sorted `latencies` in
+/// microseconds, and the throughput in predictions per second.
+fn print_latency_metrics(way: &str, latencies: &[Duration], throughput: f64) -> anyhow::Result<()> {
+    for (name, quantile) in [("p50", 0.50), ("p99", 0.99)] {
+        outln!(
+            "METRIC:predict_{way}_{name}:{:.3}:us",
+            percentile(latencies, quantile).as_secs_f64() * 1e6
+        )?;
+    }
+    outln!("METRIC:predict_{way}_throughput:{throughput:.0}:predictions/s")?;
     Ok(())
 }
 
@@ -539,7 +536,7 @@ mod tests {
             let ClientCommand::Submit(args) = parsed.client else {
                 panic!("submit");
             };
-            assert_eq!(args.shape.cloud_procs, 4);
+            assert_eq!(args.job.shape.cloud_procs, 4);
         }
         for command in [
             &["submit", "--procs", "4", "--", "true"][..],

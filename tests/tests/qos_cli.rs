@@ -324,65 +324,103 @@ fn bad_files_and_flags_are_clear_errors() {
 /// are bad input naming the job.
 #[test]
 fn classes_carried_by_the_workload_are_the_classes_scheduled() {
-    let dir = scratch_dir("qos-cli", "labels");
-    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    std::fs::write(
-        path("classes.yaml"),
-        "seed: 11\nclasses:\n  - { name: gold, slo: 1.0 }\n  - { name: silver, slo: 0.9 }\n  \
-         - { name: bronze, slo: 0.5, weight: 2 }\ntenants:\n  - { name: physics, share: 40 }\n  \
-         - { name: biology, share: 20, weight: 3 }\n",
-    )
-    .unwrap();
-    let kth = kth_trace();
-    let trace = path("kth.swf");
-    // The first week of KTH as an SWF of its own, so that both injections
-    // span the same HPC jobs.
-    let cat = interstice(&["swf", "cat", kth.to_str().unwrap()]);
-    assert_success(&cat);
-    let text = String::from_utf8(cat.stdout).unwrap();
-    let submit = |line: &str| -> Option<f64> { line.split_whitespace().nth(1)?.parse().ok() };
-    let first = text
-        .lines()
-        .filter(|l| !l.starts_with(';'))
-        .find_map(submit)
-        .unwrap();
-    let week: String = text
-        .lines()
-        .filter(|line| line.starts_with(';') || submit(line).is_some_and(|s| s < first + 604_800.0))
-        .map(|line| format!("{line}\n"))
-        .collect();
-    std::fs::write(&trace, week).unwrap();
-    let mut inject = vec![
+    let labels = Labelled::inject();
+    let requests = labels.replayed_as_drawn();
+    labels.a_relabelled_job_alone_changes_class(&requests);
+    labels.bad_labels_name_the_job();
+    // `swf convert` keeps the labels of a JSON workload.
+    let converted = labels.path("converted.json");
+    assert_success(&interstice(&[
         "swf",
-        "inject",
-        &trace,
-        "--interval",
-        "300",
-        "--walltime",
-        "1800",
-        "--cloud-procs",
-        "1,2",
-        "--runtime",
-        "uniform:60:1800",
+        "convert",
+        &labels.labelled,
+        "-o",
+        &converted,
         "--quiet",
-    ];
-    let labelled = path("labelled.json");
-    let classes = path("classes.yaml");
-    inject.extend(["--qos", &classes, "-o", &labelled]);
-    assert_success(&interstice(&inject));
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&labelled).unwrap()).unwrap();
-    let jobs = json["jobs"].as_array().unwrap();
-    let cloud_jobs: Vec<&Value> = jobs.iter().filter(|j| j["kind"] == "cloud").collect();
-    assert!(cloud_jobs.len() > 1_500, "{}", cloud_jobs.len());
-    assert!(cloud_jobs
-        .iter()
-        .all(|j| j["class"].is_string() && j["tenant"].is_string()));
-    assert!(jobs
-        .iter()
-        .filter(|j| j["kind"] == "hpc")
-        .all(|j| j.get("class").is_none()));
+    ]));
+    let back: Value = serde_json::from_str(&std::fs::read_to_string(&converted).unwrap()).unwrap();
+    assert_eq!(back["jobs"], labels.json["jobs"]);
+}
 
-    let replay = |workload: &str, out: &str, extra: &[&str]| {
+/// The cloud jobs' shape both `swf inject` and `replay` draw: `swf
+/// inject`'s flag, `replay`'s flag, the value.
+const CLOUD_SHAPE: [(&str, &str, &str); 4] = [
+    ("--interval", "--cloud-interval", "300"),
+    ("--walltime", "--cloud-walltime", "1800"),
+    ("--cloud-procs", "--cloud-procs", "1,2"),
+    ("--runtime", "--cloud-runtime", "uniform:60:1800"),
+];
+
+/// A week of KTH with cloud jobs labelled by `swf inject --qos`, and the
+/// files around it.
+struct Labelled {
+    dir: std::path::PathBuf,
+    /// The class file (three classes, two tenants).
+    classes: String,
+    /// The first week of KTH as an SWF of its own.
+    trace: String,
+    /// The labelled Batsim JSON workload `swf inject` wrote, and its contents.
+    labelled: String,
+    json: Value,
+    /// The id of the cloud job the test relabels (the eighth).
+    target: u64,
+}
+
+impl Labelled {
+    /// Writes the class file and the week of KTH, and injects labelled cloud
+    /// jobs: every cloud job has a class and a tenant, no HPC job has one.
+    fn inject() -> Labelled {
+        let dir = scratch_dir("qos-cli", "labels");
+        let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+        let classes = path("classes.yaml");
+        std::fs::write(
+            &classes,
+            "seed: 11\nclasses:\n  - { name: gold, slo: 1.0 }\n  - { name: silver, slo: 0.9 }\n  \
+             - { name: bronze, slo: 0.5, weight: 2 }\ntenants:\n  - { name: physics, share: 40 }\n  \
+             - { name: biology, share: 20, weight: 3 }\n",
+        )
+        .unwrap();
+        let trace = path("kth.swf");
+        std::fs::write(&trace, first_week_of_kth()).unwrap();
+        let labelled = path("labelled.json");
+        assert_success(&interstice(&inject_args(&trace, &classes, &labelled)));
+        let json: Value = serde_json::from_str(&std::fs::read_to_string(&labelled).unwrap()).unwrap();
+        let jobs = json["jobs"].as_array().unwrap();
+        let cloud_jobs: Vec<&Value> = jobs.iter().filter(|j| j["kind"] == "cloud").collect();
+        assert!(cloud_jobs.len() > 1_500, "{}", cloud_jobs.len());
+        assert!(cloud_jobs
+            .iter()
+            .all(|j| j["class"].is_string() && j["tenant"].is_string()));
+        assert!(jobs
+            .iter()
+            .filter(|j| j["kind"] == "hpc")
+            .all(|j| j.get("class").is_none()));
+        let target = cloud_jobs[7]["id"].as_u64().unwrap();
+        Labelled {
+            dir,
+            classes,
+            trace,
+            labelled,
+            json,
+            target,
+        }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.join(name).to_str().unwrap().to_string()
+    }
+
+    fn cloud_jobs(&self) -> Vec<&Value> {
+        self.json["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["kind"] == "cloud")
+            .collect()
+    }
+
+    /// `replay` of `workload` into `out` with the class file and `extra` flags.
+    fn replay(&self, workload: &str, out: &str, extra: &[&str]) -> Output {
         let mut args = vec![
             "replay",
             workload,
@@ -393,129 +431,153 @@ fn classes_carried_by_the_workload_are_the_classes_scheduled() {
             "--eviction",
             "owner-share",
             "--qos",
-            &classes,
+            &self.classes,
             "--quiet",
             "--out",
             out,
         ];
         args.extend_from_slice(extra);
         interstice(&args)
-    };
-    let (drawn, carried) = (path("drawn"), path("carried"));
-    let injecting = [
-        "--cloud-interval",
-        "300",
-        "--cloud-walltime",
-        "1800",
-        "--cloud-procs",
-        "1,2",
-        "--cloud-runtime",
-        "uniform:60:1800",
-    ];
-    assert_success(&replay(&trace, &drawn, &injecting));
-    assert_success(&replay(&labelled, &carried, &[]));
-    for file in ["requests.csv", "windows.csv"] {
-        assert_eq!(
-            std::fs::read(dir.join("drawn").join(file)).unwrap(),
-            std::fs::read(dir.join("carried").join(file)).unwrap(),
-            "{file}"
+    }
+
+    /// Replaying the labelled workload gives the run that injects the same
+    /// jobs itself, byte for byte, each request with its job's labels.
+    /// Returns that run's requests.
+    fn replayed_as_drawn(&self) -> Vec<std::collections::HashMap<String, String>> {
+        let (drawn, carried) = (self.path("drawn"), self.path("carried"));
+        let injecting: Vec<&str> = CLOUD_SHAPE
+            .iter()
+            .flat_map(|&(_, flag, value)| [flag, value])
+            .collect();
+        assert_success(&self.replay(&self.trace, &drawn, &injecting));
+        assert_success(&self.replay(&self.labelled, &carried, &[]));
+        for file in ["requests.csv", "windows.csv"] {
+            assert_eq!(
+                std::fs::read(self.dir.join("drawn").join(file)).unwrap(),
+                std::fs::read(self.dir.join("carried").join(file)).unwrap(),
+                "{file}"
+            );
+        }
+        let requests = rows(&self.dir.join("carried"), "requests.csv");
+        for (job, row) in self.cloud_jobs().iter().zip(&requests) {
+            assert_eq!(job["id"].to_string(), row["id"]);
+            assert_eq!(job["class"], row["class"].as_str());
+            assert_eq!(job["tenant"], row["tenant"].as_str());
+        }
+        requests
+    }
+
+    /// One job relabelled by hand (its tenant removed): it alone changes
+    /// class, to the class as written, its tenant still drawn.
+    fn a_relabelled_job_alone_changes_class(&self, requests: &[std::collections::HashMap<String, String>]) {
+        let target = self.target;
+        let before = self.cloud_jobs()[7]["class"].as_str().unwrap().to_string();
+        let other = if before == "gold" { "bronze" } else { "gold" };
+        let mut edited = self.json.clone();
+        for job in edited["jobs"].as_array_mut().unwrap() {
+            if job["id"] == target {
+                job["class"] = other.into();
+                job.as_object_mut().unwrap().remove("tenant");
+            }
+        }
+        let relabelled = self.path("relabelled.json");
+        std::fs::write(&relabelled, edited.to_string()).unwrap();
+        assert_success(&self.replay(&relabelled, &self.path("moved"), &[]));
+        let after = rows(&self.dir.join("moved"), "requests.csv");
+        let by_id = |rows: &[std::collections::HashMap<String, String>]| {
+            rows.iter()
+                .map(|r| (r["id"].clone(), (r["class"].clone(), r["tenant"].clone())))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        };
+        let (was, now) = (by_id(requests), by_id(&after));
+        for (id, labels) in &now {
+            if *id == target.to_string() {
+                assert_eq!(labels, &(other.to_string(), was[id].1.clone()));
+            } else {
+                assert_eq!(labels, &was[id], "job {id}");
+            }
+        }
+    }
+
+    /// A class the file lacks (in `replay` and in `swf inject`), and a class
+    /// on an HPC job: bad input (exit status 4) naming the file and the job.
+    fn bad_labels_name_the_job(&self) {
+        let target = self.target;
+        let mut bad = self.json.clone();
+        bad["jobs"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|j| j["id"] == target)
+            .unwrap()["class"] = "platinum".into();
+        let bad_json = self.path("bad.json");
+        std::fs::write(&bad_json, bad.to_string()).unwrap();
+        let out = self.replay(&bad_json, &self.path("bad"), &[]);
+        assert_failure_mentions(
+            &out,
+            &[
+                "bad.json",
+                &format!("cloud job {target}"),
+                "platinum",
+                "gold, silver, bronze",
+            ],
         );
+        assert_eq!(out.status.code(), Some(4));
+        let out = interstice(&inject_args(&bad_json, &self.classes, &self.path("again.json")));
+        assert_failure_mentions(
+            &out,
+            &["bad.json", &format!("job {target}"), "platinum", "classes.yaml"],
+        );
+        assert_eq!(out.status.code(), Some(4));
+        let mut hpc = self.json.clone();
+        let first_hpc = hpc["jobs"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|j| j["kind"] == "hpc")
+            .unwrap();
+        first_hpc["class"] = "gold".into();
+        let hpc_id = first_hpc["id"].clone();
+        let hpc_json = self.path("hpc.json");
+        std::fs::write(&hpc_json, hpc.to_string()).unwrap();
+        let out = self.replay(&hpc_json, &self.path("hpc"), &[]);
+        assert_failure_mentions(
+            &out,
+            &[
+                "hpc.json",
+                &format!("job {hpc_id}"),
+                "HPC job",
+                "\"kind\": \"cloud\"",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(4));
     }
-    let requests = rows(&dir.join("carried"), "requests.csv");
-    for (job, row) in cloud_jobs.iter().zip(&requests) {
-        assert_eq!(job["id"].to_string(), row["id"]);
-        assert_eq!(job["class"], row["class"].as_str());
-        assert_eq!(job["tenant"], row["tenant"].as_str());
-    }
+}
 
-    // One job relabelled by hand: it alone changes class.
-    let target = cloud_jobs[7]["id"].as_u64().unwrap();
-    let before = cloud_jobs[7]["class"].as_str().unwrap();
-    let other = if before == "gold" { "bronze" } else { "gold" };
-    let mut edited = json.clone();
-    for job in edited["jobs"].as_array_mut().unwrap() {
-        if job["id"] == target {
-            job["class"] = other.into();
-            job.as_object_mut().unwrap().remove("tenant");
-        }
-    }
-    let relabelled = path("relabelled.json");
-    std::fs::write(&relabelled, edited.to_string()).unwrap();
-    let moved = path("moved");
-    assert_success(&replay(&relabelled, &moved, &[]));
-    let after = rows(&dir.join("moved"), "requests.csv");
-    let by_id = |rows: &[std::collections::HashMap<String, String>]| {
-        rows.iter()
-            .map(|r| (r["id"].clone(), (r["class"].clone(), r["tenant"].clone())))
-            .collect::<std::collections::BTreeMap<_, _>>()
-    };
-    let (was, now) = (by_id(&requests), by_id(&after));
-    for (id, labels) in &now {
-        if *id == target.to_string() {
-            // The class as written, the tenant still drawn.
-            assert_eq!(labels, &(other.to_string(), was[id].1.clone()));
-        } else {
-            assert_eq!(labels, &was[id], "job {id}");
-        }
-    }
+/// `swf inject` of `workload` with the cloud jobs of [`CLOUD_SHAPE`], labelled
+/// from `classes`, into `out`.
+fn inject_args<'a>(workload: &'a str, classes: &'a str, out: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["swf", "inject", workload];
+    args.extend(CLOUD_SHAPE.iter().flat_map(|&(flag, _, value)| [flag, value]));
+    args.extend(["--quiet", "--qos", classes, "-o", out]);
+    args
+}
 
-    // A class the file lacks; a class on an HPC job.
-    let mut bad = json.clone();
-    bad["jobs"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|j| j["id"] == target)
-        .unwrap()["class"] = "platinum".into();
-    std::fs::write(path("bad.json"), bad.to_string()).unwrap();
-    let out = replay(&path("bad.json"), &path("bad"), &[]);
-    assert_failure_mentions(
-        &out,
-        &[
-            "bad.json",
-            &format!("cloud job {target}"),
-            "platinum",
-            "gold, silver, bronze",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(4));
-    let mut inject_bad = inject.clone();
-    let (bad_json, again) = (path("bad.json"), path("again.json"));
-    inject_bad[2] = &bad_json;
-    let n = inject_bad.len();
-    inject_bad[n - 1] = &again;
-    let out = interstice(&inject_bad);
-    assert_failure_mentions(
-        &out,
-        &["bad.json", &format!("job {target}"), "platinum", "classes.yaml"],
-    );
-    assert_eq!(out.status.code(), Some(4));
-    let mut hpc = json.clone();
-    let first_hpc = hpc["jobs"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|j| j["kind"] == "hpc")
+/// The first week of KTH as SWF text (header kept), so that both injections
+/// span the same HPC jobs.
+fn first_week_of_kth() -> String {
+    let kth = kth_trace();
+    let cat = interstice(&["swf", "cat", kth.to_str().unwrap()]);
+    assert_success(&cat);
+    let text = String::from_utf8(cat.stdout).unwrap();
+    let submit = |line: &str| -> Option<f64> { line.split_whitespace().nth(1)?.parse().ok() };
+    let first = text
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .find_map(submit)
         .unwrap();
-    first_hpc["class"] = "gold".into();
-    let hpc_id = first_hpc["id"].clone();
-    std::fs::write(path("hpc.json"), hpc.to_string()).unwrap();
-    let out = replay(&path("hpc.json"), &path("hpc"), &[]);
-    assert_failure_mentions(
-        &out,
-        &[
-            "hpc.json",
-            &format!("job {hpc_id}"),
-            "HPC job",
-            "\"kind\": \"cloud\"",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(4));
-    // `swf convert` keeps the labels of a JSON workload.
-    let converted = path("converted.json");
-    assert_success(&interstice(&[
-        "swf", "convert", &labelled, "-o", &converted, "--quiet",
-    ]));
-    let back: Value = serde_json::from_str(&std::fs::read_to_string(&converted).unwrap()).unwrap();
-    assert_eq!(back["jobs"], json["jobs"]);
+    text.lines()
+        .filter(|line| line.starts_with(';') || submit(line).is_some_and(|s| s < first + 604_800.0))
+        .map(|line| format!("{line}\n"))
+        .collect()
 }

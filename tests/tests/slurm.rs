@@ -91,14 +91,43 @@ fn interstice_on_a_real_slurm() {
         ..PluginSettings::default()
     });
     let mut daemon = Daemon::start(&cluster, 1);
-    let long = Duration::from_secs(90);
+    let h2 = a_hole_is_filled_by_an_evictable_job(&cluster, &daemon);
+    let c2 = an_slo_out_of_reach_gets_a_counter_offer(&cluster);
+    the_first_decisions_are_on_metrics(&daemon);
+    // H1, H2 and C2 drain in Slurm's order: C2 waits for H2 (higher partition tier).
+    cluster.wait_state(&h2, &["COMPLETED"], LONG);
+    cluster.wait_state(&c2, &["COMPLETED"], LONG);
+    wait_metric(&daemon, MET, 2.0);
+    an_hpc_job_preempts_a_running_cloud_job(&cluster, &daemon);
+    daemon.stop();
+    let daemon2 = with_the_daemon_down_sbatch_fails_open(&cluster);
+    a_stale_plan_makes_the_daemon_unready(&mut cluster, &daemon2);
+    drop(daemon2);
+    drop(daemon);
+    drop(cluster);
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(600),
+        "the Slurm scenarios took {took:?}"
+    );
+    println!(
+        "METRIC:slurm_scenarios_duration:{:.1}:seconds",
+        took.as_secs_f64()
+    );
+}
 
-    // --- 1. a backfill hole, filled by an evictable job that meets its SLO --------------------
+/// How long a job may take to reach a state it is sure to reach.
+const LONG: Duration = Duration::from_secs(90);
+
+/// Scenario 1: H1 leaves a 2-processor hole before H2's reservation; an
+/// evictable job whose `--slo` fits is accepted, routed to `cloud`, runs in
+/// the hole while H1 runs, and is counted as met. Returns H2.
+fn a_hole_is_filled_by_an_evictable_job(cluster: &Cluster, daemon: &Daemon) -> String {
     // H1 takes 10 of the 12 CPUs (over the three nodes, as Slurm places it).
     let h1 = cluster
         .sbatch(&["-p", "hpc", "-n", "10", "-t", "2", "--wrap", "sleep 20"])
         .expect("HPC job 1");
-    cluster.wait_state(&h1, &["RUNNING"], long);
+    cluster.wait_state(&h1, &["RUNNING"], LONG);
     let h2 = cluster
         .sbatch(&["-p", "hpc", "-n", "12", "-t", "1", "--wrap", "sleep 4"])
         .expect("HPC job 2");
@@ -106,7 +135,7 @@ fn interstice_on_a_real_slurm() {
     wait_for(
         "the daemon's plan to show the 2-processor hole",
         Duration::from_secs(20),
-        || (idle_now(&daemon) == 2).then_some(()),
+        || (idle_now(daemon) == 2).then_some(()),
     );
     let c1 = cluster
         .sbatch(&["--slo=100", "-n", "2", "-t", "1", "--wrap", "sleep 3"])
@@ -134,9 +163,15 @@ fn interstice_on_a_real_slurm() {
         "C1 started in the hole while H1 runs"
     );
     cluster.wait_state(&c1, &["COMPLETED"], Duration::from_secs(30));
-    wait_metric(&daemon, MET, 1.0);
+    wait_metric(daemon, MET, 1.0);
 
-    // --- 2. an SLO that cannot be met: rejected with a counter-offer, which is accepted --------
+    h2
+}
+
+/// Scenario 2: an SLO that cannot be met is rejected at sbatch time with the
+/// counter-offer; resubmitting with the offered SLO is accepted. Returns
+/// that job (C2).
+fn an_slo_out_of_reach_gets_a_counter_offer(cluster: &Cluster) -> String {
     let rejection = cluster
         .sbatch(&["--slo=30", "-n", "4", "-t", "1", "--wrap", "sleep 2"])
         .expect_err("4 processors for 60 s cannot finish within 30 s: only 2 are idle until H1's limit")
@@ -160,8 +195,13 @@ fn interstice_on_a_real_slurm() {
         "C2 comment {comment:?}"
     );
 
-    // --- 5 (first part). /metrics of the daemon that made those decisions ---------------------
-    let metrics = checked_scrape(&daemon);
+    c2
+}
+
+/// Scenario 5, first part: `/metrics` of the daemon that decided scenarios 1
+/// and 2.
+fn the_first_decisions_are_on_metrics(daemon: &Daemon) {
+    let metrics = checked_scrape(daemon);
     assert_metric(&metrics, ADMITTED, 2.0);
     assert_metric(&metrics, REJECTED, 1.0);
     assert_metric(&metrics, "interstice_slo_counteroffers_total", 1.0);
@@ -173,13 +213,13 @@ fn interstice_on_a_real_slurm() {
             format!("interstice_predictor_outcomes_total{{outcome=\"tn\",predictor=\"{predictor}\"}}");
         assert_metric(&metrics, &series, 1.0);
     }
+}
 
-    // H1, H2 and C2 drain in Slurm's order: C2 waits for H2 (higher partition tier).
-    cluster.wait_state(&h2, &["COMPLETED"], long);
-    cluster.wait_state(&c2, &["COMPLETED"], long);
-    wait_metric(&daemon, MET, 2.0);
-
-    // --- 3. an HPC job preempts a running cloud job ---------------------------------------------
+/// Scenario 3: an HPC job over all three nodes preempts a running cloud job;
+/// the daemon records the eviction and the violation, each node's SPANK
+/// prolog reports the HPC start, and (scenario 5, second part) `/metrics`
+/// shows everything this daemon saw.
+fn an_hpc_job_preempts_a_running_cloud_job(cluster: &Cluster, daemon: &Daemon) {
     let c3 = cluster
         .sbatch(&["--slo=300", "-n", "4", "-t", "2", "--wrap", "sleep 60"])
         .expect("C3 accepted");
@@ -190,19 +230,19 @@ fn interstice_on_a_real_slurm() {
     let h3 = cluster
         .sbatch(&["-p", "hpc", "-n", "12", "-t", "1", "--wrap", "sleep 2"])
         .expect("HPC job 3");
-    cluster.wait_state(&c3, &["PREEMPTED"], long);
+    cluster.wait_state(&c3, &["PREEMPTED"], LONG);
     cluster.wait_state(&h3, &["RUNNING", "COMPLETED"], Duration::from_secs(30));
-    wait_metric(&daemon, EVICTED, 1.0);
+    wait_metric(daemon, EVICTED, 1.0);
     assert!(
-        logged_outcome(&daemon, &c3, "evicted"),
+        logged_outcome(daemon, &c3, "evicted"),
         "the evicted job is C3 ({c3}):\n{}",
         daemon.log_text()
     );
     // Each node's SPANK prolog told the daemon which HPC jobs took its
     // processors: H1 (10 CPUs), H2 and H3 (12) each span the three nodes.
-    wait_metric(&daemon, "interstice_hpc_events_total{type=\"started\"}", 9.0);
+    wait_metric(daemon, "interstice_hpc_events_total{type=\"started\"}", 9.0);
     // --- 5 (second part). Everything the first daemon saw ---------------------------------------
-    let metrics = checked_scrape(&daemon);
+    let metrics = checked_scrape(daemon);
     assert_metric(&metrics, ADMITTED, 3.0);
     assert_metric(&metrics, REJECTED, 1.0);
     assert_metric(&metrics, "interstice_slo_counteroffers_total", 1.0);
@@ -229,10 +269,13 @@ fn interstice_on_a_real_slurm() {
         "interstice_slurm_cluster_cpus{state=\"total\"}",
         f64::from(CLUSTER_CPUS),
     );
-    cluster.wait_state(&h3, &["COMPLETED"], long);
+    cluster.wait_state(&h3, &["COMPLETED"], LONG);
+}
 
-    // --- 4. daemon down: fail-open, within the latency bound, counted ----------------------------
-    daemon.stop();
+/// Scenario 4: with the daemon stopped, submissions go through (fail-open)
+/// within the latency bound and are counted; a new daemon learns the outcomes
+/// from Slurm. Returns that daemon.
+fn with_the_daemon_down_sbatch_fails_open(cluster: &Cluster) -> Daemon {
     let submitted = Instant::now();
     let c4 = cluster
         .sbatch(&["--slo=120", "-n", "1", "-t", "1", "--wrap", "sleep 1"])
@@ -256,10 +299,10 @@ fn interstice_on_a_real_slurm() {
         unreachable.is_ok(),
         "plain HPC jobs never depend on the daemon: {unreachable:?}"
     );
-    cluster.wait_state(&c4, &["COMPLETED"], long);
+    cluster.wait_state(&c4, &["COMPLETED"], LONG);
     // A new daemon learns from Slurm (MinJobAge 600 keeps finished jobs listed): the
     // unpredicted admission and C4's outcome, and the outcomes of C1–C3 again.
-    let daemon2 = Daemon::start(&cluster, 2);
+    let daemon2 = Daemon::start(cluster, 2);
     wait_metric(&daemon2, MET, 3.0);
     let metrics = checked_scrape(&daemon2);
     assert_metric(&metrics, "interstice_slurm_unpredicted_admissions_total", 1.0);
@@ -279,21 +322,25 @@ fn interstice_on_a_real_slurm() {
     );
     assert!(metrics.contains("interstice_plan_age_seconds"), "{metrics}");
 
-    // 6. slurmctld down: once the plan is older than three read intervals
-    //    the daemon is not ready (503 on /healthz and predictions, so the
-    //    plugins' fail mode decides) and ready again once Slurm is back.
+    daemon2
+}
+
+/// Scenario 6: slurmctld down. Once the plan is older than three read
+/// intervals the daemon is not ready (503 on /healthz and predictions, so the
+/// plugins' fail mode decides), and ready again once Slurm is back.
+fn a_stale_plan_makes_the_daemon_unready(cluster: &mut Cluster, daemon: &Daemon) {
     cluster.stop_slurmctld();
     let stale = wait_for(
         "the daemon to report a stale plan",
         Duration::from_secs(20),
-        || harness::http(&daemon2.socket, "GET", "/healthz", None).err(),
+        || harness::http(&daemon.socket, "GET", "/healthz", None).err(),
     );
     assert!(
         matches!(&stale, HttpError::Status { status: 503, body } if body.contains("stale")),
         "{stale}"
     );
     let predict = harness::http(
-        &daemon2.socket,
+        &daemon.socket,
         "POST",
         "/v1/predict",
         Some(r#"{"procs": 1, "walltime": 60, "slo": 600}"#),
@@ -304,18 +351,6 @@ fn interstice_on_a_real_slurm() {
     );
     cluster.restart_slurmctld(true);
     wait_for("the daemon to be ready again", Duration::from_secs(30), || {
-        harness::http(&daemon2.socket, "GET", "/healthz", None).ok()
+        harness::http(&daemon.socket, "GET", "/healthz", None).ok()
     });
-    drop(daemon2);
-    drop(daemon);
-    drop(cluster);
-    let took = started.elapsed();
-    assert!(
-        took < Duration::from_secs(600),
-        "the Slurm scenarios took {took:?}"
-    );
-    println!(
-        "METRIC:slurm_scenarios_duration:{:.1}:seconds",
-        took.as_secs_f64()
-    );
 }

@@ -422,11 +422,16 @@ impl Panel {
         }
         mesh.draw().map_err(drawing)?;
         let colors: Vec<RGBAColor> = self.series.iter().map(|s| color_of(&s.label)).collect();
-        if categories.is_empty() {
-            draw_lines(&mut chart, &drawn, &colors)
-        } else {
-            draw_bars(&mut chart, &drawn, &colors)
+        let width = 0.8 / drawn.len().max(1) as f64;
+        for (index, (points, &color)) in drawn.iter().zip(&colors).enumerate() {
+            if categories.is_empty() {
+                draw_line(&mut chart, points, color)?;
+            } else {
+                let left = move |x: f64| x - 0.4 + width * index as f64;
+                draw_bars(&mut chart, points, color, left, width)?;
+            }
         }
+        Ok(())
     }
 }
 
@@ -437,73 +442,70 @@ type Chart<'a, DB> = ChartContext<
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
 
-/// Each series as a line through its points, with its error bars.
-fn draw_lines<DB: DrawingBackend>(
+/// One series as a line through its points, with its error bars.
+fn draw_line<DB: DrawingBackend>(
     chart: &mut Chart<'_, DB>,
-    drawn: &[Drawn],
-    colors: &[RGBAColor],
+    points: &[(f64, f64, Option<f64>)],
+    color: RGBAColor,
 ) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
-    for (points, &color) in drawn.iter().zip(colors) {
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|&(x, y, _)| (x, y)),
-                color.stroke_width(2),
-            ))
-            .map_err(drawing)?;
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|&(x, y, _)| Circle::new((x, y), 3, color.filled())),
-            )
-            .map_err(drawing)?;
-        chart
-            .draw_series(points.iter().filter_map(|&(x, y, sd)| {
-                sd.map(|sd| PathElement::new(vec![(x, y - sd), (x, y + sd)], color.stroke_width(1)))
-            }))
-            .map_err(drawing)?;
-    }
+    chart
+        .draw_series(LineSeries::new(
+            points.iter().map(|&(x, y, _)| (x, y)),
+            color.stroke_width(2),
+        ))
+        .map_err(drawing)?;
+    chart
+        .draw_series(
+            points
+                .iter()
+                .map(|&(x, y, _)| Circle::new((x, y), 3, color.filled())),
+        )
+        .map_err(drawing)?;
+    chart
+        .draw_series(points.iter().filter_map(|&(x, y, sd)| {
+            sd.map(|sd| PathElement::new(vec![(x, y - sd), (x, y + sd)], color.stroke_width(1)))
+        }))
+        .map_err(drawing)?;
     Ok(())
 }
 
-/// A bar per series in each category (the point's x), side by side, outlined,
-/// with its error bar.
+/// One series as a bar in each category (the point's x), `width` wide from
+/// `left(x)` so that the series stand side by side, outlined, with its error
+/// bar.
 fn draw_bars<DB: DrawingBackend>(
     chart: &mut Chart<'_, DB>,
-    drawn: &[Drawn],
-    colors: &[RGBAColor],
+    points: &[(f64, f64, Option<f64>)],
+    color: RGBAColor,
+    left: impl Fn(f64) -> f64,
+    width: f64,
 ) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
-    let width = 0.8 / drawn.len().max(1) as f64;
-    for (index, (points, &color)) in drawn.iter().zip(colors).enumerate() {
-        let left = |x: f64| x - 0.4 + width * index as f64;
-        let rectangle = |&(x, y, _): &(f64, f64, Option<f64>)| [(left(x), 0.0), (left(x) + width, y)];
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| Rectangle::new(rectangle(p), color.filled())),
-            )
-            .map_err(drawing)?;
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| Rectangle::new(rectangle(p), BLACK.stroke_width(1))),
-            )
-            .map_err(drawing)?;
-        chart
-            .draw_series(points.iter().filter_map(|&(x, y, sd)| {
-                let middle = left(x) + width / 2.0;
-                sd.map(|sd| PathElement::new(vec![(middle, y - sd), (middle, y + sd)], BLACK.stroke_width(1)))
-            }))
-            .map_err(drawing)?;
-    }
+    let rectangle = |&(x, y, _): &(f64, f64, Option<f64>)| [(left(x), 0.0), (left(x) + width, y)];
+    chart
+        .draw_series(
+            points
+                .iter()
+                .map(|p| Rectangle::new(rectangle(p), color.filled())),
+        )
+        .map_err(drawing)?;
+    chart
+        .draw_series(
+            points
+                .iter()
+                .map(|p| Rectangle::new(rectangle(p), BLACK.stroke_width(1))),
+        )
+        .map_err(drawing)?;
+    chart
+        .draw_series(points.iter().filter_map(|&(x, y, sd)| {
+            let middle = left(x) + width / 2.0;
+            sd.map(|sd| PathElement::new(vec![(middle, y - sd), (middle, y + sd)], BLACK.stroke_width(1)))
+        }))
+        .map_err(drawing)?;
     Ok(())
 }
 

@@ -58,66 +58,55 @@ struct Metric {
     value: RunMetric,
 }
 
-/// The comparison's panels, in order.
+/// The comparison's panels, in order: title, y-axis label, unit, value.
 const METRICS: [Metric; 9] = [
-    Metric {
-        title: "HPC mean wait",
-        y_label: "mean wait",
-        unit: Unit::Seconds,
-        value: |r| r.hpc_mean_wait,
-    },
-    Metric {
-        title: "HPC mean wait change caused by the cloud jobs",
-        y_label: "with − without",
-        unit: Unit::Seconds,
-        value: |r| r.hpc_mean_wait_delta,
-    },
-    Metric {
-        title: "HPC mean bounded slowdown (10 s bound)",
-        y_label: "bounded slowdown",
-        unit: Unit::Number,
-        value: |r| r.hpc_mean_bounded_slowdown,
-    },
-    Metric {
-        title: "HPC makespan",
-        y_label: "HPC makespan",
-        unit: Unit::Seconds,
-        value: |r| r.hpc_makespan,
-    },
-    Metric {
-        title: "HPC makespan change caused by the cloud jobs",
-        y_label: "with − without",
-        unit: Unit::Seconds,
-        value: |r| Some(r.hpc_makespan_delta),
-    },
-    Metric {
-        title: "utilisation",
-        y_label: "utilisation",
-        unit: Unit::Fraction,
-        value: |r| r.utilization,
-    },
-    Metric {
-        title: "response-time violations",
-        y_label: "% of cloud jobs",
-        unit: Unit::Percent,
-        value: |r| r.violation_percent,
-    },
-    Metric {
-        title: "cloud jobs rejected",
-        y_label: "% of cloud jobs",
-        unit: Unit::Percent,
-        value: |r| {
-            let rejected = r.rejected? as f64;
-            (r.cloud_jobs > 0).then(|| rejected * 100.0 / r.cloud_jobs as f64)
-        },
-    },
-    Metric {
-        title: "evictions",
-        y_label: "evictions",
-        unit: Unit::Number,
-        value: |r| r.evictions.map(|e| e as f64),
-    },
+    Metric::new("HPC mean wait", "mean wait", Unit::Seconds, |r| r.hpc_mean_wait),
+    Metric::new(
+        "HPC mean wait change caused by the cloud jobs",
+        "with − without",
+        Unit::Seconds,
+        |r| r.hpc_mean_wait_delta,
+    ),
+    Metric::new(
+        "HPC mean bounded slowdown (10 s bound)",
+        "bounded slowdown",
+        Unit::Number,
+        |r| r.hpc_mean_bounded_slowdown,
+    ),
+    Metric::new("HPC makespan", "HPC makespan", Unit::Seconds, |r| r.hpc_makespan),
+    Metric::new(
+        "HPC makespan change caused by the cloud jobs",
+        "with − without",
+        Unit::Seconds,
+        |r| Some(r.hpc_makespan_delta),
+    ),
+    Metric::new("utilisation", "utilisation", Unit::Fraction, |r| r.utilization),
+    Metric::new(
+        "response-time violations",
+        "% of cloud jobs",
+        Unit::Percent,
+        |r| r.violation_percent,
+    ),
+    Metric::new("cloud jobs rejected", "% of cloud jobs", Unit::Percent, |r| {
+        let rejected = r.rejected? as f64;
+        (r.cloud_jobs > 0).then(|| rejected * 100.0 / r.cloud_jobs as f64)
+    }),
+    Metric::new("evictions", "evictions", Unit::Number, |r| {
+        r.evictions.map(|e| e as f64)
+    }),
 ];
+
+impl Metric {
+    /// A panel: its title, y-axis label, unit and value per run.
+    const fn new(title: &'static str, y_label: &'static str, unit: Unit, value: RunMetric) -> Metric {
+        Metric {
+            title,
+            y_label,
+            unit,
+            value,
+        }
+    }
+}
 
 impl Bars {
     /// The bars of `runs`: the settings that vary and, with `one_slack`
