@@ -5,13 +5,13 @@
 //! every run has one slack (no line by slack to draw), the prediction
 //! quality with a bar per predictor scored.
 //!
-//! The settings are those of `sweep.csv` that vary ([`super::figures::settings`]),
+//! The settings are those of `sweep.csv` that vary ([`super::series::settings`]),
 //! and with one slack the areas and cloud widths when they vary; each bar is
 //! the mean ± sd over its runs (seeds, and what no bar tells apart, which the
 //! figure's notes name).
 
 use super::chart::{Figure, Unit};
-use super::figures::{distinct, settings, Gather, Key, RunMetric, PREDICTION_METRICS};
+use super::series::{distinct, settings, Gather, Key, RunMetric, PREDICTION_METRICS};
 use super::stats::THESIS_MAX_AREA;
 use super::tables::{Dimension, Run};
 

@@ -14,6 +14,7 @@ mod compare;
 mod figures;
 mod gantt;
 mod html;
+mod series;
 mod stats;
 mod tables;
 
