@@ -507,6 +507,17 @@ impl Cluster {
             .unwrap_or_else(|err| panic!("run {client}: {err}"))
     }
 
+    /// `scontrol ARGS`, which must succeed (else the test fails with its stderr).
+    pub fn scontrol(&self, args: &[&str]) {
+        let output = self.run("scontrol", args);
+        assert!(
+            output.status.success(),
+            "scontrol {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
     /// Runs a Slurm client as the unprivileged user `nobody` (`setpriv`),
     /// with this cluster's `SLURM_CONF`, in its world-writable jobs directory.
     pub fn run_as_nobody(&self, client: &str, args: &[&str]) -> Output {
