@@ -68,6 +68,14 @@ fn p(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
 }
 
+/// `replay TRACE` on 4 processors under EASY, then `extra`, into `out`.
+fn easy_replay<'a>(trace: &'a str, extra: &[&'a str], out: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["replay", trace, "--procs", "4", "--policy", "easy"];
+    args.extend_from_slice(extra);
+    args.extend(["--out", p(out)]);
+    args
+}
+
 /// An independent count: decompress with the system's `gzip`, keep data
 /// lines, and apply the skip rules with plain string splitting.
 struct Recount {
@@ -550,16 +558,7 @@ fn out_of_range_values_and_repeated_job_numbers_name_file_line_and_field() {
         let err = failing(&["swf", "stats", path]);
         assert!(err.contains(&format!("{name}:2: {message}")), "{err}");
         assert!(err.contains("--lenient") && !err.contains("panicked"), "{err}");
-        let replayed = failing(&[
-            "replay",
-            path,
-            "--procs",
-            "4",
-            "--policy",
-            "easy",
-            "--out",
-            p(&dir.join(format!("bad-{name}"))),
-        ]);
+        let replayed = failing(&easy_replay(path, &[], &dir.join(format!("bad-{name}"))));
         assert!(replayed.contains(&format!("{name}:2:")), "{replayed}");
 
         let stats = json_of(&ok(&["swf", "stats", "--json", "--lenient", "--quiet", path]));
@@ -572,17 +571,7 @@ fn out_of_range_values_and_repeated_job_numbers_name_file_line_and_field() {
             "{stats}"
         );
         let out = dir.join(format!("out-{name}"));
-        ok(&[
-            "replay",
-            path,
-            "--procs",
-            "4",
-            "--policy",
-            "easy",
-            "--lenient",
-            "--out",
-            p(&out),
-        ]);
+        ok(&easy_replay(path, &["--lenient"], &out));
         let summary = read_json(&out.join("summary.json"));
         assert_eq!(
             summary["run"]["extraction"]["skipped_by_reason"][reason], 1,
