@@ -196,142 +196,27 @@ impl Cluster {
         program("sbatch");
         program("unshare");
         program("hostname");
-        let job_submit = interstice_tests::artifact("libjob_submit_interstice.so");
-        let spank = interstice_tests::artifact("libspank_interstice.so");
-        let dir = tempfile::Builder::new()
-            .prefix("interstice-slurm-")
-            .tempdir()
-            .expect("scratch dir");
+        let dir = scratch_with_plugins();
         let root = dir.path().to_path_buf();
-        chmod(&root, "755");
-        for sub in ["state", "spool", "plugins", "munge", "jobs"] {
-            std::fs::create_dir_all(root.join(sub)).expect("create scratch subdirectory");
-        }
-        for node in NODES {
-            std::fs::create_dir_all(root.join("spool").join(node)).expect("create a node's spool");
-        }
-        chmod(&root.join("jobs"), "1777");
-        // Slurm finds a plugin by file name: job_submit/interstice → job_submit_interstice.so.
-        std::os::unix::fs::symlink(&job_submit, root.join("plugins/job_submit_interstice.so"))
-            .expect("symlink");
-        std::os::unix::fs::symlink(&spank, root.join("plugins/spank_interstice.so")).expect("symlink");
-        let nodes: Vec<String> = NODES.iter().map(|node| node.to_string()).collect();
         let daemon_socket = root.join("intersticed.sock");
         let munge_socket = root.join("munge/munge.socket");
         let conf = root.join("slurm.conf");
-        let template =
-            std::fs::read_to_string(interstice_tests::repo_root().join("tests/slurm/slurm.conf.in"))
-                .expect("read tests/slurm/slurm.conf.in");
-        let system_plugins = [
-            "/usr/lib/x86_64-linux-gnu/slurm-wlm",
-            "/usr/lib/aarch64-linux-gnu/slurm-wlm",
-            "/usr/lib64/slurm",
-            "/usr/lib/slurm",
-        ]
-        .into_iter()
-        .find(|dir| Path::new(dir).join("select_cons_tres.so").exists())
-        .expect("Slurm's plugin directory (select_cons_tres.so) not found");
-        let node_lines: Vec<String> = nodes.iter().map(|node| node_line(node, free_port())).collect();
-        let text = template
-            .replace("@CTLD_HOST@", &short_hostname())
-            .replace("@DIR@", &root.display().to_string())
-            .replace("@CTLD_PORT@", &free_port().to_string())
-            .replace("@NODE_LINES@", &node_lines.join("\n"))
-            .replace("@NODELIST@", &format!("n[1-{}]", NODES.len()))
-            .replace(
-                "@PLUGIN_DIR@",
-                &format!("{system_plugins}:{}", root.join("plugins").display()),
-            )
-            .replace("@MUNGE_SOCKET@", &munge_socket.display().to_string());
-        // The cloud partitions' PreemptMode (the template's is the packaged one, CANCEL).
-        let text: String = text
-            .lines()
-            .map(|line| match line.starts_with("PartitionName=cloud") {
-                true => {
-                    line.replace(
-                        "PreemptMode=CANCEL",
-                        &format!("PreemptMode={}", settings.cloud_preempt_mode),
-                    ) + "\n"
-                }
-                false => format!("{line}\n"),
-            })
-            .collect();
-        std::fs::write(&conf, text).expect("write slurm.conf");
-        let spank_target = match settings.spank_reports {
-            SpankReports::Off => format!("socket={} report=no", daemon_socket.display()),
-            SpankReports::PerNode => format!("socket={}", root.join("intersticed.%n.sock").display()),
-            SpankReports::Central => format!("socket={}", daemon_socket.display()),
-        };
-        std::fs::write(
-            root.join("plugstack.conf"),
-            format!(
-                "required {} {spank_target} timeout_ms=1000 cloud_partition=cloud,cloud_gold\n",
-                root.join("plugins/spank_interstice.so").display(),
-            ),
-        )
-        .expect("write plugstack.conf");
-        std::fs::write(
-            root.join("interstice.conf"),
-            format!(
-                "# job_submit/interstice settings for the test cluster\nsocket = {}\ntimeout_ms = {}\n\
-                 fail_mode = {}\ncloud_partition = cloud\nclass_partitions = {}\nset_deadline = yes\n",
-                daemon_socket.display(),
-                settings.timeout_ms,
-                settings.fail_mode,
-                settings.class_partitions
-            ),
-        )
-        .expect("write interstice.conf");
-
+        write_slurm_conf(&conf, &root, &munge_socket, settings);
+        write_plugin_confs(&root, &daemon_socket, settings);
         let mut cluster = Cluster {
             dir,
-            nodes,
+            nodes: NODES.iter().map(|node| node.to_string()).collect(),
             conf,
             daemon_socket,
             munged: None,
             slurmctld: None,
             slurmds: Vec::new(),
         };
-        // munged runs as the munge user (it owns /etc/munge/munge.key) in the foreground.
-        let munge_dir = root.join("munge");
-        let status = Command::new("chown")
-            .args(["munge:munge", &munge_dir.display().to_string()])
-            .status();
-        assert!(
-            status.is_ok_and(|s| s.success()),
-            "chown munge:munge {}",
-            munge_dir.display()
-        );
-        chmod(&munge_dir, "711");
-        let munged_cmd = format!(
-            "exec {} -F --socket={} --pid-file={} --log-file={} --seed-file={}",
-            munged.display(),
-            munge_socket.display(),
-            munge_dir.join("munged.pid").display(),
-            munge_dir.join("munged.log").display(),
-            munge_dir.join("munged.seed").display()
-        );
-        cluster.munged = Some(
-            Command::new(program("setpriv"))
-                .args([
-                    "--reuid=munge",
-                    "--regid=munge",
-                    "--init-groups",
-                    "sh",
-                    "-c",
-                    &munged_cmd,
-                ])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("start munged"),
-        );
+        cluster.munged = Some(spawn_munged(&munged, &root.join("munge"), &munge_socket));
         wait_for("munged's socket", Duration::from_secs(10), || {
             cluster.assert_running();
             munge_socket.exists().then_some(())
         });
-
         cluster.slurmctld = Some(cluster.spawn_slurmctld(&slurmctld));
         for node in cluster.nodes.clone() {
             let child = cluster.spawn_slurmd(&slurmd, &node);
@@ -507,6 +392,17 @@ impl Cluster {
             .unwrap_or_else(|err| panic!("run {client}: {err}"))
     }
 
+    /// `scontrol ARGS`, which must succeed (else the test fails with its stderr).
+    pub fn scontrol(&self, args: &[&str]) {
+        let output = self.run("scontrol", args);
+        assert!(
+            output.status.success(),
+            "scontrol {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
     /// Runs a Slurm client as the unprivileged user `nobody` (`setpriv`),
     /// with this cluster's `SLURM_CONF`, in its world-writable jobs directory.
     pub fn run_as_nobody(&self, client: &str, args: &[&str]) -> Output {
@@ -616,6 +512,143 @@ impl Drop for Cluster {
             stop_child(&mut child, Duration::from_secs(10));
         }
     }
+}
+
+/// The cluster's scratch directory (`state`, `spool` with one directory per
+/// node, `plugins`, `munge`, and `jobs` writable by all), with both
+/// Interstice plugins linked into `plugins` under the names Slurm looks for.
+fn scratch_with_plugins() -> tempfile::TempDir {
+    let job_submit = interstice_tests::artifact("libjob_submit_interstice.so");
+    let spank = interstice_tests::artifact("libspank_interstice.so");
+    let dir = tempfile::Builder::new()
+        .prefix("interstice-slurm-")
+        .tempdir()
+        .expect("scratch dir");
+    let root = dir.path();
+    chmod(root, "755");
+    for sub in ["state", "spool", "plugins", "munge", "jobs"] {
+        std::fs::create_dir_all(root.join(sub)).expect("create scratch subdirectory");
+    }
+    for node in NODES {
+        std::fs::create_dir_all(root.join("spool").join(node)).expect("create a node's spool");
+    }
+    chmod(&root.join("jobs"), "1777");
+    // Slurm finds a plugin by file name: job_submit/interstice → job_submit_interstice.so.
+    std::os::unix::fs::symlink(&job_submit, root.join("plugins/job_submit_interstice.so")).expect("symlink");
+    std::os::unix::fs::symlink(&spank, root.join("plugins/spank_interstice.so")).expect("symlink");
+    dir
+}
+
+/// `slurm.conf` at `conf` from `tests/slurm/slurm.conf.in`: this host as
+/// the controller, the scratch directory `root`, free ports, the nodes,
+/// Slurm's plugin directory then ours, munged's socket, and the cloud
+/// partitions' PreemptMode from `settings` (the template's is the packaged
+/// one, CANCEL).
+fn write_slurm_conf(conf: &Path, root: &Path, munge_socket: &Path, settings: &PluginSettings) {
+    let template = std::fs::read_to_string(interstice_tests::repo_root().join("tests/slurm/slurm.conf.in"))
+        .expect("read tests/slurm/slurm.conf.in");
+    let system_plugins = [
+        "/usr/lib/x86_64-linux-gnu/slurm-wlm",
+        "/usr/lib/aarch64-linux-gnu/slurm-wlm",
+        "/usr/lib64/slurm",
+        "/usr/lib/slurm",
+    ]
+    .into_iter()
+    .find(|dir| Path::new(dir).join("select_cons_tres.so").exists())
+    .expect("Slurm's plugin directory (select_cons_tres.so) not found");
+    let node_lines: Vec<String> = NODES.iter().map(|node| node_line(node, free_port())).collect();
+    let text = template
+        .replace("@CTLD_HOST@", &short_hostname())
+        .replace("@DIR@", &root.display().to_string())
+        .replace("@CTLD_PORT@", &free_port().to_string())
+        .replace("@NODE_LINES@", &node_lines.join("\n"))
+        .replace("@NODELIST@", &format!("n[1-{}]", NODES.len()))
+        .replace(
+            "@PLUGIN_DIR@",
+            &format!("{system_plugins}:{}", root.join("plugins").display()),
+        )
+        .replace("@MUNGE_SOCKET@", &munge_socket.display().to_string());
+    let text: String = text
+        .lines()
+        .map(|line| match line.starts_with("PartitionName=cloud") {
+            true => {
+                line.replace(
+                    "PreemptMode=CANCEL",
+                    &format!("PreemptMode={}", settings.cloud_preempt_mode),
+                ) + "\n"
+            }
+            false => format!("{line}\n"),
+        })
+        .collect();
+    std::fs::write(conf, text).expect("write slurm.conf");
+}
+
+/// The plugins' configuration in `root`: `plugstack.conf` (spank_interstice,
+/// its reports where `settings` sends them) and `interstice.conf`
+/// (job_submit/interstice, asking the daemon at `daemon_socket`).
+fn write_plugin_confs(root: &Path, daemon_socket: &Path, settings: &PluginSettings) {
+    let spank_target = match settings.spank_reports {
+        SpankReports::Off => format!("socket={} report=no", daemon_socket.display()),
+        SpankReports::PerNode => format!("socket={}", root.join("intersticed.%n.sock").display()),
+        SpankReports::Central => format!("socket={}", daemon_socket.display()),
+    };
+    std::fs::write(
+        root.join("plugstack.conf"),
+        format!(
+            "required {} {spank_target} timeout_ms=1000 cloud_partition=cloud,cloud_gold\n",
+            root.join("plugins/spank_interstice.so").display(),
+        ),
+    )
+    .expect("write plugstack.conf");
+    std::fs::write(
+        root.join("interstice.conf"),
+        format!(
+            "# job_submit/interstice settings for the test cluster\nsocket = {}\ntimeout_ms = {}\n\
+             fail_mode = {}\ncloud_partition = cloud\nclass_partitions = {}\nset_deadline = yes\n",
+            daemon_socket.display(),
+            settings.timeout_ms,
+            settings.fail_mode,
+            settings.class_partitions
+        ),
+    )
+    .expect("write interstice.conf");
+}
+
+/// Starts munged (`munged`) in the foreground as the munge user (it owns
+/// /etc/munge/munge.key), its files in `munge_dir` (handed to that user),
+/// listening on `munge_socket`.
+fn spawn_munged(munged: &Path, munge_dir: &Path, munge_socket: &Path) -> Child {
+    let status = Command::new("chown")
+        .args(["munge:munge", &munge_dir.display().to_string()])
+        .status();
+    assert!(
+        status.is_ok_and(|s| s.success()),
+        "chown munge:munge {}",
+        munge_dir.display()
+    );
+    chmod(munge_dir, "711");
+    let munged_cmd = format!(
+        "exec {} -F --socket={} --pid-file={} --log-file={} --seed-file={}",
+        munged.display(),
+        munge_socket.display(),
+        munge_dir.join("munged.pid").display(),
+        munge_dir.join("munged.log").display(),
+        munge_dir.join("munged.seed").display()
+    );
+    Command::new(program("setpriv"))
+        .args([
+            "--reuid=munge",
+            "--regid=munge",
+            "--init-groups",
+            "sh",
+            "-c",
+            &munged_cmd,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start munged")
 }
 
 fn chmod(path: &Path, mode: &str) {

@@ -3,6 +3,7 @@
 
 use interstice_tests::{artifact, assert_output_errors_handled, interstice_bin, repo_root};
 use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,7 +16,7 @@ impl Drop for Daemon {
     }
 }
 
-fn cli(socket: &std::path::Path, args: &[&str]) -> Output {
+fn cli(socket: &Path, args: &[&str]) -> Output {
     let mut command = Command::new(interstice_bin());
     command
         .args(&args[..1])
@@ -26,7 +27,7 @@ fn cli(socket: &std::path::Path, args: &[&str]) -> Output {
 }
 
 /// `cli` with `--json`: the daemon's answer as JSON.
-fn cli_json(socket: &std::path::Path, args: &[&str]) -> Output {
+fn cli_json(socket: &Path, args: &[&str]) -> Output {
     let mut with_json = args.to_vec();
     let at = with_json
         .iter()
@@ -37,7 +38,7 @@ fn cli_json(socket: &std::path::Path, args: &[&str]) -> Output {
 }
 
 /// `submit --wait -- /bin/sh -c SCRIPT`: the job's id once it has ended.
-fn run_script(socket: &std::path::Path, script: &str) -> String {
+fn run_script(socket: &Path, script: &str) -> String {
     let answer = json(&cli_json(
         socket,
         &["submit", "--wait", "--", "/bin/sh", "-c", script],
@@ -57,7 +58,7 @@ fn json(output: &Output) -> serde_json::Value {
 /// The demo config (packaging/examples/demo.yaml) under the real
 /// `intersticed`, on a socket and state directory of its own in `dir`,
 /// once it answers `health`.
-fn start_demo(dir: &tempfile::TempDir) -> (Daemon, std::path::PathBuf) {
+fn start_demo(dir: &tempfile::TempDir) -> (Daemon, PathBuf) {
     let daemon_bin = artifact("intersticed");
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let socket = dir.path().join("demo.sock");
@@ -88,19 +89,34 @@ fn start_demo(dir: &tempfile::TempDir) -> (Daemon, std::path::PathBuf) {
     (daemon, socket)
 }
 
+/// The demo answers `health`, runs a job, lists it, shows its logs, predicts,
+/// cancels, schedules service classes and counts all of it in its metrics:
+/// one daemon, the steps below in turn (the metrics count the jobs the steps
+/// before them submitted).
 #[test]
 fn demo_config_serves_the_cli() {
     let dir = tempfile::tempdir().unwrap();
     let (_daemon, socket) = start_demo(&dir);
     assert_eq!(json(&cli_json(&socket, &["health"]))["backend"], "embedded");
+    let id = a_submitted_job_completes_and_is_listed(&socket);
+    the_jobs_table_is_dated_and_filtered_by_state_and_owner(&socket, &id);
+    logs_show_a_jobs_output_but_no_planted_link(&socket);
+    predict_and_slots_answer_and_handle_output_errors(&socket);
+    let long_id = a_long_job_is_cancelled(&socket);
+    service_classes_are_the_demos(&socket);
+    the_metrics_count_the_admissions_and_each_class(&socket, &long_id);
+}
 
-    let submitted = json(&cli_json(&socket, &["submit", "--", "/bin/sleep", "0.2"]));
+/// A short job is accepted, completes with exit code 0 and is among `jobs`:
+/// its id.
+fn a_submitted_job_completes_and_is_listed(socket: &Path) -> String {
+    let submitted = json(&cli_json(socket, &["submit", "--", "/bin/sleep", "0.2"]));
     assert_eq!(submitted["decision"], "accepted");
     let id_number = submitted["id"].as_u64().unwrap();
     let id = id_number.to_string();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let view = json(&cli_json(&socket, &["jobs", &id]));
+        let view = json(&cli_json(socket, &["jobs", &id]));
         if view["state"] == "completed" {
             assert_eq!(view["exit_code"], 0);
             break;
@@ -108,15 +124,19 @@ fn demo_config_serves_the_cli() {
         assert!(Instant::now() < deadline, "job stuck: {view}");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let listed = json(&cli_json(&socket, &["jobs"]));
+    let listed = json(&cli_json(socket, &["jobs"]));
     assert!(listed["jobs"]
         .as_array()
         .unwrap()
         .iter()
         .any(|job| job["id"].as_u64() == Some(id_number)));
+    id
+}
 
-    // For people: a table by default, filtered by state and owner.
-    let table = String::from_utf8(cli(&socket, &["jobs", "--state", "completed"]).stdout).unwrap();
+/// For people: a table by default, with dates, filtered by state and owner;
+/// one job (`id`, completed) as a list of its fields.
+fn the_jobs_table_is_dated_and_filtered_by_state_and_owner(socket: &Path, id: &str) {
+    let table = String::from_utf8(cli(socket, &["jobs", "--state", "completed"]).stdout).unwrap();
     let mut lines = table.lines();
     assert!(
         lines.next().unwrap().starts_with("ID  STATE"),
@@ -129,29 +149,34 @@ fn demo_config_serves_the_cli() {
         row.contains("completed") && row.contains('T') && row.contains('Z'),
         "dates: {row}"
     );
-    let queued_only = String::from_utf8(cli(&socket, &["jobs", "--state", "queued"]).stdout).unwrap();
+    let queued_only = String::from_utf8(cli(socket, &["jobs", "--state", "queued"]).stdout).unwrap();
     assert!(
         !queued_only
             .lines()
             .any(|line| line.starts_with(&format!("{id} "))),
         "--state filters:\n{queued_only}"
     );
-    let nobody_else = cli(&socket, &["jobs", "--owner", "4242424"]);
+    let nobody_else = cli(socket, &["jobs", "--owner", "4242424"]);
     assert_eq!(
         String::from_utf8(nobody_else.stdout).unwrap().lines().count(),
         1,
         "--owner filters: only the header"
     );
-    let one = String::from_utf8(cli(&socket, &["jobs", &id]).stdout).unwrap();
+    let one = String::from_utf8(cli(socket, &["jobs", id]).stdout).unwrap();
     assert!(one.contains("state                 completed"), "{one}");
-    // `logs`: the end of a job's output, stdout or stderr, its tail bounded.
-    let talker_id = run_script(&socket, "echo to-stdout; echo to-stderr >&2");
-    let logs = cli(&socket, &["logs", &talker_id]);
+}
+
+/// `logs`: the end of a job's output, stdout or stderr, its tail bounded; an
+/// unknown job is a 404; a job that swaps its output for a link to a file it
+/// may not read gets nothing through the daemon (which reads as root).
+fn logs_show_a_jobs_output_but_no_planted_link(socket: &Path) {
+    let talker_id = run_script(socket, "echo to-stdout; echo to-stderr >&2");
+    let logs = cli(socket, &["logs", &talker_id]);
     assert!(logs.status.success(), "{}", String::from_utf8_lossy(&logs.stderr));
     assert_eq!(String::from_utf8_lossy(&logs.stdout), "to-stdout\n");
-    let errs = cli(&socket, &["logs", "--stderr", &talker_id]);
+    let errs = cli(socket, &["logs", "--stderr", &talker_id]);
     assert_eq!(String::from_utf8_lossy(&errs.stdout), "to-stderr\n");
-    let tail = json(&cli_json(&socket, &["logs", "--tail", "3", &talker_id]));
+    let tail = json(&cli_json(socket, &["logs", "--tail", "3", &talker_id]));
     assert_eq!(
         (
             tail["text"].as_str(),
@@ -160,101 +185,108 @@ fn demo_config_serves_the_cli() {
         ),
         (Some("ut\n"), Some(10), Some(7))
     );
-    let missing = cli(&socket, &["logs", "999999"]);
+    let missing = cli(socket, &["logs", "999999"]);
     assert_eq!(missing.status.code(), Some(3), "no such job: a 404");
-    // A job that swaps its output for a link to a file it may not read gets
-    // nothing through the daemon (which reads as root).
-    let planted_id = run_script(&socket, "rm -f stdout; ln -s /etc/shadow stdout");
-    let refused = cli(&socket, &["logs", &planted_id]);
+    let planted_id = run_script(socket, "rm -f stdout; ln -s /etc/shadow stdout");
+    let refused = cli(socket, &["logs", &planted_id]);
     assert!(!refused.status.success(), "a planted link is not followed");
     assert!(
         !String::from_utf8_lossy(&refused.stdout).contains("root:"),
         "no /etc/shadow"
     );
+}
 
+/// `predict` completes after it starts, `slots` answers with today's clock,
+/// and `jobs`, `slots` and `health` handle errors writing their output.
+fn predict_and_slots_answer_and_handle_output_errors(socket: &Path) {
     let predicted = json(&cli_json(
-        &socket,
+        socket,
         &["predict", "--cloud-procs", "2", "--walltime", "30"],
     ));
     assert!(
         predicted["predicted_completion"].as_f64().unwrap() >= predicted["predicted_start"].as_f64().unwrap()
     );
-    let slots = json(&cli_json(&socket, &["slots"]));
+    let slots = json(&cli_json(socket, &["slots"]));
     assert!(slots["now"].as_f64().unwrap() > 1.0e9);
     for command in ["jobs", "slots", "health"] {
         assert_output_errors_handled(
             || {
                 let mut cmd = Command::new(interstice_bin());
-                cmd.arg(command).arg("--daemon").arg(&socket);
+                cmd.arg(command).arg("--daemon").arg(socket);
                 cmd
             },
             command,
         );
     }
+}
 
+/// A 30-second job is cancelled (`cancel` answers cancelling or
+/// cancelled): its id.
+fn a_long_job_is_cancelled(socket: &Path) -> String {
     let long = json(&cli_json(
-        &socket,
+        socket,
         &["submit", "--walltime", "60", "--", "/bin/sleep", "30"],
     ));
     let long_id = long["id"].as_u64().unwrap().to_string();
-    let cancelled = json(&cli_json(&socket, &["cancel", &long_id]));
+    let cancelled = json(&cli_json(socket, &["cancel", &long_id]));
     assert!(
         ["cancelling", "cancelled"].contains(&cancelled["state"].as_str().unwrap()),
         "{cancelled}"
     );
+    long_id
+}
 
-    // Service classes (the demo config's gold, silver, bronze; bronze by default).
+/// Service classes (the demo config's gold, silver, bronze; bronze by
+/// default): a gold job runs, an unknown class is refused with the known
+/// ones named.
+fn service_classes_are_the_demos(socket: &Path) {
     let gold = cli(
-        &socket,
+        socket,
         &["submit", "--class", "gold", "--wait", "--", "/bin/true"],
     );
     assert!(gold.status.success(), "{}", String::from_utf8_lossy(&gold.stderr));
-    let unknown = cli(&socket, &["submit", "--class", "platinum", "--", "/bin/true"]);
+    let unknown = cli(socket, &["submit", "--class", "platinum", "--", "/bin/true"]);
     assert_eq!(unknown.status.code(), Some(3), "refused by the daemon (400)");
     let stderr = String::from_utf8_lossy(&unknown.stderr);
     assert!(
         stderr.contains("unknown class \"platinum\"") && stderr.contains("gold, silver, bronze"),
         "{stderr}"
     );
+}
 
-    let text = scrape(&socket);
+/// The five jobs the steps above submitted are admitted. Each job is counted
+/// in its class once the engine hands its record over (at the pass after its
+/// end): gold's one job, and in bronze, the default, the three jobs without a
+/// class that ran to their end (the cancelled one, `long_id`, is counted
+/// nowhere: its user stopped it).
+fn the_metrics_count_the_admissions_and_each_class(socket: &Path, long_id: &str) {
+    let text = scrape(socket);
     assert!(
         text.contains("interstice_admissions_total{decision=\"admitted\"} 5"),
         "{text}"
     );
-    // Each job is counted in its class once the engine hands its record
-    // over (at the pass after its end): gold's one job, and in bronze, the
-    // default, the three jobs without a class that ran to their end (the
-    // cancelled one is counted nowhere: its user stopped it).
     let deadline = Instant::now() + Duration::from_secs(10);
-    while json(&cli_json(&socket, &["jobs", &long_id]))["state"] != "cancelled" {
+    while json(&cli_json(socket, &["jobs", long_id]))["state"] != "cancelled" {
         assert!(Instant::now() < deadline, "job {long_id} not cancelled");
         std::thread::sleep(Duration::from_millis(100));
     }
     loop {
         // A pass or two after the cancel, so that its record was handed over.
         std::thread::sleep(Duration::from_millis(300));
-        let text = scrape(&socket);
-        let gold = series(
-            &text,
-            "interstice_class_cloud_jobs_finished_total{class=\"gold\"}",
-        );
-        let bronze = series(
-            &text,
-            "interstice_class_cloud_jobs_finished_total{class=\"bronze\"}",
-        );
+        let text = scrape(socket);
+        let finished = |class: &str| {
+            series(
+                &text,
+                &format!("interstice_class_cloud_jobs_finished_total{{class=\"{class}\"}}"),
+            )
+        };
+        let (gold, bronze) = (finished("gold"), finished("bronze"));
         if gold == 1.0 && bronze >= 3.0 {
             assert_eq!(
                 series(&text, "interstice_class_availability_count{class=\"gold\"}"),
                 1.0
             );
-            assert_eq!(
-                series(
-                    &text,
-                    "interstice_class_cloud_jobs_finished_total{class=\"silver\"}"
-                ),
-                0.0
-            );
+            assert_eq!(finished("silver"), 0.0);
             assert_eq!(bronze, 3.0, "{text}");
             break;
         }
@@ -335,7 +367,7 @@ fn the_demo_refuses_jobs_it_cannot_run_and_wait_tells_how_jobs_ended() {
 }
 
 /// `GET /metrics` over the socket.
-fn scrape(socket: &std::path::Path) -> String {
+fn scrape(socket: &Path) -> String {
     interstice_api::Client::new(socket, Duration::from_secs(10))
         .metrics()
         .expect("GET /metrics")

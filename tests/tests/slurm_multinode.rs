@@ -207,24 +207,57 @@ fn each_node_of_a_multi_node_hpc_job_reports_its_own_cpus_to_its_own_daemon() {
         .iter()
         .map(|node| NodeDaemon::start(&cluster, node))
         .collect();
-    let cloud: Vec<u64> = daemons.iter().map(NodeDaemon::submit_sleeper).collect();
-    let pids: Vec<u32> = daemons
-        .iter()
-        .zip(&cloud)
-        .map(|(daemon, &id)| {
-            daemon
-                .wait_job(id, "running", |view| {
-                    view.state == "running" && view.pid.is_some()
-                })
-                .pid
-                .expect("running job's pid")
-        })
-        .collect();
+    let ids: Vec<u64> = daemons.iter().map(NodeDaemon::submit_sleeper).collect();
+    let cloud: Vec<CloudJob> = daemons.iter().zip(ids).map(CloudJob::running).collect();
     let (n1, n2, n3) = (&daemons[0], &daemons[1], &daemons[2]);
+    let hpc = an_hpc_job_runs_on_n2_and_n3(&cluster);
+    for (daemon, job) in [(n2, &cloud[1]), (n3, &cloud[2])] {
+        the_node_hears_the_start_with_its_own_cpus_and_evicts(&cluster, daemon, job, &hpc);
+    }
+    // n1 hears nothing; its cloud job runs on, the same process.
+    n1s_cloud_job_is_untouched(n1, &cloud[0]);
+    assert_eq!(n1.metric(STARTED), 0.0, "n1 is not in the job");
+    assert!(spank_line(&cluster, "n1", &hpc, "started").is_none());
+    // The job ends: n2 and n3 each hear it and run their cloud job again (a
+    // new process), n1 still hears nothing.
+    cluster.wait_state(&hpc, &["COMPLETED"], Duration::from_secs(60));
+    for (daemon, job) in [(n2, &cloud[1]), (n3, &cloud[2])] {
+        the_node_hears_the_end_and_runs_its_cloud_job_again(&cluster, daemon, job, &hpc);
+    }
+    assert_eq!((n1.metric(STARTED), n1.metric(ENDED)), (0.0, 0.0));
+    n1s_cloud_job_is_untouched(n1, &cloud[0]);
+    drop(daemons);
+    drop(cluster);
+    println!(
+        "METRIC:slurm_multinode_duration:{:.1}:seconds",
+        started.elapsed().as_secs_f64()
+    );
+}
 
-    // An HPC job on n2 and n3 only, 4 CPUs on each, without a time limit:
-    // its prolog reports it all the same (planned for a year, until its
-    // epilog says it ended).
+/// A node daemon's local cloud job, running on all the node's processors.
+struct CloudJob {
+    id: u64,
+    /// Its process when it first ran.
+    pid: u32,
+}
+
+impl CloudJob {
+    /// Waits until `daemon`'s cloud job `id` runs.
+    fn running((daemon, id): (&NodeDaemon, u64)) -> CloudJob {
+        let pid = daemon
+            .wait_job(id, "running", |view| {
+                view.state == "running" && view.pid.is_some()
+            })
+            .pid
+            .expect("running job's pid");
+        CloudJob { id, pid }
+    }
+}
+
+/// An HPC job on n2 and n3 only, 4 CPUs on each, without a time limit: its
+/// prolog reports it all the same (planned for a year, until its epilog
+/// says it ended). Slurm runs it there: its id.
+fn an_hpc_job_runs_on_n2_and_n3(cluster: &Cluster) -> String {
     let hpc = cluster
         .sbatch(&[
             "-p",
@@ -248,76 +281,80 @@ fn each_node_of_a_multi_node_hpc_job_reports_its_own_cpus_to_its_own_daemon() {
         "n[2-3]",
         "Slurm ran the HPC job on n2 and n3"
     );
+    hpc
+}
 
-    // n2 and n3: one started event each, with their own 4 CPUs, which evicts their cloud job.
-    for (daemon, &id) in [(n2, &cloud[1]), (n3, &cloud[2])] {
-        wait_one_event(&cluster, daemon, STARTED);
-        // Evicted and, as resubmissions are allowed (the default), queued
-        // again: the HPC job holds the node's processors until it ends.
-        let view = daemon.wait_job(id, "evicted", |view| {
-            view.evictions == 1 && view.state != "running"
-        });
-        assert_eq!(
-            (view.state.as_str(), view.pid),
-            ("queued", None),
-            "{}: the evicted cloud job waits for the HPC job: {view:?}",
-            daemon.node
-        );
-        let line = spank_line(&cluster, &daemon.node, &hpc, "started").unwrap_or_else(|| {
-            panic!(
-                "no SPANK report of job {hpc} in slurmd.{}.log:\n{}",
-                daemon.node,
-                cluster.slurmd_log(&daemon.node)
-            )
-        });
-        let own = format!(
-            "on node {} cpus 0-3 ({CPUS_PER_NODE}) reported to {}",
+/// `daemon`'s node is in HPC job `hpc`: one started event, its SPANK report
+/// with the node's own 4 CPUs (0-3) to the node's own socket, and its cloud
+/// job `job` evicted and, as resubmissions are allowed (the default), queued
+/// again: the HPC job holds the node's processors until it ends.
+fn the_node_hears_the_start_with_its_own_cpus_and_evicts(
+    cluster: &Cluster,
+    daemon: &NodeDaemon,
+    job: &CloudJob,
+    hpc: &str,
+) {
+    wait_one_event(cluster, daemon, STARTED);
+    let view = daemon.wait_job(job.id, "evicted", |view| {
+        view.evictions == 1 && view.state != "running"
+    });
+    assert_eq!(
+        (view.state.as_str(), view.pid),
+        ("queued", None),
+        "{}: the evicted cloud job waits for the HPC job: {view:?}",
+        daemon.node
+    );
+    let line = spank_line(cluster, &daemon.node, hpc, "started").unwrap_or_else(|| {
+        panic!(
+            "no SPANK report of job {hpc} in slurmd.{}.log:\n{}",
             daemon.node,
-            daemon.socket.display()
-        );
-        assert!(
-            line.contains(&own),
-            "{}: expected {own:?} in {line:?}",
-            daemon.node
-        );
-        println!("{}: {line}", daemon.node);
-    }
+            cluster.slurmd_log(&daemon.node)
+        )
+    });
+    let own = format!(
+        "on node {} cpus 0-3 ({CPUS_PER_NODE}) reported to {}",
+        daemon.node,
+        daemon.socket.display()
+    );
+    assert!(
+        line.contains(&own),
+        "{}: expected {own:?} in {line:?}",
+        daemon.node
+    );
+    println!("{}: {line}", daemon.node);
+}
 
-    // n1 hears nothing; its cloud job runs on, the same process.
-    let view = n1.job(cloud[0]);
+/// HPC job `hpc` has ended on `daemon`'s node: one ended event (after its
+/// one started event), the epilog's report, and its cloud job `job` running
+/// again in a new process, evicted once.
+fn the_node_hears_the_end_and_runs_its_cloud_job_again(
+    cluster: &Cluster,
+    daemon: &NodeDaemon,
+    job: &CloudJob,
+    hpc: &str,
+) {
+    wait_one_event(cluster, daemon, ENDED);
+    let line = spank_line(cluster, &daemon.node, hpc, "ended").expect("the epilog's report");
+    println!("{}: {line}", daemon.node);
+    assert_eq!(daemon.metric(STARTED), 1.0, "{}", daemon.node);
+    let view = daemon.wait_job(job.id, "running again", |view| {
+        view.state == "running" && view.pid.is_some()
+    });
+    assert_ne!(
+        view.pid,
+        Some(job.pid),
+        "{}: a new process: {view:?}",
+        daemon.node
+    );
+    assert_eq!(view.evictions, 1, "{}: {view:?}", daemon.node);
+}
+
+/// n1's cloud job `job` still runs, in the same process, never evicted.
+fn n1s_cloud_job_is_untouched(n1: &NodeDaemon, job: &CloudJob) {
+    let view = n1.job(job.id);
     assert_eq!(
         (view.state.as_str(), view.pid, view.evictions),
-        ("running", Some(pids[0]), 0),
+        ("running", Some(job.pid), 0),
         "n1's cloud job is untouched: {view:?}"
-    );
-    assert_eq!(n1.metric(STARTED), 0.0, "n1 is not in the job");
-    assert!(spank_line(&cluster, "n1", &hpc, "started").is_none());
-
-    // The job ends: n2 and n3 each hear it and run their cloud job again (a
-    // new process), n1 still hears nothing.
-    cluster.wait_state(&hpc, &["COMPLETED"], Duration::from_secs(60));
-    for (daemon, (&id, &pid)) in [n2, n3].into_iter().zip(cloud[1..].iter().zip(&pids[1..])) {
-        wait_one_event(&cluster, daemon, ENDED);
-        let line = spank_line(&cluster, &daemon.node, &hpc, "ended").expect("the epilog's report");
-        println!("{}: {line}", daemon.node);
-        assert_eq!(daemon.metric(STARTED), 1.0, "{}", daemon.node);
-        let view = daemon.wait_job(id, "running again", |view| {
-            view.state == "running" && view.pid.is_some()
-        });
-        assert_ne!(view.pid, Some(pid), "{}: a new process: {view:?}", daemon.node);
-        assert_eq!(view.evictions, 1, "{}: {view:?}", daemon.node);
-    }
-    assert_eq!((n1.metric(STARTED), n1.metric(ENDED)), (0.0, 0.0));
-    let view = n1.job(cloud[0]);
-    assert_eq!(
-        (view.state.as_str(), view.pid, view.evictions),
-        ("running", Some(pids[0]), 0),
-        "{view:?}"
-    );
-    drop(daemons);
-    drop(cluster);
-    println!(
-        "METRIC:slurm_multinode_duration:{:.1}:seconds",
-        started.elapsed().as_secs_f64()
     );
 }

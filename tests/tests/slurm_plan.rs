@@ -45,10 +45,22 @@ fn the_daemon_plans_with_slurms_plan_and_holds_its_admissions() {
     let started = Instant::now();
     let cluster = Cluster::start(&PluginSettings::default());
     let daemon = Daemon::start(&cluster, 1);
+    a_hole_for_two_evictable_jobs_admits_two_of_six(&cluster, &daemon);
+    a_maintenance_reservation_moves_a_prediction(&cluster, &daemon);
+    a_drained_node_leaves_the_plan_until_it_resumes(&cluster, &daemon);
+    println!(
+        "METRIC:slurm_plan_scenarios_duration:{:.1}:seconds",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// 1. Two HPC jobs leave a 4-CPU hole in Slurm's plan, in which six
+///    evictable jobs are submitted at once: exactly the two that fit are
+///    admitted, each held in the daemon's plan until Slurm lists it, then
+///    kept in the hole by its own place; the cluster is idle again after.
+fn a_hole_for_two_evictable_jobs_admits_two_of_six(cluster: &Cluster, daemon: &Daemon) {
     let total = CLUSTER_CPUS;
     let long = Duration::from_secs(60);
-
-    // --- 1. a hole for two evictable jobs, six submitted at once ------------------------------
     let busy = (total - 4).to_string();
     let h1 = cluster
         .sbatch(&["-p", "hpc", "-n", &busy, "-t", "3", "--wrap", "sleep 300"])
@@ -61,43 +73,9 @@ fn the_daemon_plans_with_slurms_plan_and_holds_its_admissions() {
     wait_for(
         "the daemon's plan to show the 4-CPU hole",
         Duration::from_secs(20),
-        || (idle_now(&daemon) == 4).then_some(()),
+        || (idle_now(daemon) == 4).then_some(()),
     );
-    // Each needs 2 CPUs for 60 s and must end within 90 s: two fit side by
-    // side in the hole, a third would wait for one of them and end late.
-    let answers: Vec<Result<String, String>> = std::thread::scope(|scope| {
-        let submissions: Vec<_> = (0..6)
-            .map(|_| {
-                scope.spawn(|| {
-                    cluster
-                        .sbatch(&["--slo=90", "-n", "2", "-t", "1", "--wrap", "sleep 20"])
-                        .map_err(|refused| refused.stderr)
-                })
-            })
-            .collect();
-        submissions
-            .into_iter()
-            .map(|s| s.join().expect("sbatch thread"))
-            .collect()
-    });
-    let admitted: Vec<&String> = answers.iter().filter_map(|a| a.as_ref().ok()).collect();
-    let refused: Vec<&String> = answers.iter().filter_map(|a| a.as_ref().err()).collect();
-    assert_eq!(
-        admitted.len(),
-        2,
-        "exactly the two that fit are admitted: {answers:#?}"
-    );
-    for message in &refused {
-        assert!(
-            message.contains("cannot meet --slo=90") && message.contains("resubmit with --slo="),
-            "a refusal with a counter-offer: {message}"
-        );
-    }
-    for id in &admitted {
-        let (partition, _, comment) = cluster.job(id).expect("admitted job in squeue");
-        assert_eq!(partition, "cloud");
-        assert!(comment.contains(" hold="), "the marker names the hold: {comment}");
-    }
+    let admitted = six_submitted_at_once_two_admitted(cluster);
     // Slurm lists them: the holds are settled, and the jobs' own places keep the hole taken.
     wait_for("both holds to be settled", Duration::from_secs(30), || {
         let text = daemon.request("GET", "/metrics", None);
@@ -118,39 +96,79 @@ fn the_daemon_plans_with_slurms_plan_and_holds_its_admissions() {
     }
     cluster.cancel_all();
     wait_for("an idle cluster in the daemon's plan", long, || {
-        (idle_now(&daemon) == total as usize).then_some(())
+        (idle_now(daemon) == total as usize).then_some(())
     });
+}
 
-    // --- 2. a maintenance reservation moves a prediction ---------------------------------------
+/// Six evictable jobs submitted at once into the 4-CPU hole, each needing 2
+/// CPUs for 60 s and to end within 90 s: two fit side by side in the hole, a
+/// third would wait for one of them and end late. Exactly two are admitted
+/// (in the cloud partition, the marker naming the hold), the others refused
+/// with a counter-offer: the admitted ids.
+fn six_submitted_at_once_two_admitted(cluster: &Cluster) -> Vec<String> {
+    let answers: Vec<Result<String, String>> = std::thread::scope(|scope| {
+        let submissions: Vec<_> = (0..6)
+            .map(|_| {
+                scope.spawn(|| {
+                    cluster
+                        .sbatch(&["--slo=90", "-n", "2", "-t", "1", "--wrap", "sleep 20"])
+                        .map_err(|refused| refused.stderr)
+                })
+            })
+            .collect();
+        submissions
+            .into_iter()
+            .map(|s| s.join().expect("sbatch thread"))
+            .collect()
+    });
+    let admitted: Vec<String> = answers.iter().filter_map(|a| a.clone().ok()).collect();
+    let refused: Vec<&String> = answers.iter().filter_map(|a| a.as_ref().err()).collect();
+    assert_eq!(
+        admitted.len(),
+        2,
+        "exactly the two that fit are admitted: {answers:#?}"
+    );
+    for message in &refused {
+        assert!(
+            message.contains("cannot meet --slo=90") && message.contains("resubmit with --slo="),
+            "a refusal with a counter-offer: {message}"
+        );
+    }
+    for id in &admitted {
+        let (partition, _, comment) = cluster.job(id).expect("admitted job in squeue");
+        assert_eq!(partition, "cloud");
+        assert!(comment.contains(" hold="), "the marker names the hold: {comment}");
+    }
+    admitted
+}
+
+/// 2. On an idle cluster a job starts now; a maintenance reservation from
+///    now + 60 s for 10 minutes moves the predicted start of a job that
+///    would run into it to right after its end, leaves a job that ends
+///    before it alone, and deleting the reservation brings the prediction
+///    back.
+fn a_maintenance_reservation_moves_a_prediction(cluster: &Cluster, daemon: &Daemon) {
     let now = epoch_now();
     assert!(
-        predicted_start(&daemon, 2, 120) < now + 5.0,
+        predicted_start(daemon, 2, 120) < now + 5.0,
         "an idle cluster starts it now"
     );
-    let create = cluster.run(
-        "scontrol",
-        &[
-            "create",
-            "reservation",
-            "ReservationName=maint",
-            "StartTime=now+60",
-            "Duration=10",
-            "Nodes=ALL",
-            "Users=root",
-            "Flags=MAINT,IGNORE_JOBS",
-        ],
-    );
-    assert!(
-        create.status.success(),
-        "scontrol create reservation: {}",
-        String::from_utf8_lossy(&create.stderr)
-    );
+    cluster.scontrol(&[
+        "create",
+        "reservation",
+        "ReservationName=maint",
+        "StartTime=now+60",
+        "Duration=10",
+        "Nodes=ALL",
+        "Users=root",
+        "Flags=MAINT,IGNORE_JOBS",
+    ]);
     let window_end = now + 60.0 + 600.0;
     let moved = wait_for(
         "the prediction to move past the window",
         Duration::from_secs(20),
         || {
-            let start = predicted_start(&daemon, 2, 120);
+            let start = predicted_start(daemon, 2, 120);
             (start >= window_end - 2.0).then_some(start)
         },
     );
@@ -159,33 +177,26 @@ fn the_daemon_plans_with_slurms_plan_and_holds_its_admissions() {
         "right after the window ends: {moved} vs {window_end}"
     );
     assert!(
-        predicted_start(&daemon, 2, 30) < epoch_now() + 5.0,
+        predicted_start(daemon, 2, 30) < epoch_now() + 5.0,
         "a job that ends before the window still starts now"
     );
-    let delete = cluster.run("scontrol", &["delete", "ReservationName=maint"]);
-    assert!(
-        delete.status.success(),
-        "{}",
-        String::from_utf8_lossy(&delete.stderr)
-    );
+    cluster.scontrol(&["delete", "ReservationName=maint"]);
     wait_for("the prediction to come back", Duration::from_secs(20), || {
-        (predicted_start(&daemon, 2, 120) < epoch_now() + 5.0).then_some(())
+        (predicted_start(daemon, 2, 120) < epoch_now() + 5.0).then_some(())
     });
-    // --- 3. a drained node leaves the plan ---------------------------------------------------------
-    let drain = cluster.run(
-        "scontrol",
-        &["update", "NodeName=n3", "State=DRAIN", "Reason=interstice-test"],
-    );
-    assert!(
-        drain.status.success(),
-        "{}",
-        String::from_utf8_lossy(&drain.stderr)
-    );
+}
+
+/// 3. A drained node (n3) takes no new work: its CPUs leave the daemon's
+///    idle slots and count as unavailable in both partitions (whose totals
+///    stay the cluster's), until it resumes.
+fn a_drained_node_leaves_the_plan_until_it_resumes(cluster: &Cluster, daemon: &Daemon) {
+    let total = CLUSTER_CPUS;
+    cluster.scontrol(&["update", "NodeName=n3", "State=DRAIN", "Reason=interstice-test"]);
     let per_node = (total / 3) as usize;
     wait_for(
         "n3's CPUs to leave the idle slots",
         Duration::from_secs(20),
-        || (idle_now(&daemon) == total as usize - per_node).then_some(()),
+        || (idle_now(daemon) == total as usize - per_node).then_some(()),
     );
     let text = daemon.request("GET", "/metrics", None);
     for partition in ["hpc", "cloud"] {
@@ -195,17 +206,8 @@ fn the_daemon_plans_with_slurms_plan_and_holds_its_admissions() {
         let series = format!("interstice_slurm_partition_cpus{{partition=\"{partition}\",state=\"total\"}}");
         assert_eq!(metric(&text, &series), f64::from(total), "{series}");
     }
-    let resume = cluster.run("scontrol", &["update", "NodeName=n3", "State=RESUME"]);
-    assert!(
-        resume.status.success(),
-        "{}",
-        String::from_utf8_lossy(&resume.stderr)
-    );
+    cluster.scontrol(&["update", "NodeName=n3", "State=RESUME"]);
     wait_for("n3 back in the idle slots", Duration::from_secs(20), || {
-        (idle_now(&daemon) == total as usize).then_some(())
+        (idle_now(daemon) == total as usize).then_some(())
     });
-    println!(
-        "METRIC:slurm_plan_scenarios_duration:{:.1}:seconds",
-        started.elapsed().as_secs_f64()
-    );
 }

@@ -8,7 +8,7 @@ use interstice_tests::{
     runs_per_cell, scratch_dir, sweep_csv,
 };
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// One day of KTH: fast in debug builds, yet thousands of cloud jobs.
@@ -83,8 +83,7 @@ fn reservation_depths_are_a_list_each_row_its_replay() {
         .map(|row| row[at("reservation_depth")].as_str())
         .collect();
     assert_eq!(depths, ["1", "unlimited"]);
-    let sweep_json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
+    let sweep_json = read_json(&out.join("sweep.json"));
     let baselines = sweep_json["baselines"].as_array().unwrap();
     assert_eq!(baselines.len(), 2, "a baseline per depth");
     assert_eq!(baselines[0]["reservation_depth"], 1);
@@ -145,6 +144,25 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
         ],
     );
     let (header, rows) = sweep_csv(&out);
+    the_table_has_the_grid_columns_and_no_class_table(&out, &header, &rows);
+    the_rows_follow_the_lists_with_the_defaults_and_no_hpc_delay(&header, &rows);
+    sweep_json_has_every_run_and_a_baseline_per_policy_and_conv(&out, rows.len());
+    // Three points checked against `interstice replay` with the same values.
+    let mut some_violations = false;
+    for index in [0usize, 7, 13] {
+        some_violations |= the_row_is_a_replay_with_its_values(&header, &rows[index], index);
+    }
+    let violations = column(&header, "violations");
+    assert!(
+        some_violations || rows.iter().any(|row| row[violations] != "0"),
+        "a 10-processor area with 4-processor jobs every 10 s sees violations"
+    );
+}
+
+/// The grid's columns first, `wall_seconds` last, one row per point (16);
+/// without service classes their columns are empty and there is no class
+/// table.
+fn the_table_has_the_grid_columns_and_no_class_table(out: &Path, header: &[String], rows: &[Vec<String>]) {
     assert_eq!(
         header[..13],
         [
@@ -165,13 +183,18 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
     );
     assert_eq!(header.last().map(String::as_str), Some("wall_seconds"));
     assert_eq!(rows.len(), 2 * 2 * 2 * 2);
-    let at = |name: &str| column(&header, name);
-    // Without service classes their columns are undefined, and there is no class table.
     for name in ["eviction", "class_requests", "preemptions", "penalty"] {
-        assert!(rows.iter().all(|row| row[at(name)].is_empty()), "{name}");
+        let at = column(header, name);
+        assert!(rows.iter().all(|row| row[at].is_empty()), "{name}");
     }
     assert!(!out.join("sweep-classes.csv").exists());
-    // Rows follow the lists: policy, then conv, …, slack innermost.
+}
+
+/// Rows follow the lists (policy, then conv, …, slack innermost), numbered
+/// in order, each with the default admission, scheduling, predictor and
+/// seed, and no HPC delay: cloud jobs never delay HPC work.
+fn the_rows_follow_the_lists_with_the_defaults_and_no_hpc_delay(header: &[String], rows: &[Vec<String>]) {
+    let at = |name: &str| column(header, name);
     let points: Vec<(String, String, String, String)> = rows
         .iter()
         .map(|row| {
@@ -211,90 +234,104 @@ fn one_row_per_grid_point_each_equal_to_a_separate_replay() {
             "cloud jobs never delay HPC work: {row:?}"
         );
     }
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
-    assert_eq!(json["runs"].as_array().unwrap().len(), rows.len());
+}
+
+/// `sweep.json` has the table's runs (the fourth with the second slack) and
+/// one baseline per (policy, scheduling, conv).
+fn sweep_json_has_every_run_and_a_baseline_per_policy_and_conv(out: &Path, runs: usize) {
+    let json = read_json(&out.join("sweep.json"));
+    assert_eq!(json["runs"].as_array().unwrap().len(), runs);
     assert_eq!(
         json["baselines"].as_array().unwrap().len(),
         4,
         "one per (policy, scheduling, conv)"
     );
     assert_eq!(json["runs"][3]["slack"].as_f64(), Some(5.0));
+}
 
-    // Three points checked against `interstice replay` with the same values.
-    let metrics = [
-        ("jobs", "jobs"),
-        ("cloud_jobs", "cloud_jobs"),
-        ("violations", "violations"),
-        ("violation_percent", "violation_percent"),
-        ("evictions", "evictions"),
-        ("rejected", "rejected"),
-        ("hpc_makespan", "hpc_makespan"),
-        ("utilization", "utilization"),
-        ("mean_wait", "mean_wait"),
-        ("tp", "prediction.tp"),
-        ("fp", "prediction.fp"),
-        ("fn", "prediction.fn"),
-        ("tn", "prediction.tn"),
-        ("precision", "prediction.precision"),
-        ("recall", "prediction.recall"),
-        ("accuracy", "prediction.accuracy"),
-        ("f1", "prediction.f1"),
-        ("thesis_accuracy", "prediction.thesis_accuracy"),
-        ("thesis_precision", "prediction.thesis_precision"),
-    ];
-    let mut some_violations = false;
-    for index in [0usize, 7, 13] {
-        let row = &rows[index];
-        let replay_out = scratch_dir("sweep-cli", &format!("replay-{index}"));
-        run_replay(
-            &replay_out,
-            &[
-                "--policy",
-                &row[at("policy")],
-                "--conv",
-                &row[at("conv")],
-                "--cloud-procs",
-                &row[at("cloud_procs")],
-                "--cloud-runtime",
-                &row[at("cloud_runtime")],
-                "--slack",
-                &row[at("slack")],
-            ],
-        );
-        let summary: Value =
-            serde_json::from_str(&std::fs::read_to_string(replay_out.join("summary.json")).unwrap()).unwrap();
-        for (csv_name, json_path) in metrics {
-            let value = json_path.split('.').fold(&summary, |value, key| &value[key]);
-            let cell = &row[at(csv_name)];
-            if let Some(count) = value.as_u64() {
-                assert_eq!(
-                    cell,
-                    &count.to_string(),
-                    "{csv_name} of row {index} differs from replay's"
-                );
-            } else if let Some(expected) = value.as_f64() {
-                let got: f64 = cell
-                    .parse()
-                    .unwrap_or_else(|_| panic!("{csv_name} {cell:?} of row {index}"));
-                // serde_json's default float parser may be one ulp off the written text.
-                assert!(
-                    (got - expected).abs() <= 1e-12 * expected.abs().max(1.0),
-                    "{csv_name} of row {index}: {got} in sweep.csv, {expected} in replay's summary.json"
-                );
-            } else {
-                assert!(
-                    value.is_null() && cell.is_empty(),
-                    "{csv_name} of row {index}: {cell:?} vs {value}"
-                );
-            }
-        }
-        some_violations |= summary["violations"].as_u64().unwrap() > 0;
-    }
-    assert!(
-        some_violations || rows.iter().any(|row| row[at("violations")] != "0"),
-        "a 10-processor area with 4-processor jobs every 10 s sees violations"
+/// A row's columns and where `interstice replay` writes the same metric in
+/// its summary.json.
+const REPLAY_METRICS: [(&str, &str); 19] = [
+    ("jobs", "jobs"),
+    ("cloud_jobs", "cloud_jobs"),
+    ("violations", "violations"),
+    ("violation_percent", "violation_percent"),
+    ("evictions", "evictions"),
+    ("rejected", "rejected"),
+    ("hpc_makespan", "hpc_makespan"),
+    ("utilization", "utilization"),
+    ("mean_wait", "mean_wait"),
+    ("tp", "prediction.tp"),
+    ("fp", "prediction.fp"),
+    ("fn", "prediction.fn"),
+    ("tn", "prediction.tn"),
+    ("precision", "prediction.precision"),
+    ("recall", "prediction.recall"),
+    ("accuracy", "prediction.accuracy"),
+    ("f1", "prediction.f1"),
+    ("thesis_accuracy", "prediction.thesis_accuracy"),
+    ("thesis_precision", "prediction.thesis_precision"),
+];
+
+/// Row `index` of the grid's table has every metric of `interstice replay`
+/// with the row's values (counts exactly, floats to within an ulp or two,
+/// undefined ones empty); whether that replay saw violations.
+fn the_row_is_a_replay_with_its_values(header: &[String], row: &[String], index: usize) -> bool {
+    let at = |name: &str| column(header, name);
+    let replay_out = scratch_dir("sweep-cli", &format!("replay-{index}"));
+    run_replay(
+        &replay_out,
+        &[
+            "--policy",
+            &row[at("policy")],
+            "--conv",
+            &row[at("conv")],
+            "--cloud-procs",
+            &row[at("cloud_procs")],
+            "--cloud-runtime",
+            &row[at("cloud_runtime")],
+            "--slack",
+            &row[at("slack")],
+        ],
     );
+    let summary = read_json(&replay_out.join("summary.json"));
+    for (csv_name, json_path) in REPLAY_METRICS {
+        let value = json_path.split('.').fold(&summary, |value, key| &value[key]);
+        let cell = &row[at(csv_name)];
+        if let Some(count) = value.as_u64() {
+            assert_eq!(
+                cell,
+                &count.to_string(),
+                "{csv_name} of row {index} differs from replay's"
+            );
+        } else if let Some(expected) = value.as_f64() {
+            let got: f64 = cell
+                .parse()
+                .unwrap_or_else(|_| panic!("{csv_name} {cell:?} of row {index}"));
+            assert!(
+                close(expected, got),
+                "{csv_name} of row {index}: {got} in sweep.csv, {expected} in replay's summary.json"
+            );
+        } else {
+            assert!(
+                value.is_null() && cell.is_empty(),
+                "{csv_name} of row {index}: {cell:?} vs {value}"
+            );
+        }
+    }
+    summary["violations"].as_u64().unwrap() > 0
+}
+
+/// Whether `other` is `reference` to within an ulp or two of `reference`'s
+/// scale (serde_json's default float parser may be one ulp off the written
+/// text).
+fn close(reference: f64, other: f64) -> bool {
+    (reference - other).abs() <= 1e-12 * reference.abs().max(1.0)
+}
+
+/// A JSON file, parsed.
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]
@@ -466,8 +503,7 @@ fn scheduling_and_predictor_are_lists_and_the_thesis_knobs_reach_every_run() {
             ("shared-queue", "thesis")
         ]
     );
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
+    let json = read_json(&out.join("sweep.json"));
     assert_eq!(
         json["baselines"].as_array().unwrap().len(),
         2,
@@ -480,15 +516,11 @@ fn scheduling_and_predictor_are_lists_and_the_thesis_knobs_reach_every_run() {
     );
     assert_eq!(json["grid"]["predictor"], serde_json::json!(["exact", "thesis"]));
     for (index, (scheduling, predictor)) in cells.iter().enumerate() {
-        let summary: Value = serde_json::from_str(
-            &std::fs::read_to_string(
-                out.join("runs")
-                    .join(format!("run-{index:04}"))
-                    .join("summary.json"),
-            )
-            .unwrap(),
-        )
-        .unwrap();
+        let summary = read_json(
+            &out.join("runs")
+                .join(format!("run-{index:04}"))
+                .join("summary.json"),
+        );
         let config = &summary["config"];
         assert_eq!(
             (config["scheduling"].as_str(), config["predictor"].as_str()),
@@ -555,8 +587,7 @@ fn kept_runs_without_jobs_csv_keep_their_summaries() {
     assert_eq!(rows.len(), 1);
     let run = out.join("runs").join("run-0000");
     assert!(!run.join("jobs.csv").exists(), "--no-jobs-csv writes no jobs.csv");
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let summary = read_json(&run.join("summary.json"));
     for name in ["jobs", "cloud_jobs", "violations", "evictions"] {
         assert_eq!(
             rows[0][column(&header, name)],
@@ -608,99 +639,139 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
         "--eviction",
         "priority,owner-share",
     ];
-    let mut extra = grid.to_vec();
-    extra.push("--keep-runs");
-    extra.extend_from_slice(&cloud);
-    run_sweep(&dir, &extra);
-    let (header, rows) = sweep_csv(&dir);
-    assert_eq!(rows.len(), 4);
-    let text = std::fs::read_to_string(dir.join("sweep-classes.csv")).unwrap();
-    let mut lines = text.lines();
-    let class_header = csv_split(lines.next().unwrap());
-    let class_rows: Vec<Vec<String>> = lines.map(csv_split).collect();
-    assert_eq!(class_rows.len(), 4 * 2, "one row per run and class");
-    let sweep: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
-    let number = |text: &str| text.parse::<f64>().unwrap();
-    for (run, row) in rows.iter().enumerate() {
-        let (conv, eviction) = (&row[column(&header, "conv")], &row[column(&header, "eviction")]);
-        assert_eq!(eviction, ["priority", "owner-share"][run % 2]);
-        let mine: Vec<&Vec<String>> = class_rows
-            .iter()
-            .filter(|r| r[column(&class_header, "run")] == run.to_string())
-            .collect();
-        assert_eq!(mine.len(), 2);
-        // The run as a replay of its own.
-        let replayed = out.join(format!("replay-{run}"));
-        let mut extra = vec![
-            "--policy",
-            "easy",
-            "--conv",
-            conv.as_str(),
-            "--eviction",
-            eviction.as_str(),
-        ];
-        extra.extend_from_slice(&cloud);
-        run_replay(&replayed, &extra);
-        let summary = interstice_tests::read_summary(&replayed);
-        let kept = interstice_tests::read_summary(&dir.join("runs").join(format!("run-{run:04}")));
-        let mut penalty = 0.0;
-        for (class, (csv, json)) in mine
-            .iter()
-            .zip(sweep["runs"][run]["classes"].as_array().unwrap())
-            .enumerate()
-        {
-            let want = &summary["classes"][class];
-            assert_eq!(want, &kept["classes"][class], "the kept run is the replay");
-            let cell = |name: &str| &csv[column(&class_header, name)];
-            assert_eq!(cell("class"), want["name"].as_str().unwrap());
-            assert_eq!(*cell("requests"), want["requests"].to_string());
-            for (column, field) in [
-                ("penalty", &want["penalty"]),
-                ("slo_fulfilment", &want["slo_fulfilment"]),
-                ("mean_deficit", &want["mean_deficit"]),
-                ("availability_mean", &want["availability"]["mean"]),
-                ("availability_p10", &want["availability"]["p10"]),
-                ("gini_mean", &want["gini_mean"]),
-            ] {
-                // serde_json reads floats to within an ulp or two.
-                let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(1.0);
-                let want = field.as_f64().unwrap();
-                assert!(close(number(cell(column)), want), "run {run} {column}");
-                assert!(
-                    close(json[column].as_f64().unwrap(), want),
-                    "run {run} {column} in sweep.json"
-                );
-            }
-            penalty += number(cell("penalty"));
-        }
-        let total = number(&row[column(&header, "penalty")]);
-        assert!(
-            (total - penalty).abs() <= 1e-9 * total.max(1.0),
-            "{total} {penalty}"
-        );
-        assert_eq!(
-            row[column(&header, "class_requests")],
-            summary["qos"]["requests"].to_string()
-        );
-        assert_eq!(
-            row[column(&header, "preemptions")],
-            summary["qos"]["preemptions"].to_string()
-        );
+    run_sweep(&dir, &[&grid[..], &["--keep-runs"], &cloud].concat());
+    let tables = ClassTables::read(&dir);
+    assert_eq!(tables.rows.len(), 4);
+    assert_eq!(tables.class_rows.len(), 4 * 2, "one row per run and class");
+    for run in 0..tables.rows.len() {
+        the_runs_classes_are_its_replays(&tables, run, &out.join(format!("replay-{run}")), &cloud);
     }
-
     // Without --keep-runs (runs summed as they stream): the same tables.
     let streamed = out.join("streamed");
-    let mut extra = grid.to_vec();
-    extra.extend_from_slice(&cloud);
-    run_sweep(&streamed, &extra);
+    run_sweep(&streamed, &[&grid[..], &cloud].concat());
     assert_eq!(
         std::fs::read(streamed.join("sweep-classes.csv")).unwrap(),
         std::fs::read(dir.join("sweep-classes.csv")).unwrap()
     );
-
-    // What a class run cannot use, refused before any run.
     let errors = out.join("errors");
+    what_a_class_run_cannot_use_is_refused_before_any_run(&errors);
+    // The same directory swept again without classes keeps no class table.
+    run_sweep(&dir, &["--policy", "easy", "--conv", "40"]);
+    assert!(!dir.join("sweep-classes.csv").exists());
+    an_eviction_without_classes_and_an_unknown_class_label_are_refused(&out, &errors);
+}
+
+/// A class sweep's `sweep.csv`, `sweep-classes.csv` and `sweep.json`.
+struct ClassTables {
+    dir: PathBuf,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    class_header: Vec<String>,
+    class_rows: Vec<Vec<String>>,
+    sweep: Value,
+}
+
+impl ClassTables {
+    fn read(dir: &Path) -> ClassTables {
+        let (header, rows) = sweep_csv(dir);
+        let text = std::fs::read_to_string(dir.join("sweep-classes.csv")).unwrap();
+        let mut lines = text.lines();
+        let class_header = csv_split(lines.next().unwrap());
+        let class_rows = lines.map(csv_split).collect();
+        let sweep = read_json(&dir.join("sweep.json"));
+        ClassTables {
+            dir: dir.to_path_buf(),
+            header,
+            rows,
+            class_header,
+            class_rows,
+            sweep,
+        }
+    }
+}
+
+/// Run `run` of the class sweep (evictions alternating priority and
+/// owner-share) has two class rows, each that of the replay with its values
+/// (into `replayed`) and of the run it kept, in `sweep-classes.csv` and
+/// `sweep.json`; its row's penalty is their sum, its class requests and
+/// preemptions the replay's.
+fn the_runs_classes_are_its_replays(tables: &ClassTables, run: usize, replayed: &Path, cloud: &[&str]) {
+    let ClassTables {
+        dir,
+        header,
+        rows,
+        class_header,
+        class_rows,
+        sweep,
+    } = tables;
+    let row = &rows[run];
+    let number = |text: &str| text.parse::<f64>().unwrap();
+    let (conv, eviction) = (&row[column(header, "conv")], &row[column(header, "eviction")]);
+    assert_eq!(eviction, ["priority", "owner-share"][run % 2]);
+    let mine: Vec<&Vec<String>> = class_rows
+        .iter()
+        .filter(|r| r[column(class_header, "run")] == run.to_string())
+        .collect();
+    assert_eq!(mine.len(), 2);
+    // The run as a replay of its own.
+    let policy = [
+        "--policy",
+        "easy",
+        "--conv",
+        conv.as_str(),
+        "--eviction",
+        eviction.as_str(),
+    ];
+    run_replay(replayed, &[&policy[..], cloud].concat());
+    let summary = interstice_tests::read_summary(replayed);
+    let kept = interstice_tests::read_summary(&dir.join("runs").join(format!("run-{run:04}")));
+    let mut penalty = 0.0;
+    for (class, (csv, json)) in mine
+        .iter()
+        .zip(sweep["runs"][run]["classes"].as_array().unwrap())
+        .enumerate()
+    {
+        let want = &summary["classes"][class];
+        assert_eq!(want, &kept["classes"][class], "the kept run is the replay");
+        let cell = |name: &str| &csv[column(class_header, name)];
+        assert_eq!(cell("class"), want["name"].as_str().unwrap());
+        assert_eq!(*cell("requests"), want["requests"].to_string());
+        for (column, field) in [
+            ("penalty", &want["penalty"]),
+            ("slo_fulfilment", &want["slo_fulfilment"]),
+            ("mean_deficit", &want["mean_deficit"]),
+            ("availability_mean", &want["availability"]["mean"]),
+            ("availability_p10", &want["availability"]["p10"]),
+            ("gini_mean", &want["gini_mean"]),
+        ] {
+            let want = field.as_f64().unwrap();
+            assert!(close(number(cell(column)), want), "run {run} {column}");
+            assert!(
+                close(json[column].as_f64().unwrap(), want),
+                "run {run} {column} in sweep.json"
+            );
+        }
+        penalty += number(cell("penalty"));
+    }
+    let total = number(&row[column(header, "penalty")]);
+    assert!(
+        (total - penalty).abs() <= 1e-9 * total.max(1.0),
+        "{total} {penalty}"
+    );
+    assert_eq!(
+        row[column(header, "class_requests")],
+        summary["qos"]["requests"].to_string()
+    );
+    assert_eq!(
+        row[column(header, "preemptions")],
+        summary["qos"]["preemptions"].to_string()
+    );
+}
+
+/// What a class run cannot use (shared-queue scheduling, a predictor, an
+/// admission policy, a lambda) is a usage error (status 2), refused before
+/// any run.
+fn what_a_class_run_cannot_use_is_refused_before_any_run(errors: &Path) {
     for (flags, needle) in [
         (&["--scheduling", "shared-queue"][..], "hpc-first"),
         (&["--predictor", "thesis"][..], "--predictor"),
@@ -709,19 +780,21 @@ fn runs_with_service_classes_report_each_class_as_replay_does() {
     ] {
         let mut extra = vec!["--policy", "easy", "--conv", "40", "--eviction", "priority"];
         extra.extend_from_slice(flags);
-        let args = sweep_args(&errors, &extra);
+        let args = sweep_args(errors, &extra);
         let output = interstice(&args.iter().map(String::as_str).collect::<Vec<_>>());
         assert_failure_mentions(&output, &[needle]);
         assert_eq!(output.status.code(), Some(2), "{flags:?}");
     }
-    // The same directory swept again without classes keeps no class table.
-    run_sweep(&dir, &["--policy", "easy", "--conv", "40"]);
-    assert!(!dir.join("sweep-classes.csv").exists());
-    let args = sweep_args(&errors, &["--policy", "easy", "--eviction", "random"]);
+}
+
+/// `--eviction random` (not a qos-driven policy), and a workload label the
+/// class file lacks (bad input, status 4), are refused before any run: no
+/// table in `errors`.
+fn an_eviction_without_classes_and_an_unknown_class_label_are_refused(out: &Path, errors: &Path) {
+    let args = sweep_args(errors, &["--policy", "easy", "--eviction", "random"]);
     let output = interstice(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_failure_mentions(&output, &["--eviction", "random", "qos-driven"]);
     assert!(!errors.join("sweep.csv").exists());
-    // A workload label the class file lacks: bad input before any run.
     let workload = out.join("labelled.json");
     std::fs::write(
         &workload,

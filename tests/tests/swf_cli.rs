@@ -3,6 +3,8 @@
 
 use interstice_tests::{interstice_bin, repo_root, shared_dir};
 use serde_json::Value;
+use std::ffi::OsStr;
+use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -14,14 +16,14 @@ fn trace(name: &str) -> PathBuf {
     shared_dir().join("data").join(name)
 }
 
-fn run(args: &[&str]) -> Output {
+fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
     Command::new(interstice_bin())
         .args(args)
         .output()
         .expect("run interstice")
 }
 
-fn ok(args: &[&str]) -> Output {
+fn ok<S: AsRef<OsStr> + Debug>(args: &[S]) -> Output {
     let out = run(args);
     assert!(
         out.status.success(),
@@ -32,7 +34,7 @@ fn ok(args: &[&str]) -> Output {
     out
 }
 
-fn failing(args: &[&str]) -> String {
+fn failing<S: AsRef<OsStr> + Debug>(args: &[S]) -> String {
     let out = run(args);
     assert!(!out.status.success(), "interstice {args:?} should fail");
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -64,6 +66,14 @@ fn cloud_submits(workload: &Value) -> Vec<f64> {
 
 fn p(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
+}
+
+/// `replay TRACE` on 4 processors under EASY, then `extra`, into `out`.
+fn easy_replay<'a>(trace: &'a str, extra: &[&'a str], out: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["replay", trace, "--procs", "4", "--policy", "easy"];
+    args.extend_from_slice(extra);
+    args.extend(["--out", p(out)]);
+    args
 }
 
 /// An independent count: decompress with the system's `gzip`, keep data
@@ -230,48 +240,78 @@ fn convert_applies_the_rules_and_writes_batsim_json() {
     assert_eq!(w["jobs"][4]["res"], 16);
 }
 
+/// `swf inject` merges cloud jobs into an SWF trace's HPC jobs: sorted, with
+/// ids of their own and the asked shape; the same seed writes the same
+/// bytes; a second injection keeps the first one's jobs; run times may be
+/// drawn from a distribution; missing flags and too-wide jobs are refused.
 #[test]
 fn inject_merges_cloud_jobs() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("mixed.json");
+    ok(&mixed_inject(&out, "0.1w", &[]));
+    injected_cloud_jobs_are_sorted_numbered_after_the_hpc_ones_and_shaped(&read_json(&out));
+    // Same seed, same bytes; --from/--to choose the span.
+    let again = dir.path().join("again.json");
+    ok(&mixed_inject(&again, "0.1w", &[]));
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
+    ok(&mixed_inject(&again, "0.1w", &["--from", "100", "--to", "200"]));
+    let cloud = cloud_submits(&read_json(&again));
+    assert_eq!(cloud, (10..=20).map(|t| f64::from(t) * 10.0).collect::<Vec<_>>());
+    injecting_again_keeps_the_old_cloud_jobs_and_the_hpc_span(&again, &dir.path().join("twice.json"));
+    a_run_time_distribution_is_drawn_per_job_within_its_bounds(&again);
+    let err = failing(&rules_inject(&out, &[]));
+    assert!(
+        err.contains("--walltime"),
+        "missing required flags are named: {err}"
+    );
+    let too_wide = ["--cloud-procs", "16", "--walltime", "180", "--slack", "2"];
+    let err = failing(&rules_inject(&out, &too_wide));
+    assert!(err.contains("do not fit the 8-processor machine"), "{err}");
+}
+
+/// `swf inject` of the rules fixture into `out`, clipped to 8 processors,
+/// a cloud job every 10 s, then `extra`.
+fn rules_inject(out: &Path, extra: &[&str]) -> Vec<String> {
     let rules = fixture("rules.swf");
-    let args = |out: &Path, seed: &str| {
-        let mut a: Vec<String> = [
-            "swf",
-            "inject",
-            p(&rules),
-            "-o",
-            p(out),
-            "--clip",
-            "8",
-            "--interval",
-            "10",
-        ]
-        .map(String::from)
-        .to_vec();
-        a.extend(
-            [
-                "--cloud-procs",
-                "1:0.5,2:0.3,4:0.2",
-                "--walltime",
-                "180",
-                "--slack",
-                "2",
-                "--runtime",
-                "0.1w",
-                "--seed",
-                seed,
-            ]
-            .map(String::from),
-        );
-        a
-    };
-    let a = args(&out, "3");
-    ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    let w = read_json(&out);
+    let base = [
+        "swf",
+        "inject",
+        p(&rules),
+        "-o",
+        p(out),
+        "--clip",
+        "8",
+        "--interval",
+        "10",
+    ];
+    base.iter().chain(extra).map(|arg| arg.to_string()).collect()
+}
+
+/// [`rules_inject`] of cloud jobs of 1, 2 or 4 processors (half, 30 % and
+/// 20 % of them), 180 s walltime, slack 2, run time `runtime`, seed 3; then
+/// `extra`.
+fn mixed_inject(out: &Path, runtime: &str, extra: &[&str]) -> Vec<String> {
+    let cloud = [
+        "--cloud-procs",
+        "1:0.5,2:0.3,4:0.2",
+        "--walltime",
+        "180",
+        "--slack",
+        "2",
+        "--runtime",
+        runtime,
+        "--seed",
+        "3",
+    ];
+    rules_inject(out, &[&cloud[..], extra].concat())
+}
+
+/// The rules fixture's HPC submits span 0 .. 70 s: cloud jobs at 0, 10, …,
+/// 70, merged sorted by submit time, with ids after the HPC ids, all ids
+/// unique, each of the asked walltime, SLO, width and run time (0.1 w).
+fn injected_cloud_jobs_are_sorted_numbered_after_the_hpc_ones_and_shaped(w: &Value) {
     let jobs = w["jobs"].as_array().unwrap();
     let cloud: Vec<&Value> = jobs.iter().filter(|j| j["kind"] == "cloud").collect();
-    // HPC submits span 0 .. 70 s: cloud jobs at 0, 10, …, 70.
     assert_eq!(cloud.len(), 8);
     assert_eq!(jobs.len(), 5 + 8);
     let subtimes: Vec<f64> = jobs.iter().map(|j| j["subtime"].as_f64().unwrap()).collect();
@@ -295,25 +335,18 @@ fn inject_merges_cloud_jobs() {
         assert!([1, 2, 4].contains(&j["res"].as_u64().unwrap()));
         assert_eq!(w["profiles"][j["profile"].as_str().unwrap()]["delay"], 18);
     }
-    // Same seed, same bytes; --from/--to choose the span.
-    let again = dir.path().join("again.json");
-    let a = args(&again, "3");
-    ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
-    let mut a = args(&again, "3");
-    a.extend(["--from", "100", "--to", "200"].map(String::from));
-    ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    let cloud = cloud_submits(&read_json(&again));
-    assert_eq!(cloud, (10..=20).map(|t| f64::from(t) * 10.0).collect::<Vec<_>>());
-    // Injecting into a workload that already has cloud jobs: the default span is
-    // still the HPC jobs' (0 .. 70 s), not stretched by the cloud jobs at 100 .. 200 s.
-    let twice = dir.path().join("twice.json");
+}
+
+/// Injecting into `with_cloud` (which already has cloud jobs at 100 .. 200
+/// s), into `twice`: the default span is still the HPC jobs' (0 .. 70 s),
+/// not stretched by the old cloud jobs, which are kept.
+fn injecting_again_keeps_the_old_cloud_jobs_and_the_hpc_span(with_cloud: &Path, twice: &Path) {
     ok(&[
         "swf",
         "inject",
-        p(&again),
+        p(with_cloud),
         "-o",
-        p(&twice),
+        p(twice),
         "--interval",
         "10",
         "--cloud-procs",
@@ -321,7 +354,7 @@ fn inject_merges_cloud_jobs() {
         "--walltime",
         "180",
     ]);
-    let mut cloud = cloud_submits(&read_json(&twice));
+    let mut cloud = cloud_submits(&read_json(twice));
     cloud.sort_by(f64::total_cmp);
     let mut expected: Vec<f64> = (0..=7).chain(10..=20).map(|t| f64::from(t) * 10.0).collect();
     expected.sort_by(f64::total_cmp);
@@ -329,13 +362,13 @@ fn inject_merges_cloud_jobs() {
         cloud, expected,
         "8 new cloud jobs over the HPC span, the 11 old ones kept"
     );
+}
 
-    // A run-time distribution: drawn per job from the seed, within its bounds.
-    let mut a = args(&again, "3");
-    let at = a.iter().position(|arg| arg == "0.1w").unwrap();
-    a[at] = "uniform:0.1w:0.5w".into();
-    ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    let w = read_json(&again);
+/// A run-time distribution (into `out`): drawn per job from the seed, within
+/// its bounds (0.1 and 0.5 of the 180 s walltime).
+fn a_run_time_distribution_is_drawn_per_job_within_its_bounds(out: &Path) {
+    ok(&mixed_inject(out, "uniform:0.1w:0.5w", &[]));
+    let w = read_json(out);
     let delays: Vec<f64> = w["jobs"]
         .as_array()
         .unwrap()
@@ -353,40 +386,6 @@ fn inject_merges_cloud_jobs() {
         delays.windows(2).any(|p| p[0] != p[1]),
         "run times are drawn: {delays:?}"
     );
-
-    let err = failing(&[
-        "swf",
-        "inject",
-        p(&rules),
-        "-o",
-        p(&out),
-        "--clip",
-        "8",
-        "--interval",
-        "10",
-    ]);
-    assert!(
-        err.contains("--walltime"),
-        "missing required flags are named: {err}"
-    );
-    let err = failing(&[
-        "swf",
-        "inject",
-        p(&rules),
-        "-o",
-        p(&out),
-        "--clip",
-        "8",
-        "--interval",
-        "10",
-        "--cloud-procs",
-        "16",
-        "--walltime",
-        "180",
-        "--slack",
-        "2",
-    ]);
-    assert!(err.contains("do not fit the 8-processor machine"), "{err}");
 }
 
 /// `--alpha`: the thesis's reconciled walltime wt^c × α on every injected
@@ -396,29 +395,22 @@ fn inject_merges_cloud_jobs() {
 fn alpha_reconciles_injected_and_workload_walltimes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("alpha.json");
-    let rules = fixture("rules.swf");
     let inject = |alpha: &str| {
         let alpha = format!("--alpha={alpha}");
-        run(&[
-            "swf",
-            "inject",
-            p(&rules),
-            "-o",
-            p(&out),
-            "--clip",
-            "8",
-            "--interval",
-            "10",
-            "--cloud-procs",
-            "1",
-            "--walltime",
-            "180",
-            "--slack",
-            "2",
-            "--runtime",
-            "0.1w",
-            &alpha,
-        ])
+        run(&rules_inject(
+            &out,
+            &[
+                "--cloud-procs",
+                "1",
+                "--walltime",
+                "180",
+                "--slack",
+                "2",
+                "--runtime",
+                "0.1w",
+                &alpha,
+            ],
+        ))
     };
     assert!(inject("0.5").status.success());
     let w = read_json(&out);
@@ -566,16 +558,7 @@ fn out_of_range_values_and_repeated_job_numbers_name_file_line_and_field() {
         let err = failing(&["swf", "stats", path]);
         assert!(err.contains(&format!("{name}:2: {message}")), "{err}");
         assert!(err.contains("--lenient") && !err.contains("panicked"), "{err}");
-        let replayed = failing(&[
-            "replay",
-            path,
-            "--procs",
-            "4",
-            "--policy",
-            "easy",
-            "--out",
-            p(&dir.join(format!("bad-{name}"))),
-        ]);
+        let replayed = failing(&easy_replay(path, &[], &dir.join(format!("bad-{name}"))));
         assert!(replayed.contains(&format!("{name}:2:")), "{replayed}");
 
         let stats = json_of(&ok(&["swf", "stats", "--json", "--lenient", "--quiet", path]));
@@ -588,17 +571,7 @@ fn out_of_range_values_and_repeated_job_numbers_name_file_line_and_field() {
             "{stats}"
         );
         let out = dir.join(format!("out-{name}"));
-        ok(&[
-            "replay",
-            path,
-            "--procs",
-            "4",
-            "--policy",
-            "easy",
-            "--lenient",
-            "--out",
-            p(&out),
-        ]);
+        ok(&easy_replay(path, &["--lenient"], &out));
         let summary = read_json(&out.join("summary.json"));
         assert_eq!(
             summary["run"]["extraction"]["skipped_by_reason"][reason], 1,
@@ -689,25 +662,8 @@ fn injection_times_beyond_the_time_range_are_refused() {
 fn inject_procs_is_the_machine_and_old_spellings_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("w.json");
-    let rules = fixture("rules.swf");
-    let base = [
-        "swf",
-        "inject",
-        p(&rules),
-        "-o",
-        p(&out),
-        "--clip",
-        "8",
-        "--interval",
-        "10",
-        "--walltime",
-        "180",
-    ];
-    let with = |extra: &[&'static str]| -> Vec<String> {
-        base.iter().chain(extra).map(|arg| arg.to_string()).collect()
-    };
-    let args = with(&["--cloud-procs", "1,2", "--procs", "16"]);
-    ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let with = |extra: &[&str]| rules_inject(&out, &[&["--walltime", "180"][..], extra].concat());
+    ok(&with(&["--cloud-procs", "1,2", "--procs", "16"]));
     assert_eq!(read_json(&out)["nb_res"], 16, "--procs is the machine");
     for (old, says) in [
         (&["--procs", "2"][..], "needs --cloud-procs H"),
@@ -720,8 +676,7 @@ fn inject_procs_is_the_machine_and_old_spellings_are_refused() {
             "--machine-procs is now --procs",
         ),
     ] {
-        let args = with(old);
-        let err = failing(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let err = failing(&with(old));
         assert!(err.contains(says), "{old:?}: {err}");
     }
 }
