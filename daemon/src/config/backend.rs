@@ -1,12 +1,11 @@
 //! The `backend:` section: the embedded replay, the plugin backend, the Slurm
-//! backend's settings, and the Slurm backend's own eviction policy built from
-//! them.
+//! backend's settings, and the checked settings of the Slurm backend's own
+//! eviction policy ([`SlurmEviction`]; the backend builds the policy from them).
 
 use super::classes::needs_default_class;
 use super::Config;
-use crate::backend::slurm::evict;
 use crate::classes::ClassTable;
-use interstice_core::qos::Eviction;
+use interstice_core::qos::{Eviction, Tenant};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -194,12 +193,35 @@ fn default_scancel() -> PathBuf {
 fn default_scontrol() -> PathBuf {
     PathBuf::from("scontrol")
 }
+/// The Slurm backend's own eviction policy as the config gives it, checked:
+/// the policy, the tenants it shares the cluster among and the partitions it
+/// reads. `backend::slurm::evict::Policy::configured` builds the policy from
+/// it over the daemon's classes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlurmEviction {
+    /// `backend.eviction`.
+    pub eviction: Eviction,
+    /// `backend.tenants` (owner-share only; else empty).
+    pub tenants: Vec<Tenant>,
+    /// `backend.partition_hpc`.
+    pub partition_hpc: String,
+    /// `backend.partition_cloud` (a comma-separated list).
+    pub partition_cloud: String,
+}
+
+impl SlurmEviction {
+    /// The policy's name.
+    pub fn eviction(&self) -> Eviction {
+        self.eviction
+    }
+}
+
 impl Config {
     /// The Slurm backend's own eviction policy (`backend.eviction`,
     /// `backend.tenants`) over `classes` (the config's [`Config::class_table`]),
     /// checked: `None` when Slurm preempts (or the backend is not Slurm);
     /// each problem names its key.
-    pub fn slurm_eviction(&self, classes: Option<&ClassTable>) -> Result<Option<evict::Policy>, Vec<String>> {
+    pub fn slurm_eviction(&self, classes: Option<&ClassTable>) -> Result<Option<SlurmEviction>, Vec<String>> {
         let BackendConfig::Slurm(slurm) = &self.backend else {
             return Ok(None);
         };
@@ -253,14 +275,11 @@ impl Config {
         if !problems.is_empty() {
             return Err(problems);
         }
-        Ok(eviction.map(|eviction| {
-            evict::Policy::new(
-                eviction,
-                classes,
-                tenants,
-                &slurm.partition_hpc,
-                &slurm.partition_cloud,
-            )
+        Ok(eviction.map(|eviction| SlurmEviction {
+            eviction,
+            tenants,
+            partition_hpc: slurm.partition_hpc.clone(),
+            partition_cloud: slurm.partition_cloud.clone(),
         }))
     }
 }

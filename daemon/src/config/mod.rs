@@ -17,8 +17,8 @@ mod node;
 mod tests;
 mod validate;
 
-pub use api::ApiConfig;
-pub use backend::{BackendConfig, EmbeddedConfig, PluginConfig, SlurmConfig, SLURM_PREEMPTS};
+pub use api::{ApiConfig, Limits};
+pub use backend::{BackendConfig, EmbeddedConfig, PluginConfig, SlurmConfig, SlurmEviction, SLURM_PREEMPTS};
 pub use datacenter::{BrokerConfig, DatacenterConfig, MemberConfig};
 pub use engine::{
     BetaValue, BrokerRules, DepthValue, EngineSection, EngineSectionError, MaintenanceEntry, ProcsValue,

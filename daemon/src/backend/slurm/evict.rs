@@ -40,6 +40,7 @@ use super::cluster::{field, Node};
 use super::mirror::spread;
 use super::{JobStateName, SlurmState, SqueueJob};
 use crate::classes::ClassTable;
+use crate::config::SlurmEviction;
 use interstice_api::slurm::{mark_evicted, partition_list};
 use interstice_core::qos::policy::{Candidate, Key, Rules};
 use interstice_core::qos::{Eviction, Ledger, QosConfig, Request, ServiceClass, Tenant};
@@ -104,6 +105,18 @@ impl Policy {
             partition_hpc: partition_hpc.to_string(),
             clouds: partition_list(partition_cloud).map(str::to_string).collect(),
         }
+    }
+
+    /// The policy the config's checked `backend.eviction` settings describe
+    /// ([`crate::config::Config::slurm_eviction`]), over the daemon's `classes`.
+    pub fn configured(settings: SlurmEviction, classes: Option<&ClassTable>) -> Policy {
+        Policy::new(
+            settings.eviction,
+            classes,
+            settings.tenants,
+            &settings.partition_hpc,
+            &settings.partition_cloud,
+        )
     }
 
     /// The policy's name.
