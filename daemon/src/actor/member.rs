@@ -169,15 +169,12 @@ impl Actor {
             }
             Ok(answer) => {
                 self.withdraw(id, now);
-                self.outcome(id, now, EndReason::Evicted);
                 let offer = answer
                     .counter_offer_slo
                     .map_or(String::new(), |slo| format!(", counter-offer {slo:.0} s"));
-                self.finish(
+                self.end_evicted(
                     id,
                     now,
-                    "evicted",
-                    None,
                     false,
                     &format!("{why}; the broker resubmitted it nowhere (no resubmission left, or no member takes it{offer})"),
                 );
@@ -222,17 +219,12 @@ impl Actor {
                     self.start_cloud(id, procs, now);
                 }
             }
-            _ => {
-                self.outcome(id, now, EndReason::Evicted);
-                self.finish(
-                    id,
-                    now,
-                    "evicted",
-                    None,
-                    false,
-                    &format!("{why}; broker unreachable and no resubmission left"),
-                );
-            }
+            _ => self.end_evicted(
+                id,
+                now,
+                false,
+                &format!("{why}; broker unreachable and no resubmission left"),
+            ),
         }
     }
 }

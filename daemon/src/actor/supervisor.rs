@@ -313,17 +313,7 @@ impl Actor {
                     tracing::error!(job = id, "cannot record requeue: {err}");
                 }
             }
-            _ => {
-                self.outcome(id, now, EndReason::Evicted);
-                self.finish(
-                    id,
-                    now,
-                    "evicted",
-                    None,
-                    true,
-                    &format!("{why}; no resubmission left"),
-                );
-            }
+            _ => self.end_evicted(id, now, true, &format!("{why}; no resubmission left")),
         }
         self.dirty = true;
     }
@@ -362,6 +352,15 @@ impl Actor {
         if let Some(verdicts) = job.verdicts {
             self.metrics.predictor_outcomes(verdicts, violated);
         }
+    }
+
+    /// End job `id` evicted for good (no resubmission here or elsewhere):
+    /// its SLO verdict for an eviction at `now`, then its final state
+    /// `evicted` with `why`. `count_eviction` adds one to the job's stored
+    /// evictions (the eviction that ends it was not counted yet).
+    pub(super) fn end_evicted(&mut self, id: u64, now: Time, count_eviction: bool, why: &str) {
+        self.outcome(id, now, EndReason::Evicted);
+        self.finish(id, now, "evicted", None, count_eviction, why);
     }
 
     /// Final state: write it (with the SLO verdict `outcome` counted, if
