@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[cfg(doc)]
-use super::BackendConfig;
+use super::backend::BackendConfig;
 
 /// `api:` section.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

@@ -2,7 +2,6 @@
 //! core's [`EngineConfig`], and the rules a broker reads from it
 //! ([`BrokerRules`]).
 
-use super::Config;
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::qos::Eviction;
 use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time, Victims};
@@ -367,17 +366,6 @@ impl BrokerRules {
             lifecycle: engine.lifecycle,
             topsis: engine.topsis().copied(),
         }
-    }
-}
-impl Config {
-    /// The engine config ([`EngineSection::resolve`]).
-    pub fn engine_config(&self) -> Result<EngineConfig, EngineSectionError> {
-        self.engine.resolve()
-    }
-
-    /// A broker's rules ([`BrokerRules`]), from the `engine:` section.
-    pub fn broker_rules(&self) -> Result<BrokerRules, EngineSectionError> {
-        self.engine.resolve().map(|engine| BrokerRules::of(&engine))
     }
 }
 

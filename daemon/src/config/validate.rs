@@ -1,11 +1,19 @@
 //! [`Config::validate`]: every problem of the config at once, each naming its
 //! key path.
 
+use super::backend::{BackendConfig, EmbeddedConfig, SlurmConfig};
 use super::classes::needs_default_class;
-use super::{log_level, BackendConfig, Config, DatacenterConfig, EmbeddedConfig, SlurmConfig};
+use super::datacenter::{BrokerConfig, DatacenterConfig, MemberConfig};
+use super::model::{log_level, Config};
 use crate::classes::ClassTable;
+use interstice_api::Endpoint;
 use interstice_core::placement::Placement;
 use std::net::SocketAddr;
+
+/// The `engine:` keys a broker has no use for (it plans no jobs).
+const BROKER_UNUSED_ENGINE_KEYS: &str =
+    "a broker plans no jobs; remove it (a broker reads engine.admission, tau, \
+     beta, latency, max_resubmissions and max_time_in_system_seconds)";
 
 impl Config {
     /// Every problem of the config, each naming its key path and what is
@@ -215,6 +223,72 @@ impl Config {
             );
         }
     }
+
+    fn validate_member(&self, member: &MemberConfig, problems: &mut Vec<String>) {
+        if let Err(err) = member.broker.parse::<Endpoint>() {
+            problems.push(format!("datacenter.broker: {err}"));
+        }
+        match member.address.parse::<Endpoint>() {
+            Err(err) => problems.push(format!("datacenter.address: {err}")),
+            Ok(Endpoint::Unix(path)) if path != self.api.socket => problems.push(format!(
+                "datacenter.address: {} is not this daemon's api.socket ({}); the broker reaches a member at its own \
+                 socket, or at http://ADDR:PORT of its api.listen",
+                path.display(),
+                self.api.socket.display()
+            )),
+            Ok(_) => {}
+        }
+        if member.broker == member.address {
+            problems.push("datacenter.broker: is this daemon's own address; name the broker's".to_string());
+        }
+        for (index, feature) in member.features.iter().enumerate() {
+            if feature.trim().is_empty() {
+                problems.push(format!("datacenter.features[{index}]: must not be empty"));
+            }
+        }
+        positive(
+            problems,
+            "datacenter.publish_every_seconds",
+            member.publish_every_seconds,
+        );
+        positive(problems, "datacenter.timeout_seconds", member.timeout_seconds);
+    }
+
+    /// A broker reads only the engine's admission rules and has no backend.
+    fn validate_broker(&self, broker: &BrokerConfig, problems: &mut Vec<String>) {
+        let engine = &self.engine;
+        let unused = [
+            ("procs", engine.procs != 0),
+            ("conv_procs", engine.conv_procs.is_some()),
+            ("policy", engine.policy.is_some()),
+            ("lambda", engine.lambda.is_some()),
+            ("scheduling", engine.scheduling.is_some()),
+            ("reservation_depth", engine.reservation_depth.is_some()),
+            ("predictor", engine.predictor.is_some()),
+            ("reject_above", engine.reject_above.is_some()),
+            ("maintenance", !engine.maintenance.is_empty()),
+        ];
+        for (key, set) in unused {
+            if set {
+                problems.push(format!("engine.{key}: {BROKER_UNUSED_ENGINE_KEYS}"));
+            }
+        }
+        if self.backend != BackendConfig::default() {
+            problems.push("backend: a broker has no HPC plan of its own; remove the section".to_string());
+        }
+        if !self.classes.is_empty() || self.default_class.is_some() {
+            problems.push(
+                "classes: a broker runs no jobs; give the classes to its members, which account their jobs"
+                    .to_string(),
+            );
+        }
+        positive(
+            problems,
+            "datacenter.member_max_age_seconds",
+            broker.member_max_age_seconds,
+        );
+        positive(problems, "datacenter.timeout_seconds", broker.timeout_seconds);
+    }
 }
 
 /// The embedded replay's settings: its speed, its skipped prefix, its trace.
@@ -234,7 +308,7 @@ fn validate_embedded(embedded: &EmbeddedConfig, problems: &mut Vec<String>) {
     }
 }
 
-pub(super) fn positive(problems: &mut Vec<String>, key: &str, value: f64) {
+fn positive(problems: &mut Vec<String>, key: &str, value: f64) {
     if !(value.is_finite() && value > 0.0) {
         problems.push(format!("{key}: {value} must be a positive number"));
     }
