@@ -64,7 +64,8 @@ fn yes() -> bool {
 pub struct PluginConfig {}
 
 /// `backend: {type: slurm, ...}`. Owned by the Slurm backend (`backend/slurm/`);
-/// new fields need a default and a check in [`Config::validate`].
+/// new fields need a default and a check in
+/// [`Config::validate`](crate::config::Config::validate).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SlurmConfig {

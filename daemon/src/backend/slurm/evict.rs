@@ -38,7 +38,8 @@
 
 use super::cluster::{field, Node};
 use super::mirror::spread;
-use super::{JobStateName, SlurmState, SqueueJob};
+use super::read::SlurmState;
+use super::squeue::{JobStateName, SqueueJob};
 use crate::classes::ClassTable;
 use crate::config::SlurmEviction;
 use interstice_api::slurm::{mark_evicted, partition_list};
