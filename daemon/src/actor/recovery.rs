@@ -5,8 +5,10 @@
 //! queued ones are queued again.
 
 use super::admission::positive_seconds;
-use super::supervisor::{engine_job, recorded_outcome, CloudJob, Phase};
-use super::{secs, Actor};
+use super::cloud_job::{engine_job, CloudJob, Phase};
+use super::seconds::secs;
+use super::state::Actor;
+use super::supervisor::recorded_outcome;
 use crate::exec;
 use crate::store::{StoreError, StoredJob};
 use interstice_core::{violates, Decision, EndReason, Time};
