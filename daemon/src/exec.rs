@@ -28,6 +28,8 @@
 //! user (`intersticed __check-job`, a helper that drops to the user first),
 //! so a client cannot probe paths it could not see itself.
 
+mod wrapper;
+
 use crate::cgroup::Containment;
 use crate::config::{ExecutionConfig, RlimitConfig};
 use crate::identity::RunAs;
@@ -38,15 +40,13 @@ use nix::unistd::{fchown, Gid, Pid, Uid};
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::os::fd::{AsFd, AsRawFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-
-/// The hidden first argument that turns `intersticed` into the exec wrapper.
-pub const EXEC_WRAPPER_ARG: &str = "__exec-job";
+pub use wrapper::{exec_wrapper, EXEC_WRAPPER_ARG};
 
 /// The hidden first argument that turns `intersticed` into the access-check
 /// helper: `intersticed __check-job UID GID WORKDIR PATH PROGRAM` (WORKDIR
@@ -592,27 +592,6 @@ fn write_env_file(path: &Path, env: &[(String, String)]) -> std::io::Result<()> 
     file.write_all(&text)
 }
 
-/// Read (and remove) the file [`write_env_file`] wrote.
-fn read_env_file(path: &Path) -> std::io::Result<Vec<(String, String)>> {
-    use std::io::Read;
-    let mut text = Vec::new();
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::libc::O_NOFOLLOW)
-        .open(path)?
-        .read_to_end(&mut text)?;
-    let _ = std::fs::remove_file(path);
-    Ok(text
-        .split(|&byte| byte == 0)
-        .filter(|entry| !entry.is_empty())
-        .filter_map(|entry| {
-            let entry = String::from_utf8_lossy(entry);
-            let (name, value) = entry.split_once('=')?;
-            Some((name.to_string(), value.to_string()))
-        })
-        .collect())
-}
-
 fn rlimit_args(limits: &RlimitConfig, max_output_bytes: Option<u64>) -> Vec<(&'static str, u64)> {
     let mut args = Vec::new();
     let mut push = |name, value: Option<u64>| {
@@ -740,220 +719,6 @@ pub fn check_helper(args: &[String]) -> i32 {
         Err(Denied::Program) => 11,
         // `check_paths` never times out itself: the daemon bounds the helper.
         Err(Denied::Timeout) => 12,
-    }
-}
-
-/// The wrapper's settings (`NAME=VALUE` before `--`).
-#[derive(Default)]
-struct WrapperSettings {
-    limits: Vec<(nix::sys::resource::Resource, &'static str, u64)>,
-    cgroup: Option<PathBuf>,
-    uid: Option<u32>,
-    gid: Option<u32>,
-    stdout: Option<PathBuf>,
-    stderr: Option<PathBuf>,
-    workdir: Option<PathBuf>,
-    env: Option<PathBuf>,
-}
-
-impl WrapperSettings {
-    fn parse(args: &[String]) -> Result<WrapperSettings, String> {
-        use nix::sys::resource::Resource;
-        let mut settings = WrapperSettings::default();
-        for arg in args {
-            let Some((name, value)) = arg.split_once('=') else {
-                return Err(format!("bad setting {arg:?}"));
-            };
-            let number = || {
-                value
-                    .parse::<u64>()
-                    .map_err(|_| format!("bad value {value:?} for {name}"))
-            };
-            let limit = |resource, name| -> Result<_, String> { Ok((resource, name, number()?)) };
-            match name {
-                "NOFILE" => settings.limits.push(limit(Resource::RLIMIT_NOFILE, "NOFILE")?),
-                "AS" => settings.limits.push(limit(Resource::RLIMIT_AS, "AS")?),
-                "CORE" => settings.limits.push(limit(Resource::RLIMIT_CORE, "CORE")?),
-                "NPROC" => settings.limits.push(limit(Resource::RLIMIT_NPROC, "NPROC")?),
-                "FSIZE" => settings.limits.push(limit(Resource::RLIMIT_FSIZE, "FSIZE")?),
-                "cgroup" => settings.cgroup = Some(PathBuf::from(value)),
-                "uid" => settings.uid = Some(number()? as u32),
-                "gid" => settings.gid = Some(number()? as u32),
-                "stdout" => settings.stdout = Some(PathBuf::from(value)),
-                "stderr" => settings.stderr = Some(PathBuf::from(value)),
-                "workdir" => settings.workdir = Some(PathBuf::from(value)),
-                "env" => settings.env = Some(PathBuf::from(value)),
-                _ => return Err(format!("unknown setting {name:?}")),
-            }
-        }
-        Ok(settings)
-    }
-}
-
-/// A job's output file, opened as the job's user: created 0600, appended
-/// to, never through a symlink.
-fn open_output(path: &Path) -> std::io::Result<std::fs::File> {
-    OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .custom_flags(nix::libc::O_NOFOLLOW)
-        .open(path)
-}
-
-/// The wrapper: `intersticed __exec-job [NAME=VALUE...] -- argv...`, with
-/// the job's status file as stdin (see the module docs). Returns the exit
-/// code to leave with (a job killed by a signal is re-raised instead).
-pub fn exec_wrapper(args: &[String]) -> i32 {
-    use nix::sys::resource::setrlimit;
-    let Some(split) = args.iter().position(|arg| arg == "--") else {
-        eprintln!("intersticed {EXEC_WRAPPER_ARG}: missing -- before the job's argv");
-        return 127;
-    };
-    let settings = match WrapperSettings::parse(&args[..split]) {
-        Ok(settings) => settings,
-        Err(err) => {
-            eprintln!("intersticed {EXEC_WRAPPER_ARG}: {err}");
-            return 127;
-        }
-    };
-    // Into the job's cgroup first: everything the job starts is in it.
-    if let Some(procs) = &settings.cgroup {
-        if let Err(err) = std::fs::write(procs, std::process::id().to_string()) {
-            eprintln!(
-                "intersticed {EXEC_WRAPPER_ARG}: cannot join {}: {err}",
-                procs.display()
-            );
-            return 127;
-        }
-    }
-    for (resource, name, value) in &settings.limits {
-        if let Err(err) = setrlimit(*resource, *value, *value) {
-            eprintln!("intersticed {EXEC_WRAPPER_ARG}: cannot set {name}={value}: {err}");
-            return 127;
-        }
-    }
-    // The job's environment, read (and removed) while still root: it is
-    // given to the job only, never to this process.
-    let env = match &settings.env {
-        Some(path) => match read_env_file(path) {
-            Ok(env) => env,
-            Err(err) => {
-                eprintln!(
-                    "intersticed {EXEC_WRAPPER_ARG}: cannot read the job's environment {}: {err}",
-                    path.display()
-                );
-                return 127;
-            }
-        },
-        None => Vec::new(),
-    };
-    if let (Some(uid), Some(gid)) = (settings.uid, settings.gid) {
-        if let Err(err) = crate::identity::drop_to(uid, gid) {
-            eprintln!("intersticed {EXEC_WRAPPER_ARG}: cannot become uid {uid}: {err}");
-            return 127;
-        }
-    }
-    // As the job's user from here on.
-    let open = |path: &Option<PathBuf>| match path {
-        Some(path) => open_output(path)
-            .map(Stdio::from)
-            .map_err(|err| format!("{}: {err}", path.display())),
-        None => Ok(Stdio::inherit()),
-    };
-    let stderr = settings
-        .stderr
-        .as_deref()
-        .map(|path| open_output(path).map_err(|err| format!("{}: {err}", path.display())));
-    let (stdout, stderr) = match (open(&settings.stdout), stderr) {
-        (Ok(stdout), Some(Ok(stderr))) => (stdout, Some(stderr)),
-        (Ok(stdout), None) => (stdout, None),
-        (Err(err), _) | (_, Some(Err(err))) => {
-            eprintln!("intersticed {EXEC_WRAPPER_ARG}: cannot open the job's output: {err}");
-            return 127;
-        }
-    };
-    let complain = |message: String| match stderr.as_ref() {
-        Some(mut file) => {
-            let _ = writeln!(file, "{message}");
-        }
-        None => eprintln!("{message}"),
-    };
-    let argv = &args[split + 1..];
-    let Some(program) = argv.first() else {
-        complain(format!("intersticed {EXEC_WRAPPER_ARG}: empty argv"));
-        return 127;
-    };
-    let mut status_file = std::io::stdin()
-        .as_fd()
-        .try_clone_to_owned()
-        .map(std::fs::File::from)
-        .ok();
-    // Signals for the job's group are the job's to handle: the wrapper
-    // stays to record how it ended (the job gets default dispositions).
-    for signal in [
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGHUP,
-    ] {
-        let _ = signal_hook::flag::register(
-            signal,
-            std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
-        );
-    }
-    let mut command = Command::new(program);
-    command
-        .env_clear()
-        .envs(env)
-        .args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(stdout);
-    match stderr.as_ref().map(std::fs::File::try_clone) {
-        Some(Ok(file)) => {
-            command.stderr(file);
-        }
-        Some(Err(err)) => {
-            complain(format!("intersticed {EXEC_WRAPPER_ARG}: {err}"));
-            return 127;
-        }
-        None => {}
-    }
-    let entered = match &settings.workdir {
-        Some(dir) => std::env::set_current_dir(dir).map_err(|_| {
-            format!(
-                "interstice: cannot enter workdir {}: not found or not accessible",
-                dir.display()
-            )
-        }),
-        None => Ok(()),
-    };
-    let (record, exit) = match entered.map(|()| command.status()) {
-        Ok(Ok(status)) => match (status.code(), status.signal()) {
-            (Some(code), _) => (format!("exit {code}"), Ok(code)),
-            (None, Some(signal)) => (format!("signal {signal}"), Err(signal)),
-            (None, None) => ("exit 127".to_string(), Ok(127)),
-        },
-        Ok(Err(err)) => {
-            complain(format!("interstice: cannot execute {program:?}: {err}"));
-            ("exit 127".to_string(), Ok(127))
-        }
-        Err(message) => {
-            complain(message);
-            ("exit 127".to_string(), Ok(127))
-        }
-    };
-    if let Some(file) = status_file.as_mut() {
-        let ended_at = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |elapsed| elapsed.as_secs_f64());
-        let _ = writeln!(file, "{record} {ended_at:.6}").and_then(|()| file.sync_data());
-    }
-    match exit {
-        Ok(code) => code,
-        Err(signal) => {
-            let _ = signal_hook::low_level::emulate_default_handler(signal);
-            128 + signal
-        }
     }
 }
 

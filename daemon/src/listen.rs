@@ -18,6 +18,7 @@
 use crate::actor::Owner;
 use crate::api::{error_response, Peer};
 use crate::backend::Shutdown;
+pub use crate::config::Limits;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;
@@ -34,22 +35,6 @@ use tokio::task::JoinSet;
 
 /// How often at most a listener warns about refused connections.
 const WARN_EVERY: Duration = Duration::from_secs(10);
-
-/// Connection limits of one listener.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Connections open at once.
-    pub max_connections: usize,
-    /// Connections open at once per non-root uid (Unix socket only).
-    pub max_per_uid: usize,
-    /// Besides root, the uid that shares root's reserve and has no per-uid
-    /// limit: the batch system's (`backend.slurm_user` in Slurm mode, whose
-    /// slurmctld asks `job_submit/interstice`'s admissions), so that users
-    /// filling the listener never lock the batch system out.
-    pub batch_uid: Option<u32>,
-    /// A connection without a complete request head for this long is closed.
-    pub idle_timeout: Duration,
-}
 
 /// The connections kept for root out of `max`: an eighth, at least one
 /// (none when `max` is 1: then root competes like everybody).

@@ -34,6 +34,57 @@ fn outcome(predicted_violation: bool, violated: bool) -> &'static str {
     }
 }
 
+/// The options of `interstice_<name>`.
+fn opts(name: &str, help: &str) -> Opts {
+    Opts::new(name, help).namespace("interstice")
+}
+
+/// An integer counter `interstice_<name>`.
+fn counter(name: &str, help: &str) -> IntCounter {
+    IntCounter::with_opts(opts(name, help)).expect("valid")
+}
+
+/// A float counter `interstice_<name>` (processor-seconds).
+fn float_counter(name: &str, help: &str) -> prometheus::Counter {
+    prometheus::Counter::with_opts(opts(name, help)).expect("valid")
+}
+
+/// An integer counter `interstice_<name>` per value of `labels`.
+fn counter_vec(name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
+    IntCounterVec::new(opts(name, help), labels).expect("valid")
+}
+
+/// An integer gauge `interstice_<name>`.
+fn int_gauge(name: &str, help: &str) -> IntGauge {
+    IntGauge::with_opts(opts(name, help)).expect("valid")
+}
+
+/// An integer gauge `interstice_<name>` per value of `labels`.
+fn int_gauge_vec(name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
+    IntGaugeVec::new(opts(name, help), labels).expect("valid")
+}
+
+/// A float gauge `interstice_<name>`.
+fn gauge(name: &str, help: &str) -> Gauge {
+    Gauge::with_opts(opts(name, help)).expect("valid")
+}
+
+/// A float gauge `interstice_<name>` per value of `labels` (none: a series
+/// that can have no sample, which a plain gauge cannot).
+fn gauge_vec(name: &str, help: &str, labels: &[&str]) -> GaugeVec {
+    GaugeVec::new(opts(name, help), labels).expect("valid")
+}
+
+/// A histogram `interstice_<name>` over `buckets`.
+fn histogram(name: &str, help: &str, buckets: Vec<f64>) -> Histogram {
+    Histogram::with_opts(
+        HistogramOpts::new(name, help)
+            .namespace("interstice")
+            .buckets(buckets),
+    )
+    .expect("valid")
+}
+
 /// Every metric the daemon exports.
 #[derive(Clone, Debug)]
 pub struct Metrics {
@@ -111,211 +162,137 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// Register every metric in a fresh registry.
+    /// Register every metric in a fresh registry, with every labelled
+    /// series visible from the first scrape.
     pub fn new() -> Metrics {
-        let registry = Registry::new();
-        let opts = |name: &str, help: &str| Opts::new(name, help).namespace("interstice");
-        let idle_processor_seconds = GaugeVec::new(
-            opts(
+        let metrics = Metrics::unregistered();
+        metrics.register_all();
+        metrics.build_info.with_label_values(&[VERSION, REVISION]).set(1);
+        metrics.show_every_labelled_series();
+        metrics
+    }
+
+    /// Every metric, created but not registered yet, family by family:
+    /// admission, cloud jobs, SLO and prediction, the HPC plan, the node. A
+    /// flat table: one entry per metric, its name, help and labels.
+    fn unregistered() -> Metrics {
+        Metrics {
+            registry: Registry::new(),
+            // Admission: the decisions, their holds and how long they take.
+            idle_processor_seconds: gauge_vec(
                 "idle_processor_seconds",
                 "Idle processor-seconds of the convergence area within the metrics horizon",
+                &["window"],
             ),
-            &["window"],
-        )
-        .expect("valid metric");
-        let admissions = IntCounterVec::new(
-            opts("admissions_total", "Cloud job admission decisions"),
-            &["decision"],
-        )
-        .expect("valid");
-        let counter_offers = IntCounter::with_opts(opts(
-            "slo_counteroffers_total",
-            "Rejections that came with an SLO counter-offer",
-        ))
-        .expect("valid");
-        let admission_holds = IntGauge::with_opts(opts(
-            "admission_holds",
-            "Admission holds standing: slots promised to evictable jobs Slurm does not list with a plan yet",
-        ))
-        .expect("valid");
-        let admission_holds_released = IntCounterVec::new(
-            opts(
+            admissions: counter_vec("admissions_total", "Cloud job admission decisions", &["decision"]),
+            counter_offers: counter(
+                "slo_counteroffers_total",
+                "Rejections that came with an SLO counter-offer",
+            ),
+            admission_holds: int_gauge(
+                "admission_holds",
+                "Admission holds standing: slots promised to evictable jobs Slurm does not list with a plan yet",
+            ),
+            admission_holds_released: counter_vec(
                 "admission_holds_released_total",
                 "Admission holds released: settled (Slurm lists the job with a plan), expired, displaced",
+                &["result"],
             ),
-            &["result"],
-        )
-        .expect("valid");
-        let cloud_jobs_running =
-            IntGauge::with_opts(opts("cloud_jobs_running", "Cloud jobs running on this node"))
-                .expect("valid");
-        let cloud_jobs_queued = IntGauge::with_opts(opts(
-            "cloud_jobs_queued",
-            "Cloud jobs accepted and waiting to start",
-        ))
-        .expect("valid");
-        let evictions =
-            IntCounter::with_opts(opts("evictions_total", "Cloud jobs evicted for HPC work")).expect("valid");
-        let lost_work_processor_seconds = prometheus::Counter::with_opts(opts(
-            "lost_work_processor_seconds_total",
-            "Processor-seconds of cloud work thrown away by evictions and lost runs",
-        ))
-        .expect("valid");
-        let lost_runs = IntCounter::with_opts(opts(
-            "lost_runs_total",
-            "Cloud job runs found gone after a daemon restart",
-        ))
-        .expect("valid");
-        let slo_violations = IntCounter::with_opts(opts(
-            "slo_violations_total",
-            "Cloud jobs that completed after their deadline",
-        ))
-        .expect("valid");
-        let cloud_jobs_finished = IntCounter::with_opts(opts(
-            "cloud_jobs_finished_total",
-            "Cloud jobs that ended with an SLO verdict, met or violated (the violation ratio's denominator)",
-        ))
-        .expect("valid");
-        let build_info = IntGaugeVec::new(
-            opts(
-                "build_info",
-                "The daemon's version and source revision, as labels; always 1",
+            admission_duration: histogram(
+                "admission_duration_seconds",
+                "Time to decide an admission or prediction",
+                vec![0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
             ),
-            &["version", "revision"],
-        )
-        .expect("valid");
-        let prediction_outcomes = IntCounterVec::new(
-            opts(
+            // Cloud jobs: running, waiting, evicted and lost.
+            cloud_jobs_running: int_gauge("cloud_jobs_running", "Cloud jobs running on this node"),
+            cloud_jobs_queued: int_gauge("cloud_jobs_queued", "Cloud jobs accepted and waiting to start"),
+            evictions: counter("evictions_total", "Cloud jobs evicted for HPC work"),
+            lost_work_processor_seconds: float_counter(
+                "lost_work_processor_seconds_total",
+                "Processor-seconds of cloud work thrown away by evictions and lost runs",
+            ),
+            lost_runs: counter("lost_runs_total", "Cloud job runs found gone after a daemon restart"),
+            starts_deferred: counter(
+                "starts_deferred_total",
+                "Cloud job starts held back because the node was busier than the plan believes",
+            ),
+            // SLO and prediction: verdicts against what happened.
+            slo_violations: counter("slo_violations_total", "Cloud jobs that completed after their deadline"),
+            cloud_jobs_finished: counter(
+                "cloud_jobs_finished_total",
+                "Cloud jobs that ended with an SLO verdict, met or violated (the violation ratio's denominator)",
+            ),
+            prediction_outcomes: counter_vec(
                 "prediction_outcomes_total",
                 "Violation predictions against outcomes (tp, fp, fn, tn)",
+                &["outcome"],
             ),
-            &["outcome"],
-        )
-        .expect("valid");
-        let predictor_outcomes = IntCounterVec::new(
-            opts(
+            predictor_outcomes: counter_vec(
                 "predictor_outcomes_total",
                 "Every predictor's violation predictions against outcomes, over the same cloud jobs",
+                &["predictor", "outcome"],
             ),
-            &["predictor", "outcome"],
-        )
-        .expect("valid");
-        let predicted_violation_probability = Histogram::with_opts(
-            HistogramOpts::new(
+            predicted_violation_probability: histogram(
                 "predicted_violation_probability",
                 "The violation probability of each admission (calibrated by the learned predictor; 0 or 1 \
                  from the others)",
-            )
-            .namespace("interstice")
-            .buckets(vec![
-                0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99,
-            ]),
-        )
-        .expect("valid");
-        let admission_duration = Histogram::with_opts(
-            HistogramOpts::new(
-                "admission_duration_seconds",
-                "Time to decide an admission or prediction",
-            )
-            .namespace("interstice")
-            .buckets(vec![
-                0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5,
-            ]),
-        )
-        .expect("valid");
-        let plan_age_seconds = GaugeVec::new(
-            opts(
+                vec![0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99],
+            ),
+            // The HPC plan: its age, its staleness bound, the events behind it.
+            plan_age_seconds: gauge_vec(
                 "plan_age_seconds",
                 "Seconds since the backend last updated the HPC plan (absent before the first plan)",
+                &[],
             ),
-            &[],
-        )
-        .expect("valid");
-        let plan_stale_after_seconds = GaugeVec::new(
-            opts(
+            plan_stale_after_seconds: gauge_vec(
                 "plan_stale_after_seconds",
                 "backend.plan_stale_seconds: the daemon is not ready while its plan is older than this \
                  (absent for backends that read no plan)",
+                &[],
             ),
-            &[],
-        )
-        .expect("valid");
-        let starts_deferred = IntCounter::with_opts(opts(
-            "starts_deferred_total",
-            "Cloud job starts held back because the node was busier than the plan believes",
-        ))
-        .expect("valid");
-        let node_cpu_usage_ratio = Gauge::with_opts(opts(
-            "node_cpu_usage_ratio",
-            "CPU use of the node as seen by the daemon (0 to 1)",
-        ))
-        .expect("valid");
-        let node_cpus = IntGauge::with_opts(opts("node_cpus", "CPUs of the node")).expect("valid");
-        let node_memory_used_bytes =
-            IntGauge::with_opts(opts("node_memory_used_bytes", "Memory in use on the node")).expect("valid");
-        let node_memory_total_bytes =
-            IntGauge::with_opts(opts("node_memory_total_bytes", "Memory of the node")).expect("valid");
-        let hpc_events = IntCounterVec::new(opts(
+            hpc_events: counter_vec(
                 "hpc_events_total",
                 "HPC job events: received from the batch system, or those of the embedded backend's simulated cluster",
-            ), &["type"])
-            .expect("valid");
-        let metrics = Metrics {
-            registry,
-            idle_processor_seconds,
-            admissions,
-            counter_offers,
-            admission_holds,
-            admission_holds_released,
-            cloud_jobs_running,
-            cloud_jobs_queued,
-            evictions,
-            lost_work_processor_seconds,
-            lost_runs,
-            slo_violations,
-            cloud_jobs_finished,
-            build_info,
-            prediction_outcomes,
-            predictor_outcomes,
-            predicted_violation_probability,
-            admission_duration,
-            plan_age_seconds,
-            plan_stale_after_seconds,
-            starts_deferred,
-            node_cpu_usage_ratio,
-            node_cpus,
-            node_memory_used_bytes,
-            node_memory_total_bytes,
-            hpc_events,
+                &["type"],
+            ),
+            // The node and the daemon's build.
+            node_cpu_usage_ratio: gauge(
+                "node_cpu_usage_ratio",
+                "CPU use of the node as seen by the daemon (0 to 1)",
+            ),
+            node_cpus: int_gauge("node_cpus", "CPUs of the node"),
+            node_memory_used_bytes: int_gauge("node_memory_used_bytes", "Memory in use on the node"),
+            node_memory_total_bytes: int_gauge("node_memory_total_bytes", "Memory of the node"),
+            build_info: int_gauge_vec(
+                "build_info",
+                "The daemon's version and source revision, as labels; always 1",
+                &["version", "revision"],
+            ),
             classes: None,
-        };
-        metrics.register_all();
-        metrics.build_info.with_label_values(&[VERSION, REVISION]).set(1);
-        // Make every labelled series visible from the first scrape.
+        }
+    }
+
+    /// Create every labelled series up front (zero), so that the first
+    /// scrape lists each label value the daemon can report.
+    fn show_every_labelled_series(&self) {
         for window in ["immediate", "future"] {
-            metrics
-                .idle_processor_seconds
-                .with_label_values(&[window])
-                .set(0.0);
+            self.idle_processor_seconds.with_label_values(&[window]).set(0.0);
         }
         for decision in ["admitted", "rejected"] {
-            metrics.admissions.with_label_values(&[decision]);
+            self.admissions.with_label_values(&[decision]);
         }
         for outcome in OUTCOMES {
-            metrics.prediction_outcomes.with_label_values(&[outcome]);
+            self.prediction_outcomes.with_label_values(&[outcome]);
             for predictor in PredictorVerdicts::NAMES {
-                metrics
-                    .predictor_outcomes
-                    .with_label_values(&[predictor, outcome]);
+                self.predictor_outcomes.with_label_values(&[predictor, outcome]);
             }
         }
         for result in HOLD_RESULTS {
-            metrics.admission_holds_released.with_label_values(&[result]);
+            self.admission_holds_released.with_label_values(&[result]);
         }
         for kind in EventKind::ALL {
-            metrics.hpc_events.with_label_values(&[kind.as_str()]);
+            self.hpc_events.with_label_values(&[kind.as_str()]);
         }
-        metrics
     }
 
     fn register_all(&self) {

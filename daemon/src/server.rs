@@ -146,7 +146,8 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     let executor = Executor::new(&config.state_dir, wrapper, config.execution.clone()).map_err(setup)?;
     let eviction = config
         .slurm_eviction(metrics.classes())
-        .map_err(|problems| setup(problems.join("; ")))?;
+        .map_err(|problems| setup(problems.join("; ")))?
+        .map(|settings| backend::slurm::evict::Policy::configured(settings, metrics.classes()));
     let mut backend_config = config.backend.clone();
     let engine = config.engine_config().map_err(setup)?;
     let shape = backend::slurm::EngineShape {

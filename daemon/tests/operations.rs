@@ -182,94 +182,131 @@ fn grafana_to_promql(expr: &str) -> String {
         .replace("$instance", ".*")
 }
 
+/// PromQL's words that name no metric: set operators, modifiers and
+/// aggregations (a flat table).
+const PROMQL_KEYWORDS: [&str; 17] = [
+    "and",
+    "or",
+    "unless",
+    "bool",
+    "offset",
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "count",
+    "stddev",
+    "stdvar",
+    "topk",
+    "bottomk",
+    "quantile",
+    "count_values",
+    "group",
+];
+
+/// The words a label list `(label, ...)` follows (a flat table).
+const LABEL_LISTS: [&str; 6] = ["by", "without", "on", "ignoring", "group_left", "group_right"];
+
 /// The metric names an expression reads: identifiers outside strings, label
 /// matchers, ranges and the label lists of `by`, `on`… that are neither
 /// functions (followed by `(`), aggregations nor operators.
 fn metric_names(expr: &str) -> BTreeSet<String> {
-    const KEYWORDS: [&str; 17] = [
-        "and",
-        "or",
-        "unless",
-        "bool",
-        "offset",
-        "sum",
-        "avg",
-        "min",
-        "max",
-        "count",
-        "stddev",
-        "stdvar",
-        "topk",
-        "bottomk",
-        "quantile",
-        "count_values",
-        "group",
-    ];
-    const LABEL_LISTS: [&str; 6] = ["by", "without", "on", "ignoring", "group_left", "group_right"];
     let chars: Vec<char> = expr.chars().collect();
     let mut names = BTreeSet::new();
     let mut index = 0;
     while index < chars.len() {
         let c = chars[index];
-        match c {
-            '"' => {
-                index += 1;
-                while index < chars.len() && chars[index] != '"' {
-                    index += if chars[index] == '\\' { 2 } else { 1 };
-                }
-                index += 1;
-            }
-            '{' | '[' => {
-                let close = if c == '{' { '}' } else { ']' };
-                while index < chars.len() && chars[index] != close {
-                    if chars[index] == '"' {
-                        index += 1;
-                        while index < chars.len() && chars[index] != '"' {
-                            index += if chars[index] == '\\' { 2 } else { 1 };
-                        }
-                    }
-                    index += 1;
-                }
+        if c == '"' {
+            index = past_string(&chars, index);
+        } else if let Some(close) = closing_bracket(c) {
+            index = past_bracketed(&chars, index, close);
+        } else if c.is_ascii_digit() || c == '.' {
+            while index < chars.len() && (chars[index].is_ascii_alphanumeric() || chars[index] == '.') {
                 index += 1;
             }
-            c if c.is_ascii_digit() || c == '.' => {
-                while index < chars.len() && (chars[index].is_ascii_alphanumeric() || chars[index] == '.') {
-                    index += 1;
-                }
+        } else if is_word_char(c) {
+            let start = index;
+            while index < chars.len() && is_word_char(chars[index]) {
+                index += 1;
             }
-            c if c.is_ascii_alphabetic() || c == '_' || c == ':' => {
-                let start = index;
-                while index < chars.len()
-                    && (chars[index].is_ascii_alphanumeric() || chars[index] == '_' || chars[index] == ':')
-                {
-                    index += 1;
-                }
-                let word: String = chars[start..index].iter().collect();
-                if LABEL_LISTS.contains(&word.as_str()) {
-                    // Skip `(label, ...)` (group_left's may be absent).
-                    let rest = chars[index..].iter().position(|c| !c.is_whitespace());
-                    if rest.is_some_and(|offset| chars[index + offset] == '(') {
-                        index += chars[index..].iter().position(|c| *c == ')').unwrap() + 1;
-                    }
-                    continue;
-                }
-                let next = chars[index..].iter().find(|c| !c.is_whitespace());
-                if next != Some(&'(') && !KEYWORDS.contains(&word.as_str()) {
-                    names.insert(word);
-                }
+            let word: String = chars[start..index].iter().collect();
+            if LABEL_LISTS.contains(&word.as_str()) {
+                index = past_label_list(&chars, index);
+            } else if !is_call(&chars[index..]) && !PROMQL_KEYWORDS.contains(&word.as_str()) {
+                names.insert(word);
             }
-            _ => index += 1,
+        } else {
+            index += 1;
         }
     }
     names
 }
 
+/// Whether `c` may be in a PromQL identifier (a digit not first: numbers
+/// are read before words).
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == ':'
+}
+
+/// Whether what follows a word (`rest`) makes it a call: a `(` after spaces.
+fn is_call(rest: &[char]) -> bool {
+    rest.iter().find(|c| !c.is_whitespace()) == Some(&'(')
+}
+
+/// The bracket that closes `open`: label matchers and ranges, which name no
+/// metric (none: `open` opens neither).
+fn closing_bracket(open: char) -> Option<char> {
+    match open {
+        '{' => Some('}'),
+        '[' => Some(']'),
+        _ => None,
+    }
+}
+
+/// The index past the string that starts at `index` (its closing quote;
+/// backslash escapes skipped).
+fn past_string(chars: &[char], mut index: usize) -> usize {
+    index += 1;
+    while index < chars.len() && chars[index] != '"' {
+        index += if chars[index] == '\\' { 2 } else { 1 };
+    }
+    index + 1
+}
+
+/// The index past the bracketed part that starts at `index` and ends at
+/// `close` (strings inside, which may hold `close`, skipped).
+fn past_bracketed(chars: &[char], mut index: usize, close: char) -> usize {
+    while index < chars.len() && chars[index] != close {
+        if chars[index] == '"' {
+            index = past_string(chars, index);
+        } else {
+            index += 1;
+        }
+    }
+    index + 1
+}
+
+/// The index past the label list `(label, ...)` after a `by`, `on`… at
+/// `index` (group_left's may be absent: then `index` itself).
+fn past_label_list(chars: &[char], index: usize) -> usize {
+    let rest = chars[index..].iter().position(|c| !c.is_whitespace());
+    if rest.is_some_and(|offset| chars[index + offset] == '(') {
+        index + chars[index..].iter().position(|c| *c == ')').unwrap() + 1
+    } else {
+        index
+    }
+}
+
+/// A PromQL expression with each thing [`metric_names`] must pass over: a
+/// function, an aggregation's label list, label matchers (a value holding a
+/// brace), a range, `on (…) group_left`, a number, `and`, `without(…)`,
+/// `offset`.
+const TRICKY_PROMQL: &str = r#"histogram_quantile(0.99, sum by (le) (rate(a_bucket{job="x", l=~"a|b{"}[5m]))) / on (job) group_left b > 0.1 and sum without(x) (c_total offset 1h)"#;
+
 #[test]
 fn metric_names_are_found_in_promql() {
     assert_eq!(
-        metric_names(
-            r#"histogram_quantile(0.99, sum by (le) (rate(a_bucket{job="x", l=~"a|b{"}[5m]))) / on (job) group_left b > 0.1 and sum without(x) (c_total offset 1h)"#
-        ),
+        metric_names(TRICKY_PROMQL),
         ["a_bucket", "b", "c_total"].map(String::from).into()
     );
     assert_eq!(
@@ -495,88 +532,138 @@ fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
     }
 }
 
-/// The key paths of the config structs of `src/config/`, read from its
-/// source: every `pub` field of a struct deriving `Deserialize` under the
-/// prefix of its section, the tags of the tagged enums, and the fields of a
-/// maintenance entry (named in `engine.maintenance`'s row).
-fn config_keys() -> (BTreeSet<String>, BTreeSet<String>) {
-    // The config module's files, one section each (`src/config/`), in name order.
+/// Config struct → the prefix of its keys (a flat table). A new section
+/// struct must be added here.
+const SECTION_PREFIXES: [(&str, &str); 13] = [
+    ("Config", ""),
+    ("ApiConfig", "api."),
+    ("EngineSection", "engine."),
+    ("EmbeddedConfig", "backend."),
+    ("PluginConfig", "backend."),
+    ("SlurmConfig", "backend."),
+    ("ExecutionConfig", "execution."),
+    ("RlimitConfig", "execution.rlimits."),
+    ("NodeConfig", "node."),
+    ("MetricsConfig", "metrics."),
+    ("MemberConfig", "datacenter."),
+    ("BrokerConfig", "datacenter."),
+    ("MaintenanceEntry", "engine.maintenance[]."),
+];
+
+/// The config module's files, one section each (`src/config/`), in name
+/// order, as one text.
+fn config_source() -> String {
     let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("daemon/src/config"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
         .collect();
     files.sort();
-    let source: String = files
+    files
         .iter()
         .map(|path| read(path.strip_prefix(repo()).unwrap().to_str().unwrap()))
-        .collect();
-    // Struct → where its keys live. A new section struct must be added here.
-    let prefixes: BTreeMap<&str, &str> = [
-        ("Config", ""),
-        ("ApiConfig", "api."),
-        ("EngineSection", "engine."),
-        ("EmbeddedConfig", "backend."),
-        ("PluginConfig", "backend."),
-        ("SlurmConfig", "backend."),
-        ("ExecutionConfig", "execution."),
-        ("RlimitConfig", "execution.rlimits."),
-        ("NodeConfig", "node."),
-        ("MetricsConfig", "metrics."),
-        ("MemberConfig", "datacenter."),
-        ("BrokerConfig", "datacenter."),
-        ("MaintenanceEntry", "engine.maintenance[]."),
-    ]
-    .into();
-    let lines: Vec<&str> = source.lines().collect();
-    let mut keys = BTreeSet::new();
-    let mut entry_fields = BTreeSet::new();
-    let mut seen = BTreeSet::new();
-    let mut index = 0;
-    while index < lines.len() {
-        let line = lines[index];
-        index += 1;
+        .collect()
+}
+
+/// The key paths of the config structs of `src/config/`, read from its
+/// source: every `pub` field of a struct deriving `Deserialize` under the
+/// prefix of its section, the tags of the tagged enums, and the fields of a
+/// maintenance entry (named in `engine.maintenance`'s row).
+fn config_keys() -> (BTreeSet<String>, BTreeSet<String>) {
+    let source = config_source();
+    let mut walk = KeyWalk {
+        lines: source.lines().collect(),
+        index: 0,
+        prefixes: SECTION_PREFIXES.into(),
+        keys: BTreeSet::new(),
+        entry_fields: BTreeSet::new(),
+        seen: BTreeSet::new(),
+    };
+    while walk.index < walk.lines.len() {
+        walk.item();
+    }
+    let KeyWalk {
+        prefixes,
+        keys,
+        entry_fields,
+        seen,
+        ..
+    } = walk;
+    assert_eq!(seen.len(), prefixes.len(), "structs not found: {seen:?}");
+    (keys, entry_fields)
+}
+
+/// A walk over the config module's source, line by line, collecting the
+/// key paths of the items that derive `Deserialize`.
+struct KeyWalk<'a> {
+    lines: Vec<&'a str>,
+    /// The next line to read.
+    index: usize,
+    /// [`SECTION_PREFIXES`].
+    prefixes: BTreeMap<&'static str, &'static str>,
+    keys: BTreeSet<String>,
+    /// The fields of a maintenance entry.
+    entry_fields: BTreeSet<String>,
+    /// The section structs found.
+    seen: BTreeSet<&'a str>,
+}
+
+impl<'a> KeyWalk<'a> {
+    /// Read one line; at a `#[derive(…Deserialize…)]`, the item it derives
+    /// for too: a tagged enum's tag, or a section struct's fields.
+    fn item(&mut self) {
+        let line = self.lines[self.index];
+        self.index += 1;
         if !(line.starts_with("#[derive(") && line.contains("Deserialize")) {
-            continue;
+            return;
         }
+        let tag = self.serde_tag();
+        let head = self.lines[self.index];
+        self.index += 1;
+        if let Some(name) = head.strip_prefix("pub enum ") {
+            if let Some(tag) = tag {
+                self.keys.insert(enum_tag_key(name.trim_end_matches(" {"), &tag));
+            }
+            return;
+        }
+        let Some(name) = head.strip_prefix("pub struct ") else {
+            return;
+        };
+        let name = name.split(|c| " {;".contains(c)).next().unwrap();
+        let prefix = *self
+            .prefixes
+            .get(name)
+            .unwrap_or_else(|| panic!("config struct {name}: add its key prefix to this test"));
+        self.seen.insert(name);
+        if head.ends_with("{") {
+            self.fields(name, prefix);
+        }
+    }
+
+    /// Skip the attributes after the derive, returning serde's `tag = "…"`.
+    fn serde_tag(&mut self) -> Option<String> {
         let mut tag = None;
-        while lines[index].starts_with("#[") {
-            if let Some(rest) = lines[index].split("tag = \"").nth(1) {
+        while self.lines[self.index].starts_with("#[") {
+            if let Some(rest) = self.lines[self.index].split("tag = \"").nth(1) {
                 tag = Some(rest.split('"').next().unwrap().to_string());
             }
             assert!(
-                !lines[index].contains("rename ="),
+                !self.lines[self.index].contains("rename ="),
                 "renamed item: teach this test"
             );
-            index += 1;
+            self.index += 1;
         }
-        let head = lines[index];
-        index += 1;
-        if let Some(name) = head.strip_prefix("pub enum ") {
-            let name = name.trim_end_matches(" {");
-            if let Some(tag) = tag {
-                let section = match name {
-                    "BackendConfig" => "backend",
-                    "DatacenterConfig" => "datacenter",
-                    other => panic!("tagged enum {other}: add its section to this test"),
-                };
-                keys.insert(format!("{section}.{tag}"));
-            }
-            continue;
-        }
-        let Some(name) = head.strip_prefix("pub struct ") else {
-            continue;
-        };
-        let name = name.split([' ', '{', ';']).next().unwrap();
-        let prefix = *prefixes
-            .get(name)
-            .unwrap_or_else(|| panic!("config struct {name}: add its key prefix to this test"));
-        seen.insert(name);
+        tag
+    }
+
+    /// The keys of struct `name`'s fields up to its closing line, under
+    /// `prefix` (a maintenance entry's into `entry_fields`): neither fields
+    /// serde skips nor fields that hold a section.
+    fn fields(&mut self, name: &str, prefix: &str) {
         let mut skip = false;
-        let has_fields = head.ends_with('{');
-        while has_fields && !lines[index].starts_with('}') {
-            let field = lines[index].trim();
-            index += 1;
+        while !self.lines[self.index].starts_with("}") {
+            let field = self.lines[self.index].trim();
+            self.index += 1;
             if field.starts_with("#[serde(skip") {
                 skip = true;
             }
@@ -590,32 +677,41 @@ fn config_keys() -> (BTreeSet<String>, BTreeSet<String>) {
             let (field_name, field_type) = rest
                 .split_once(": ")
                 .unwrap_or_else(|| panic!("{name}: field {field:?}"));
-            if std::mem::take(&mut skip) {
-                continue;
-            }
-            // A field holding a section struct is a section, not a key.
-            let is_section = prefixes
-                .keys()
-                .chain(["BackendConfig", "DatacenterConfig"].iter())
-                .any(|section| {
-                    *section != "MaintenanceEntry"
-                        && field_type
-                            .trim_end_matches(',')
-                            .split(['<', '>'])
-                            .any(|part| part == *section)
-                });
-            if is_section {
+            if std::mem::take(&mut skip) || self.holds_a_section(field_type) {
                 continue;
             }
             if name == "MaintenanceEntry" {
-                entry_fields.insert(field_name.to_string());
+                self.entry_fields.insert(field_name.to_string());
             } else {
-                keys.insert(format!("{prefix}{field_name}"));
+                self.keys.insert(format!("{prefix}{field_name}"));
             }
         }
     }
-    assert_eq!(seen.len(), prefixes.len(), "structs not found: {seen:?}");
-    (keys, entry_fields)
+
+    /// Whether a field of this type is a section (a section struct, maybe
+    /// in an `Option` or a `Vec`), not a key.
+    fn holds_a_section(&self, field_type: &str) -> bool {
+        self.prefixes
+            .keys()
+            .chain(["BackendConfig", "DatacenterConfig"].iter())
+            .any(|section| {
+                *section != "MaintenanceEntry"
+                    && field_type
+                        .trim_end_matches(',')
+                        .split(['<', '>'])
+                        .any(|part| part == *section)
+            })
+    }
+}
+
+/// The key a tagged enum's tag is: `backend.type`, `datacenter.role`.
+fn enum_tag_key(name: &str, tag: &str) -> String {
+    let section = match name {
+        "BackendConfig" => "backend",
+        "DatacenterConfig" => "datacenter",
+        other => panic!("tagged enum {other}: add its section to this test"),
+    };
+    format!("{section}.{tag}")
 }
 
 /// The key paths of daemon/README.md's "Config keys" table: the backticked

@@ -4,9 +4,10 @@
 //! this module checks the request's shape, records the answer in SQLite
 //! before sending it, and counts it.
 
+use super::cloud_job::{engine_job, CloudJob, KillReason, Phase};
 use super::command::{ApiError, ErrorKind, Owner};
-use super::supervisor::{engine_job, CloudJob, KillReason, Phase};
-use super::{finite_secs, secs, Actor};
+use super::seconds::{finite_secs, secs};
+use super::state::Actor;
 use crate::exec::Denied;
 use crate::store::NewJob;
 use interstice_api::wire::{

@@ -1,12 +1,13 @@
 //! What the rest of the daemon may ask the actor ([`Command`]), and how the
 //! actor says no ([`ApiError`], which the HTTP layer maps to a status).
 
-use crate::backend::{HpcEvent, HpcUpdate};
+use crate::backend::{HpcEvent, HpcUpdate, SinkClosed, UpdateChannel};
 use crate::config::{ExecutionConfig, MetricsConfig, NodeConfig};
 use interstice_api::wire::{
     HealthResponse, HpcEventResponse, JobList, JobView, PredictRequest, PredictResponse, SlotsResponse,
     SubmitRequest, SubmitResponse,
 };
+use std::sync::mpsc;
 use tokio::sync::oneshot;
 
 /// Who sent a request (from the socket's peer credentials, read at accept
@@ -213,5 +214,13 @@ impl Command {
             Command::JobOutput { reply, .. } => reply.is_closed(),
             _ => false,
         }
+    }
+}
+
+/// A backend's [`crate::backend::HpcSink`] delivers into the actor's command
+/// channel: each update becomes a [`Command::Hpc`].
+impl UpdateChannel for mpsc::Sender<Command> {
+    fn deliver(&self, update: HpcUpdate) -> Result<(), SinkClosed> {
+        self.send(Command::Hpc(update)).map_err(|_| SinkClosed)
     }
 }

@@ -7,74 +7,12 @@
 //! Slurm lists the job (its marker's `hold=ID`) running or planned, whose own
 //! place then stands for it, or after `hold_seconds`.
 
+use super::cloud_job::engine_job;
 use super::command::ApiError;
-use super::supervisor::engine_job;
-use super::Actor;
-use crate::config::BackendConfig;
+use super::hold_table::{HOLD_IDS, HOLD_ID_BASE};
+use super::state::Actor;
 use interstice_api::wire::PredictorVerdicts;
 use interstice_core::{JobId, Submitted, Time};
-use std::collections::BTreeMap;
-
-/// Engine ids of holds are `HOLD_ID_BASE` plus a number below `HOLD_IDS`:
-/// above the daemon's own cloud jobs, below the HPC jobs of the
-/// event-driven backends.
-const HOLD_ID_BASE: u64 = 1 << 61;
-const HOLD_IDS: u64 = 1 << 60;
-const _: () = assert!(HOLD_ID_BASE + HOLD_IDS <= super::hpc::HPC_ID_BASE);
-
-/// The holds standing, by engine id, with when each expires.
-#[derive(Debug)]
-pub(super) struct Holds {
-    /// How long a hold stands at most; `None`: no holds (not in Slurm mode,
-    /// or `hold_seconds: 0`).
-    ttl: Option<Time>,
-    /// Expiry and processors of each hold.
-    standing: BTreeMap<u64, (Time, u32)>,
-    next: u64,
-}
-
-impl Holds {
-    /// The holds of a daemon with `backend`, started at `now`: its hold ids
-    /// count from its start time in microseconds, so that a marker naming a
-    /// hold of an earlier run of the daemon (still in Slurm's queue) never
-    /// names one of this run's.
-    pub(super) fn new(backend: &BackendConfig, now: Time) -> Holds {
-        let ttl = match backend {
-            BackendConfig::Slurm(slurm) if slurm.hold_seconds > 0.0 => {
-                Some(Time::from_secs_f64(slurm.hold_seconds))
-            }
-            _ => None,
-        };
-        Holds {
-            ttl,
-            standing: BTreeMap::new(),
-            next: HOLD_ID_BASE + now.ticks().rem_euclid(HOLD_IDS as i64) as u64,
-        }
-    }
-
-    /// Whether `id` is a hold standing now.
-    pub(super) fn holds(&self, id: u64) -> bool {
-        self.standing.contains_key(&id)
-    }
-
-    /// Whether `id` is a hold standing now for a job of `procs` processors:
-    /// a marker names a hold only for the job it was taken for (another
-    /// job's comment naming it neither releases nor hides anything).
-    pub(super) fn holds_for(&self, id: u64, procs: u32) -> bool {
-        self.standing.get(&id).is_some_and(|&(_, held)| held == procs)
-    }
-
-    /// Whether admissions are held (Slurm mode, `hold_seconds` above 0);
-    /// only the batch system's are ([`super::batch`]).
-    pub(super) fn enabled(&self) -> bool {
-        self.ttl.is_some()
-    }
-
-    /// Holds standing now.
-    pub(super) fn len(&self) -> usize {
-        self.standing.len()
-    }
-}
 
 /// An admission under a hold: the engine's verdict, the hold (admitted
 /// jobs) and every predictor's verdict.

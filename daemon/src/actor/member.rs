@@ -11,54 +11,13 @@
 //! ends `evicted`. When the broker cannot be asked, the local verdict stands:
 //! the job runs again here if the engine re-queued it.
 
-use super::supervisor::{CloudJob, Phase};
-use super::{secs, Actor, ActorError};
-use crate::config::MemberConfig;
-use crate::datacenter::publisher::{hand_over, HandedOver, Publisher};
+use super::cloud_job::{CloudJob, Phase};
+use super::seconds::secs;
+use super::state::Actor;
+use crate::datacenter::publisher::{hand_over, HandedOver};
 use crate::datacenter::slots_view;
 use interstice_api::wire::{EvictedRequest, SubmitRequest, TupleRequest};
-use interstice_api::{Client, Endpoint};
 use interstice_core::{EndReason, JobId, JobState, Time};
-use std::sync::mpsc;
-use std::time::Duration;
-
-/// What the actor of a member keeps about its broker.
-#[derive(Debug)]
-pub(super) struct MemberLink {
-    address: String,
-    features: Vec<String>,
-    publish_every: Time,
-    broker: Client,
-    publisher: Publisher,
-    last_publish: Option<Time>,
-    done_tx: mpsc::Sender<HandedOver>,
-    done_rx: mpsc::Receiver<HandedOver>,
-}
-
-impl MemberLink {
-    /// Start publishing to the broker `config` names (with the data
-    /// center's `token`, the daemons' common `api.token_file`, over TCP).
-    pub(super) fn start(config: &MemberConfig, token: Option<String>) -> Result<MemberLink, ActorError> {
-        let endpoint: Endpoint = config
-            .broker
-            .parse()
-            .map_err(|err| ActorError::Datacenter(format!("datacenter.broker: {err}")))?;
-        let broker = Client::at(endpoint, Duration::from_secs_f64(config.timeout_seconds)).with_token(token);
-        let publisher = Publisher::start(broker.clone())
-            .map_err(|err| ActorError::Datacenter(format!("cannot start the publishing thread: {err}")))?;
-        let (done_tx, done_rx) = mpsc::channel();
-        Ok(MemberLink {
-            address: config.address.clone(),
-            features: config.features.clone(),
-            publish_every: Time::from_secs_f64(config.publish_every_seconds),
-            broker,
-            publisher,
-            last_publish: None,
-            done_tx,
-            done_rx,
-        })
-    }
-}
 
 impl Actor {
     /// Offer the tuple to the publisher if the plan changed or the last one is
@@ -169,15 +128,12 @@ impl Actor {
             }
             Ok(answer) => {
                 self.withdraw(id, now);
-                self.outcome(id, now, EndReason::Evicted);
                 let offer = answer
                     .counter_offer_slo
                     .map_or(String::new(), |slo| format!(", counter-offer {slo:.0} s"));
-                self.finish(
+                self.end_evicted(
                     id,
                     now,
-                    "evicted",
-                    None,
                     false,
                     &format!("{why}; the broker resubmitted it nowhere (no resubmission left, or no member takes it{offer})"),
                 );
@@ -222,17 +178,12 @@ impl Actor {
                     self.start_cloud(id, procs, now);
                 }
             }
-            _ => {
-                self.outcome(id, now, EndReason::Evicted);
-                self.finish(
-                    id,
-                    now,
-                    "evicted",
-                    None,
-                    false,
-                    &format!("{why}; broker unreachable and no resubmission left"),
-                );
-            }
+            _ => self.end_evicted(
+                id,
+                now,
+                false,
+                &format!("{why}; broker unreachable and no resubmission left"),
+            ),
         }
     }
 }

@@ -3,32 +3,47 @@
 //! channel, so the engine needs no locks and every change is written to
 //! SQLite in the order it happened.
 //!
-//! This module is the loop and the dispatch; each job of the actor has its
-//! own module:
+//! This module builds the actor ([`Actor::start`]) and is the loop and the
+//! dispatch; no other module of the actor uses it. Below it, in three layers:
 //!
-//! - `command`: the requests it serves and its error answers;
-//! - `admission`: the answers to clients (submit, predict, cancel, slots, jobs);
-//! - `hpc`: the mirror of the batch system's jobs in the engine;
-//! - `supervisor`: the cloud jobs' processes (start, evict, kill, reap, walltime);
-//! - `recovery`: picking up the jobs SQLite says were queued or running;
-//! - `member`: a data center member's tuples and evicted jobs for its broker;
-//! - `telemetry`: readiness, `/healthz`, node samples and gauges.
+//! - the parts of the actor's state, which know nothing of the actor:
+//!   `command` (the requests it serves and its error answers), `setup`
+//!   (what it starts from, why it could not), `cloud_job`, `hpc_mirror`,
+//!   `hold_table`, `batch`, `member_link`, `readiness`, `seconds`;
+//! - `state`: the [`Actor`] struct over those parts, and its time;
+//! - each job of the actor, an `impl Actor` over `state`: `scheduling` (a
+//!   pass and its decisions); `admission` (the answers to clients: submit,
+//!   predict, cancel, slots, jobs); `holds` (admission holds); `hpc` (the
+//!   mirror of the batch system's jobs in the engine); `supervisor` (the
+//!   cloud jobs' processes: start, evict, kill, reap, walltime); `recovery`
+//!   (picking up the jobs SQLite says were queued or running); `member` (a
+//!   data center member's tuples and evicted jobs for its broker);
+//!   `telemetry` (readiness, `/healthz`, node samples and gauges).
 //!
 //! The loop wakes for each command and at least every [`TICK`]: it reaps
 //! exited jobs, enforces walltimes and kill deadlines, ends simulated HPC jobs,
 //! retries held starts, samples the node, passes (`Driver::pass(now)`) when
 //! something changed or the driver says a pass is due (`Driver::due`), and
 //! carries out the decisions.
-//! Its time comes from the injected [`Clock`], never from the wall clock
-//! directly.
+//! Its time comes from the injected [`Clock`](crate::clock::Clock), never
+//! from the wall clock directly.
 
 mod admission;
 mod batch;
+mod cloud_job;
 mod command;
+mod hold_table;
 mod holds;
 mod hpc;
+mod hpc_mirror;
 mod member;
+mod member_link;
+mod readiness;
 mod recovery;
+mod scheduling;
+mod seconds;
+mod setup;
+mod state;
 mod supervisor;
 mod telemetry;
 #[cfg(test)]
@@ -36,23 +51,23 @@ mod tests;
 
 pub(crate) use admission::{positive_seconds, prediction_answer};
 pub use command::{ApiError, Command, ErrorKind, Owner, Reloadable};
+pub use setup::{ActorError, ActorSetup};
+pub use state::Actor;
 
-use crate::clock::Clock;
-use crate::config::{Config, EngineSectionError};
-use crate::exec::Executor;
+use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::node::NodeMonitor;
-use crate::store::{Store, StoreError};
-use hpc::HpcMirror;
+use batch::BatchSystem;
+use hold_table::Holds;
+use hpc_mirror::HpcMirror;
 use interstice_api::wire::HpcEventResponse;
-use interstice_core::qos::policy::RunningCloud;
 use interstice_core::qos::QosConfig;
-use interstice_core::{Decision, Driver, Engine, EngineError, JobId, Time};
+use interstice_core::{Driver, Engine, Time};
+use member_link::MemberLink;
+use readiness::Readiness;
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use supervisor::CloudJob;
-use telemetry::Readiness;
 
 /// Longest sleep of the actor loop.
 pub const TICK: Duration = Duration::from_millis(100);
@@ -69,96 +84,6 @@ fn victims_of(config: &Config, metrics: &Metrics) -> Option<QosConfig> {
     Some(cfg)
 }
 
-/// Everything the actor needs to start.
-#[derive(Debug)]
-pub struct ActorSetup {
-    /// The validated config.
-    pub config: Config,
-    /// The opened store.
-    pub store: Store,
-    /// The metrics (shared with the HTTP layer for `/metrics`).
-    pub metrics: Metrics,
-    /// The process launcher.
-    pub executor: Executor,
-    /// Where "now" comes from: [`Clock::System`] in the daemon, a manual clock in tests.
-    pub clock: Clock,
-}
-
-/// Why the actor could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum ActorError {
-    /// The `engine:` section names a policy or admission mode core does not know.
-    #[error("{0}")]
-    Config(#[from] EngineSectionError),
-    /// The engine refused the config.
-    #[error("engine: {0}")]
-    Engine(#[from] EngineError),
-    /// The state database could not be read.
-    #[error("state database: {0}")]
-    Store(#[from] StoreError),
-    /// Recovering the jobs of the last run failed.
-    #[error("recovering jobs from the state database: {0}")]
-    Recovery(StoreError),
-    /// The link to the data center's broker could not be set up.
-    #[error("datacenter: {0}")]
-    Datacenter(String),
-}
-
-/// The actor's state: the engine and everything whose changes must be
-/// ordered with the engine's.
-pub struct Actor {
-    driver: Driver,
-    store: Store,
-    metrics: Metrics,
-    executor: Executor,
-    monitor: NodeMonitor,
-    reloadable: Reloadable,
-    clock: Clock,
-    /// Admitted cloud jobs not yet ended (queued, held or running).
-    jobs: HashMap<u64, CloudJob>,
-    /// The class of each admitted cloud job that has one, until its final
-    /// record is counted in it (`interstice_class_*`).
-    job_classes: HashMap<u64, usize>,
-    /// `engine.eviction`: the classes under that policy, whose victim order
-    /// ranks the running cloud jobs before each pass ([`Actor::rank_victims`]).
-    victims: Option<QosConfig>,
-    hpc: HpcMirror,
-    /// Admission holds (Slurm mode).
-    holds: holds::Holds,
-    /// Who may report HPC jobs and record admissions.
-    batch: batch::BatchSystem,
-    /// The backend sends the batch system's own plan (Slurm): the engine
-    /// mirrors it and plans no HPC job of its own.
-    mirrors_plan: bool,
-    /// The link to the broker, when this daemon is a data center member.
-    member: Option<member::MemberLink>,
-    readiness: Readiness,
-    next_job_id: u64,
-    /// Users whose last access check timed out, refused until then
-    /// ([`admission::CHECK_BACKOFF`]).
-    check_backoff: HashMap<u32, Time>,
-    /// The actor's time never goes back, even when the clock does.
-    last_now: Time,
-    last_sample: Option<Time>,
-    last_gauges: Option<Time>,
-    last_schedule: Time,
-    /// Something changed since the last `Engine::schedule`.
-    dirty: bool,
-    /// The plan changed outside a scheduling pass of the loop (an admission)
-    /// since a data center member last published it.
-    tuple_stale: bool,
-    stopping: bool,
-}
-
-impl std::fmt::Debug for Actor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Actor")
-            .field("jobs", &self.jobs.len())
-            .field("hpc", &self.hpc.len())
-            .finish()
-    }
-}
-
 impl Actor {
     /// Build the engine and recover the jobs SQLite says were queued or running.
     pub fn start(setup: ActorSetup) -> Result<Actor, ActorError> {
@@ -172,7 +97,7 @@ impl Actor {
         let member = match setup.config.member() {
             Some(config) => {
                 let token = setup.config.api.token().map_err(ActorError::Datacenter)?;
-                Some(member::MemberLink::start(config, token)?)
+                Some(MemberLink::start(config, token)?)
             }
             None => None,
         };
@@ -196,8 +121,8 @@ impl Actor {
             job_classes: HashMap::new(),
             victims,
             hpc: HpcMirror::default(),
-            holds: holds::Holds::new(&setup.config.backend, started),
-            batch: batch::BatchSystem::new(&setup.config.backend),
+            holds: Holds::new(&setup.config.backend, started),
+            batch: BatchSystem::new(&setup.config.backend),
             mirrors_plan: matches!(setup.config.backend, crate::config::BackendConfig::Slurm(_)),
             member,
             readiness: Readiness::new(&setup.config.backend),
@@ -237,21 +162,6 @@ impl Actor {
             running = self.count_running(),
             "engine actor stopped; running jobs keep running"
         );
-    }
-
-    /// The clock's time, never before the last time the actor used.
-    fn now(&mut self) -> Time {
-        let now = self.clock.now().max(self.last_now);
-        self.last_now = now;
-        now
-    }
-
-    /// Clamp an outside event time into `[last_now, clock]`.
-    fn event_time(&mut self, time: Time) -> Time {
-        let clock = self.clock.now().max(self.last_now);
-        let time = time.clamp(self.last_now, clock);
-        self.last_now = time;
-        time
     }
 
     fn handle(&mut self, command: Command) {
@@ -346,103 +256,4 @@ impl Actor {
         self.publish_tuple(now, publish);
         self.update_gauges(now);
     }
-
-    /// Schedule at `now` and carry out the decisions; returns evicted cloud jobs.
-    fn schedule_now(&mut self, now: Time) -> Vec<u64> {
-        self.last_schedule = now;
-        self.dirty = false;
-        let decisions = self.pass(now);
-        self.apply(decisions, now, None)
-    }
-
-    /// One pass at `now`. A livelock (too many passes at one instant, e.g.
-    /// while the clock stands still) is logged and decides nothing; the
-    /// next tick passes again.
-    fn pass(&mut self, now: Time) -> Vec<Decision> {
-        self.rank_victims(now);
-        let decisions = self.driver.pass(now);
-        // Final jobs as of this pass: the engine forgets them (see `start`).
-        for record in self.driver.take_finished() {
-            self.count_in_class(&record, now);
-        }
-        match decisions {
-            Ok(decisions) => decisions,
-            Err(livelock) => {
-                tracing::error!("{livelock}");
-                self.dirty = true;
-                Vec::new()
-            }
-        }
-    }
-
-    /// Rank the running cloud jobs by `engine.eviction`'s victim order at
-    /// `now` (nothing without it): before every pass, and before a cloud
-    /// job's submission brings the plan up to date. A job whose class the
-    /// config no longer has stays unranked (it gives way first).
-    fn rank_victims(&mut self, now: Time) {
-        let Some(cfg) = &self.victims else {
-            return;
-        };
-        let (jobs, classes) = (&self.jobs, &self.job_classes);
-        // Admission order is the id's (the daemon numbers jobs as it admits
-        // them); the Slurm backend alone knows tenants (`backend.tenants`).
-        self.driver.rank_running_cloud(cfg, now, |JobId(id)| {
-            let job = jobs.get(&id)?;
-            Some(RunningCloud {
-                order: id,
-                submitted: job.submitted,
-                procs: job.procs,
-                class: *classes.get(&id)?,
-                tenant: 0,
-            })
-        });
-    }
-
-    /// Carry out the engine's decisions; returns the cloud jobs evicted.
-    /// `answered` is the job whose rejection the caller is answering itself.
-    fn apply(&mut self, decisions: Vec<Decision>, now: Time, answered: Option<u64>) -> Vec<u64> {
-        let mut evicted = Vec::new();
-        for decision in decisions {
-            match decision {
-                Decision::Evict { id } if self.holds.holds(id.0) => {
-                    self.hold_evicted(id.0, now);
-                }
-                Decision::Evict { id } => {
-                    if self.evict(id.0, now) {
-                        evicted.push(id.0);
-                    }
-                }
-                Decision::Start { id, procs } => {
-                    if self.hpc.knows(id) {
-                        self.hpc_started(id, now);
-                    } else if self.jobs.contains_key(&id.0) {
-                        self.start_cloud(id.0, procs, now);
-                    }
-                }
-                Decision::Reject {
-                    id,
-                    counter_offer_slo,
-                } => {
-                    if Some(id.0) != answered && self.jobs.contains_key(&id.0) {
-                        let detail = format!(
-                            "rejected on resubmission (counter-offer {})",
-                            counter_offer_slo.map_or("none".to_string(), |slo| slo.to_string())
-                        );
-                        self.finish(id.0, now, "failed", None, false, &detail);
-                    }
-                }
-            }
-        }
-        evicted
-    }
-}
-
-/// Epoch seconds of an engine time, as the wire and the store spell times.
-fn secs(time: Time) -> f64 {
-    time.as_secs_f64()
-}
-
-/// Epoch seconds of a time that may be "never" (infinite or absent).
-fn finite_secs(time: Option<Time>) -> Option<f64> {
-    time.filter(|t| !t.is_infinite()).map(secs)
 }

@@ -4,112 +4,14 @@
 //! grace period), reaps it, tells the engine how it ended and writes its
 //! final state. Processes themselves are `crate::exec`'s.
 
-use super::{secs, Actor};
+use super::cloud_job::{CloudJob, Kill, KillReason, Phase};
+use super::seconds::secs;
+use super::state::Actor;
 use crate::classes::Served;
 use crate::exec::{self, Executor, Launch, RecordedEnd};
-use crate::identity::RunAs;
 use crate::node;
-use interstice_api::wire::PredictorVerdicts;
-use interstice_core::{violates, EndReason, Job, JobId, JobKind, JobRecord, JobState, ProcSet, Time};
+use interstice_core::{violates, EndReason, JobId, JobRecord, JobState, ProcSet, Time};
 use nix::sys::signal::Signal;
-use std::collections::BTreeMap;
-use std::process::Child;
-
-/// An admitted cloud job the daemon has not finished with.
-#[derive(Debug)]
-pub(super) struct CloudJob {
-    /// Whose job it is (`None`: a row from before owners were required).
-    pub(super) owner_uid: Option<u32>,
-    /// Who its processes run as (None: the daemon's own user).
-    pub(super) run_as: Option<RunAs>,
-    pub(super) procs: u32,
-    pub(super) walltime: Time,
-    /// First arrival.
-    pub(super) submitted: Time,
-    /// First arrival + SLO (`Job::deadline`), kept across resubmissions.
-    pub(super) deadline: Time,
-    pub(super) argv: Vec<String>,
-    pub(super) env: BTreeMap<String, String>,
-    pub(super) workdir: Option<String>,
-    /// The admission prediction said it would miss its SLO.
-    pub(super) predicts_violation: bool,
-    /// Every predictor's verdict at admission (None: recovered from a row
-    /// from before they were recorded).
-    pub(super) verdicts: Option<PredictorVerdicts>,
-    /// Processors of its current (or held) start.
-    pub(super) engine_procs: Option<ProcSet>,
-    pub(super) phase: Phase,
-    /// Its SLO verdict once [`Actor::outcome`] counted it, written with its
-    /// end by [`Actor::finish`].
-    pub(super) slo_violated: Option<bool>,
-}
-
-/// The engine's view of cloud job `id`, which the daemon kills at its walltime.
-pub(super) fn engine_job(id: u64, procs: u32, walltime: Time, submit: Time, slo: Option<Time>) -> Job {
-    Job {
-        id: JobId(id),
-        submit,
-        walltime,
-        walltime_enforced: true,
-        runtime: None,
-        procs,
-        kind: JobKind::Cloud,
-        slo,
-    }
-}
-
-/// Where a cloud job is in its run.
-#[derive(Debug)]
-pub(super) enum Phase {
-    /// Waiting for the engine to start it.
-    Queued,
-    /// The engine started it but the node is too busy: the process waits.
-    Held,
-    /// Evicted, and handed to the data center's broker, whose answer is
-    /// awaited (`member`); the engine may meanwhile start it (its processors
-    /// are then in `engine_procs`), but it does not run here.
-    HandingOver {
-        /// Why it was evicted.
-        why: String,
-    },
-    /// Its process runs (or is being stopped).
-    Running {
-        pid: u32,
-        /// `None` for a process adopted after a restart (not our child).
-        child: Option<Child>,
-        /// Start time in clock ticks, to tell the process from a pid reuse.
-        start_ticks: Option<u64>,
-        started_at: Time,
-        kill: Option<Kill>,
-    },
-}
-
-/// Why a running job is being stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum KillReason {
-    Evict,
-    Walltime,
-    Cancel,
-}
-
-impl KillReason {
-    /// How the engine is told the run ended.
-    fn end_reason(self) -> EndReason {
-        match self {
-            KillReason::Evict => EndReason::Evicted,
-            KillReason::Walltime => EndReason::WalltimeReached,
-            KillReason::Cancel => EndReason::Killed,
-        }
-    }
-}
-
-/// A stop in progress: SIGTERM was sent, SIGKILL follows at `sigkill_at`.
-#[derive(Debug)]
-pub(super) struct Kill {
-    pub(super) reason: KillReason,
-    sigkill_at: Time,
-    sigkill_sent: bool,
-}
 
 /// Send SIGTERM to every process of job `id` (its cgroup and its process
 /// group) and set when SIGKILL follows.
@@ -313,17 +215,7 @@ impl Actor {
                     tracing::error!(job = id, "cannot record requeue: {err}");
                 }
             }
-            _ => {
-                self.outcome(id, now, EndReason::Evicted);
-                self.finish(
-                    id,
-                    now,
-                    "evicted",
-                    None,
-                    true,
-                    &format!("{why}; no resubmission left"),
-                );
-            }
+            _ => self.end_evicted(id, now, true, &format!("{why}; no resubmission left")),
         }
         self.dirty = true;
     }
@@ -362,6 +254,15 @@ impl Actor {
         if let Some(verdicts) = job.verdicts {
             self.metrics.predictor_outcomes(verdicts, violated);
         }
+    }
+
+    /// End job `id` evicted for good (no resubmission here or elsewhere):
+    /// its SLO verdict for an eviction at `now`, then its final state
+    /// `evicted` with `why`. `count_eviction` adds one to the job's stored
+    /// evictions (the eviction that ends it was not counted yet).
+    pub(super) fn end_evicted(&mut self, id: u64, now: Time, count_eviction: bool, why: &str) {
+        self.outcome(id, now, EndReason::Evicted);
+        self.finish(id, now, "evicted", None, count_eviction, why);
     }
 
     /// Final state: write it (with the SLO verdict `outcome` counted, if

@@ -3,8 +3,8 @@
 //! events are incremented where the events happen.
 
 use super::command::{ApiError, ErrorKind};
-use super::{secs, Actor};
-use crate::config::BackendConfig;
+use super::seconds::secs;
+use super::state::Actor;
 use interstice_api::wire::HealthResponse;
 use interstice_core::Time;
 
@@ -14,65 +14,8 @@ const GAUGE_INTERVAL: Time = Time::from_secs(1);
 /// How often a store that could not be written is tried again.
 const STORE_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// When the daemon last had the HPC plan, and how old it may get.
-#[derive(Debug)]
-pub(super) struct Readiness {
-    backend_name: &'static str,
-    last_plan_update: Option<Time>,
-    /// See [`BackendConfig::plan_stale_after`]; `None`: always ready.
-    plan_stale_after: Option<Time>,
-    /// When a store that could not be written was last tried (real time:
-    /// storage comes back on the wall clock, whatever the actor's clock).
-    last_store_retry: Option<std::time::Instant>,
-}
-
-impl Readiness {
-    pub(super) fn new(backend: &BackendConfig) -> Readiness {
-        Readiness {
-            backend_name: crate::backend::name(backend),
-            last_plan_update: None,
-            plan_stale_after: backend.plan_stale_after().map(Time::from_secs_f64),
-            last_store_retry: None,
-        }
-    }
-
-    /// Age of the plan at `now`, if there is one.
-    fn plan_age(&self, now: Time) -> Option<Time> {
-        self.last_plan_update.map(|at| now - at)
-    }
-
-    /// Can the daemon answer from a plan at `now`? Not before the backend's
-    /// first successful plan read, nor when the last one is older than
-    /// `plan_stale_after`: a prediction from no plan or an old one would be
-    /// a guess presented as a promise (503; the plugins' fail mode decides).
-    fn check(&self, now: Time) -> Result<(), ApiError> {
-        let Some(stale_after) = self.plan_stale_after else {
-            return Ok(());
-        };
-        match self.plan_age(now) {
-            None => Err(ApiError::new(
-                ErrorKind::Unavailable,
-                format!(
-                    "no plan yet: the {} backend has not read the HPC plan (is the batch system up?)",
-                    self.backend_name
-                ),
-            )),
-            Some(age) if age > stale_after => Err(ApiError::new(
-                ErrorKind::Unavailable,
-                format!(
-                    "the HPC plan is stale: last read {:.0} s ago, more than backend.plan_stale_seconds ({:.0} s); \
-                     is the batch system up?",
-                    secs(age),
-                    secs(stale_after)
-                ),
-            )),
-            Some(_) => Ok(()),
-        }
-    }
-}
-
 impl Actor {
-    /// See [`Readiness::check`]; and not while the state cannot be written
+    /// See [`Readiness::check`](super::readiness::Readiness::check); and not while the state cannot be written
     /// (an admission must be durable before it is answered, so it would be
     /// a promise the next restart forgets).
     pub(super) fn ready(&self, now: Time) -> Result<(), ApiError> {

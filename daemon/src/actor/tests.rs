@@ -1,8 +1,8 @@
 //! The actor on a manual clock: time-dependent decisions checked at exact
 //! instants, without sleeping.
 
+use super::cloud_job::Phase;
 use super::command::{Command, ErrorKind, Owner};
-use super::supervisor::Phase;
 use super::{Actor, ActorSetup};
 use crate::backend::{HpcUpdate, PlanUpdate};
 use crate::clock::{Clock, ManualClock};
@@ -337,7 +337,7 @@ fn admissions_between_two_plan_reads_hold_what_they_promise() {
 /// back in the queue (the engine resubmits an evicted job).
 fn gave_way(actor: &Actor, id: u64) -> bool {
     match &actor.jobs[&id].phase {
-        Phase::Running { kill: Some(kill), .. } => kill.reason == super::supervisor::KillReason::Evict,
+        Phase::Running { kill: Some(kill), .. } => kill.reason == super::cloud_job::KillReason::Evict,
         Phase::Running { kill: None, .. } => false,
         Phase::Queued | Phase::Held | Phase::HandingOver { .. } => true,
     }

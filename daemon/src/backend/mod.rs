@@ -52,12 +52,11 @@
 pub mod embedded;
 pub mod slurm;
 
-use crate::actor::Command;
 use crate::config::BackendConfig;
 use crate::metrics::Metrics;
 use interstice_api::wire::EventKind;
 use interstice_core::{MirroredPlan, ProcSet, Time};
-use std::sync::mpsc;
+use std::sync::Arc;
 use tokio::sync::watch;
 
 /// One HPC job event.
@@ -115,10 +114,18 @@ pub enum BackendError {
     Fatal(String),
 }
 
+/// Where an [`HpcSink`] delivers: the engine actor's command channel (the
+/// actor implements this for its sender, so that backends, below the actor,
+/// never name its commands).
+pub trait UpdateChannel: std::fmt::Debug + Send + Sync {
+    /// Deliver one update; fails only when the receiving end is gone.
+    fn deliver(&self, update: HpcUpdate) -> Result<(), SinkClosed>;
+}
+
 /// The daemon end of a backend: sends updates to the engine actor.
 #[derive(Clone, Debug)]
 pub struct HpcSink {
-    tx: mpsc::Sender<Command>,
+    tx: Arc<dyn UpdateChannel>,
 }
 
 /// The daemon stopped; the update was dropped.
@@ -128,13 +135,13 @@ pub struct SinkClosed;
 
 impl HpcSink {
     /// Wrap the actor's command channel.
-    pub(crate) fn new(tx: mpsc::Sender<Command>) -> HpcSink {
-        HpcSink { tx }
+    pub(crate) fn new(tx: impl UpdateChannel + 'static) -> HpcSink {
+        HpcSink { tx: Arc::new(tx) }
     }
 
     /// Hand one update to the daemon.
     pub fn send(&self, update: HpcUpdate) -> Result<(), SinkClosed> {
-        self.tx.send(Command::Hpc(update)).map_err(|_| SinkClosed)
+        self.tx.deliver(update)
     }
 }
 

@@ -3,9 +3,10 @@
 
 use serde::Deserialize;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[cfg(doc)]
-use super::BackendConfig;
+use super::backend::BackendConfig;
 
 /// `api:` section.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -49,16 +50,33 @@ fn default_idle_timeout() -> f64 {
     10.0
 }
 
+/// Connection limits of one listener, built from this section by
+/// [`ApiConfig::limits`] and enforced by `crate::listen`'s gates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Connections open at once.
+    pub max_connections: usize,
+    /// Connections open at once per non-root uid (Unix socket only).
+    pub max_per_uid: usize,
+    /// Besides root, the uid that shares root's reserve and has no per-uid
+    /// limit: the batch system's (`backend.slurm_user` in Slurm mode, whose
+    /// slurmctld asks `job_submit/interstice`'s admissions), so that users
+    /// filling the listener never lock the batch system out.
+    pub batch_uid: Option<u32>,
+    /// A connection without a complete request head for this long is closed.
+    pub idle_timeout: Duration,
+}
+
 impl ApiConfig {
     /// The connection limits of each listener.
     /// The listeners' limits, sharing root's reserve with `batch_uid`
     /// ([`BackendConfig::slurm_uid`]).
-    pub fn limits(&self, batch_uid: Option<u32>) -> crate::listen::Limits {
-        crate::listen::Limits {
+    pub fn limits(&self, batch_uid: Option<u32>) -> Limits {
+        Limits {
             max_connections: self.max_connections,
             max_per_uid: self.max_connections_per_uid,
             batch_uid,
-            idle_timeout: std::time::Duration::from_secs_f64(self.idle_timeout_seconds),
+            idle_timeout: Duration::from_secs_f64(self.idle_timeout_seconds),
         }
     }
 

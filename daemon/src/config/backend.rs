@@ -1,12 +1,6 @@
 //! The `backend:` section: the embedded replay, the plugin backend, the Slurm
-//! backend's settings, and the Slurm backend's own eviction policy built from
-//! them.
+//! backend's settings (its own eviction policy is checked in `eviction`).
 
-use super::classes::needs_default_class;
-use super::Config;
-use crate::backend::slurm::evict;
-use crate::classes::ClassTable;
-use interstice_core::qos::Eviction;
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -70,7 +64,8 @@ fn yes() -> bool {
 pub struct PluginConfig {}
 
 /// `backend: {type: slurm, ...}`. Owned by the Slurm backend (`backend/slurm/`);
-/// new fields need a default and a check in [`Config::validate`].
+/// new fields need a default and a check in
+/// [`Config::validate`](crate::config::Config::validate).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SlurmConfig {
@@ -193,74 +188,4 @@ fn default_scancel() -> PathBuf {
 }
 fn default_scontrol() -> PathBuf {
     PathBuf::from("scontrol")
-}
-impl Config {
-    /// The Slurm backend's own eviction policy (`backend.eviction`,
-    /// `backend.tenants`) over `classes` (the config's [`Config::class_table`]),
-    /// checked: `None` when Slurm preempts (or the backend is not Slurm);
-    /// each problem names its key.
-    pub fn slurm_eviction(&self, classes: Option<&ClassTable>) -> Result<Option<evict::Policy>, Vec<String>> {
-        let BackendConfig::Slurm(slurm) = &self.backend else {
-            return Ok(None);
-        };
-        let mut problems = Vec::new();
-        let eviction = if slurm.eviction == SLURM_PREEMPTS {
-            None
-        } else {
-            match slurm.eviction.parse::<Eviction>() {
-                Ok(eviction) => Some(eviction),
-                Err(err) => {
-                    return Err(vec![format!(
-                        "backend.eviction: {err}, or \"{SLURM_PREEMPTS}\" (Slurm's own preemption)"
-                    )])
-                }
-            }
-        };
-        match eviction {
-            Some(Eviction::Priority | Eviction::QosDriven) => {
-                problems.extend(needs_default_class(
-                    &format!("backend.eviction: {}", slurm.eviction),
-                    classes,
-                ));
-            }
-            Some(Eviction::OwnerShare) if slurm.tenants.is_empty() => problems.push(
-                "backend.eviction: owner-share needs `backend.tenants:` (Slurm users and the CPUs each is \
-                 entitled to)"
-                    .to_string(),
-            ),
-            _ => {}
-        }
-        if !slurm.tenants.is_empty() && eviction != Some(Eviction::OwnerShare) {
-            problems.push(
-                "backend.tenants: only backend.eviction: owner-share reads them: remove them, or set it"
-                    .to_string(),
-            );
-        }
-        if slurm.tenants.iter().any(|t| t.weight.is_some()) {
-            problems.push(
-                "backend.tenants: weight: only a replay draws tenants by weight; a Slurm job's tenant is its \
-                 user: remove it"
-                    .to_string(),
-            );
-        }
-        let tenants = match interstice_swf::qos::tenants(&slurm.tenants) {
-            Ok(tenants) => tenants,
-            Err((key, message)) => {
-                problems.push(format!("backend.{key}: {message}"));
-                Vec::new()
-            }
-        };
-        if !problems.is_empty() {
-            return Err(problems);
-        }
-        Ok(eviction.map(|eviction| {
-            evict::Policy::new(
-                eviction,
-                classes,
-                tenants,
-                &slurm.partition_hpc,
-                &slurm.partition_cloud,
-            )
-        }))
-    }
 }

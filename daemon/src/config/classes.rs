@@ -1,7 +1,7 @@
 //! The `classes:` and `default_class:` keys: the service classes of cloud
 //! jobs, checked into a [`ClassTable`].
 
-use super::Config;
+use super::model::Config;
 use crate::classes::ClassTable;
 
 /// A victim order by class (`engine.eviction`, `backend.eviction`) needs
@@ -12,6 +12,7 @@ pub(super) fn needs_default_class(key: &str, classes: Option<&ClassTable>) -> Op
         format!("{key} orders cloud jobs by class: give `classes:` and a `default_class:` (for the jobs that name none)")
     })
 }
+
 impl Config {
     /// The service classes (`classes:`, `default_class:`), checked: `None`
     /// without classes; each problem names its key.

@@ -1,9 +1,6 @@
-//! The `datacenter:` section: a member's or a broker's settings, and their
-//! checks (a broker reads only the engine's admission rules).
+//! The `datacenter:` section: a member's or a broker's settings (their
+//! checks are in `validate`; a broker reads only the engine's admission rules).
 
-use super::validate::positive;
-use super::{BackendConfig, Config};
-use interstice_api::Endpoint;
 use serde::Deserialize;
 
 /// `datacenter:` section, chosen by `role`: several daemons (one per Slurm
@@ -61,92 +58,4 @@ fn default_datacenter_timeout() -> f64 {
 }
 fn default_member_max_age() -> f64 {
     30.0
-}
-
-/// The `engine:` keys a broker has no use for (it plans no jobs).
-const BROKER_UNUSED_ENGINE_KEYS: &str =
-    "a broker plans no jobs; remove it (a broker reads engine.admission, tau, \
-     beta, latency, max_resubmissions and max_time_in_system_seconds)";
-impl Config {
-    /// The `datacenter: {role: member}` section, if this daemon is a member.
-    pub fn member(&self) -> Option<&MemberConfig> {
-        match &self.datacenter {
-            Some(DatacenterConfig::Member(member)) => Some(member),
-            _ => None,
-        }
-    }
-
-    /// The `datacenter: {role: broker}` section, if this daemon is a broker.
-    pub fn broker(&self) -> Option<&BrokerConfig> {
-        match &self.datacenter {
-            Some(DatacenterConfig::Broker(broker)) => Some(broker),
-            _ => None,
-        }
-    }
-
-    pub(super) fn validate_member(&self, member: &MemberConfig, problems: &mut Vec<String>) {
-        if let Err(err) = member.broker.parse::<Endpoint>() {
-            problems.push(format!("datacenter.broker: {err}"));
-        }
-        match member.address.parse::<Endpoint>() {
-            Err(err) => problems.push(format!("datacenter.address: {err}")),
-            Ok(Endpoint::Unix(path)) if path != self.api.socket => problems.push(format!(
-                "datacenter.address: {} is not this daemon's api.socket ({}); the broker reaches a member at its own \
-                 socket, or at http://ADDR:PORT of its api.listen",
-                path.display(),
-                self.api.socket.display()
-            )),
-            Ok(_) => {}
-        }
-        if member.broker == member.address {
-            problems.push("datacenter.broker: is this daemon's own address; name the broker's".to_string());
-        }
-        for (index, feature) in member.features.iter().enumerate() {
-            if feature.trim().is_empty() {
-                problems.push(format!("datacenter.features[{index}]: must not be empty"));
-            }
-        }
-        positive(
-            problems,
-            "datacenter.publish_every_seconds",
-            member.publish_every_seconds,
-        );
-        positive(problems, "datacenter.timeout_seconds", member.timeout_seconds);
-    }
-
-    /// A broker reads only the engine's admission rules and has no backend.
-    pub(super) fn validate_broker(&self, broker: &BrokerConfig, problems: &mut Vec<String>) {
-        let engine = &self.engine;
-        let unused = [
-            ("procs", engine.procs != 0),
-            ("conv_procs", engine.conv_procs.is_some()),
-            ("policy", engine.policy.is_some()),
-            ("lambda", engine.lambda.is_some()),
-            ("scheduling", engine.scheduling.is_some()),
-            ("reservation_depth", engine.reservation_depth.is_some()),
-            ("predictor", engine.predictor.is_some()),
-            ("reject_above", engine.reject_above.is_some()),
-            ("maintenance", !engine.maintenance.is_empty()),
-        ];
-        for (key, set) in unused {
-            if set {
-                problems.push(format!("engine.{key}: {BROKER_UNUSED_ENGINE_KEYS}"));
-            }
-        }
-        if self.backend != BackendConfig::default() {
-            problems.push("backend: a broker has no HPC plan of its own; remove the section".to_string());
-        }
-        if !self.classes.is_empty() || self.default_class.is_some() {
-            problems.push(
-                "classes: a broker runs no jobs; give the classes to its members, which account their jobs"
-                    .to_string(),
-            );
-        }
-        positive(
-            problems,
-            "datacenter.member_max_age_seconds",
-            broker.member_max_age_seconds,
-        );
-        positive(problems, "datacenter.timeout_seconds", broker.timeout_seconds);
-    }
 }

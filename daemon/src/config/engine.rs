@@ -2,7 +2,6 @@
 //! core's [`EngineConfig`], and the rules a broker reads from it
 //! ([`BrokerRules`]).
 
-use super::Config;
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::qos::Eviction;
 use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time, Victims};
@@ -154,33 +153,39 @@ impl EngineSection {
     }
 
     /// The engine config: core's defaults for `procs` and the policy, with
-    /// every key that is set applied over them.
+    /// every key that is set applied over them, key group by key group in
+    /// the order the problems are reported.
     pub fn resolve(&self) -> Result<EngineConfig, EngineSectionError> {
         let mut problems = Vec::new();
         let policy = parse_name("engine.policy", &self.policy, DEFAULT_POLICY, &mut problems);
         let mut config = EngineConfig::new(self.procs, policy.unwrap_or(DEFAULT_POLICY));
-        if let Some(admission) = parse_name(
-            "engine.admission",
-            &self.admission,
-            DEFAULT_ADMISSION,
-            &mut problems,
-        ) {
+        self.apply_admission(&mut config, &mut problems);
+        self.apply_placement(&mut config, &mut problems);
+        self.apply_thesis(&mut config, &mut problems);
+        self.apply_maintenance(&mut config, &mut problems);
+        self.apply_numbers(&mut config);
+        self.apply_reservation_depth(&mut config, &mut problems);
+        self.apply_eviction(&mut config, &mut problems);
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(EngineSectionError { problems })
+        }
+    }
+
+    /// `engine.admission`, `scheduling`, `predictor` and `reject_above`
+    /// (which only reject-predicted reads).
+    fn apply_admission(&self, config: &mut EngineConfig, problems: &mut Vec<String>) {
+        if let Some(admission) = parse_name("engine.admission", &self.admission, DEFAULT_ADMISSION, problems)
+        {
             config.admission = admission;
         }
-        if let Some(scheduling) = parse_name(
-            "engine.scheduling",
-            &self.scheduling,
-            config.scheduling,
-            &mut problems,
-        ) {
+        if let Some(scheduling) =
+            parse_name("engine.scheduling", &self.scheduling, config.scheduling, problems)
+        {
             config.scheduling = scheduling;
         }
-        if let Some(predictor) = parse_name(
-            "engine.predictor",
-            &self.predictor,
-            config.predictor,
-            &mut problems,
-        ) {
+        if let Some(predictor) = parse_name("engine.predictor", &self.predictor, config.predictor, problems) {
             config.predictor = predictor;
         }
         if let Some(p) = self.reject_above {
@@ -197,12 +202,11 @@ impl EngineSection {
                 config.reject_above = Some(p);
             }
         }
-        if let Some(placement) = parse_name(
-            "engine.placement",
-            &self.placement,
-            config.placement,
-            &mut problems,
-        ) {
+    }
+
+    /// `engine.placement` and `placement_weights` (topsis only).
+    fn apply_placement(&self, config: &mut EngineConfig, problems: &mut Vec<String>) {
+        if let Some(placement) = parse_name("engine.placement", &self.placement, config.placement, problems) {
             config.placement = placement;
         }
         if self.placement_weights.is_some() && config.placement != Placement::Topsis {
@@ -219,6 +223,10 @@ impl EngineSection {
                 )),
             }
         }
+    }
+
+    /// The thesis predictor's `engine.latency` (`r`), `beta` and `w_future`.
+    fn apply_thesis(&self, config: &mut EngineConfig, problems: &mut Vec<String>) {
         if let Some(secs) = self.latency {
             match Time::instant_from_secs_f64(secs) {
                 Some(latency) => config.thesis.latency = latency,
@@ -242,10 +250,14 @@ impl EngineSection {
             "engine.w_future",
             &self.w_future,
             config.thesis.w_future,
-            &mut problems,
+            problems,
         ) {
             config.thesis.w_future = w_future;
         }
+    }
+
+    /// `engine.maintenance`: each window checked against `engine.procs`.
+    fn apply_maintenance(&self, config: &mut EngineConfig, problems: &mut Vec<String>) {
         for (index, entry) in self.maintenance.iter().enumerate() {
             let procs = match &entry.procs {
                 ProcsValue::Id(id) => id.to_string(),
@@ -258,6 +270,12 @@ impl EngineSection {
                 Err(err) => problems.push(format!("engine.maintenance[{index}]: {err}")),
             }
         }
+    }
+
+    /// The keys that take any value serde accepts: `conv_procs`, `lambda`,
+    /// `tau`, `max_resubmissions` (the product's default when unset) and
+    /// `max_time_in_system_seconds`.
+    fn apply_numbers(&self, config: &mut EngineConfig) {
         if let Some(conv_procs) = self.conv_procs {
             config.conv_procs = conv_procs;
         }
@@ -275,6 +293,10 @@ impl EngineSection {
         if let Some(max) = self.max_time_in_system_seconds {
             config.lifecycle.max_time_in_system = Some(Time::from_secs_f64(max));
         }
+    }
+
+    /// `engine.reservation_depth`, a count or a word, checked against the policy.
+    fn apply_reservation_depth(&self, config: &mut EngineConfig, problems: &mut Vec<String>) {
         if let Some(depth) = &self.reservation_depth {
             let text = match depth {
                 DepthValue::Count(count) => count.to_string(),
@@ -290,6 +312,11 @@ impl EngineSection {
                 Err(err) => problems.push(format!("engine.reservation_depth: {err}")),
             }
         }
+    }
+
+    /// `engine.eviction`: a ranked victim order (never owner-share, which
+    /// only the Slurm backend knows), checked against the rest of the config.
+    fn apply_eviction(&self, config: &mut EngineConfig, problems: &mut Vec<String>) {
         if let Some(name) = &self.eviction {
             match name.parse::<Eviction>() {
                 Ok(Eviction::OwnerShare) => problems.push(
@@ -305,11 +332,6 @@ impl EngineSection {
                 }
                 Err(err) => problems.push(format!("engine.eviction: {err}")),
             }
-        }
-        if problems.is_empty() {
-            Ok(config)
-        } else {
-            Err(EngineSectionError { problems })
         }
     }
 }
@@ -344,17 +366,6 @@ impl BrokerRules {
             lifecycle: engine.lifecycle,
             topsis: engine.topsis().copied(),
         }
-    }
-}
-impl Config {
-    /// The engine config ([`EngineSection::resolve`]).
-    pub fn engine_config(&self) -> Result<EngineConfig, EngineSectionError> {
-        self.engine.resolve()
-    }
-
-    /// A broker's rules ([`BrokerRules`]), from the `engine:` section.
-    pub fn broker_rules(&self) -> Result<BrokerRules, EngineSectionError> {
-        self.engine.resolve().map(|engine| BrokerRules::of(&engine))
     }
 }
 

@@ -342,11 +342,15 @@ fn classes_make_a_table_and_bad_ones_name_their_key() {
 
 #[test]
 fn bad_thesis_keys_name_their_key_path() {
-    let config = Config::parse(
-        "engine:\n  procs: 8\n  scheduling: together\n  predictor: oracle\n  latency: -1\n  beta: never\n  \
-         w_future: gaps\n  maintenance:\n    - {start: -5, duration: 10, procs: 0}\n    - {start: 0, duration: 0, procs: 1}\n    \
-         - {start: 0, duration: 10, procs: \"6-9\"}\n    - {start: 0, duration: 10, procs: \"1,,2\"}\n",
-    )
+    // One bad key per line; the maintenance entries one per line.
+    let config = Config::parse(concat!(
+        "engine:\n  procs: 8\n  scheduling: together\n  predictor: oracle\n  latency: -1\n",
+        "  beta: never\n  w_future: gaps\n  maintenance:\n",
+        "    - {start: -5, duration: 10, procs: 0}\n",
+        "    - {start: 0, duration: 0, procs: 1}\n",
+        "    - {start: 0, duration: 10, procs: \"6-9\"}\n",
+        "    - {start: 0, duration: 10, procs: \"1,,2\"}\n",
+    ))
     .unwrap();
     let problems = config.validate();
     let expected = [

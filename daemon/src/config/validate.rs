@@ -1,15 +1,70 @@
 //! [`Config::validate`]: every problem of the config at once, each naming its
 //! key path.
 
+use super::backend::{BackendConfig, EmbeddedConfig, SlurmConfig};
 use super::classes::needs_default_class;
-use super::{log_level, BackendConfig, Config, DatacenterConfig};
+use super::datacenter::{BrokerConfig, DatacenterConfig, MemberConfig};
+use super::model::{log_level, Config};
+use crate::classes::ClassTable;
+use interstice_api::Endpoint;
 use interstice_core::placement::Placement;
 use std::net::SocketAddr;
 
+/// The `engine:` keys a broker has no use for (it plans no jobs).
+const BROKER_UNUSED_ENGINE_KEYS: &str =
+    "a broker plans no jobs; remove it (a broker reads engine.admission, tau, \
+     beta, latency, max_resubmissions and max_time_in_system_seconds)";
+
 impl Config {
-    /// Every problem of the config, each naming its key path and what is allowed.
+    /// Every problem of the config, each naming its key path and what is
+    /// allowed, section by section in the file's order: api, classes,
+    /// engine (and the data center role), backend, execution, node,
+    /// metrics, log level.
     pub fn validate(&self) -> Vec<String> {
         let mut problems = Vec::new();
+        self.validate_api(&mut problems);
+        let classes = match self.class_table() {
+            Ok(table) => table,
+            Err(class_problems) => {
+                problems.extend(class_problems);
+                None
+            }
+        };
+        self.validate_engine(classes.as_ref(), &mut problems);
+        match &self.backend {
+            BackendConfig::Embedded(embedded) => validate_embedded(embedded, &mut problems),
+            BackendConfig::Plugin(_) => {}
+            BackendConfig::Slurm(slurm) => self.validate_slurm(slurm, classes.as_ref(), &mut problems),
+        }
+        self.validate_execution(&mut problems);
+        if !(self.node.busy_margin_cpus.is_finite() && self.node.busy_margin_cpus >= 0.0) {
+            problems.push(format!(
+                "node.busy_margin_cpus: {} must be >= 0",
+                self.node.busy_margin_cpus
+            ));
+        }
+        positive(
+            &mut problems,
+            "node.sample_interval_seconds",
+            self.node.sample_interval_seconds,
+        );
+        positive(
+            &mut problems,
+            "metrics.future_window_seconds",
+            self.metrics.future_window_seconds,
+        );
+        if log_level(&self.log_level).is_none() {
+            problems.push(format!(
+                "log_level: {:?} is not one of error, warn, info, debug, trace",
+                self.log_level
+            ));
+        }
+        problems
+    }
+
+    /// The `api:` section: the socket path, the TCP address (loopback unless
+    /// `allow_remote`), the connection limits and the idle timeout.
+    fn validate_api(&self, problems: &mut Vec<String>) {
         if self.api.socket.as_os_str().is_empty() {
             problems.push("api.socket: must be a path".to_string());
         }
@@ -36,21 +91,20 @@ impl Config {
                 self.api.idle_timeout_seconds
             ));
         }
-        let classes = match self.class_table() {
-            Ok(table) => table,
-            Err(class_problems) => {
-                problems.extend(class_problems);
-                None
-            }
-        };
+    }
+
+    /// The `engine:` section (and the data center role, which decides
+    /// whether `engine.procs` is needed): sizes, the resolved policy and
+    /// admission, the positive parameters, the daemon's own eviction.
+    fn validate_engine(&self, classes: Option<&ClassTable>, problems: &mut Vec<String>) {
         let engine = &self.engine;
         if let Some(DatacenterConfig::Broker(broker)) = &self.datacenter {
-            self.validate_broker(broker, &mut problems);
+            self.validate_broker(broker, problems);
         } else if engine.procs == 0 {
             problems.push("engine.procs: must be at least 1".to_string());
         }
         if let Some(DatacenterConfig::Member(member)) = &self.datacenter {
-            self.validate_member(member, &mut problems);
+            self.validate_member(member, problems);
         }
         if let Some(conv) = engine.conv_procs {
             if conv == 0 || conv > engine.procs {
@@ -64,13 +118,13 @@ impl Config {
             problems.extend(err.problems);
         }
         if let Some(lambda) = engine.lambda {
-            positive(&mut problems, "engine.lambda", lambda);
+            positive(problems, "engine.lambda", lambda);
         }
         if let Some(tau) = engine.tau {
-            positive(&mut problems, "engine.tau", tau);
+            positive(problems, "engine.tau", tau);
         }
         if let Some(max) = engine.max_time_in_system_seconds {
-            positive(&mut problems, "engine.max_time_in_system_seconds", max);
+            positive(problems, "engine.max_time_in_system_seconds", max);
         }
         if engine.eviction.is_some() {
             if matches!(self.backend, BackendConfig::Slurm(_)) {
@@ -80,70 +134,57 @@ impl Config {
                         .to_string(),
                 );
             }
-            if let Some(problem) = needs_default_class("engine.eviction", classes.as_ref()) {
+            if let Some(problem) = needs_default_class("engine.eviction", classes) {
                 problems.push(problem);
             }
         }
-        match &self.backend {
-            BackendConfig::Embedded(embedded) => {
-                positive(&mut problems, "backend.speedup", embedded.speedup);
-                if !(embedded.skip_seconds.is_finite() && embedded.skip_seconds >= 0.0) {
-                    problems.push(format!(
-                        "backend.skip_seconds: {} must be >= 0",
-                        embedded.skip_seconds
-                    ));
-                }
-                if let Some(trace) = embedded.trace.as_ref().filter(|trace| !trace.is_file()) {
-                    problems.push(format!(
-                        "backend.trace: {} does not exist (relative paths are tried from the working directory, then the config's directory)",
-                        trace.display()
-                    ));
-                }
-            }
-            BackendConfig::Plugin(_) => {}
-            BackendConfig::Slurm(slurm) => {
-                positive(
-                    &mut problems,
-                    "backend.bf_interval_seconds",
-                    slurm.bf_interval_seconds,
-                );
-                if let Some(stale) = slurm.plan_stale_seconds {
-                    if !(stale.is_finite() && stale >= slurm.bf_interval_seconds) {
-                        problems.push(format!(
-                            "backend.plan_stale_seconds: {stale} must be at least backend.bf_interval_seconds ({})",
-                            slurm.bf_interval_seconds
-                        ));
-                    }
-                }
-                if slurm.partition_hpc.is_empty() {
-                    problems.push("backend.partition_hpc: must not be empty".to_string());
-                }
-                let mut clouds = interstice_api::slurm::partition_list(&slurm.partition_cloud).peekable();
-                if clouds.peek().is_none() || clouds.any(|cloud| cloud == slurm.partition_hpc) {
-                    problems.push(format!(
-                        "backend.partition_cloud: {:?} must name the cloud partition, or several separated by \
-                         commas, none of them backend.partition_hpc",
-                        slurm.partition_cloud
-                    ));
-                }
-                if self.engine.placement.as_deref() == Some(Placement::Topsis.name()) {
-                    problems.push(
-                        "engine.placement: topsis chooses a local cloud job's processors, but in Slurm mode Slurm \
-                         places the cloud jobs on its nodes: remove it (a broker's topsis orders its members)"
-                            .to_string(),
-                    );
-                }
-                if let Err(eviction_problems) = self.slurm_eviction(classes.as_ref()) {
-                    problems.extend(eviction_problems);
-                }
-                if !(slurm.hold_seconds.is_finite() && slurm.hold_seconds >= 0.0) {
-                    problems.push(format!(
-                        "backend.hold_seconds: {} must be a number of seconds >= 0 (0: no admission holds)",
-                        slurm.hold_seconds
-                    ));
-                }
+    }
+
+    /// The Slurm backend's settings: the plan's interval and staleness, the
+    /// partitions, no topsis placement, the daemon's own eviction, holds.
+    fn validate_slurm(&self, slurm: &SlurmConfig, classes: Option<&ClassTable>, problems: &mut Vec<String>) {
+        positive(problems, "backend.bf_interval_seconds", slurm.bf_interval_seconds);
+        if let Some(stale) = slurm.plan_stale_seconds {
+            if !(stale.is_finite() && stale >= slurm.bf_interval_seconds) {
+                problems.push(format!(
+                    "backend.plan_stale_seconds: {stale} must be at least backend.bf_interval_seconds ({})",
+                    slurm.bf_interval_seconds
+                ));
             }
         }
+        if slurm.partition_hpc.is_empty() {
+            problems.push("backend.partition_hpc: must not be empty".to_string());
+        }
+        let mut clouds = interstice_api::slurm::partition_list(&slurm.partition_cloud).peekable();
+        if clouds.peek().is_none() || clouds.any(|cloud| cloud == slurm.partition_hpc) {
+            problems.push(format!(
+                "backend.partition_cloud: {:?} must name the cloud partition, or several separated by \
+                 commas, none of them backend.partition_hpc",
+                slurm.partition_cloud
+            ));
+        }
+        if self.engine.placement.as_deref() == Some(Placement::Topsis.name()) {
+            problems.push(
+                "engine.placement: topsis chooses a local cloud job's processors, but in Slurm mode Slurm \
+                 places the cloud jobs on its nodes: remove it (a broker's topsis orders its members)"
+                    .to_string(),
+            );
+        }
+        if let Err(eviction_problems) = self.slurm_eviction(classes) {
+            problems.extend(eviction_problems);
+        }
+        if !(slurm.hold_seconds.is_finite() && slurm.hold_seconds >= 0.0) {
+            problems.push(format!(
+                "backend.hold_seconds: {} must be a number of seconds >= 0 (0: no admission holds)",
+                slurm.hold_seconds
+            ));
+        }
+    }
+
+    /// The `execution:` section: the grace period, the jobs' user (an
+    /// existing unprivileged one, checked when the daemon runs as root), the
+    /// allow and deny lists, the output cap.
+    fn validate_execution(&self, problems: &mut Vec<String>) {
         let execution = &self.execution;
         if !(execution.grace_seconds.is_finite() && execution.grace_seconds >= 0.0) {
             problems.push(format!(
@@ -181,33 +222,93 @@ impl Config {
                     .to_string(),
             );
         }
-        if !(self.node.busy_margin_cpus.is_finite() && self.node.busy_margin_cpus >= 0.0) {
-            problems.push(format!(
-                "node.busy_margin_cpus: {} must be >= 0",
-                self.node.busy_margin_cpus
-            ));
+    }
+
+    fn validate_member(&self, member: &MemberConfig, problems: &mut Vec<String>) {
+        if let Err(err) = member.broker.parse::<Endpoint>() {
+            problems.push(format!("datacenter.broker: {err}"));
+        }
+        match member.address.parse::<Endpoint>() {
+            Err(err) => problems.push(format!("datacenter.address: {err}")),
+            Ok(Endpoint::Unix(path)) if path != self.api.socket => problems.push(format!(
+                "datacenter.address: {} is not this daemon's api.socket ({}); the broker reaches a member at its own \
+                 socket, or at http://ADDR:PORT of its api.listen",
+                path.display(),
+                self.api.socket.display()
+            )),
+            Ok(_) => {}
+        }
+        if member.broker == member.address {
+            problems.push("datacenter.broker: is this daemon's own address; name the broker's".to_string());
+        }
+        for (index, feature) in member.features.iter().enumerate() {
+            if feature.trim().is_empty() {
+                problems.push(format!("datacenter.features[{index}]: must not be empty"));
+            }
         }
         positive(
-            &mut problems,
-            "node.sample_interval_seconds",
-            self.node.sample_interval_seconds,
+            problems,
+            "datacenter.publish_every_seconds",
+            member.publish_every_seconds,
         );
-        positive(
-            &mut problems,
-            "metrics.future_window_seconds",
-            self.metrics.future_window_seconds,
-        );
-        if log_level(&self.log_level).is_none() {
-            problems.push(format!(
-                "log_level: {:?} is not one of error, warn, info, debug, trace",
-                self.log_level
-            ));
+        positive(problems, "datacenter.timeout_seconds", member.timeout_seconds);
+    }
+
+    /// A broker reads only the engine's admission rules and has no backend.
+    fn validate_broker(&self, broker: &BrokerConfig, problems: &mut Vec<String>) {
+        let engine = &self.engine;
+        let unused = [
+            ("procs", engine.procs != 0),
+            ("conv_procs", engine.conv_procs.is_some()),
+            ("policy", engine.policy.is_some()),
+            ("lambda", engine.lambda.is_some()),
+            ("scheduling", engine.scheduling.is_some()),
+            ("reservation_depth", engine.reservation_depth.is_some()),
+            ("predictor", engine.predictor.is_some()),
+            ("reject_above", engine.reject_above.is_some()),
+            ("maintenance", !engine.maintenance.is_empty()),
+        ];
+        for (key, set) in unused {
+            if set {
+                problems.push(format!("engine.{key}: {BROKER_UNUSED_ENGINE_KEYS}"));
+            }
         }
-        problems
+        if self.backend != BackendConfig::default() {
+            problems.push("backend: a broker has no HPC plan of its own; remove the section".to_string());
+        }
+        if !self.classes.is_empty() || self.default_class.is_some() {
+            problems.push(
+                "classes: a broker runs no jobs; give the classes to its members, which account their jobs"
+                    .to_string(),
+            );
+        }
+        positive(
+            problems,
+            "datacenter.member_max_age_seconds",
+            broker.member_max_age_seconds,
+        );
+        positive(problems, "datacenter.timeout_seconds", broker.timeout_seconds);
     }
 }
 
-pub(super) fn positive(problems: &mut Vec<String>, key: &str, value: f64) {
+/// The embedded replay's settings: its speed, its skipped prefix, its trace.
+fn validate_embedded(embedded: &EmbeddedConfig, problems: &mut Vec<String>) {
+    positive(problems, "backend.speedup", embedded.speedup);
+    if !(embedded.skip_seconds.is_finite() && embedded.skip_seconds >= 0.0) {
+        problems.push(format!(
+            "backend.skip_seconds: {} must be >= 0",
+            embedded.skip_seconds
+        ));
+    }
+    if let Some(trace) = embedded.trace.as_ref().filter(|trace| !trace.is_file()) {
+        problems.push(format!(
+            "backend.trace: {} does not exist (relative paths are tried from the working directory, then the config's directory)",
+            trace.display()
+        ));
+    }
+}
+
+fn positive(problems: &mut Vec<String>, key: &str, value: f64) {
     if !(value.is_finite() && value > 0.0) {
         problems.push(format!("{key}: {value} must be a positive number"));
     }

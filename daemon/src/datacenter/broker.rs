@@ -300,11 +300,7 @@ impl Broker {
                 row.member = Some(member.clone());
                 row.member_job_id = Some(answer.id);
                 let id = self.record(&row, &member, answer.id)?;
-                Ok(SubmitResponse {
-                    id,
-                    member: Some(member),
-                    ..answer
-                })
+                Ok(placed(id, member, answer))
             }
             Placement::Refused {
                 counter_offer_slo,
@@ -424,11 +420,7 @@ impl Broker {
                         self.record(&row, &member, answer.id)?
                     }
                 };
-                Ok(SubmitResponse {
-                    id,
-                    member: Some(member),
-                    ..answer
-                })
+                Ok(placed(id, member, answer))
             }
             Placement::Refused {
                 counter_offer_slo,
@@ -547,6 +539,19 @@ fn nowhere(tuples: &[Tuple], request: &Request) -> ApiError {
     )
 }
 
+/// The answer to a job a member took (a first submission or an evicted
+/// job's resubmission): the member's own answer, under the broker's route
+/// `id` and naming the member.
+fn placed(id: u64, member: String, answer: SubmitResponse) -> SubmitResponse {
+    SubmitResponse {
+        id,
+        member: Some(member),
+        ..answer
+    }
+}
+
+/// The answer to a job no member took: the broker's route `id`, with the
+/// best counter-offer and the predicted violation when there are.
 fn rejected(id: u64, counter_offer_slo: Option<f64>, violation_seconds: Option<f64>) -> SubmitResponse {
     SubmitResponse {
         id,
@@ -580,6 +585,11 @@ pub struct BrokerState {
 
 /// The broker's routes: the member API it answers in its members' name,
 /// and the data center's own.
+///
+/// Alike in shape to [`crate::api::router`], a node's, but not the same
+/// table: a broker has no engine, so it serves no cancel, job output, slots
+/// or HPC events, adds the data center's routes, answers an unknown path
+/// naming its own API, and leaves a wrong method to axum's plain 405.
 pub fn router(state: BrokerState) -> Router {
     Router::new()
         .route("/v1/jobs", post(submit).get(list_jobs))

@@ -2,7 +2,7 @@
 //! (`scontrol -o show node`) and its reservations (`scontrol -o show
 //! reservation`), with `SLURM_TIME_FORMAT=%s` so that times are epoch seconds.
 
-use super::{parse_epoch, ParseError};
+use super::squeue::{parse_epoch, ParseError};
 use interstice_api::slurm::expand_hostlist;
 
 /// One node, from `scontrol -o show node`.

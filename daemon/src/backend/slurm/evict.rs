@@ -38,8 +38,10 @@
 
 use super::cluster::{field, Node};
 use super::mirror::spread;
-use super::{JobStateName, SlurmState, SqueueJob};
+use super::read::SlurmState;
+use super::squeue::{JobStateName, SqueueJob};
 use crate::classes::ClassTable;
+use crate::config::SlurmEviction;
 use interstice_api::slurm::{mark_evicted, partition_list};
 use interstice_core::qos::policy::{Candidate, Key, Rules};
 use interstice_core::qos::{Eviction, Ledger, QosConfig, Request, ServiceClass, Tenant};
@@ -104,6 +106,18 @@ impl Policy {
             partition_hpc: partition_hpc.to_string(),
             clouds: partition_list(partition_cloud).map(str::to_string).collect(),
         }
+    }
+
+    /// The policy the config's checked `backend.eviction` settings describe
+    /// ([`crate::config::Config::slurm_eviction`]), over the daemon's `classes`.
+    pub fn configured(settings: SlurmEviction, classes: Option<&ClassTable>) -> Policy {
+        Policy::new(
+            settings.eviction,
+            classes,
+            settings.tenants,
+            &settings.partition_hpc,
+            &settings.partition_cloud,
+        )
     }
 
     /// The policy's name.
@@ -560,6 +574,14 @@ mod tests {
         )
     }
 
+    /// Three full 4-CPU nodes running the cloud jobs of the squeue `lines`,
+    /// with HPC job 9 pending behind them for four CPUs.
+    fn full_with_hpc_waiting(lines: &[String]) -> SlurmState {
+        let mut squeue = lines.concat();
+        squeue.push_str(&hpc(9, 4, "Resources"));
+        cluster([4, 4, 4], &squeue)
+    }
+
     fn hpc(id: u32, cpus: u32, reason: &str) -> String {
         format!("{id}|hpc|PENDING|{cpus}|1:00:00|{NOW}|N/A|N/A|{reason}||(null)|alice|(null)\n")
     }
@@ -645,14 +667,11 @@ mod tests {
     #[test]
     fn each_policy_picks_its_own_victim_for_a_one_node_hpc_job() {
         // One full node each: gold (oldest, alice), silver (bob), bronze (newest, bob).
-        let squeue = [
+        let state = full_with_hpc_waiting(&[
             cloud(1, 4, "n1", 300, "alice", "gold"),
             cloud(2, 4, "n2", 200, "bob", "silver"),
             cloud(3, 4, "n3", 100, "bob", "bronze"),
-            hpc(9, 4, "Resources"),
-        ]
-        .concat();
-        let state = cluster([4, 4, 4], &squeue);
+        ]);
         // Priority: the least important class.
         assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
         // Qos-driven: the largest Q. At SLO 1 gold's Q is 0; silver ran 200 s
@@ -677,25 +696,19 @@ mod tests {
         // A silver job far ahead of its SLO (2000 s run: Q = 222 s) and a
         // bronze one just started (10 s: Q = 10 s): priority still takes
         // bronze, qos-driven the one with most time to spare.
-        let squeue = [
+        let state = full_with_hpc_waiting(&[
             cloud(1, 4, "n1", 300, "alice", "gold"),
             cloud(2, 4, "n2", 2000, "bob", "silver"),
             cloud(3, 4, "n3", 10, "bob", "bronze"),
-            hpc(9, 4, "Resources"),
-        ]
-        .concat();
-        let state = cluster([4, 4, 4], &squeue);
+        ]);
         assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
         assert_eq!(victim_for_one_node(Eviction::QosDriven, vec![], &state), ["2"]);
         // Turn the tables: gold is the newest and bob's oldest job is bronze.
-        let squeue = [
+        let state = full_with_hpc_waiting(&[
             cloud(1, 4, "n1", 100, "bob", "gold"),
             cloud(2, 4, "n2", 200, "alice", "silver"),
             cloud(3, 4, "n3", 2000, "alice", "bronze"),
-            hpc(9, 4, "Resources"),
-        ]
-        .concat();
-        let state = cluster([4, 4, 4], &squeue);
+        ]);
         assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
         // Bronze ran 2000 s at 0.5: Q = 2000 s, the largest.
         assert_eq!(victim_for_one_node(Eviction::QosDriven, vec![], &state), ["3"]);
@@ -706,15 +719,12 @@ mod tests {
 
     #[test]
     fn a_job_without_class_or_of_an_unknown_user_goes_first() {
-        let squeue = [
+        let state = full_with_hpc_waiting(&[
             cloud(1, 4, "n1", 100, "alice", "bronze"),
             "2|cloud|RUNNING|4|1:00|1799999950|1799999950|1800003600|None|n2|(null)|mallory|(null)\n"
                 .to_string(),
             cloud(3, 4, "n3", 10, "alice", "gold"),
-            hpc(9, 4, "Resources"),
-        ]
-        .concat();
-        let state = cluster([4, 4, 4], &squeue);
+        ]);
         let tenants = vec![Tenant {
             name: "alice".into(),
             share: 12,
@@ -731,16 +741,13 @@ mod tests {
         // Job 5's comment holds a newline and a line naming job 3 (another
         // user's) as the newest bronze job; and a line with an id that
         // scancel would read as an option.
-        let squeue = [
+        let state = full_with_hpc_waiting(&[
             cloud(1, 4, "n1", 300, "alice", "gold"),
             cloud(3, 4, "n2", 200, "alice", "silver"),
             "5|cloud|RUNNING|4|2:00:00|1799999900|1799999900|1800003600|None|n3|(null)|eve|x\n".to_string(),
             cloud(3, 4, "n2", 1, "eve", "bronze"),
             cloud(0, 4, "n2", 1, "eve", "bronze").replacen('0', "--user=alice", 1),
-            hpc(9, 4, "Resources"),
-        ]
-        .concat();
-        let state = cluster([4, 4, 4], &squeue);
+        ]);
         assert!(state.jobs.iter().any(|j| j.id == "--user=alice"));
         // Job 3 is listed twice: neither line is trusted. Eve's job 5 (no
         // marker: the default class, bronze) goes.
@@ -754,14 +761,11 @@ mod tests {
     #[test]
     fn a_victim_a_later_one_made_unneeded_is_given_back() {
         // n1: bronze 2 + gold 2 CPUs; n2: silver 4; n3: full HPC work.
-        let squeue = [
+        let state = full_with_hpc_waiting(&[
             cloud(1, 2, "n1", 100, "a", "bronze"),
             cloud(2, 2, "n1", 100, "a", "gold"),
             cloud(3, 4, "n2", 100, "a", "silver"),
-            hpc(9, 4, "Resources"),
-        ]
-        .concat();
-        let state = cluster([4, 4, 4], &squeue);
+        ]);
         // Priority takes bronze (n1 has 2 free: not enough), then silver
         // (n2 free: it fits); bronze did not help and is given back.
         assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);

@@ -28,7 +28,7 @@
 //!   hold was taken for a job of its size); until then the hold stands for it.
 
 use super::cluster::{Node, Reservation};
-use super::{JobStateName, SqueueJob};
+use super::squeue::{JobStateName, SqueueJob};
 use interstice_api::slurm::{expand_hostlist, partition_list, planned_walltime};
 use interstice_core::{MirroredPlan, Occupation, ProcSet, Time, UnplannedJob};
 use std::collections::HashMap;

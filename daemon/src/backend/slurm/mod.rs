@@ -37,14 +37,17 @@
 //! follow, the engine's admission verdict (`predicted_violation=0|1`) and the
 //! admission hold (`hold=ID`, [`Marker`]). The parsers are pure functions with
 //! unit tests on captured output.
+//!
+//! Layout: `squeue` parses the queue and [`cluster`] the nodes and
+//! reservations; `read` runs the commands and parses one read into a
+//! [`SlurmState`]; [`mirror`] maps it onto the engine's processors; [`evict`]
+//! is the daemon's own eviction. This module keeps what the backend learns
+//! from a read (outcomes, metrics) and the loop ([`run`]); none of its
+//! children uses it.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use interstice_api::command::{run_bounded, CommandError};
-use interstice_api::slurm::{parse_duration, parse_marker, Marker};
 use interstice_api::wire::PredictorVerdicts;
 use interstice_core::{violates, EndReason, Time};
 use prometheus::{IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry};
@@ -52,197 +55,23 @@ use prometheus::{IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry};
 pub mod cluster;
 pub mod evict;
 pub mod mirror;
+mod read;
+mod squeue;
 
 use super::{BackendError, HpcSink, HpcUpdate, PlanUpdate, Shutdown};
 use crate::classes::Served;
 use crate::clock::wall_clock;
 use crate::config::SlurmConfig;
 use crate::metrics::Metrics;
-use cluster::{parse_nodes, parse_reservations, Node, Reservation};
-use mirror::{plan, Topology};
+use cluster::Node;
+#[cfg(doc)]
+use interstice_api::slurm::Marker;
 pub use mirror::{PlanCounts, PlanRead};
-
-/// The `squeue -o` format the backend parses (fields separated by `|`, comment last).
-pub const SQUEUE_FORMAT: &str = "%i|%P|%T|%C|%l|%V|%S|%e|%r|%N|%Y|%u|%k";
-
-/// Longest a squeue/scontrol call may take before it is killed.
-const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The most a Slurm command may print on stdout (or stderr): `squeue -t all`
-/// lists every job Slurm remembers, about 200 bytes each.
-const COMMAND_OUTPUT_LIMIT: usize = 256 << 20;
-
-/// The state of a Slurm job, as `squeue %T` spells it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JobStateName {
-    /// PENDING.
-    Pending,
-    /// RUNNING (also CONFIGURING, COMPLETING, SUSPENDED, STOPPED, SIGNALING).
-    Running,
-    /// COMPLETED.
-    Completed,
-    /// PREEMPTED.
-    Preempted,
-    /// DEADLINE: Slurm cancelled it because its deadline could not be met.
-    Deadline,
-    /// TIMEOUT.
-    Timeout,
-    /// CANCELLED.
-    Cancelled,
-    /// FAILED, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL and anything else terminal.
-    Failed,
-}
-
-impl JobStateName {
-    /// How the job's run ended, in the engine's terms; None while it has not.
-    /// A job Slurm cancelled at its deadline was killed.
-    pub fn end_reason(self) -> Option<EndReason> {
-        match self {
-            JobStateName::Pending | JobStateName::Running => None,
-            JobStateName::Completed | JobStateName::Failed => Some(EndReason::Completed),
-            JobStateName::Timeout => Some(EndReason::WalltimeReached),
-            JobStateName::Preempted => Some(EndReason::Evicted),
-            JobStateName::Cancelled | JobStateName::Deadline => Some(EndReason::Killed),
-        }
-    }
-
-    fn parse(text: &str) -> JobStateName {
-        // "CANCELLED by 0" is how some versions print a cancelled job.
-        match text.split_whitespace().next().unwrap_or_default() {
-            "PENDING" | "REQUEUED" | "REQUEUE_HOLD" | "REQUEUE_FED" | "RESV_DEL_HOLD" => {
-                JobStateName::Pending
-            }
-            "RUNNING" | "CONFIGURING" | "COMPLETING" | "SUSPENDED" | "STOPPED" | "SIGNALING"
-            | "STAGE_OUT" | "RESIZING" => JobStateName::Running,
-            "COMPLETED" => JobStateName::Completed,
-            "PREEMPTED" => JobStateName::Preempted,
-            "DEADLINE" => JobStateName::Deadline,
-            "TIMEOUT" => JobStateName::Timeout,
-            "CANCELLED" => JobStateName::Cancelled,
-            _ => JobStateName::Failed,
-        }
-    }
-
-    /// Whether the job is done.
-    pub fn is_terminal(self) -> bool {
-        self.end_reason().is_some()
-    }
-}
-
-/// One line of `squeue -o SQUEUE_FORMAT`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SqueueJob {
-    /// Job id (`123`, `45_7` for array tasks).
-    pub id: String,
-    /// Partition.
-    pub partition: String,
-    /// State.
-    pub state: JobStateName,
-    /// CPUs.
-    pub cpus: u32,
-    /// Time limit in seconds (None: UNLIMITED/INVALID).
-    pub time_limit_seconds: Option<u64>,
-    /// Submit time, epoch seconds.
-    pub submit: Option<i64>,
-    /// Start (running/finished) or planned start (pending), epoch seconds.
-    pub start: Option<i64>,
-    /// End (finished), expected end (running) or planned end (pending), epoch seconds.
-    pub end: Option<i64>,
-    /// Why a pending job waits (`Resources`, `Priority`, `JobHeldUser`, …).
-    pub reason: String,
-    /// The nodes a running job holds (a Slurm host list, `%N`).
-    pub nodes: String,
-    /// The nodes Slurm's backfill plans a pending job on (`%Y`), if it planned it.
-    pub sched_nodes: String,
-    /// The job's user.
-    pub user: String,
-    /// The comment as Slurm prints it (`(null)`: none).
-    pub comment: String,
-    /// The interstice marker in the comment, if any (written by `job_submit/interstice`).
-    pub marker: Option<Marker>,
-}
-
-impl SqueueJob {
-    /// The partitions of its `%P`: one, or several for a pending job
-    /// submitted to several.
-    pub fn partitions(&self) -> impl Iterator<Item = &str> {
-        interstice_api::slurm::partition_list(&self.partition)
-    }
-
-    /// A pending job held by its user or an administrator.
-    pub fn is_held(&self) -> bool {
-        self.state == JobStateName::Pending && self.reason.starts_with("JobHeld")
-    }
-}
-
-/// A malformed line of command output.
-#[derive(Debug, thiserror::Error)]
-#[error("{command} line {line}: {message}: {text:?}")]
-pub struct ParseError {
-    /// The command (`squeue`, `scontrol show node`).
-    pub command: &'static str,
-    /// 1-based line.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-    /// The line.
-    pub text: String,
-}
-
-/// An epoch-seconds field (`SLURM_TIME_FORMAT=%s`); None for `N/A`, `Unknown`, `0`.
-pub(crate) fn parse_epoch(text: &str) -> Option<i64> {
-    text.trim().parse::<i64>().ok().filter(|seconds| *seconds > 0)
-}
-
-/// Parses `squeue -h -o SQUEUE_FORMAT` output (with `SLURM_TIME_FORMAT=%s`).
-pub fn parse_squeue(output: &str) -> Result<Vec<SqueueJob>, ParseError> {
-    let mut jobs = Vec::new();
-    for (index, line) in output.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let error = |message: &str| ParseError {
-            command: "squeue",
-            line: index + 1,
-            message: message.to_string(),
-            text: line.to_string(),
-        };
-        let fields: Vec<&str> = line.splitn(13, '|').collect();
-        let [id, partition, state, cpus, limit, submit, start, end, reason, nodes, sched_nodes, user, comment] =
-            fields.as_slice()
-        else {
-            return Err(error("expected 13 fields separated by |"));
-        };
-        let cpus = cpus
-            .trim()
-            .parse::<u32>()
-            .map_err(|_| error("CPUs is not a number"))?;
-        let marker = parse_marker(comment);
-        let mut state = JobStateName::parse(state.trim());
-        if state == JobStateName::Cancelled && marker.as_ref().is_some_and(|m| m.evicted_for.is_some()) {
-            // The daemon's own eviction (`backend.eviction`, [`evict`]): it
-            // cancelled the job for HPC work, as Slurm's preemption would.
-            state = JobStateName::Preempted;
-        }
-        jobs.push(SqueueJob {
-            id: id.trim().to_string(),
-            partition: partition.trim().to_string(),
-            state,
-            cpus,
-            time_limit_seconds: parse_duration(limit.trim()),
-            submit: parse_epoch(submit),
-            start: parse_epoch(start),
-            end: parse_epoch(end),
-            reason: reason.trim().to_string(),
-            nodes: nodes.trim().to_string(),
-            sched_nodes: sched_nodes.trim().to_string(),
-            user: user.trim().to_string(),
-            comment: comment.to_string(),
-            marker,
-        });
-    }
-    Ok(jobs)
-}
+use read::run_command;
+#[cfg(doc)]
+use read::COMMAND_TIMEOUT;
+pub use read::{EngineShape, SlurmOutput, SlurmState};
+pub use squeue::{parse_squeue, JobStateName, ParseError, SqueueJob, SQUEUE_FORMAT};
 
 /// What became of a cloud job Slurm ran (exactly one per finished job).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -590,163 +419,6 @@ pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
     }
 }
 
-/// Why one read of the plan failed (logged and counted; the next read retries).
-#[derive(Debug, thiserror::Error)]
-enum PlanReadError {
-    /// The program could not be started.
-    #[error("cannot run {program}: {source}")]
-    Spawn { program: String, source: std::io::Error },
-    /// It ran longer than [`COMMAND_TIMEOUT`] and was killed.
-    #[error("{program} {args} took longer than {COMMAND_TIMEOUT:?}")]
-    Timeout { program: String, args: String },
-    /// It printed more than [`COMMAND_OUTPUT_LIMIT`] and was killed.
-    #[error("{program} {args} printed more than {limit} bytes")]
-    TooLarge {
-        program: String,
-        args: String,
-        limit: usize,
-    },
-    /// Its status or output could not be collected.
-    #[error("{action} {program}: {source}")]
-    Collect {
-        action: &'static str,
-        program: String,
-        source: std::io::Error,
-    },
-    /// It exited unsuccessfully.
-    #[error("{program} {args} failed ({status}): {stderr}")]
-    Failed {
-        program: String,
-        args: String,
-        status: std::process::ExitStatus,
-        stderr: String,
-    },
-    /// Its output did not parse.
-    #[error(transparent)]
-    Parse(#[from] ParseError),
-    /// The cluster's nodes do not fit the engine.
-    #[error("{0}")]
-    Topology(#[from] mirror::TopologyError),
-}
-
-/// Runs `program args…` with `SLURM_TIME_FORMAT=%s`, killed after
-/// [`COMMAND_TIMEOUT`] or past [`COMMAND_OUTPUT_LIMIT`] bytes of output.
-fn run_command(
-    program: &PathBuf,
-    args: &[&str],
-    slurm_conf: Option<&PathBuf>,
-) -> Result<String, PlanReadError> {
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .env("SLURM_TIME_FORMAT", "%s")
-        .stdin(Stdio::null());
-    if let Some(conf) = slurm_conf {
-        command.env("SLURM_CONF", conf);
-    }
-    let name = program.display().to_string();
-    let output =
-        run_bounded(&mut command, COMMAND_TIMEOUT, COMMAND_OUTPUT_LIMIT).map_err(|err| match err {
-            CommandError::Spawn(source) => PlanReadError::Spawn {
-                program: name.clone(),
-                source,
-            },
-            CommandError::Timeout(_) => PlanReadError::Timeout {
-                program: name.clone(),
-                args: args.join(" "),
-            },
-            CommandError::TooLarge(limit) => PlanReadError::TooLarge {
-                program: name.clone(),
-                args: args.join(" "),
-                limit,
-            },
-            CommandError::Collect(source) => PlanReadError::Collect {
-                action: "reading",
-                program: name.clone(),
-                source,
-            },
-        })?;
-    if !output.status.success() {
-        return Err(PlanReadError::Failed {
-            program: name,
-            args: args.join(" "),
-            status: output.status,
-            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
-        });
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-}
-
-/// What one read of Slurm printed: `squeue -o SQUEUE_FORMAT` (all states),
-/// `scontrol -o show node` and `scontrol -o show reservation`, with
-/// `SLURM_TIME_FORMAT=%s`.
-#[derive(Clone, Debug, Default)]
-pub struct SlurmOutput {
-    /// The queue.
-    pub squeue: String,
-    /// The nodes.
-    pub nodes: String,
-    /// The reservations.
-    pub reservations: String,
-}
-
-/// One read of Slurm, parsed.
-#[derive(Clone, Debug)]
-pub struct SlurmState {
-    /// Every job Slurm lists.
-    pub jobs: Vec<SqueueJob>,
-    /// Every node.
-    pub nodes: Vec<Node>,
-    /// Every reservation.
-    pub reservations: Vec<Reservation>,
-}
-
-impl SlurmOutput {
-    /// Run the three commands (each bounded by [`COMMAND_TIMEOUT`]).
-    fn read(config: &SlurmConfig) -> Result<SlurmOutput, PlanReadError> {
-        let conf = config.slurm_conf.as_ref();
-        Ok(SlurmOutput {
-            squeue: run_command(
-                &config.squeue,
-                &["-h", "-a", "-t", "all", "-o", SQUEUE_FORMAT],
-                conf,
-            )?,
-            nodes: run_command(&config.scontrol, &["-o", "show", "node"], conf)?,
-            reservations: run_command(&config.scontrol, &["-o", "show", "reservation"], conf)?,
-        })
-    }
-
-    /// Parse what the commands printed.
-    pub fn parse(&self) -> Result<SlurmState, ParseError> {
-        Ok(SlurmState {
-            jobs: parse_squeue(&self.squeue)?,
-            nodes: parse_nodes(&self.nodes)?,
-            reservations: parse_reservations(&self.reservations)?,
-        })
-    }
-}
-
-impl SlurmState {
-    /// Slurm's plan at `now_seconds` in the processors of an engine of
-    /// `shape`, the cloud partition its area ([`mirror`]).
-    pub fn plan(
-        &self,
-        partition_cloud: &str,
-        partition_hpc: &str,
-        shape: EngineShape,
-        now_seconds: i64,
-    ) -> Result<mirror::PlanRead, mirror::TopologyError> {
-        let topology = Topology::new(
-            &self.nodes,
-            partition_cloud,
-            partition_hpc,
-            shape.procs,
-            shape.conv_procs,
-        )?;
-        Ok(plan(&topology, &self.jobs, &self.reservations, now_seconds))
-    }
-}
-
 /// The daemon's own eviction (`backend.eviction`, [`evict`]) between reads.
 struct SelfEviction {
     policy: evict::Policy,
@@ -854,16 +526,6 @@ fn warn_if_slurm_preempts(config: &SlurmConfig) {
             Err(err) => tracing::warn!(partition, "slurm: cannot read the partition's PreemptMode: {err}"),
         }
     }
-}
-
-/// The engine's processors the plan is mapped onto: `engine.procs`, and
-/// `engine.conv_procs` for the cloud partition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EngineShape {
-    /// Processors of the engine.
-    pub procs: u32,
-    /// Processors of its convergence area (`0..conv_procs`).
-    pub conv_procs: u32,
 }
 
 /// Read the plan every `bf_interval_seconds` until shutdown, counting into `daemon_metrics`.

@@ -1,8 +1,11 @@
 //! Unit tests of the Slurm backend: the squeue parser, finished jobs'
 //! outcomes and metrics, on captured Slurm output.
 
+use super::read::COMMAND_TIMEOUT;
 use super::*;
 use crate::metrics::sample;
+use interstice_api::slurm::Marker;
+use std::path::PathBuf;
 
 /// Captured from Slurm 22.05.8 (`SLURM_TIME_FORMAT=%s squeue -h -a -t all -o SQUEUE_FORMAT`),
 /// the accepted markers with the plugin's `predicted_violation=` verdict.

@@ -1,0 +1,50 @@
+//! What the actor of a data center member keeps about its broker
+//! ([`MemberLink`]): its address and features, the broker's client, the
+//! publishing thread and the channel of hand-overs answered. The actor
+//! publishes and hands over in `member`.
+
+use super::setup::ActorError;
+use crate::config::MemberConfig;
+use crate::datacenter::publisher::{HandedOver, Publisher};
+use interstice_api::{Client, Endpoint};
+use interstice_core::Time;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// What the actor of a member keeps about its broker.
+#[derive(Debug)]
+pub(super) struct MemberLink {
+    pub(super) address: String,
+    pub(super) features: Vec<String>,
+    pub(super) publish_every: Time,
+    pub(super) broker: Client,
+    pub(super) publisher: Publisher,
+    pub(super) last_publish: Option<Time>,
+    pub(super) done_tx: mpsc::Sender<HandedOver>,
+    pub(super) done_rx: mpsc::Receiver<HandedOver>,
+}
+
+impl MemberLink {
+    /// Start publishing to the broker `config` names (with the data
+    /// center's `token`, the daemons' common `api.token_file`, over TCP).
+    pub(super) fn start(config: &MemberConfig, token: Option<String>) -> Result<MemberLink, ActorError> {
+        let endpoint: Endpoint = config
+            .broker
+            .parse()
+            .map_err(|err| ActorError::Datacenter(format!("datacenter.broker: {err}")))?;
+        let broker = Client::at(endpoint, Duration::from_secs_f64(config.timeout_seconds)).with_token(token);
+        let publisher = Publisher::start(broker.clone())
+            .map_err(|err| ActorError::Datacenter(format!("cannot start the publishing thread: {err}")))?;
+        let (done_tx, done_rx) = mpsc::channel();
+        Ok(MemberLink {
+            address: config.address.clone(),
+            features: config.features.clone(),
+            publish_every: Time::from_secs_f64(config.publish_every_seconds),
+            broker,
+            publisher,
+            last_publish: None,
+            done_tx,
+            done_rx,
+        })
+    }
+}
