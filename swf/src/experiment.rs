@@ -166,7 +166,7 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
             Strictness::Strict
         },
     };
-    let workload = crate::load_workload(&spec.workload, &extract).map_err(|err| match err {
+    let workload = crate::load::load_workload(&spec.workload, &extract).map_err(|err| match err {
         SwfError::Line {
             file,
             line,
