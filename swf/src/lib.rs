@@ -80,6 +80,8 @@ pub mod reader;
 pub mod record;
 pub mod rng;
 pub mod stats;
+#[cfg(test)]
+mod test_jobs;
 mod workload;
 pub mod writer;
 
