@@ -55,6 +55,7 @@
 //! job's submission.
 
 use super::classes::{Classes, VictimOrder, VictimOrderError};
+use super::error_text::error_chain;
 use super::messages::{FinalState, JobSubmitted, Message, Outgoing};
 use super::options::{CloudInjection, EngineOptions, OptionsError};
 use crate::output::{self, BatsimNames, Naming, OutputError};
@@ -158,18 +159,6 @@ pub enum SessionError {
     /// message), so there is no separate source.
     #[error("cannot write the results: {}", error_chain(.0))]
     Output(OutputError),
-}
-
-/// `error: cause: cause …`, the whole chain on one line.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// Why `SIMULATION_BEGINS` cannot start the simulation.
