@@ -14,7 +14,6 @@
 //! `summary.json` is written from the records' [`SummaryTally`] by
 //! [`crate::summary_json`], which owns its layout.
 
-use crate::qos_output::{REQUESTS_CSV, WINDOWS_CSV};
 use crate::summary_json;
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use std::collections::{BTreeMap, HashMap};
@@ -33,6 +32,11 @@ kind,slo,predicted_completion,predicted_violation,predicted_probability,violated
 pub const JOBS_CSV: &str = "jobs.csv";
 /// The name of the summary file inside the output directory.
 pub const SUMMARY_JSON: &str = "summary.json";
+/// The name of a class run's per-request table ([`crate::qos_output`] writes
+/// it; named here so [`prepare_out_dir`] can clear a stale one).
+pub const REQUESTS_CSV: &str = "requests.csv";
+/// The name of a class run's per-window fairness table (as [`REQUESTS_CSV`]).
+pub const WINDOWS_CSV: &str = "windows.csv";
 
 /// Batsim's names of a job's last run: the first three columns of its
 /// `_jobs.csv` row.

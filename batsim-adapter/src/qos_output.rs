@@ -5,6 +5,8 @@
 //! them through [`crate::output::ResultWriter::set_classes`]). Undefined values
 //! are empty fields in CSV and `null` in JSON.
 
+pub use crate::output::{REQUESTS_CSV, WINDOWS_CSV};
+
 use crate::output::OutputError;
 use interstice_core::qos::{ClassReport, Distribution, Outcome, QosConfig};
 use interstice_core::Time;
@@ -13,11 +15,6 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-
-/// File name of the per-request table.
-pub const REQUESTS_CSV: &str = "requests.csv";
-/// File name of the per-window fairness table.
-pub const WINDOWS_CSV: &str = "windows.csv";
 
 /// `requests.csv`'s header.
 const REQUESTS_CSV_HEADER: &str = "id,class,tenant,procs,submit,end,run_time,discarded_time,pending_time,\

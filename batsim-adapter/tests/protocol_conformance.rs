@@ -289,7 +289,7 @@ fn expect_error(adapter_config: interstice_batsim::protocol::AdapterConfig, mess
     let (last, before) = messages.split_last().unwrap();
     for text in before {
         let reply = peer.ask_raw(text);
-        assert!(reply.starts_with('{'), "unexpected error reply: {reply}");
+        assert!(reply.starts_with("{"), "unexpected error reply: {reply}");
     }
     let reply = peer.ask_raw(last);
     assert!(
@@ -304,21 +304,49 @@ fn expect_error(adapter_config: interstice_batsim::protocol::AdapterConfig, mess
     error
 }
 
+/// One malformed conversation: the messages sent, and what the error the
+/// last one causes must mention.
+type Case = (Vec<String>, &'static [&'static str]);
+
 #[test]
 fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
     let first = begins(4, false, "").to_string();
-    let cases: Vec<(Vec<String>, &[&str])> = vec![
+    let cases: Vec<Case> = [
+        unreadable_messages(&first),
+        ends_of_unknown_jobs(&first),
+        unusable_event_fields(&first),
+        conversations_that_cannot_go_on(&first),
+        times_out_of_range(&first),
+    ]
+    .concat();
+    // A first message that is not a Batsim message is answered and
+    // ignored instead (tests/protocol_peers.rs).
+    for (messages, expected) in cases {
+        let error = expect_error(config(Policy::Fcfs), &messages);
+        for fragment in expected {
+            assert!(
+                error.contains(fragment),
+                "error {error:?} should mention {fragment:?}"
+            );
+        }
+    }
+}
+
+/// Messages that are not Batsim messages: not JSON, without `now`, with an
+/// unknown event type.
+fn unreadable_messages(first: &str) -> Vec<Case> {
+    vec![
         (
-            vec![first.clone(), "{not json".into()],
+            vec![first.to_string(), "{not json".into()],
             &["message 1", "not valid JSON", "{not json"],
         ),
         (
-            vec![first.clone(), r#"{"events": []}"#.into()],
+            vec![first.to_string(), r#"{"events": []}"#.into()],
             &["message 1", "missing field `now`"],
         ),
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 message(1.0, vec![("JOB_EXPLODED", json!({}))]).to_string(),
             ],
             &[
@@ -327,9 +355,15 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
                 "unsupported event type \"JOB_EXPLODED\"",
             ],
         ),
+    ]
+}
+
+/// Ends of a job that was never submitted: `JOB_COMPLETED`, `JOB_KILLED`.
+fn ends_of_unknown_jobs(first: &str) -> Vec<Case> {
+    vec![
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 message(
                     1.0,
                     vec![(
@@ -348,14 +382,23 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
         ),
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 message(1.0, vec![("JOB_KILLED", json!({"job_ids": ["w0!1"]}))]).to_string(),
             ],
             &["message 1", "w0!1"],
         ),
+    ]
+}
+
+/// Events whose fields cannot be used: a timestamp after the message's
+/// `now`, a `res` that is not a number, an `alpha` on a cloud job (Batsim
+/// enforces the walltime as written) or on an HPC job, a `job_state` that is
+/// not final.
+fn unusable_event_fields(first: &str) -> Vec<Case> {
+    vec![
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 json!({"now": 1.0, "events": [{"timestamp": 2.0, "type": "REQUESTED_CALL", "data": {}}]})
                     .to_string(),
             ],
@@ -363,7 +406,7 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
         ),
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 message(
                     1.0,
                     vec![(
@@ -377,7 +420,7 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
         ),
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 message(
                     1.0,
                     vec![(
@@ -392,7 +435,7 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
         ),
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 message(
                     1.0,
                     vec![(
@@ -406,7 +449,7 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
         ),
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 message(
                     1.0,
                     vec![("JOB_COMPLETED", json!({"job_id": "w0!1", "job_state": "RUNNING"}))],
@@ -415,6 +458,14 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
             ],
             &["message 1", "job_state", "not a final job state"],
         ),
+    ]
+}
+
+/// Conversations that cannot go on: a first message without
+/// `SIMULATION_BEGINS` or with an unusable `sched-config`, a second
+/// `SIMULATION_BEGINS`, a `now` or an event before the previous message.
+fn conversations_that_cannot_go_on(first: &str) -> Vec<Case> {
+    vec![
         (
             vec![message(0.0, vec![("REQUESTED_CALL", json!({}))]).to_string()],
             &["message 0", "SIMULATION_BEGINS"],
@@ -424,12 +475,12 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
             &["message 0", "sched-config", "sjf"],
         ),
         (
-            vec![first.clone(), first.clone()],
+            vec![first.to_string(), first.to_string()],
             &["message 1", "already begun"],
         ),
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 message(5.0, vec![]).to_string(),
                 message(4.0, vec![]).to_string(),
             ],
@@ -438,7 +489,7 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
         // Events of a message happened after the previous message.
         (
             vec![
-                first.clone(),
+                first.to_string(),
                 message(5.0, vec![]).to_string(),
                 json!({"now": 6.0, "events": [{"timestamp": 4.0, "type": "REQUESTED_CALL", "data": {}}]})
                     .to_string(),
@@ -449,26 +500,21 @@ fn malformed_messages_are_errors_naming_the_message_and_the_problem() {
                 "before the previous message's now 5",
             ],
         ),
+    ]
+}
+
+/// A message's `now` that is not a simulation time.
+fn times_out_of_range(first: &str) -> Vec<Case> {
+    vec![
         (
-            vec![first.clone(), message(-100.0, vec![]).to_string()],
+            vec![first.to_string(), message(-100.0, vec![]).to_string()],
             &["message 1", "now", "-100 is not a simulation time"],
         ),
         (
-            vec![first.clone(), message(1e300, vec![]).to_string()],
+            vec![first.to_string(), message(1e300, vec![]).to_string()],
             &["message 1", "now", "is not a simulation time"],
         ),
-        // A first message that is not a Batsim message is answered and
-        // ignored instead (tests/protocol_peers.rs).
-    ];
-    for (messages, expected) in cases {
-        let error = expect_error(config(Policy::Fcfs), &messages);
-        for fragment in expected {
-            assert!(
-                error.contains(fragment),
-                "error {error:?} should mention {fragment:?}"
-            );
-        }
-    }
+    ]
 }
 
 #[test]

@@ -124,27 +124,7 @@ fn rows_are_batsim_formatted_and_in_completion_order() {
 
 #[test]
 fn a_simulated_run_writes_consistent_deterministic_files() {
-    let mut jobs = Vec::new();
-    for k in 0..40u64 {
-        jobs.push(job(
-            k + 1,
-            JobKind::Hpc,
-            (k * 37 % 500) as f64,
-            1 + (k % 4) as u32 * 2,
-            300,
-            40 + (k * 13 % 400) as i64,
-        ));
-    }
-    for k in 0..60u64 {
-        jobs.push(job(
-            1000 + k,
-            JobKind::Cloud,
-            (k * 10) as f64,
-            [1, 2, 4][k as usize % 3],
-            180,
-            30,
-        ));
-    }
+    let jobs = forty_hpc_and_sixty_cloud_jobs();
     let mut config = EngineConfig::new(8, Policy::Convergence);
     config.conv_procs = 4;
     let result = simulate(config.clone(), jobs.clone(), &SimOptions::default(), |_, _| {}).unwrap();
@@ -160,21 +140,7 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
     }
 
     let csv = std::fs::read_to_string(first.join("jobs.csv")).unwrap();
-    let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some(JOBS_CSV_HEADER));
-    let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
-    assert_eq!(rows.len(), jobs.len());
-    assert!(rows.iter().all(|row| row.len() == 25), "every row has 25 fields");
-    let mut ids: Vec<u64> = rows.iter().map(|row| row[0].parse().unwrap()).collect();
-    ids.sort_unstable();
-    let mut expected_ids: Vec<u64> = jobs.iter().map(|job| job.id.0).collect();
-    expected_ids.sort_unstable();
-    assert_eq!(ids, expected_ids);
-    let finishes: Vec<f64> = rows.iter().filter_map(|row| row[10].parse().ok()).collect();
-    assert!(
-        finishes.windows(2).all(|pair| pair[0] <= pair[1]),
-        "rows in completion order"
-    );
+    let rows = checked_rows(&csv, &jobs);
 
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(first.join("summary.json")).unwrap()).unwrap();
@@ -198,6 +164,64 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
     assert_eq!(value["config"]["latency"], 0.0);
     assert_eq!(value["config"]["beta"], 0.0);
     assert_eq!(value["config"]["maintenance"], serde_json::json!([]));
+    assert_every_cloud_job_scored(&value, &rows);
+    let _ = std::fs::remove_dir_all(first);
+    let _ = std::fs::remove_dir_all(second);
+}
+
+/// 40 HPC jobs submitted over the first 500 s (1 to 7 processors, 300 s
+/// walltimes) and 60 cloud jobs, one every 10 s.
+fn forty_hpc_and_sixty_cloud_jobs() -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for k in 0..40u64 {
+        jobs.push(job(
+            k + 1,
+            JobKind::Hpc,
+            (k * 37 % 500) as f64,
+            1 + (k % 4) as u32 * 2,
+            300,
+            40 + (k * 13 % 400) as i64,
+        ));
+    }
+    for k in 0..60u64 {
+        jobs.push(job(
+            1000 + k,
+            JobKind::Cloud,
+            (k * 10) as f64,
+            [1, 2, 4][k as usize % 3],
+            180,
+            30,
+        ));
+    }
+    jobs
+}
+
+/// The rows of `csv` (a `jobs.csv`), checked: the header, then one row of
+/// 25 fields per job of `jobs`, in completion order.
+fn checked_rows<'c>(csv: &'c str, jobs: &[Job]) -> Vec<Vec<&'c str>> {
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(JOBS_CSV_HEADER));
+    let rows: Vec<Vec<&str>> = lines.map(|line| line.split(',').collect()).collect();
+    assert_eq!(rows.len(), jobs.len());
+    assert!(rows.iter().all(|row| row.len() == 25), "every row has 25 fields");
+    let mut ids: Vec<u64> = rows.iter().map(|row| row[0].parse().unwrap()).collect();
+    ids.sort_unstable();
+    let mut expected_ids: Vec<u64> = jobs.iter().map(|job| job.id.0).collect();
+    expected_ids.sort_unstable();
+    assert_eq!(ids, expected_ids);
+    let finishes: Vec<f64> = rows.iter().filter_map(|row| row[10].parse().ok()).collect();
+    assert!(
+        finishes.windows(2).all(|pair| pair[0] <= pair[1]),
+        "rows in completion order"
+    );
+    rows
+}
+
+/// `summary.json`'s `prediction` and `predictors` (of the run above): every
+/// metric of every predictor, each scoring the 60 cloud jobs; the admitting
+/// (exact) predictor's row is `prediction`, and each cloud row of `rows`
+/// carries its verdict as its probability.
+fn assert_every_cloud_job_scored(value: &serde_json::Value, rows: &[Vec<&str>]) {
     for key in [
         "tp",
         "fp",
@@ -243,8 +267,6 @@ fn a_simulated_run_writes_consistent_deterministic_files() {
     for row in rows.iter().filter(|row| row[17] == "cloud") {
         assert_eq!(row[21], row[20], "exact's probability is its verdict: {row:?}");
     }
-    let _ = std::fs::remove_dir_all(first);
-    let _ = std::fs::remove_dir_all(second);
 }
 
 /// HPC jobs and a cloud job every `interval` seconds over `[0, span)`.

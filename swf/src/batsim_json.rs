@@ -38,7 +38,7 @@ use crate::extract::{
 };
 use crate::label::{check_name, JobLabel, JobLabels};
 use crate::reader::{Strictness, KEPT_PROBLEMS};
-use crate::Workload;
+use crate::workload::Workload;
 use interstice_core::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, Time};
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap};

@@ -2,6 +2,7 @@
 //! the 1-based line number and the offending text, so a message reads
 //! `KTH.swf:1042: field 5 (allocated processors): "abc" is not a number`.
 
+use interstice_core::Time;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -136,7 +137,7 @@ pub enum LineError {
         machine: u32,
     },
     /// A line of a maintenance file that is not a usable window.
-    Maintenance(crate::maintenance::WindowError),
+    Maintenance(WindowError),
 }
 
 impl fmt::Display for LineError {
@@ -194,6 +195,53 @@ impl fmt::Display for LineError {
             ),
         }
     }
+}
+
+/// What is wrong with one maintenance window (a line of the file, an entry
+/// of a config). The message names the field (`start`, `duration`,
+/// `procs`) and says what to write instead. Read by [`crate::maintenance`],
+/// carried by [`SwfError::Maintenance`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WindowError {
+    /// A line without exactly three fields.
+    #[error(
+        "expected the 3 fields `start duration procs`, found {found}: write one window per line, \
+         e.g. `3600 7200 0-3,8`"
+    )]
+    FieldCount {
+        /// Whitespace-separated fields on the line.
+        found: usize,
+    },
+    /// `start` is not an instant.
+    #[error(
+        "start {value:?} is not a time in seconds from 0 to {max:e}: write when the window opens, e.g. 3600",
+        max = Time::MAX_INSTANT_SECS
+    )]
+    Start {
+        /// The value as written.
+        value: String,
+    },
+    /// `duration` is not a finite number.
+    #[error("duration {value:?} is not a number of seconds: write how long the window lasts, e.g. 7200")]
+    Duration {
+        /// The value as written.
+        value: String,
+    },
+    /// `procs` is not a list of ids and ranges.
+    #[error(
+        "procs {value:?}: {problem}: write processor ids and inclusive ranges separated by commas, \
+         e.g. 0-3,8,10-11"
+    )]
+    Procs {
+        /// The value as written.
+        value: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The engine refuses the window; its message names the field and the fix.
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// The standard's name of a 1-based SWF field (`5` → `allocated processors`).

@@ -166,7 +166,7 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
             Strictness::Strict
         },
     };
-    let workload = crate::load_workload(&spec.workload, &extract).map_err(|err| match err {
+    let workload = crate::load::load_workload(&spec.workload, &extract).map_err(|err| match err {
         SwfError::Line {
             file,
             line,
@@ -471,20 +471,7 @@ impl fmt::Display for ProcsChoice {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use interstice_core::JobId;
-
-    fn job(id: u64, submit: i64) -> Job {
-        Job {
-            id: JobId(id),
-            submit: Time::from_secs(submit),
-            walltime: Time::from_secs(100),
-            walltime_enforced: true,
-            runtime: Some(Time::from_secs(50)),
-            procs: 2,
-            kind: JobKind::Hpc,
-            slo: None,
-        }
-    }
+    use crate::test_jobs::hpc_job as job;
 
     fn times(n: u32) -> NonZeroU32 {
         NonZeroU32::new(n).unwrap()

@@ -72,6 +72,7 @@ pub mod inject;
 pub mod input;
 pub mod jobs;
 pub mod label;
+mod load;
 pub mod maintenance;
 pub mod merge;
 pub mod qos;
@@ -79,6 +80,9 @@ pub mod reader;
 pub mod record;
 pub mod rng;
 pub mod stats;
+#[cfg(test)]
+mod test_jobs;
+mod workload;
 pub mod writer;
 
 pub use batsim_json::{JobDescription, JobFieldError, Profile};
@@ -89,85 +93,12 @@ pub use header::Header;
 pub use inject::{inject_cloud_jobs, CloudJobs, InjectOptions, ProcsChoice, RuntimeSpec, RUNTIME_SEED_MIX};
 pub use interstice_core::Job;
 pub use jobs::JobStream;
+pub use load::{load_workload, load_workload_from};
 pub use maintenance::{MaintenanceFile, WindowError};
 pub use merge::merge_by_submit;
 pub use reader::{Strictness, SwfReader};
 pub use record::Record;
 pub use rng::SplitMix64;
 pub use stats::{StatsBuilder, WorkloadStats};
+pub use workload::Workload;
 pub use writer::write_trace;
-
-use std::io::BufRead;
-use std::path::Path;
-
-/// A whole workload in memory.
-#[derive(Clone, Debug, Default)]
-pub struct Workload {
-    /// Jobs, sorted by submit time then id.
-    pub jobs: Vec<Job>,
-    /// The cloud jobs' classes and tenants a Batsim JSON gives (never an SWF's).
-    pub labels: label::JobLabels,
-    /// Machine size: [`ExtractOptions::machine_procs`], else the SWF header's
-    /// `MaxProcs`/`MaxNodes` or the JSON's `nb_res`.
-    pub machine_procs: Option<u32>,
-    /// The SWF header (`None` for Batsim JSON).
-    pub header: Option<Header>,
-    /// What extraction kept and skipped.
-    pub stats: ExtractStats,
-}
-
-impl Workload {
-    /// Statistics of this workload.
-    pub fn summary(&self) -> WorkloadStats {
-        stats::workload_stats(&self.jobs, &self.stats, self.machine_procs.map(u64::from))
-    }
-}
-
-/// Load an SWF trace or a Batsim workload JSON from `path` (`-` is stdin,
-/// gzip is detected). JSON is recognised by a `.json` name or by content
-/// starting with `{`.
-pub fn load_workload(path: &Path, opts: &ExtractOptions) -> Result<Workload, SwfError> {
-    let input = input::open(path)?;
-    let is_json_name = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    load(input.reader, &input.name, opts, is_json_name)
-}
-
-/// Like [`load_workload`], from an already decompressed reader named `name`.
-pub fn load_workload_from<R: BufRead + 'static>(
-    reader: R,
-    name: &str,
-    opts: &ExtractOptions,
-) -> Result<Workload, SwfError> {
-    load(Box::new(reader), name, opts, false)
-}
-
-fn load(
-    mut reader: Box<dyn BufRead>,
-    name: &str,
-    opts: &ExtractOptions,
-    is_json_name: bool,
-) -> Result<Workload, SwfError> {
-    let json = is_json_name
-        || input::looks_like_json(&mut reader).map_err(|source| SwfError::Io {
-            action: "read",
-            path: name.into(),
-            source,
-        })?;
-    if json {
-        return batsim_json::read_workload(reader, name, opts);
-    }
-    let swf = SwfReader::new(reader, name, opts.mode)?;
-    let mut stream = JobStream::new(swf, opts);
-    let mut jobs = Vec::new();
-    for job in stream.by_ref() {
-        jobs.push(job?);
-    }
-    batsim_json::sort_jobs(&mut jobs);
-    Ok(Workload {
-        jobs,
-        labels: label::JobLabels::new(),
-        machine_procs: stream.machine_procs(),
-        header: Some(stream.header().clone()),
-        stats: stream.stats(),
-    })
-}

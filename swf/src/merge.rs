@@ -23,20 +23,7 @@ pub fn merge_by_submit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use interstice_core::{JobId, JobKind, Time};
-
-    fn job(id: u64, submit: i64) -> Job {
-        Job {
-            id: JobId(id),
-            submit: Time::from_secs(submit),
-            walltime: Time::from_secs(10),
-            walltime_enforced: true,
-            runtime: None,
-            procs: 1,
-            kind: JobKind::Hpc,
-            slo: None,
-        }
-    }
+    use crate::test_jobs::hpc_job as job;
 
     #[test]
     fn merges_in_submission_order_like_a_stable_sort() {

@@ -525,65 +525,32 @@ pub fn drive_recording(workload: &Workload, config: &DriverConfig) -> Result<Dri
     run(workload, config, true)
 }
 
+/// Drive one simulation: the workload's static jobs known, connect to the
+/// scheduler, `SIMULATION_BEGINS`, then one message per instant until
+/// nothing is left to happen.
 fn run(
     workload: &Workload,
     config: &DriverConfig,
     record_replies: bool,
 ) -> Result<DriverReport, DriverError> {
-    let nb_res = config.resources.unwrap_or(workload.nb_res);
-    let mut sim = Sim {
-        config,
-        nb_res,
-        now: Time::ZERO,
-        jobs: HashMap::new(),
-        static_order: Vec::new(),
-        next_static: 0,
-        static_notified: false,
-        busy: vec![None; nb_res as usize],
-        ends: BinaryHeap::new(),
-        calls: BTreeSet::new(),
-        immediate: Vec::new(),
-        to_free: Vec::new(),
-        profiles: HashMap::from([(workload.name.clone(), workload.profiles.clone())]),
-        registration_finished: false,
-        report: DriverReport::default(),
-        record_replies,
-    };
-    for job in &workload.jobs {
-        let (runtime, kind) =
-            sim.runtime(&workload.name, &job.profile)
-                .map_err(|error| DriverError::Workload {
-                    path: workload.path.clone(),
-                    problem: WorkloadError::Profile {
-                        job: job.id.clone(),
-                        error,
-                    },
-                })?;
-        let previous = sim.jobs.insert(
-            job.id.clone(),
-            SimJob {
-                submit: job.subtime,
-                walltime: job.walltime,
-                res: job.res,
-                runtime,
-                kind,
-                description: job.description.clone(),
-                state: JobState::NotSubmitted,
-            },
-        );
-        if previous.is_some() {
-            return Err(DriverError::Workload {
-                path: workload.path.clone(),
-                problem: WorkloadError::DuplicateJob(job.id.clone()),
-            });
-        }
-        sim.static_order.push(job.id.clone());
-    }
-    let jobs = &sim.jobs;
-    sim.static_order
-        .sort_by(|a, b| jobs[a].submit.cmp(&jobs[b].submit).then_with(|| a.cmp(b)));
-
+    let mut sim = Sim::new(workload, config, record_replies)?;
     let context = zmq::Context::new();
+    let socket = connect(&context, config)?;
+    let begins = sim.begins(workload);
+    sim.exchange(&socket, vec![begins])?;
+    loop {
+        let Some(t) = sim.next_time() else {
+            return sim.finish(&socket);
+        };
+        sim.now = sim.now.max(t);
+        let events = sim.collect_events();
+        sim.exchange(&socket, events)?;
+    }
+}
+
+/// A REQ socket connected to the scheduler at `config.endpoint`, waiting
+/// at most `config.timeout` for each reply.
+fn connect(context: &zmq::Context, config: &DriverConfig) -> Result<zmq::Socket, DriverError> {
     let socket = context.socket(zmq::REQ).map_err(|error| DriverError::Zmq {
         action: "creating the socket",
         error,
@@ -605,43 +572,106 @@ fn run(
             action: "connecting",
             error,
         })?;
+    Ok(socket)
+}
 
-    let begins = Event {
-        timestamp: 0.0,
-        kind: EventKind::SimulationBegins(SimulationBegins {
-            compute_resources: (0..nb_res).collect(),
-            dynamic_jobs_enabled: config.dynamic_jobs,
-            dynamic_jobs_acknowledged: config.acknowledge_dynamic_jobs,
-            sched_config: config.sched_config.clone(),
-            workloads: vec![(workload.name.clone(), workload.path.clone())],
-            profiles: sim
-                .profiles
-                .iter()
-                .map(|(name, profiles)| (name.clone(), Value::Object(profiles.clone())))
-                .collect(),
-        }),
-    };
-    sim.exchange(&socket, vec![begins])?;
-    loop {
-        let Some(t) = sim.next_time() else {
-            if sim.all_done() {
-                if sim.config.dynamic_jobs && !sim.registration_finished {
-                    return Err(DriverError::NoRegistrationFinished {
-                        now: sim.now.as_secs_f64(),
-                    });
-                }
-                let ends = Event {
-                    timestamp: sim.now.as_secs_f64(),
-                    kind: EventKind::SimulationEnds,
-                };
-                let events = sim.exchange(&socket, vec![ends])?;
-                if events > 0 {
-                    return Err(sim.bad_reply(ReplyError::EventsAtEnd, ""));
-                }
-                sim.report.end_time = sim.now;
-                return Ok(sim.report);
-            }
-            let waiting = sim
+impl<'a> Sim<'a> {
+    /// A simulation at time 0 on `config.resources` (else the workload's
+    /// `nb_res`) resources, with every static job of `workload` known, not
+    /// submitted yet, in submission order (time, then id).
+    fn new(
+        workload: &Workload,
+        config: &'a DriverConfig,
+        record_replies: bool,
+    ) -> Result<Sim<'a>, DriverError> {
+        let nb_res = config.resources.unwrap_or(workload.nb_res);
+        let mut sim = Sim {
+            config,
+            nb_res,
+            now: Time::ZERO,
+            jobs: HashMap::new(),
+            static_order: Vec::new(),
+            next_static: 0,
+            static_notified: false,
+            busy: vec![None; nb_res as usize],
+            ends: BinaryHeap::new(),
+            calls: BTreeSet::new(),
+            immediate: Vec::new(),
+            to_free: Vec::new(),
+            profiles: HashMap::from([(workload.name.clone(), workload.profiles.clone())]),
+            registration_finished: false,
+            report: DriverReport::default(),
+            record_replies,
+        };
+        for job in &workload.jobs {
+            sim.add_static_job(workload, job)?;
+        }
+        let jobs = &sim.jobs;
+        sim.static_order
+            .sort_by(|a, b| jobs[a].submit.cmp(&jobs[b].submit).then_with(|| a.cmp(b)));
+        Ok(sim)
+    }
+
+    /// One job of the workload, its run time from its profile; a job id
+    /// used twice is an error.
+    fn add_static_job(&mut self, workload: &Workload, job: &WorkloadJob) -> Result<(), DriverError> {
+        let (runtime, kind) =
+            self.runtime(&workload.name, &job.profile)
+                .map_err(|error| DriverError::Workload {
+                    path: workload.path.clone(),
+                    problem: WorkloadError::Profile {
+                        job: job.id.clone(),
+                        error,
+                    },
+                })?;
+        let previous = self.jobs.insert(
+            job.id.clone(),
+            SimJob {
+                submit: job.subtime,
+                walltime: job.walltime,
+                res: job.res,
+                runtime,
+                kind,
+                description: job.description.clone(),
+                state: JobState::NotSubmitted,
+            },
+        );
+        if previous.is_some() {
+            return Err(DriverError::Workload {
+                path: workload.path.clone(),
+                problem: WorkloadError::DuplicateJob(job.id.clone()),
+            });
+        }
+        self.static_order.push(job.id.clone());
+        Ok(())
+    }
+
+    /// `SIMULATION_BEGINS`: the resources, the dynamic-job settings, the
+    /// scheduler's config, the workload and its profiles.
+    fn begins(&self, workload: &Workload) -> Event {
+        Event {
+            timestamp: 0.0,
+            kind: EventKind::SimulationBegins(SimulationBegins {
+                compute_resources: (0..self.nb_res).collect(),
+                dynamic_jobs_enabled: self.config.dynamic_jobs,
+                dynamic_jobs_acknowledged: self.config.acknowledge_dynamic_jobs,
+                sched_config: self.config.sched_config.clone(),
+                workloads: vec![(workload.name.clone(), workload.path.clone())],
+                profiles: self
+                    .profiles
+                    .iter()
+                    .map(|(name, profiles)| (name.clone(), Value::Object(profiles.clone())))
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Nothing is left to happen: with every job done, `SIMULATION_ENDS`
+    /// (after `registration_finished`, with dynamic jobs) and the report;
+    /// with jobs still waiting, a deadlock naming a few of them.
+    fn finish(mut self, socket: &zmq::Socket) -> Result<DriverReport, DriverError> {
+        if !self.all_done() {
+            let waiting = self
                 .jobs
                 .iter()
                 .filter(|(_, j)| j.state == JobState::Submitted)
@@ -649,13 +679,25 @@ fn run(
                 .take(5)
                 .collect();
             return Err(DriverError::Deadlock {
-                now: sim.now.as_secs_f64(),
+                now: self.now.as_secs_f64(),
                 waiting,
             });
+        }
+        if self.config.dynamic_jobs && !self.registration_finished {
+            return Err(DriverError::NoRegistrationFinished {
+                now: self.now.as_secs_f64(),
+            });
+        }
+        let ends = Event {
+            timestamp: self.now.as_secs_f64(),
+            kind: EventKind::SimulationEnds,
         };
-        sim.now = sim.now.max(t);
-        let events = sim.collect_events();
-        sim.exchange(&socket, events)?;
+        let events = self.exchange(socket, vec![ends])?;
+        if events > 0 {
+            return Err(self.bad_reply(ReplyError::EventsAtEnd, ""));
+        }
+        self.report.end_time = self.now;
+        Ok(self.report)
     }
 }
 

@@ -28,6 +28,7 @@
 
 pub mod classes;
 pub mod driver;
+mod error_text;
 pub mod messages;
 pub mod options;
 pub mod platform;

@@ -1,6 +1,7 @@
 //! The adapter's settings: engine options (from the command line and/or
 //! Batsim's `--sched-cfg` JSON) and cloud-job injection.
 
+use super::error_text::error_chain;
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::{
     Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, ReservationDepth, Scheduling, Time, WFuture,
@@ -131,7 +132,7 @@ pub enum OptionsError {
     Conflict(String),
     /// The maintenance file cannot be read, or a window does not fit the
     /// platform (the message carries the whole cause).
-    #[error("maintenance: {}", super::session::error_chain(.0))]
+    #[error("maintenance: {}", error_chain(.0))]
     Maintenance(SwfError),
 }
 

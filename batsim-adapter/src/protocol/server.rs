@@ -20,7 +20,7 @@
 //! error (not JSON) before returning the error, so that Batsim stops with a
 //! parse error instead of waiting forever for a valid answer.
 
-use super::messages::{encode_reply, excerpt, parse_message, MessageError};
+use super::messages::{encode_reply, excerpt, parse_message, Message, MessageError};
 use super::session::{Session, SessionError};
 use interstice_core::Summary;
 use std::time::{Duration, Instant};
@@ -250,32 +250,88 @@ fn reply_to(socket: &zmq::Socket, identity: &[u8], text: &[u8]) -> Result<(), zm
     socket.send_multipart([identity, &[][..], text], 0)
 }
 
+/// Answer the driving peer on `socket` until `SIMULATION_ENDS`, following
+/// the connections through `monitor`: wait, then the monitor's events, then
+/// a request, which is the driver's (answered by `session`) or ignored.
 fn serve_on(
     socket: &zmq::Socket,
     monitor: &zmq::Socket,
     options: &ServerOptions,
     session: &mut Session,
 ) -> Result<ServeReport, ServerError> {
-    let cpu_start = thread_cpu_time();
-    let mut report = ServeReport::default();
-    let poll_timeout_ms = options
-        .timeout
-        .map_or(-1, |t| t.as_millis().clamp(1, i64::MAX as u128) as i64);
-    let mut seq: u64 = 0;
-    let mut peers = Peers::default();
-    let mut last_activity = Instant::now();
+    let mut server = Server::new(socket, options);
     loop {
-        // Wait for a request, a disconnection, or the timeout (counted from
-        // the driver's last message, or the start: strays do not extend it).
-        let wait_ms = match options.timeout {
+        let (request_ready, monitor_ready) = server.wait(monitor)?;
+        if monitor_ready {
+            server.watch_peers(monitor, request_ready)?;
+        }
+        if !request_ready {
+            continue;
+        }
+        let frames = socket.recv_multipart(0).map_err(|error| ServerError::Zmq {
+            action: "receiving a message",
+            error,
+        })?;
+        let Some((identity, bytes)) = server.request(&frames) else {
+            continue;
+        };
+        let started = Instant::now();
+        let parsed = parse_message(bytes);
+        if !server.is_the_drivers(identity, &parsed) {
+            continue;
+        }
+        server.last_activity = Instant::now();
+        if let Some(report) = server.answer(session, identity, bytes, parsed, started)? {
+            return Ok(report);
+        }
+    }
+}
+
+/// One run of the server: the socket it answers on, who drives, how many
+/// messages were answered and when the driver last spoke.
+struct Server<'s> {
+    socket: &'s zmq::Socket,
+    options: &'s ServerOptions,
+    cpu_start: Option<Duration>,
+    report: ServeReport,
+    /// The timeout in milliseconds, for `zmq::poll` (`-1`: none).
+    poll_timeout_ms: i64,
+    /// Messages of the driver answered so far (the next one's number).
+    seq: u64,
+    peers: Peers,
+    last_activity: Instant,
+}
+
+impl<'s> Server<'s> {
+    /// A server that has answered nothing yet; the timeout counts from now.
+    fn new(socket: &'s zmq::Socket, options: &'s ServerOptions) -> Server<'s> {
+        Server {
+            socket,
+            options,
+            cpu_start: thread_cpu_time(),
+            report: ServeReport::default(),
+            poll_timeout_ms: options
+                .timeout
+                .map_or(-1, |t| t.as_millis().clamp(1, i64::MAX as u128) as i64),
+            seq: 0,
+            peers: Peers::default(),
+            last_activity: Instant::now(),
+        }
+    }
+
+    /// Wait for a request, a disconnection, or the timeout (counted from
+    /// the driver's last message, or the start: strays do not extend it);
+    /// whether the socket and the monitor are readable.
+    fn wait(&self, monitor: &zmq::Socket) -> Result<(bool, bool), ServerError> {
+        let wait_ms = match self.options.timeout {
             None => -1,
             Some(timeout) => {
-                let left = timeout.saturating_sub(last_activity.elapsed());
-                left.as_millis().min(poll_timeout_ms as u128) as i64
+                let left = timeout.saturating_sub(self.last_activity.elapsed());
+                left.as_millis().min(self.poll_timeout_ms as u128) as i64
             }
         };
         let mut items = [
-            socket.as_poll_item(zmq::POLLIN),
+            self.socket.as_poll_item(zmq::POLLIN),
             monitor.as_poll_item(zmq::POLLIN),
         ];
         let ready = if wait_ms == 0 {
@@ -288,87 +344,112 @@ fn serve_on(
         };
         if ready == 0 {
             return Err(ServerError::Timeout {
-                endpoint: options.endpoint.clone(),
-                seconds: options.timeout.map_or(0.0, |t| t.as_secs_f64()),
-                received: seq,
+                endpoint: self.options.endpoint.clone(),
+                seconds: self.options.timeout.map_or(0.0, |t| t.as_secs_f64()),
+                received: self.seq,
             });
         }
-        let request_ready = items[0].is_readable();
-        if items[1].is_readable() {
-            let frames = monitor.recv_multipart(0).map_err(|error| ServerError::Zmq {
-                action: "reading the socket monitor",
-                error,
-            })?;
-            let driver_left = frames.first().is_some_and(|frame| {
-                frame.len() >= 6
-                    && peers.event(
-                        u16::from_le_bytes([frame[0], frame[1]]),
-                        u32::from_le_bytes([frame[2], frame[3], frame[4], frame[5]]),
-                    )
-            });
-            if driver_left && !request_ready {
-                return Err(ServerError::PeerClosed {
-                    endpoint: options.endpoint.clone(),
-                    received: seq,
-                });
-            }
-        }
-        if !request_ready {
-            continue;
-        }
-        let frames = socket.recv_multipart(0).map_err(|error| ServerError::Zmq {
-            action: "receiving a message",
+        Ok((items[0].is_readable(), items[1].is_readable()))
+    }
+
+    /// One monitor event for [`Peers`]; the driver going away is an error
+    /// unless its request is already waiting.
+    fn watch_peers(&mut self, monitor: &zmq::Socket, request_ready: bool) -> Result<(), ServerError> {
+        let frames = monitor.recv_multipart(0).map_err(|error| ServerError::Zmq {
+            action: "reading the socket monitor",
             error,
         })?;
-        // A REQ peer's request: its identity, an empty delimiter, the body.
-        let (identity, bytes) = match frames.as_slice() {
+        let driver_left = frames.first().is_some_and(|frame| {
+            frame.len() >= 6
+                && self.peers.event(
+                    u16::from_le_bytes([frame[0], frame[1]]),
+                    u32::from_le_bytes([frame[2], frame[3], frame[4], frame[5]]),
+                )
+        });
+        if driver_left && !request_ready {
+            return Err(ServerError::PeerClosed {
+                endpoint: self.options.endpoint.clone(),
+                received: self.seq,
+            });
+        }
+        Ok(())
+    }
+
+    /// A REQ peer's request (its identity, an empty delimiter, the body) as
+    /// identity and body, unless it is not a REQ request or comes from a
+    /// peer other than the driver: then it is answered with an error and
+    /// ignored (`None`).
+    fn request<'f>(&mut self, frames: &'f [Vec<u8>]) -> Option<(&'f [u8], &'f [u8])> {
+        let (identity, bytes) = match frames {
             [identity, delimiter, body] if delimiter.is_empty() => (identity.as_slice(), body.as_slice()),
             [identity, ..] => {
-                peers.warn(&format!(
+                self.peers.warn(&format!(
                     "ignored a message that is not a REQ request ({} frames)",
                     frames.len()
                 ));
                 let _ = reply_to(
-                    socket,
+                    self.socket,
                     identity,
                     b"interstice error: send Batsim requests from a REQ socket",
                 );
-                continue;
+                return None;
             }
-            [] => continue,
+            [] => return None,
         };
-        match &peers.driver {
+        match &self.peers.driver {
             Some(driver) if driver.as_slice() != identity => {
-                peers.warn(&format!(
+                self.peers.warn(&format!(
                     "ignored a message from a peer other than the Batsim driving the simulation: {}",
                     excerpt(bytes)
                 ));
                 let _ = reply_to(
-                    socket,
+                    self.socket,
                     identity,
                     b"interstice error: another Batsim drives this scheduler; message ignored",
                 );
-                continue;
+                None
             }
-            _ => {}
+            _ => Some((identity, bytes)),
         }
-        let started = Instant::now();
-        let parsed = parse_message(bytes);
-        if peers.driver.is_none() {
-            match &parsed {
-                Ok(_) => peers.adopt(identity),
-                Err(problem) => {
-                    // Not Batsim: answer (a REQ peer would wait forever) and keep waiting.
-                    peers.warn(&format!(
-                        "ignored a peer whose first message is not a Batsim message: {problem}"
-                    ));
-                    let text = format!("interstice error: not a Batsim message ({problem}); ignored");
-                    let _ = reply_to(socket, identity, text.as_bytes());
-                    continue;
-                }
+    }
+
+    /// Whether the message is the driver's: before the driver is known, the
+    /// first peer whose message parses as a Batsim message becomes the
+    /// driver; any other first message is answered with an error and ignored.
+    fn is_the_drivers(&mut self, identity: &[u8], parsed: &Result<Message, MessageError>) -> bool {
+        if self.peers.driver.is_some() {
+            return true;
+        }
+        match parsed {
+            Ok(_) => {
+                self.peers.adopt(identity);
+                true
+            }
+            Err(problem) => {
+                // Not Batsim: answer (a REQ peer would wait forever) and keep waiting.
+                self.peers.warn(&format!(
+                    "ignored a peer whose first message is not a Batsim message: {problem}"
+                ));
+                let text = format!("interstice error: not a Batsim message ({problem}); ignored");
+                let _ = reply_to(self.socket, identity, text.as_bytes());
+                false
             }
         }
-        last_activity = Instant::now();
+    }
+
+    /// Handle the driver's message (`bytes`, parsed; `started`: when its
+    /// handling began) and send the reply: the report once the simulation
+    /// ends, `None` to go on. A message that cannot be handled is answered
+    /// with a plain-text error and ends the run.
+    fn answer(
+        &mut self,
+        session: &mut Session,
+        identity: &[u8],
+        bytes: &[u8],
+        parsed: Result<Message, MessageError>,
+        started: Instant,
+    ) -> Result<Option<ServeReport>, ServerError> {
+        let seq = self.seq;
         let outcome = parsed
             .map_err(|problem| ServerError::Malformed {
                 seq,
@@ -385,31 +466,32 @@ fn serve_on(
                         problem,
                     })
             });
-        match outcome {
-            Ok((now, reply)) => {
-                let text = encode_reply(now, &reply.events);
-                report.busy += started.elapsed();
-                reply_to(socket, identity, text.as_bytes()).map_err(|error| ServerError::Zmq {
-                    action: "sending a reply",
-                    error,
-                })?;
-                report.messages += 1;
-                seq += 1;
-                if reply.finished {
-                    report.summary = session.summary().cloned();
-                    report.thread_cpu = match (cpu_start, thread_cpu_time()) {
-                        (Some(start), Some(end)) => Some(end.saturating_sub(start)),
-                        _ => None,
-                    };
-                    return Ok(report);
-                }
-            }
+        let (now, reply) = match outcome {
+            Ok(answer) => answer,
             Err(error) => {
                 // Not JSON on purpose: Batsim aborts on it instead of waiting forever.
                 let text = format!("interstice error: {error}");
-                let _ = reply_to(socket, identity, text.as_bytes());
+                let _ = reply_to(self.socket, identity, text.as_bytes());
                 return Err(error);
             }
+        };
+        let text = encode_reply(now, &reply.events);
+        self.report.busy += started.elapsed();
+        reply_to(self.socket, identity, text.as_bytes()).map_err(|error| ServerError::Zmq {
+            action: "sending a reply",
+            error,
+        })?;
+        self.report.messages += 1;
+        self.seq += 1;
+        if !reply.finished {
+            return Ok(None);
         }
+        let mut report = std::mem::take(&mut self.report);
+        report.summary = session.summary().cloned();
+        report.thread_cpu = match (self.cpu_start, thread_cpu_time()) {
+            (Some(start), Some(end)) => Some(end.saturating_sub(start)),
+            _ => None,
+        };
+        Ok(Some(report))
     }
 }

@@ -55,13 +55,14 @@
 //! job's submission.
 
 use super::classes::{Classes, VictimOrder, VictimOrderError};
-use super::messages::{EventKind, FinalState, JobCompleted, JobSubmitted, Message, Outgoing};
+use super::error_text::error_chain;
+use super::messages::{FinalState, JobSubmitted, Message, Outgoing};
 use super::options::{CloudInjection, EngineOptions, OptionsError};
 use crate::output::{self, BatsimNames, Naming, OutputError};
 use interstice_core::qos::policy::RunningCloud;
-use interstice_core::{Decision, Driver, Engine, EngineError, JobId, Livelock, ProcSet, Summary, Time};
+use interstice_core::{Driver, Engine, EngineError, JobId, Livelock, ProcSet, Summary, Time};
 use interstice_swf::qos::UnknownName;
-use interstice_swf::{CloudJobs, JobDescription, JobFieldError, SwfError};
+use interstice_swf::{CloudJobs, JobFieldError, SwfError};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -69,6 +70,7 @@ use std::path::PathBuf;
 mod begin;
 mod decisions;
 mod ends;
+mod passes;
 mod registration;
 mod submission;
 
@@ -157,18 +159,6 @@ pub enum SessionError {
     /// message), so there is no separate source.
     #[error("cannot write the results: {}", error_chain(.0))]
     Output(OutputError),
-}
-
-/// `error: cause: cause …`, the whole chain on one line.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// Why `SIMULATION_BEGINS` cannot start the simulation.
@@ -531,250 +521,98 @@ impl Session {
         self.finished
     }
 
-    /// Handle one message and build the reply.
+    /// Handle one message and build the reply: `SIMULATION_BEGINS` first,
+    /// then the message's ends, its arrivals, its calls and notifications;
+    /// unless it ends the simulation, the decisions and the wake-ups.
     pub fn handle(&mut self, message: &Message) -> Result<Reply, SessionError> {
         if self.finished {
             return Err(SessionError::AfterEnd);
         }
-        let begins_at = message
-            .events
-            .iter()
-            .position(|e| matches!(e.kind, EventKind::SimulationBegins(_)));
-        match (begins_at, self.running.is_some()) {
-            (Some(index), true) => {
-                return Err(SessionError::Begin {
-                    index,
-                    problem: Box::new(BeginError::AlreadyBegun),
-                })
-            }
-            (Some(index), false) => {
-                if let EventKind::SimulationBegins(begins) = &message.events[index].kind {
-                    let running = self
-                        .begin(begins, message.now)
-                        .map_err(|problem| SessionError::Begin {
-                            index,
-                            problem: Box::new(problem),
-                        })?;
-                    self.running = Some(running);
-                }
-            }
-            (None, false) => return Err(SessionError::NotBegun),
-            (None, true) => {}
-        }
+        self.begin_once(message)?;
         let running = self.running.as_mut().expect("begun");
-        if message.now < running.last_now {
-            return Err(SessionError::NowBackwards {
-                now: message.now,
-                previous: running.last_now,
-            });
-        }
-        // Events happen between the previous message and this one.
-        if let Some((index, event)) = message
-            .events
-            .iter()
-            .enumerate()
-            .find(|(_, event)| event.timestamp < running.last_now)
-        {
-            return Err(SessionError::EventBackwards {
-                index,
-                timestamp: event.timestamp,
-                previous: running.last_now,
-            });
-        }
+        running.check_times(message)?;
         running.last_now = message.now;
         let events_before = running.driver.events();
         let now = Time::from_secs_f64(message.now);
         let mut reply = Vec::new();
 
-        // 1. Ends: completions in a canonical order (time, then the order the
-        // runs started, as the simulator ends same-time runs), then kills.
-        let mut completions: Vec<(usize, &JobCompleted, Time, u64)> = message
-            .events
-            .iter()
-            .enumerate()
-            .filter_map(|(index, event)| match &event.kind {
-                EventKind::JobCompleted(completed) => Some((
-                    index,
-                    completed,
-                    Time::from_secs_f64(event.timestamp),
-                    running.start_order(&completed.job_id),
-                )),
-                _ => None,
-            })
-            .collect();
-        completions.sort_by_key(|&(index, _, at, order)| (at, order, index));
-        for (index, completed, at, _) in completions {
-            running
-                .job_completed(completed, at)
-                .map_err(|problem| SessionError::Event {
-                    index,
-                    event_type: "JOB_COMPLETED",
-                    problem,
-                })?;
-        }
-        for (index, event) in message.events.iter().enumerate() {
-            if let EventKind::JobKilled { job_ids } = &event.kind {
-                let at = Time::from_secs_f64(event.timestamp);
-                running
-                    .job_killed(job_ids, at, &mut reply)
-                    .map_err(|problem| SessionError::Event {
-                        index,
-                        event_type: "JOB_KILLED",
-                        problem,
-                    })?;
-            }
-        }
-        // 2. Arrivals join the arrivals not applied yet (see below).
-        for (index, event) in message.events.iter().enumerate() {
-            if let EventKind::JobSubmitted(submitted) = &event.kind {
-                let at = Time::from_secs_f64(event.timestamp);
-                if let Some(subtime) = JobDescription::from_object(&submitted.job)
-                    .ok()
-                    .and_then(|description| description.subtime)
-                {
-                    running.latency = running.latency.max(at - Time::from_secs_f64(subtime));
-                }
-                running.arrivals.push(Arrival {
-                    index,
-                    submitted: submitted.clone(),
-                    at,
-                });
-            }
-        }
+        // 1. Ends: completions in a canonical order, then kills.
+        running.apply_ends(message, &mut reply)?;
+        // 2. Arrivals join the arrivals not applied yet (see `decide`).
+        running.queue_arrivals(message);
         // 3. Calls and notifications.
-        let mut ends = false;
-        let mut static_done = false;
-        for event in &message.events {
-            match &event.kind {
-                EventKind::RequestedCall => {
-                    let due: Vec<Time> = running.requested_calls.range(..=now).copied().collect();
-                    for t in due {
-                        running.requested_calls.remove(&t);
-                    }
-                }
-                EventKind::Notify { notify_type } if notify_type == "no_more_static_job_to_submit" => {
-                    static_done = true;
-                }
-                // Other notifications (`no_more_external_event_to_occur`, …) change nothing here.
-                EventKind::Notify { .. } => {}
-                EventKind::SimulationEnds => ends = true,
-                _ => {}
-            }
+        let notices = running.calls_and_notifications(message, now);
+        if notices.simulation_ends {
+            return self.end();
         }
-        if ends {
-            self.finished = true;
-            if let Some(dir) = &self.config.out_dir {
-                let names = running.batsim_names();
-                let naming = Naming::Batsim {
-                    workload: &running.workload_name,
-                    names: &names,
-                };
-                let records = running.driver.engine().records();
-                let summary = output::write_outputs(dir, naming, records, running.driver.engine().config())
-                    .map_err(SessionError::Output)?;
-                self.summary = Some(summary);
-            }
-            // Batsim expects an answer without events to SIMULATION_ENDS.
-            return Ok(Reply {
-                events: Vec::new(),
-                finished: true,
-            });
-        }
-        // 4. A run that has ended by now in Batsim (its `delay` or walltime
-        // has passed) but whose end Batsim has not reported yet: the report
-        // comes in a later message, of this instant (Batsim splits an
-        // instant's events over several messages) or microseconds later
-        // (SimGrid's clock rounding, latencies). Arrivals, injections and
-        // passes wait for it, so that every end of an instant is applied
-        // before its arrivals, as in the built-in simulator. The engine holds
-        // an overdue job's processors meanwhile.
-        //
-        // The engine's clock follows the events (an end reported within
-        // `CLOCK_ROUNDING` after its expected time counts at that time), not
-        // the message's `now`: SimGrid's clock drifts by microseconds from
-        // the exact times, and a decision must not change because of that.
-        let waiting_for_ends = running.expected_ends.first().is_some_and(|&(end, _)| end <= now);
-        if !waiting_for_ends {
-            running.apply_arrivals(&mut reply)?;
-            // Cloud injection (every injection time up to the last static
-            // submission, like `swf inject` over the trace's span).
-            running
-                .inject_due(now, &mut reply)
-                .map_err(SessionError::Scheduling)?;
-        }
-        if static_done {
-            running.static_done = true;
-        }
-        // Schedule when this message brought an event, or when a pass is due
-        // (the driver's rule, as in the simulator): a message that only
-        // acknowledges a kill or brings an outdated call changes nothing. A
-        // pass due at an earlier time than `now` runs at that time.
-        let mut due = running.driver.due(now).filter(|_| !waiting_for_ends);
-        let events = running.driver.events() > events_before && !waiting_for_ends;
-        let passes_started = std::time::Instant::now();
-        if events || due.is_some() {
-            loop {
-                if let Some(t) = due {
-                    running.clock = running.clock.max(t);
-                }
-                running.rank_victims();
-                let decisions = running
-                    .driver
-                    .pass(running.clock)
-                    .map_err(SessionError::Livelock)?;
-                // After an eviction, the next pass comes with Batsim's report of
-                // the kill (as the simulator passes again after acknowledging it).
-                let evicted = decisions.iter().any(|d| matches!(d, Decision::Evict { .. }));
-                running
-                    .apply(decisions, &mut reply)
-                    .map_err(SessionError::Scheduling)?;
-                if evicted {
-                    break;
-                }
-                due = running.driver.due(now);
-                if due.is_none() {
-                    break;
-                }
-            }
-        }
-        running.schedule_time += passes_started.elapsed();
+        // 4. Arrivals, injections and passes, unless an end is still due.
+        running.decide(now, events_before, notices.no_more_static_jobs, &mut reply)?;
         // 5. Wake-ups and the end of registrations.
-        let mut wakeups = Vec::new();
-        if let Some(t) = running.driver.engine().next_wakeup() {
-            wakeups.push(t);
-        }
-        if let Some(t) = running.pending_injection() {
-            wakeups.push(t);
-        }
-        // Batsim reads the reply some time after `now` (its transfer takes
-        // longer the larger it is) and aborts on a call in its past: on a
-        // platform with latencies, no call earlier than `now` plus
-        // `CALL_MARGIN` times the observed latency (a wake-up due before then
-        // is served by that call).
-        for t in wakeups {
-            let at = if running.latency > Time::ZERO {
-                t.max(now + Time::from_ticks(running.latency.ticks().saturating_mul(CALL_MARGIN)))
-            } else {
-                t
-            };
-            if at > now && !at.is_infinite() && running.requested_calls.insert(at) {
-                reply.push(Outgoing::CallMeLater { at: at.as_secs_f64() });
-            }
-        }
-        if running.dynamic_jobs && !running.registration_finished && running.registrations_over() {
-            running.registration_finished = true;
-            reply.push(Outgoing::Notify {
-                notify_type: "registration_finished".into(),
-            });
-        }
+        running.call_me_later(now, &mut reply);
+        running.notify_registration_finished(&mut reply);
         Ok(Reply {
             events: reply,
             finished: false,
         })
     }
+
+    /// `SIMULATION_ENDS`: the session is finished, and with an output
+    /// directory `jobs.csv` and `summary.json` are written.
+    fn end(&mut self) -> Result<Reply, SessionError> {
+        self.finished = true;
+        if let (Some(dir), Some(running)) = (&self.config.out_dir, &self.running) {
+            let names = running.batsim_names();
+            let naming = Naming::Batsim {
+                workload: &running.workload_name,
+                names: &names,
+            };
+            let records = running.driver.engine().records();
+            let summary = output::write_outputs(dir, naming, records, running.driver.engine().config())
+                .map_err(SessionError::Output)?;
+            self.summary = Some(summary);
+        }
+        // Batsim expects an answer without events to SIMULATION_ENDS.
+        Ok(Reply {
+            events: Vec::new(),
+            finished: true,
+        })
+    }
+}
+
+/// What a message's notifications say about the simulation.
+#[derive(Clone, Copy, Debug, Default)]
+struct Notices {
+    /// `SIMULATION_ENDS`.
+    simulation_ends: bool,
+    /// `NOTIFY no_more_static_job_to_submit`.
+    no_more_static_jobs: bool,
 }
 
 impl Running {
+    /// A message's times: its `now` not before the previous message's, and
+    /// its events between the previous message and this one.
+    fn check_times(&self, message: &Message) -> Result<(), SessionError> {
+        if message.now < self.last_now {
+            return Err(SessionError::NowBackwards {
+                now: message.now,
+                previous: self.last_now,
+            });
+        }
+        if let Some((index, event)) = message
+            .events
+            .iter()
+            .enumerate()
+            .find(|(_, event)| event.timestamp < self.last_now)
+        {
+            return Err(SessionError::EventBackwards {
+                index,
+                timestamp: event.timestamp,
+                previous: self.last_now,
+            });
+        }
+        Ok(())
+    }
+
     /// Batsim's names of every job's last run, for `jobs.csv`.
     fn batsim_names(&self) -> HashMap<JobId, BatsimNames> {
         self.entries

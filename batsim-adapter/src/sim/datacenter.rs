@@ -6,12 +6,12 @@
 //! whose decisions are carried out (an eviction ends the run now and is
 //! acknowledged after the pass's decisions).
 
-use super::{run_length, SimError};
+use super::ends::{earliest, Ends, RunState};
+use super::{already_running, not_running, run_length, SimError};
 use interstice_core::datacenter::{Attempt, Datacenter, PetriNet, SchedulerTotals, Service, Totals};
 use interstice_core::qos::ClassReport;
 use interstice_core::{Decision, EndReason, Job, JobId, Time};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
 /// Where the jobs of a simulated data center come from.
 pub enum Source<'a> {
@@ -60,87 +60,123 @@ pub struct DatacenterRun {
     pub classes: Vec<ClassReport>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct End {
-    time: Time,
-    seq: u64,
-    scheduler: usize,
-    job: JobId,
-    run: u32,
-    walltime_reached: bool,
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct Live {
-    run: u32,
-    running: bool,
-}
+/// A scheduler's index and its job's id: a job of the data center.
+type Key = (usize, JobId);
 
 /// Run the data center until nothing is left to happen, handing every
 /// final attempt to `sink` as it comes.
 pub fn simulate_datacenter(
-    mut dc: Datacenter,
+    dc: Datacenter,
     sources: Vec<Source<'_>>,
     sink: &mut impl AttemptSink,
 ) -> Result<DatacenterRun, SimError> {
-    let mut sources: Vec<(Source<'_>, Option<Job>)> = sources
-        .into_iter()
-        .map(|mut source| {
-            let next = match &mut source {
-                Source::Direct { jobs, .. } | Source::Cloud { jobs, .. } => jobs.next(),
-            };
-            (source, next)
-        })
-        .collect();
-    let mut ends: BinaryHeap<Reverse<End>> = BinaryHeap::new();
-    let mut live: HashMap<(usize, JobId), Live> = HashMap::new();
-    let mut seq = 0u64;
-    let mut attempts = 0u64;
-    let mut passes = 0u64;
-    let mut end_time = Time::ZERO;
-    loop {
-        let next_submit = sources
+    let mut run = DcRun::new(dc, sources);
+    while let Some(now) = run.next_instant() {
+        run.end_runs(now)?;
+        run.arrive(now)?;
+        run.pass(now)?;
+        for attempt in run.dc.take_attempts() {
+            if let Some(scheduler) = attempt.scheduler {
+                run.live.remove(&(scheduler, attempt.local_id));
+            }
+            run.attempts += 1;
+            sink.attempt(run.attempts, attempt)?;
+        }
+        sink.reached(now)?;
+        run.end_time = now;
+    }
+    let finished = run.dc.finish();
+    sink.reached(Time::INFINITY)?;
+    for attempt in finished.attempts {
+        run.attempts += 1;
+        sink.attempt(run.attempts, attempt)?;
+    }
+    Ok(DatacenterRun {
+        totals: finished.totals,
+        schedulers: finished.schedulers,
+        net: finished.net,
+        end_time: run.end_time,
+        passes: run.passes,
+        classes: finished.classes,
+    })
+}
+
+/// A data-center simulation under way: the data center, each source with
+/// its next job, the pending ends and the runs of the jobs started.
+struct DcRun<'a> {
+    dc: Datacenter,
+    sources: Vec<(Source<'a>, Option<Job>)>,
+    ends: Ends<Key>,
+    live: HashMap<Key, RunState>,
+    /// Final attempts handed to the sink so far (the last one's `seq`).
+    attempts: u64,
+    passes: u64,
+    end_time: Time,
+}
+
+impl<'a> DcRun<'a> {
+    /// Nothing happened yet; each source's first job is pulled.
+    fn new(dc: Datacenter, sources: Vec<Source<'a>>) -> Self {
+        let sources = sources
+            .into_iter()
+            .map(|mut source| {
+                let next = match &mut source {
+                    Source::Direct { jobs, .. } | Source::Cloud { jobs, .. } => jobs.next(),
+                };
+                (source, next)
+            })
+            .collect();
+        DcRun {
+            dc,
+            sources,
+            ends: Ends::new(),
+            live: HashMap::new(),
+            attempts: 0,
+            passes: 0,
+            end_time: Time::ZERO,
+        }
+    }
+
+    /// The next instant something happens: a submission from any source,
+    /// an end, or the data center's own next event; `None` when nothing is left.
+    fn next_instant(&self) -> Option<Time> {
+        let next_submit = self
+            .sources
             .iter()
             .filter_map(|(_, next)| next.as_ref().map(|job| job.submit))
             .min();
-        let next_end = ends.peek().map(|Reverse(e)| e.time);
-        let Some(now) = [next_submit, next_end, dc.next_time()]
-            .into_iter()
-            .flatten()
-            .min()
-        else {
-            break;
-        };
+        earliest([next_submit, self.ends.next_time(), self.dc.next_time()])
+    }
 
-        // Ends first.
-        while let Some(Reverse(end)) = ends.peek().copied() {
-            if end.time != now {
-                break;
-            }
-            ends.pop();
-            let Some(state) = live
-                .get_mut(&(end.scheduler, end.job))
-                .filter(|state| state.running && state.run == end.run)
+    /// Ends first: every current run ending at `now` is reported to its
+    /// scheduler; the end of a run evicted since is dropped.
+    fn end_runs(&mut self, now: Time) -> Result<(), SimError> {
+        while let Some(end) = self.ends.pop_at(now) {
+            let Some(state) = self
+                .live
+                .get_mut(&end.job)
+                .filter(|state| state.ends_current(&end))
             else {
                 continue;
             };
             state.running = false;
-            let reason = if end.walltime_reached {
-                EndReason::WalltimeReached
-            } else {
-                EndReason::Completed
-            };
-            dc.job_ended(end.scheduler, end.job, now, reason)?;
+            let (scheduler, job) = end.job;
+            self.dc.job_ended(scheduler, job, now, end.reason())?;
         }
+        Ok(())
+    }
 
-        // Then arrivals, source by source.
-        for (source, next) in &mut sources {
+    /// Then arrivals, source by source: direct submissions to their
+    /// scheduler, cloud jobs to the data-center scheduler; a source whose
+    /// next job is submitted before `now` stops the run.
+    fn arrive(&mut self, now: Time) -> Result<(), SimError> {
+        for (source, next) in &mut self.sources {
             while next.as_ref().is_some_and(|job| job.submit == now) {
                 let job = next.take().expect("checked above");
                 let (jobs, previous) = match source {
                     Source::Direct { scheduler, jobs } => {
                         run_length(&job)?;
-                        dc.submit_direct(*scheduler, job)?;
+                        self.dc.submit_direct(*scheduler, job)?;
                         (jobs, now)
                     }
                     Source::Cloud {
@@ -149,7 +185,7 @@ pub fn simulate_datacenter(
                         jobs,
                     } => {
                         run_length(&job)?;
-                        dc.arrive_in(job, features.clone(), *service)?;
+                        self.dc.arrive_in(job, features.clone(), *service)?;
                         (jobs, now)
                     }
                 };
@@ -163,75 +199,40 @@ pub fn simulate_datacenter(
                 }
             }
         }
+        Ok(())
+    }
 
-        // One pass.
-        let decisions = dc.pass(now)?;
-        passes += 1;
+    /// One pass of the data center at `now`, its decisions carried out in
+    /// order (a start books the run's end, an eviction ends the run now);
+    /// the evictions are acknowledged after them.
+    fn pass(&mut self, now: Time) -> Result<(), SimError> {
+        let decisions = self.dc.pass(now)?;
+        self.passes += 1;
         let mut evicted = Vec::new();
         for (scheduler, decision) in decisions {
             match decision {
                 Decision::Start { id, .. } => {
-                    let job = dc.job(scheduler, id).ok_or(SimError::UnknownJob(id))?;
+                    let job = self.dc.job(scheduler, id).ok_or(SimError::UnknownJob(id))?;
                     let (length, reason) = run_length(job)?;
-                    let state = live.entry((scheduler, id)).or_default();
-                    if state.running {
-                        return Err(SimError::BadDecision {
-                            time: now,
-                            what: format!("start job {id}, which is already running"),
-                        });
+                    let state = self.live.entry((scheduler, id)).or_default();
+                    if !state.start() {
+                        return Err(already_running(now, id));
                     }
-                    state.running = true;
-                    state.run += 1;
-                    seq += 1;
-                    ends.push(Reverse(End {
-                        time: now + length,
-                        seq,
-                        scheduler,
-                        job: id,
-                        run: state.run,
-                        walltime_reached: reason == EndReason::WalltimeReached,
-                    }));
+                    self.ends.book(now + length, (scheduler, id), state.run, reason);
                 }
                 Decision::Evict { id } => {
-                    let state = live
-                        .get_mut(&(scheduler, id))
-                        .filter(|s| s.running)
-                        .ok_or_else(|| SimError::BadDecision {
-                            time: now,
-                            what: format!("evict job {id}, which is not running"),
-                        })?;
-                    state.running = false;
-                    state.run += 1;
+                    let evicted_now = self.live.get_mut(&(scheduler, id)).is_some_and(RunState::evict);
+                    if !evicted_now {
+                        return Err(not_running(now, id));
+                    }
                     evicted.push((scheduler, id));
                 }
                 Decision::Reject { .. } => {}
             }
         }
         for (scheduler, id) in evicted {
-            dc.job_ended(scheduler, id, now, EndReason::Evicted)?;
+            self.dc.job_ended(scheduler, id, now, EndReason::Evicted)?;
         }
-        for attempt in dc.take_attempts() {
-            if let Some(scheduler) = attempt.scheduler {
-                live.remove(&(scheduler, attempt.local_id));
-            }
-            attempts += 1;
-            sink.attempt(attempts, attempt)?;
-        }
-        sink.reached(now)?;
-        end_time = now;
+        Ok(())
     }
-    let finished = dc.finish();
-    sink.reached(Time::INFINITY)?;
-    for attempt in finished.attempts {
-        attempts += 1;
-        sink.attempt(attempts, attempt)?;
-    }
-    Ok(DatacenterRun {
-        totals: finished.totals,
-        schedulers: finished.schedulers,
-        net: finished.net,
-        end_time,
-        passes,
-        classes: finished.classes,
-    })
 }

@@ -26,14 +26,15 @@
 
 pub mod area_qos;
 pub mod datacenter;
+mod ends;
 pub mod synthetic;
 
+use ends::{earliest, Ends, RunState};
 use interstice_core::{
     Decision, Driver, EndReason, Engine, EngineConfig, EngineError, Job, JobId, JobRecord, Livelock, Summary,
     Time,
 };
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 /// A simulation failed.
 #[derive(Debug, thiserror::Error)]
@@ -151,17 +152,6 @@ impl SimResult {
     }
 }
 
-/// A pending end of one run of a job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct EndEvent {
-    time: Time,
-    /// Booking order: ties end in the order the runs started.
-    seq: u64,
-    job: JobId,
-    run: u32,
-    walltime_reached: bool,
-}
-
 /// Batsim's rule for a job with a `delay` profile: it sleeps the delay only
 /// if the delay is strictly below the walltime, else it sleeps until the
 /// walltime and ends `COMPLETED_WALLTIME_REACHED`. So a job whose delay equals
@@ -270,11 +260,26 @@ impl RecordSink for Collect {
 struct Live {
     /// Submission order (0-based).
     seq: u64,
-    /// Incremented at every start and eviction; an end event is live only if it carries the current value.
-    run: u32,
-    running: bool,
+    /// Its current run, and whether it is running.
+    runs: RunState,
     length: Time,
     reason: EndReason,
+}
+
+/// The engine asked to start a job whose run is still running.
+fn already_running(time: Time, id: JobId) -> SimError {
+    SimError::BadDecision {
+        time,
+        what: format!("start job {id}, which is already running"),
+    }
+}
+
+/// The engine asked to evict a job that is not running.
+fn not_running(time: Time, id: JobId) -> SimError {
+    SimError::BadDecision {
+        time,
+        what: format!("evict job {id}, which is not running"),
+    }
 }
 
 /// Simulate the jobs of `arrivals`, which must come in submission order,
@@ -291,80 +296,116 @@ pub fn simulate_stream(
 ) -> Result<SimRun, SimError> {
     let mut engine = Engine::new(config).map_err(SimError::Config)?;
     engine.hand_over_finished();
-    let mut driver = Driver::new(engine);
-    let mut live: HashMap<JobId, Live> = HashMap::new();
-    let mut ends: BinaryHeap<Reverse<EndEvent>> = BinaryHeap::new();
-    let mut decisions_log = Vec::new();
-    let mut stats = SimStats::default();
-    let mut submitted = 0u64;
-    let mut seq = 0u64;
-    let mut pending = arrivals.into_iter();
-    let mut pending_job = pending.next();
-
+    let mut run = Stream::new(Driver::new(engine), arrivals.into_iter(), options);
     progress(0);
-    loop {
-        let next_submit = pending_job.as_ref().map(|job| job.submit);
-        let next_end = ends.peek().map(|Reverse(event)| event.time);
-        let next_wakeup = driver.next_pass();
-        let Some(now) = [next_submit, next_end, next_wakeup].into_iter().flatten().min() else {
-            break;
-        };
+    while let Some(now) = run.next_instant() {
+        run.end_runs(now)?;
+        run.arrive(now, &mut progress)?;
+        run.pass(now)?;
+        hand_over(&mut run.driver, &mut run.live, sink)?;
+        // Jobs final after this pass (the evictions just acknowledged) are
+        // handed over after the next one, at `now` or later: every record
+        // still to come ends at `now` or later.
+        sink.reached(now)?;
+        run.stats.end_time = now;
+    }
+    progress(run.submitted);
+    run.finish(sink)
+}
 
-        // Completions first.
-        while let Some(Reverse(event)) = ends.peek().copied() {
-            if event.time != now {
-                break;
-            }
-            ends.pop();
-            // The end of a run that was evicted since (its job may be gone).
-            let Some(state) = live
-                .get_mut(&event.job)
-                .filter(|state| state.running && state.run == event.run)
+/// One streamed simulation under way: the engine's driver, the jobs in the
+/// system, the pending ends, the next arrival, and what the run keeps
+/// besides its records (the decision log, the loop counters).
+struct Stream<I> {
+    driver: Driver,
+    live: HashMap<JobId, Live>,
+    ends: Ends<JobId>,
+    arrivals: I,
+    next_arrival: Option<Job>,
+    /// Jobs submitted so far; the next one's submission order.
+    submitted: u64,
+    log_decisions: bool,
+    decisions: Vec<TimedDecision>,
+    stats: SimStats,
+}
+
+impl<I: Iterator<Item = Job>> Stream<I> {
+    /// Nothing happened yet; the first arrival is pulled.
+    fn new(driver: Driver, mut arrivals: I, options: &SimOptions) -> Self {
+        let next_arrival = arrivals.next();
+        Stream {
+            driver,
+            live: HashMap::new(),
+            ends: Ends::new(),
+            arrivals,
+            next_arrival,
+            submitted: 0,
+            log_decisions: options.log_decisions,
+            decisions: Vec::new(),
+            stats: SimStats::default(),
+        }
+    }
+
+    /// The next instant something happens: an arrival, an end, or a pass
+    /// the driver wants; `None` when nothing is left.
+    fn next_instant(&self) -> Option<Time> {
+        let next_submit = self.next_arrival.as_ref().map(|job| job.submit);
+        earliest([next_submit, self.ends.next_time(), self.driver.next_pass()])
+    }
+
+    /// Completions first: every run ending at `now` is reported to the
+    /// engine; the end of a run evicted since (its job may be gone) is
+    /// dropped and counted.
+    fn end_runs(&mut self, now: Time) -> Result<(), SimError> {
+        while let Some(end) = self.ends.pop_at(now) {
+            let Some(state) = self
+                .live
+                .get_mut(&end.job)
+                .filter(|state| state.runs.ends_current(&end))
             else {
-                stats.stale_ends += 1;
+                self.stats.stale_ends += 1;
                 continue;
             };
-            state.running = false;
-            let reason = if event.walltime_reached {
-                EndReason::WalltimeReached
-            } else {
-                EndReason::Completed
-            };
-            driver
-                .job_ended(event.job, now, reason)
+            state.runs.running = false;
+            self.driver
+                .job_ended(end.job, now, end.reason())
                 .map_err(|source| SimError::Engine {
                     time: now,
-                    job: Some(event.job),
+                    job: Some(end.job),
                     source,
                 })?;
         }
+        Ok(())
+    }
 
-        // Then arrivals.
-        while pending_job.as_ref().is_some_and(|job| job.submit == now) {
-            let job = pending_job.take().expect("checked above");
+    /// Then arrivals: every job submitted at `now`, each pulled after the
+    /// previous one is in; a duplicate id or a job submitted before `now`
+    /// stops the run.
+    fn arrive(&mut self, now: Time, progress: &mut impl FnMut(u64)) -> Result<(), SimError> {
+        while self.next_arrival.as_ref().is_some_and(|job| job.submit == now) {
+            let job = self.next_arrival.take().expect("checked above");
             let id = job.id;
             let (length, reason) = run_length(&job)?;
             let state = Live {
-                seq: submitted,
-                run: 0,
-                running: false,
+                seq: self.submitted,
+                runs: RunState::default(),
                 length,
                 reason,
             };
-            if live.insert(id, state).is_some() {
+            if self.live.insert(id, state).is_some() {
                 return Err(SimError::DuplicateJob(id));
             }
-            driver.submit(job).map_err(|source| SimError::Engine {
+            self.driver.submit(job).map_err(|source| SimError::Engine {
                 time: now,
                 job: Some(id),
                 source,
             })?;
-            submitted += 1;
-            if submitted % PROGRESS_EVERY == 0 {
-                progress(submitted);
+            self.submitted += 1;
+            if self.submitted % PROGRESS_EVERY == 0 {
+                progress(self.submitted);
             }
-            pending_job = pending.next();
-            if let Some(next) = &pending_job {
+            self.next_arrival = self.arrivals.next();
+            if let Some(next) = &self.next_arrival {
                 if next.submit < now {
                     return Err(SimError::Unsorted {
                         job: next.id,
@@ -374,62 +415,29 @@ pub fn simulate_stream(
                 }
             }
         }
+        Ok(())
+    }
 
-        // One scheduling pass.
-        if driver.last_pass() != Some(now) {
-            stats.timestamps += 1;
+    /// One scheduling pass at `now`, its decisions carried out in order;
+    /// the evictions are acknowledged after them.
+    fn pass(&mut self, now: Time) -> Result<(), SimError> {
+        if self.driver.last_pass() != Some(now) {
+            self.stats.timestamps += 1;
         }
-        let decisions = driver.pass(now)?;
-        stats.schedule_passes += 1;
-        stats.decisions += decisions.len() as u64;
+        let decisions = self.driver.pass(now)?;
+        self.stats.schedule_passes += 1;
+        self.stats.decisions += decisions.len() as u64;
         let mut evicted = Vec::new();
         for decision in decisions {
-            match &decision {
-                Decision::Evict { id } => {
-                    let state = live.get_mut(id).ok_or(SimError::UnknownJob(*id))?;
-                    if !state.running {
-                        return Err(SimError::BadDecision {
-                            time: now,
-                            what: format!("evict job {id}, which is not running"),
-                        });
-                    }
-                    state.running = false;
-                    state.run += 1;
-                    evicted.push(*id);
-                }
-                Decision::Start { id, .. } => {
-                    let state = live.get_mut(id).ok_or(SimError::UnknownJob(*id))?;
-                    if state.running {
-                        return Err(SimError::BadDecision {
-                            time: now,
-                            what: format!("start job {id}, which is already running"),
-                        });
-                    }
-                    state.running = true;
-                    state.run += 1;
-                    ends.push(Reverse(EndEvent {
-                        time: now + state.length,
-                        seq,
-                        job: *id,
-                        run: state.run,
-                        walltime_reached: state.reason == EndReason::WalltimeReached,
-                    }));
-                    seq += 1;
-                }
-                Decision::Reject { id, .. } => {
-                    if !live.contains_key(id) {
-                        return Err(SimError::UnknownJob(*id));
-                    }
-                }
-            }
-            if options.log_decisions {
-                decisions_log.push(TimedDecision { time: now, decision });
+            self.carry_out(now, &decision, &mut evicted)?;
+            if self.log_decisions {
+                self.decisions.push(TimedDecision { time: now, decision });
             }
         }
         // Kills take effect at once; they are acknowledged after the pass's
         // decisions, as Batsim reports them in its next message.
         for id in evicted {
-            driver
+            self.driver
                 .job_ended(id, now, EndReason::Evicted)
                 .map_err(|source| SimError::Engine {
                     time: now,
@@ -437,32 +445,63 @@ pub fn simulate_stream(
                     source,
                 })?;
         }
-        stats.peak_held = stats.peak_held.max(driver.engine().jobs_held() as u64);
-        hand_over(&mut driver, &mut live, sink)?;
-        // Jobs final after this pass (the evictions just acknowledged) are
-        // handed over after the next one, at `now` or later: every record
-        // still to come ends at `now` or later.
-        sink.reached(now)?;
-        stats.end_time = now;
+        self.stats.peak_held = self.stats.peak_held.max(self.driver.engine().jobs_held() as u64);
+        Ok(())
     }
-    progress(submitted);
 
-    // What is left never ended: it comes last, in submission order.
-    hand_over(&mut driver, &mut live, sink)?;
-    sink.reached(Time::INFINITY)?;
-    for record in driver.into_engine().into_records() {
-        if record.start.is_none() && !record.rejected {
-            stats.never_started += 1;
+    /// One decision: an eviction ends the run now (its id joins `evicted`),
+    /// a start books the run's end, a rejection only checks the job is known.
+    fn carry_out(
+        &mut self,
+        now: Time,
+        decision: &Decision,
+        evicted: &mut Vec<JobId>,
+    ) -> Result<(), SimError> {
+        match decision {
+            Decision::Evict { id } => {
+                let state = self.live.get_mut(id).ok_or(SimError::UnknownJob(*id))?;
+                if !state.runs.evict() {
+                    return Err(not_running(now, *id));
+                }
+                evicted.push(*id);
+            }
+            Decision::Start { id, .. } => {
+                let state = self.live.get_mut(id).ok_or(SimError::UnknownJob(*id))?;
+                if !state.runs.start() {
+                    return Err(already_running(now, *id));
+                }
+                self.ends
+                    .book(now + state.length, *id, state.runs.run, state.reason);
+            }
+            Decision::Reject { id, .. } => {
+                if !self.live.contains_key(id) {
+                    return Err(SimError::UnknownJob(*id));
+                }
+            }
         }
-        let state = live
-            .get(&record.job.id)
-            .ok_or(SimError::UnknownJob(record.job.id))?;
-        sink.record(state.seq, record)?;
+        Ok(())
     }
-    Ok(SimRun {
-        decisions: decisions_log,
-        stats,
-    })
+
+    /// Nothing is left to happen: the records still held, then what never
+    /// ended, last and in submission order.
+    fn finish(mut self, sink: &mut impl RecordSink) -> Result<SimRun, SimError> {
+        hand_over(&mut self.driver, &mut self.live, sink)?;
+        sink.reached(Time::INFINITY)?;
+        for record in self.driver.into_engine().into_records() {
+            if record.start.is_none() && !record.rejected {
+                self.stats.never_started += 1;
+            }
+            let state = self
+                .live
+                .get(&record.job.id)
+                .ok_or(SimError::UnknownJob(record.job.id))?;
+            sink.record(state.seq, record)?;
+        }
+        Ok(SimRun {
+            decisions: self.decisions,
+            stats: self.stats,
+        })
+    }
 }
 
 /// Give the sink the records of the jobs the engine is done with.

@@ -116,102 +116,24 @@ impl Sim<'_> {
         Ok(job)
     }
 
+    /// Carry out one event of the scheduler's reply, by kind.
     fn apply_event(&mut self, event: &Outgoing) -> Result<(), EventError> {
-        let now = self.now;
         match event {
-            Outgoing::ExecuteJob { job_id, alloc } => {
-                let id = job_id.clone();
-                let alloc_text = alloc.as_str();
-                let alloc: ProcSet = alloc_text.parse().map_err(|error| EventError::Alloc {
-                    alloc: alloc_text.to_string(),
-                    error,
-                })?;
-                let job = Self::waiting_job(&mut self.jobs, &id)?;
-                if alloc.len() != job.res {
-                    return Err(EventError::AllocSize {
-                        job: id,
-                        res: job.res,
-                        alloc: alloc_text.to_string(),
-                        size: alloc.len(),
-                    });
-                }
-                for p in alloc.iter() {
-                    match self.busy.get(p as usize) {
-                        None => {
-                            return Err(EventError::NoSuchResource {
-                                resource: p,
-                                nb_res: self.nb_res,
-                            })
-                        }
-                        Some(Some(other)) => {
-                            return Err(EventError::DoubleBooking {
-                                resource: p,
-                                job: other.clone(),
-                            })
-                        }
-                        Some(None) => {}
-                    }
-                }
-                for p in alloc.iter() {
-                    self.busy[p as usize] = Some(id.clone());
-                }
-                let (duration, state) = job.kind.outcome(job.runtime, job.walltime);
-                let end = now + duration;
-                job.state = JobState::Running {
-                    start: now,
-                    end,
-                    alloc,
-                    state,
-                };
-                self.ends.push(Reverse((end, id)));
-            }
+            Outgoing::ExecuteJob { job_id, alloc } => self.execute_job(job_id, alloc),
             Outgoing::RejectJob { job_id } => {
                 let job = Self::waiting_job(&mut self.jobs, job_id)?;
                 job.state = JobState::Rejected;
                 self.report.rejected.push(job_id.clone());
+                Ok(())
             }
-            Outgoing::KillJob { job_ids } => {
-                let mut killed = Vec::new();
-                for id in job_ids {
-                    let id = id.clone();
-                    let job = self
-                        .jobs
-                        .get_mut(&id)
-                        .ok_or_else(|| EventError::UnknownJob(id.clone()))?;
-                    match std::mem::replace(&mut job.state, JobState::Done) {
-                        JobState::Running { start, alloc, .. } => {
-                            self.to_free.push(alloc.clone());
-                            self.report.executions.push(Execution {
-                                job_id: id.clone(),
-                                submit: job.submit,
-                                start,
-                                end: now,
-                                alloc,
-                                res: job.res,
-                                state: "COMPLETED_KILLED",
-                            });
-                        }
-                        JobState::Done => {}
-                        other => {
-                            return Err(EventError::NotRunning {
-                                job: id,
-                                state: other,
-                            })
-                        }
-                    }
-                    killed.push(id);
-                }
-                self.immediate.push(Event {
-                    timestamp: now.as_secs_f64(),
-                    kind: EventKind::JobKilled { job_ids: killed },
-                });
-            }
+            Outgoing::KillJob { job_ids } => self.kill_jobs(job_ids),
             Outgoing::CallMeLater { at } => {
                 let at = Time::from_secs_f64(*at);
-                if at < now {
+                if at < self.now {
                     return Err(EventError::CallInPast(at));
                 }
                 self.calls.insert(at);
+                Ok(())
             }
             Outgoing::RegisterProfile {
                 workload_name,
@@ -225,62 +147,165 @@ impl Sim<'_> {
                     .entry(workload_name.clone())
                     .or_default()
                     .insert(profile_name.clone(), profile.clone());
+                Ok(())
             }
-            Outgoing::RegisterJob { job_id, job } => {
-                if !self.config.dynamic_jobs {
-                    return Err(EventError::DynamicJobsDisabled);
+            Outgoing::RegisterJob { job_id, job } => self.register_job(job_id, job),
+            Outgoing::Notify { notify_type } => {
+                match notify_type.as_str() {
+                    "registration_finished" => self.registration_finished = true,
+                    "continue_registration" => self.registration_finished = false,
+                    other => return Err(EventError::UnknownNotification(other.to_string())),
                 }
-                if self.registration_finished {
-                    return Err(EventError::RegistrationFinished);
+                Ok(())
+            }
+        }
+    }
+
+    /// `EXECUTE_JOB`: a waiting job starts now on `alloc` (exactly its `res`
+    /// resources, all of them free), its end booked by its profile.
+    fn execute_job(&mut self, job_id: &str, alloc: &str) -> Result<(), EventError> {
+        let now = self.now;
+        let id = job_id.to_string();
+        let alloc_text = alloc;
+        let alloc: ProcSet = alloc_text.parse().map_err(|error| EventError::Alloc {
+            alloc: alloc_text.to_string(),
+            error,
+        })?;
+        let job = Self::waiting_job(&mut self.jobs, &id)?;
+        if alloc.len() != job.res {
+            return Err(EventError::AllocSize {
+                job: id,
+                res: job.res,
+                alloc: alloc_text.to_string(),
+                size: alloc.len(),
+            });
+        }
+        for p in alloc.iter() {
+            match self.busy.get(p as usize) {
+                None => {
+                    return Err(EventError::NoSuchResource {
+                        resource: p,
+                        nb_res: self.nb_res,
+                    })
                 }
-                let id = job_id.clone();
-                let (workload, _) = id
-                    .split_once('!')
-                    .ok_or_else(|| EventError::NotWorkloadName(id.clone()))?;
-                if self.jobs.contains_key(&id) {
-                    return Err(EventError::IdUsed(id));
+                Some(Some(other)) => {
+                    return Err(EventError::DoubleBooking {
+                        resource: p,
+                        job: other.clone(),
+                    })
                 }
-                let job = job.as_object().ok_or(EventError::NoJobObject)?;
-                let parsed = JobDescription::from_object(job).map_err(EventError::JobField)?;
-                let res = parsed
-                    .procs()
-                    .and_then(|n| u32::try_from(n).ok())
-                    .ok_or(EventError::Res(parsed.res))?;
-                let (runtime, kind) = self
-                    .runtime(workload, &parsed.profile)
-                    .map_err(EventError::Profile)?;
-                let walltime = parsed.walltime_secs().map(Time::from_secs_f64);
-                let mut description = job.clone();
-                description.insert("subtime".into(), json!(now.as_secs_f64()));
-                if self.config.acknowledge_dynamic_jobs {
-                    self.immediate.push(Event {
-                        timestamp: now.as_secs_f64(),
-                        kind: EventKind::JobSubmitted(JobSubmitted {
-                            job_id: id.clone(),
-                            job: description.clone(),
-                        }),
+                Some(None) => {}
+            }
+        }
+        for p in alloc.iter() {
+            self.busy[p as usize] = Some(id.clone());
+        }
+        let (duration, state) = job.kind.outcome(job.runtime, job.walltime);
+        let end = now + duration;
+        job.state = JobState::Running {
+            start: now,
+            end,
+            alloc,
+            state,
+        };
+        self.ends.push(Reverse((end, id)));
+        Ok(())
+    }
+
+    /// `KILL_JOB`: each running job ends now `COMPLETED_KILLED` (its
+    /// resources freed after this reply), one already done is left alone;
+    /// Batsim's `JOB_KILLED` for all of them is queued for the next message.
+    fn kill_jobs(&mut self, job_ids: &[String]) -> Result<(), EventError> {
+        let now = self.now;
+        let mut killed = Vec::new();
+        for id in job_ids {
+            let id = id.clone();
+            let job = self
+                .jobs
+                .get_mut(&id)
+                .ok_or_else(|| EventError::UnknownJob(id.clone()))?;
+            match std::mem::replace(&mut job.state, JobState::Done) {
+                JobState::Running { start, alloc, .. } => {
+                    self.to_free.push(alloc.clone());
+                    self.report.executions.push(Execution {
+                        job_id: id.clone(),
+                        submit: job.submit,
+                        start,
+                        end: now,
+                        alloc,
+                        res: job.res,
+                        state: "COMPLETED_KILLED",
                     });
                 }
-                self.jobs.insert(
-                    id.clone(),
-                    SimJob {
-                        submit: now,
-                        walltime,
-                        res,
-                        runtime,
-                        kind,
-                        description,
-                        state: JobState::Submitted,
-                    },
-                );
-                self.report.registered.push(id);
+                JobState::Done => {}
+                other => {
+                    return Err(EventError::NotRunning {
+                        job: id,
+                        state: other,
+                    })
+                }
             }
-            Outgoing::Notify { notify_type } => match notify_type.as_str() {
-                "registration_finished" => self.registration_finished = true,
-                "continue_registration" => self.registration_finished = false,
-                other => return Err(EventError::UnknownNotification(other.to_string())),
-            },
+            killed.push(id);
         }
+        self.immediate.push(Event {
+            timestamp: now.as_secs_f64(),
+            kind: EventKind::JobKilled { job_ids: killed },
+        });
+        Ok(())
+    }
+
+    /// `REGISTER_JOB` (dynamic jobs, before `registration_finished`): a new
+    /// job of an existing profile, submitted now; acknowledged with a
+    /// `JOB_SUBMITTED` when Batsim would.
+    fn register_job(&mut self, job_id: &str, job: &serde_json::Value) -> Result<(), EventError> {
+        let now = self.now;
+        if !self.config.dynamic_jobs {
+            return Err(EventError::DynamicJobsDisabled);
+        }
+        if self.registration_finished {
+            return Err(EventError::RegistrationFinished);
+        }
+        let id = job_id.to_string();
+        let (workload, _) = id
+            .split_once('!')
+            .ok_or_else(|| EventError::NotWorkloadName(id.clone()))?;
+        if self.jobs.contains_key(&id) {
+            return Err(EventError::IdUsed(id));
+        }
+        let job = job.as_object().ok_or(EventError::NoJobObject)?;
+        let parsed = JobDescription::from_object(job).map_err(EventError::JobField)?;
+        let res = parsed
+            .procs()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or(EventError::Res(parsed.res))?;
+        let (runtime, kind) = self
+            .runtime(workload, &parsed.profile)
+            .map_err(EventError::Profile)?;
+        let walltime = parsed.walltime_secs().map(Time::from_secs_f64);
+        let mut description = job.clone();
+        description.insert("subtime".into(), json!(now.as_secs_f64()));
+        if self.config.acknowledge_dynamic_jobs {
+            self.immediate.push(Event {
+                timestamp: now.as_secs_f64(),
+                kind: EventKind::JobSubmitted(JobSubmitted {
+                    job_id: id.clone(),
+                    job: description.clone(),
+                }),
+            });
+        }
+        self.jobs.insert(
+            id.clone(),
+            SimJob {
+                submit: now,
+                walltime,
+                res,
+                runtime,
+                kind,
+                description,
+                state: JobState::Submitted,
+            },
+        );
+        self.report.registered.push(id);
         Ok(())
     }
 }

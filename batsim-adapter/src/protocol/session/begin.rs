@@ -1,14 +1,45 @@
 //! `SIMULATION_BEGINS`: the engine built from the command line's options and
 //! Batsim's `--sched-cfg`, and the simulation's initial state.
 
-use super::{BeginError, Running, Session, DYNAMIC_WORKLOAD, SYNTHETIC_ID_BASE};
+use super::{BeginError, Running, Session, SessionError, DYNAMIC_WORKLOAD, SYNTHETIC_ID_BASE};
 use crate::protocol::classes::{Classes, OptionSource};
-use crate::protocol::messages::SimulationBegins;
+use crate::protocol::messages::{EventKind, Message, SimulationBegins};
 use crate::protocol::options::EngineOptions;
 use interstice_core::{Driver, Engine, Time};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 impl Session {
+    /// The message's `SIMULATION_BEGINS`, if any, starts the simulation: the
+    /// first message must have one, and no later message may.
+    pub(super) fn begin_once(&mut self, message: &Message) -> Result<(), SessionError> {
+        let begins_at = message
+            .events
+            .iter()
+            .position(|e| matches!(e.kind, EventKind::SimulationBegins(_)));
+        match (begins_at, self.running.is_some()) {
+            (Some(index), true) => {
+                return Err(SessionError::Begin {
+                    index,
+                    problem: Box::new(BeginError::AlreadyBegun),
+                })
+            }
+            (Some(index), false) => {
+                if let EventKind::SimulationBegins(begins) = &message.events[index].kind {
+                    let running = self
+                        .begin(begins, message.now)
+                        .map_err(|problem| SessionError::Begin {
+                            index,
+                            problem: Box::new(problem),
+                        })?;
+                    self.running = Some(running);
+                }
+            }
+            (None, false) => return Err(SessionError::NotBegun),
+            (None, true) => {}
+        }
+        Ok(())
+    }
+
     pub(super) fn begin(&self, begins: &SimulationBegins, now: f64) -> Result<Running, BeginError> {
         let from_batsim =
             EngineOptions::from_sched_config(&begins.sched_config).map_err(BeginError::Options)?;

@@ -2,8 +2,8 @@
 //! engine (a kill's outcome included), and the starts held back until a
 //! kill has freed their processors.
 
-use super::{HeldStart, JobError, Running, Tracked, CLOCK_ROUNDING};
-use crate::protocol::messages::{FinalState, JobCompleted, Outgoing};
+use super::{HeldStart, JobError, Running, SessionError, Tracked, CLOCK_ROUNDING};
+use crate::protocol::messages::{EventKind, FinalState, JobCompleted, Message, Outgoing};
 use interstice_core::{EndReason, EngineError, JobId, JobState, Time};
 
 /// The engine refused an event about Batsim job `batsim_id`.
@@ -15,6 +15,51 @@ fn engine_error(batsim_id: &str, error: EngineError) -> JobError {
 }
 
 impl Running {
+    /// A message's ends: its completions in a canonical order (time, then
+    /// the order the runs started, as the simulator ends same-time runs),
+    /// then its kills.
+    pub(super) fn apply_ends(
+        &mut self,
+        message: &Message,
+        reply: &mut Vec<Outgoing>,
+    ) -> Result<(), SessionError> {
+        let mut completions: Vec<(usize, &JobCompleted, Time, u64)> = message
+            .events
+            .iter()
+            .enumerate()
+            .filter_map(|(index, event)| match &event.kind {
+                EventKind::JobCompleted(completed) => Some((
+                    index,
+                    completed,
+                    Time::from_secs_f64(event.timestamp),
+                    self.start_order(&completed.job_id),
+                )),
+                _ => None,
+            })
+            .collect();
+        completions.sort_by_key(|&(index, _, at, order)| (at, order, index));
+        for (index, completed, at, _) in completions {
+            self.job_completed(completed, at)
+                .map_err(|problem| SessionError::Event {
+                    index,
+                    event_type: "JOB_COMPLETED",
+                    problem,
+                })?;
+        }
+        for (index, event) in message.events.iter().enumerate() {
+            if let EventKind::JobKilled { job_ids } = &event.kind {
+                let at = Time::from_secs_f64(event.timestamp);
+                self.job_killed(job_ids, at, reply)
+                    .map_err(|problem| SessionError::Event {
+                        index,
+                        event_type: "JOB_KILLED",
+                        problem,
+                    })?;
+            }
+        }
+        Ok(())
+    }
+
     /// When the job's current run started, relative to the others (unknown jobs last).
     pub(super) fn start_order(&self, batsim_id: &str) -> u64 {
         self.by_batsim

@@ -71,9 +71,20 @@ impl Running {
         Ok(())
     }
 
+    /// `NOTIFY registration_finished`, once, when Batsim's dynamic jobs are
+    /// on and no registration can be needed any more.
+    pub(super) fn notify_registration_finished(&mut self, reply: &mut Vec<Outgoing>) {
+        if self.dynamic_jobs && !self.registration_finished && self.registrations_over() {
+            self.registration_finished = true;
+            reply.push(Outgoing::Notify {
+                notify_type: "registration_finished".into(),
+            });
+        }
+    }
+
     /// No registration can be needed any more: static jobs are all in, no
     /// injection is pending and no evicted job may come back.
-    pub(super) fn registrations_over(&self) -> bool {
+    fn registrations_over(&self) -> bool {
         if !self.static_done || !self.killing.is_empty() || !self.held.is_empty() {
             return false;
         }

@@ -1,8 +1,8 @@
 //! `JOB_SUBMITTED`: the arrivals applied in a canonical order, each Batsim job
 //! turned into an engine job with an engine id and queued in the engine.
 
-use super::{Entry, JobError, Running, SessionError, Tracked, DYNAMIC_WORKLOAD, SYNTHETIC_ID_BASE};
-use crate::protocol::messages::{JobSubmitted, Outgoing};
+use super::{Arrival, Entry, JobError, Running, SessionError, Tracked, DYNAMIC_WORKLOAD, SYNTHETIC_ID_BASE};
+use crate::protocol::messages::{EventKind, JobSubmitted, Message, Outgoing};
 use interstice_core::{EngineError, Job, JobId, JobKind, Time};
 use interstice_swf::label::JobLabel;
 use interstice_swf::{JobDescription, Profile};
@@ -14,6 +14,28 @@ fn job_order_key(batsim_id: &str) -> (&str, u64, &str) {
 }
 
 impl Running {
+    /// A message's `JOB_SUBMITTED`s join the arrivals not applied yet
+    /// ([`Running::apply_arrivals`] applies them once no end is due); each
+    /// one's delay since its `subtime` updates the observed latency.
+    pub(super) fn queue_arrivals(&mut self, message: &Message) {
+        for (index, event) in message.events.iter().enumerate() {
+            if let EventKind::JobSubmitted(submitted) = &event.kind {
+                let at = Time::from_secs_f64(event.timestamp);
+                if let Some(subtime) = JobDescription::from_object(&submitted.job)
+                    .ok()
+                    .and_then(|description| description.subtime)
+                {
+                    self.latency = self.latency.max(at - Time::from_secs_f64(subtime));
+                }
+                self.arrivals.push(Arrival {
+                    index,
+                    submitted: submitted.clone(),
+                    at,
+                });
+            }
+        }
+    }
+
     /// Submit the waiting arrivals, in a canonical order (time, then
     /// workload and job number: Batsim sorts same-time jobs by id as text).
     pub(super) fn apply_arrivals(&mut self, reply: &mut Vec<Outgoing>) -> Result<(), SessionError> {
