@@ -3,9 +3,10 @@
 //! scheduler, which also runs `watchdog` after its last run while requests
 //! are pending; the fairness windows are closed at their boundaries.
 
-use super::report::{self, ClassReport, RequestRecord, WindowStat};
-use super::scheduler::{At, Platform, Preemption, Wake};
-use super::{QosConfig, QosError, Request, Resize};
+use crate::qos::config::{QosConfig, QosError, Request, Resize};
+use crate::qos::policy::Rules;
+use crate::qos::report::{self, ClassReport, RequestRecord, WindowStat};
+use crate::qos::scheduler::{At, Platform, PreemptedFor, Preemption, Wake};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -35,7 +36,7 @@ impl Outcome {
     pub fn preemptions_for_capacity(&self) -> usize {
         self.preemptions
             .iter()
-            .filter(|p| p.by == super::PreemptedFor::Capacity)
+            .filter(|p| p.by == PreemptedFor::Capacity)
             .count()
     }
 }
@@ -92,7 +93,7 @@ fn run(
     // When the policy's decisions do not change with time, after a run that
     // changed nothing only an event can make the next one do something (the
     // run as written keeps running, and decides the same).
-    let time_invariant = !as_written && !super::policy::Rules::new(cfg).changes_with_time();
+    let time_invariant = !as_written && !Rules::new(cfg).changes_with_time();
     let mut now;
     loop {
         let next_event = [
