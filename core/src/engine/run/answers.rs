@@ -231,7 +231,7 @@ impl State {
             .map(|((start, end), ps)| FutureSlot {
                 start,
                 end,
-                procs: crate::ProcSet::from_sorted_ids(ps),
+                procs: crate::procset::ProcSet::from_sorted_ids(ps),
             })
             .collect();
         Slots { immediate, future }
