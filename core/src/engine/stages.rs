@@ -76,14 +76,7 @@ fn place_by_stages(
     ask: Ask,
     between_and_after: impl FnOnce() -> Option<(Time, Vec<u32>)>,
 ) -> Option<(Time, Bits)> {
-    let Ask {
-        plan,
-        mask,
-        bits: mask_bits,
-        k,
-        wt,
-        now,
-    } = ask;
+    let (plan, mask, mask_bits, k, wt, now) = (ask.plan, ask.mask, ask.bits, ask.k, ask.wt, ask.now);
     if k == 0 || k > mask_bits.count() {
         return None;
     }
@@ -154,14 +147,7 @@ fn stage_immediate(plan: &Profile, mask: &Bits, k: u32, wt: Time, now: Time) -> 
 /// fails, for every job of the same shape: a root that failed is remembered
 /// (until a processor is freed over its window) and not tried again.
 fn stage_between(ask: Ask, runs: &FreeRuns) -> Option<(Time, Vec<u32>)> {
-    let Ask {
-        plan,
-        mask,
-        bits: mask_bits,
-        k,
-        wt,
-        now,
-    } = ask;
+    let (plan, mask, mask_bits, k, wt, now) = (ask.plan, ask.mask, ask.bits, ask.k, ask.wt, ask.now);
     let gather = |root: u32, start: Time| -> Option<Vec<u32>> {
         let mut ids = vec![root];
         if k > 1 {
@@ -196,14 +182,7 @@ fn stage_after(
     runs: &FreeRuns,
     maintenance: &impl Fn(u32, Time, Time) -> bool,
 ) -> Option<(Time, Vec<u32>)> {
-    let Ask {
-        plan,
-        bits: mask,
-        k,
-        wt,
-        now,
-        ..
-    } = ask;
+    let (plan, mask, k, wt, now) = (ask.plan, ask.bits, ask.k, ask.wt, ask.now);
     // D: (end of the last planned job, candidate start, processor).
     let mut d: Vec<(Time, Time, u32)> = mask
         .iter()
@@ -283,14 +262,7 @@ pub(crate) fn published_future_fit(
     deadline: Time,
     maintenance: impl Fn(u32, Time, Time) -> bool,
 ) -> Option<Time> {
-    let Ask {
-        plan,
-        bits: mask_bits,
-        k,
-        wt,
-        now,
-        ..
-    } = ask;
+    let (plan, mask_bits, k, wt, now) = (ask.plan, ask.bits, ask.k, ask.wt, ask.now);
     let runs = plan.free_runs();
     // Every processor's published slots, one list. They are disjoint per
     // processor once the slot after its last job, when that is the run
@@ -406,14 +378,7 @@ mod tests {
         }
 
         fn between(ask: Ask, runs: &[Runs]) -> Option<(Time, Vec<u32>)> {
-            let Ask {
-                plan,
-                bits: mask,
-                k,
-                wt,
-                now,
-                ..
-            } = ask;
+            let (plan, mask, k, wt, now) = (ask.plan, ask.bits, ask.k, ask.wt, ask.now);
             for root in runs {
                 for &(s, e) in &root.runs {
                     if e.is_infinite() {
@@ -439,7 +404,7 @@ mod tests {
             runs: &[Runs],
             maintenance: &impl Fn(u32, Time, Time) -> bool,
         ) -> Option<(Time, Vec<u32>)> {
-            let Ask { plan, k, wt, now, .. } = ask;
+            let (plan, k, wt, now) = (ask.plan, ask.k, ask.wt, ask.now);
             let mut d: Vec<(Time, Time, u32)> = runs
                 .iter()
                 .filter_map(|r| {
@@ -473,14 +438,7 @@ mod tests {
             deadline: Time,
             maintenance: impl Fn(u32, Time, Time) -> bool,
         ) -> Option<Time> {
-            let Ask {
-                plan,
-                bits: mask_bits,
-                k,
-                wt,
-                now,
-                ..
-            } = ask;
+            let (plan, mask_bits, k, wt, now) = (ask.plan, ask.bits, ask.k, ask.wt, ask.now);
             let runs = idle_runs(plan, mask_bits, now);
             // Per processor, its slots; one inside another is the same
             // idle time, counted once.
