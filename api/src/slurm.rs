@@ -539,48 +539,40 @@ mod tests {
         assert_eq!(parse_duration("999999999999999-00:00:00"), None);
     }
 
+    /// A marker that says only whether the job was predicted, and its SLO.
+    fn bare(predicted: bool, slo_seconds: f64) -> Marker {
+        Marker {
+            predicted,
+            slo_seconds,
+            predicted_completion: None,
+            predicted_violation: None,
+            violation_probability: None,
+            verdicts: None,
+            hold: None,
+            class: None,
+            evicted_for: None,
+        }
+    }
+
     #[test]
     fn markers_are_found_in_comments() {
         assert_eq!(
             parse_marker("interstice:unpredicted slo=410"),
-            Some(Marker {
-                predicted: false,
-                slo_seconds: 410.0,
-                predicted_completion: None,
-                predicted_violation: None,
-                violation_probability: None,
-                verdicts: None,
-                hold: None,
-                class: None,
-                evicted_for: None,
-            })
+            Some(bare(false, 410.0))
         );
         assert_eq!(
             parse_marker("run 7 interstice:accepted slo=300 predicted_completion=1060"),
             Some(Marker {
-                predicted: true,
-                slo_seconds: 300.0,
                 predicted_completion: Some(1060.0),
-                predicted_violation: None,
-                violation_probability: None,
-                verdicts: None,
-                hold: None,
-                class: None,
-                evicted_for: None,
+                ..bare(true, 300.0)
             })
         );
         assert_eq!(
             parse_marker("interstice:accepted slo=300 predicted_completion=1060 predicted_violation=1"),
             Some(Marker {
-                predicted: true,
-                slo_seconds: 300.0,
                 predicted_completion: Some(1060.0),
                 predicted_violation: Some(true),
-                violation_probability: None,
-                verdicts: None,
-                hold: None,
-                class: None,
-                evicted_for: None,
+                ..bare(true, 300.0)
             })
         );
         assert_eq!(
@@ -600,15 +592,9 @@ mod tests {
     #[test]
     fn markers_read_back_what_they_write() {
         let accepted = Marker {
-            predicted: true,
-            slo_seconds: 120.0,
             predicted_completion: Some(1060.4),
             predicted_violation: Some(false),
-            violation_probability: None,
-            verdicts: None,
-            hold: None,
-            class: None,
-            evicted_for: None,
+            ..bare(true, 120.0)
         };
         assert_eq!(
             accepted.to_string(),
@@ -666,17 +652,7 @@ mod tests {
                 "{bad} reads as absent"
             );
         }
-        let unpredicted = Marker {
-            predicted: false,
-            slo_seconds: 410.0,
-            predicted_completion: None,
-            predicted_violation: None,
-            violation_probability: None,
-            verdicts: None,
-            hold: None,
-            class: None,
-            evicted_for: None,
-        };
+        let unpredicted = bare(false, 410.0);
         assert_eq!(unpredicted.to_string(), "interstice:unpredicted slo=410");
         assert_eq!(parse_marker(&unpredicted.to_string()), Some(unpredicted.clone()));
         let evicted = Marker {

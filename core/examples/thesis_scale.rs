@@ -13,6 +13,7 @@ use interstice_core::{
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+/// A 64-bit linear congruential generator: the same scenario at every run.
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> f64 {
@@ -27,6 +28,9 @@ impl Lcg {
     }
 }
 
+/// The platform's processors.
+const M: u32 = 2560;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |i: usize, d: &str| args.get(i).cloned().unwrap_or_else(|| d.to_string());
@@ -35,12 +39,44 @@ fn main() {
     let policy: Policy = arg(3, "conservative").parse().expect("policy");
     let cloud_rt: i64 = arg(4, "60").parse().expect("cloud runtime");
     let slack: f64 = arg(5, "2.0").parse().expect("slack");
-    let m = 2560;
+    let m = M;
     let horizon = (days * 86400.0) as i64;
     let mut rng = Lcg(42);
+    let mut jobs = hpc_jobs(&mut rng, horizon);
+    let n_hpc = jobs.len();
+    jobs.extend(cloud_jobs(&mut rng, horizon, n_hpc as u64, conv, cloud_rt, slack));
+    jobs.sort_by_key(|j| (j.submit, j.id));
+    println!(
+        "{} HPC + {} cloud jobs, m = {m}, m_conv = {conv}, {policy}",
+        n_hpc,
+        jobs.len() - n_hpc
+    );
+    let mut cfg = EngineConfig::new(m, policy);
+    cfg.conv_procs = conv;
+    let mut eng = Driver::new(Engine::new(cfg).expect("config"));
+    let started = Instant::now();
+    let passes = replay(&mut eng, &jobs);
+    let elapsed = started.elapsed();
+    let s = Summary::compute(eng.engine().records(), m);
+    println!(
+        "replayed in {:.2} s ({passes} passes); violations {} ({:.4} %), evictions {}, hpc makespan {:.0} s, utilisation {:.3}, thesis accuracy {:.3}, thesis precision {:.3}",
+        elapsed.as_secs_f64(),
+        s.violations,
+        Shown(s.violation_percent),
+        s.evictions,
+        s.hpc_makespan,
+        Shown(s.utilization),
+        Shown(s.prediction.thesis_accuracy),
+        Shown(s.prediction.thesis_precision)
+    );
+}
+
+/// The HPC jobs up to `horizon` seconds, ids from 1: ~11,000 a month
+/// (Poisson arrivals), 95 % on 1 to 16 processors and the rest on 16 to
+/// 1,024, running a log-uniform minute to day, half their walltime.
+fn hpc_jobs(rng: &mut Lcg, horizon: i64) -> Vec<Job> {
     let mut jobs = Vec::new();
     let mut id = 0u64;
-    // HPC: ~11,000 a month.
     let mut t = 0.0;
     let gap = 30.0 * 86400.0 / 11000.0;
     while (t as i64) < horizon {
@@ -57,14 +93,21 @@ fn main() {
             walltime: Time::from_secs((run * 2.0) as i64),
             walltime_enforced: true,
             runtime: Some(Time::from_secs(run as i64)),
-            procs: procs.clamp(1, m),
+            procs: procs.clamp(1, M),
             kind: JobKind::Hpc,
             slo: None,
         });
         t += -gap * (1.0 - rng.next()).ln();
     }
-    let n_hpc = jobs.len();
-    // Cloud: one every 10 s.
+    jobs
+}
+
+/// The cloud jobs up to `horizon` seconds, ids after `last_id`: one every
+/// 10 s on 1, 2 or 4 processors (at most the area's `conv`), a 180 s
+/// walltime, running `cloud_rt` seconds, with an SLO of `slack` walltimes.
+fn cloud_jobs(rng: &mut Lcg, horizon: i64, last_id: u64, conv: u32, cloud_rt: i64, slack: f64) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    let mut id = last_id;
     let mut c = 0;
     while c < horizon {
         id += 1;
@@ -81,20 +124,17 @@ fn main() {
         });
         c += 10;
     }
-    jobs.sort_by_key(|j| (j.submit, j.id));
-    println!(
-        "{} HPC + {} cloud jobs, m = {m}, m_conv = {conv}, {policy}",
-        n_hpc,
-        jobs.len() - n_hpc
-    );
-    let mut cfg = EngineConfig::new(m, policy);
-    cfg.conv_procs = conv;
-    let mut eng = Driver::new(Engine::new(cfg).expect("config"));
+    jobs
+}
+
+/// Replays `jobs` (by submit time) through `eng` as a shell does: at each
+/// instant the ends, then the arrivals, then a pass, each job running its
+/// run time (at most its walltime) unless evicted. Returns the passes.
+fn replay(eng: &mut Driver, jobs: &[Job]) -> u64 {
     let by_id: BTreeMap<JobId, Job> = jobs.iter().map(|j| (j.id, j.clone())).collect();
     let mut ends: BTreeSet<(Time, JobId)> = BTreeSet::new();
     let mut end_of: BTreeMap<JobId, Time> = BTreeMap::new();
     let mut next = 0;
-    let started = Instant::now();
     let mut passes = 0u64;
     loop {
         let cand = [
@@ -136,17 +176,5 @@ fn main() {
             }
         }
     }
-    let elapsed = started.elapsed();
-    let s = Summary::compute(eng.engine().records(), m);
-    println!(
-        "replayed in {:.2} s ({passes} passes); violations {} ({:.4} %), evictions {}, hpc makespan {:.0} s, utilisation {:.3}, thesis accuracy {:.3}, thesis precision {:.3}",
-        elapsed.as_secs_f64(),
-        s.violations,
-        Shown(s.violation_percent),
-        s.evictions,
-        s.hpc_makespan,
-        Shown(s.utilization),
-        Shown(s.prediction.thesis_accuracy),
-        Shown(s.prediction.thesis_precision)
-    );
+    passes
 }

@@ -14,8 +14,9 @@
 pub use crate::depth::ReservationDepth;
 use crate::job::{Job, JobId, JobKind};
 pub use crate::maintenance::Maintenance;
+pub use crate::metrics::EndReason;
 use crate::placement::{Placement, Weights};
-pub use crate::predict::{Beta, ThesisPrediction};
+pub use crate::predict::{Beta, Prediction, Predictor, ThesisPrediction};
 use crate::procset::ProcSet;
 use crate::time::Time;
 use std::fmt;
@@ -163,38 +164,6 @@ crate::job::named_options!(Scheduling, "scheduling mode", "hpc-first or shared-q
     HpcFirst => "hpc-first",
     SharedQueue => "shared-queue",
 });
-
-/// How a cloud job's start is predicted at admission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Predictor {
-    /// The earliest fit of the job in the engine's current plan (every
-    /// queued and running job at its whole walltime).
-    Exact,
-    /// The thesis's `F^σ` (§4.6.1) over the idle slots `W_immediate` and
-    /// `W_future` published at the end of the last scheduling pass, with the
-    /// latency `r` and the backfilling time `β` of [`ThesisPrediction`].
-    Thesis,
-    /// The exact plan corrected by what finished jobs actually ran against
-    /// their walltimes, with a calibrated violation probability
-    /// (`core/src/learn.rs`). Equal to [`Predictor::Exact`] while every job
-    /// runs its whole walltime.
-    Learned,
-}
-
-crate::job::named_options!(Predictor, "predictor", "exact, thesis or learned", {
-    Exact => "exact",
-    Thesis => "thesis",
-    Learned => "learned",
-});
-
-impl Predictor {
-    /// Its place in [`Predictor::ALL`]: the engine answers with every
-    /// predictor for every cloud job, so that a run reports each one's
-    /// quality whichever admits.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
 
 /// Bounds on an evicted cloud job's resubmissions (the L8 evaluator).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -484,73 +453,6 @@ pub enum Decision {
         /// `F^SLO`: an SLO (seconds from arrival) the plan can meet, if any.
         counter_offer_slo: Option<Time>,
     },
-}
-
-/// Why a running job stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EndReason {
-    /// It finished on its own (success or failure of the job itself).
-    Completed,
-    /// It was killed at its walltime.
-    WalltimeReached,
-    /// It was killed because the engine evicted it.
-    Evicted,
-    /// It was killed or cancelled from outside (user, admin).
-    Killed,
-}
-
-/// The admission step's prediction for a cloud job (Algorithm 1).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Prediction {
-    /// `F^σ`: predicted start, `None` = ∞ (no slot in sight).
-    pub start: Option<Time>,
-    /// `F^C`: predicted completion, `None` = ∞.
-    pub completion: Option<Time>,
-    /// `F^V = C' − (a + SLO)` in seconds: negative is slack, positive a predicted violation.
-    /// `None` when the completion is ∞ or the job has no SLO.
-    pub violation_seconds: Option<f64>,
-    /// True if a violation is predicted (`F^V ≥ 0`... strictly: `C' > a + SLO`, or ∞).
-    pub predicts_violation: bool,
-    /// `F^SLO = (C' − a) · τ`: the SLO that can be offered; `None` when ∞.
-    pub counter_offer_slo: Option<Time>,
-    /// The probability of a violation: calibrated on earlier outcomes for
-    /// [`Predictor::Learned`]; 1 or 0 (the answer, held as certain) for the
-    /// predictors that only answer yes or no.
-    pub probability: f64,
-}
-
-impl Prediction {
-    /// Algorithm 1's prediction from a predicted start `F^σ` (`None` = ∞),
-    /// the one owner of the rules of `F^C` (`σ + wt·λ`), `F^V`
-    /// (`C − (a + SLO)`, a violation when `C > a + SLO` or `C = ∞`) and
-    /// `F^SLO` (`(C − a)·τ`), for the engine and the data center alike.
-    pub fn from_start(
-        start: Option<Time>,
-        wt: Time,
-        slo: Option<Time>,
-        arrival: Time,
-        lambda: f64,
-        tau: f64,
-    ) -> Prediction {
-        let completion = start.map(|s| s + wt.mul_f64(lambda));
-        let violation_seconds = match (completion, slo) {
-            (Some(c), Some(slo)) => Some((c - (arrival + slo)).as_secs_f64()),
-            _ => None,
-        };
-        let predicts_violation = match slo {
-            None => false,
-            Some(slo) => completion.map_or(true, |c| c > arrival + slo),
-        };
-        let counter_offer_slo = completion.map(|c| (c - arrival).mul_f64(tau));
-        Prediction {
-            start,
-            completion,
-            violation_seconds,
-            predicts_violation,
-            counter_offer_slo,
-            probability: if predicts_violation { 1.0 } else { 0.0 },
-        }
-    }
 }
 
 /// The engine's answer to [`Engine::submit`]: the one admission rule

@@ -1,7 +1,11 @@
 //! Per-job records and the summary metrics of a run.
+//!
+//! Records and verdicts live here, and the engine depends on them, not both
+//! ways: why a run stopped ([`EndReason`]) is defined here, the engine
+//! re-exports it.
 
-use crate::engine::{EndReason, Prediction, Predictor};
 use crate::job::{Job, JobKind};
+use crate::predict::{Prediction, Predictor};
 use crate::procset::ProcSet;
 use crate::time::Time;
 
@@ -35,6 +39,19 @@ pub struct JobRecord {
     /// Its runs an eviction ended before it was resubmitted, in order (its
     /// last run, evicted or not, is `start`..`end` on `procs`).
     pub evicted_runs: Vec<EvictedRun>,
+}
+
+/// Why a running job stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EndReason {
+    /// It finished on its own (success or failure of the job itself).
+    Completed,
+    /// It was killed at its walltime.
+    WalltimeReached,
+    /// It was killed because the engine evicted it.
+    Evicted,
+    /// It was killed or cancelled from outside (user, admin).
+    Killed,
 }
 
 /// One predictor's answer for a cloud job: the yes/no and the probability.

@@ -19,10 +19,12 @@
 //! Every segment caches its free count overall and inside the convergence
 //! area, so count-infeasible segments are rejected without touching the bits.
 
+mod mask;
 mod runs;
 
 use crate::bits::Bits;
 use crate::time::Time;
+pub(crate) use mask::Mask;
 pub(crate) use runs::FreeRuns;
 use std::cell::{Ref, RefCell};
 use std::collections::BTreeMap;
@@ -30,23 +32,6 @@ use std::ops::Bound::{Excluded, Unbounded};
 
 /// The key of the first segment: "since forever".
 const ORIGIN: Time = Time::from_ticks(i64::MIN);
-
-/// Which processors a query may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Mask {
-    /// Every processor.
-    All,
-    /// Only the convergence area.
-    Area,
-}
-
-impl Mask {
-    /// May a job of `self` use every processor a job of `other` may use
-    /// (the area is part of the machine)?
-    pub(crate) fn includes(self, other: Mask) -> bool {
-        self == Mask::All || other == Mask::Area
-    }
-}
 
 /// A segment's free processors and their cached counts (the counts come
 /// first so that comparing two segments usually stops before the sets).

@@ -808,6 +808,24 @@ impl State {
         }
     }
 
+    /// Take queued job `idx`'s reservation off the plan to re-plan it (a
+    /// compression), telling `bounds` where it started: the job's processors,
+    /// its walltime and the reservation it had.
+    fn lift_for_replan(
+        &mut self,
+        idx: usize,
+        bounds: &mut CompressionBounds,
+    ) -> (u32, Time, Option<(Time, Bits)>) {
+        let job = self.job(idx);
+        let (k, wt) = (job.procs, job.walltime);
+        let prev = self.jobs[idx].res.clone();
+        if let Some((s, _)) = prev {
+            bounds.released(s);
+        }
+        self.unreserve(idx);
+        (k, wt, prev)
+    }
+
     fn unreserve_bits(&mut self, idx: usize, s: Time) {
         let Some((_, bits)) = self.jobs[idx].res.take() else {
             return;

@@ -35,8 +35,25 @@ use crate::bits::Bits;
 use crate::plan::{FreeRuns, Mask, Profile};
 use crate::time::Time;
 
-/// Where Algorithm 3 places a job of `k` processors of `mask` (the set
-/// `mask_bits`) for `wt`, planned at `now`: its start and processors.
+/// What Algorithm 3 is asked about a job: `k` processors of `mask` (the
+/// set `bits`) for `wt`, on `plan` as it stands at `now`.
+#[derive(Clone, Copy)]
+pub(crate) struct Ask<'a> {
+    /// The plan the job is placed on.
+    pub(crate) plan: &'a Profile,
+    /// Which processors it may take.
+    pub(crate) mask: Mask,
+    /// Those processors as a set.
+    pub(crate) bits: &'a Bits,
+    /// How many it takes (`h`).
+    pub(crate) k: u32,
+    /// For how long (its walltime).
+    pub(crate) wt: Time,
+    /// When it is asked.
+    pub(crate) now: Time,
+}
+
+/// Where Algorithm 3 places the job `ask`: its start and processors.
 /// `maintenance(p, s, e)` says whether processor `p`'s busy time `[s, e)` is
 /// all maintenance (`J_o`), which stage 3 looks past. `None` only if `k`
 /// exceeds the mask.
@@ -45,19 +62,10 @@ use crate::time::Time;
 /// ([`FreeRuns`]): stage 2 only the holes longer than `wt`, stage 3 each
 /// processor's last runs. Neither sweeps the plan, whose length grows with
 /// the backlog.
-pub(crate) fn place(
-    plan: &Profile,
-    mask: Mask,
-    mask_bits: &Bits,
-    k: u32,
-    wt: Time,
-    now: Time,
-    maintenance: impl Fn(u32, Time, Time) -> bool,
-) -> Option<(Time, Bits)> {
-    place_by_stages(plan, mask, mask_bits, k, wt, now, || {
-        let runs = plan.free_runs_by_length();
-        stage_between(plan, mask, mask_bits, &runs, k, wt, now)
-            .or_else(|| stage_after(plan, mask_bits, &runs, k, wt, now, &maintenance))
+pub(crate) fn place(ask: Ask, maintenance: impl Fn(u32, Time, Time) -> bool) -> Option<(Time, Bits)> {
+    place_by_stages(ask, || {
+        let runs = ask.plan.free_runs_by_length();
+        stage_between(ask, &runs).or_else(|| stage_after(ask, &runs, &maintenance))
     })
 }
 
@@ -65,14 +73,10 @@ pub(crate) fn place(
 /// first, then those, then the earliest fit when maintenance windows leave
 /// no root with `h` processors among the candidate starts (the lowest ids).
 fn place_by_stages(
-    plan: &Profile,
-    mask: Mask,
-    mask_bits: &Bits,
-    k: u32,
-    wt: Time,
-    now: Time,
+    ask: Ask,
     between_and_after: impl FnOnce() -> Option<(Time, Vec<u32>)>,
 ) -> Option<(Time, Bits)> {
+    let (plan, mask, mask_bits, k, wt, now) = (ask.plan, ask.mask, ask.bits, ask.k, ask.wt, ask.now);
     if k == 0 || k > mask_bits.count() {
         return None;
     }
@@ -142,15 +146,8 @@ fn stage_immediate(plan: &Profile, mask: &Bits, k: u32, wt: Time, now: Time) -> 
 /// not tried, and nothing is sorted. In an overloaded plan almost every hole
 /// fails, for every job of the same shape: a root that failed is remembered
 /// (until a processor is freed over its window) and not tried again.
-fn stage_between(
-    plan: &Profile,
-    mask: Mask,
-    mask_bits: &Bits,
-    runs: &FreeRuns,
-    k: u32,
-    wt: Time,
-    now: Time,
-) -> Option<(Time, Vec<u32>)> {
+fn stage_between(ask: Ask, runs: &FreeRuns) -> Option<(Time, Vec<u32>)> {
+    let (plan, mask, mask_bits, k, wt, now) = (ask.plan, ask.mask, ask.bits, ask.k, ask.wt, ask.now);
     let gather = |root: u32, start: Time| -> Option<Vec<u32>> {
         let mut ids = vec![root];
         if k > 1 {
@@ -181,14 +178,11 @@ fn stage_between(
 
 /// Stage 3: after the last planned jobs, processors by earliest end.
 fn stage_after(
-    plan: &Profile,
-    mask: &Bits,
+    ask: Ask,
     runs: &FreeRuns,
-    k: u32,
-    wt: Time,
-    now: Time,
     maintenance: &impl Fn(u32, Time, Time) -> bool,
 ) -> Option<(Time, Vec<u32>)> {
+    let (plan, mask, k, wt, now) = (ask.plan, ask.bits, ask.k, ask.wt, ask.now);
     // D: (end of the last planned job, candidate start, processor).
     let mut d: Vec<(Time, Time, u32)> = mask
         .iter()
@@ -261,17 +255,14 @@ fn last_job_end(
 /// until its next planned work) and, per processor, the time after its last
 /// planned job (`D`, between maintenance windows). Holes between planned
 /// jobs are not in it. The earliest `t0 > now` at which `k` processors of
-/// `mask_bits` are idle over `[t0, t0 + wt)` within those slots, with
+/// the asked set are idle over `[t0, t0 + wt)` within those slots, with
 /// `t0 + wt ≤ deadline`.
 pub(crate) fn published_future_fit(
-    plan: &Profile,
-    mask_bits: &Bits,
-    k: u32,
-    wt: Time,
-    now: Time,
+    ask: Ask,
     deadline: Time,
     maintenance: impl Fn(u32, Time, Time) -> bool,
 ) -> Option<Time> {
+    let (plan, mask_bits, k, wt, now) = (ask.plan, ask.bits, ask.k, ask.wt, ask.now);
     let runs = plan.free_runs();
     // Every processor's published slots, one list. They are disjoint per
     // processor once the slot after its last job, when that is the run
@@ -379,30 +370,15 @@ mod tests {
     mod swept {
         use super::*;
 
-        pub(super) fn place(
-            plan: &Profile,
-            mask: Mask,
-            mask_bits: &Bits,
-            k: u32,
-            wt: Time,
-            now: Time,
-            maintenance: impl Fn(u32, Time, Time) -> bool,
-        ) -> Option<(Time, Bits)> {
-            place_by_stages(plan, mask, mask_bits, k, wt, now, || {
-                let runs = idle_runs(plan, mask_bits, now);
-                between(plan, mask_bits, &runs, k, wt, now)
-                    .or_else(|| after_last(plan, &runs, k, wt, now, &maintenance))
+        pub(super) fn place(ask: Ask, maintenance: impl Fn(u32, Time, Time) -> bool) -> Option<(Time, Bits)> {
+            place_by_stages(ask, || {
+                let runs = idle_runs(ask.plan, ask.bits, ask.now);
+                between(ask, &runs).or_else(|| after_last(ask, &runs, &maintenance))
             })
         }
 
-        fn between(
-            plan: &Profile,
-            mask: &Bits,
-            runs: &[Runs],
-            k: u32,
-            wt: Time,
-            now: Time,
-        ) -> Option<(Time, Vec<u32>)> {
+        fn between(ask: Ask, runs: &[Runs]) -> Option<(Time, Vec<u32>)> {
+            let (plan, mask, k, wt, now) = (ask.plan, ask.bits, ask.k, ask.wt, ask.now);
             for root in runs {
                 for &(s, e) in &root.runs {
                     if e.is_infinite() {
@@ -424,13 +400,11 @@ mod tests {
         }
 
         fn after_last(
-            plan: &Profile,
+            ask: Ask,
             runs: &[Runs],
-            k: u32,
-            wt: Time,
-            now: Time,
             maintenance: &impl Fn(u32, Time, Time) -> bool,
         ) -> Option<(Time, Vec<u32>)> {
+            let (plan, k, wt, now) = (ask.plan, ask.k, ask.wt, ask.now);
             let mut d: Vec<(Time, Time, u32)> = runs
                 .iter()
                 .filter_map(|r| {
@@ -460,14 +434,11 @@ mod tests {
         }
 
         pub(super) fn published_future_fit(
-            plan: &Profile,
-            mask_bits: &Bits,
-            k: u32,
-            wt: Time,
-            now: Time,
+            ask: Ask,
             deadline: Time,
             maintenance: impl Fn(u32, Time, Time) -> bool,
         ) -> Option<Time> {
+            let (plan, mask_bits, k, wt, now) = (ask.plan, ask.bits, ask.k, ask.wt, ask.now);
             let runs = idle_runs(plan, mask_bits, now);
             // Per processor, its slots; one inside another is the same
             // idle time, counted once.
@@ -545,16 +516,21 @@ mod tests {
             plan.reserve(&p0, t(20), t(40));
             plan.reserve(&p1, t(0), t(12));
             plan.reserve(&p1, t(23), t(40));
-            let placed = place(&plan, Mask::All, &all, 1, t(10), t(0), |_, _, _| false);
+            let ask = Ask {
+                plan: &plan,
+                mask: Mask::All,
+                bits: &all,
+                k: 1,
+                wt: t(10),
+                now: t(0),
+            };
+            let placed = place(ask, |_, _, _| false);
             assert_eq!(
                 placed,
                 Some((t(12), p1.clone())),
                 "index built first: {built_first}"
             );
-            assert_eq!(
-                placed,
-                swept::place(&plan, Mask::All, &all, 1, t(10), t(0), |_, _, _| false)
-            );
+            assert_eq!(placed, swept::place(ask, |_, _, _| false));
         }
     }
 
@@ -626,13 +602,14 @@ mod tests {
                         let (k, wt, deadline) = (1 + (lo + n) % 8, t(1 + len % 3 * 10), now + t(s + 40));
                         let maintenance = |p: u32, s: Time, e: Time| windows.iter().any(|&(q, ws, we)| q == p && ws <= s && e <= we);
                         for (mask, bits) in [(Mask::Area, &mask_bits), (Mask::All, &every)] {
+                            let ask = Ask { plan: &plan, mask, bits, k, wt, now };
                             proptest::prop_assert_eq!(
-                                place(&plan, mask, bits, k, wt, now, maintenance),
-                                swept::place(&plan, mask, bits, k, wt, now, maintenance)
+                                place(ask, maintenance),
+                                swept::place(ask, maintenance)
                             );
                             proptest::prop_assert_eq!(
-                                published_future_fit(&plan, bits, k, wt, now, deadline, maintenance),
-                                swept::published_future_fit(&plan, bits, k, wt, now, deadline, maintenance)
+                                published_future_fit(ask, deadline, maintenance),
+                                swept::published_future_fit(ask, deadline, maintenance)
                             );
                         }
                     }

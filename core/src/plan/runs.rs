@@ -20,8 +20,8 @@
 //! or before the instant they are asked from, so what is kept does not change
 //! an answer.
 
-use super::Mask;
 use crate::bits::Bits;
+use crate::plan::mask::Mask;
 use crate::time::Time;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};

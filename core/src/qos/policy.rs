@@ -22,8 +22,8 @@
 //!   (no ping-pong). Among hosts, the one whose victims' tenant is the most
 //!   over its share wins, then the least run time lost.
 
-use super::ledger::{qos_key, qos_metric, Ledger};
-use super::{Eviction, QosConfig, Request};
+use crate::qos::config::{Eviction, QosConfig, Request};
+use crate::qos::ledger::{qos_key, qos_metric, Ledger};
 use crate::time::Time;
 use std::cmp::Ordering;
 

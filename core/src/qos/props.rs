@@ -4,10 +4,9 @@
 //! overhead limiter, owner shares), the limiter bounds same-class
 //! ping-pong, and the scheduler in lanes decides as the run as written.
 
-use super::simulate::simulate_as_written;
-use super::{
-    simulate, Eviction, OnPreempt, Outcome, PreemptedFor, QosConfig, Request, Resize, ServiceClass, Tenant,
-};
+use crate::qos::config::{Eviction, OnPreempt, QosConfig, Request, Resize, ServiceClass, Tenant};
+use crate::qos::scheduler::PreemptedFor;
+use crate::qos::simulate::{simulate, simulate_as_written, Outcome};
 use crate::time::Time;
 use proptest::prelude::*;
 

@@ -5,7 +5,7 @@
 //! they ask for, so that a run can go straight to a lane's next request
 //! that asks for no more than a host could offer ([`super::policy::Rules::reach`]).
 
-use super::policy::Ordered;
+use crate::qos::policy::Ordered;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;

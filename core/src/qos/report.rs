@@ -3,10 +3,9 @@
 //! 10–11), and the fairness of each class per window (seed 001 §5.3: the
 //! Gini coefficient of the availabilities of the requests active in it).
 
-use super::ledger::meets;
-use super::ledger::Ledger;
-use super::scheduler::{Live, Platform};
-use super::{QosConfig, ServiceClass};
+use crate::qos::config::{QosConfig, Request, ServiceClass};
+use crate::qos::ledger::{self, meets, Ledger};
+use crate::qos::scheduler::{Live, Platform};
 use crate::time::Time;
 
 /// The final account of one request.
@@ -66,7 +65,7 @@ impl Delivered {
     /// for what a request still in the system is owed). The one rule for the
     /// simulated platforms and the daemon's jobs.
     pub fn of(class: &ServiceClass, procs: u32, (e, d, p): (Time, Time, Time), completed: bool) -> Delivered {
-        let availability = super::ledger::availability(e, d, p);
+        let availability = ledger::availability(e, d, p);
         Delivered {
             availability,
             deficit: availability.map(|a| (class.slo - a).max(0.0)),
@@ -85,7 +84,7 @@ impl RequestRecord {
     /// requests, a data center's cloud jobs).
     pub(crate) fn new(
         cfg: &QosConfig,
-        req: &super::Request,
+        req: &Request,
         ledger: &Ledger,
         end: Option<Time>,
         stop: Time,

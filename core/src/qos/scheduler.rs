@@ -14,10 +14,10 @@
 //! the decisions are the same (tested against the run as written), and a
 //! run costs what it allocates and examines, not the queue's length.
 
-use super::ledger::Ledger;
-use super::policy::{Candidate, Key, Rules};
-use super::queue::PendingQueue;
-use super::{OnPreempt, QosConfig, Request};
+use crate::qos::config::{OnPreempt, QosConfig, Request};
+use crate::qos::ledger::Ledger;
+use crate::qos::policy::{Candidate, Key, Rules};
+use crate::qos::queue::PendingQueue;
 use crate::time::Time;
 use std::collections::{BTreeSet, HashMap};
 

@@ -3,9 +3,10 @@
 //! scheduler, which also runs `watchdog` after its last run while requests
 //! are pending; the fairness windows are closed at their boundaries.
 
-use super::report::{self, ClassReport, RequestRecord, WindowStat};
-use super::scheduler::{At, Platform, Preemption, Wake};
-use super::{QosConfig, QosError, Request, Resize};
+use crate::qos::config::{QosConfig, QosError, Request, Resize};
+use crate::qos::policy::Rules;
+use crate::qos::report::{self, ClassReport, RequestRecord, WindowStat};
+use crate::qos::scheduler::{At, Platform, PreemptedFor, Preemption, Wake};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -35,7 +36,7 @@ impl Outcome {
     pub fn preemptions_for_capacity(&self) -> usize {
         self.preemptions
             .iter()
-            .filter(|p| p.by == super::PreemptedFor::Capacity)
+            .filter(|p| p.by == PreemptedFor::Capacity)
             .count()
     }
 }
@@ -63,6 +64,9 @@ pub(super) fn simulate_as_written(
     run(cfg, requests, resizes, true)
 }
 
+/// Check the platform and the resizes, then run `requests` to the end: the
+/// instants one after the other until none is left (or `until`), then the
+/// outcome at the run's end.
 fn run(
     cfg: &QosConfig,
     mut requests: Vec<Request>,
@@ -81,125 +85,192 @@ fn run(
     }
     requests.sort_by_key(|r| (r.submit, r.id));
     resizes.sort_by_key(|r| r.at);
-    let mut resizes = resizes.into_iter().peekable();
-    let mut platform = Platform::new(cfg);
-    let mut wakes: BinaryHeap<Reverse<(Time, Kind, usize, u64)>> = BinaryHeap::new();
-    let push = |wakes: &mut BinaryHeap<_>, kind, w: Wake| wakes.push(Reverse((w.at, kind, w.idx, w.attempt)));
-    let first = requests.first().map_or(Time::ZERO, |r| r.submit);
-    let mut windows = report::Windows::new(first, cfg.window, cfg.classes.iter().map(|c| c.slo).collect());
-    let mut arrivals = requests.into_iter().peekable();
-    let mut watchdog = Time::INFINITY;
-    // When the policy's decisions do not change with time, after a run that
-    // changed nothing only an event can make the next one do something (the
-    // run as written keeps running, and decides the same).
-    let time_invariant = !as_written && !super::policy::Rules::new(cfg).changes_with_time();
-    let mut now;
+    let mut run = Run::new(cfg, requests, resizes, as_written);
     loop {
-        let next_event = [
-            arrivals.peek().map(|r| r.submit),
-            resizes.peek().map(|r| r.at),
-            wakes.peek().map(|w| w.0 .0),
-            // The watchdog only matters while something else can still
-            // change: a later event, a run end, or instances that may be
-            // preempted for the pending ones.
-            (watchdog < Time::INFINITY
-                && (cfg.until.is_some()
-                    || arrivals.peek().is_some()
-                    || resizes.peek().is_some()
-                    || !wakes.is_empty()))
-            .then_some(watchdog),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
-        let stop = match (next_event, cfg.until) {
-            (None, until) => until.unwrap_or(platform_end(&platform)),
+        let stop = match (run.next_event(), cfg.until) {
+            (None, until) => until.unwrap_or(platform_end(&run.platform)),
             (Some(t), Some(until)) if t > until => until,
             (Some(t), _) => {
-                now = t;
-                windows.close_until(now, &platform);
-                let mut busy = false;
-                while let Some(&Reverse((at, kind, idx, attempt))) = wakes.peek() {
-                    if at > now {
-                        break;
-                    }
-                    wakes.pop();
-                    let w = Wake { at, idx, attempt };
-                    match kind {
-                        Kind::Complete => {
-                            if platform.complete(w) {
-                                let l = &platform.live[idx];
-                                if let Some(end) = l.end {
-                                    windows.ended(l.req.class, &l.ledger, end);
-                                }
-                                busy = true;
-                            }
-                        }
-                        Kind::Ready => {
-                            if let Some(done) = platform.ready(w) {
-                                push(&mut wakes, Kind::Complete, done);
-                            }
-                        }
-                    }
-                }
-                while let Some(r) = resizes.next_if(|r| r.at <= now) {
-                    platform.resize(r.host, r.slots, now);
-                    busy = true;
-                }
-                while arrivals.peek().is_some_and(|r| r.submit <= now) {
-                    let r = arrivals.next().expect("peeked");
-                    platform.admit(r, now);
-                    busy = true;
-                }
-                let ran = (busy || watchdog <= now) && platform.has_pending();
-                let changes = platform.changes;
-                if ran {
-                    #[cfg(test)]
-                    let allocated = if as_written {
-                        platform.pass_as_written(now)
-                    } else {
-                        platform.pass(now)
-                    };
-                    #[cfg(not(test))]
-                    let allocated = platform.pass(now);
-                    for w in allocated {
-                        let kind = if matches!(platform.live[w.idx].at, At::Allocating { .. }) {
-                            Kind::Ready
-                        } else {
-                            Kind::Complete
-                        };
-                        push(&mut wakes, kind, w);
-                    }
-                }
-                // The watchdog runs the scheduler `watchdog` after its last
-                // run while requests wait (see `time_invariant`).
-                watchdog =
-                    if !platform.has_pending() || (ran && time_invariant && platform.changes == changes) {
-                        Time::INFINITY
-                    } else if ran || watchdog == Time::INFINITY {
-                        now + cfg.watchdog
-                    } else {
-                        watchdog
-                    };
+                run.instant(t);
                 continue;
             }
         };
-        windows.close_until(stop, &platform);
-        platform.finish(stop);
-        windows.close_last(stop, &platform);
-        let records: Vec<RequestRecord> = platform
+        return Ok(run.finish(stop));
+    }
+}
+
+/// A run under way: the platform, what is still to come (arrivals, resizes,
+/// instances becoming ready or completing, the watchdog) and the fairness
+/// windows.
+struct Run<'a> {
+    cfg: &'a QosConfig,
+    platform: Platform<'a>,
+    /// Instances becoming ready or completing, earliest first.
+    wakes: BinaryHeap<Reverse<(Time, Kind, usize, u64)>>,
+    windows: report::Windows,
+    /// The requests not admitted yet, by submit time then id.
+    arrivals: std::iter::Peekable<std::vec::IntoIter<Request>>,
+    /// The resizes not applied yet, by time.
+    resizes: std::iter::Peekable<std::vec::IntoIter<Resize>>,
+    /// When the scheduler runs again with no event (`INFINITY`: not before one).
+    watchdog: Time,
+    /// When the policy's decisions do not change with time, after a run that
+    /// changed nothing only an event can make the next one do something (the
+    /// run as written keeps running, and decides the same).
+    time_invariant: bool,
+    /// The scheduler's run as the seeds write it (tests only).
+    #[cfg(test)]
+    as_written: bool,
+}
+
+impl<'a> Run<'a> {
+    /// The platform `cfg` before its first instant, `requests` and `resizes` sorted.
+    fn new(cfg: &'a QosConfig, requests: Vec<Request>, resizes: Vec<Resize>, as_written: bool) -> Run<'a> {
+        let first = requests.first().map_or(Time::ZERO, |r| r.submit);
+        Run {
+            cfg,
+            platform: Platform::new(cfg),
+            wakes: BinaryHeap::new(),
+            windows: report::Windows::new(first, cfg.window, cfg.classes.iter().map(|c| c.slo).collect()),
+            arrivals: requests.into_iter().peekable(),
+            resizes: resizes.into_iter().peekable(),
+            watchdog: Time::INFINITY,
+            time_invariant: !as_written && !Rules::new(cfg).changes_with_time(),
+            #[cfg(test)]
+            as_written,
+        }
+    }
+
+    /// The next instant something happens (`None`: nothing will).
+    fn next_event(&mut self) -> Option<Time> {
+        [
+            self.arrivals.peek().map(|r| r.submit),
+            self.resizes.peek().map(|r| r.at),
+            self.wakes.peek().map(|w| w.0 .0),
+            // The watchdog only matters while something else can still
+            // change: a later event, a run end, or instances that may be
+            // preempted for the pending ones.
+            (self.watchdog < Time::INFINITY
+                && (self.cfg.until.is_some()
+                    || self.arrivals.peek().is_some()
+                    || self.resizes.peek().is_some()
+                    || !self.wakes.is_empty()))
+            .then_some(self.watchdog),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// One instant: the windows closed up to `now`, its completions and
+    /// ready instances, its resizes, its arrivals, then the scheduler if
+    /// one of them changed something or the watchdog is due.
+    fn instant(&mut self, now: Time) {
+        self.windows.close_until(now, &self.platform);
+        let mut busy = self.wake_up(now);
+        while let Some(r) = self.resizes.next_if(|r| r.at <= now) {
+            self.platform.resize(r.host, r.slots, now);
+            busy = true;
+        }
+        while self.arrivals.peek().is_some_and(|r| r.submit <= now) {
+            let r = self.arrivals.next().expect("peeked");
+            self.platform.admit(r, now);
+            busy = true;
+        }
+        self.schedule(now, busy);
+    }
+
+    /// The instances that complete or become ready at `now`; true when one
+    /// completed.
+    fn wake_up(&mut self, now: Time) -> bool {
+        let mut busy = false;
+        while let Some(&Reverse((at, kind, idx, attempt))) = self.wakes.peek() {
+            if at > now {
+                break;
+            }
+            self.wakes.pop();
+            let w = Wake { at, idx, attempt };
+            match kind {
+                Kind::Complete => {
+                    if self.platform.complete(w) {
+                        let l = &self.platform.live[idx];
+                        if let Some(end) = l.end {
+                            self.windows.ended(l.req.class, &l.ledger, end);
+                        }
+                        busy = true;
+                    }
+                }
+                Kind::Ready => {
+                    if let Some(done) = self.platform.ready(w) {
+                        self.push(Kind::Complete, done);
+                    }
+                }
+            }
+        }
+        busy
+    }
+
+    /// The scheduler at `now` when the instant was `busy` or the watchdog
+    /// is due and requests wait; then the watchdog's next run.
+    fn schedule(&mut self, now: Time, busy: bool) {
+        let ran = (busy || self.watchdog <= now) && self.platform.has_pending();
+        let changes = self.platform.changes;
+        if ran {
+            #[cfg(test)]
+            let allocated = if self.as_written {
+                self.platform.pass_as_written(now)
+            } else {
+                self.platform.pass(now)
+            };
+            #[cfg(not(test))]
+            let allocated = self.platform.pass(now);
+            for w in allocated {
+                let kind = if matches!(self.platform.live[w.idx].at, At::Allocating { .. }) {
+                    Kind::Ready
+                } else {
+                    Kind::Complete
+                };
+                self.push(kind, w);
+            }
+        }
+        // The watchdog runs the scheduler `watchdog` after its last
+        // run while requests wait (see `time_invariant`).
+        self.watchdog = if !self.platform.has_pending()
+            || (ran && self.time_invariant && self.platform.changes == changes)
+        {
+            Time::INFINITY
+        } else if ran || self.watchdog == Time::INFINITY {
+            now + self.cfg.watchdog
+        } else {
+            self.watchdog
+        };
+    }
+
+    /// Wake the instance `w` up at its time, to become ready or complete (`kind`).
+    fn push(&mut self, kind: Kind, w: Wake) {
+        self.wakes.push(Reverse((w.at, kind, w.idx, w.attempt)));
+    }
+
+    /// The run ended at `stop`: the last windows closed, every request's
+    /// record and every class's report.
+    fn finish(mut self, stop: Time) -> Outcome {
+        self.windows.close_until(stop, &self.platform);
+        self.platform.finish(stop);
+        self.windows.close_last(stop, &self.platform);
+        let records: Vec<RequestRecord> = self
+            .platform
             .live
             .iter()
-            .map(|l| RequestRecord::of(cfg, l, stop))
+            .map(|l| RequestRecord::of(self.cfg, l, stop))
             .collect();
-        let classes = ClassReport::all(cfg, &records, &windows.stats);
-        return Ok(Outcome {
+        let classes = ClassReport::all(self.cfg, &records, &self.windows.stats);
+        Outcome {
             records,
             classes,
-            windows: windows.stats,
-            preemptions: platform.preemptions,
+            windows: self.windows.stats,
+            preemptions: self.platform.preemptions,
             end: stop,
-        });
+        }
     }
 }
 

@@ -35,19 +35,31 @@ pub fn secs(s: i64) -> Time {
 }
 
 pub fn hpc(id: u64, submit: i64, walltime: i64, runtime: i64, procs: u32) -> Job {
-    Job {
-        id: JobId(id),
-        submit: secs(submit),
-        walltime: secs(walltime),
-        walltime_enforced: true,
-        runtime: Some(secs(runtime)),
-        procs,
-        kind: JobKind::Hpc,
-        slo: None,
-    }
+    job(id, submit, walltime, runtime, procs, JobKind::Hpc, None)
 }
 
 pub fn cloud(id: u64, submit: i64, walltime: i64, runtime: i64, procs: u32, slo: i64) -> Job {
+    job(
+        id,
+        submit,
+        walltime,
+        runtime,
+        procs,
+        JobKind::Cloud,
+        Some(secs(slo)),
+    )
+}
+
+/// A job of `kind` with an enforced walltime and a known run time (seconds).
+fn job(
+    id: u64,
+    submit: i64,
+    walltime: i64,
+    runtime: i64,
+    procs: u32,
+    kind: JobKind,
+    slo: Option<Time>,
+) -> Job {
     Job {
         id: JobId(id),
         submit: secs(submit),
@@ -55,8 +67,8 @@ pub fn cloud(id: u64, submit: i64, walltime: i64, runtime: i64, procs: u32, slo:
         walltime_enforced: true,
         runtime: Some(secs(runtime)),
         procs,
-        kind: JobKind::Cloud,
-        slo: Some(secs(slo)),
+        kind,
+        slo,
     }
 }
 
@@ -92,168 +104,261 @@ pub fn run(cfg: EngineConfig, jobs: Vec<Job>) -> (Engine, Trace) {
 }
 
 /// [`run`] with options.
-pub fn run_opts(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &Opts) -> (Engine, Trace) {
-    let area = cfg.conv_procs;
-    let m = cfg.procs;
-    let mut eng = Engine::new(cfg).expect("valid config");
-    if let Some(k) = opts.window {
-        eng.set_cloud_window(k);
-    }
-    if opts.hand_over {
-        eng.hand_over_finished();
-    }
-    eng.rank_victims(opts.ranks.iter().cloned());
-    if opts.cars_every_session {
-        eng.plan_cars_at_every_session();
-    }
-    let mut eng = Driver::new(eng);
-    let mut extra: BTreeSet<Time> = opts.extra_passes.iter().copied().collect();
-    jobs.sort_by_key(|j| (j.submit, j.id));
-    let by_id: BTreeMap<JobId, Job> = jobs.iter().map(|j| (j.id, j.clone())).collect();
-    let mut arrivals: BTreeMap<Time, Vec<Job>> = BTreeMap::new();
-    for j in jobs {
-        arrivals.entry(j.submit).or_default().push(j);
-    }
-    if opts.descending_ids {
-        arrivals.values_mut().for_each(|batch| batch.reverse());
-    }
-    // end time -> jobs ending then
-    let mut ends: BTreeSet<(Time, JobId)> = BTreeSet::new();
-    let mut running: BTreeMap<JobId, (Time, ProcSet, Time)> = BTreeMap::new();
-    let mut trace = Trace::default();
-    let mut last_t = Time::from_ticks(i64::MIN);
+pub fn run_opts(cfg: EngineConfig, jobs: Vec<Job>, opts: &Opts) -> (Engine, Trace) {
+    let mut sim = Sim::new(cfg, jobs, opts);
     loop {
         let candidates = [
-            ends.first().map(|e| e.0),
-            arrivals.keys().next().copied(),
-            eng.next_pass(),
+            sim.ends.first().map(|e| e.0),
+            sim.arrivals.keys().next().copied(),
+            sim.eng.next_pass(),
         ];
         let Some(t) = candidates.into_iter().flatten().min() else {
             break;
         };
-        // Extra passes strictly before the next event, while nothing is due.
-        while let Some(&te) = extra.first() {
+        sim.extra_passes_before(t);
+        assert!(t >= sim.last_t, "time went backwards: {t} after {}", sim.last_t);
+        sim.last_t = t;
+        sim.end_jobs_until(t);
+        sim.submit_arrivals(t);
+        let decisions = sim.eng.pass(t).expect("no livelock");
+        sim.take_handed_over();
+        let evicted = sim.carry_out(t, &decisions);
+        let used: u32 = sim.running.values().map(|(_, p, _)| p.len()).sum();
+        assert!(used <= sim.m, "capacity exceeded: {used} > {}", sim.m);
+        for id in evicted {
+            sim.eng
+                .job_ended(id, t, EndReason::Evicted)
+                .expect("ack eviction");
+        }
+        sim.note_first_plans();
+    }
+    sim.finish()
+}
+
+/// The simulator's state between instants: the engine behind its driver,
+/// the jobs still to arrive, those running and when they end, and what was
+/// observed so far.
+struct Sim<'a> {
+    opts: &'a Opts,
+    /// The convergence area's processors.
+    area: u32,
+    /// The platform's processors.
+    m: u32,
+    eng: Driver,
+    /// Extra passes not made yet ([`Opts::extra_passes`]).
+    extra: BTreeSet<Time>,
+    by_id: BTreeMap<JobId, Job>,
+    /// The jobs still to arrive, by arrival time, each instant's in submission order.
+    arrivals: BTreeMap<Time, Vec<Job>>,
+    /// `(end time, job)` of every running job.
+    ends: BTreeSet<(Time, JobId)>,
+    /// Each running job's start, processors and end time.
+    running: BTreeMap<JobId, (Time, ProcSet, Time)>,
+    trace: Trace,
+    /// The instant of the last pass.
+    last_t: Time,
+}
+
+impl<'a> Sim<'a> {
+    /// An engine of `cfg` set up by `opts`, `jobs` still to arrive.
+    fn new(cfg: EngineConfig, mut jobs: Vec<Job>, opts: &'a Opts) -> Sim<'a> {
+        let area = cfg.conv_procs;
+        let m = cfg.procs;
+        let mut eng = Engine::new(cfg).expect("valid config");
+        if let Some(k) = opts.window {
+            eng.set_cloud_window(k);
+        }
+        if opts.hand_over {
+            eng.hand_over_finished();
+        }
+        eng.rank_victims(opts.ranks.iter().cloned());
+        if opts.cars_every_session {
+            eng.plan_cars_at_every_session();
+        }
+        let eng = Driver::new(eng);
+        let extra: BTreeSet<Time> = opts.extra_passes.iter().copied().collect();
+        jobs.sort_by_key(|j| (j.submit, j.id));
+        let by_id: BTreeMap<JobId, Job> = jobs.iter().map(|j| (j.id, j.clone())).collect();
+        let mut arrivals: BTreeMap<Time, Vec<Job>> = BTreeMap::new();
+        for j in jobs {
+            arrivals.entry(j.submit).or_default().push(j);
+        }
+        if opts.descending_ids {
+            arrivals.values_mut().for_each(|batch| batch.reverse());
+        }
+        Sim {
+            opts,
+            area,
+            m,
+            eng,
+            extra,
+            by_id,
+            arrivals,
+            ends: BTreeSet::new(),
+            running: BTreeMap::new(),
+            trace: Trace::default(),
+            last_t: Time::from_ticks(i64::MIN),
+        }
+    }
+
+    /// Extra passes strictly before the next event `t`, while nothing is due.
+    fn extra_passes_before(&mut self, t: Time) {
+        while let Some(&te) = self.extra.first() {
             if te >= t {
                 break;
             }
-            extra.remove(&te);
+            self.extra.remove(&te);
             // No event since the last pass (evictions are acknowledged after it).
-            let quiet = !eng.events_pending();
-            if quiet && te >= last_t && eng.engine().next_wakeup().map_or(true, |w| w > te) {
-                let d = eng.pass(te).expect("no livelock");
+            let quiet = !self.eng.events_pending();
+            if quiet && te >= self.last_t && self.eng.engine().next_wakeup().map_or(true, |w| w > te) {
+                let d = self.eng.pass(te).expect("no livelock");
                 assert!(d.is_empty(), "extra pass at {te} with no event decided {d:?}");
             }
         }
-        assert!(t >= last_t, "time went backwards: {t} after {last_t}");
-        last_t = t;
-        while let Some(&(te, id)) = ends.first() {
+    }
+
+    /// Report every end up to `t`: at the walltime when the job ran it all,
+    /// else completed.
+    fn end_jobs_until(&mut self, t: Time) {
+        while let Some(&(te, id)) = self.ends.first() {
             if te > t {
                 break;
             }
-            ends.remove(&(te, id));
-            let (start, _, _) = running.remove(&id).expect("ending job runs");
-            let job = &by_id[&id];
+            self.ends.remove(&(te, id));
+            let (start, _, _) = self.running.remove(&id).expect("ending job runs");
+            let job = &self.by_id[&id];
             let reason = if job.runtime.map_or(te - start, |r| r) >= job.walltime {
                 EndReason::WalltimeReached
             } else {
                 EndReason::Completed
             };
-            eng.job_ended(id, te, reason).expect("job_ended");
+            self.eng.job_ended(id, te, reason).expect("job_ended");
         }
-        if let Some(batch) = arrivals.remove(&t) {
+    }
+
+    /// Submit the jobs arriving at `t`; cloud jobs, and only they, get a prediction.
+    fn submit_arrivals(&mut self, t: Time) {
+        if let Some(batch) = self.arrivals.remove(&t) {
             for j in batch {
                 let kind = j.kind;
-                let pred = eng.submit(j).expect("submit");
+                let pred = self.eng.submit(j).expect("submit");
                 assert_eq!(pred.prediction().is_some(), kind == JobKind::Cloud);
             }
         }
-        let decisions = eng.pass(t).expect("no livelock");
-        for record in eng.take_finished() {
+    }
+
+    /// Take the records handed over after a pass; each must be final.
+    fn take_handed_over(&mut self) {
+        for record in self.eng.take_finished() {
             assert!(
-                record.rejected || (record.end.is_some() && !running.contains_key(&record.job.id)),
+                record.rejected || (record.end.is_some() && !self.running.contains_key(&record.job.id)),
                 "job {} handed over before it was final: {record:?}",
                 record.job.id
             );
-            trace.handed_over.push(record);
+            self.trace.handed_over.push(record);
         }
+    }
+
+    /// Carry out a pass's decisions at `t`, evictions before starts; returns
+    /// the evicted jobs, whose kills are acknowledged after the pass.
+    fn carry_out(&mut self, t: Time, decisions: &[Decision]) -> Vec<JobId> {
         let mut seen_start = false;
         let mut evicted = Vec::new();
-        for d in &decisions {
-            trace.decisions.push((t, d.clone()));
+        for d in decisions {
+            self.trace.decisions.push((t, d.clone()));
             match d {
                 Decision::Evict { id } => {
                     assert!(!seen_start, "evictions come before starts");
-                    let (_, _, te) = running.remove(id).expect("evicted job runs");
-                    assert_eq!(by_id[id].kind, JobKind::Cloud, "only cloud jobs are evicted");
-                    ends.remove(&(te, *id));
-                    trace.evictions += 1;
+                    let (_, _, te) = self.running.remove(id).expect("evicted job runs");
+                    assert_eq!(self.by_id[id].kind, JobKind::Cloud, "only cloud jobs are evicted");
+                    self.ends.remove(&(te, *id));
+                    self.trace.evictions += 1;
                     evicted.push(*id);
                 }
                 Decision::Start { id, procs } => {
                     seen_start = true;
-                    let job = &by_id[id];
-                    assert_eq!(
-                        procs.len(),
-                        job.procs,
-                        "job {id} got {procs} for {} procs",
-                        job.procs
-                    );
-                    assert!(
-                        procs.max().is_some_and(|p| p < m),
-                        "job {id} on {procs} beyond {m}"
-                    );
-                    if job.kind == JobKind::Cloud {
-                        assert!(
-                            procs.max().is_some_and(|p| p < area),
-                            "cloud job {id} on {procs} outside area"
-                        );
-                    }
-                    assert!(t >= job.submit, "job {id} starts before its submission");
-                    for (other, (_, p, _)) in &running {
-                        assert!(
-                            !p.intersects(procs),
-                            "job {id} on {procs} overlaps running job {other} on {p}"
-                        );
-                    }
-                    let run = job.runtime.unwrap_or(job.walltime).min(job.walltime);
-                    let late = match opts.late_reports {
-                        Some((k, d)) if id.0 % k == 0 => d,
-                        _ => Time::ZERO,
-                    };
-                    let te = t + run + late;
-                    running.insert(*id, (t, procs.clone(), te));
-                    ends.insert((te, *id));
-                    trace.starts.insert(*id, (t, procs.clone()));
+                    self.start(t, *id, procs);
                 }
                 Decision::Reject { id, .. } => {
-                    assert_eq!(by_id[id].kind, JobKind::Cloud);
+                    assert_eq!(self.by_id[id].kind, JobKind::Cloud);
                 }
             }
         }
-        let used: u32 = running.values().map(|(_, p, _)| p.len()).sum();
-        assert!(used <= m, "capacity exceeded: {used} > {m}");
-        for id in evicted {
-            eng.job_ended(id, t, EndReason::Evicted).expect("ack eviction");
+        evicted
+    }
+
+    /// Job `id` starts at `t` on `procs`: as many as it asked for, on the
+    /// platform (a cloud job in the area), after its submission, on no
+    /// running job's processors; it ends after its run time (at most its
+    /// walltime), reported late by [`Opts::late_reports`].
+    fn start(&mut self, t: Time, id: JobId, procs: &ProcSet) {
+        let (m, area) = (self.m, self.area);
+        let job = &self.by_id[&id];
+        assert_eq!(
+            procs.len(),
+            job.procs,
+            "job {id} got {procs} for {} procs",
+            job.procs
+        );
+        assert!(
+            procs.max().is_some_and(|p| p < m),
+            "job {id} on {procs} beyond {m}"
+        );
+        if job.kind == JobKind::Cloud {
+            assert!(
+                procs.max().is_some_and(|p| p < area),
+                "cloud job {id} on {procs} outside area"
+            );
         }
-        for id in by_id.keys() {
+        assert!(t >= job.submit, "job {id} starts before its submission");
+        for (other, (_, p, _)) in &self.running {
+            assert!(
+                !p.intersects(procs),
+                "job {id} on {procs} overlaps running job {other} on {p}"
+            );
+        }
+        let run = job.runtime.unwrap_or(job.walltime).min(job.walltime);
+        let late = match self.opts.late_reports {
+            Some((k, d)) if id.0 % k == 0 => d,
+            _ => Time::ZERO,
+        };
+        let te = t + run + late;
+        self.running.insert(id, (t, procs.clone(), te));
+        self.ends.insert((te, id));
+        self.trace.starts.insert(id, (t, procs.clone()));
+    }
+
+    /// Each queued job's first planned start.
+    fn note_first_plans(&mut self) {
+        for id in self.by_id.keys() {
             if let Some(JobState::Queued {
                 planned_start: Some(p),
-            }) = eng.engine().job_state(*id)
+            }) = self.eng.engine().job_state(*id)
             {
-                trace.first_plan.entry(*id).or_insert(p);
+                self.trace.first_plan.entry(*id).or_insert(p);
             }
         }
     }
-    let handed: BTreeSet<JobId> = trace.handed_over.iter().map(|record| record.job.id).collect();
-    for id in by_id.keys().filter(|id| !handed.contains(id)) {
-        let st = eng.engine().job_state(*id).expect("known job");
-        assert!(
-            matches!(st, JobState::Ended | JobState::Rejected),
-            "job {id} never ended: {st:?}"
-        );
+
+    /// After the last event: every job ended or was rejected (or was handed
+    /// over), nothing is queued or running.
+    fn finish(self) -> (Engine, Trace) {
+        let handed: BTreeSet<JobId> = self
+            .trace
+            .handed_over
+            .iter()
+            .map(|record| record.job.id)
+            .collect();
+        for id in self.by_id.keys().filter(|id| !handed.contains(id)) {
+            let st = self.eng.engine().job_state(*id).expect("known job");
+            assert!(
+                matches!(st, JobState::Ended | JobState::Rejected),
+                "job {id} never ended: {st:?}"
+            );
+        }
+        let eng = self.eng.into_engine();
+        assert_eq!(eng.queued(JobKind::Hpc) + eng.queued(JobKind::Cloud), 0);
+        assert_eq!(eng.running(JobKind::Hpc) + eng.running(JobKind::Cloud), 0);
+        (eng, self.trace)
     }
-    let eng = eng.into_engine();
-    assert_eq!(eng.queued(JobKind::Hpc) + eng.queued(JobKind::Cloud), 0);
-    assert_eq!(eng.running(JobKind::Hpc) + eng.running(JobKind::Cloud), 0);
-    (eng, trace)
 }

@@ -3,95 +3,28 @@
 
 use super::*;
 
+/// A config the data center refuses, with the message that says why.
+fn invalid(message: String) -> Result<(), DatacenterError> {
+    Err(DatacenterError::InvalidConfig(message))
+}
+
 impl Datacenter {
     /// Check the config and build the schedulers; every tuple is published
     /// at time 0 (empty plans).
     pub fn new(config: DatacenterConfig) -> Result<Datacenter, DatacenterError> {
-        let bad = |m: String| Err(DatacenterError::InvalidConfig(m));
-        if config.schedulers.is_empty() {
-            return bad("no scheduler: give at least one".into());
-        }
-        if !config.tau.is_finite() || config.tau < 0.0 {
-            return bad(format!("tau is {}: give a finite number >= 0", config.tau));
-        }
-        if config.refresh < Time::ZERO || config.refresh.is_infinite() {
-            return bad("refresh must be a finite duration >= 0".into());
-        }
-        if let Routing::Fixed(i) = config.routing {
-            if i >= config.schedulers.len() {
-                return bad(format!("routing names scheduler #{i}, which does not exist"));
-            }
-        }
+        check_settings(&config)?;
         let topsis = config.topsis().copied();
-        if let Some(cfg) = &config.classes {
-            // Checked as a platform of one host would be (its hosts are not the data center's).
-            let platform = QosConfig {
-                hosts: vec![1],
-                ..cfg.clone()
-            };
-            platform
-                .validate(&[])
-                .map_err(|e| DatacenterError::InvalidConfig(format!("classes: {e}")))?;
-        }
         let mut members = Vec::new();
         let mut latency = Vec::new();
         let mut features = Vec::new();
         for (i, s) in config.schedulers.into_iter().enumerate() {
-            if s.name.is_empty() {
-                return bad(format!(
-                    "schedulers[{i}].name is empty: give each scheduler a name"
-                ));
-            }
-            if members.iter().any(|m: &Member| m.name == s.name) {
-                return bad(format!(
-                    "schedulers[{i}].name {:?} is used twice: names are unique",
-                    s.name
-                ));
-            }
-            if !s.overbooking.is_finite() || s.overbooking < 1.0 {
-                return bad(format!(
-                    "schedulers[{i}] ({}): overbooking is {}: give λ >= 1 (1 = none)",
-                    s.name, s.overbooking
-                ));
-            }
-            if s.latency < Time::ZERO || s.latency.is_infinite() {
-                return bad(format!(
-                    "schedulers[{i}] ({}): latency must be a finite duration >= 0",
-                    s.name
-                ));
-            }
-            if s.role == Role::Cloud && s.engine.procs > EngineConfig::MAX_PROCS {
-                return bad(format!(
-                    "schedulers[{i}] ({}): overbooking × processors makes {} virtual processors: at most {}",
-                    s.name,
-                    s.engine.procs,
-                    EngineConfig::MAX_PROCS
-                ));
-            }
+            check_scheduler(i, &s, &members, config.classes.is_some())?;
             let widest = s.widest.unwrap_or(s.engine.conv_procs).min(s.engine.conv_procs);
-            let mut engine = s.engine;
-            engine.admission = Admission::AdmitAll;
-            engine.lifecycle = Lifecycle {
-                max_resubmissions: 0,
-                max_time_in_system: None,
-            };
-            if s.role == Role::Cloud {
-                engine.scheduling = Scheduling::HpcFirst;
-            }
-            if let Some(eviction) = s.eviction {
-                if config.classes.is_none() {
-                    return bad(format!(
-                        "schedulers[{i}] ({}) evicts by {eviction}: give the data center its service classes",
-                        s.name
-                    ));
-                }
-                engine.victims = crate::engine::Victims::Ranked;
-            }
-            let engine = Engine::new(engine).map_err(|source| DatacenterError::Engine {
+            let engine = member_engine(s.engine, s.role, s.eviction.is_some());
+            let mut engine = Engine::new(engine).map_err(|source| DatacenterError::Engine {
                 scheduler: s.name.clone(),
                 source,
             })?;
-            let mut engine = engine;
             engine.hand_over_finished();
             latency.push(s.latency);
             features.push(s.features);
@@ -121,15 +54,7 @@ impl Datacenter {
             lifecycle: config.lifecycle,
             routing: config.routing,
             topsis,
-            classes: config.classes.map(|cfg| ClassBook {
-                records: Vec::new(),
-                windows: Windows::new(
-                    Time::ZERO,
-                    cfg.window,
-                    cfg.classes.iter().map(|c| c.slo).collect(),
-                ),
-                cfg,
-            }),
+            classes: config.classes.map(ClassBook::empty),
             latency,
             features,
             members,
@@ -149,5 +74,123 @@ impl Datacenter {
             dc.publish(i, Time::ZERO);
         }
         Ok(dc)
+    }
+}
+
+/// The data center's own settings, before any scheduler: at least one
+/// scheduler, τ, the refresh period, a fixed route to a scheduler that
+/// exists, and the service classes (checked as a platform of one host
+/// would be: their hosts are not the data center's).
+fn check_settings(config: &DatacenterConfig) -> Result<(), DatacenterError> {
+    if config.schedulers.is_empty() {
+        return invalid("no scheduler: give at least one".into());
+    }
+    if !config.tau.is_finite() || config.tau < 0.0 {
+        return invalid(format!("tau is {}: give a finite number >= 0", config.tau));
+    }
+    if config.refresh < Time::ZERO || config.refresh.is_infinite() {
+        return invalid("refresh must be a finite duration >= 0".into());
+    }
+    if let Routing::Fixed(i) = config.routing {
+        if i >= config.schedulers.len() {
+            return invalid(format!("routing names scheduler #{i}, which does not exist"));
+        }
+    }
+    if let Some(cfg) = &config.classes {
+        let platform = QosConfig {
+            hosts: vec![1],
+            ..cfg.clone()
+        };
+        platform
+            .validate(&[])
+            .map_err(|e| DatacenterError::InvalidConfig(format!("classes: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Scheduler `i`'s own settings, given the `members` built before it: a
+/// unique name, λ ≥ 1, a finite latency, no more virtual processors than an
+/// engine takes, and an eviction policy only with the data center's
+/// service classes (`has_classes`).
+fn check_scheduler(
+    i: usize,
+    s: &SchedulerConfig,
+    members: &[Member],
+    has_classes: bool,
+) -> Result<(), DatacenterError> {
+    if s.name.is_empty() {
+        return invalid(format!(
+            "schedulers[{i}].name is empty: give each scheduler a name"
+        ));
+    }
+    if members.iter().any(|m: &Member| m.name == s.name) {
+        return invalid(format!(
+            "schedulers[{i}].name {:?} is used twice: names are unique",
+            s.name
+        ));
+    }
+    if !s.overbooking.is_finite() || s.overbooking < 1.0 {
+        return invalid(format!(
+            "schedulers[{i}] ({}): overbooking is {}: give λ >= 1 (1 = none)",
+            s.name, s.overbooking
+        ));
+    }
+    if s.latency < Time::ZERO || s.latency.is_infinite() {
+        return invalid(format!(
+            "schedulers[{i}] ({}): latency must be a finite duration >= 0",
+            s.name
+        ));
+    }
+    if s.role == Role::Cloud && s.engine.procs > EngineConfig::MAX_PROCS {
+        return invalid(format!(
+            "schedulers[{i}] ({}): overbooking × processors makes {} virtual processors: at most {}",
+            s.name,
+            s.engine.procs,
+            EngineConfig::MAX_PROCS
+        ));
+    }
+    if let Some(eviction) = s.eviction {
+        if !has_classes {
+            return invalid(format!(
+                "schedulers[{i}] ({}) evicts by {eviction}: give the data center its service classes",
+                s.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A member's engine as the data center runs it: it admits what it is sent
+/// (the data center decided) and never re-queues an evicted job itself
+/// (Algorithm 2 does); a cloud platform plans its own work first, and a
+/// scheduler with an eviction policy (`evicts`) evicts by rank.
+fn member_engine(mut engine: EngineConfig, role: Role, evicts: bool) -> EngineConfig {
+    engine.admission = Admission::AdmitAll;
+    engine.lifecycle = Lifecycle {
+        max_resubmissions: 0,
+        max_time_in_system: None,
+    };
+    if role == Role::Cloud {
+        engine.scheduling = Scheduling::HpcFirst;
+    }
+    if evicts {
+        engine.victims = crate::engine::Victims::Ranked;
+    }
+    engine
+}
+
+impl ClassBook {
+    /// The classes of `cfg` before any cloud job: nothing recorded, the
+    /// fairness windows opening at time 0.
+    fn empty(cfg: QosConfig) -> ClassBook {
+        ClassBook {
+            records: Vec::new(),
+            windows: Windows::new(
+                Time::ZERO,
+                cfg.window,
+                cfg.classes.iter().map(|c| c.slo).collect(),
+            ),
+            cfg,
+        }
     }
 }

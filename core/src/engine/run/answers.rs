@@ -22,9 +22,15 @@ impl State {
                 return answer.clone();
             }
         }
-        let answer = stages::place(&self.hpc, mask, self.mask_bits(mask), k, wt, now, |p, s, e| {
-            in_maintenance(cfg, p, s, e)
-        });
+        let ask = stages::Ask {
+            plan: &self.hpc,
+            mask,
+            bits: self.mask_bits(mask),
+            k,
+            wt,
+            now,
+        };
+        let answer = stages::place(ask, |p, s, e| in_maintenance(cfg, p, s, e));
         *self.stage_cache.borrow_mut() = Some((query, answer.clone()));
         answer
     }
@@ -140,9 +146,15 @@ impl State {
                     .filter(|&t0| t0.saturating_add(wt) <= deadline)
             }
             WFuture::Published => {
-                stages::published_future_fit(self.all(), &self.area, procs, wt, now, deadline, |p, s, e| {
-                    in_maintenance(cfg, p, s, e)
-                })
+                let ask = stages::Ask {
+                    plan: self.all(),
+                    mask: Mask::Area,
+                    bits: &self.area,
+                    k: procs,
+                    wt,
+                    now,
+                };
+                stages::published_future_fit(ask, deadline, |p, s, e| in_maintenance(cfg, p, s, e))
             }
         };
         cfg.thesis.start(now, wt, slo, arrival, immediate, future)
@@ -219,7 +231,7 @@ impl State {
             .map(|((start, end), ps)| FutureSlot {
                 start,
                 end,
-                procs: crate::ProcSet::from_sorted_ids(ps),
+                procs: crate::procset::ProcSet::from_sorted_ids(ps),
             })
             .collect();
         Slots { immediate, future }

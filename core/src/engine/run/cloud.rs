@@ -223,13 +223,7 @@ impl State {
             if self.jobs[idx].res.as_ref().is_some_and(|r| r.0 <= now) {
                 continue;
             }
-            let job = self.job(idx);
-            let (k, wt) = (job.procs, job.walltime);
-            let prev = self.jobs[idx].res.clone();
-            if let Some((s, _)) = prev {
-                bounds.released(s);
-            }
-            self.unreserve(idx);
+            let (k, wt, prev) = self.lift_for_replan(idx, &mut bounds);
             let from = bounds.scan_from(now, k, wt, Mask::Area);
             let fit = self.all().earliest_fit(k, wt, from, Mask::Area);
             bounds.placed(k, wt, Mask::Area, fit.as_ref().map(|f| f.0));

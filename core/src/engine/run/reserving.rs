@@ -150,7 +150,7 @@ impl State {
     /// The cloud layer's compression (`State::replan_cloud`, `cloud.rs`) walks
     /// its window the same way, on the `all` layer within the area and placing
     /// by `place_cloud_keep`: the layers and placements differ, so the two
-    /// loops stay apart.
+    /// loops stay apart; both lift each job's reservation by `lift_for_replan`.
     fn compress_hpc(&mut self, cfg: &EngineConfig, now: Time, order: Vec<usize>) {
         if self.compressed_at == Some(now) {
             return;
@@ -160,13 +160,7 @@ impl State {
         let mut bounds = CompressionBounds::default();
         for idx in order {
             if self.jobs[idx].st == St::Queued {
-                let job = self.job(idx);
-                let (k, wt) = (job.procs, job.walltime);
-                let prev = self.jobs[idx].res.clone();
-                if let Some((s, _)) = prev {
-                    bounds.released(s);
-                }
-                self.unreserve(idx);
+                let (k, wt, prev) = self.lift_for_replan(idx, &mut bounds);
                 let mask = self.mask_of(idx);
                 let from = bounds.scan_from(now, k, wt, mask);
                 self.place_hpc_from(cfg, idx, from, prev.clone());

@@ -1,0 +1,320 @@
+//! What the QoS scheduler is given: the platform ([`QosConfig`], its hosts
+//! and their [`Resize`]s), the service classes with their penalty bands,
+//! the tenants, the requests, the eviction policy and what a preemption
+//! does, and the error of a run that cannot be made ([`QosError`]).
+//!
+//! The other `qos` modules build on these types; `qos` re-exports them.
+
+use crate::job::{named_options, UnknownName};
+use crate::qos::ledger::meets;
+use crate::time::Time;
+use std::fmt;
+
+/// Who is preempted, and for whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Eviction {
+    /// The papers' baseline (state of practice, Kubernetes): a request may
+    /// preempt only requests of less important classes; the pending queue is
+    /// served by importance then admission; victims are the least important,
+    /// the most recently admitted first.
+    Priority,
+    /// Seeds 000/001: the pending queue by increasing `Q`; a victim is the
+    /// running instance of largest `Q` that the feasibility rule allows.
+    QosDriven,
+    /// Seed 002 (OSEP): each tenant is entitled to `min(demand, share)`
+    /// slots; a request of a tenant below its share may preempt the request
+    /// that has run least of the tenant most over its share.
+    OwnerShare,
+}
+
+impl Default for Eviction {
+    /// The seeds' own: qos-driven.
+    fn default() -> Eviction {
+        Eviction::QosDriven
+    }
+}
+
+named_options!(Eviction, "eviction policy", "\"priority\", \"qos-driven\" or \"owner-share\"", {
+    Priority => "priority",
+    QosDriven => "qos-driven",
+    OwnerShare => "owner-share",
+});
+
+/// What a preemption does to the work an instance had done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnPreempt {
+    /// The instance is suspended and later continues where it stopped (the
+    /// papers' instances, a checkpointed job): its run time keeps counting.
+    Resume,
+    /// The instance is killed and later starts again from scratch (an
+    /// evicted batch job): the attempt's run time becomes discarded time `d`.
+    Restart,
+}
+
+named_options!(OnPreempt, "preemption mode", "\"resume\" or \"restart\"", {
+    Resume => "resume",
+    Restart => "restart",
+});
+
+/// The credit paid back for a violated request, as a fraction of its
+/// CPU-time deficit (seed 001, Table 2; AWS's service credits): bands of
+/// delivered availability, each with its bonus `b`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreditTable {
+    /// `(lowest availability of the band, credit)`, from the band just
+    /// below the SLO downwards. Below the last band the credit is 100 %.
+    pub bands: Vec<(f64, f64)>,
+}
+
+impl CreditTable {
+    /// The seed's bands scaled to an SLO `slo`: its gold class promises
+    /// 99.99 % and pays 10 % down to 99 %, 30 % down to 95 %, 100 % below;
+    /// another SLO keeps the same ratios (`slo·99/99.99`, `slo·95/99.99`).
+    /// That gives the seed's bronze bands (49.50 %, 47.50 %) and its silver
+    /// 89.11 %; its silver 85.56 % becomes 85.51 % (the seed's own
+    /// rounding is not stated).
+    pub fn scaled(slo: f64) -> CreditTable {
+        CreditTable {
+            bands: vec![(slo * 99.0 / 99.99, 0.10), (slo * 95.0 / 99.99, 0.30)],
+        }
+    }
+
+    /// The bonus `b` for a request that received `availability` against `slo`.
+    pub fn bonus(&self, availability: f64, slo: f64) -> f64 {
+        if meets(availability, slo) {
+            return 0.0;
+        }
+        self.bands
+            .iter()
+            .find(|&&(low, _)| availability >= low)
+            .map_or(1.0, |&(_, credit)| credit)
+    }
+}
+
+/// A service class: its promise and how hard the scheduler defends it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServiceClass {
+    /// Its name (`gold`, `silver`, …), unique.
+    pub name: String,
+    /// Larger is more important. The priority baseline preempts less
+    /// important classes; the QoS-driven relaxation lets a more important
+    /// class preempt below the margin.
+    pub importance: u32,
+    /// The availability SLO `O_i`, in `(0, 1]`.
+    pub slo: f64,
+    /// The safety margin `σ_i` on `Q`: an instance whose `Q` is below it
+    /// is not preempted, except as the relaxation allows (seed default 10 s).
+    pub margin: Time,
+    /// The preemption-overhead limit: an instance whose overhead `C_k`
+    /// exceeds it is not preempted for another instance of its class
+    /// (seed default `1 − O_i`).
+    pub overhead_limit: f64,
+    /// Its penalty bands.
+    pub credit: CreditTable,
+}
+
+impl ServiceClass {
+    /// A class with the seeds' defaults: margin 10 s, overhead limit
+    /// `1 − slo`, credit bands scaled to `slo`.
+    pub fn new(name: &str, importance: u32, slo: f64) -> ServiceClass {
+        ServiceClass {
+            name: name.to_string(),
+            importance,
+            slo,
+            margin: Time::from_secs(10),
+            overhead_limit: 1.0 - slo,
+            credit: CreditTable::scaled(slo),
+        }
+    }
+
+    /// The seeds' three classes: gold 100 %, silver 90 %, bronze 50 %,
+    /// in decreasing importance.
+    pub fn paper_classes() -> Vec<ServiceClass> {
+        vec![
+            ServiceClass::new("gold", 3, 1.0),
+            ServiceClass::new("silver", 2, 0.9),
+            ServiceClass::new("bronze", 1, 0.5),
+        ]
+    }
+}
+
+/// A tenant and its share of the platform (owner-share).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tenant {
+    /// Its name, unique.
+    pub name: String,
+    /// The slots it owns: it is entitled to `min(demand, share)`.
+    pub share: u32,
+}
+
+/// One request: a single instance of `procs` slots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Its identity (unique in a run).
+    pub id: u64,
+    /// Admission time.
+    pub submit: Time,
+    /// Slots on one host (≥ 1).
+    pub procs: u32,
+    /// Run time that completes it; `None`: a service that runs until the
+    /// end of the run.
+    pub duration: Option<Time>,
+    /// Index into [`QosConfig::classes`].
+    pub class: usize,
+    /// Index into [`QosConfig::tenants`].
+    pub tenant: usize,
+}
+
+/// Host `host` has `slots` slots from `at` on (at most its size in
+/// [`QosConfig::hosts`]): the owner of the processors (HPC work in a
+/// convergence area) took some back or gave them back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resize {
+    /// When.
+    pub at: Time,
+    /// Which host.
+    pub host: usize,
+    /// Its slots from then on.
+    pub slots: u32,
+}
+
+/// A platform and its scheduler's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QosConfig {
+    /// The service classes.
+    pub classes: Vec<ServiceClass>,
+    /// The tenants (at least one).
+    pub tenants: Vec<Tenant>,
+    /// Each host's slots (at most; [`Resize`] events change them).
+    pub hosts: Vec<u32>,
+    /// The eviction policy.
+    pub eviction: Eviction,
+    /// What a preemption does to an instance's work.
+    pub on_preempt: OnPreempt,
+    /// `α`: time from allocation until the instance runs (pending time for
+    /// its availability; after a preemption, overhead for `C_k`).
+    pub allocation_time: Time,
+    /// The scheduler also runs this long after its last run (seed: 10 s).
+    pub watchdog: Time,
+    /// Length of the windows of the fairness metrics (seed: 10 minutes);
+    /// `None`: no windows. Closing a window costs one look at every
+    /// request in the system, so an overloaded platform whose queue grows
+    /// without bound over a long run pays for its windows.
+    pub window: Option<Time>,
+    /// End of the run; `None`: when every request has completed.
+    pub until: Option<Time>,
+}
+
+impl QosConfig {
+    /// The shortest watchdog period accepted (every period is a scheduler run).
+    pub const MIN_WATCHDOG: Time = Time::from_secs(1);
+    /// The shortest fairness window accepted (every window is a look at every request in the system).
+    pub const MIN_WINDOW: Time = Time::from_secs(60);
+
+    /// A platform of `hosts` hosts of `slots` slots with the seeds' defaults:
+    /// their three classes, one tenant owning everything, no allocation
+    /// time, a 10 s watchdog, 10-minute windows, instances resumed.
+    pub fn new(hosts: usize, slots: u32, eviction: Eviction) -> QosConfig {
+        QosConfig {
+            classes: ServiceClass::paper_classes(),
+            tenants: vec![Tenant {
+                name: "default".to_string(),
+                share: slots.saturating_mul(hosts as u32),
+            }],
+            hosts: vec![slots; hosts],
+            eviction,
+            on_preempt: OnPreempt::Resume,
+            allocation_time: Time::ZERO,
+            watchdog: Time::from_secs(10),
+            window: Some(Time::from_secs(600)),
+            until: None,
+        }
+    }
+
+    /// Check the settings and the requests against them.
+    pub fn validate(&self, requests: &[Request]) -> Result<(), QosError> {
+        let bad = |what: String| Err(QosError(what));
+        if self.classes.is_empty() {
+            return bad("no service class: define at least one".into());
+        }
+        for (i, c) in self.classes.iter().enumerate() {
+            if !(c.slo > 0.0 && c.slo <= 1.0) {
+                return bad(format!("class {:?}: slo {} is not in (0, 1]", c.name, c.slo));
+            }
+            if !(c.overhead_limit.is_finite() && c.overhead_limit >= 0.0) {
+                return bad(format!("class {:?}: overhead_limit must be ≥ 0", c.name));
+            }
+            if c.margin < Time::ZERO {
+                return bad(format!("class {:?}: margin must be ≥ 0", c.name));
+            }
+            if self.classes[..i].iter().any(|o| o.name == c.name) {
+                return bad(format!("class {:?} is defined twice", c.name));
+            }
+        }
+        if self.tenants.is_empty() {
+            return bad("no tenant: define at least one".into());
+        }
+        if self.hosts.is_empty() || self.hosts.contains(&0) {
+            return bad("hosts: every host needs at least one slot, and there must be a host".into());
+        }
+        if self.hosts.iter().map(|&h| u64::from(h)).sum::<u64>() > u64::from(u32::MAX) {
+            return bad(format!("hosts: more than {} slots in all", u32::MAX));
+        }
+        if self.watchdog < Self::MIN_WATCHDOG {
+            return bad(format!(
+                "watchdog: {} is below the minimum, {}: the scheduler would run too often",
+                self.watchdog,
+                Self::MIN_WATCHDOG
+            ));
+        }
+        if self.window.is_some_and(|w| w < Self::MIN_WINDOW) {
+            return bad(format!(
+                "window: below the minimum, {} (0 turns the windows off)",
+                Self::MIN_WINDOW
+            ));
+        }
+        if self.allocation_time < Time::ZERO {
+            return bad("allocation_time: must be ≥ 0".into());
+        }
+        let widest = self.hosts.iter().copied().max().unwrap_or(0);
+        for r in requests {
+            if r.procs == 0 || r.procs > widest {
+                return bad(format!(
+                    "request {}: {} slots, but hosts have 1 to {widest}",
+                    r.id, r.procs
+                ));
+            }
+            if r.class >= self.classes.len() || r.tenant >= self.tenants.len() {
+                return bad(format!("request {}: unknown class or tenant", r.id));
+            }
+            if r.duration.is_some_and(|d| d <= Time::ZERO) {
+                return bad(format!("request {}: duration must be > 0", r.id));
+            }
+            if r.duration.is_none() && self.until.is_none() {
+                return bad(format!(
+                    "request {} runs until the end (no duration), so the run needs an end (`until`)",
+                    r.id
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A platform or request set the scheduler cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QosError(pub String);
+
+impl fmt::Display for QosError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for QosError {}
+
+impl From<UnknownName> for QosError {
+    fn from(e: UnknownName) -> QosError {
+        QosError(e.to_string())
+    }
+}
