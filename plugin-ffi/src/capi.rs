@@ -19,6 +19,9 @@ use std::time::Duration;
 use interstice_api::wire::{EventKind, HpcEventRequest, PredictRequest, SlotsResponse};
 use interstice_api::{Client, ClientError};
 
+// `include/interstice.h` repeats this enum: cbindgen generates the header
+// from this file, and the `header_matches_cbindgen` test fails when the two
+// differ. The CLI's exit statuses (`src/cli/exit.rs`) are a different table.
 /// Result of every fallible call.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,6 +7,11 @@ use interstice_api::client::ClientError;
 use std::process::ExitCode;
 
 /// The classes of failure and their exit statuses (0 is success).
+///
+/// Alike in shape to the C ABI's `interstice_result` (plugin-ffi/src/capi.rs),
+/// but not the same table: these are a command's exit statuses, grouped for a
+/// shell script; those are a library call's result codes, one per failure a C
+/// caller handles differently (a NULL argument, a timeout…).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
     /// 1: anything not classified below (a bug, an unexpected state).

@@ -336,34 +336,14 @@ pub fn collect(args: CollectArgs) -> anyhow::Result<()> {
 fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut grid = parse_grid(&args)?;
-    let workers = match args.jobs {
-        Some(0) => bail!("--jobs must be at least 1"),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-
+    let workers = workers(&args)?;
     let inputs = inputs::Inputs::load(&args, &mut grid)?;
     let (tasks, n_baselines) = grid.tasks();
     if let Mode::Cell(cell) = mode {
-        if cell >= tasks.len() {
-            return Err(super::flags::Usage(format!(
-                "--cell {cell}: the sweep has {} simulations, numbered 0 to {}",
-                tasks.len(),
-                tasks.len() - 1
-            ))
-            .into());
-        }
+        check_cell(cell, tasks.len())?;
     }
     let settings = cells::Settings::new(settings_json(&args, &grid), argv)?;
-    let cells = match mode {
-        Mode::Collect => {
-            let (cells, stored) = cells::Cells::existing(&args.out)?;
-            // The grid file may have changed since: the cells are of the stored settings.
-            cells::check_same(&args.out, &stored, &settings)?;
-            cells
-        }
-        _ => cells::Cells::open(&args.out, &settings, args.force)?,
-    };
+    let cells = open_cells(&args, mode, &settings)?;
     // Runs that differ only in the predictor under admit-all are one
     // simulation (sweep::Simulations); --keep-runs writes each run's
     // own files, so it simulates every run.
@@ -450,6 +430,41 @@ fn sweep(args: SweepArgs, argv: Vec<String>, mode: Mode) -> anyhow::Result<()> {
         read_back,
     };
     write_tables(&args, &grid, &tasks, &outcomes, n_baselines, &done)
+}
+
+/// The simulations run at once: `--jobs`, or one per processor.
+fn workers(args: &SweepArgs) -> anyhow::Result<usize> {
+    Ok(match args.jobs {
+        Some(0) => bail!("--jobs must be at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    })
+}
+
+/// `--cell CELL` names one of the sweep's `simulations`, or is a usage error.
+fn check_cell(cell: usize, simulations: usize) -> anyhow::Result<()> {
+    if cell >= simulations {
+        return Err(super::flags::Usage(format!(
+            "--cell {cell}: the sweep has {simulations} simulations, numbered 0 to {}",
+            simulations - 1
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// The sweep's stored cells: `collect` reads those there (of the stored
+/// settings, which must be `settings`: the grid file may have changed since);
+/// the other modes open the directory for these settings.
+fn open_cells(args: &SweepArgs, mode: Mode, settings: &cells::Settings) -> anyhow::Result<cells::Cells> {
+    Ok(match mode {
+        Mode::Collect => {
+            let (cells, stored) = cells::Cells::existing(&args.out)?;
+            cells::check_same(&args.out, &stored, settings)?;
+            cells
+        }
+        _ => cells::Cells::open(&args.out, settings, args.force)?,
+    })
 }
 
 /// How a sweep ran, for `sweep.json` and its last line.

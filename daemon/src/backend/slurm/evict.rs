@@ -382,7 +382,6 @@ impl Evictor {
         mut read_need: impl FnMut(&SqueueJob) -> Result<Option<Need>, ()>,
     ) -> Vec<Chosen> {
         let now = Time::from_secs(now_seconds);
-        let running = |job: &SqueueJob| job.state == JobStateName::Running;
         // An id listed twice is a line some job's comment forged (squeue
         // prints comments as they are, newlines included): neither is
         // trusted, nor an id scancel would not read as one job.
@@ -420,30 +419,7 @@ impl Evictor {
         for spread in self.cancelled.values() {
             rooms.free(spread);
         }
-        let mut cloud: Vec<&SqueueJob> = state
-            .jobs
-            .iter()
-            .filter(|job| {
-                running(job) && trusted(job) && policy.is_cloud(job) && !self.cancelled.contains_key(&job.id)
-            })
-            .collect();
-        // Admission order: submitted first, then started first.
-        cloud.sort_by_key(|job| (job.submit, job.start));
-        let candidates: Vec<((&SqueueJob, NodeCpus), Candidate)> = cloud
-            .into_iter()
-            .enumerate()
-            .filter_map(|(order, job)| {
-                let candidate = policy.candidate(job, order as u64, now)?;
-                Some(((job, spread(job, &job.nodes)?), candidate))
-            })
-            .collect();
-        // Keys end with the admission order: no two are equal.
-        let mut victims: Vec<Running> = Rules::new(&policy.qos)
-            .victim_keys(candidates)
-            .into_iter()
-            .map(|((job, spread), key)| Running { key, job, spread })
-            .collect();
-        victims.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut victims = self.ranked_victims(policy, state, &trusted, now);
 
         let mut chosen = Vec::new();
         for job in pending {
@@ -489,6 +465,45 @@ impl Evictor {
             }
         }
         chosen
+    }
+
+    /// The running cloud jobs `choose` may cancel (trusted, not cancelled
+    /// yet, with a spread over nodes), in the policy's order of victims.
+    fn ranked_victims<'a>(
+        &self,
+        policy: &Policy,
+        state: &'a SlurmState,
+        trusted: &impl Fn(&SqueueJob) -> bool,
+        now: Time,
+    ) -> Vec<Running<'a>> {
+        let mut cloud: Vec<&SqueueJob> = state
+            .jobs
+            .iter()
+            .filter(|job| {
+                job.state == JobStateName::Running
+                    && trusted(job)
+                    && policy.is_cloud(job)
+                    && !self.cancelled.contains_key(&job.id)
+            })
+            .collect();
+        // Admission order: submitted first, then started first.
+        cloud.sort_by_key(|job| (job.submit, job.start));
+        let candidates: Vec<((&SqueueJob, NodeCpus), Candidate)> = cloud
+            .into_iter()
+            .enumerate()
+            .filter_map(|(order, job)| {
+                let candidate = policy.candidate(job, order as u64, now)?;
+                Some(((job, spread(job, &job.nodes)?), candidate))
+            })
+            .collect();
+        // Keys end with the admission order: no two are equal.
+        let mut victims: Vec<Running<'a>> = Rules::new(&policy.qos)
+            .victim_keys(candidates)
+            .into_iter()
+            .map(|((job, spread), key)| Running { key, job, spread })
+            .collect();
+        victims.sort_by(|a, b| a.key.cmp(&b.key));
+        victims
     }
 }
 

@@ -309,6 +309,18 @@ pub fn plan(
             read.plan.jobs.push(Occupation { procs, start, end });
         }
     }
+    read.plan
+        .blocked
+        .extend(reserved(topology, reservations, now_seconds));
+    read
+}
+
+/// The processors `plan` cannot give from `now_seconds` on: each reservation
+/// not over yet (on its nodes, or on every node), and the processors of no
+/// node Slurm knows (`Topology::unmapped`) for ever.
+fn reserved(topology: &Topology, reservations: &[Reservation], now_seconds: i64) -> Vec<Occupation> {
+    let now = Time::from_secs(now_seconds);
+    let mut blocked = Vec::new();
     for reservation in reservations {
         let nodes: Vec<&String> = match &reservation.nodes {
             Some(list) => list.iter().collect(),
@@ -319,7 +331,7 @@ pub fn plan(
             (0..cpus).filter_map(|cpu| topology.proc(node, cpu))
         }));
         if !procs.is_empty() && reservation.end > now_seconds {
-            read.plan.blocked.push(Occupation {
+            blocked.push(Occupation {
                 procs,
                 start: Time::from_secs(reservation.start),
                 end: Time::from_secs(reservation.end),
@@ -327,13 +339,13 @@ pub fn plan(
         }
     }
     if !topology.unmapped.is_empty() {
-        read.plan.blocked.push(Occupation {
+        blocked.push(Occupation {
             procs: topology.unmapped.clone(),
             start: now,
             end: Time::INFINITY,
         });
     }
-    read
+    blocked
 }
 
 /// Reasons a pending job waits for something that does not come on its own:
