@@ -124,6 +124,24 @@ pub const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// Longest whole answer accepted (headers, body and chunk framing).
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 
+/// The most jobs [`Client::jobs`] gathers (the newest): what `GET /v1/jobs`
+/// answered on one page before it paged.
+pub const LISTED_JOBS: usize = 10_000;
+
+/// `text` with every byte but RFC 3986's unreserved ones percent-encoded,
+/// for a query string.
+fn percent_encode(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            encoded.push(byte as char);
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
 /// What went wrong talking to the daemon.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -397,9 +415,48 @@ impl Client {
         self.call::<(), _>("GET", "/v1/slots", None)
     }
 
-    /// `GET /v1/jobs`.
+    /// Every job the caller may see, as one list by id: `GET /v1/jobs` page
+    /// after page (following `next_cursor`) up to the newest [`LISTED_JOBS`],
+    /// the list a daemon answered on one page before it paged.
     pub fn jobs(&self) -> Result<JobList, ClientError> {
-        self.call::<(), _>("GET", "/v1/jobs", None)
+        let mut pages: Vec<Vec<JobView>> = Vec::new();
+        let mut listed = 0;
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.jobs_page(None, cursor.as_deref())?;
+            listed += page.jobs.len();
+            pages.push(page.jobs);
+            cursor = page.next_cursor;
+            if cursor.is_none() || listed >= LISTED_JOBS {
+                break;
+            }
+        }
+        // Pages come newest first, each oldest first within.
+        let mut jobs: Vec<JobView> = pages.into_iter().rev().flatten().collect();
+        let extra = jobs.len().saturating_sub(LISTED_JOBS);
+        jobs.drain(..extra);
+        Ok(JobList {
+            jobs,
+            next_cursor: None,
+        })
+    }
+
+    /// One page of `GET /v1/jobs`: at most `limit` jobs (None: the daemon's
+    /// default) older than `cursor` (None: the newest).
+    pub fn jobs_page(&self, limit: Option<u32>, cursor: Option<&str>) -> Result<JobList, ClientError> {
+        let mut query = Vec::new();
+        if let Some(limit) = limit {
+            query.push(format!("limit={limit}"));
+        }
+        if let Some(cursor) = cursor {
+            query.push(format!("cursor={}", percent_encode(cursor)));
+        }
+        let path = if query.is_empty() {
+            "/v1/jobs".to_string()
+        } else {
+            format!("/v1/jobs?{}", query.join("&"))
+        };
+        self.call::<(), _>("GET", &path, None)
     }
 
     /// `GET /v1/jobs/{id}`.

@@ -429,11 +429,19 @@ pub struct JobOutput {
     pub text: String,
 }
 
-/// `GET /v1/jobs`.
+/// `GET /v1/jobs?limit=N&cursor=C`: one page of the caller's jobs. The first
+/// page (no `cursor`) holds the newest; each next one, asked with the
+/// previous page's `next_cursor`, the ones just older. A page holds at most
+/// `limit` jobs and a bounded number of bytes, so it may hold fewer.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct JobList {
-    /// Jobs, by id.
+    /// Jobs, by id (oldest first within the page).
     pub jobs: Vec<JobView>,
+    /// The `cursor` of the page of older jobs; null on the last page. Opaque:
+    /// pass it back unchanged. (Absent from a daemon older than paging,
+    /// which answered every job on one page.)
+    #[serde(default)]
+    pub next_cursor: Option<String>,
 }
 
 /// `GET /healthz`.

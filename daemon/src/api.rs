@@ -2,7 +2,7 @@
 //! loopback TCP listener (what each serves: [`crate::listen`]). Handlers only parse, forward a [`Command`] to the
 //! engine actor and turn its answer into JSON; errors are `{"error": "..."}`.
 
-use crate::actor::{ApiError, Command, ErrorKind, Owner};
+use crate::actor::{ApiError, Command, ErrorKind, JobsPage, Owner};
 use crate::backend::HpcEvent;
 use crate::metrics::Metrics;
 use axum::body::Bytes;
@@ -162,8 +162,27 @@ async fn predict(
     .await
 }
 
-async fn list_jobs(State(state): State<AppState>, ConnectInfo(Peer(owner)): ConnectInfo<Peer>) -> Response {
-    ask(&state, |reply| Command::Jobs { owner, reply }).await
+/// `?limit=N&cursor=C` of `GET /v1/jobs` ([`JobsPage`]).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JobsQuery {
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+async fn list_jobs(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
+    query: Result<axum::extract::Query<JobsQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let page = match query {
+        Ok(axum::extract::Query(query)) => JobsPage::parse(query.limit, query.cursor.as_deref()),
+        Err(err) => Err(format!("{err}: the query is ?limit=JOBS&cursor=NEXT_CURSOR")),
+    };
+    match page {
+        Ok(page) => ask(&state, |reply| Command::Jobs { owner, page, reply }).await,
+        Err(message) => api_error(ApiError::bad_request(message)),
+    }
 }
 
 async fn get_job(

@@ -623,9 +623,38 @@ impl Store {
         self.newest_jobs(filter, params![limit])
     }
 
-    /// The newest `limit` jobs of user `uid` (the `jobs_owner` index), newest last.
-    pub fn jobs_of(&self, uid: u32, limit: u32) -> Result<Vec<StoredJob>, StoreError> {
-        self.newest_jobs("WHERE owner_uid = ?2", params![limit, uid])
+    /// Jobs newest first, those of `uid` only if given (the `jobs_owner`
+    /// index), below id `before` if given, each handed to `take` as read
+    /// until it answers false: a page of `GET /v1/jobs` reads only the rows
+    /// it keeps, and one more.
+    pub fn jobs_newest_first(
+        &self,
+        uid: Option<u32>,
+        before: Option<u64>,
+        mut take: impl FnMut(StoredJob) -> bool,
+    ) -> Result<(), StoreError> {
+        let before = before.map_or(i64::MAX, |id| i64::try_from(id).unwrap_or(i64::MAX));
+        let (sql, uid) = match uid {
+            Some(uid) => (
+                format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id < ?1 AND owner_uid = ?2 ORDER BY id DESC"),
+                Some(uid),
+            ),
+            None => (
+                format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id < ?1 ORDER BY id DESC"),
+                None,
+            ),
+        };
+        let mut statement = self.conn.prepare(&sql)?;
+        let mut rows = match uid {
+            Some(uid) => statement.query(params![before, uid])?,
+            None => statement.query(params![before])?,
+        };
+        while let Some(row) = rows.next()? {
+            if !take(stored_job(row)?) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// The newest `?1` jobs that `filter` (a `WHERE` clause over `jobs`,
@@ -801,11 +830,23 @@ mod tests {
                 ..queued(21)
             })
             .unwrap();
-        let ids = |jobs: Vec<StoredJob>| jobs.iter().map(|job| job.view.id).collect::<Vec<_>>();
-        assert_eq!(ids(store.jobs_of(1000, 5).unwrap()), vec![1, 21]);
-        assert_eq!(ids(store.jobs_of(1000, 1).unwrap()), vec![21]);
-        assert_eq!(store.jobs_of(1001, 5).unwrap().len(), 5);
-        assert!(store.jobs_of(1002, 5).unwrap().is_empty());
+        // The first `most` ids newest first, of `uid` (None: all) below `before`.
+        let ids = |uid: Option<u32>, before: Option<u64>, most: usize| {
+            let mut ids = Vec::new();
+            store
+                .jobs_newest_first(uid, before, |job| {
+                    ids.push(job.view.id);
+                    ids.len() < most
+                })
+                .unwrap();
+            ids
+        };
+        assert_eq!(ids(Some(1000), None, 5), vec![21, 1]);
+        assert_eq!(ids(Some(1000), None, 1), vec![21]);
+        assert_eq!(ids(Some(1000), Some(21), 5), vec![1]);
+        assert_eq!(ids(Some(1001), Some(10), 100), (2..10).rev().collect::<Vec<_>>());
+        assert!(ids(Some(1002), None, 5).is_empty());
+        assert_eq!(ids(None, Some(3), 5), vec![2, 1]);
     }
 
     #[test]

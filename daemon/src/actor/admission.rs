@@ -6,6 +6,7 @@
 
 use super::cloud_job::{engine_job, CloudJob, KillReason, Phase};
 use super::command::{ApiError, ErrorKind, Owner};
+use super::job_pages::{JobsPage, PageBuilder};
 use super::seconds::{finite_secs, secs};
 use super::state::Actor;
 use crate::exec::Denied;
@@ -334,23 +335,23 @@ impl Actor {
         crate::datacenter::slots_view(now, &self.driver.engine().slots(now))
     }
 
-    /// `GET /v1/jobs`: the newest [`LISTED_JOBS`] jobs SQLite knows that
-    /// the caller may see ([`Owner::sees`]: root all, a user their own, read
-    /// by owner so that nobody else's jobs are loaded), ended ones included.
-    pub(super) fn job_list(&self, owner: Owner) -> Result<JobList, ApiError> {
-        let jobs = match owner.uid {
-            Some(0) => self.store.jobs(false, LISTED_JOBS),
-            Some(uid) => self.store.jobs_of(uid, LISTED_JOBS),
-            None => Ok(Vec::new()),
+    /// `GET /v1/jobs`: a page ([`super::job_pages`]) of the jobs SQLite
+    /// knows that the caller may see ([`Owner::sees`]: root all, a user their
+    /// own, read by owner so that nobody else's jobs are loaded), ended ones
+    /// included; only the rows the page keeps are read.
+    pub(super) fn job_list(&self, owner: Owner, page: JobsPage) -> Result<JobList, ApiError> {
+        let mut builder = PageBuilder::new(page);
+        let uid = match owner.uid {
+            Some(0) => None,
+            Some(uid) => Some(uid),
+            None => return Ok(builder.finish()),
         };
-        jobs.map(|jobs| JobList {
-            jobs: jobs
-                .into_iter()
-                .map(|job| job.view)
-                .filter(|view| owner.sees(view.owner_uid))
-                .collect(),
-        })
-        .map_err(ApiError::internal)
+        self.store
+            .jobs_newest_first(uid, page.before, |job| {
+                !owner.sees(job.view.owner_uid) || builder.offer(job.view)
+            })
+            .map_err(ApiError::internal)?;
+        Ok(builder.finish())
     }
 
     /// `GET /v1/jobs/{id}/output`: the end of a job's `stdout` or `stderr`
@@ -532,9 +533,6 @@ fn check_argv(argv: &[String]) -> Result<&str, ApiError> {
 /// does not answer (a hung NFS home, a FUSE mount of their own) may hold it
 /// that long once per back-off, not once per request.
 pub(super) const CHECK_BACKOFF: Time = Time::from_secs(30);
-
-/// The most jobs `GET /v1/jobs` lists (the newest).
-pub(super) const LISTED_JOBS: u32 = 10_000;
 
 /// The most bytes a job's `argv`, `env`, `workdir` and `features` may hold
 /// together: every job is stored and listed with them, so one user's large

@@ -136,10 +136,12 @@ pub enum Command {
         /// The slots at the actor's now.
         reply: Reply<SlotsResponse>,
     },
-    /// `GET /v1/jobs`: every job SQLite knows that the caller may see.
+    /// `GET /v1/jobs`: a page of the jobs SQLite knows that the caller may see.
     Jobs {
         /// Who asks (root sees every job, a user their own).
         owner: Owner,
+        /// Which page.
+        page: super::job_pages::JobsPage,
         /// The list.
         reply: Reply<JobList>,
     },

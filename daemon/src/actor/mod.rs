@@ -7,7 +7,8 @@
 //! dispatch; no other module of the actor uses it. Below it, in three layers:
 //!
 //! - the parts of the actor's state, which know nothing of the actor:
-//!   `command` (the requests it serves and its error answers), `setup`
+//!   `command` (the requests it serves and its error answers), `job_pages`
+//!   (the pages of `GET /v1/jobs`), `setup`
 //!   (what it starts from, why it could not), `cloud_job`, `hpc_mirror`,
 //!   `hold_table`, `batch`, `member_link`, `readiness`, `seconds`;
 //! - `state`: the [`Actor`] struct over those parts, and its time;
@@ -36,6 +37,7 @@ mod hold_table;
 mod holds;
 mod hpc;
 mod hpc_mirror;
+mod job_pages;
 mod member;
 mod member_link;
 mod readiness;
@@ -51,6 +53,7 @@ mod tests;
 
 pub(crate) use admission::{positive_seconds, prediction_answer};
 pub use command::{ApiError, Command, ErrorKind, Owner, Reloadable};
+pub use job_pages::JobsPage;
 pub use setup::{ActorError, ActorSetup};
 pub use state::Actor;
 
@@ -197,8 +200,8 @@ impl Actor {
             Command::Slots { reply } => {
                 let _ = reply.send(Ok(self.slots()));
             }
-            Command::Jobs { owner, reply } => {
-                let _ = reply.send(self.job_list(owner));
+            Command::Jobs { owner, page, reply } => {
+                let _ = reply.send(self.job_list(owner, page));
             }
             Command::Job { id, owner, reply } => {
                 let _ = reply.send(self.job_view(id, owner));
