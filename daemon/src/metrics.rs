@@ -21,6 +21,9 @@ pub const REVISION: &str = env!("INTERSTICE_REVISION");
 /// The `result` labels of `interstice_admission_holds_released_total`.
 pub const HOLD_RESULTS: [&str; 3] = ["settled", "expired", "displaced"];
 
+/// Why rejected submissions are deleted (`interstice_rejected_pruned_total`'s `reason`).
+pub const PRUNE_REASONS: [&str; 2] = ["quota", "retention"];
+
 /// The confusion cells, as `outcome` labels.
 const OUTCOMES: [&str; 4] = ["tp", "fp", "fn", "tn"];
 
@@ -96,6 +99,9 @@ pub struct Metrics {
     pub admissions: IntCounterVec,
     /// Rejections that came with a counter-offer.
     pub counter_offers: IntCounter,
+    /// Rejected submissions deleted from the state, `reason="quota"|"retention"`
+    /// ([`Metrics::rejected_pruned`]).
+    rejected_pruned: IntCounterVec,
     /// Admission holds standing now (Slurm mode): promised slots held in
     /// the plan until Slurm lists their job.
     pub admission_holds: IntGauge,
@@ -188,6 +194,11 @@ impl Metrics {
             counter_offers: counter(
                 "slo_counteroffers_total",
                 "Rejections that came with an SLO counter-offer",
+            ),
+            rejected_pruned: counter_vec(
+                "rejected_pruned_total",
+                "Rejected submissions deleted from the state: beyond store.max_rejected_per_user (quota) or older than store.rejected_retention_seconds (retention)",
+                &["reason"],
             ),
             admission_holds: int_gauge(
                 "admission_holds",
@@ -290,6 +301,9 @@ impl Metrics {
         for result in HOLD_RESULTS {
             self.admission_holds_released.with_label_values(&[result]);
         }
+        for reason in PRUNE_REASONS {
+            self.rejected_pruned.with_label_values(&[reason]);
+        }
         for kind in EventKind::ALL {
             self.hpc_events.with_label_values(&[kind.as_str()]);
         }
@@ -300,6 +314,7 @@ impl Metrics {
             Box::new(self.idle_processor_seconds.clone()),
             Box::new(self.admissions.clone()),
             Box::new(self.counter_offers.clone()),
+            Box::new(self.rejected_pruned.clone()),
             Box::new(self.admission_holds.clone()),
             Box::new(self.admission_holds_released.clone()),
             Box::new(self.cloud_jobs_running.clone()),
@@ -412,6 +427,11 @@ impl Metrics {
         self.prediction_outcomes
             .with_label_values(&[outcome(predicted_violation, violated)])
             .inc();
+    }
+
+    /// Count `deleted` rejected submissions pruned for `reason` (one of [`PRUNE_REASONS`]).
+    pub fn rejected_pruned(&self, reason: &str, deleted: u64) {
+        self.rejected_pruned.with_label_values(&[reason]).inc_by(deleted);
     }
 
     /// Count an admission decision (`interstice_admissions_total`) and the

@@ -657,6 +657,40 @@ impl Store {
         Ok(())
     }
 
+    /// Delete the oldest rejected submissions of `uid` (None: of no one's)
+    /// beyond its newest `keep`, and their events; how many went.
+    pub fn prune_rejected_of(&mut self, uid: Option<u32>, keep: u32) -> Result<u64, StoreError> {
+        self.delete_rejected(
+            "owner_uid IS ?1 AND id NOT IN (SELECT id FROM jobs WHERE state = 'rejected' AND owner_uid IS ?1 \
+             ORDER BY id DESC LIMIT ?2)",
+            params![uid, keep],
+        )
+    }
+
+    /// Delete the rejected submissions made before `cutoff` (epoch s) and
+    /// their events, but never the newest job (its id is where the next
+    /// start counts from: ids are never given twice); how many went.
+    pub fn prune_rejected_before(&mut self, cutoff: f64) -> Result<u64, StoreError> {
+        self.delete_rejected(
+            "submitted_at < ?1 AND id < (SELECT MAX(id) FROM jobs)",
+            params![cutoff],
+        )
+    }
+
+    /// Delete the rejected jobs `filter` (over `jobs`, with `params`) keeps,
+    /// with their events, in one transaction; how many went.
+    fn delete_rejected(&mut self, filter: &str, params: &[&dyn rusqlite::ToSql]) -> Result<u64, StoreError> {
+        let result = (|| -> Result<u64, StoreError> {
+            let tx = self.conn.transaction()?;
+            let doomed = format!("SELECT id FROM jobs WHERE state = 'rejected' AND {filter}");
+            tx.execute(&format!("DELETE FROM events WHERE job_id IN ({doomed})"), params)?;
+            let deleted = tx.execute(&format!("DELETE FROM jobs WHERE id IN ({doomed})"), params)?;
+            tx.commit()?;
+            Ok(deleted as u64)
+        })();
+        self.wrote(result)
+    }
+
     /// The newest `?1` jobs that `filter` (a `WHERE` clause over `jobs`,
     /// its own parameters from `?2`) keeps, newest last.
     fn newest_jobs(
@@ -847,6 +881,50 @@ mod tests {
         assert_eq!(ids(Some(1001), Some(10), 100), (2..10).rev().collect::<Vec<_>>());
         assert!(ids(Some(1002), None, 5).is_empty());
         assert_eq!(ids(None, Some(3), 5), vec![2, 1]);
+    }
+
+    #[test]
+    fn rejected_submissions_are_pruned_by_owner_quota_and_age_never_the_newest_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
+        let rejected = |id: u64, uid: u32, at: f64| NewJob {
+            owner_uid: Some(uid),
+            submitted_at: at,
+            decision: "rejected",
+            state: "rejected",
+            ..queued(id)
+        };
+        for id in 1..=6 {
+            store.insert_job(&rejected(id, 1000, id as f64)).unwrap();
+        }
+        store.insert_job(&rejected(7, 1001, 7.0)).unwrap();
+        store
+            .insert_job(&NewJob {
+                owner_uid: Some(1000),
+                ..queued(8)
+            })
+            .unwrap();
+        assert_eq!(store.prune_rejected_of(Some(1000), 2).unwrap(), 4);
+        assert!(store.job(4).unwrap().is_none() && store.job(5).unwrap().is_some());
+        assert!(
+            store.job(7).unwrap().is_some() && store.job(8).unwrap().is_some(),
+            "others', accepted kept"
+        );
+        let events: i64 = store
+            .conn
+            .query_row("SELECT COUNT(*) FROM events WHERE job_id <= 4", [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert_eq!(events, 0, "their events went with them");
+        store.insert_job(&rejected(9, 1001, 9.0)).unwrap();
+        assert_eq!(
+            store.prune_rejected_before(100.0).unwrap(),
+            3,
+            "5, 6, 7; never 9, the newest"
+        );
+        assert!(store.job(9).unwrap().is_some() && store.job(8).unwrap().is_some());
+        assert_eq!(store.max_job_id().unwrap(), 9);
     }
 
     #[test]

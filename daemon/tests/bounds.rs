@@ -341,3 +341,129 @@ fn idle_job_listings_keep_the_daemon_small_and_pages_add_up_to_the_list() {
     let (status, body) = daemon.ask("GET", "/v1/jobs?cursor=12", None);
     assert_eq!((status, body.contains("cursor")), (400, true), "{body}");
 }
+
+/// Rows `(id, state)` of `uid`'s jobs in the running daemon's database, by id.
+fn stored_jobs_of(db: &Path, uid: u32) -> Vec<(u64, String)> {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut statement = conn
+        .prepare("SELECT id, state FROM jobs WHERE owner_uid = ?1 ORDER BY id")
+        .unwrap();
+    let rows = statement
+        .query_map([uid], |row| Ok((row.get::<_, i64>(0)? as u64, row.get(1)?)))
+        .unwrap();
+    rows.collect::<Result<_, _>>().unwrap()
+}
+
+/// The ids of the test user's `GET /v1/jobs`, every page walked.
+fn listed_ids(daemon: &Daemon) -> Vec<u64> {
+    let mut ids = Vec::new();
+    let mut path = "/v1/jobs".to_string();
+    loop {
+        let (status, body) = daemon.ask("GET", &path, None);
+        assert_eq!(status, 200, "{body}");
+        let page: interstice_api::wire::JobList = serde_json::from_str(&body).unwrap();
+        ids.splice(0..0, page.jobs.iter().map(|job| job.id));
+        match page.next_cursor {
+            Some(cursor) => path = format!("/v1/jobs?cursor={cursor}"),
+            None => return ids,
+        }
+    }
+}
+
+/// A submission as the test user that the SLO makes a rejection (the area
+/// is held by HPC work): its HTTP status and answer.
+fn submit_rejected(daemon: &Daemon, argv_bytes: usize) -> (u16, String) {
+    let argv = serde_json::to_string(&["/bin/true".to_string(), "y".repeat(argv_bytes)]).unwrap();
+    let body = format!(r#"{{"procs":1,"walltime":10,"slo":20,"argv":{argv}}}"#);
+    daemon.ask("POST", "/v1/jobs", Some(&body))
+}
+
+/// Keep all 4 processors busy with HPC work for an hour (root reports it).
+fn fill_with_hpc(daemon: &Daemon) {
+    let event = interstice_api::wire::HpcEventRequest {
+        kind: interstice_api::wire::EventKind::Submitted,
+        id: "hpc-1".to_string(),
+        procs: 4,
+        walltime: 3600.0,
+        time: None,
+        cpus: None,
+    };
+    daemon.root().hpc_event(&event).unwrap();
+}
+
+/// Medium finding: a user's rejected submissions were stored forever (336 MB
+/// in 20 s from one user). Flooding rejections now leaves that user's newest
+/// `store.max_rejected_per_user`, others' jobs untouched, the pruning counted.
+#[test]
+fn a_user_flooding_rejections_keeps_only_the_quota() {
+    if !privileged() {
+        return;
+    }
+    const QUOTA: usize = 10;
+    const FLOOD: usize = 40;
+    let uid = uid_of(USER).unwrap();
+    let daemon = Daemon::started(&format!("store: {{max_rejected_per_user: {QUOTA}}}\n"));
+    fill_with_hpc(&daemon);
+    let mut ids = Vec::new();
+    for _ in 0..FLOOD {
+        let (status, body) = submit_rejected(&daemon, 32 << 10);
+        assert_eq!(status, 200, "{body}");
+        let answer: interstice_api::wire::SubmitResponse = serde_json::from_str(&body).unwrap();
+        assert_eq!(answer.decision, "rejected", "{body}");
+        ids.push(answer.id);
+    }
+    let stored = stored_jobs_of(&daemon.state().join("interstice.sqlite"), uid);
+    let expected: Vec<(u64, String)> = ids[FLOOD - QUOTA..]
+        .iter()
+        .map(|id| (*id, "rejected".to_string()))
+        .collect();
+    assert_eq!(
+        stored, expected,
+        "the user's newest {QUOTA} rejections, and only those"
+    );
+    // The user's own listing says the same; the pruning is counted.
+    assert_eq!(listed_ids(&daemon), ids[FLOOD - QUOTA..]);
+    let metrics = daemon.root().metrics().unwrap();
+    let pruned = format!(
+        "interstice_rejected_pruned_total{{reason=\"quota\"}} {}",
+        FLOOD - QUOTA
+    );
+    assert!(metrics.contains(&pruned), "{pruned} in\n{metrics}");
+}
+
+/// Rejected submissions older than `store.rejected_retention_seconds` are
+/// pruned as time passes (but the newest job, where ids count from).
+#[test]
+fn rejected_submissions_expire_after_the_retention() {
+    if !privileged() {
+        return;
+    }
+    let uid = uid_of(USER).unwrap();
+    let daemon = Daemon::started("store: {rejected_retention_seconds: 1}\n");
+    fill_with_hpc(&daemon);
+    let ids: Vec<u64> = (0..3)
+        .map(|_| {
+            let (status, body) = submit_rejected(&daemon, 16);
+            assert_eq!(status, 200, "{body}");
+            serde_json::from_str::<interstice_api::wire::SubmitResponse>(&body)
+                .unwrap()
+                .id
+        })
+        .collect();
+    let db = daemon.state().join("interstice.sqlite");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while stored_jobs_of(&db, uid).len() > 1 {
+        assert!(
+            Instant::now() < deadline,
+            "still stored: {:?}",
+            stored_jobs_of(&db, uid)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(stored_jobs_of(&db, uid), vec![(ids[2], "rejected".to_string())]);
+    let metrics = daemon.root().metrics().unwrap();
+    assert!(
+        metrics.contains("interstice_rejected_pruned_total{reason=\"retention\"} 2"),
+        "{metrics}"
+    );
+}

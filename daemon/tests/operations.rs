@@ -534,7 +534,7 @@ fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
 
 /// Config struct → the prefix of its keys (a flat table). A new section
 /// struct must be added here.
-const SECTION_PREFIXES: [(&str, &str); 13] = [
+const SECTION_PREFIXES: [(&str, &str); 14] = [
     ("Config", ""),
     ("ApiConfig", "api."),
     ("EngineSection", "engine."),
@@ -545,6 +545,7 @@ const SECTION_PREFIXES: [(&str, &str); 13] = [
     ("RlimitConfig", "execution.rlimits."),
     ("NodeConfig", "node."),
     ("MetricsConfig", "metrics."),
+    ("StoreConfig", "store."),
     ("MemberConfig", "datacenter."),
     ("BrokerConfig", "datacenter."),
     ("MaintenanceEntry", "engine.maintenance[]."),

@@ -99,6 +99,7 @@ impl Actor {
         }
         self.metrics.admission(rejected, prediction.probability);
         if rejected {
+            self.keep_rejected_quota(owner.uid);
             if counter_offer.is_some() {
                 self.metrics.counter_offers.inc();
             }

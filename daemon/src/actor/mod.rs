@@ -17,7 +17,8 @@
 //!   predict, cancel, slots, jobs); `holds` (admission holds); `hpc` (the
 //!   mirror of the batch system's jobs in the engine); `supervisor` (the
 //!   cloud jobs' processes: start, evict, kill, reap, walltime); `recovery`
-//!   (picking up the jobs SQLite says were queued or running); `member` (a
+//!   (picking up the jobs SQLite says were queued or running); `retention`
+//!   (the rejected submissions kept); `member` (a
 //!   data center member's tuples and evicted jobs for its broker);
 //!   `telemetry` (readiness, `/healthz`, node samples and gauges).
 //!
@@ -42,6 +43,7 @@ mod member;
 mod member_link;
 mod readiness;
 mod recovery;
+mod retention;
 mod scheduling;
 mod seconds;
 mod setup;
@@ -135,6 +137,8 @@ impl Actor {
             last_sample: None,
             last_gauges: None,
             last_schedule: Time::ZERO,
+            store_config: setup.config.store.clone(),
+            last_prune: None,
             dirty: true,
             tuple_stale: true,
             stopping: false,
@@ -250,6 +254,7 @@ impl Actor {
         self.retry_held(now);
         self.release_holds(&[], now);
         self.collect_hand_overs(now);
+        self.prune_expired_rejections(now);
         let wakeup_due = self.driver.due(now).is_some();
         let plan_changed = self.dirty || wakeup_due;
         if plan_changed || now - self.last_schedule >= IDLE_SCHEDULE_INTERVAL {

@@ -58,6 +58,10 @@ pub struct Actor {
     pub(super) last_sample: Option<Time>,
     pub(super) last_gauges: Option<Time>,
     pub(super) last_schedule: Time,
+    /// `store:`: what is kept of rejected submissions ([`super::retention`]).
+    pub(super) store_config: crate::config::StoreConfig,
+    /// When expired rejected submissions were last pruned.
+    pub(super) last_prune: Option<Time>,
     /// Something changed since the last `Engine::schedule`.
     pub(super) dirty: bool,
     /// The plan changed outside a scheduling pass of the loop (an admission)

@@ -6,7 +6,7 @@
 //! the config file.
 //!
 //! Layout: each section's types in its own module (`api`, `backend`,
-//! `datacenter`, `engine`, `execution`, `metrics`, `node`), which knows
+//! `datacenter`, `engine`, `execution`, `metrics`, `node`, `store`), which knows
 //! nothing of the whole; [`Config`] over them in `model`; the checks over
 //! several sections on top (`classes`, `eviction`, `validate`). This module
 //! only re-exports them and composes [`Config::load`] (read, parse, resolve,
@@ -22,6 +22,7 @@ mod execution;
 mod metrics;
 mod model;
 mod node;
+mod store;
 #[cfg(test)]
 mod tests;
 mod validate;
@@ -38,6 +39,7 @@ pub use execution::{CgroupMode, ExecutionConfig, RlimitConfig, DEFAULT_MAX_OUTPU
 pub use metrics::MetricsConfig;
 pub use model::{log_level, Config};
 pub use node::NodeConfig;
+pub use store::StoreConfig;
 
 use std::path::{Path, PathBuf};
 

@@ -14,6 +14,7 @@ use super::engine::{BrokerRules, EngineSection, EngineSectionError};
 use super::execution::ExecutionConfig;
 use super::metrics::MetricsConfig;
 use super::node::NodeConfig;
+use super::store::StoreConfig;
 use interstice_core::EngineConfig;
 use interstice_swf::qos::ClassEntry;
 use serde::Deserialize;
@@ -45,6 +46,9 @@ pub struct Config {
     /// Metrics.
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// What the state keeps of rejected submissions.
+    #[serde(default)]
+    pub store: StoreConfig,
     /// Log level: error, warn, info, debug, trace.
     #[serde(default = "default_log_level")]
     pub log_level: String,

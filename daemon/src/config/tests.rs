@@ -13,6 +13,9 @@ fn minimal_config_is_valid() {
     assert_eq!(config.validate(), Vec::<String>::new());
     assert_eq!(config.engine_config().unwrap().conv_procs, 8);
     assert_eq!(config.engine_config().unwrap().policy, Policy::Conservative);
+    // Rejected submissions: a week, 1000 per user.
+    assert_eq!(config.store.rejected_retention_seconds, 604_800.0);
+    assert_eq!(config.store.max_rejected_per_user, 1000);
 }
 
 #[test]
@@ -40,7 +43,8 @@ fn unknown_key_names_its_path() {
 #[test]
 fn every_bad_value_is_reported() {
     let text = "api: {listen: '0.0.0.0:80'}\nengine: {procs: 4, conv_procs: 9, policy: sjf, lambda: -1}\n\
-                backend: {type: plugin}\nexecution: {grace_seconds: -2}\nlog_level: loud\n";
+                backend: {type: plugin}\nexecution: {grace_seconds: -2}\nlog_level: loud\n\
+                store: {rejected_retention_seconds: 0, max_rejected_per_user: 0}\n";
     let problems = Config::parse(text).unwrap().validate();
     let joined = problems.join("\n");
     for key in [
@@ -50,6 +54,8 @@ fn every_bad_value_is_reported() {
         "engine.lambda",
         "execution.grace_seconds",
         "log_level",
+        "store.rejected_retention_seconds",
+        "store.max_rejected_per_user",
     ] {
         assert!(joined.contains(key), "missing {key} in {joined}");
     }

@@ -53,6 +53,7 @@ impl Config {
             "metrics.future_window_seconds",
             self.metrics.future_window_seconds,
         );
+        problems.extend(self.store.problems());
         if log_level(&self.log_level).is_none() {
             problems.push(format!(
                 "log_level: {:?} is not one of error, warn, info, debug, trace",
