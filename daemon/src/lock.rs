@@ -2,11 +2,17 @@
 //! held for the daemon's lifetime (the kernel drops it when the process
 //! exits, also on a crash, so there is never a stale lock to clean up). The
 //! file holds the holder's PID for the message the next one prints.
+//!
+//! Only the daemon's user may open it (mode 0600, made so again at each start
+//! for a file an older daemon left 0644): `flock` needs only a descriptor
+//! opened for reading, so a lock file others can read is one any local user
+//! can hold while the daemon is down, and keep it from starting. A lock file
+//! another user owns is refused for the same reason.
 
 use nix::fcntl::{Flock, FlockArg};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// The held lock; dropping it releases the state directory.
@@ -29,6 +35,19 @@ pub enum LockError {
         dir: PathBuf,
         /// The PID written by the holder, if readable.
         holder: Option<u32>,
+    },
+    /// The lock file belongs to another user, who could hold it.
+    #[error(
+        "{path} is owned by uid {owner}, not by this daemon's user (uid {ours}): whoever owns it can lock it and \
+         keep intersticed from starting; remove it (`rm {path}`: the daemon makes a new one, mode 0600) and start again"
+    )]
+    ForeignOwner {
+        /// `<state>/lock`.
+        path: PathBuf,
+        /// Its owner.
+        owner: u32,
+        /// The daemon's effective uid.
+        ours: u32,
     },
     /// The lock file could not be opened or written.
     #[error("cannot lock {path}: {source}")]
@@ -53,10 +72,23 @@ pub fn lock_state_dir(state_dir: &Path) -> Result<StateLock, LockError> {
         .write(true)
         .create(true)
         .truncate(false)
-        .mode(0o644)
+        .mode(0o600)
         .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
         .open(&path)
         .map_err(io)?;
+    let metadata = file.metadata().map_err(io)?;
+    let ours = nix::unistd::geteuid().as_raw();
+    if metadata.uid() != ours {
+        return Err(LockError::ForeignOwner {
+            path,
+            owner: metadata.uid(),
+            ours,
+        });
+    }
+    if metadata.permissions().mode() & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map_err(io)?;
+    }
     let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(lock) => lock,
         Err((mut file, nix::errno::Errno::EWOULDBLOCK)) => {
@@ -94,6 +126,17 @@ mod tests {
         }
         drop(held);
         lock_state_dir(dir.path()).expect("free again once dropped");
+    }
+
+    #[test]
+    fn the_lock_file_is_private_and_an_old_open_one_is_made_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |dir: &Path| std::fs::metadata(dir.join("lock")).unwrap().permissions().mode() & 0o777;
+        drop(lock_state_dir(dir.path()).unwrap());
+        assert_eq!(mode(dir.path()), 0o600);
+        std::fs::set_permissions(dir.path().join("lock"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(lock_state_dir(dir.path()).unwrap());
+        assert_eq!(mode(dir.path()), 0o600);
     }
 
     #[test]

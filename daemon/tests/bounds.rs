@@ -467,3 +467,56 @@ fn rejected_submissions_expire_after_the_retention() {
         "{metrics}"
     );
 }
+
+/// Medium finding: `state/lock` was 0644 under a 022 umask, so any local
+/// user could hold it (`flock` needs only read access) while the daemon was
+/// down and keep it from starting. Now only the daemon's user can open it,
+/// and a lock file another user owns is refused, naming it and the fix.
+#[test]
+fn no_other_user_can_hold_the_state_lock() {
+    if !privileged() {
+        return;
+    }
+    let mut daemon = Daemon::started("");
+    daemon.stop();
+    let lock = daemon.state().join("lock");
+    // While the daemon is down, the user tries to take its lock and keep it.
+    let mut holder = as_user(&["flock", "--nonblock", "--conflict-exit-code", "3"])
+        .arg(&lock)
+        .args(["sleep", "30"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let held = holder.try_wait().unwrap().is_none();
+    let started = daemon.start();
+    let _ = holder.kill();
+    let output = holder.wait_with_output().unwrap();
+    assert!(
+        !held,
+        "{USER} holds {} (mode {:o}) and the daemon's start says: {started:?}",
+        lock.display(),
+        std::fs::metadata(&lock).unwrap().permissions().mode() & 0o777
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("Permission denied"),
+        "{output:?}"
+    );
+    started.expect("the daemon starts again");
+    assert_eq!(
+        std::fs::metadata(&lock).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    // A lock file the user owns (planted, or chowned by mistake) is refused.
+    daemon.stop();
+    let uid = uid_of(USER).unwrap();
+    std::os::unix::fs::chown(&lock, Some(uid), None).unwrap();
+    let err = daemon
+        .start()
+        .expect_err("a lock file another user owns is refused");
+    assert!(
+        err.contains(&format!("{} is owned by uid {uid}", lock.display())) && err.contains("rm "),
+        "{err}"
+    );
+}
