@@ -9,7 +9,9 @@
 //! # Tour
 //!
 //! - [`config`]: the YAML config and its validation.
-//! - [`server`]: the lifecycle (listeners, signals, shutdown).
+//! - [`server`]: the lifecycle (listeners, signals, shutdown); [`state_dir`]:
+//!   the state directory, made without following a link; [`lock`]: one
+//!   daemon per state directory.
 //! - [`listen`]: the listeners' accept loops (what TCP serves, connection
 //!   limits, idle timeouts).
 //! - [`api`]: the HTTP routes; their JSON types and the blocking client of
@@ -41,4 +43,5 @@ pub mod metrics;
 pub mod node;
 pub mod reload;
 pub mod server;
+pub mod state_dir;
 pub mod store;

@@ -85,10 +85,9 @@ pub fn load_config(path: &Path, overrides: &Overrides) -> Result<Config, crate::
     }
 }
 
-/// Create `dir` and its missing parents, mode 0755 less the umask: never
-/// writable by the group whatever the umask (the shipped unit's 0007 under
-/// `Group=interstice` would make them group-writable, and a member could then
-/// swap the state directory for one of their own before the next start).
+/// Create the socket's directory `dir` and its missing parents, mode 0755
+/// less the umask: never writable by the group whatever the umask (as the
+/// state directory, [`crate::state_dir::create_state_dir`]).
 fn create_dirs(dir: &Path) -> Result<(), DaemonError> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
@@ -121,7 +120,7 @@ async fn bind_socket(path: &Path) -> Result<UnixListener, DaemonError> {
 
 /// Run the daemon until a stop signal. `config_path` is re-read on SIGHUP.
 pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> Result<(), DaemonError> {
-    create_dirs(&config.state_dir)?;
+    crate::state_dir::create_state_dir(&config.state_dir).map_err(setup)?;
     // Held until `run` returns: a second daemon on this state would adopt
     // and run this one's jobs twice.
     let _state_lock = crate::lock::lock_state_dir(&config.state_dir).map_err(setup)?;

@@ -520,3 +520,42 @@ fn no_other_user_can_hold_the_state_lock() {
         "{err}"
     );
 }
+
+/// Low finding: a symbolic link planted where `state_dir` should be was
+/// followed (the daemon made its database wherever the link pointed). It is
+/// now refused at start, naming the link and its target; nothing is written
+/// there.
+#[test]
+fn a_symlink_at_the_state_dir_is_refused_not_followed() {
+    if !privileged() {
+        return;
+    }
+    let mut daemon = Daemon::configured("state_dir: {d}/planted/state\n");
+    let planted = daemon.dir.path().join("planted");
+    // A directory the user may write, and in it a link to one of theirs.
+    std::fs::create_dir(&planted).unwrap();
+    std::os::unix::fs::chown(&planted, uid_of(USER), None).unwrap();
+    let theirs = planted.join("theirs");
+    let made = as_user(&["sh", "-c"])
+        .arg(format!(
+            "mkdir {t} && ln -s {t} {p}/state",
+            t = theirs.display(),
+            p = planted.display()
+        ))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let err = daemon.start().expect_err("a symlinked state_dir is refused");
+    assert!(
+        err.contains(&format!(
+            "state_dir {}/state is a symbolic link",
+            planted.display()
+        )) && err.contains(&theirs.display().to_string()),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&theirs).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
+}

@@ -1,0 +1,131 @@
+//! The state directory made without following a symbolic link (issue 42):
+//! `state_dir` holds the database whose rows say as whom each job runs, so a
+//! link planted where it should be (by whoever may write its parent) would
+//! hand the daemon a directory of someone else's choosing. Its missing
+//! parents are made one by one with `mkdir`, which never follows a link
+//! either; parents that already exist are the admin's and may be links.
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+
+/// Why the state directory cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StateDirError {
+    /// `state_dir` is a symbolic link.
+    #[error(
+        "state_dir {path} is a symbolic link (to {target}); intersticed does not follow it: set state_dir \
+         to the directory itself, or replace the link with a directory"
+    )]
+    Symlink {
+        /// The configured state directory.
+        path: PathBuf,
+        /// What the link points to.
+        target: String,
+    },
+    /// `state_dir` (or one of its parents) exists and is not a directory.
+    #[error("state_dir: {path} exists and is not a directory; remove it or set state_dir elsewhere")]
+    NotADirectory {
+        /// The path that is not a directory.
+        path: PathBuf,
+    },
+    /// A directory could not be made or examined.
+    #[error("cannot create {path}: {source}")]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Make `dir` and its missing parents, mode 0755 less the umask (never
+/// group-writable whatever the umask: the shipped unit's 0007 under
+/// `Group=interstice` would make them group-writable, and a member could
+/// then swap the state directory for one of their own), refusing a `dir`
+/// that is a symbolic link.
+pub fn create_state_dir(dir: &Path) -> Result<(), StateDirError> {
+    let mut made = PathBuf::new();
+    for component in dir.components() {
+        made.push(component);
+        match std::fs::symlink_metadata(&made) {
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                // `mkdir` fails on anything planted meanwhile, a link included.
+                std::fs::DirBuilder::new()
+                    .mode(0o755)
+                    .create(&made)
+                    .map_err(|source| StateDirError::Io {
+                        path: made.clone(),
+                        source,
+                    })?;
+            }
+            Err(source) => return Err(StateDirError::Io { path: made, source }),
+        }
+    }
+    let metadata = std::fs::symlink_metadata(dir).map_err(|source| StateDirError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    if metadata.file_type().is_symlink() {
+        let target = std::fs::read_link(dir).map_or_else(
+            |err| format!("unreadable: {err}"),
+            |target| target.display().to_string(),
+        );
+        return Err(StateDirError::Symlink {
+            path: dir.to_path_buf(),
+            target,
+        });
+    }
+    if !metadata.is_dir() {
+        return Err(StateDirError::NotADirectory {
+            path: dir.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn missing_directories_are_made_and_an_existing_one_is_kept() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("a/b/state");
+        create_state_dir(&dir).unwrap();
+        assert!(dir.is_dir());
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+        assert_eq!(mode & 0o020, 0, "never group-writable: {mode:o}");
+        create_state_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_symlinked_state_dir_is_refused_not_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let elsewhere = root.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let dir = root.path().join("state");
+        std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
+        let err = create_state_dir(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains("is a symbolic link") && err.contains(&elsewhere.display().to_string()),
+            "{err}"
+        );
+        // A dangling link is refused too, and nothing is made where it points.
+        let dangling = root.path().join("dangling");
+        std::os::unix::fs::symlink(root.path().join("nowhere"), &dangling).unwrap();
+        assert!(matches!(
+            create_state_dir(&dangling),
+            Err(StateDirError::Symlink { .. })
+        ));
+        assert!(!root.path().join("nowhere").exists());
+        // And a file where the directory should be.
+        let file = root.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        assert!(matches!(
+            create_state_dir(&file),
+            Err(StateDirError::NotADirectory { .. })
+        ));
+    }
+}
