@@ -10,6 +10,7 @@
 //! [`MAX_RESPONSE_BYTES`]); bodies come with `Content-Length`, chunked, or run
 //! to the end of the connection.
 
+use crate::peer::PeerRule;
 use crate::wire::{
     ErrorBody, EvictedRequest, HealthResponse, HpcEventRequest, HpcEventResponse, JobList, JobOutput,
     JobView, MemberList, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse,
@@ -150,6 +151,15 @@ pub enum ClientError {
         /// The `error` field of the JSON body, or the raw body.
         message: String,
     },
+    /// The listener did not prove to be a daemon's (another user's socket or
+    /// port, a host that cannot prove itself): nothing was sent.
+    #[error("refusing to send anything to {endpoint}: {why}")]
+    Unproven {
+        /// The endpoint.
+        endpoint: String,
+        /// What the proof found.
+        why: String,
+    },
     /// The answer was not HTTP as expected.
     #[error("unexpected answer from intersticed: {0}")]
     Protocol(String),
@@ -218,6 +228,8 @@ pub struct Client {
     timeout: Duration,
     /// Sent as `Authorization: Bearer` to TCP endpoints (a daemon's `api.token_file`).
     token: Option<String>,
+    /// Who must be listening before anything is sent (see [`Client::with_peer_rule`]).
+    peer: Option<PeerRule>,
 }
 
 impl Client {
@@ -233,15 +245,55 @@ impl Client {
             endpoint,
             timeout,
             token: None,
+            peer: None,
         }
     }
 
     /// The same client sending `token` as `Authorization: Bearer` to a TCP
     /// endpoint (a daemon whose `api.token_file` opens its API there); never
-    /// sent on a Unix socket, where the peer's uid speaks instead.
+    /// sent on a Unix socket, where the peer's uid speaks instead. The token
+    /// goes only to a listener that proves to be a daemon's: without a rule
+    /// of [`Client::with_peer_rule`], [`PeerRule::daemons`] (root or this
+    /// process's uid, on this host).
     pub fn with_token(mut self, token: Option<String>) -> Client {
         self.token = token;
         self
+    }
+
+    /// The same client sending nothing (no request, no token) to a
+    /// listener that does not satisfy `rule`: a data center's daemons send
+    /// each other jobs and tokens only once the peer is proven.
+    pub fn with_peer_rule(mut self, rule: PeerRule) -> Client {
+        self.peer = Some(rule);
+        self
+    }
+
+    /// The rule this client's peer must satisfy: the configured one, else
+    /// the daemons' when a token is to be sent over TCP, else none.
+    fn peer_rule(&self) -> Option<PeerRule> {
+        match (&self.peer, &self.token, &self.endpoint) {
+            (Some(rule), _, _) => Some(rule.clone()),
+            (None, Some(_), Endpoint::Tcp(_)) => Some(PeerRule::daemons(None)),
+            _ => None,
+        }
+    }
+
+    /// Refuse a connected peer the rule does not prove.
+    fn prove(&self, stream: &Stream) -> Result<(), ClientError> {
+        let Some(rule) = self.peer_rule() else {
+            return Ok(());
+        };
+        let proven = match stream {
+            Stream::Unix(stream) => rule.check_unix(stream),
+            Stream::Tcp(stream) => match (stream.local_addr(), stream.peer_addr()) {
+                (Ok(local), Ok(peer)) => rule.check_tcp(local, peer),
+                (Err(err), _) | (_, Err(err)) => Err(format!("its addresses cannot be read ({err})")),
+            },
+        };
+        proven.map_err(|why| ClientError::Unproven {
+            endpoint: self.endpoint.to_string(),
+            why,
+        })
     }
 
     fn connect(&self, deadline: Instant) -> Result<Stream, ClientError> {
@@ -311,6 +363,7 @@ impl Client {
                 .ok_or(ClientError::Timeout(self.timeout))
         };
         let mut stream = self.connect(deadline)?;
+        self.prove(&stream)?;
         let body = body.unwrap_or_default();
         let auth = match (&self.endpoint, &self.token) {
             (Endpoint::Tcp(_), Some(token)) => format!("Authorization: Bearer {token}\r\n"),

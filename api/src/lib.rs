@@ -38,6 +38,7 @@
 pub mod client;
 pub mod command;
 pub mod paths;
+pub mod peer;
 pub mod slurm;
 pub mod wire;
 

@@ -339,48 +339,12 @@ async fn serve(
 
 /// The uid owning the peer end of a loopback TCP connection (`peer`
 /// connected to our `local`), from the kernel's socket tables
-/// (`/proc/net/tcp`, `/proc/net/tcp6`); `None` for other peers or when
-/// it cannot be read.
+/// ([`interstice_api::peer`]); `None` for other peers or when it cannot be read.
 fn loopback_peer_uid(local: std::net::SocketAddr, peer: std::net::SocketAddr) -> Option<u32> {
     if !peer.ip().is_loopback() {
         return None;
     }
-    ["/proc/net/tcp", "/proc/net/tcp6"].iter().find_map(|table| {
-        let text = std::fs::read_to_string(table).ok()?;
-        socket_owner(&text, peer, local)
-    })
-}
-
-/// In a `/proc/net/tcp{,6}` table, the uid of the socket whose local end
-/// is `own` and remote end `remote`.
-fn socket_owner(table: &str, own: std::net::SocketAddr, remote: std::net::SocketAddr) -> Option<u32> {
-    let (own, remote) = (proc_address(own), proc_address(remote));
-    table.lines().skip(1).find_map(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let (local, rem, uid) = (fields.get(1)?, fields.get(2)?, fields.get(7)?);
-        (local.eq_ignore_ascii_case(&own) && rem.eq_ignore_ascii_case(&remote))
-            .then(|| uid.parse().ok())
-            .flatten()
-    })
-}
-
-/// An address as the kernel's socket tables write it: the address's 32-bit
-/// words in host (little-endian) byte order, in hex, then `:` and the port.
-fn proc_address(addr: std::net::SocketAddr) -> String {
-    let words: Vec<[u8; 4]> = match addr.ip() {
-        std::net::IpAddr::V4(ip) => vec![ip.octets()],
-        std::net::IpAddr::V6(ip) => ip
-            .octets()
-            .chunks(4)
-            .map(|chunk| [chunk[0], chunk[1], chunk[2], chunk[3]])
-            .collect(),
-    };
-    let mut text: String = words
-        .iter()
-        .map(|word| format!("{:08X}", u32::from_ne_bytes(*word)))
-        .collect();
-    text.push_str(&format!(":{:04X}", addr.port()));
-    text
+    interstice_api::peer::owner_of(peer, local)
 }
 
 /// An accept error (out of file descriptors, …): log it and pause briefly
@@ -395,19 +359,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_socket_tables_name_a_loopback_peers_uid() {
-        // 127.0.0.1:40000 → 127.0.0.1:9477, owned by uid 65534 (as the kernel writes it).
-        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
-                     0: 0100007F:9C40 0100007F:2505 01 00000000:00000000 00:00000000 00000000 65534        0 12345 1\n\
-                     1: 0100007F:2505 0100007F:9C40 01 00000000:00000000 00:00000000 00000000     0        0 12346 1\n";
-        let peer: std::net::SocketAddr = "127.0.0.1:40000".parse().unwrap();
-        let local: std::net::SocketAddr = "127.0.0.1:9477".parse().unwrap();
-        assert_eq!(socket_owner(table, peer, local), Some(65534));
-        assert_eq!(socket_owner(table, local, peer), Some(0));
-        assert_eq!(
-            proc_address("[::1]:9477".parse().unwrap()),
-            "00000000000000000000000001000000:2505"
-        );
+    fn a_loopback_peer_is_named_by_its_uid() {
         // Our own connection: the kernel's tables say who we are.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
@@ -415,6 +367,10 @@ mod tests {
         assert_eq!(peer, client.local_addr().unwrap());
         let me = nix::unistd::geteuid().as_raw();
         assert_eq!(loopback_peer_uid(listener.local_addr().unwrap(), peer), Some(me));
+        assert_eq!(
+            loopback_peer_uid(listener.local_addr().unwrap(), "192.0.2.1:4000".parse().unwrap()),
+            None
+        );
     }
 
     fn gate(max: usize, per_uid: usize) -> Arc<Gate> {
