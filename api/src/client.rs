@@ -11,6 +11,7 @@
 //! to the end of the connection.
 
 use crate::peer::PeerRule;
+use crate::tls::Pin;
 use crate::wire::{
     ErrorBody, EvictedRequest, HealthResponse, HpcEventRequest, HpcEventResponse, JobList, JobOutput,
     JobView, MemberList, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse,
@@ -25,7 +26,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Where a daemon listens: its Unix socket, or a TCP listener written
-/// `http://ADDR:PORT` (the daemon's optional `api.listen`). Daemons of a
+/// `http://ADDR:PORT` (the daemon's optional `api.listen`), or
+/// `https://ADDR:PORT` when it serves TLS there (`api.tls`). Daemons of a
 /// data center name each other this way (`datacenter.broker`,
 /// `datacenter.address`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,11 +36,14 @@ pub enum Endpoint {
     Unix(PathBuf),
     /// `ADDR:PORT` of a TCP listener.
     Tcp(String),
+    /// `ADDR:PORT` of a TCP listener serving TLS, whose certificate the
+    /// client pins ([`Client::with_pins`]).
+    Tls(String),
 }
 
 /// Text that names no [`Endpoint`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?} is neither an absolute socket path nor http://ADDR:PORT")]
+#[error("{text:?} is neither an absolute socket path nor http://ADDR:PORT nor https://ADDR:PORT")]
 pub struct BadEndpoint {
     /// What was given.
     pub text: String,
@@ -51,14 +56,21 @@ impl std::str::FromStr for Endpoint {
         let bad = || BadEndpoint {
             text: text.to_string(),
         };
-        if let Some(rest) = text.strip_prefix("http://") {
+        let tcp = [
+            ("http://", Endpoint::Tcp as fn(String) -> Endpoint),
+            ("https://", Endpoint::Tls),
+        ];
+        for (scheme, endpoint) in tcp {
+            let Some(rest) = text.strip_prefix(scheme) else {
+                continue;
+            };
             let authority = rest.strip_suffix('/').unwrap_or(rest);
             let valid = authority
                 .rsplit_once(':')
                 .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0))
                 && !authority.contains('/');
             return if valid {
-                Ok(Endpoint::Tcp(authority.to_string()))
+                Ok(endpoint(authority.to_string()))
             } else {
                 Err(bad())
             };
@@ -76,6 +88,7 @@ impl std::fmt::Display for Endpoint {
         match self {
             Endpoint::Unix(path) => write!(f, "{}", path.display()),
             Endpoint::Tcp(addr) => write!(f, "http://{addr}"),
+            Endpoint::Tls(addr) => write!(f, "https://{addr}"),
         }
     }
 }
@@ -84,6 +97,8 @@ impl std::fmt::Display for Endpoint {
 enum Stream {
     Unix(UnixStream),
     Tcp(TcpStream),
+    #[cfg(feature = "tls")]
+    Tls(Box<crate::tls::TlsStream>),
 }
 
 impl Stream {
@@ -91,6 +106,8 @@ impl Stream {
         match self {
             Stream::Unix(stream) => stream.set_write_timeout(Some(timeout)),
             Stream::Tcp(stream) => stream.set_write_timeout(Some(timeout)),
+            #[cfg(feature = "tls")]
+            Stream::Tls(stream) => stream.sock.set_write_timeout(Some(timeout)),
         }
     }
 
@@ -98,6 +115,8 @@ impl Stream {
         match self {
             Stream::Unix(stream) => stream.set_read_timeout(Some(timeout)),
             Stream::Tcp(stream) => stream.set_read_timeout(Some(timeout)),
+            #[cfg(feature = "tls")]
+            Stream::Tls(stream) => stream.sock.set_read_timeout(Some(timeout)),
         }
     }
 
@@ -105,6 +124,8 @@ impl Stream {
         match self {
             Stream::Unix(stream) => stream.write(bytes),
             Stream::Tcp(stream) => stream.write(bytes),
+            #[cfg(feature = "tls")]
+            Stream::Tls(stream) => stream.write(bytes),
         }
     }
 
@@ -112,6 +133,8 @@ impl Stream {
         match self {
             Stream::Unix(stream) => stream.read(buffer),
             Stream::Tcp(stream) => stream.read(buffer),
+            #[cfg(feature = "tls")]
+            Stream::Tls(stream) => stream.read(buffer),
         }
     }
 }
@@ -230,6 +253,8 @@ pub struct Client {
     token: Option<String>,
     /// Who must be listening before anything is sent (see [`Client::with_peer_rule`]).
     peer: Option<PeerRule>,
+    /// The certificates an `https://` endpoint may present (see [`Client::with_pins`]).
+    pins: Vec<Pin>,
 }
 
 impl Client {
@@ -246,6 +271,7 @@ impl Client {
             timeout,
             token: None,
             peer: None,
+            pins: Vec::new(),
         }
     }
 
@@ -265,6 +291,15 @@ impl Client {
     /// each other jobs and tokens only once the peer is proven.
     pub fn with_peer_rule(mut self, rule: PeerRule) -> Client {
         self.peer = Some(rule);
+        self
+    }
+
+    /// The same client accepting at an `https://` endpoint only a listener
+    /// whose certificate's SHA-256 fingerprint is one of `pins`, and which
+    /// proves in the handshake that it holds its key; nothing (no request,
+    /// no token) is sent before. Without pins, an `https://` endpoint gets nothing.
+    pub fn with_pins(mut self, pins: Vec<Pin>) -> Client {
+        self.pins = pins;
         self
     }
 
@@ -289,6 +324,9 @@ impl Client {
                 (Ok(local), Ok(peer)) => rule.check_tcp(local, peer),
                 (Err(err), _) | (_, Err(err)) => Err(format!("its addresses cannot be read ({err})")),
             },
+            // Proven by the handshake: its certificate is pinned.
+            #[cfg(feature = "tls")]
+            Stream::Tls(_) => Ok(()),
         };
         proven.map_err(|why| ClientError::Unproven {
             endpoint: self.endpoint.to_string(),
@@ -313,21 +351,66 @@ impl Client {
                     Err(err) => Err(failed(err)),
                 }
             }
-            Endpoint::Tcp(addr) => {
-                let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
-                for candidate in addr.to_socket_addrs().map_err(failed)? {
-                    let left = deadline
-                        .checked_duration_since(Instant::now())
-                        .filter(|left| !left.is_zero())
-                        .ok_or(ClientError::Timeout(self.timeout))?;
-                    match TcpStream::connect_timeout(&candidate, left) {
-                        Ok(stream) => return Ok(Stream::Tcp(stream)),
-                        Err(err) => last = err,
-                    }
-                }
-                Err(failed(last))
+            Endpoint::Tcp(addr) => Ok(Stream::Tcp(self.connect_tcp(addr, deadline)?)),
+            Endpoint::Tls(addr) => self.connect_tls(addr, deadline),
+        }
+    }
+
+    /// A TCP connection to `addr`, then the TLS handshake with a pinned listener.
+    #[cfg(feature = "tls")]
+    fn connect_tls(&self, addr: &str, deadline: Instant) -> Result<Stream, ClientError> {
+        let unproven = |why: String| ClientError::Unproven {
+            endpoint: self.endpoint.to_string(),
+            why,
+        };
+        if self.pins.is_empty() {
+            return Err(unproven(
+                "no certificate is pinned for it (datacenter.tls_pins)".to_string(),
+            ));
+        }
+        let tcp = self.connect_tcp(addr, deadline)?;
+        let left = deadline
+            .checked_duration_since(Instant::now())
+            .filter(|left| !left.is_zero())
+            .ok_or(ClientError::Timeout(self.timeout))?;
+        tcp.set_read_timeout(Some(left)).map_err(ClientError::Io)?;
+        tcp.set_write_timeout(Some(left)).map_err(ClientError::Io)?;
+        let host = addr.rsplit_once(':').map_or(addr, |(host, _)| host);
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        match crate::tls::handshake(tcp, host, &self.pins) {
+            Ok(stream) => Ok(Stream::Tls(Box::new(stream))),
+            Err(err) if is_timeout(&err) => Err(ClientError::Timeout(self.timeout)),
+            Err(err) => Err(unproven(format!("the TLS handshake failed: {err}"))),
+        }
+    }
+
+    /// Without the `tls` feature, an `https://` endpoint gets nothing.
+    #[cfg(not(feature = "tls"))]
+    fn connect_tls(&self, _addr: &str, _deadline: Instant) -> Result<Stream, ClientError> {
+        Err(ClientError::Unproven {
+            endpoint: self.endpoint.to_string(),
+            why: "this build has no TLS (interstice-api's `tls` feature, which intersticed has)".to_string(),
+        })
+    }
+
+    /// A TCP connection to `addr` (each of its addresses in turn) within the deadline.
+    fn connect_tcp(&self, addr: &str, deadline: Instant) -> Result<TcpStream, ClientError> {
+        let failed = |source| ClientError::Connect {
+            path: PathBuf::from(self.endpoint.to_string()),
+            source,
+        };
+        let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
+        for candidate in addr.to_socket_addrs().map_err(failed)? {
+            let left = deadline
+                .checked_duration_since(Instant::now())
+                .filter(|left| !left.is_zero())
+                .ok_or(ClientError::Timeout(self.timeout))?;
+            match TcpStream::connect_timeout(&candidate, left) {
+                Ok(stream) => return Ok(stream),
+                Err(err) => last = err,
             }
         }
+        Err(failed(last))
     }
 }
 
@@ -366,7 +449,9 @@ impl Client {
         self.prove(&stream)?;
         let body = body.unwrap_or_default();
         let auth = match (&self.endpoint, &self.token) {
-            (Endpoint::Tcp(_), Some(token)) => format!("Authorization: Bearer {token}\r\n"),
+            (Endpoint::Tcp(_) | Endpoint::Tls(_), Some(token)) => {
+                format!("Authorization: Bearer {token}\r\n")
+            }
             _ => String::new(),
         };
         let mut request = format!(
@@ -762,13 +847,20 @@ mod tests {
             "http://127.0.0.1:9477".parse::<Endpoint>().unwrap().to_string(),
             "http://127.0.0.1:9477"
         );
+        let tls = "https://broker.example:9477".parse::<Endpoint>().unwrap();
+        assert_eq!(tls, Endpoint::Tls("broker.example:9477".to_string()));
+        assert_eq!(tls.to_string(), "https://broker.example:9477");
+        // Without pins, an https:// endpoint gets nothing, not even a connection attempt's bytes.
+        let unpinned = Client::at(tls, Duration::from_millis(200)).with_token(Some("t".repeat(20)));
+        assert!(matches!(unpinned.health(), Err(ClientError::Unproven { .. })));
         for bad in [
             "relative.sock",
             "",
             "http://nohost",
             "http://:80",
             "http://h:0",
-            "https://h:1",
+            "https://h:0",
+            "ftp://h:1",
             "http://h:1/x",
         ] {
             assert!(bad.parse::<Endpoint>().is_err(), "{bad:?} parsed");

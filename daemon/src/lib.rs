@@ -42,3 +42,4 @@ pub mod node;
 pub mod reload;
 pub mod server;
 pub mod store;
+pub mod tls;

@@ -10,6 +10,9 @@
 //!   each non-root uid at most `api.max_connections_per_uid` ([`Gate`]). A
 //!   refused connection is closed at once; a rate-limited warning names the
 //!   listener and the uid.
+//! - With `api.tls`, the TCP listener speaks TLS only ([`crate::tls`]); a
+//!   handshake not done within `api.idle_timeout_seconds` closes the
+//!   connection (in its own task: the accept loop never waits for it).
 //! - A connection that has not sent a complete request head within
 //!   `api.idle_timeout_seconds` is closed (hyper's header read timeout, also
 //!   between keep-alive requests), and so is one whose request is not
@@ -284,19 +287,21 @@ pub async fn serve_unix(
     gate: Arc<Gate>,
     stop: Shutdown,
 ) -> std::io::Result<()> {
-    serve(listener, app, gate, stop).await
+    serve(listener, app, None, gate, stop).await
 }
 
-/// Accept on the TCP listener until `stop`, then wait for open connections.
+/// Accept on the TCP listener until `stop` (over TLS with `tls`), then
+/// wait for open connections.
 pub async fn serve_tcp(
     listener: TcpListener,
     app: Router,
     policy: TcpPolicy,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     gate: Arc<Gate>,
     stop: Shutdown,
 ) -> std::io::Result<()> {
     let app = app.layer(axum::middleware::from_fn_with_state(Arc::new(policy), tcp_guard));
-    serve(listener, app, gate, stop).await
+    serve(listener, app, tls, gate, stop).await
 }
 
 /// The accept loop: each connection admitted by `gate` is served with
@@ -304,6 +309,7 @@ pub async fn serve_tcp(
 async fn serve(
     listener: impl Listening,
     app: Router,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     gate: Arc<Gate>,
     stop: Shutdown,
 ) -> std::io::Result<()> {
@@ -327,8 +333,16 @@ async fn serve(
         };
         let app = app.clone().layer(axum::Extension(ConnectInfo(peer)));
         let stop = stop.clone();
+        let tls = tls.clone();
         connections.spawn(async move {
-            serve_connection(stream, app, idle, stop).await;
+            match tls {
+                None => serve_connection(stream, app, idle, stop).await,
+                Some(acceptor) => {
+                    if let Ok(Ok(stream)) = tokio::time::timeout(idle, acceptor.accept(stream)).await {
+                        serve_connection(stream, app, idle, stop).await;
+                    }
+                }
+            }
             drop(permit);
         });
     }

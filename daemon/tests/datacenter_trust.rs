@@ -168,13 +168,18 @@ else:
 s.bind(where)
 s.listen(64)
 s.settimeout(0.1)
+if len(sys.argv) > 4:
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[3], sys.argv[4])
+    s = context.wrap_socket(s, server_side=True)
 body = b'{"ok":true,"id":7,"decision":"accepted","predicted_start":0,"predicted_completion":1,' \
        b'"violation_seconds":-1,"counter_offer_slo":null}'
 end = time.time() + seconds
 while time.time() < end:
     try:
         c, _ = s.accept()
-    except socket.timeout:
+    except Exception:
         continue
     c.settimeout(0.5)
     data = b''
@@ -209,18 +214,20 @@ struct Squatter {
 impl Squatter {
     /// `user` binds `address` (`HOST:PORT` or a socket path) for up to 60 s.
     fn bind(user: &str, address: &str) -> Squatter {
+        Squatter::bind_tls(user, address, None)
+    }
+
+    /// As [`Squatter::bind`], serving TLS with `identity` (certificate, key) if given.
+    fn bind_tls(user: &str, address: &str, identity: Option<&Identity>) -> Squatter {
         let heard = tempfile::NamedTempFile::new().unwrap();
-        let child = Command::new("setpriv")
-            .args([
-                "--reuid",
-                user,
-                "--regid",
-                user,
-                "--init-groups",
-                "/usr/bin/python3",
-                "-c",
-            ])
-            .args([SQUATTER, address, "60"])
+        let mut command = Command::new("setpriv");
+        command
+            .args(["--reuid", user, "--regid", user, "--init-groups"])
+            .args(["/usr/bin/python3", "-c", SQUATTER, address, "60"]);
+        if let Some(identity) = identity {
+            command.arg(&identity.certificate).arg(&identity.key);
+        }
+        let child = command
             .stdout(heard.reopen().unwrap())
             .stderr(Stdio::null())
             .spawn()
@@ -437,4 +444,139 @@ fn on_behalf_of_never_names_root_or_a_system_user_unless_the_rule_lists_it() {
         r#"{"procs":1,"walltime":30,"slo":1000,"argv":["/bin/true"],"on_behalf_of":0}"#,
     );
     assert_eq!(status, 403, "{body}");
+}
+
+/// A self-signed certificate and its key (`openssl req`), in a directory
+/// every user may read (a squatter's own identity must be readable by it).
+struct Identity {
+    _dir: tempfile::TempDir,
+    certificate: PathBuf,
+    key: PathBuf,
+    /// Its SHA-256 fingerprint as `openssl x509 -fingerprint -sha256` prints it.
+    pin: String,
+}
+
+impl Identity {
+    fn new() -> Identity {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (certificate, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+        let made = Command::new("openssl")
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+            ])
+            .args(["-days", "1", "-subj", "/CN=interstice-test", "-keyout"])
+            .arg(&key)
+            .arg("-out")
+            .arg(&certificate)
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{made:?}");
+        let printed = Command::new("openssl")
+            .args(["x509", "-noout", "-fingerprint", "-sha256", "-in"])
+            .arg(&certificate)
+            .output()
+            .unwrap();
+        let pin = String::from_utf8(printed.stdout).unwrap().trim().to_string();
+        Identity {
+            _dir: dir,
+            certificate,
+            key,
+            pin,
+        }
+    }
+
+    /// This identity as `api.tls`, its key readable by root only.
+    fn api_tls(&self) -> String {
+        std::fs::set_permissions(&self.key, std::fs::Permissions::from_mode(0o600)).unwrap();
+        format!(
+            ", tls: {{certificate: '{}', key: '{}'}}",
+            self.certificate.display(),
+            self.key.display()
+        )
+    }
+
+    /// A squatter's own identity: readable by the squatter.
+    fn readable(&self) -> &Identity {
+        std::fs::set_permissions(&self.key, std::fs::Permissions::from_mode(0o644)).unwrap();
+        self
+    }
+}
+
+#[test]
+fn across_hosts_tls_with_pins_sends_the_token_only_to_the_pinned_daemons() {
+    if !privileged() {
+        return;
+    }
+    let uid_b = uid_of(USER_B).unwrap();
+    let (broker_id, member_id, squatter_id) = (Identity::new(), Identity::new(), Identity::new());
+    let (to_broker, to_member) = (free_port(), free_port());
+    // The broker serves TLS on its TCP listener and pins the member's
+    // certificate; the member pins the broker's. Both over https://.
+    let mut broker = Node::start(
+        &format!(
+            "api: {{socket: '{{s}}', listen: '{to_broker}', token_file: '{{d}}/token'{tls}}}\n\
+             state_dir: '{{d}}/state'\nlog_level: info\n\
+             datacenter: {{role: broker, member_max_age_seconds: 30, timeout_seconds: 2, tls_pins: ['{pin}']}}\n",
+            tls = broker_id.api_tls(),
+            pin = member_id.pin
+        ),
+        None,
+    );
+    let member_dc = format!(
+        ", on_behalf_of: {{allow: [{uid_b}]}}, tls_pins: ['{}']",
+        broker_id.pin
+    );
+    let member_api = format!(", listen: '{to_member}'{}", member_id.api_tls());
+    let mut member = Node::member(
+        &format!("https://{to_broker}"),
+        &format!("https://{to_member}"),
+        &member_api,
+        &member_dc,
+    );
+    // The member's tuples reach the broker over TLS with the token, and the
+    // broker's forward reaches the member the same way.
+    until(
+        "the broker hears its member over TLS",
+        Duration::from_secs(10),
+        || {
+            broker
+                .client()
+                .members()
+                .is_ok_and(|list| list.members.len() == 1)
+        },
+    );
+    let (status, body) = broker.submit_as(USER_B, &secret_job("1000.5"));
+    assert_eq!(status, 200, "{body}\n{}\n{}", broker.log(), member.log());
+    assert!(
+        body.contains("accepted") && body.contains(&format!("https://{to_member}")),
+        "{body}"
+    );
+
+    // The member dies; A serves TLS on its port with a certificate of its own.
+    member.kill();
+    let at_member = Squatter::bind_tls(USER_A, &to_member, Some(squatter_id.readable()));
+    let (status, body) = broker.submit_as(USER_B, &secret_job("1000.6"));
+    let context = format!("{body}\n{}", broker.log());
+    at_member.assert_heard_none(&[TOKEN, SECRET, "1000.6"], &context);
+    assert_eq!(status, 503, "{context}");
+    assert!(context.contains("not one of the pinned"), "{context}");
+
+    // The broker dies; A takes its port (TLS with its own certificate, then
+    // plain TCP): a member publishing there sends it nothing.
+    broker.kill();
+    for identity in [Some(&squatter_id), None] {
+        let at_broker = Squatter::bind_tls(USER_A, &to_broker, identity);
+        let fresh = Node::member(&format!("https://{to_broker}"), "{d}/d.sock", "", &member_dc);
+        std::thread::sleep(Duration::from_secs(2));
+        let log = fresh.log();
+        at_broker.assert_heard_none(&[TOKEN, "/v1/datacenter"], &log);
+        assert!(log.contains("refusing to send anything"), "{log}");
+    }
 }

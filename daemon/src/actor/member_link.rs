@@ -38,7 +38,8 @@ impl MemberLink {
             .map_err(|err| ActorError::Datacenter(format!("datacenter.broker: {err}")))?;
         let broker = Client::at(endpoint, Duration::from_secs_f64(config.timeout_seconds))
             .with_token(token)
-            .with_peer_rule(config.peer_rule());
+            .with_peer_rule(config.peer_rule())
+            .with_pins(config.pins());
         let publisher = Publisher::start(broker.clone())
             .map_err(|err| ActorError::Datacenter(format!("cannot start the publishing thread: {err}")))?;
         let (done_tx, done_rx) = mpsc::channel();

@@ -2,6 +2,7 @@
 //! checks are in `validate`; a broker reads only the engine's admission rules).
 
 use interstice_api::peer::PeerRule;
+use interstice_api::tls::{parse_pin, Pin};
 use serde::Deserialize;
 
 /// `datacenter:` section, chosen by `role`: several daemons (one per Slurm
@@ -46,6 +47,10 @@ pub struct MemberConfig {
     /// Send to TCP peers on other hosts without proof (a network the admin trusts).
     #[serde(default)]
     pub allow_unproven_remote: bool,
+    /// The SHA-256 fingerprints of the certificates an `https://` peer may
+    /// present (the data center's pin list, no certificate authority).
+    #[serde(default)]
+    pub tls_pins: Vec<String>,
 }
 
 /// `datacenter: {role: broker, ...}`.
@@ -66,6 +71,10 @@ pub struct BrokerConfig {
     /// Send to TCP peers on other hosts without proof (a network the admin trusts).
     #[serde(default)]
     pub allow_unproven_remote: bool,
+    /// The SHA-256 fingerprints of the certificates an `https://` peer may
+    /// present (the data center's pin list, no certificate authority).
+    #[serde(default)]
+    pub tls_pins: Vec<String>,
 }
 
 /// The rule of `datacenter.peer_uid` and `datacenter.allow_unproven_remote`: a daemon
@@ -81,10 +90,21 @@ pub fn peer_rule(peer_uid: Option<u32>, allow_unproven_remote: bool) -> PeerRule
     }
 }
 
+/// The pins of `datacenter.tls_pins` (those that do not parse are config
+/// problems, reported by `validate`).
+fn pins(texts: &[String]) -> Vec<Pin> {
+    texts.iter().filter_map(|text| parse_pin(text).ok()).collect()
+}
+
 impl MemberConfig {
     /// The rule the broker's listener must satisfy.
     pub fn peer_rule(&self) -> PeerRule {
         peer_rule(self.peer_uid, self.allow_unproven_remote)
+    }
+
+    /// The certificates the broker may present at an `https://` address.
+    pub fn pins(&self) -> Vec<Pin> {
+        pins(&self.tls_pins)
     }
 }
 
@@ -92,6 +112,11 @@ impl BrokerConfig {
     /// The rule a member's listener must satisfy.
     pub fn peer_rule(&self) -> PeerRule {
         peer_rule(self.peer_uid, self.allow_unproven_remote)
+    }
+
+    /// The certificates a member may present at an `https://` address.
+    pub fn pins(&self) -> Vec<Pin> {
+        pins(&self.tls_pins)
     }
 }
 

@@ -26,7 +26,7 @@ mod node;
 mod tests;
 mod validate;
 
-pub use api::{ApiConfig, Limits};
+pub use api::{ApiConfig, Limits, TlsConfig};
 pub use backend::{BackendConfig, EmbeddedConfig, PluginConfig, SlurmConfig, SLURM_PREEMPTS};
 pub use datacenter::{BrokerConfig, DatacenterConfig, MemberConfig, OnBehalfOf};
 pub use engine::{

@@ -33,6 +33,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use interstice_api::peer::PeerRule;
+use interstice_api::tls::Pin;
 use interstice_api::wire::{
     decision_name, EvictedRequest, HealthResponse, JobView, MemberList, MemberView, PredictRequest,
     PredictResponse, SubmitRequest, SubmitResponse, TupleRequest, TupleResponse,
@@ -56,6 +57,8 @@ pub struct Broker {
     token: Option<String>,
     /// Who a member's listener must be before it is sent anything.
     peer: PeerRule,
+    /// The certificates a member at an `https://` address may present.
+    pins: Vec<Pin>,
 }
 
 /// A fresh member: its tuple and when the broker received it.
@@ -92,6 +95,7 @@ impl Broker {
             clock,
             token: None,
             peer: config.peer_rule(),
+            pins: config.pins(),
         }
     }
 
@@ -270,6 +274,7 @@ impl Broker {
         Client::at(endpoint, self.timeout)
             .with_token(self.token.clone())
             .with_peer_rule(self.peer.clone())
+            .with_pins(self.pins.clone())
     }
 
     fn forward(&self, member: &str, request: &SubmitRequest) -> Result<SubmitResponse, ClientError> {
