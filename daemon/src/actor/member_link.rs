@@ -36,6 +36,12 @@ impl MemberLink {
             .broker
             .parse()
             .map_err(|err| ActorError::Datacenter(format!("datacenter.broker: {err}")))?;
+        if config.allow_unproven_remote {
+            tracing::warn!(
+                "datacenter.allow_unproven_remote: a broker on another host over http:// gets tuples, evicted \
+                 jobs and the token without proving who it is"
+            );
+        }
         let broker = Client::at(endpoint, Duration::from_secs_f64(config.timeout_seconds))
             .with_token(token)
             .with_peer_rule(config.peer_rule())

@@ -87,6 +87,12 @@ struct Job<'a> {
 impl Broker {
     /// A broker over `store`, applying `rules`.
     pub fn new(store: Store, config: &BrokerConfig, rules: BrokerRules, clock: Clock) -> Broker {
+        if config.allow_unproven_remote {
+            tracing::warn!(
+                "datacenter.allow_unproven_remote: members on other hosts over http:// get jobs and the token \
+                 without proving who they are"
+            );
+        }
         Broker {
             store: Mutex::new(store),
             rules,
