@@ -10,6 +10,8 @@
 //! [`MAX_RESPONSE_BYTES`]); bodies come with `Content-Length`, chunked, or run
 //! to the end of the connection.
 
+use crate::peer::PeerRule;
+use crate::tls::Pin;
 use crate::wire::{
     ErrorBody, EvictedRequest, HealthResponse, HpcEventRequest, HpcEventResponse, JobList, JobOutput,
     JobView, MemberList, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse,
@@ -24,7 +26,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Where a daemon listens: its Unix socket, or a TCP listener written
-/// `http://ADDR:PORT` (the daemon's optional `api.listen`). Daemons of a
+/// `http://ADDR:PORT` (the daemon's optional `api.listen`), or
+/// `https://ADDR:PORT` when it serves TLS there (`api.tls`). Daemons of a
 /// data center name each other this way (`datacenter.broker`,
 /// `datacenter.address`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,11 +36,14 @@ pub enum Endpoint {
     Unix(PathBuf),
     /// `ADDR:PORT` of a TCP listener.
     Tcp(String),
+    /// `ADDR:PORT` of a TCP listener serving TLS, whose certificate the
+    /// client pins ([`Client::with_pins`]).
+    Tls(String),
 }
 
 /// Text that names no [`Endpoint`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?} is neither an absolute socket path nor http://ADDR:PORT")]
+#[error("{text:?} is neither an absolute socket path nor http://ADDR:PORT nor https://ADDR:PORT")]
 pub struct BadEndpoint {
     /// What was given.
     pub text: String,
@@ -50,14 +56,21 @@ impl std::str::FromStr for Endpoint {
         let bad = || BadEndpoint {
             text: text.to_string(),
         };
-        if let Some(rest) = text.strip_prefix("http://") {
+        let tcp = [
+            ("http://", Endpoint::Tcp as fn(String) -> Endpoint),
+            ("https://", Endpoint::Tls),
+        ];
+        for (scheme, endpoint) in tcp {
+            let Some(rest) = text.strip_prefix(scheme) else {
+                continue;
+            };
             let authority = rest.strip_suffix('/').unwrap_or(rest);
             let valid = authority
                 .rsplit_once(':')
                 .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0))
                 && !authority.contains('/');
             return if valid {
-                Ok(Endpoint::Tcp(authority.to_string()))
+                Ok(endpoint(authority.to_string()))
             } else {
                 Err(bad())
             };
@@ -75,6 +88,7 @@ impl std::fmt::Display for Endpoint {
         match self {
             Endpoint::Unix(path) => write!(f, "{}", path.display()),
             Endpoint::Tcp(addr) => write!(f, "http://{addr}"),
+            Endpoint::Tls(addr) => write!(f, "https://{addr}"),
         }
     }
 }
@@ -83,6 +97,8 @@ impl std::fmt::Display for Endpoint {
 enum Stream {
     Unix(UnixStream),
     Tcp(TcpStream),
+    #[cfg(feature = "tls")]
+    Tls(Box<crate::tls::TlsStream>),
 }
 
 impl Stream {
@@ -90,6 +106,8 @@ impl Stream {
         match self {
             Stream::Unix(stream) => stream.set_write_timeout(Some(timeout)),
             Stream::Tcp(stream) => stream.set_write_timeout(Some(timeout)),
+            #[cfg(feature = "tls")]
+            Stream::Tls(stream) => stream.sock.set_write_timeout(Some(timeout)),
         }
     }
 
@@ -97,6 +115,8 @@ impl Stream {
         match self {
             Stream::Unix(stream) => stream.set_read_timeout(Some(timeout)),
             Stream::Tcp(stream) => stream.set_read_timeout(Some(timeout)),
+            #[cfg(feature = "tls")]
+            Stream::Tls(stream) => stream.sock.set_read_timeout(Some(timeout)),
         }
     }
 
@@ -104,6 +124,8 @@ impl Stream {
         match self {
             Stream::Unix(stream) => stream.write(bytes),
             Stream::Tcp(stream) => stream.write(bytes),
+            #[cfg(feature = "tls")]
+            Stream::Tls(stream) => stream.write(bytes),
         }
     }
 
@@ -111,6 +133,8 @@ impl Stream {
         match self {
             Stream::Unix(stream) => stream.read(buffer),
             Stream::Tcp(stream) => stream.read(buffer),
+            #[cfg(feature = "tls")]
+            Stream::Tls(stream) => stream.read(buffer),
         }
     }
 }
@@ -167,6 +191,15 @@ pub enum ClientError {
         status: u16,
         /// The `error` field of the JSON body, or the raw body.
         message: String,
+    },
+    /// The listener did not prove to be a daemon's (another user's socket or
+    /// port, a host that cannot prove itself): nothing was sent.
+    #[error("refusing to send anything to {endpoint}: {why}")]
+    Unproven {
+        /// The endpoint.
+        endpoint: String,
+        /// What the proof found.
+        why: String,
     },
     /// The answer was not HTTP as expected.
     #[error("unexpected answer from intersticed: {0}")]
@@ -236,6 +269,10 @@ pub struct Client {
     timeout: Duration,
     /// Sent as `Authorization: Bearer` to TCP endpoints (a daemon's `api.token_file`).
     token: Option<String>,
+    /// Who must be listening before anything is sent (see [`Client::with_peer_rule`]).
+    peer: Option<PeerRule>,
+    /// The certificates an `https://` endpoint may present (see [`Client::with_pins`]).
+    pins: Vec<Pin>,
 }
 
 impl Client {
@@ -251,15 +288,68 @@ impl Client {
             endpoint,
             timeout,
             token: None,
+            peer: None,
+            pins: Vec::new(),
         }
     }
 
     /// The same client sending `token` as `Authorization: Bearer` to a TCP
     /// endpoint (a daemon whose `api.token_file` opens its API there); never
-    /// sent on a Unix socket, where the peer's uid speaks instead.
+    /// sent on a Unix socket, where the peer's uid speaks instead. The token
+    /// goes only to a listener that proves to be a daemon's: without a rule
+    /// of [`Client::with_peer_rule`], [`PeerRule::daemons`] (root or this
+    /// process's uid, on this host).
     pub fn with_token(mut self, token: Option<String>) -> Client {
         self.token = token;
         self
+    }
+
+    /// The same client sending nothing (no request, no token) to a
+    /// listener that does not satisfy `rule`: a data center's daemons send
+    /// each other jobs and tokens only once the peer is proven.
+    pub fn with_peer_rule(mut self, rule: PeerRule) -> Client {
+        self.peer = Some(rule);
+        self
+    }
+
+    /// The same client accepting at an `https://` endpoint only a listener
+    /// whose certificate's SHA-256 fingerprint is one of `pins`, and which
+    /// proves in the handshake that it holds its key; nothing (no request,
+    /// no token) is sent before. Without pins, an `https://` endpoint gets nothing.
+    pub fn with_pins(mut self, pins: Vec<Pin>) -> Client {
+        self.pins = pins;
+        self
+    }
+
+    /// The rule this client's peer must satisfy: the configured one, else
+    /// the daemons' when a token is to be sent over TCP, else none.
+    fn peer_rule(&self) -> Option<PeerRule> {
+        match (&self.peer, &self.token, &self.endpoint) {
+            (Some(rule), _, _) => Some(rule.clone()),
+            (None, Some(_), Endpoint::Tcp(_)) => Some(PeerRule::daemons(None)),
+            _ => None,
+        }
+    }
+
+    /// Refuse a connected peer the rule does not prove.
+    fn prove(&self, stream: &Stream) -> Result<(), ClientError> {
+        let Some(rule) = self.peer_rule() else {
+            return Ok(());
+        };
+        let proven = match stream {
+            Stream::Unix(stream) => rule.check_unix(stream),
+            Stream::Tcp(stream) => match (stream.local_addr(), stream.peer_addr()) {
+                (Ok(local), Ok(peer)) => rule.check_tcp(local, peer),
+                (Err(err), _) | (_, Err(err)) => Err(format!("its addresses cannot be read ({err})")),
+            },
+            // Proven by the handshake: its certificate is pinned.
+            #[cfg(feature = "tls")]
+            Stream::Tls(_) => Ok(()),
+        };
+        proven.map_err(|why| ClientError::Unproven {
+            endpoint: self.endpoint.to_string(),
+            why,
+        })
     }
 
     fn connect(&self, deadline: Instant) -> Result<Stream, ClientError> {
@@ -279,21 +369,66 @@ impl Client {
                     Err(err) => Err(failed(err)),
                 }
             }
-            Endpoint::Tcp(addr) => {
-                let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
-                for candidate in addr.to_socket_addrs().map_err(failed)? {
-                    let left = deadline
-                        .checked_duration_since(Instant::now())
-                        .filter(|left| !left.is_zero())
-                        .ok_or(ClientError::Timeout(self.timeout))?;
-                    match TcpStream::connect_timeout(&candidate, left) {
-                        Ok(stream) => return Ok(Stream::Tcp(stream)),
-                        Err(err) => last = err,
-                    }
-                }
-                Err(failed(last))
+            Endpoint::Tcp(addr) => Ok(Stream::Tcp(self.connect_tcp(addr, deadline)?)),
+            Endpoint::Tls(addr) => self.connect_tls(addr, deadline),
+        }
+    }
+
+    /// A TCP connection to `addr`, then the TLS handshake with a pinned listener.
+    #[cfg(feature = "tls")]
+    fn connect_tls(&self, addr: &str, deadline: Instant) -> Result<Stream, ClientError> {
+        let unproven = |why: String| ClientError::Unproven {
+            endpoint: self.endpoint.to_string(),
+            why,
+        };
+        if self.pins.is_empty() {
+            return Err(unproven(
+                "no certificate is pinned for it (datacenter.tls_pins)".to_string(),
+            ));
+        }
+        let tcp = self.connect_tcp(addr, deadline)?;
+        let left = deadline
+            .checked_duration_since(Instant::now())
+            .filter(|left| !left.is_zero())
+            .ok_or(ClientError::Timeout(self.timeout))?;
+        tcp.set_read_timeout(Some(left)).map_err(ClientError::Io)?;
+        tcp.set_write_timeout(Some(left)).map_err(ClientError::Io)?;
+        let host = addr.rsplit_once(':').map_or(addr, |(host, _)| host);
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        match crate::tls::handshake(tcp, host, &self.pins) {
+            Ok(stream) => Ok(Stream::Tls(Box::new(stream))),
+            Err(err) if is_timeout(&err) => Err(ClientError::Timeout(self.timeout)),
+            Err(err) => Err(unproven(format!("the TLS handshake failed: {err}"))),
+        }
+    }
+
+    /// Without the `tls` feature, an `https://` endpoint gets nothing.
+    #[cfg(not(feature = "tls"))]
+    fn connect_tls(&self, _addr: &str, _deadline: Instant) -> Result<Stream, ClientError> {
+        Err(ClientError::Unproven {
+            endpoint: self.endpoint.to_string(),
+            why: "this build has no TLS (interstice-api's `tls` feature, which intersticed has)".to_string(),
+        })
+    }
+
+    /// A TCP connection to `addr` (each of its addresses in turn) within the deadline.
+    fn connect_tcp(&self, addr: &str, deadline: Instant) -> Result<TcpStream, ClientError> {
+        let failed = |source| ClientError::Connect {
+            path: PathBuf::from(self.endpoint.to_string()),
+            source,
+        };
+        let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
+        for candidate in addr.to_socket_addrs().map_err(failed)? {
+            let left = deadline
+                .checked_duration_since(Instant::now())
+                .filter(|left| !left.is_zero())
+                .ok_or(ClientError::Timeout(self.timeout))?;
+            match TcpStream::connect_timeout(&candidate, left) {
+                Ok(stream) => return Ok(stream),
+                Err(err) => last = err,
             }
         }
+        Err(failed(last))
     }
 }
 
@@ -329,9 +464,12 @@ impl Client {
                 .ok_or(ClientError::Timeout(self.timeout))
         };
         let mut stream = self.connect(deadline)?;
+        self.prove(&stream)?;
         let body = body.unwrap_or_default();
         let auth = match (&self.endpoint, &self.token) {
-            (Endpoint::Tcp(_), Some(token)) => format!("Authorization: Bearer {token}\r\n"),
+            (Endpoint::Tcp(_) | Endpoint::Tls(_), Some(token)) => {
+                format!("Authorization: Bearer {token}\r\n")
+            }
             _ => String::new(),
         };
         let mut request = format!(
@@ -766,13 +904,20 @@ mod tests {
             "http://127.0.0.1:9477".parse::<Endpoint>().unwrap().to_string(),
             "http://127.0.0.1:9477"
         );
+        let tls = "https://broker.example:9477".parse::<Endpoint>().unwrap();
+        assert_eq!(tls, Endpoint::Tls("broker.example:9477".to_string()));
+        assert_eq!(tls.to_string(), "https://broker.example:9477");
+        // Without pins, an https:// endpoint gets nothing, not even a connection attempt's bytes.
+        let unpinned = Client::at(tls, Duration::from_millis(200)).with_token(Some("t".repeat(20)));
+        assert!(matches!(unpinned.health(), Err(ClientError::Unproven { .. })));
         for bad in [
             "relative.sock",
             "",
             "http://nohost",
             "http://:80",
             "http://h:0",
-            "https://h:1",
+            "https://h:0",
+            "ftp://h:1",
             "http://h:1/x",
         ] {
             assert!(bad.parse::<Endpoint>().is_err(), "{bad:?} parsed");

@@ -38,7 +38,9 @@
 pub mod client;
 pub mod command;
 pub mod paths;
+pub mod peer;
 pub mod slurm;
+pub mod tls;
 pub mod wire;
 
 pub use client::{Client, ClientError, Endpoint};

@@ -45,3 +45,4 @@ pub mod reload;
 pub mod server;
 pub mod state_dir;
 pub mod store;
+pub mod tls;

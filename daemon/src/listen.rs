@@ -10,6 +10,9 @@
 //!   each non-root uid at most `api.max_connections_per_uid` ([`Gate`]). A
 //!   refused connection is closed at once; a rate-limited warning names the
 //!   listener and the uid.
+//! - With `api.tls`, the TCP listener speaks TLS only ([`crate::tls`]); a
+//!   handshake not done within `api.idle_timeout_seconds` closes the
+//!   connection (in its own task: the accept loop never waits for it).
 //! - A connection that has not sent a complete request head within
 //!   `api.idle_timeout_seconds` is closed (hyper's header read timeout, also
 //!   between keep-alive requests), and so is one whose request is not
@@ -284,19 +287,21 @@ pub async fn serve_unix(
     gate: Arc<Gate>,
     stop: Shutdown,
 ) -> std::io::Result<()> {
-    serve(listener, app, gate, stop).await
+    serve(listener, app, None, gate, stop).await
 }
 
-/// Accept on the TCP listener until `stop`, then wait for open connections.
+/// Accept on the TCP listener until `stop` (over TLS with `tls`), then
+/// wait for open connections.
 pub async fn serve_tcp(
     listener: TcpListener,
     app: Router,
     policy: TcpPolicy,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     gate: Arc<Gate>,
     stop: Shutdown,
 ) -> std::io::Result<()> {
     let app = app.layer(axum::middleware::from_fn_with_state(Arc::new(policy), tcp_guard));
-    serve(listener, app, gate, stop).await
+    serve(listener, app, tls, gate, stop).await
 }
 
 /// The accept loop: each connection admitted by `gate` is served with
@@ -304,6 +309,7 @@ pub async fn serve_tcp(
 async fn serve(
     listener: impl Listening,
     app: Router,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     gate: Arc<Gate>,
     stop: Shutdown,
 ) -> std::io::Result<()> {
@@ -327,8 +333,16 @@ async fn serve(
         };
         let app = app.clone().layer(axum::Extension(ConnectInfo(peer)));
         let stop = stop.clone();
+        let tls = tls.clone();
         connections.spawn(async move {
-            serve_connection(stream, app, idle, stop).await;
+            match tls {
+                None => serve_connection(stream, app, idle, stop).await,
+                Some(acceptor) => {
+                    if let Ok(Ok(stream)) = tokio::time::timeout(idle, acceptor.accept(stream)).await {
+                        serve_connection(stream, app, idle, stop).await;
+                    }
+                }
+            }
             drop(permit);
         });
     }
@@ -339,48 +353,12 @@ async fn serve(
 
 /// The uid owning the peer end of a loopback TCP connection (`peer`
 /// connected to our `local`), from the kernel's socket tables
-/// (`/proc/net/tcp`, `/proc/net/tcp6`); `None` for other peers or when
-/// it cannot be read.
+/// ([`interstice_api::peer`]); `None` for other peers or when it cannot be read.
 fn loopback_peer_uid(local: std::net::SocketAddr, peer: std::net::SocketAddr) -> Option<u32> {
     if !peer.ip().is_loopback() {
         return None;
     }
-    ["/proc/net/tcp", "/proc/net/tcp6"].iter().find_map(|table| {
-        let text = std::fs::read_to_string(table).ok()?;
-        socket_owner(&text, peer, local)
-    })
-}
-
-/// In a `/proc/net/tcp{,6}` table, the uid of the socket whose local end
-/// is `own` and remote end `remote`.
-fn socket_owner(table: &str, own: std::net::SocketAddr, remote: std::net::SocketAddr) -> Option<u32> {
-    let (own, remote) = (proc_address(own), proc_address(remote));
-    table.lines().skip(1).find_map(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let (local, rem, uid) = (fields.get(1)?, fields.get(2)?, fields.get(7)?);
-        (local.eq_ignore_ascii_case(&own) && rem.eq_ignore_ascii_case(&remote))
-            .then(|| uid.parse().ok())
-            .flatten()
-    })
-}
-
-/// An address as the kernel's socket tables write it: the address's 32-bit
-/// words in host (little-endian) byte order, in hex, then `:` and the port.
-fn proc_address(addr: std::net::SocketAddr) -> String {
-    let words: Vec<[u8; 4]> = match addr.ip() {
-        std::net::IpAddr::V4(ip) => vec![ip.octets()],
-        std::net::IpAddr::V6(ip) => ip
-            .octets()
-            .chunks(4)
-            .map(|chunk| [chunk[0], chunk[1], chunk[2], chunk[3]])
-            .collect(),
-    };
-    let mut text: String = words
-        .iter()
-        .map(|word| format!("{:08X}", u32::from_ne_bytes(*word)))
-        .collect();
-    text.push_str(&format!(":{:04X}", addr.port()));
-    text
+    interstice_api::peer::owner_of(peer, local)
 }
 
 /// An accept error (out of file descriptors, …): log it and pause briefly
@@ -395,19 +373,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_socket_tables_name_a_loopback_peers_uid() {
-        // 127.0.0.1:40000 → 127.0.0.1:9477, owned by uid 65534 (as the kernel writes it).
-        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
-                     0: 0100007F:9C40 0100007F:2505 01 00000000:00000000 00:00000000 00000000 65534        0 12345 1\n\
-                     1: 0100007F:2505 0100007F:9C40 01 00000000:00000000 00:00000000 00000000     0        0 12346 1\n";
-        let peer: std::net::SocketAddr = "127.0.0.1:40000".parse().unwrap();
-        let local: std::net::SocketAddr = "127.0.0.1:9477".parse().unwrap();
-        assert_eq!(socket_owner(table, peer, local), Some(65534));
-        assert_eq!(socket_owner(table, local, peer), Some(0));
-        assert_eq!(
-            proc_address("[::1]:9477".parse().unwrap()),
-            "00000000000000000000000001000000:2505"
-        );
+    fn a_loopback_peer_is_named_by_its_uid() {
         // Our own connection: the kernel's tables say who we are.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
@@ -415,6 +381,10 @@ mod tests {
         assert_eq!(peer, client.local_addr().unwrap());
         let me = nix::unistd::geteuid().as_raw();
         assert_eq!(loopback_peer_uid(listener.local_addr().unwrap(), peer), Some(me));
+        assert_eq!(
+            loopback_peer_uid(listener.local_addr().unwrap(), "192.0.2.1:4000".parse().unwrap()),
+            None
+        );
     }
 
     fn gate(max: usize, per_uid: usize) -> Arc<Gate> {

@@ -290,6 +290,13 @@ impl Listeners {
             None => None,
         };
         let token = config.api.token().map_err(setup)?;
+        let tls = config
+            .api
+            .tls
+            .as_ref()
+            .map(crate::tls::acceptor)
+            .transpose()
+            .map_err(setup)?;
         if token.is_some() && tcp.is_none() {
             tracing::warn!("api.token_file is set but api.listen is not: the token opens nothing");
         }
@@ -307,6 +314,7 @@ impl Listeners {
                 crate::listen::TcpPolicy {
                     token: token.map(Into::into),
                 },
+                tls,
                 crate::listen::Gate::new("tcp", limits),
                 Shutdown::new(stop.clone()),
             ))

@@ -534,9 +534,10 @@ fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
 
 /// Config struct → the prefix of its keys (a flat table). A new section
 /// struct must be added here.
-const SECTION_PREFIXES: [(&str, &str); 14] = [
+const SECTION_PREFIXES: [(&str, &str); 16] = [
     ("Config", ""),
     ("ApiConfig", "api."),
+    ("TlsConfig", "api.tls."),
     ("EngineSection", "engine."),
     ("EmbeddedConfig", "backend."),
     ("PluginConfig", "backend."),
@@ -548,6 +549,7 @@ const SECTION_PREFIXES: [(&str, &str); 14] = [
     ("StoreConfig", "store."),
     ("MemberConfig", "datacenter."),
     ("BrokerConfig", "datacenter."),
+    ("OnBehalfOf", "datacenter.on_behalf_of."),
     ("MaintenanceEntry", "engine.maintenance[]."),
 ];
 

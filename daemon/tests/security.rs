@@ -688,13 +688,15 @@ fn a_job_placed_through_a_broker_runs_as_its_submitter_and_only_daemons_feed_the
         return;
     }
     let broker = Daemon::broker();
+    // The test users are system users: the member's rule must list A.
     let member = Daemon::start_with(
         "",
         None,
         &format!(
             "datacenter: {{role: member, broker: {}, address: {{d}}/d.sock, publish_every_seconds: 0.2, \
-             timeout_seconds: 5}}\n",
-            broker.socket().display()
+             timeout_seconds: 5, on_behalf_of: {{allow: [{}]}}}}\n",
+            broker.socket().display(),
+            uid_of(USER_A).unwrap()
         ),
     );
     let deadline = Instant::now() + Duration::from_secs(10);

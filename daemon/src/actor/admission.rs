@@ -9,6 +9,7 @@ use super::command::{ApiError, ErrorKind, Owner};
 use super::job_pages::{JobsPage, PageBuilder};
 use super::seconds::{finite_secs, secs};
 use super::state::Actor;
+use crate::config::OnBehalfOf;
 use crate::exec::Denied;
 use crate::store::NewJob;
 use interstice_api::wire::{
@@ -134,7 +135,9 @@ impl Actor {
     }
 
     /// Who submits, and who the job runs as: the socket's peer, or for a
-    /// broker (root) the user it submits for (`on_behalf_of`). Refused
+    /// broker (root) the user it submits for (`on_behalf_of`), if this
+    /// member's `datacenter.on_behalf_of` allows it (never root nor a system
+    /// user by default). Refused
     /// while shutting down, and over TCP (no peer credentials name anyone).
     fn submitter(
         &self,
@@ -156,7 +159,13 @@ impl Actor {
         };
         let caller = match (caller, request.on_behalf_of) {
             (_, None) => caller,
-            (0, Some(uid)) => uid,
+            (0, Some(uid)) => {
+                let rule = self.member.as_ref().map(|link| &link.on_behalf_of);
+                rule.unwrap_or(&OnBehalfOf::default())
+                    .check(uid)
+                    .map_err(|refused| ApiError::new(ErrorKind::Forbidden, refused))?;
+                uid
+            }
             (_, Some(_)) => {
                 return Err(ApiError::new(
                     ErrorKind::Forbidden,

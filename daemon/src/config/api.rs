@@ -27,6 +27,11 @@ pub struct ApiConfig {
     /// (mode 0600 or stricter), else the daemon refuses to start.
     #[serde(default)]
     pub token_file: Option<PathBuf>,
+    /// Serve the TCP listener over TLS with this certificate and key
+    /// (`crate::tls`): a data center's daemons on other hosts pin the
+    /// certificate (`datacenter.tls_pins`) and send the token only to it.
+    #[serde(default)]
+    pub tls: Option<TlsConfig>,
     /// Connections open at once per listener; the last eighth is kept for root.
     #[serde(default = "default_max_connections")]
     pub max_connections: usize,
@@ -36,6 +41,16 @@ pub struct ApiConfig {
     /// A connection that sends no complete request head for this long is closed, seconds.
     #[serde(default = "default_idle_timeout")]
     pub idle_timeout_seconds: f64,
+}
+
+/// `api.tls`: the TCP listener's certificate and private key (PEM files).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TlsConfig {
+    /// The certificate chain, the listener's own certificate first.
+    pub certificate: PathBuf,
+    /// Its private key, owned by the daemon's uid and unreadable by others.
+    pub key: PathBuf,
 }
 
 fn default_max_connections() -> usize {
@@ -129,6 +144,7 @@ impl Default for ApiConfig {
             listen: None,
             allow_remote: false,
             token_file: None,
+            tls: None,
             max_connections: default_max_connections(),
             max_connections_per_uid: default_max_connections_per_uid(),
             idle_timeout_seconds: default_idle_timeout(),

@@ -27,9 +27,9 @@ mod store;
 mod tests;
 mod validate;
 
-pub use api::{ApiConfig, Limits};
+pub use api::{ApiConfig, Limits, TlsConfig};
 pub use backend::{BackendConfig, EmbeddedConfig, PluginConfig, SlurmConfig, SLURM_PREEMPTS};
-pub use datacenter::{BrokerConfig, DatacenterConfig, MemberConfig};
+pub use datacenter::{BrokerConfig, DatacenterConfig, MemberConfig, OnBehalfOf};
 pub use engine::{
     BetaValue, BrokerRules, DepthValue, EngineSection, EngineSectionError, MaintenanceEntry, ProcsValue,
     DEFAULT_ADMISSION, DEFAULT_POLICY,

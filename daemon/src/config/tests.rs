@@ -422,6 +422,55 @@ fn a_member_names_its_broker_and_itself() {
 }
 
 #[test]
+fn trust_between_daemons_defaults_to_proof_and_bad_pins_are_named() {
+    let pin = "AB:".repeat(31) + "AB";
+    let config = Config::parse(&format!(
+        "api: {{socket: /run/m.sock, listen: '127.0.0.1:9478', tls: {{certificate: /etc/c.pem, key: /etc/k.pem}}}}\n\
+         engine: {{procs: 8}}\nbackend: {{type: plugin}}\n\
+         datacenter: {{role: member, broker: 'https://b:9477', address: 'https://m:9478', tls_pins: ['{pin}'], \
+         on_behalf_of: {{min_uid: 2000, allow: [42], deny: [3000]}}}}\n"
+    ))
+    .unwrap();
+    assert_eq!(config.validate(), Vec::<String>::new());
+    let member = config.member().unwrap();
+    assert_eq!(member.pins().len(), 1);
+    assert!(!member.peer_rule().unproven_remote);
+    assert!(member.peer_rule().uids.contains(&0));
+    let rule = &member.on_behalf_of;
+    assert_eq!(rule.check(42), Ok(()));
+    assert_eq!(rule.check(2000), Ok(()));
+    for refused in [0, 1, 1999, 3000] {
+        assert!(
+            rule.check(refused)
+                .unwrap_err()
+                .contains("datacenter.on_behalf_of"),
+            "{refused}"
+        );
+    }
+    let bad = Config::parse(
+        "api: {socket: /run/m.sock, tls: {certificate: /c, key: /k}}\nengine: {procs: 8}\n\
+         datacenter: {role: member, broker: 'https://b:9477', address: 'https://m:9478', tls_pins: [nope]}\n",
+    )
+    .unwrap();
+    let problems = bad.validate().join("\n");
+    for key in ["api.tls: serves the TCP listener", "datacenter.tls_pins[0]"] {
+        assert!(problems.contains(key), "missing {key} in {problems}");
+    }
+    let unpinned = Config::parse(
+        "api: {socket: /run/m.sock}\nengine: {procs: 8}\n\
+         datacenter: {role: member, broker: 'https://b:9477', address: 'https://m:9478'}\n",
+    )
+    .unwrap();
+    let problems = unpinned.validate().join("\n");
+    for key in [
+        "datacenter.broker: an https:// broker needs datacenter.tls_pins",
+        "datacenter.address: https:// needs api.tls",
+    ] {
+        assert!(problems.contains(key), "missing {key} in {problems}");
+    }
+}
+
+#[test]
 fn a_broker_reads_only_the_engines_admission_rules() {
     let config = Config::parse(
         "datacenter: {role: broker, member_max_age_seconds: 10}\n\

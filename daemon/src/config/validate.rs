@@ -78,6 +78,9 @@ impl Config {
                 Ok(_) => {}
             }
         }
+        if self.api.tls.is_some() && self.api.listen.is_none() {
+            problems.push("api.tls: serves the TCP listener, but api.listen is not set".to_string());
+        }
         if self.api.max_connections < 2 {
             problems.push("api.max_connections: must be at least 2 (one is kept for root)".to_string());
         }
@@ -226,9 +229,15 @@ impl Config {
     }
 
     fn validate_member(&self, member: &MemberConfig, problems: &mut Vec<String>) {
-        if let Err(err) = member.broker.parse::<Endpoint>() {
-            problems.push(format!("datacenter.broker: {err}"));
+        match member.broker.parse::<Endpoint>() {
+            Err(err) => problems.push(format!("datacenter.broker: {err}")),
+            Ok(Endpoint::Tls(_)) if member.tls_pins.is_empty() => problems.push(
+                "datacenter.broker: an https:// broker needs datacenter.tls_pins (its certificate's SHA-256)"
+                    .to_string(),
+            ),
+            Ok(_) => {}
         }
+        validate_pins(&member.tls_pins, problems);
         match member.address.parse::<Endpoint>() {
             Err(err) => problems.push(format!("datacenter.address: {err}")),
             Ok(Endpoint::Unix(path)) if path != self.api.socket => problems.push(format!(
@@ -237,6 +246,9 @@ impl Config {
                 path.display(),
                 self.api.socket.display()
             )),
+            Ok(Endpoint::Tls(_)) if self.api.tls.is_none() => problems.push(
+                "datacenter.address: https:// needs api.tls (this daemon's certificate and key)".to_string(),
+            ),
             Ok(_) => {}
         }
         if member.broker == member.address {
@@ -257,6 +269,7 @@ impl Config {
 
     /// A broker reads only the engine's admission rules and has no backend.
     fn validate_broker(&self, broker: &BrokerConfig, problems: &mut Vec<String>) {
+        validate_pins(&broker.tls_pins, problems);
         let engine = &self.engine;
         let unused = [
             ("procs", engine.procs != 0),
@@ -306,6 +319,15 @@ fn validate_embedded(embedded: &EmbeddedConfig, problems: &mut Vec<String>) {
             "backend.trace: {} does not exist (relative paths are tried from the working directory, then the config's directory)",
             trace.display()
         ));
+    }
+}
+
+/// Each of `datacenter.tls_pins` is a SHA-256 fingerprint.
+fn validate_pins(pins: &[String], problems: &mut Vec<String>) {
+    for (index, pin) in pins.iter().enumerate() {
+        if let Err(err) = interstice_api::tls::parse_pin(pin) {
+            problems.push(format!("datacenter.tls_pins[{index}]: {err}"));
+        }
     }
 }
 

@@ -32,6 +32,8 @@ use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use interstice_api::peer::PeerRule;
+use interstice_api::tls::Pin;
 use interstice_api::wire::{
     decision_name, EvictedRequest, HealthResponse, JobView, MemberList, MemberView, PredictRequest,
     PredictResponse, SubmitRequest, SubmitResponse, TupleRequest, TupleResponse,
@@ -53,6 +55,10 @@ pub struct Broker {
     clock: Clock,
     /// Sent to members reached over TCP (their `api.token_file`).
     token: Option<String>,
+    /// Who a member's listener must be before it is sent anything.
+    peer: PeerRule,
+    /// The certificates a member at an `https://` address may present.
+    pins: Vec<Pin>,
 }
 
 /// A fresh member: its tuple and when the broker received it.
@@ -81,6 +87,12 @@ struct Job<'a> {
 impl Broker {
     /// A broker over `store`, applying `rules`.
     pub fn new(store: Store, config: &BrokerConfig, rules: BrokerRules, clock: Clock) -> Broker {
+        if config.allow_unproven_remote {
+            tracing::warn!(
+                "datacenter.allow_unproven_remote: members on other hosts over http:// get jobs and the token \
+                 without proving who they are"
+            );
+        }
         Broker {
             store: Mutex::new(store),
             rules,
@@ -88,6 +100,8 @@ impl Broker {
             timeout: Duration::from_secs_f64(config.timeout_seconds),
             clock,
             token: None,
+            peer: config.peer_rule(),
+            pins: config.pins(),
         }
     }
 
@@ -204,6 +218,7 @@ impl Broker {
             .arrival
             .saturating_add(job.request.slo.unwrap_or(Time::INFINITY));
         let mut counter_offers = Vec::new();
+        let mut unreached = Vec::new();
         for choice in &ranked {
             let member = &tuples[choice.index].address;
             // The member judges the SLO from its own arrival: what remains of the deadline.
@@ -233,9 +248,20 @@ impl Broker {
                     ));
                 }
                 Err(err) => {
-                    tracing::warn!(member = %member, "forwarding failed, asking the next member: {err}")
+                    tracing::warn!(member = %member, "forwarding failed, asking the next member: {err}");
+                    unreached.push(format!("{member}: {err}"));
                 }
             }
+        }
+        if unreached.len() == ranked.len() {
+            // No member answered: nobody judged the job, no counter-offer stands.
+            return Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "the job was not placed: no member could be reached and proven ({})",
+                    unreached.join("; ")
+                ),
+            ));
         }
         // The members' own counter-offers are the better ones; else the ranking's.
         let counter_offer_slo = counter_offers
@@ -248,13 +274,20 @@ impl Broker {
         })
     }
 
+    /// A client of the member at `endpoint`, sending nothing to a listener
+    /// that is not a daemon's (`datacenter.peer_uid`).
+    fn member_client(&self, endpoint: Endpoint) -> Client {
+        Client::at(endpoint, self.timeout)
+            .with_token(self.token.clone())
+            .with_peer_rule(self.peer.clone())
+            .with_pins(self.pins.clone())
+    }
+
     fn forward(&self, member: &str, request: &SubmitRequest) -> Result<SubmitResponse, ClientError> {
         let endpoint = member
             .parse::<Endpoint>()
             .map_err(|err| ClientError::Protocol(err.to_string()))?;
-        Client::at(endpoint, self.timeout)
-            .with_token(self.token.clone())
-            .submit(request)
+        self.member_client(endpoint).submit(request)
     }
 
     /// `POST /v1/jobs` from `caller`: the job is forwarded on the caller's
@@ -472,12 +505,12 @@ impl Broker {
         let endpoint = member
             .parse::<Endpoint>()
             .map_err(|err| ApiError::internal(format!("route of job {id}: {err}")))?;
-        let view = Client::at(endpoint, self.timeout)
-            .with_token(self.token.clone())
-            .job(member_job_id).map_err(|err| {
+        let view = self.member_client(endpoint).job(member_job_id).map_err(|err| {
             ApiError::new(
                 ErrorKind::Unavailable,
-                format!("job {id} runs as job {member_job_id} on member {member}, which does not answer: {err}"),
+                format!(
+                    "job {id} runs as job {member_job_id} on member {member}, which does not answer: {err}"
+                ),
             )
         })?;
         // The member answers the broker (root); the caller sees only its own.

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod users;
+
 use interstice_api::client::Client;
 use std::process::Child;
 use std::time::{Duration, Instant};
