@@ -14,7 +14,8 @@
 //! `execution.max_output_bytes` together: `output`), and when the
 //! job ends writes its exit status and end time to `jobs/<id>.status`, then
 //! exits the way the job did. The daemon creates that status file itself
-//! (root's, 0600, never following a symlink) and hands it to the wrapper as
+//! (root's, 0600, never following a symlink, its bytes reserved so that an
+//! end is recorded on a full disk: `status`) and hands it to the wrapper as
 //! stdin, so a job that ends while the daemon is down leaves its real
 //! outcome for the restarted daemon ([`Executor::ended_while_away`]). The
 //! wrapper outlives SIGTERM/SIGINT/SIGHUP sent to the group (the job gets
@@ -33,6 +34,7 @@
 //! so a client cannot probe paths it could not see itself.
 
 mod output;
+mod status;
 mod wrapper;
 
 use crate::cgroup::Containment;
@@ -42,6 +44,7 @@ use nix::fcntl::{openat, OFlag};
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::stat::{fchmod, fstat, mkdirat, Mode};
 use nix::unistd::{fchown, Gid, Pid, Uid};
+pub use status::{ObservedEnd, RecordedEnd};
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -385,6 +388,14 @@ impl Executor {
         RecordedEnd::parse(&text)
     }
 
+    /// Keep the end the daemon saw of job `id` in its status file, when
+    /// the store cannot take it (a full disk) and the wrapper recorded none
+    /// (SIGKILL ends both): the reserved bytes take it without new space, so
+    /// a restart records this end instead of running the job again.
+    pub fn keep_observed_end(&self, id: u64, end: &ObservedEnd) -> std::io::Result<()> {
+        status::keep_observed(&self.status_path(id), end)
+    }
+
     /// Send `signal` to every process of job `id` whose wrapper is `pid`.
     pub fn signal(&self, id: u64, pid: u32, signal: Signal) -> bool {
         self.containment.signal(id, Some(pid), signal)
@@ -573,6 +584,7 @@ impl Executor {
             .mode(0o600)
             .custom_flags(nix::libc::O_NOFOLLOW)
             .open(&status_path)
+            .and_then(status::reserve)
             .map_err(|err| prepare(format!("{}: {err}", status_path.display())))?;
         // The job's environment, for the job only: the wrapper runs as
         // root until it drops to the job's user, so it must never see the
@@ -689,40 +701,6 @@ pub fn process_start_ticks(pid: u32) -> Option<u64> {
 /// True if `pid` is alive and is the process that started at `start_ticks`.
 pub fn same_process_alive(pid: u32, start_ticks: u64) -> bool {
     process_start_ticks(pid) == Some(start_ticks)
-}
-
-/// How a job ended, as its wrapper recorded it (`exit CODE END` or
-/// `signal NUMBER END`, END in seconds since the epoch).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RecordedEnd {
-    /// Exit code, when it exited.
-    pub code: Option<i32>,
-    /// Signal, when one killed it.
-    pub signal: Option<i32>,
-    /// When it ended (seconds since the epoch).
-    pub ended_at: f64,
-}
-
-impl RecordedEnd {
-    fn parse(text: &str) -> Option<RecordedEnd> {
-        let mut words = text.split_whitespace();
-        let (kind, value, ended_at) = (words.next()?, words.next()?, words.next()?);
-        let value: i32 = value.parse().ok()?;
-        let ended_at: f64 = ended_at.parse().ok().filter(|t: &f64| t.is_finite())?;
-        match kind {
-            "exit" => Some(RecordedEnd {
-                code: Some(value),
-                signal: None,
-                ended_at,
-            }),
-            "signal" => Some(RecordedEnd {
-                code: None,
-                signal: Some(value),
-                ended_at,
-            }),
-            _ => None,
-        }
-    }
 }
 
 /// Whether `workdir` (absolute) is a directory the caller can enter and

@@ -96,12 +96,17 @@ impl Daemon {
         daemon
     }
 
-    /// Start the daemon (again) and wait until it answers.
-    fn restart(&mut self) {
+    /// Kill the daemon (SIGKILL: a crash; its jobs run on).
+    fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+
+    /// Start the daemon (again) and wait until it answers.
+    fn restart(&mut self) {
+        self.kill();
         std::fs::write(self.dir.join("d.yaml"), &self.config).unwrap();
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -291,4 +296,119 @@ fn a_work_root_inside_the_state_directory_is_refused() {
         err.contains("execution.work_root") && err.contains("inside state_dir"),
         "{err}"
     );
+}
+
+/// A small tmpfs mounted on `dir/state` (the daemon's state directory),
+/// unmounted on drop.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    fn mount(dir: &Path) -> SmallDisk {
+        let state = dir.join("state");
+        std::fs::create_dir(&state).unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=4m,mode=0711", "tmpfs"])
+            .arg(&state)
+            .status()
+            .unwrap();
+        assert!(status.success(), "mount -t tmpfs failed");
+        SmallDisk(state)
+    }
+
+    /// Fill it up (as root): every page taken, as a runaway writer leaves it.
+    fn fill(&self) {
+        use std::io::Write;
+        let mut filler = std::fs::File::create(self.0.join("filler")).unwrap();
+        let chunk = vec![0u8; 4096];
+        while filler.write_all(&chunk).is_ok() {}
+        let _ = filler.sync_all();
+        assert!(
+            std::fs::write(self.0.join("probe"), b"x").is_err(),
+            "the disk is not full"
+        );
+    }
+
+    fn free(&self) {
+        std::fs::remove_file(self.0.join("filler")).unwrap();
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// Start a job that counts its runs in its working directory, fill the
+/// state disk while it runs and wait until its process has ended: the job's
+/// id and its runs file.
+fn a_job_ends_on_a_full_disk(daemon: &Daemon, disk: &SmallDisk) -> (u64, PathBuf) {
+    let id = daemon.submitted(&["/bin/sh", "-c", "echo run >> runs; sleep 2"], 30.0);
+    let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.pid.is_some());
+    // Once the job runs (its wrapper has removed the environment file, and
+    // freed its page), nothing on the disk is freed until the job ends.
+    let runs = daemon.dir.join(format!("state-work/{id}/runs"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !runs.exists() {
+        assert!(Instant::now() < deadline, "job {id} did not run");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    disk.fill();
+    let proc = PathBuf::from(format!("/proc/{}", view.pid.unwrap()));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while proc.exists() {
+        assert!(Instant::now() < deadline, "job {id} did not end");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    // The daemon reaps it and tries to record its end: the store is full.
+    std::thread::sleep(Duration::from_millis(1500));
+    let view = daemon.root().job(id).unwrap();
+    assert_eq!(
+        view.state, "running",
+        "the end was stored on a full disk? {view:?}"
+    );
+    (id, runs)
+}
+
+#[test]
+fn an_end_seen_on_a_full_disk_is_recorded_once_space_returns() {
+    if !privileged() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let disk = SmallDisk::mount(dir.path());
+    let daemon = Daemon::start(dir.path(), "");
+    let (id, runs) = a_job_ends_on_a_full_disk(&daemon, &disk);
+    disk.free();
+    let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
+    assert_eq!(view.state, "completed", "{view:?}\n{}", daemon.log());
+    assert_eq!(view.pid, None);
+    assert_eq!(std::fs::read_to_string(&runs).unwrap(), "run\n");
+}
+
+#[test]
+fn a_restart_never_runs_again_a_job_that_ended_on_a_full_disk() {
+    if !privileged() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let disk = SmallDisk::mount(dir.path());
+    let mut daemon = Daemon::start(dir.path(), "");
+    let (id, runs) = a_job_ends_on_a_full_disk(&daemon, &disk);
+    // The daemon dies before space returns: only the job's status file
+    // knows how it ended.
+    daemon.kill();
+    disk.free();
+    daemon.restart();
+    let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
+    assert_eq!(view.state, "completed", "{view:?}\n{}", daemon.log());
+    // Give a wrongly requeued run the time to start and count itself.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        std::fs::read_to_string(&runs).unwrap(),
+        "run\n",
+        "{}",
+        daemon.log()
+    );
+    assert_eq!(daemon.root().job(id).unwrap().state, "completed");
 }

@@ -38,6 +38,7 @@ mod hpc;
 mod hpc_mirror;
 mod member;
 mod member_link;
+mod pending_ends;
 mod readiness;
 mod recovery;
 mod scheduling;
@@ -135,6 +136,7 @@ impl Actor {
             dirty: true,
             tuple_stale: true,
             stopping: false,
+            pending_ends: Vec::new(),
         };
         actor.recover().map_err(ActorError::Recovery)?;
         Ok(actor)
@@ -240,6 +242,7 @@ impl Actor {
         let now = self.now();
         self.sample_node(now);
         self.retry_store();
+        self.retry_ends();
         self.reap(now);
         self.executor.release_lingering();
         self.enforce(now);
