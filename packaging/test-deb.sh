@@ -162,7 +162,7 @@ log "C client against no daemon: $(cat "$scratch/client.out")"
 log "the installed daemon with the shipped config, as the unit runs it"
 # What RuntimeDirectory=, StateDirectory= and Group=interstice give it.
 install -d -m 0750 -o root -g interstice /run/interstice
-install -d -m 0711 -o root -g interstice /var/lib/interstice
+install -d -m 0711 -o root -g interstice /var/lib/interstice /var/lib/interstice-work
 setpriv --regid=interstice --clear-groups \
     /usr/sbin/intersticed --config /etc/interstice/interstice.yaml 2>"$scratch/daemon.log" &
 daemon_pid=$!

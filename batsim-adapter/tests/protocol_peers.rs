@@ -24,6 +24,7 @@ fn strays_on_tcp_neither_abort_nor_end_a_running_simulation() {
     let options = ServerOptions {
         endpoint: endpoint.clone(),
         timeout: Some(Duration::from_secs(10)),
+        driver_uid: None,
     };
     let server = std::thread::spawn(move || {
         let mut session = Session::new(config(Policy::Fcfs));

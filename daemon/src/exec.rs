@@ -9,25 +9,32 @@
 //! (RLIMIT_FSIZE is `execution.max_output_bytes`), drops to the job's user
 //! (`initgroups`, gid, uid), opens the job's output files as that user
 //! (`jobs/<id>/stdout|stderr`, 0600, never following a symlink), enters the
-//! working directory as that user, runs the job as its child, and when the
+//! working directory as that user, runs the job as its child (its stdout and
+//! stderr through pipes it copies into those files, the two held to
+//! `execution.max_output_bytes` together: `output`), and when the
 //! job ends writes its exit status and end time to `jobs/<id>.status`, then
 //! exits the way the job did. The daemon creates that status file itself
-//! (root's, 0600, never following a symlink) and hands it to the wrapper as
+//! (root's, 0600, never following a symlink, its bytes reserved so that an
+//! end is recorded on a full disk: `status`) and hands it to the wrapper as
 //! stdin, so a job that ends while the daemon is down leaves its real
 //! outcome for the restarted daemon ([`Executor::ended_while_away`]). The
 //! wrapper outlives SIGTERM/SIGINT/SIGHUP sent to the group (the job gets
 //! them); SIGKILL ends both, without a status.
 //!
-//! Files: `state_dir` and `state_dir/jobs` are root's and not writable by
-//! anyone else (0711: a job's user can pass through to its own directory).
-//! Each job's directory `jobs/<id>` is made by the daemon relative to the
-//! open `jobs` directory, owned by the job's user, mode 0700; an entry of
-//! that name the daemon did not make is an error, never followed.
+//! Files: `state_dir`, `state_dir/jobs` and `execution.work_root` (outside
+//! `state_dir`) are root's and not writable by anyone else (0711: a job's
+//! user can pass through to its own directory). Each job's directory
+//! `jobs/<id>` (its output) and, when it gives no `workdir`, its working
+//! directory `<work_root>/<id>` are made by the daemon relative to the open
+//! parent, owned by the job's user, mode 0700; an entry of that name the
+//! daemon did not make is an error, never followed.
 //!
 //! Before a job is accepted, its `workdir` and `argv[0]` are checked as its
 //! user (`intersticed __check-job`, a helper that drops to the user first),
 //! so a client cannot probe paths it could not see itself.
 
+mod output;
+mod status;
 mod wrapper;
 
 use crate::cgroup::Containment;
@@ -37,6 +44,7 @@ use nix::fcntl::{openat, OFlag};
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::stat::{fchmod, fstat, mkdirat, Mode};
 use nix::unistd::{fchown, Gid, Pid, Uid};
+pub use status::{ObservedEnd, RecordedEnd};
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -71,7 +79,7 @@ pub struct Launch<'a> {
     pub argv: &'a [String],
     /// Variables set besides `PATH` and `INTERSTICE_JOB_ID` (nothing is inherited).
     pub env: &'a BTreeMap<String, String>,
-    /// Working directory (None = the job's directory under the state dir).
+    /// Working directory (None = its own directory under `execution.work_root`).
     pub workdir: Option<&'a str>,
     /// Who it runs as (None: the daemon's own user, when it is not root).
     pub run_as: Option<&'a RunAs>,
@@ -111,6 +119,9 @@ pub enum ExecutorError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// `execution.work_root` cannot be used.
+    #[error("execution.work_root: {0}")]
+    WorkRoot(String),
     /// The daemon runs as root and `execution.user` does not exist.
     #[error("execution.user: no user named {0:?}")]
     NoUser(String),
@@ -141,6 +152,11 @@ pub struct Executor {
     /// `jobs_dir`, opened without following a symlink: job directories are
     /// made relative to it.
     jobs_fd: Arc<std::fs::File>,
+    /// `execution.work_root`: where jobs without a `workdir` run, each in
+    /// `<work_root>/<id>`, outside the state directory.
+    work_root: PathBuf,
+    /// `work_root`, open (the jobs' directories are made relative to it).
+    work_fd: Arc<std::fs::File>,
     wrapper: PathBuf,
     config: ExecutionConfig,
     containment: Containment,
@@ -153,40 +169,62 @@ fn io_error(err: nix::Error) -> std::io::Error {
 }
 
 /// `state_dir` root's (its group kept) and writable by nobody else, and
-/// `state_dir/jobs` root's, 0711, opened without following a symlink.
+/// `state_dir/jobs` a [`root_dir`].
 fn secure_dirs(state_dir: &Path) -> Result<(PathBuf, std::fs::File), ExecutorError> {
     let jobs_dir = state_dir.join("jobs");
-    let fail = |path: &Path, source: std::io::Error| ExecutorError::JobsDir {
-        path: path.to_path_buf(),
-        source,
-    };
-    let root = nix::unistd::geteuid().is_root();
-    if root {
-        let meta = std::fs::metadata(state_dir).map_err(|err| fail(state_dir, err))?;
+    if nix::unistd::geteuid().is_root() {
+        let fail = |source: std::io::Error| ExecutorError::JobsDir {
+            path: state_dir.to_path_buf(),
+            source,
+        };
+        let meta = std::fs::metadata(state_dir).map_err(fail)?;
         if std::os::unix::fs::MetadataExt::uid(&meta) != 0 {
-            nix::unistd::chown(state_dir, Some(Uid::from_raw(0)), None)
-                .map_err(|err| fail(state_dir, io_error(err)))?;
+            nix::unistd::chown(state_dir, Some(Uid::from_raw(0)), None).map_err(|err| fail(io_error(err)))?;
         }
         let mode = (meta.permissions().mode() & 0o7777 & !0o022) | 0o711;
-        std::fs::set_permissions(state_dir, std::fs::Permissions::from_mode(mode))
-            .map_err(|err| fail(state_dir, err))?;
+        std::fs::set_permissions(state_dir, std::fs::Permissions::from_mode(mode)).map_err(fail)?;
     }
-    match std::fs::create_dir(&jobs_dir) {
+    let fd = root_dir(&jobs_dir).map_err(|source| ExecutorError::JobsDir {
+        path: jobs_dir.clone(),
+        source,
+    })?;
+    Ok((jobs_dir, fd))
+}
+
+/// The jobs' working directories' parent (`execution.work_root`, outside
+/// `state_dir`): a [`root_dir`]; its parent must exist.
+fn secure_work_root(
+    state_dir: &Path,
+    config: &ExecutionConfig,
+) -> Result<(PathBuf, std::fs::File), ExecutorError> {
+    if let Some(problem) = config.work_root_problem(state_dir) {
+        return Err(ExecutorError::WorkRoot(problem));
+    }
+    let work_root = config.work_root_for(state_dir);
+    let fd = root_dir(&work_root).map_err(|err| {
+        ExecutorError::WorkRoot(format!("{}: {err} (its parent must exist)", work_root.display()))
+    })?;
+    Ok((work_root, fd))
+}
+
+/// `dir` made if missing, opened without following a symlink, root's (when
+/// the daemon is) and 0711: a job's user passes through to its own
+/// directory in it, and sees nobody else's.
+fn root_dir(dir: &Path) -> std::io::Result<std::fs::File> {
+    match std::fs::create_dir(dir) {
         Ok(()) => {}
         Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(err) => return Err(fail(&jobs_dir, err)),
+        Err(err) => return Err(err),
     }
     let fd = OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_DIRECTORY | nix::libc::O_NOFOLLOW)
-        .open(&jobs_dir)
-        .map_err(|err| fail(&jobs_dir, err))?;
-    if root {
-        fchown(fd.as_raw_fd(), Some(Uid::from_raw(0)), Some(Gid::from_raw(0)))
-            .map_err(|err| fail(&jobs_dir, io_error(err)))?;
+        .open(dir)?;
+    if nix::unistd::geteuid().is_root() {
+        fchown(fd.as_raw_fd(), Some(Uid::from_raw(0)), Some(Gid::from_raw(0))).map_err(io_error)?;
     }
-    fchmod(fd.as_raw_fd(), Mode::from_bits_truncate(0o711)).map_err(|err| fail(&jobs_dir, io_error(err)))?;
-    Ok((jobs_dir, fd))
+    fchmod(fd.as_raw_fd(), Mode::from_bits_truncate(0o711)).map_err(io_error)?;
+    Ok(fd)
 }
 
 /// A descriptor nix returned as a raw number, closed on drop (nix 0.29's
@@ -208,6 +246,7 @@ impl Executor {
         config: ExecutionConfig,
     ) -> Result<Executor, ExecutorError> {
         let (jobs_dir, jobs_fd) = secure_dirs(state_dir)?;
+        let (work_root, work_fd) = secure_work_root(state_dir, &config)?;
         if nix::unistd::geteuid().is_root()
             && !matches!(nix::unistd::User::from_name(&config.user), Ok(Some(_)))
         {
@@ -223,6 +262,8 @@ impl Executor {
         Ok(Executor {
             jobs_dir,
             jobs_fd: Arc::new(jobs_fd),
+            work_root,
+            work_fd: Arc::new(work_fd),
             wrapper,
             config,
             containment,
@@ -249,9 +290,15 @@ impl Executor {
         &self.containment
     }
 
-    /// Job `id`'s directory (its default working directory and its output).
+    /// Job `id`'s directory under the state directory (its output).
     pub fn job_dir(&self, id: u64) -> PathBuf {
         self.jobs_dir.join(id.to_string())
+    }
+
+    /// Job `id`'s working directory when it gives none:
+    /// `<execution.work_root>/<id>`, outside the state directory.
+    pub fn work_dir(&self, id: u64) -> PathBuf {
+        self.work_root.join(id.to_string())
     }
 
     /// Where a job's stdout goes.
@@ -339,6 +386,14 @@ impl Executor {
     pub fn ended_while_away(&self, id: u64) -> Option<RecordedEnd> {
         let text = std::fs::read_to_string(self.status_path(id)).ok()?;
         RecordedEnd::parse(&text)
+    }
+
+    /// Keep the end the daemon saw of job `id` in its status file, when
+    /// the store cannot take it (a full disk) and the wrapper recorded none
+    /// (SIGKILL ends both): the reserved bytes take it without new space, so
+    /// a restart records this end instead of running the job again.
+    pub fn keep_observed_end(&self, id: u64, end: &ObservedEnd) -> std::io::Result<()> {
+        status::keep_observed(&self.status_path(id), end)
     }
 
     /// Send `signal` to every process of job `id` whose wrapper is `pid`.
@@ -440,14 +495,20 @@ impl Executor {
         }
     }
 
-    /// Make job `id`'s directory relative to the open `jobs` directory,
-    /// never following a symlink: new, or the one the daemon made for an
-    /// earlier run of the job (a directory owned by its user, 0700);
-    /// anything else by that name is refused.
-    fn job_dir_for(&self, id: u64, run_as: Option<&RunAs>) -> Result<PathBuf, String> {
+    /// Make job `id`'s directory `parent/<id>` relative to the open
+    /// `parent_fd` (the `jobs` directory or the work root), never following
+    /// a symlink: new, or the one the daemon made for an earlier run of the
+    /// job (a directory owned by its user, 0700); anything else by that
+    /// name is refused.
+    fn job_dir_for(
+        &self,
+        (parent, parent_fd): (&Path, &std::fs::File),
+        id: u64,
+        run_as: Option<&RunAs>,
+    ) -> Result<PathBuf, String> {
         let name = id.to_string();
-        let dir = self.job_dir(id);
-        let fd = self.jobs_fd.as_raw_fd();
+        let dir = parent.join(&name);
+        let fd = parent_fd.as_raw_fd();
         let (uid, gid) = match run_as {
             Some(run_as) => (run_as.uid, run_as.gid),
             None => (nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw()),
@@ -501,8 +562,15 @@ impl Executor {
             .argv
             .first()
             .ok_or_else(|| prepare("empty argv".to_string()))?;
-        let job_dir = self.job_dir_for(launch.id, launch.run_as).map_err(prepare)?;
-        let workdir = launch.workdir.map_or_else(|| job_dir.clone(), PathBuf::from);
+        let job_dir = self
+            .job_dir_for((&self.jobs_dir, &self.jobs_fd), launch.id, launch.run_as)
+            .map_err(prepare)?;
+        let workdir = match launch.workdir {
+            Some(dir) => PathBuf::from(dir),
+            None => self
+                .job_dir_for((&self.work_root, &self.work_fd), launch.id, launch.run_as)
+                .map_err(prepare)?,
+        };
         // A fresh status file of our own (a rerun replaces the last run's).
         let status_path = self.status_path(launch.id);
         match std::fs::remove_file(&status_path) {
@@ -516,6 +584,7 @@ impl Executor {
             .mode(0o600)
             .custom_flags(nix::libc::O_NOFOLLOW)
             .open(&status_path)
+            .and_then(status::reserve)
             .map_err(|err| prepare(format!("{}: {err}", status_path.display())))?;
         // The job's environment, for the job only: the wrapper runs as
         // root until it drops to the job's user, so it must never see the
@@ -553,6 +622,9 @@ impl Executor {
         command.arg(format!("stderr={}", job_dir.join(STDERR_NAME).display()));
         command.arg(format!("workdir={}", workdir.display()));
         command.arg(format!("env={}", env_path.display()));
+        if let Some(cap) = self.config.max_output_bytes {
+            command.arg(format!("output_cap={cap}"));
+        }
         command.arg("--").args(launch.argv);
         command.env_clear();
         command
@@ -629,40 +701,6 @@ pub fn process_start_ticks(pid: u32) -> Option<u64> {
 /// True if `pid` is alive and is the process that started at `start_ticks`.
 pub fn same_process_alive(pid: u32, start_ticks: u64) -> bool {
     process_start_ticks(pid) == Some(start_ticks)
-}
-
-/// How a job ended, as its wrapper recorded it (`exit CODE END` or
-/// `signal NUMBER END`, END in seconds since the epoch).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RecordedEnd {
-    /// Exit code, when it exited.
-    pub code: Option<i32>,
-    /// Signal, when one killed it.
-    pub signal: Option<i32>,
-    /// When it ended (seconds since the epoch).
-    pub ended_at: f64,
-}
-
-impl RecordedEnd {
-    fn parse(text: &str) -> Option<RecordedEnd> {
-        let mut words = text.split_whitespace();
-        let (kind, value, ended_at) = (words.next()?, words.next()?, words.next()?);
-        let value: i32 = value.parse().ok()?;
-        let ended_at: f64 = ended_at.parse().ok().filter(|t: &f64| t.is_finite())?;
-        match kind {
-            "exit" => Some(RecordedEnd {
-                code: Some(value),
-                signal: None,
-                ended_at,
-            }),
-            "signal" => Some(RecordedEnd {
-                code: None,
-                signal: Some(value),
-                ended_at,
-            }),
-            _ => None,
-        }
-    }
 }
 
 /// Whether `workdir` (absolute) is a directory the caller can enter and

@@ -10,8 +10,8 @@ use std::path::Path;
 pub const RELOADABLE_SECTIONS: [&str; 3] = ["execution", "node", "metrics"];
 
 /// Keys of the reloadable sections that still need a restart (the jobs'
-/// containment is set up once, at start).
-pub const RESTART_KEYS: [&str; 1] = ["execution.cgroup"];
+/// containment and the jobs' working directories are set up once, at start).
+pub const RESTART_KEYS: [&str; 2] = ["execution.cgroup", "execution.work_root"];
 
 /// The configuration file as written, to compare reloads against.
 #[derive(Clone, Debug, Default, PartialEq)]

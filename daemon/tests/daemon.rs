@@ -900,7 +900,7 @@ fn a_job_that_ends_while_the_daemon_is_down_is_recorded_not_rerun() {
         daemon
             .dir
             .path()
-            .join(format!("state/jobs/{}/runs.txt", answer.id)),
+            .join(format!("state-work/{}/runs.txt", answer.id)),
     )
     .unwrap();
     assert_eq!(runs, "run\n", "the job ran again");

@@ -350,10 +350,9 @@ fn a_job_without_workdir_runs_under_the_shipped_units_modes() {
         let err =
             std::fs::read_to_string(daemon.state().join(format!("jobs/{id}/stderr"))).unwrap_or_default();
         assert_eq!(view.state, "completed", "{view:?} {out} {err}\n{}", daemon.log());
-        assert_eq!(
-            out,
-            format!("{}\n{uid}\n", daemon.state().join(format!("jobs/{id}")).display())
-        );
+        // Its own directory beside the state directory (execution.work_root's default).
+        let work_dir = daemon.dir.path().join(format!("state-work/{id}"));
+        assert_eq!(out, format!("{}\n{uid}\n", work_dir.display()));
     }
 }
 
@@ -673,10 +672,13 @@ fn output_is_capped_and_denied_users_are_refused() {
     let id = daemon.submitted(USER_A, &["/usr/bin/yes"], 30.0);
     let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
     assert_eq!(view.state, "failed", "{view:?}");
-    let size = std::fs::metadata(daemon.state().join(format!("jobs/{id}/stdout")))
-        .unwrap()
-        .len();
-    assert_eq!(size, 4096);
+    // The cap holds stdout and stderr together (stderr ends with the note).
+    let size = |name: &str| {
+        std::fs::metadata(daemon.state().join(format!("jobs/{id}/{name}")))
+            .unwrap()
+            .len()
+    };
+    assert_eq!(size("stdout") + size("stderr"), 4096);
     let (status, body) = daemon.submit(USER_B, &["/bin/true"], 10.0, "");
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("execution.deny_users"), "{body}");

@@ -75,6 +75,11 @@ pub struct ServeArgs {
     /// Give up when Batsim sends nothing for this many seconds (default: wait forever).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<f64>,
+    /// On an ipc:// --socket, only a Batsim running as this uid may drive the simulation
+    /// (default: this process's uid); another user's messages are answered with an error and
+    /// ignored. A tcp:// endpoint carries no credentials: there the first Batsim peer drives.
+    #[arg(long, value_name = "UID")]
+    pub driver_uid: Option<u32>,
     /// Create cloud jobs through Batsim's dynamic jobs: run Batsim with --enable-dynamic-jobs
     /// (each job registers a profile of its own: --enable-profile-reuse is not needed).
     #[arg(long)]
@@ -247,6 +252,7 @@ fn serve_checked(args: ServeArgs) -> anyhow::Result<()> {
     let options = ServerOptions {
         endpoint: args.socket.clone(),
         timeout: args.timeout.map(Duration::from_secs_f64),
+        driver_uid: args.driver_uid,
     };
     if let Some(dir) = &args.out {
         output::prepare_out_dir(dir, true).context("--out is not usable")?;
@@ -382,6 +388,7 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
     let server_options = ServerOptions {
         endpoint: endpoint.clone(),
         timeout: Some(Duration::from_secs(60)),
+        driver_uid: None,
     };
     let mut config = AdapterConfig::default();
     config.engine.policy = Some(args.policy);

@@ -32,6 +32,7 @@ mod error_text;
 pub mod messages;
 pub mod options;
 pub mod platform;
+mod private_ipc;
 pub mod server;
 pub mod session;
 

@@ -4,7 +4,9 @@
 //! Only one peer drives the simulation, and any local process may connect
 //! to the endpoint, so the socket is a ROUTER (a REP that knows who sent
 //! each request): the **driver** is the first peer whose message is a
-//! Batsim message. Before it, a message that is not one is answered with a
+//! Batsim message. On an `ipc://` endpoint only Batsim's user can connect at
+//! all (the socket is theirs, 0600: `private_ipc`), so no other local user
+//! can be that peer; a `tcp://` endpoint is open to every local user. Before it, a message that is not one is answered with a
 //! plain-text error and ignored (the sender is not Batsim); after it, every
 //! other peer's message is answered with a plain-text error and ignored, so a
 //! stray peer can neither end nor steer the run. A connection that never
@@ -32,6 +34,10 @@ pub struct ServerOptions {
     pub endpoint: String,
     /// Give up when no message arrives for this long (`None`: wait forever).
     pub timeout: Option<Duration>,
+    /// On an `ipc://` endpoint, the user whose Batsim may connect (the
+    /// socket is made theirs, 0600; `None`: the adapter's own user). A
+    /// `tcp://` endpoint carries no credentials: setting it there is an error.
+    pub driver_uid: Option<u32>,
 }
 
 /// What a finished run measured.
@@ -99,6 +105,25 @@ pub enum ServerError {
         /// What is wrong.
         problem: MessageError,
     },
+    /// A driver's user was given for an endpoint that carries no credentials.
+    #[error(
+        "--driver-uid {uid}: {endpoint} carries no peer credentials (any local user may connect); use an \
+         ipc:// endpoint (a Unix socket) to choose who may drive"
+    )]
+    DriverUidNeedsIpc {
+        /// The endpoint.
+        endpoint: String,
+        /// The uid given.
+        uid: u32,
+    },
+    /// An `ipc://` endpoint could not be made Batsim's user's alone.
+    #[error("cannot listen on {endpoint} for Batsim's user only: {problem}")]
+    PrivateSocket {
+        /// The endpoint.
+        endpoint: String,
+        /// What failed.
+        problem: String,
+    },
     /// A message is valid JSON but makes no sense in this conversation.
     #[error("message {seq} from Batsim cannot be handled: {problem} (message starts with: {excerpt})")]
     Session {
@@ -151,12 +176,30 @@ pub fn serve(options: &ServerOptions, session: &mut Session) -> Result<ServeRepo
             action: "connecting the monitor",
             error,
         })?;
-    socket
-        .bind(&options.endpoint)
-        .map_err(|error| ServerError::Bind {
-            endpoint: options.endpoint.clone(),
-            error,
-        })?;
+    let _private = match options.endpoint.strip_prefix("ipc://") {
+        Some(path) => Some(
+            super::private_ipc::bind_private(&socket, std::path::Path::new(path), options.driver_uid)
+                .map_err(|problem| ServerError::PrivateSocket {
+                    endpoint: options.endpoint.clone(),
+                    problem,
+                })?,
+        ),
+        None => {
+            if let Some(uid) = options.driver_uid {
+                return Err(ServerError::DriverUidNeedsIpc {
+                    endpoint: options.endpoint.clone(),
+                    uid,
+                });
+            }
+            socket
+                .bind(&options.endpoint)
+                .map_err(|error| ServerError::Bind {
+                    endpoint: options.endpoint.clone(),
+                    error,
+                })?;
+            None
+        }
+    };
     serve_on(&socket, &monitor, options, session)
 }
 

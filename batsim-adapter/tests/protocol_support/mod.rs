@@ -72,6 +72,7 @@ impl Adapter {
         let options = ServerOptions {
             endpoint: endpoint.clone(),
             timeout: Some(timeout),
+            driver_uid: None,
         };
         let handle = std::thread::spawn(move || {
             let mut session = Session::new(config);

@@ -1,6 +1,7 @@
 //! An admitted cloud job as the actor keeps it ([`CloudJob`]): where it is
 //! in its run ([`Phase`]), the stop in progress ([`Kill`]) and the engine's
-//! view of it ([`engine_job`]). The supervisor acts on it.
+//! view of it ([`engine_job`]), and its final record ([`PendingEnd`]). The
+//! supervisor acts on it.
 
 use crate::identity::RunAs;
 use interstice_api::wire::PredictorVerdicts;
@@ -102,4 +103,17 @@ pub(super) struct Kill {
     pub(super) reason: KillReason,
     pub(super) sigkill_at: Time,
     pub(super) sigkill_sent: bool,
+}
+
+/// A job's final record, as `Store::job_ended` takes it (kept by
+/// `pending_ends` while the state cannot be written).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct PendingEnd {
+    pub(super) id: u64,
+    pub(super) time: f64,
+    pub(super) state: String,
+    pub(super) exit_code: Option<i32>,
+    pub(super) evicted: bool,
+    pub(super) why: String,
+    pub(super) slo_violated: Option<bool>,
 }

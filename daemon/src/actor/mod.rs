@@ -41,6 +41,7 @@ mod hpc_mirror;
 mod job_pages;
 mod member;
 mod member_link;
+mod pending_ends;
 mod readiness;
 mod recovery;
 mod retention;
@@ -142,6 +143,7 @@ impl Actor {
             dirty: true,
             tuple_stale: true,
             stopping: false,
+            pending_ends: Vec::new(),
         };
         actor.recover().map_err(ActorError::Recovery)?;
         Ok(actor)
@@ -247,6 +249,7 @@ impl Actor {
         let now = self.now();
         self.sample_node(now);
         self.retry_store();
+        self.retry_ends();
         self.reap(now);
         self.executor.release_lingering();
         self.enforce(now);

@@ -5,7 +5,7 @@
 //! queued ones are queued again.
 
 use super::admission::positive_seconds;
-use super::cloud_job::{engine_job, CloudJob, Phase};
+use super::cloud_job::{engine_job, CloudJob, PendingEnd, Phase};
 use super::seconds::secs;
 use super::state::Actor;
 use super::supervisor::recorded_outcome;
@@ -108,15 +108,15 @@ impl Actor {
             tracing::info!(job = id, state, "ended while the daemon was down: {why}");
             // It ran to its end, as a job the daemon saw end does.
             let ended = Time::from_secs_f64(end.ended_at);
-            let _ = self.store.job_ended(
+            self.store_end(PendingEnd {
                 id,
-                end.ended_at,
-                state,
-                end.code,
-                false,
-                &format!("{why} while the daemon was down"),
-                Some(violates(times.deadline, Some((ended, EndReason::Completed)))),
-            );
+                time: end.ended_at,
+                state: state.to_string(),
+                exit_code: end.code,
+                evicted: false,
+                why: format!("{why} while the daemon was down"),
+                slo_violated: Some(violates(times.deadline, Some((ended, EndReason::Completed)))),
+            });
             return None;
         }
         self.metrics.lost_runs.inc();

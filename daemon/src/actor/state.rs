@@ -68,6 +68,8 @@ pub struct Actor {
     /// since a data center member last published it.
     pub(super) tuple_stale: bool,
     pub(super) stopping: bool,
+    /// Ends the store could not take yet (its disk full), oldest first.
+    pub(super) pending_ends: Vec<super::cloud_job::PendingEnd>,
 }
 
 impl std::fmt::Debug for Actor {

@@ -4,7 +4,7 @@
 //! grace period), reaps it, tells the engine how it ended and writes its
 //! final state. Processes themselves are `crate::exec`'s.
 
-use super::cloud_job::{CloudJob, Kill, KillReason, Phase};
+use super::cloud_job::{CloudJob, Kill, KillReason, PendingEnd, Phase};
 use super::seconds::secs;
 use super::state::Actor;
 use crate::classes::Served;
@@ -277,12 +277,15 @@ impl Actor {
         why: &str,
     ) {
         let slo_violated = self.jobs.remove(&id).and_then(|job| job.slo_violated);
-        if let Err(err) = self
-            .store
-            .job_ended(id, secs(now), state, exit_code, evicted, why, slo_violated)
-        {
-            tracing::error!(job = id, "cannot record end: {err}");
-        }
+        self.store_end(PendingEnd {
+            id,
+            time: secs(now),
+            state: state.to_string(),
+            exit_code,
+            evicted,
+            why: why.to_string(),
+            slo_violated,
+        });
         self.dirty = true;
     }
 
@@ -419,6 +422,12 @@ impl Actor {
 
 /// The state and reason of a job from its wrapper's record.
 pub(super) fn recorded_outcome(end: &RecordedEnd) -> (&'static str, String) {
+    if let Some(state) = end.state {
+        return (
+            state,
+            format!("{state}, as the daemon saw it while the state could not be written"),
+        );
+    }
     match (end.code, end.signal) {
         (Some(code), _) => exit_outcome(code),
         (None, Some(signal)) => ("failed", format!("killed by signal {signal}")),

@@ -41,7 +41,10 @@ fn actor(dir: &Path, clock: &ManualClock, config: &str) -> Actor {
     )
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut config = Config::parse(&format!("state_dir: {}\n{config}", dir.display())).unwrap();
+    // The state directory, and beside it the jobs' working directories, in `dir`.
+    let state_dir = dir.join("state");
+    std::fs::create_dir_all(&state_dir).unwrap();
+    let mut config = Config::parse(&format!("state_dir: {}\n{config}", state_dir.display())).unwrap();
     // The shell stand-in joins no cgroup: leave none behind.
     config.execution.cgroup = crate::config::CgroupMode::None;
     assert_eq!(config.validate(), Vec::<String>::new());
@@ -53,7 +56,7 @@ fn actor(dir: &Path, clock: &ManualClock, config: &str) -> Actor {
     Actor::start(ActorSetup {
         store: Store::open(&dir.join("interstice.sqlite")).unwrap(),
         metrics,
-        executor: Executor::new(dir, wrapper, config.execution.clone()).unwrap(),
+        executor: Executor::new(&state_dir, wrapper, config.execution.clone()).unwrap(),
         clock: Clock::Manual(clock.clone()),
         config,
     })

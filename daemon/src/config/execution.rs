@@ -2,6 +2,7 @@
 //! containment, who may submit).
 
 use serde::Deserialize;
+use std::path::{Path, PathBuf};
 
 /// `execution:` section.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -33,10 +34,57 @@ pub struct ExecutionConfig {
     /// killed: `auto`, `v2`, `v1-freezer` or `none` (the process group only).
     #[serde(default)]
     pub cgroup: CgroupMode,
-    /// Largest file a job may write, its output files included
-    /// (RLIMIT_FSIZE: beyond it the job gets SIGXFSZ / EFBIG); null: no cap.
+    /// The most bytes a job's stdout and stderr hold together (over all
+    /// its runs), and the largest file it may write anywhere (RLIMIT_FSIZE:
+    /// beyond it the job gets SIGXFSZ / EFBIG); null: no cap.
     #[serde(default = "default_max_output_bytes")]
     pub max_output_bytes: Option<u64>,
+    /// Where a job without a `workdir` runs: a directory of its own,
+    /// `<work_root>/<id>` (its user's, 0700). Must be outside `state_dir`;
+    /// null: `<state_dir>-work`, beside the state directory.
+    #[serde(default)]
+    pub work_root: Option<PathBuf>,
+}
+
+impl ExecutionConfig {
+    /// The directory of the jobs' default working directories: the
+    /// configured `work_root`, else `<state_dir>-work` (one owner of this
+    /// default: the executor and the docs use it).
+    pub fn work_root_for(&self, state_dir: &Path) -> PathBuf {
+        self.work_root
+            .clone()
+            .unwrap_or_else(|| match state_dir.file_name() {
+                Some(name) => {
+                    let mut name = name.to_os_string();
+                    name.push("-work");
+                    state_dir.with_file_name(name)
+                }
+                None => PathBuf::from("/interstice-work"),
+            })
+    }
+
+    /// What is wrong with `work_root` (relative, or inside `state_dir`,
+    /// where a job's files would fill the disk the daemon records on).
+    pub fn work_root_problem(&self, state_dir: &Path) -> Option<String> {
+        let root = self.work_root.as_ref()?;
+        if !root.is_absolute() {
+            return Some(format!(
+                "execution.work_root: {} is not an absolute path; give one outside state_dir",
+                root.display()
+            ));
+        }
+        let inside = |dir: &Path, root: &Path| root.starts_with(dir);
+        let canonical = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        (inside(state_dir, root) || inside(&canonical(state_dir), &canonical(root))).then(|| {
+            format!(
+                "execution.work_root: {} is inside state_dir {}: jobs' files would fill the disk the \
+                 daemon records on; choose a directory outside it (or leave it unset: {})",
+                root.display(),
+                state_dir.display(),
+                ExecutionConfig::default().work_root_for(state_dir).display()
+            )
+        })
+    }
 }
 
 /// `execution.cgroup`: where each job's processes are contained.
@@ -84,6 +132,7 @@ impl Default for ExecutionConfig {
             deny_users: Vec::new(),
             cgroup: CgroupMode::Auto,
             max_output_bytes: default_max_output_bytes(),
+            work_root: None,
         }
     }
 }

@@ -226,6 +226,7 @@ impl Config {
                     .to_string(),
             );
         }
+        problems.extend(execution.work_root_problem(&self.state_dir));
     }
 
     fn validate_member(&self, member: &MemberConfig, problems: &mut Vec<String>) {

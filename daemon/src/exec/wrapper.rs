@@ -2,8 +2,10 @@
 //! (see `crate::exec`'s docs): step by step, as root it joins the job's
 //! cgroup, sets the limits, reads the job's environment and becomes the
 //! job's user; as that user it opens the output files, enters the working
-//! directory and runs the job as its child; then it records how the job
-//! ended in the status file (its stdin) and exits the same way.
+//! directory and runs the job as its child, copying its stdout and stderr
+//! into the output files under the per-job cap ([`super::output`]); then it
+//! records how the job ended in the status file (its stdin) and exits the
+//! same way.
 
 use nix::sys::resource::setrlimit;
 use std::fs::{File, OpenOptions};
@@ -13,6 +15,8 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use super::output;
 
 /// The hidden first argument that turns `intersticed` into the exec wrapper.
 pub const EXEC_WRAPPER_ARG: &str = "__exec-job";
@@ -28,6 +32,8 @@ struct WrapperSettings {
     stderr: Option<PathBuf>,
     workdir: Option<PathBuf>,
     env: Option<PathBuf>,
+    /// The most bytes stdout and stderr may hold together.
+    output_cap: Option<u64>,
 }
 
 impl WrapperSettings {
@@ -57,6 +63,7 @@ impl WrapperSettings {
                 "stderr" => settings.stderr = Some(PathBuf::from(value)),
                 "workdir" => settings.workdir = Some(PathBuf::from(value)),
                 "env" => settings.env = Some(PathBuf::from(value)),
+                "output_cap" => settings.output_cap = Some(number()?),
                 _ => return Err(format!("unknown setting {name:?}")),
             }
         }
@@ -102,9 +109,10 @@ fn read_env_file(path: &Path) -> std::io::Result<Vec<(String, String)>> {
 struct Prepared<'a> {
     argv: &'a [String],
     env: Vec<(String, String)>,
-    stdout: Stdio,
+    stdout: Option<File>,
     stderr: Option<File>,
     workdir: Option<PathBuf>,
+    output_cap: Option<u64>,
 }
 
 /// The wrapper: `intersticed __exec-job [NAME=VALUE...] -- argv...`, with
@@ -117,6 +125,7 @@ pub fn exec_wrapper(args: &[String]) -> i32 {
         stdout,
         stderr,
         workdir,
+        output_cap,
     } = match prepare(args) {
         Ok(prepared) => prepared,
         Err(err) => {
@@ -124,7 +133,8 @@ pub fn exec_wrapper(args: &[String]) -> i32 {
             return 127;
         }
     };
-    let complain = |message: String| complain(stderr.as_ref(), message);
+    let complaints = stderr.as_ref().and_then(|file| file.try_clone().ok());
+    let complain = |message: String| complain(complaints.as_ref(), message);
     let Some(program) = argv.first() else {
         complain(format!("intersticed {EXEC_WRAPPER_ARG}: empty argv"));
         return 127;
@@ -136,19 +146,32 @@ pub fn exec_wrapper(args: &[String]) -> i32 {
         .env_clear()
         .envs(env)
         .args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(stdout);
-    match stderr.as_ref().map(File::try_clone) {
-        Some(Ok(file)) => {
-            command.stderr(file);
+        .stdin(Stdio::null());
+    let copiers = match (stdout, stderr) {
+        (Some(stdout), Some(stderr)) => match output::capped(stdout, stderr, output_cap) {
+            Ok((stdout, stderr, copiers)) => {
+                command.stdout(stdout).stderr(stderr);
+                Some(copiers)
+            }
+            Err(err) => {
+                complain(format!(
+                    "intersticed {EXEC_WRAPPER_ARG}: cannot pipe the job's output: {err}"
+                ));
+                return 127;
+            }
+        },
+        (stdout, stderr) => {
+            command.stdout(stdout.map_or_else(Stdio::inherit, Stdio::from));
+            if let Some(stderr) = stderr {
+                command.stderr(stderr);
+            }
+            None
         }
-        Some(Err(err)) => {
-            complain(format!("intersticed {EXEC_WRAPPER_ARG}: {err}"));
-            return 127;
-        }
-        None => {}
-    }
+    };
     let (record, exit) = run_job(&mut command, workdir.as_deref(), program, &complain);
+    if let Some(copiers) = copiers {
+        copiers.finish();
+    }
     if let Some(file) = status_file.as_mut() {
         record_end(file, &record);
     }
@@ -177,6 +200,7 @@ fn prepare(args: &[String]) -> Result<Prepared<'_>, String> {
         stdout,
         stderr,
         workdir: settings.workdir,
+        output_cap: settings.output_cap,
     })
 }
 
@@ -203,24 +227,18 @@ fn become_the_job(settings: &WrapperSettings) -> Result<Vec<(String, String)>, S
     Ok(env)
 }
 
-/// The job's stdout and stderr, opened as the job's user (none given: the
-/// wrapper's own stdout, and no stderr file).
-fn open_outputs(settings: &WrapperSettings) -> Result<(Stdio, Option<File>), String> {
-    let open = |path: &Option<PathBuf>| match path {
-        Some(path) => open_output(path)
-            .map(Stdio::from)
-            .map_err(|err| format!("{}: {err}", path.display())),
-        None => Ok(Stdio::inherit()),
+/// The job's stdout and stderr files, opened as the job's user (none
+/// given: the wrapper's own stdout, and no stderr file).
+fn open_outputs(settings: &WrapperSettings) -> Result<(Option<File>, Option<File>), String> {
+    let open = |path: &Option<PathBuf>| {
+        path.as_deref()
+            .map(|path| {
+                open_output(path)
+                    .map_err(|err| format!("cannot open the job's output: {}: {err}", path.display()))
+            })
+            .transpose()
     };
-    let stderr = settings
-        .stderr
-        .as_deref()
-        .map(|path| open_output(path).map_err(|err| format!("{}: {err}", path.display())));
-    match (open(&settings.stdout), stderr) {
-        (Ok(stdout), Some(Ok(stderr))) => Ok((stdout, Some(stderr))),
-        (Ok(stdout), None) => Ok((stdout, None)),
-        (Err(err), _) | (_, Some(Err(err))) => Err(format!("cannot open the job's output: {err}")),
-    }
+    Ok((open(&settings.stdout)?, open(&settings.stderr)?))
 }
 
 /// Tell the job's user about a failure: into the job's stderr file when it
@@ -268,7 +286,14 @@ fn run_job(
         }),
         None => Ok(()),
     };
-    match entered.map(|()| command.status()) {
+    let waited = entered.map(|()| {
+        let mut child = command.spawn()?;
+        // The command holds the pipes' write ends: closed here, the copiers
+        // see the end of the output when the job (and what it left) closes its own.
+        command.stdout(Stdio::null()).stderr(Stdio::null());
+        child.wait()
+    });
+    match waited {
         Ok(Ok(status)) => match (status.code(), status.signal()) {
             (Some(code), _) => (format!("exit {code}"), Ok(code)),
             (None, Some(signal)) => (format!("signal {signal}"), Err(signal)),
