@@ -183,7 +183,7 @@ impl Config {
 
     /// The `execution:` section: the grace period, the jobs' user (an
     /// existing unprivileged one, checked when the daemon runs as root), the
-    /// allow and deny lists, the output cap.
+    /// allow and deny lists, the output cap, the limits.
     fn validate_execution(&self, problems: &mut Vec<String>) {
         let execution = &self.execution;
         if !(execution.grace_seconds.is_finite() && execution.grace_seconds >= 0.0) {
@@ -221,6 +221,18 @@ impl Config {
                 "execution.max_output_bytes: 0 would fail every job's output; use null for no cap"
                     .to_string(),
             );
+        }
+        let limits = &execution.limits;
+        for (key, value) in [
+            ("execution.limits.memory_mb_per_proc", limits.memory_mb_per_proc),
+            ("execution.limits.max_memory_mb", limits.max_memory_mb),
+            ("execution.limits.pids", limits.pids),
+        ] {
+            if value == Some(0) {
+                problems.push(format!(
+                    "{key}: 0 would stop every job at once; use null for no limit"
+                ));
+            }
         }
     }
 
