@@ -63,7 +63,12 @@ impl Daemon {
         let config = format!(
             "api: {{socket: {d}/d.sock}}\nstate_dir: {d}/state\n\
              engine: {{procs: {procs}, policy: conservative}}\nbackend: {{type: plugin}}\n\
-             execution: {{grace_seconds: 1, limits: {{{limits}}}}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: info\n"
+             execution: {{grace_seconds: 1{limits}}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: info\n",
+            limits = if limits.is_empty() {
+                String::new()
+            } else {
+                format!(", limits: {{{limits}}}")
+            }
         );
         std::fs::write(dir.path().join("d.yaml"), config).unwrap();
         let log = std::fs::File::create(dir.path().join("log")).unwrap();

@@ -534,7 +534,7 @@ fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
 
 /// Config struct → the prefix of its keys (a flat table). A new section
 /// struct must be added here.
-const SECTION_PREFIXES: [(&str, &str); 13] = [
+const SECTION_PREFIXES: [(&str, &str); 14] = [
     ("Config", ""),
     ("ApiConfig", "api."),
     ("EngineSection", "engine."),
@@ -543,6 +543,7 @@ const SECTION_PREFIXES: [(&str, &str); 13] = [
     ("SlurmConfig", "backend."),
     ("ExecutionConfig", "execution."),
     ("RlimitConfig", "execution.rlimits."),
+    ("LimitsConfig", "execution.limits."),
     ("NodeConfig", "node."),
     ("MetricsConfig", "metrics."),
     ("MemberConfig", "datacenter."),
