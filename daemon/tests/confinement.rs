@@ -245,6 +245,84 @@ fn a_job_granted_one_processor_stays_on_its_cpu() {
     assert_eq!(view["cpus"], lists[0].as_str(), "{view}");
 }
 
+/// A job evicted from its processor and started again on another runs on
+/// the new one's CPU, not on the HPC job's.
+#[test]
+fn a_job_placed_again_after_an_eviction_moves_to_its_new_cpu() {
+    if !privileged() {
+        return;
+    }
+    let all = node_cpus();
+    let cpus: Vec<String> = (0..cpu_count(&all)).map(|index| nth_cpu(&all, index)).collect();
+    let daemon = Daemon::start(cpus.len() as u32, "");
+    let script = "grep Cpus_allowed_list /proc/self/status; exec sleep 60";
+    let id = daemon.submit(&["/bin/sh", "-c", script], 1, "");
+    let lines = |count: usize| {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let seen: Vec<String> = daemon
+                .stdout(id)
+                .lines()
+                .filter_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+                .map(|list| list.trim().to_string())
+                .collect();
+            if seen.len() >= count {
+                return seen;
+            }
+            assert!(Instant::now() < deadline, "{seen:?}\n{}", daemon.log());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let first = lines(1)[0].clone();
+    // The engine's processors of that CPU and of another (processor i is
+    // the i-th allowed CPU).
+    let processor = cpus
+        .iter()
+        .position(|cpu| *cpu == first)
+        .expect("one of the node's CPUs");
+    let other = (processor + 1) % cpus.len();
+    let hpc = |kind: &str, name: &str, cpus: usize| {
+        let event = format!(r#"{{"type":"{kind}","id":"{name}","procs":1,"walltime":300,"cpus":"{cpus}"}}"#);
+        daemon
+            .root()
+            .raw("POST", "/v1/hpc/events", Some(event.as_bytes()))
+            .unwrap()
+            .text()
+    };
+    // HPC job A takes the other processor; HPC job B takes the job's, which
+    // is evicted and waits; A ends, and the job starts again on A's.
+    hpc("started", "hpc-a", other);
+    let answer = hpc("started", "hpc-b", processor);
+    assert!(answer.contains(&format!("[{id}]")), "not evicted: {answer}");
+    daemon.wait_for(id, Duration::from_secs(10), |view| view["state"] == "queued");
+    hpc("ended", "hpc-a", other);
+    let seen = lines(2);
+    assert_ne!(
+        seen[1],
+        first,
+        "started again on the HPC job's CPU: {seen:?}\n{}",
+        daemon.log()
+    );
+    let view = daemon.wait_for(id, Duration::from_secs(5), |view| view["state"] == "running");
+    assert_eq!(
+        (view["cpus"].as_str(), view["evictions"].as_u64()),
+        (Some(seen[1].as_str()), Some(1)),
+        "{view}"
+    );
+}
+
+/// The `index`-th CPU of a kernel CPU list.
+fn nth_cpu(list: &str, index: usize) -> String {
+    let mut cpus = Vec::new();
+    for part in list.split(',') {
+        match part.split_once('-') {
+            Some((lo, hi)) => cpus.extend(lo.parse::<usize>().unwrap()..=hi.parse::<usize>().unwrap()),
+            None => cpus.push(part.parse().unwrap()),
+        }
+    }
+    cpus[index].to_string()
+}
+
 /// A job over its memory limit is killed by the kernel, and its view says
 /// so: `failed`, reason `memory`, and the metric counts it.
 #[test]

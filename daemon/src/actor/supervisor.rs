@@ -136,7 +136,7 @@ impl Actor {
                 {
                     tracing::error!(job = id, "cannot record start: {err}");
                 }
-                tracing::info!(job = id, pid, "started");
+                tracing::info!(job = id, pid, cpus = cpus.as_deref().unwrap_or("-"), procs = ?job.engine_procs, "started");
             }
             Err(err) => {
                 tracing::warn!("{err}");
