@@ -231,13 +231,14 @@ impl Executor {
         }
         let report = limiter.report(containment.kill_name());
         tracing::info!(
-            "jobs are confined: cpuset {}, affinity {}, memory {}, pids {}, cpu quota {}, killed by {}",
+            "jobs are confined: cpuset {}, affinity {}, memory {}, pids {}, cpu quota {}, killed by {}; through {}",
             report.cpuset,
             report.affinity,
             report.memory,
             report.pids,
             report.cpu,
-            report.kill
+            report.kill,
+            limiter.describe()
         );
         Ok(Executor {
             jobs_dir,

@@ -60,7 +60,11 @@ impl Limiter {
         let mut why_not: Vec<(&str, String)> = Vec::new();
         if let Containment::V2 { base } = containment {
             if let Some(mount) = mounts.v2.iter().find(|mount| base.starts_with(mount)) {
-                for (controller, enabled) in v2::enable(mount, base) {
+                let wanted: Vec<&'static str> = v2::CONTROLLERS
+                    .into_iter()
+                    .filter(|controller| *controller != "cpu" || cpu_quota)
+                    .collect();
+                for (controller, enabled) in v2::enable(mount, base, &wanted) {
                     match enabled {
                         Ok(()) => limiter.homes.push((controller, Home::V2)),
                         Err(err) => why_not.push((controller, format!("cgroup v2: {err}"))),
@@ -139,6 +143,24 @@ impl Limiter {
             pids: self.has("pids"),
             cpu: self.has("cpu"),
             kill: kill.to_string(),
+        }
+    }
+
+    /// Where each enforced controller lives, for the log: `memory (v1
+    /// /sys/fs/cgroup/memory/…/interstice/<daemon>)`, `pids (v2)`.
+    pub fn describe(&self) -> String {
+        let homes: Vec<String> = self
+            .homes
+            .iter()
+            .map(|(controller, home)| match home {
+                Home::V2 => format!("{controller} (v2)"),
+                Home::V1(base) => format!("{controller} (v1 {})", base.display()),
+            })
+            .collect();
+        if homes.is_empty() {
+            "no cgroup controller".to_string()
+        } else {
+            homes.join(", ")
         }
     }
 

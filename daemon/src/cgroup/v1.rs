@@ -105,3 +105,49 @@ pub fn oom_kills(dir: &Path) -> u64 {
         u64::from(failcnt.trim().parse::<u64>().unwrap_or(0) > 0)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a job's v1 cgroups are told, controller by controller (plain
+    /// files standing in for the kernel's).
+    #[test]
+    fn a_jobs_limits_are_written_in_the_v1_interface() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = JobLimits {
+            cpus: vec![1],
+            memory_bytes: Some(100 << 20),
+            pids: Some(40),
+            cpu_quota: Some(1),
+        };
+        for controller in ["cpuset", "memory", "pids", "cpu"] {
+            write(dir.path(), controller, &limits, "0").unwrap();
+        }
+        let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert_eq!(
+            (read("cpuset.cpus"), read("cpuset.mems")),
+            ("1".into(), "0".into())
+        );
+        assert_eq!(read("memory.limit_in_bytes"), (100u64 << 20).to_string());
+        assert_eq!(read("pids.max"), "40");
+        assert_eq!(
+            (read("cpu.cfs_period_us"), read("cpu.cfs_quota_us")),
+            ("100000".into(), "100000".into())
+        );
+        std::fs::write(
+            dir.path().join("memory.oom_control"),
+            "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n",
+        )
+        .unwrap();
+        assert_eq!(oom_kills(dir.path()), 2);
+        // An older kernel without oom_kill: the limit was hit.
+        std::fs::write(
+            dir.path().join("memory.oom_control"),
+            "oom_kill_disable 0\nunder_oom 0\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("memory.failcnt"), "3\n").unwrap();
+        assert_eq!(oom_kills(dir.path()), 1);
+    }
+}
