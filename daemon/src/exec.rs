@@ -225,7 +225,8 @@ impl Executor {
             Some(warning) => tracing::warn!("execution.cgroup: {warning}"),
             None => tracing::info!("jobs are contained by {}", containment.describe()),
         }
-        let (limiter, warnings) = Limiter::setup(&containment, &daemon, config.limits.cpu_quota);
+        let cgroups = config.cgroup != crate::config::CgroupMode::None;
+        let (limiter, warnings) = Limiter::setup(&containment, &daemon, config.limits.cpu_quota, cgroups);
         for warning in warnings {
             tracing::warn!("execution.limits: {warning}");
         }

@@ -46,10 +46,20 @@ const MIB: u64 = 1 << 20;
 
 impl Limiter {
     /// Find each controller a home for the jobs of `daemon` contained by
-    /// `containment` (`cpu` only if `cpu_quota` is asked for). Returns the
-    /// warnings to log, one per limit that will not be enforced.
-    pub fn setup(containment: &Containment, daemon: &str, cpu_quota: bool) -> (Limiter, Vec<String>) {
-        let mounts = detect::Mounts::read();
+    /// `containment` (`cpu` only if `cpu_quota` is asked for; none at all
+    /// without `cgroups`, `execution.cgroup: none`). Returns the warnings to
+    /// log, one per limit that will not be enforced.
+    pub fn setup(
+        containment: &Containment,
+        daemon: &str,
+        cpu_quota: bool,
+        cgroups: bool,
+    ) -> (Limiter, Vec<String>) {
+        let mounts = if cgroups {
+            detect::Mounts::read()
+        } else {
+            detect::Mounts::default()
+        };
         let mut limiter = Limiter {
             homes: Vec::new(),
             v2_base: None,
@@ -75,6 +85,10 @@ impl Limiter {
         }
         for controller in v2::CONTROLLERS {
             if limiter.has(controller) || (controller == "cpu" && !cpu_quota) {
+                continue;
+            }
+            if !cgroups {
+                why_not.push((controller, "execution.cgroup is none".to_string()));
                 continue;
             }
             match v1_home(&mounts, daemon, controller) {
