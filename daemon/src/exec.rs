@@ -5,7 +5,9 @@
 //!
 //! The daemon spawns a tiny wrapper (`intersticed __exec-job`, root while
 //! it sets up) instead of a `pre_exec` hook, so the workspace stays free of
-//! `unsafe`. The wrapper joins the job's cgroup, applies the limits
+//! `unsafe`. The wrapper joins the job's cgroups (its containment's and its
+//! limits': CPUs, memory, processes, see `crate::cgroup::Limiter`), pins
+//! itself to the job's CPUs, applies the limits
 //! (RLIMIT_FSIZE is `execution.max_output_bytes`), drops to the job's user
 //! (`initgroups`, gid, uid), opens the job's output files as that user
 //! (`jobs/<id>/stdout|stderr`, 0600, never following a symlink), enters the

@@ -1,6 +1,7 @@
 //! The exec wrapper, `intersticed __exec-job [NAME=VALUE...] -- argv...`
 //! (see `crate::exec`'s docs): step by step, as root it joins the job's
-//! cgroup, sets the limits, reads the job's environment and becomes the
+//! cgroups, pins itself to the job's CPUs (`cpus=`), sets the resource
+//! limits, reads the job's environment and becomes the
 //! job's user; as that user it opens the output files, enters the working
 //! directory and runs the job as its child; then it records how the job
 //! ended in the status file (its stdin) and exits the same way.
