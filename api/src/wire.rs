@@ -41,6 +41,12 @@ pub struct SubmitRequest {
     /// refused from anyone else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_behalf_of: Option<u32>,
+    /// Memory the job may use, in MiB (its cgroup's limit: beyond it the
+    /// kernel kills it, and it ends `failed` for `memory`). Absent: the
+    /// node's default (`execution.limits.memory_mb_per_proc` per processor);
+    /// above the node's `execution.limits.max_memory_mb`: refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mb: Option<u64>,
 }
 
 impl SubmitRequest {
@@ -58,6 +64,7 @@ impl SubmitRequest {
             class: None,
             features: Vec::new(),
             on_behalf_of: None,
+            memory_mb: None,
         }
     }
 }
@@ -411,6 +418,19 @@ pub struct JobView {
     /// metrics count it: null until it ends, and for jobs cancelled, lost,
     /// rejected or never started.
     pub slo_violated: Option<bool>,
+    /// Why it ended as it did (`memory: …` for a job the kernel killed at
+    /// its memory limit); null while it has not.
+    #[serde(default)]
+    pub end_reason: Option<String>,
+    /// The node CPUs its last run was confined to (`0-1,4`); null before it started.
+    #[serde(default)]
+    pub cpus: Option<String>,
+    /// The memory limit of its last run, bytes; null: not limited (or not started).
+    #[serde(default)]
+    pub memory_limit_bytes: Option<u64>,
+    /// The process limit of its last run (`pids.max`); null: not limited (or not started).
+    #[serde(default)]
+    pub pids_limit: Option<u64>,
 }
 
 /// `GET /v1/jobs/{id}/output?stream=stdout|stderr&tail=BYTES`: the end of a
@@ -466,6 +486,28 @@ pub struct HealthResponse {
     /// a broker, which runs no jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub containment: Option<String>,
+    /// Which limits confine cloud jobs on this node; absent from a broker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confinement: Option<Confinement>,
+}
+
+/// The limits a node enforces on its cloud jobs (`/healthz`); each false
+/// one is also a warning in the daemon's log at start.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Confinement {
+    /// Jobs are confined to their CPUs by a cpuset (v2 or v1).
+    pub cpuset: bool,
+    /// Jobs start with their CPUs' affinity (a job can widen it unless `cpuset`).
+    pub affinity: bool,
+    /// Jobs' memory is limited (`memory.max` / `memory.limit_in_bytes`).
+    pub memory: bool,
+    /// Jobs' processes are limited (`pids.max`).
+    pub pids: bool,
+    /// Jobs' CPU time is capped (`cpu.max` / `cpu.cfs_quota_us`): only when
+    /// `execution.limits.cpu_quota` asks for it.
+    pub cpu: bool,
+    /// How a job is killed: `v2`, `v1-freezer` or `process-group`.
+    pub kill: String,
 }
 
 /// `POST /v1/datacenter/tuples`: a member's entry in its broker's global

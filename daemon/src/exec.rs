@@ -5,7 +5,9 @@
 //!
 //! The daemon spawns a tiny wrapper (`intersticed __exec-job`, root while
 //! it sets up) instead of a `pre_exec` hook, so the workspace stays free of
-//! `unsafe`. The wrapper joins the job's cgroup, applies the limits
+//! `unsafe`. The wrapper joins the job's cgroups (its containment's and its
+//! limits': CPUs, memory, processes, see `crate::cgroup::Limiter`), pins
+//! itself to the job's CPUs, applies the limits
 //! (RLIMIT_FSIZE is `execution.max_output_bytes`), drops to the job's user
 //! (`initgroups`, gid, uid), opens the job's output files as that user
 //! (`jobs/<id>/stdout|stderr`, 0600, never following a symlink), enters the
@@ -37,9 +39,10 @@ mod output;
 mod status;
 mod wrapper;
 
-use crate::cgroup::Containment;
+use crate::cgroup::{Containment, JobLimits, Limiter};
 use crate::config::{ExecutionConfig, RlimitConfig};
 use crate::identity::RunAs;
+use interstice_core::ProcSet;
 use nix::fcntl::{openat, OFlag};
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::stat::{fchmod, fstat, mkdirat, Mode};
@@ -83,6 +86,8 @@ pub struct Launch<'a> {
     pub workdir: Option<&'a str>,
     /// Who it runs as (None: the daemon's own user, when it is not root).
     pub run_as: Option<&'a RunAs>,
+    /// What its cgroups confine it to ([`Executor::limits_for`]).
+    pub limits: &'a JobLimits,
 }
 
 /// Errors starting a job.
@@ -160,6 +165,8 @@ pub struct Executor {
     wrapper: PathBuf,
     config: ExecutionConfig,
     containment: Containment,
+    /// The limits this node enforces, and where.
+    limiter: Limiter,
     /// Ended jobs whose cgroup still had dying processes.
     lingering: Vec<u64>,
 }
@@ -252,13 +259,29 @@ impl Executor {
         {
             return Err(ExecutorError::NoUser(config.user));
         }
+        let daemon = crate::cgroup::daemon_name(state_dir);
         let (containment, warning) =
-            Containment::setup(config.cgroup, &crate::cgroup::daemon_name(state_dir))
-                .map_err(ExecutorError::Cgroup)?;
+            Containment::setup(config.cgroup, &daemon).map_err(ExecutorError::Cgroup)?;
         match warning {
             Some(warning) => tracing::warn!("execution.cgroup: {warning}"),
             None => tracing::info!("jobs are contained by {}", containment.describe()),
         }
+        let cgroups = config.cgroup != crate::config::CgroupMode::None;
+        let (limiter, warnings) = Limiter::setup(&containment, &daemon, config.limits.cpu_quota, cgroups);
+        for warning in warnings {
+            tracing::warn!("execution.limits: {warning}");
+        }
+        let report = limiter.report(containment.kill_name());
+        tracing::info!(
+            "jobs are confined: cpuset {}, affinity {}, memory {}, pids {}, cpu quota {}, killed by {}; through {}",
+            report.cpuset,
+            report.affinity,
+            report.memory,
+            report.pids,
+            report.cpu,
+            report.kill,
+            limiter.describe()
+        );
         Ok(Executor {
             jobs_dir,
             jobs_fd: Arc::new(jobs_fd),
@@ -267,6 +290,7 @@ impl Executor {
             wrapper,
             config,
             containment,
+            limiter,
             lingering: Vec::new(),
         })
     }
@@ -278,6 +302,9 @@ impl Executor {
         self.config.path = config.path;
         self.config.rlimits = config.rlimits;
         self.config.max_output_bytes = config.max_output_bytes;
+        // The memory and process limits of the next starts (a cpu_quota
+        // turned on takes a restart to find its controller).
+        self.config.limits = config.limits;
     }
 
     /// Seconds between SIGTERM and SIGKILL.
@@ -288,6 +315,29 @@ impl Executor {
     /// How jobs are contained (for `/healthz` and the log).
     pub fn containment(&self) -> &Containment {
         &self.containment
+    }
+
+    /// The limits enforced on this node's jobs (for `/healthz`).
+    pub fn confinement(&self) -> interstice_api::wire::Confinement {
+        self.limiter.report(self.containment.kill_name())
+    }
+
+    /// The limits of a run of a job of `procs` processors on the engine's
+    /// processors `placed`, which asked for `memory_mb` MiB.
+    pub fn limits_for(&self, procs: u32, placed: Option<&ProcSet>, memory_mb: Option<u64>) -> JobLimits {
+        self.limiter
+            .limits_for(&self.config.limits, procs, placed, memory_mb)
+    }
+
+    /// The most memory a job may ask for, MiB (None: no ceiling).
+    pub fn memory_ceiling_mb(&self) -> Option<u64> {
+        self.limiter.memory_ceiling_mb(&self.config.limits)
+    }
+
+    /// True if the kernel killed a process of job `id` at its memory limit
+    /// (ask before its release).
+    pub fn oom_killed(&self, id: u64) -> bool {
+        self.limiter.oom_killed(id)
     }
 
     /// Job `id`'s directory under the state directory (its output).
@@ -411,17 +461,22 @@ impl Executor {
     /// now or at a later [`Executor::release_lingering`].
     pub fn release(&mut self, id: u64, pid: u32) {
         let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
-        if !self.containment.release(id) {
-            self.lingering.push(id);
-        }
+        self.release_cgroup(id);
     }
 
     /// Like [`Executor::release`] for a job whose wrapper's pid is not
     /// known to be its any more (after a restart): its cgroup only.
     pub fn release_cgroup(&mut self, id: u64) {
-        if !self.containment.release(id) {
+        if !self.release_cgroups(id) {
             self.lingering.push(id);
         }
+    }
+
+    /// Remove job `id`'s cgroups (its containment's and its v1 limits'),
+    /// killing what is left in them. True once all are gone.
+    fn release_cgroups(&self, id: u64) -> bool {
+        let contained = self.containment.release(id);
+        self.limiter.release(id) && contained
     }
 
     /// The daemon stops: remove the cgroups of ended jobs, and its own
@@ -430,12 +485,16 @@ impl Executor {
     pub fn shutdown(&mut self) {
         self.release_lingering();
         self.containment.remove_if_empty();
+        self.limiter.remove_if_empty();
     }
 
     /// Retry removing the cgroups of ended jobs whose processes were dying.
     pub fn release_lingering(&mut self) {
-        let containment = &self.containment;
-        self.lingering.retain(|id| !containment.release(*id));
+        let lingering = std::mem::take(&mut self.lingering);
+        self.lingering = lingering
+            .into_iter()
+            .filter(|id| !self.release_cgroups(*id))
+            .collect();
     }
 
     /// True if job `id` still has processes in its cgroup (a wrapper
@@ -551,6 +610,16 @@ impl Executor {
         Ok(dir)
     }
 
+    /// Make job `id`'s cgroups with its limits: the `cgroup.procs` files
+    /// its wrapper joins (the containment's first).
+    fn cgroups(&self, launch: &Launch<'_>) -> Result<Vec<PathBuf>, String> {
+        let contained = self.containment.create(launch.id)?;
+        let limited = self.limiter.apply(launch.id, launch.limits).inspect_err(|_| {
+            self.release_cgroups(launch.id);
+        })?;
+        Ok(contained.into_iter().chain(limited).collect())
+    }
+
     /// Start a job; the child (its wrapper) leads its own process group and
     /// puts itself in the job's cgroup before anything of the job runs.
     pub fn spawn(&self, launch: &Launch<'_>) -> Result<Child, ExecError> {
@@ -602,7 +671,7 @@ impl Executor {
         }
         env.push(("INTERSTICE_JOB_ID".to_string(), launch.id.to_string()));
         write_env_file(&env_path, &env).map_err(|err| prepare(format!("{}: {err}", env_path.display())))?;
-        let cgroup_procs = self.containment.create(launch.id).map_err(|err| {
+        let cgroups = self.cgroups(launch).map_err(|err| {
             let _ = std::fs::remove_file(&env_path);
             prepare(err)
         })?;
@@ -611,8 +680,11 @@ impl Executor {
         for (name, value) in rlimit_args(&self.config.rlimits, self.config.max_output_bytes) {
             command.arg(format!("{name}={value}"));
         }
-        if let Some(procs) = &cgroup_procs {
+        for procs in &cgroups {
             command.arg(format!("cgroup={}", procs.display()));
+        }
+        if !launch.limits.cpus.is_empty() {
+            command.arg(format!("cpus={}", crate::cgroup::cpu_list(&launch.limits.cpus)));
         }
         if let Some(run_as) = launch.run_as {
             command.arg(format!("uid={}", run_as.uid));
@@ -634,7 +706,7 @@ impl Executor {
             .process_group(0);
         command.spawn().map_err(|source| {
             let _ = std::fs::remove_file(&env_path);
-            self.containment.release(launch.id);
+            self.release_cgroups(launch.id);
             ExecError::Spawn {
                 id: launch.id,
                 program: program.clone(),

@@ -119,6 +119,11 @@ pub struct Metrics {
     pub lost_work_processor_seconds: prometheus::Counter,
     /// Runs lost (process gone after a daemon crash).
     pub lost_runs: IntCounter,
+    /// Cloud jobs the kernel killed at their memory limit.
+    pub jobs_killed_memory: IntCounter,
+    /// 1 for each limit this node enforces on cloud jobs, `limit="cpuset"|
+    /// "affinity"|"memory"|"pids"|"cpu"` (0: not enforced; see the log).
+    confinement: IntGaugeVec,
     /// Cloud jobs that ended after their deadline. Counted with
     /// [`Metrics::slo_verdict`], which counts the denominator too.
     pub slo_violations: IntCounter,
@@ -223,6 +228,15 @@ impl Metrics {
                 "Processor-seconds of cloud work thrown away by evictions and lost runs",
             ),
             lost_runs: counter("lost_runs_total", "Cloud job runs found gone after a daemon restart"),
+            jobs_killed_memory: counter(
+                "cloud_jobs_killed_memory_total",
+                "Cloud jobs the kernel killed at their memory limit (ended failed, reason memory)",
+            ),
+            confinement: int_gauge_vec(
+                "confinement_enforced",
+                "1 if this node enforces the limit on cloud jobs (cpuset, affinity, memory, pids, cpu), else 0",
+                &["limit"],
+            ),
             starts_deferred: counter(
                 "starts_deferred_total",
                 "Cloud job starts held back because the node was busier than the plan believes",
@@ -322,6 +336,8 @@ impl Metrics {
             Box::new(self.evictions.clone()),
             Box::new(self.lost_work_processor_seconds.clone()),
             Box::new(self.lost_runs.clone()),
+            Box::new(self.jobs_killed_memory.clone()),
+            Box::new(self.confinement.clone()),
             Box::new(self.slo_violations.clone()),
             Box::new(self.cloud_jobs_finished.clone()),
             Box::new(self.build_info.clone()),
@@ -448,6 +464,21 @@ impl Metrics {
             self.predictor_outcomes
                 .with_label_values(&[predictor, outcome(predicted, violated)])
                 .inc();
+        }
+    }
+
+    /// The limits this node enforces on cloud jobs (once, at start).
+    pub fn set_confinement(&self, confinement: &interstice_api::wire::Confinement) {
+        for (limit, enforced) in [
+            ("cpuset", confinement.cpuset),
+            ("affinity", confinement.affinity),
+            ("memory", confinement.memory),
+            ("pids", confinement.pids),
+            ("cpu", confinement.cpu),
+        ] {
+            self.confinement
+                .with_label_values(&[limit])
+                .set(i64::from(enforced));
         }
     }
 

@@ -10,8 +10,9 @@ use std::path::Path;
 pub const RELOADABLE_SECTIONS: [&str; 3] = ["execution", "node", "metrics"];
 
 /// Keys of the reloadable sections that still need a restart (the jobs'
-/// containment and the jobs' working directories are set up once, at start).
-pub const RESTART_KEYS: [&str; 2] = ["execution.cgroup", "execution.work_root"];
+/// containment, its cgroup controllers and the jobs' working directories are
+/// set up once, at start).
+pub const RESTART_KEYS: [&str; 3] = ["execution.cgroup", "execution.work_root", "execution.limits.cpu_quota"];
 
 /// The configuration file as written, to compare reloads against.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -52,20 +53,15 @@ impl ConfigText {
                     None => effect.remove(&key),
                 };
             }
-            // What needs a restart stays as it was loaded.
-            for key in RESTART_KEYS {
-                let Some((section, field)) = key.split_once('.') else {
-                    continue;
-                };
-                let old = self.0.get(section).and_then(|old| old.get(field)).cloned();
-                if let Some(Value::Mapping(effect)) = effect.get_mut(section) {
-                    let field = Value::String(field.to_string());
-                    match old {
-                        Some(value) => effect.insert(field, value),
-                        None => effect.remove(&field),
-                    };
-                }
-            }
+        }
+        // What needs a restart stays as it was loaded.
+        for key in RESTART_KEYS {
+            let path: Vec<&str> = key.split('.').collect();
+            let old = path
+                .iter()
+                .try_fold(&self.0, |value, name| value.get(*name))
+                .cloned();
+            keep(&mut in_effect, &path, old);
         }
         (
             Changes {
@@ -74,6 +70,22 @@ impl ConfigText {
             },
             ConfigText(in_effect),
         )
+    }
+}
+
+/// Set the value at `path` in `value` to `old` (None: remove it), where
+/// the mappings above it exist.
+fn keep(value: &mut Value, path: &[&str], old: Option<Value>) {
+    let Some((last, above)) = path.split_last() else {
+        return;
+    };
+    let parent = above.iter().try_fold(value, |value, name| value.get_mut(*name));
+    if let Some(Value::Mapping(parent)) = parent {
+        let field = Value::String(last.to_string());
+        match old {
+            Some(old) => parent.insert(field, old),
+            None => parent.remove(&field),
+        };
     }
 }
 
@@ -174,6 +186,18 @@ mod tests {
              beta: disqualify\n  maintenance: [{start: 0, duration: 90, procs: 0}]\n",
         );
         assert_eq!(new.reload(&moved).0.need_restart, ["engine.maintenance"]);
+    }
+
+    /// Turning the CPU quota on takes a restart (its controller is found at
+    /// start); the memory and process limits apply at the next start.
+    #[test]
+    fn the_cpu_quota_needs_a_restart_the_other_limits_do_not() {
+        let old = text("execution: {limits: {pids: 512}}\n");
+        let new = text("execution: {limits: {pids: 64, cpu_quota: true}}\n");
+        let (changes, in_effect) = old.reload(&new);
+        assert_eq!(changes.applied, ["execution.limits.pids"]);
+        assert_eq!(changes.need_restart, ["execution.limits.cpu_quota"]);
+        assert_eq!(in_effect, text("execution: {limits: {pids: 64}}\n"));
     }
 
     #[test]

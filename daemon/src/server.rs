@@ -143,6 +143,7 @@ pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> 
     let wrapper =
         std::env::current_exe().map_err(|err| setup(format!("cannot find own executable: {err}")))?;
     let executor = Executor::new(&config.state_dir, wrapper, config.execution.clone()).map_err(setup)?;
+    metrics.set_confinement(&executor.confinement());
     let eviction = config
         .slurm_eviction(metrics.classes())
         .map_err(|problems| setup(problems.join("; ")))?

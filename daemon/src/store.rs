@@ -16,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_route_owner.sql"),
     include_str!("../migrations/0005_verdicts.sql"),
     include_str!("../migrations/0006_slo_verdict.sql"),
+    include_str!("../migrations/0007_confinement.sql"),
 ];
 
 /// Errors of the store.
@@ -93,6 +94,19 @@ pub struct NewJob<'a> {
     pub state: &'a str,
     /// Features the job requires, as a JSON array (none: `None`).
     pub features_json: Option<&'a str>,
+    /// Memory asked for, MiB (None: the node's default).
+    pub memory_mb: Option<u64>,
+}
+
+/// What a job's run is confined to, as its view shows it (None: not limited).
+#[derive(Clone, Debug, Default)]
+pub struct RunLimits<'a> {
+    /// Its node CPUs, a CPU list (`0-1`).
+    pub cpus: Option<&'a str>,
+    /// Its memory limit, bytes.
+    pub memory_bytes: Option<u64>,
+    /// Its process limit.
+    pub pids: Option<u64>,
 }
 
 /// A job to recover after a restart.
@@ -117,6 +131,8 @@ pub struct StoredJob {
     /// Who its processes run as (None: the daemon's own user, or a row
     /// from before run_uid was recorded).
     pub run_as: Option<RunAs>,
+    /// Memory asked for, MiB (None: the node's default).
+    pub memory_mb: Option<u64>,
 }
 
 /// A job a broker answered: where it was sent (accepted) or the counter-offer (rejected).
@@ -213,7 +229,8 @@ fn restrict_mode(path: &Path) -> std::io::Result<()> {
 
 const JOB_COLUMNS: &str = "id, state, decision, owner_uid, procs, walltime, slo, argv, class, submitted_at, \
      predicted_start, predicted_completion, counter_offer_slo, started_at, ended_at, exit_code, pid, evictions, \
-     env, workdir, pid_start_ticks, predicts_violation, resubmissions, features, run_uid, run_gid, verdicts, slo_violated";
+     env, workdir, pid_start_ticks, predicts_violation, resubmissions, features, run_uid, run_gid, verdicts, slo_violated, \
+     end_reason, cpus, memory_limit_bytes, pids_limit, memory_mb";
 
 const ROUTE_COLUMNS: &str =
     "id, arrival, slo, procs, walltime, decision, counter_offer_slo, member, member_job_id, resubmissions, owner_uid";
@@ -336,8 +353,8 @@ impl Store {
             tx.execute(
             "INSERT INTO jobs (id, owner_uid, owner_pid, procs, walltime, slo, argv, env, workdir, class, submitted_at, \
              decision, predicted_start, predicted_completion, violation_seconds, predicts_violation, counter_offer_slo, state, \
-             features, run_uid, run_gid, verdicts, violation_probability) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, \
-             ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+             features, run_uid, run_gid, verdicts, violation_probability, memory_mb) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
+             ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
             params![
                 job.id as i64,
                 job.owner_uid,
@@ -361,7 +378,8 @@ impl Store {
                 job.run_as.map(|run_as| run_as.uid),
                 job.run_as.map(|run_as| run_as.gid),
                 job.verdicts.map(|verdicts| verdicts.to_string()),
-                job.violation_probability
+                job.violation_probability,
+                job.memory_mb.map(|mb| mb as i64),
             ],
         )?;
             tx.execute(
@@ -381,13 +399,23 @@ impl Store {
         time: f64,
         pid: u32,
         start_ticks: Option<u64>,
+        limits: &RunLimits<'_>,
     ) -> Result<(), StoreError> {
         let result = (|| -> Result<(), StoreError> {
             let tx = self.conn.transaction()?;
             tx.execute(
-            "UPDATE jobs SET state = 'running', pid = ?2, pid_start_ticks = ?3, started_at = ?4 WHERE id = ?1",
-            params![id as i64, pid, start_ticks.map(|t| t as i64), time],
-        )?;
+                "UPDATE jobs SET state = 'running', pid = ?2, pid_start_ticks = ?3, started_at = ?4, cpus = ?5, \
+                 memory_limit_bytes = ?6, pids_limit = ?7 WHERE id = ?1",
+                params![
+                    id as i64,
+                    pid,
+                    start_ticks.map(|t| t as i64),
+                    time,
+                    limits.cpus,
+                    limits.memory_bytes.map(|bytes| bytes as i64),
+                    limits.pids.map(|pids| pids as i64)
+                ],
+            )?;
             tx.execute(
                 "INSERT INTO events (time, job_id, kind, detail) VALUES (?1, ?2, 'started', ?3)",
                 params![time, id as i64, format!("pid {pid}")],
@@ -737,6 +765,10 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
             pid: row.get(16)?,
             evictions: row.get(17)?,
             slo_violated,
+            end_reason: row.get(28)?,
+            cpus: row.get(29)?,
+            memory_limit_bytes: row.get::<_, Option<i64>>(30)?.map(|bytes| bytes as u64),
+            pids_limit: row.get::<_, Option<i64>>(31)?.map(|pids| pids as u64),
         },
         env_json: row.get(18)?,
         workdir: row.get(19)?,
@@ -754,6 +786,7 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
         verdicts: row
             .get::<_, Option<String>>(26)?
             .and_then(|text| text.parse().ok()),
+        memory_mb: row.get::<_, Option<i64>>(32)?.map(|mb| mb as u64),
     })
 }
 
@@ -806,6 +839,7 @@ mod tests {
             counter_offer_slo: None,
             state: "queued",
             features_json: None,
+            memory_mb: None,
         }
     }
 
@@ -826,7 +860,9 @@ mod tests {
                 ..queued(7)
             };
             store.insert_job(&job).unwrap();
-            store.job_started(7, 101.0, 4242, Some(99)).unwrap();
+            store
+                .job_started(7, 101.0, 4242, Some(99), &RunLimits::default())
+                .unwrap();
         }
         let store = Store::open(&path).unwrap();
         assert_eq!(store.max_job_id().unwrap(), 7);

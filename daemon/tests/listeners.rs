@@ -168,6 +168,7 @@ fn a_bearer_token_opens_the_api_on_tcp() {
             class: None,
             features: Vec::new(),
             on_behalf_of: None,
+            memory_mb: None,
         })
         .expect("a token holder submits over TCP");
     assert_eq!(answer.decision, "accepted");

@@ -400,6 +400,8 @@ impl Drop for SlurmDaemon {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Its cgroup subtrees (v2, and v1's per controller) go with it.
+        interstice_daemon::cgroup::end_all_jobs(&self.dir.path().join("state"));
     }
 }
 
@@ -534,7 +536,7 @@ fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
 
 /// Config struct → the prefix of its keys (a flat table). A new section
 /// struct must be added here.
-const SECTION_PREFIXES: [(&str, &str); 16] = [
+const SECTION_PREFIXES: [(&str, &str); 17] = [
     ("Config", ""),
     ("ApiConfig", "api."),
     ("TlsConfig", "api.tls."),
@@ -544,6 +546,7 @@ const SECTION_PREFIXES: [(&str, &str); 16] = [
     ("SlurmConfig", "backend."),
     ("ExecutionConfig", "execution."),
     ("RlimitConfig", "execution.rlimits."),
+    ("LimitsConfig", "execution.limits."),
     ("NodeConfig", "node."),
     ("MetricsConfig", "metrics."),
     ("StoreConfig", "store."),

@@ -97,6 +97,11 @@ pub struct SubmitArgs {
     /// availability SLO the job is accounted against (docs/qos.md); a free label if it has none.
     #[arg(long, value_name = "NAME", value_parser = parse_class)]
     class: Option<String>,
+    /// Memory the job may use, in MiB: beyond it the kernel kills it (it
+    /// ends `failed`, reason `memory`). Default: the node's share per
+    /// processor (`execution.limits` of the daemon).
+    #[arg(long = "memory-mb", value_name = "MIB")]
+    memory_mb: Option<u64>,
     /// The program and its arguments (no shell).
     #[arg(last = true, required = true, value_name = "ARGV")]
     argv: Vec<String>,
@@ -260,6 +265,7 @@ fn submit(args: SubmitArgs) -> anyhow::Result<()> {
         class: args.class,
         features: Vec::new(),
         on_behalf_of: None,
+        memory_mb: args.memory_mb,
     };
     let answer = client.submit(&request)?;
     args.job.output.print(&answer, super::show::submitted)?;

@@ -93,6 +93,9 @@ pub fn jobs(list: &JobList) -> String {
                 job.evictions.to_string(),
                 job.slo_violated
                     .map_or("-".into(), |v| if v { "no" } else { "yes" }.into()),
+                job.cpus.clone().unwrap_or_else(|| "-".into()),
+                job.memory_limit_bytes.map_or("-".into(), mebibytes),
+                or_dash(job.pids_limit),
             ]
         })
         .collect();
@@ -109,9 +112,17 @@ pub fn jobs(list: &JobList) -> String {
             "ENDED",
             "EVICTIONS",
             "SLO_MET",
+            "ON_CPUS",
+            "MEMORY",
+            "PIDS",
         ],
         &rows,
     )
+}
+
+/// `bytes` in MiB (`512M`), as a job's memory limit.
+fn mebibytes(bytes: u64) -> String {
+    format!("{}M", bytes >> 20)
 }
 
 /// The login name of `uid` on this host, or the number when it has none
@@ -146,6 +157,13 @@ pub fn job(job: &JobView) -> String {
         ("ended", time(job.ended_at)),
         ("exit code", or_dash(job.exit_code)),
         ("pid", or_dash(job.pid)),
+        ("end reason", job.end_reason.clone().unwrap_or_else(|| "-".into())),
+        ("on node cpus", job.cpus.clone().unwrap_or_else(|| "-".into())),
+        (
+            "memory limit",
+            job.memory_limit_bytes.map_or("-".into(), mebibytes),
+        ),
+        ("pids limit", or_dash(job.pids_limit)),
         ("evictions", job.evictions.to_string()),
         (
             "slo met",

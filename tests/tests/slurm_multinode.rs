@@ -121,6 +121,7 @@ impl NodeDaemon {
                 class: Some("multinode-test".into()),
                 features: Vec::new(),
                 on_behalf_of: None,
+                memory_mb: None,
             })
             .unwrap_or_else(|err| panic!("{}: submit: {err}", self.node));
         assert!(answer.accepted(), "{}: {answer:?}", self.node);

@@ -37,6 +37,7 @@ impl Actor {
         let program = check_argv(&request.argv)?;
         check_env(&env)?;
         check_size(&request)?;
+        check_memory(request.memory_mb, self.executor.memory_ceiling_mb())?;
         self.check_paths(&request, &env, program, run_as.as_ref(), caller, now)?;
         let now = self.now();
         let id = self.next_job_id;
@@ -85,6 +86,7 @@ impl Actor {
             counter_offer_slo: counter_offer.map(secs),
             state: if rejected { "rejected" } else { "queued" },
             features_json: features_json.as_deref(),
+            memory_mb: request.memory_mb,
         };
         // Durable before the answer: if the row cannot be written, the job is withdrawn.
         if let Err(err) = self.store.insert_job(&row) {
@@ -127,6 +129,7 @@ impl Actor {
                     engine_procs: None,
                     phase: Phase::Queued,
                     slo_violated: None,
+                    memory_mb: request.memory_mb,
                 },
             );
         }
@@ -552,6 +555,21 @@ pub(super) const MAX_JOB_TEXT: usize = 64 << 10;
 /// The most `PATH` entries a job may name: the program is looked up in each,
 /// as the job's user, before the job is accepted.
 pub(super) const MAX_PATH_ENTRIES: usize = 64;
+
+/// The memory a job asks for: at least 1 MiB, at most the node's
+/// `ceiling` (`execution.limits.max_memory_mb`, else its memory).
+fn check_memory(memory_mb: Option<u64>, ceiling: Option<u64>) -> Result<(), ApiError> {
+    match (memory_mb, ceiling) {
+        (Some(0), _) => Err(ApiError::bad_request(
+            "memory_mb: must be at least 1 (MiB), or absent for the node's default",
+        )),
+        (Some(asked), Some(ceiling)) if asked > ceiling => Err(ApiError::bad_request(format!(
+            "memory_mb: {asked} MiB is more than the {ceiling} MiB a job may have on this node \
+             (execution.limits.max_memory_mb, else the node's memory); ask for less"
+        ))),
+        _ => Ok(()),
+    }
+}
 
 /// A submission's text is at most [`MAX_JOB_TEXT`] bytes, its `PATH` at most
 /// [`MAX_PATH_ENTRIES`] entries.

@@ -36,6 +36,8 @@ pub(super) struct CloudJob {
     /// Its SLO verdict once [`Actor::outcome`](super::Actor::outcome) counted it, written with its
     /// end by [`Actor::finish`](super::Actor::finish).
     pub(super) slo_violated: Option<bool>,
+    /// Memory asked for, MiB (None: the node's default).
+    pub(super) memory_mb: Option<u64>,
 }
 
 /// The engine's view of cloud job `id`, which the daemon kills at its walltime.

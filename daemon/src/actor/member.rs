@@ -77,6 +77,7 @@ impl Actor {
                 features: stored.features.clone(),
                 // Wherever it goes next, it runs as the user it belongs to.
                 on_behalf_of: view.owner_uid.filter(|&uid| uid != 0),
+                memory_mb: stored.memory_mb,
             },
             arrival: view.submitted_at,
             resubmissions: stored.resubmissions,

@@ -206,6 +206,7 @@ impl Actor {
             engine_procs: None,
             phase: Phase::Queued,
             slo_violated: None,
+            memory_mb: stored.memory_mb,
         }
     }
 

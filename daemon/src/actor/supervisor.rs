@@ -10,6 +10,7 @@ use super::state::Actor;
 use crate::classes::Served;
 use crate::exec::{self, Executor, Launch, RecordedEnd};
 use crate::node;
+use crate::store::RunLimits;
 use interstice_core::{violates, EndReason, JobId, JobRecord, JobState, ProcSet, Time};
 use nix::sys::signal::Signal;
 
@@ -99,12 +100,18 @@ impl Actor {
             return;
         }
         let job = self.jobs.get_mut(&id).expect("caller checked");
+        // Its CPUs are those of the processors the engine gave this start
+        // (after an eviction, its new ones), written anew at each start.
+        let limits = self
+            .executor
+            .limits_for(job.procs, job.engine_procs.as_ref(), job.memory_mb);
         let launch = Launch {
             id,
             argv: &job.argv,
             env: &job.env,
             workdir: job.workdir.as_deref(),
             run_as: job.run_as.as_ref(),
+            limits: &limits,
         };
         match self.executor.spawn(&launch) {
             Ok(child) => {
@@ -117,10 +124,19 @@ impl Actor {
                     started_at: now,
                     kill: None,
                 };
-                if let Err(err) = self.store.job_started(id, secs(now), pid, start_ticks) {
+                let cpus = (!limits.cpus.is_empty()).then(|| crate::cgroup::cpu_list(&limits.cpus));
+                let run_limits = RunLimits {
+                    cpus: cpus.as_deref(),
+                    memory_bytes: limits.memory_bytes,
+                    pids: limits.pids,
+                };
+                if let Err(err) = self
+                    .store
+                    .job_started(id, secs(now), pid, start_ticks, &run_limits)
+                {
                     tracing::error!(job = id, "cannot record start: {err}");
                 }
-                tracing::info!(job = id, pid, "started");
+                tracing::info!(job = id, pid, cpus = cpus.as_deref().unwrap_or("-"), procs = ?job.engine_procs, "started");
             }
             Err(err) => {
                 tracing::warn!("{err}");
@@ -350,11 +366,31 @@ impl Actor {
             }
         }
         for (id, pid, code, reason, adopted) in exited {
+            // Read before its cgroups go: did the kernel kill it at its memory limit?
+            let oom = self.executor.oom_killed(id);
             // The wrapper is gone: the job is over, and whatever is left of
             // it (a descendant that left its process group too) is killed.
             self.executor.release(id, pid);
-            self.process_exited(id, now, code, reason, adopted);
+            if oom && reason.is_none() && code != Some(0) {
+                self.killed_for_memory(id, now, code);
+            } else {
+                self.process_exited(id, now, code, reason, adopted);
+            }
         }
+    }
+
+    /// Job `id` failed after the kernel's OOM killer killed (some of) it at
+    /// its memory limit: `failed`, for `memory`.
+    fn killed_for_memory(&mut self, id: u64, now: Time, code: Option<i32>) {
+        if let Err(err) = self.driver.job_ended(JobId(id), now, EndReason::Completed) {
+            tracing::warn!(job = id, "engine: {err}");
+        }
+        self.outcome(id, now, EndReason::Completed);
+        self.metrics.jobs_killed_memory.inc();
+        tracing::warn!(job = id, "killed by the kernel at its memory limit");
+        let why = "memory: killed by the kernel's OOM killer at the job's memory limit \
+                   (ask for more with memory_mb, up to execution.limits.max_memory_mb)";
+        self.finish(id, now, "failed", code, false, why);
     }
 
     /// Job `id`'s process is gone: tell the engine and record how it ended.

@@ -61,6 +61,7 @@ impl Actor {
             plan_age_seconds: self.readiness.plan_age(now).map(secs),
             version: env!("CARGO_PKG_VERSION").to_string(),
             containment: Some(self.executor.containment().describe()),
+            confinement: Some(self.executor.confinement()),
         })
     }
 

@@ -445,6 +445,7 @@ fn a_recovered_job_of_no_owner_is_checked_as_roots() {
                 counter_offer_slo: None,
                 state: "queued",
                 features_json: None,
+                memory_mb: None,
             })
             .unwrap();
     }

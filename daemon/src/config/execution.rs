@@ -44,6 +44,9 @@ pub struct ExecutionConfig {
     /// null: `<state_dir>-work`, beside the state directory.
     #[serde(default)]
     pub work_root: Option<PathBuf>,
+    /// What each job's cgroup confines it to besides its CPUs.
+    #[serde(default)]
+    pub limits: LimitsConfig,
 }
 
 impl ExecutionConfig {
@@ -84,6 +87,48 @@ impl ExecutionConfig {
                 ExecutionConfig::default().work_root_for(state_dir).display()
             )
         })
+    }
+}
+
+/// `execution.limits:` each job's confinement in its cgroup (as Slurm's
+/// `task/cgroup`). A job is always pinned to the CPUs of its processors.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// Memory per processor of a job that asks for none, MiB. Null (the
+    /// default): the node's share, `MemTotal` over the CPUs the daemon may
+    /// use (Slurm's usual `DefMemPerCPU`).
+    #[serde(default)]
+    pub memory_mb_per_proc: Option<u64>,
+    /// The most memory a job may ask for, MiB (more is refused at
+    /// submission). Null (the default): the node's `MemTotal`.
+    #[serde(default)]
+    pub max_memory_mb: Option<u64>,
+    /// Processes and threads per job (`pids.max`): a fork bomb stops there.
+    /// Null: not limited.
+    #[serde(default = "default_pids")]
+    pub pids: Option<u64>,
+    /// Cap each job's CPU time at its processors (`cpu.max`,
+    /// `cpu.cfs_quota_us`), on top of the pinning. Off by default.
+    #[serde(default)]
+    pub cpu_quota: bool,
+}
+
+/// The default `execution.limits.pids`.
+pub const DEFAULT_PIDS: u64 = 512;
+
+fn default_pids() -> Option<u64> {
+    Some(DEFAULT_PIDS)
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            memory_mb_per_proc: None,
+            max_memory_mb: None,
+            pids: default_pids(),
+            cpu_quota: false,
+        }
     }
 }
 
@@ -133,6 +178,7 @@ impl Default for ExecutionConfig {
             cgroup: CgroupMode::Auto,
             max_output_bytes: default_max_output_bytes(),
             work_root: None,
+            limits: LimitsConfig::default(),
         }
     }
 }

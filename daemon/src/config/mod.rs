@@ -35,7 +35,7 @@ pub use engine::{
     DEFAULT_ADMISSION, DEFAULT_POLICY,
 };
 pub use eviction::SlurmEviction;
-pub use execution::{CgroupMode, ExecutionConfig, RlimitConfig, DEFAULT_MAX_OUTPUT_BYTES};
+pub use execution::{CgroupMode, ExecutionConfig, LimitsConfig, RlimitConfig, DEFAULT_MAX_OUTPUT_BYTES};
 pub use metrics::MetricsConfig;
 pub use model::{log_level, Config};
 pub use node::NodeConfig;

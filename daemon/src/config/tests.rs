@@ -528,3 +528,37 @@ fn unknown_policy_or_admission_is_an_error_naming_its_key() {
         "{problems}"
     );
 }
+
+/// `execution.limits`: defaults that confine without a key set (512
+/// processes, memory by share, no CPU quota); a 0 is refused with the key
+/// and the fix, an unknown key by its name.
+#[test]
+fn execution_limits_default_and_validate() {
+    let config = Config::parse(MINIMAL).unwrap();
+    assert_eq!(config.execution.limits, LimitsConfig::default());
+    assert_eq!(config.execution.limits.pids, Some(512));
+    assert!(!config.execution.limits.cpu_quota);
+    let text = format!("{MINIMAL}execution: {{user: nobody, limits: {{pids: 0, max_memory_mb: 0}}}}\n");
+    let problems = Config::parse(&text).unwrap().validate();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("execution.limits.pids: 0") && p.contains("null")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("execution.limits.max_memory_mb: 0")),
+        "{problems:?}"
+    );
+    let text = format!("{MINIMAL}execution: {{limits: {{memory_mb: 5}}}}\n");
+    let err = Config::parse(&text).unwrap_err().to_string();
+    assert!(
+        err.contains("memory_mb") && err.contains("memory_mb_per_proc"),
+        "{err}"
+    );
+    let text = format!("{MINIMAL}execution: {{limits: {{pids: null, cpu_quota: true}}}}\n");
+    let limits = Config::parse(&text).unwrap().execution.limits;
+    assert_eq!((limits.pids, limits.cpu_quota), (None, true));
+}

@@ -187,7 +187,7 @@ impl Config {
 
     /// The `execution:` section: the grace period, the jobs' user (an
     /// existing unprivileged one, checked when the daemon runs as root), the
-    /// allow and deny lists, the output cap.
+    /// allow and deny lists, the output cap, the limits.
     fn validate_execution(&self, problems: &mut Vec<String>) {
         let execution = &self.execution;
         if !(execution.grace_seconds.is_finite() && execution.grace_seconds >= 0.0) {
@@ -227,6 +227,18 @@ impl Config {
             );
         }
         problems.extend(execution.work_root_problem(&self.state_dir));
+        let limits = &execution.limits;
+        for (key, value) in [
+            ("execution.limits.memory_mb_per_proc", limits.memory_mb_per_proc),
+            ("execution.limits.max_memory_mb", limits.max_memory_mb),
+            ("execution.limits.pids", limits.pids),
+        ] {
+            if value == Some(0) {
+                problems.push(format!(
+                    "{key}: 0 would stop every job at once; use null for no limit"
+                ));
+            }
+        }
     }
 
     fn validate_member(&self, member: &MemberConfig, problems: &mut Vec<String>) {

@@ -500,6 +500,10 @@ impl Broker {
                 pid: None,
                 evictions: 0,
                 slo_violated: None,
+                end_reason: None,
+                cpus: None,
+                memory_limit_bytes: None,
+                pids_limit: None,
             });
         };
         let endpoint = member
@@ -537,6 +541,7 @@ impl Broker {
             plan_age_seconds: None,
             version: env!("CARGO_PKG_VERSION").to_string(),
             containment: None,
+            confinement: None,
         }
     }
 }

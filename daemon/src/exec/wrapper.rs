@@ -1,6 +1,7 @@
 //! The exec wrapper, `intersticed __exec-job [NAME=VALUE...] -- argv...`
 //! (see `crate::exec`'s docs): step by step, as root it joins the job's
-//! cgroup, sets the limits, reads the job's environment and becomes the
+//! cgroups, pins itself to the job's CPUs (`cpus=`), sets the resource
+//! limits, reads the job's environment and becomes the
 //! job's user; as that user it opens the output files, enters the working
 //! directory and runs the job as its child, copying its stdout and stderr
 //! into the output files under the per-job cap ([`super::output`]); then it
@@ -25,7 +26,8 @@ pub const EXEC_WRAPPER_ARG: &str = "__exec-job";
 #[derive(Default)]
 struct WrapperSettings {
     limits: Vec<(nix::sys::resource::Resource, &'static str, u64)>,
-    cgroup: Option<PathBuf>,
+    cgroups: Vec<PathBuf>,
+    cpus: Option<Vec<u32>>,
     uid: Option<u32>,
     gid: Option<u32>,
     stdout: Option<PathBuf>,
@@ -56,7 +58,12 @@ impl WrapperSettings {
                 "CORE" => settings.limits.push(limit(Resource::RLIMIT_CORE, "CORE")?),
                 "NPROC" => settings.limits.push(limit(Resource::RLIMIT_NPROC, "NPROC")?),
                 "FSIZE" => settings.limits.push(limit(Resource::RLIMIT_FSIZE, "FSIZE")?),
-                "cgroup" => settings.cgroup = Some(PathBuf::from(value)),
+                "cgroup" => settings.cgroups.push(PathBuf::from(value)),
+                "cpus" => {
+                    let cpus = crate::cgroup::parse_cpu_list(value)
+                        .ok_or_else(|| format!("bad value {value:?} for cpus"))?;
+                    settings.cpus = Some(cpus);
+                }
                 "uid" => settings.uid = Some(number()? as u32),
                 "gid" => settings.gid = Some(number()? as u32),
                 "stdout" => settings.stdout = Some(PathBuf::from(value)),
@@ -204,14 +211,18 @@ fn prepare(args: &[String]) -> Result<Prepared<'_>, String> {
     })
 }
 
-/// The root steps, in order: into the job's cgroup first (everything the
-/// job starts is in it), the resource limits, the job's environment (read
-/// and removed while still root: it is given to the job only, never to
-/// this process), then the job's user. Returns the environment.
+/// The root steps, in order: into the job's cgroups first (everything the
+/// job starts is in them), onto its CPUs, the resource limits, the job's
+/// environment (read and removed while still root: it is given to the job
+/// only, never to this process), then the job's user. Returns the
+/// environment.
 fn become_the_job(settings: &WrapperSettings) -> Result<Vec<(String, String)>, String> {
-    if let Some(procs) = &settings.cgroup {
+    for procs in &settings.cgroups {
         std::fs::write(procs, std::process::id().to_string())
             .map_err(|err| format!("cannot join {}: {err}", procs.display()))?;
+    }
+    if let Some(cpus) = &settings.cpus {
+        pin(cpus)?;
     }
     for (resource, name, value) in &settings.limits {
         setrlimit(*resource, *value, *value).map_err(|err| format!("cannot set {name}={value}: {err}"))?;
@@ -225,6 +236,19 @@ fn become_the_job(settings: &WrapperSettings) -> Result<Vec<(String, String)>, S
         crate::identity::drop_to(uid, gid).map_err(|err| format!("cannot become uid {uid}: {err}"))?;
     }
     Ok(env)
+}
+
+/// Run on `cpus` only (`sched_setaffinity`, which the job's children
+/// inherit): the cpuset confines the job too where the node has one; this
+/// pins it where it has none, and the moment it starts where it has.
+fn pin(cpus: &[u32]) -> Result<(), String> {
+    let mut set = nix::sched::CpuSet::new();
+    for &cpu in cpus {
+        set.set(cpu as usize)
+            .map_err(|err| format!("cannot pin to CPU {cpu}: {err}"))?;
+    }
+    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
+        .map_err(|err| format!("cannot pin to CPUs {}: {err}", crate::cgroup::cpu_list(cpus)))
 }
 
 /// The job's stdout and stderr files, opened as the job's user (none

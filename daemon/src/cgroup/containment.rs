@@ -7,6 +7,8 @@
 //! SIGKILLing every pid until none is left; the v1 freezer does the latter.
 //! Without a usable cgroup, the job's process group is all there is.
 
+use super::detect::Mounts;
+use super::dirs::{private_dir, subtree};
 use crate::config::CgroupMode;
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
@@ -31,94 +33,14 @@ pub enum Containment {
     ProcessGroup,
 }
 
-/// The cgroup mounts of this node from `/proc/self/mounts`: (v2 mount
-/// points, v1 freezer mount points).
-fn mounts() -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let text = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-    let (mut v2, mut freezer) = (Vec::new(), Vec::new());
-    for line in text.lines() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let [_, point, fstype, options, ..] = fields[..] else {
-            continue;
-        };
-        match fstype {
-            "cgroup2" => v2.push(PathBuf::from(point)),
-            "cgroup" if options.split(',').any(|option| option == "freezer") => {
-                freezer.push(PathBuf::from(point))
-            }
-            _ => {}
-        }
-    }
-    // The unified root first, then the hybrid `unified` mount.
-    v2.sort_by_key(|point| point != Path::new("/sys/fs/cgroup"));
-    (v2, freezer)
-}
-
-/// The name of a daemon's cgroup: its state directory, `/` spelled `-`
-/// (and `-` spelled `\x2d`, as systemd escapes paths), so daemons on
-/// different state directories never share job cgroups.
-pub fn daemon_name(state_dir: &Path) -> String {
-    let path = state_dir
-        .canonicalize()
-        .unwrap_or_else(|_| state_dir.to_path_buf());
-    let text = path.to_string_lossy();
-    let name = text.trim_matches('/').replace('-', "\\x2d").replace('/', "-");
-    if name.is_empty() || name.starts_with('.') {
-        format!("root{name}")
-    } else {
-        name
-    }
-}
-
-/// `<mount>/interstice/<daemon>`, each level a [`private_dir`].
-fn subtree(mount: &Path, daemon: &str) -> Result<PathBuf, String> {
-    let parent = mount.join("interstice");
-    private_dir(&parent)?;
-    let base = parent.join(daemon);
-    private_dir(&base)?;
-    Ok(base)
-}
-
-/// Make `dir` a directory of the daemon's that nobody else may write in:
-/// created with mode 0755 whatever the umask, or, if it exists, checked to
-/// be the daemon's own directory (not a symlink, not another user's) and set
-/// to 0755 again. The shipped unit's `UMask=0007` under `Group=interstice`
-/// would otherwise leave cgroups group-writable, and any member of the
-/// group could create `job-N` before the daemon, or freeze and kill the
-/// jobs in it.
-fn private_dir(dir: &Path) -> Result<(), String> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    match std::fs::DirBuilder::new().mode(0o755).create(dir) {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(err) => return Err(format!("{}: {err}", dir.display())),
-    }
-    let metadata = std::fs::symlink_metadata(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
-    if !metadata.is_dir() {
-        return Err(format!("{}: not a directory; remove it", dir.display()));
-    }
-    let daemon = nix::unistd::geteuid().as_raw();
-    if metadata.uid() != daemon {
-        return Err(format!(
-            "{}: owned by uid {}, not by the daemon (uid {daemon}); remove it",
-            dir.display(),
-            metadata.uid()
-        ));
-    }
-    if metadata.mode() & 0o7777 != 0o755 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
-            .map_err(|err| format!("{}: {err}", dir.display()))?;
-    }
-    Ok(())
-}
-
 impl Containment {
     /// The containment `mode` asks for. `auto` falls back to the process
     /// group, with the reason in the second value (to log as a warning);
     /// an explicit `v2` or `v1-freezer` that cannot be used is an error.
     /// `daemon` names this daemon's subtree ([`daemon_name`]).
     pub fn setup(mode: CgroupMode, daemon: &str) -> Result<(Containment, Option<String>), String> {
-        let (v2, freezer) = mounts();
+        let mounts = Mounts::read();
+        let (freezer, v2) = (mounts.freezers(), mounts.v2);
         let try_v2 = || -> Result<Containment, String> {
             let mount = v2.first().ok_or("no cgroup2 mount")?;
             Ok(Containment::V2 {
@@ -157,6 +79,16 @@ impl Containment {
             Containment::V2 { base } => format!("cgroup v2 ({})", base.display()),
             Containment::V1Freezer { base } => format!("cgroup v1 freezer ({})", base.display()),
             Containment::ProcessGroup => "process group only (no cgroup)".to_string(),
+        }
+    }
+
+    /// How a job is killed, as `/healthz` names it: `v2`, `v1-freezer` or
+    /// `process-group`.
+    pub fn kill_name(&self) -> &'static str {
+        match self {
+            Containment::V2 { .. } => "v2",
+            Containment::V1Freezer { .. } => "v1-freezer",
+            Containment::ProcessGroup => "process-group",
         }
     }
 
@@ -275,54 +207,10 @@ impl Containment {
     }
 }
 
-/// End every job of the (stopped) daemon on `state_dir` through its
-/// cgroups, and remove them and the daemon's subtree: what a test does
-/// after killing a daemon whose jobs would outlive it.
-pub fn end_all_jobs(state_dir: &Path) {
-    let (v2, freezer) = mounts();
-    let name = daemon_name(state_dir);
-    for mount in v2.iter().chain(&freezer) {
-        let base = mount.join("interstice").join(&name);
-        let containment = if freezer.contains(mount) {
-            Containment::V1Freezer { base: base.clone() }
-        } else {
-            Containment::V2 { base: base.clone() }
-        };
-        let Ok(entries) = std::fs::read_dir(&base) else {
-            continue;
-        };
-        let ids = entries.flatten().filter_map(|entry| {
-            entry
-                .file_name()
-                .to_str()
-                .and_then(|name| name.strip_prefix("job-"))
-                .and_then(|id| id.parse::<u64>().ok())
-        });
-        for id in ids.collect::<Vec<_>>() {
-            for _ in 0..100 {
-                if containment.release(id) {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-        containment.remove_if_empty();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn each_state_directory_has_its_own_subtree() {
-        assert_eq!(daemon_name(Path::new("/no/such/var-lib")), "no-such-var\\x2dlib");
-        assert_ne!(
-            daemon_name(Path::new("/no/a/state")),
-            daemon_name(Path::new("/no/b/state"))
-        );
-        assert_eq!(daemon_name(Path::new("/")), "root");
-    }
+    use crate::cgroup::dirs::subtree;
 
     fn mode(path: &Path) -> u32 {
         use std::os::unix::fs::PermissionsExt;

@@ -1,0 +1,53 @@
+//! The limits of one run of a job, and the rule that turns the engine's
+//! processors into the node's CPUs.
+
+use interstice_core::ProcSet;
+
+/// The limits of one run of a job (None: not limited).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobLimits {
+    /// The node CPUs it may run on (empty: not pinned).
+    pub cpus: Vec<u32>,
+    /// Memory (`memory.max`, `memory.limit_in_bytes`), bytes.
+    pub memory_bytes: Option<u64>,
+    /// Processes and threads (`pids.max`).
+    pub pids: Option<u64>,
+    /// CPU time, in processors (`cpu.max`, `cpu.cfs_quota_us`).
+    pub cpu_quota: Option<u32>,
+}
+
+/// The node CPUs of the engine's processors `procs`: processor `i` is the
+/// `i`-th CPU the daemon may use (`allowed`, ascending), wrapping around
+/// when the engine has more processors than the node has CPUs. Empty when
+/// either is.
+pub fn map_cpus(procs: &ProcSet, allowed: &[u32]) -> Vec<u32> {
+    if allowed.is_empty() {
+        return Vec::new();
+    }
+    let mut cpus: Vec<u32> = procs
+        .iter()
+        .map(|proc| allowed[proc as usize % allowed.len()])
+        .collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    cpus
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The engine's processors land on the CPUs the daemon may use, and a
+    /// job placed again after an eviction gets the CPUs of its new place.
+    #[test]
+    fn processors_map_onto_the_allowed_cpus() {
+        let allowed = [2, 3, 6, 7];
+        assert_eq!(map_cpus(&ProcSet::from_ids([0]), &allowed), vec![2]);
+        assert_eq!(map_cpus(&ProcSet::from_ids([1, 3]), &allowed), vec![3, 7]);
+        // Re-placed on processor 2 after an eviction: CPU 6, not 2.
+        assert_eq!(map_cpus(&ProcSet::from_ids([2]), &allowed), vec![6]);
+        // More processors than CPUs: they wrap around.
+        assert_eq!(map_cpus(&ProcSet::from_ids([4, 5]), &allowed), vec![2, 3]);
+        assert!(map_cpus(&ProcSet::from_ids([0]), &[]).is_empty());
+    }
+}
