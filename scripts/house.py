@@ -26,30 +26,66 @@ def tracked_rust_files():
     return [path for path in out.split("\n") if path]
 
 
-def code_of(line):
-    """A line without its strings, character literals and comment."""
-    line = re.sub(r'"(\\.|[^"\\])*"', '""', line)
-    line = re.sub(r"'(\\.|[^'\\])'", "''", line)
-    return re.sub(r"//.*", "", line)
+def blank_literals(text):
+    """`text` with the insides of strings (raw ones too), character literals
+    and comments blanked (newlines kept), so that only code braces count."""
+    out, i, n = [], 0, len(text)
+    keep = lambda chunk: "".join(ch if ch == "\n" else " " for ch in chunk)
+    while i < n:
+        ch = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(keep(text[i:j]))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(keep(text[i:j]))
+            i = j
+        elif re.match(r'r#*"', text[i:i + 8]) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            hashes = len(re.match(r'r(#*)"', text[i:]).group(1))
+            j = text.find('"' + "#" * hashes, i + 2 + hashes)
+            j = n if j < 0 else j + 1 + hashes
+            out.append(keep(text[i:j]))
+            i = j
+        elif ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(keep(text[i:j + 1]))
+            i = j + 1
+        elif ch == "'":
+            match = re.match(r"'(\\.[^']*|[^'\\])'", text[i:i + 12])
+            if match:
+                out.append(keep(match.group(0)))
+                i += len(match.group(0))
+            else:
+                out.append(ch)
+                i += 1
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
 
 
 def long_functions(path, limit):
     """(length, name, first line, flat) of each function over `limit` lines."""
-    lines = open(path, encoding="utf-8", errors="replace").read().split("\n")
+    raw = open(path, encoding="utf-8", errors="replace").read()
+    lines, code = raw.split("\n"), blank_literals(raw).split("\n")
     found = []
-    for i, line in enumerate(lines):
+    for i, line in enumerate(code):
         match = FN.match(line)
         if not match:
             continue
         depth, started, j = 0, False, i
-        while j < len(lines):
-            code = code_of(lines[j])
-            for ch in code:
+        while j < len(code):
+            for ch in code[j]:
                 if ch == "{":
                     depth, started = depth + 1, True
                 elif ch == "}":
                     depth -= 1
-            if (started and depth <= 0) or (not started and code.rstrip().endswith(";")):
+            if (started and depth <= 0) or (not started and code[j].rstrip().endswith(";")):
                 break
             j += 1
         length = j - i + 1

@@ -12,7 +12,11 @@ pub const RELOADABLE_SECTIONS: [&str; 3] = ["execution", "node", "metrics"];
 /// Keys of the reloadable sections that still need a restart (the jobs'
 /// containment, its cgroup controllers and the jobs' working directories are
 /// set up once, at start).
-pub const RESTART_KEYS: [&str; 3] = ["execution.cgroup", "execution.work_root", "execution.limits.cpu_quota"];
+pub const RESTART_KEYS: [&str; 3] = [
+    "execution.cgroup",
+    "execution.work_root",
+    "execution.limits.cpu_quota",
+];
 
 /// The configuration file as written, to compare reloads against.
 #[derive(Clone, Debug, Default, PartialEq)]
