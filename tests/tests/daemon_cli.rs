@@ -187,9 +187,23 @@ fn logs_show_a_jobs_output_but_no_planted_link(socket: &Path) {
     );
     let missing = cli(socket, &["logs", "999999"]);
     assert_eq!(missing.status.code(), Some(3), "no such job: a 404");
-    let planted_id = run_script(socket, "rm -f stdout; ln -s /etc/shadow stdout");
+    // The job replaces its output file with a link: its working directory
+    // is outside the state directory, so it goes to its output directory.
+    let jobs = socket.parent().expect("the demo's directory").join("state/jobs");
+    let planted_id = run_script(
+        socket,
+        &format!(
+            "cd {}/$INTERSTICE_JOB_ID && rm -f stdout && ln -s /etc/shadow stdout",
+            jobs.display()
+        ),
+    );
     let refused = cli(socket, &["logs", &planted_id]);
     assert!(!refused.status.success(), "a planted link is not followed");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("not a file the job wrote"),
+        "refused because of the link: {}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
     assert!(
         !String::from_utf8_lossy(&refused.stdout).contains("root:"),
         "no /etc/shadow"
