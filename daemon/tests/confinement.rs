@@ -7,45 +7,15 @@
 //! `curl`), and reads what the kernel says about the job's processes. They
 //! need root; as anyone else they say so and pass.
 
+mod common;
+
+use common::users::{privileged, USER_A as USER};
 use interstice_api::client::{Client, DEFAULT_TIMEOUT};
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_intersticed");
-const USER: &str = "interstice-test-a";
-
-/// True (after creating the test user) if the tests can run: as root, with
-/// `setpriv` and `curl`.
-fn privileged() -> bool {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("SKIPPED: not root: the confinement tests run a root daemon and a test user");
-        return false;
-    }
-    for tool in ["setpriv", "curl", "useradd"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success());
-        if !found {
-            eprintln!("SKIPPED: {tool} is not installed");
-            return false;
-        }
-    }
-    if nix::unistd::User::from_name(USER).ok().flatten().is_none() {
-        let _ = Command::new("useradd")
-            .args([
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                USER,
-            ])
-            .status();
-    }
-    nix::unistd::User::from_name(USER).ok().flatten().is_some()
-}
 
 /// A root daemon in a temp dir (its jobs ended on drop).
 struct Daemon {

@@ -5,67 +5,17 @@
 //! (`interstice-test-a`, as in `security.rs`) under a root daemon; as
 //! anyone else the tests say so and pass.
 
+mod common;
+
+use common::users::{privileged, uid_of, USER_A as USER};
 use interstice_api::client::{Client, DEFAULT_TIMEOUT};
 use interstice_api::wire::JobView;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_intersticed");
-const USER: &str = "interstice-test-a";
-
-/// True (after creating the test user) if the tests can run: as root, with
-/// `setpriv` and `curl`.
-fn privileged() -> bool {
-    static READY: OnceLock<Result<(), String>> = OnceLock::new();
-    let ready = READY.get_or_init(|| {
-        if !nix::unistd::geteuid().is_root() {
-            return Err("not root: the disk tests need a test user and a root daemon".into());
-        }
-        for tool in ["setpriv", "curl", "useradd"] {
-            let found = Command::new("sh")
-                .args(["-c", &format!("command -v {tool}")])
-                .stdout(Stdio::null())
-                .status()
-                .is_ok_and(|status| status.success());
-            if !found {
-                return Err(format!("{tool} is not installed"));
-            }
-        }
-        if uid_of(USER).is_none() {
-            let status = Command::new("useradd")
-                .args([
-                    "--system",
-                    "--no-create-home",
-                    "--shell",
-                    "/usr/sbin/nologin",
-                    USER,
-                ])
-                .status()
-                .map_err(|err| err.to_string())?;
-            if !status.success() && uid_of(USER).is_none() {
-                return Err(format!("useradd {USER} failed"));
-            }
-        }
-        Ok(())
-    });
-    match ready {
-        Ok(()) => true,
-        Err(why) => {
-            eprintln!("SKIPPED: {why}");
-            false
-        }
-    }
-}
-
-fn uid_of(user: &str) -> Option<u32> {
-    nix::unistd::User::from_name(user)
-        .ok()
-        .flatten()
-        .map(|user| user.uid.as_raw())
-}
 
 /// A root daemon whose state directory is `dir/state` (made beforehand by
 /// the test when it mounts something there), killed with its jobs on drop.

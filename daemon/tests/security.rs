@@ -4,70 +4,17 @@
 //! its Unix socket (`setpriv` + `curl --unix-socket`). They need root; as
 //! anyone else they say so and pass.
 
+mod common;
+
+use common::users::{privileged, uid_of, USER_A, USER_B};
 use interstice_api::client::{Client, DEFAULT_TIMEOUT};
 use interstice_api::wire::JobView;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_intersticed");
-const USER_A: &str = "interstice-test-a";
-const USER_B: &str = "interstice-test-b";
-
-/// True (after creating the test users) if the tests can run: as root,
-/// with `setpriv` and `curl`.
-fn privileged() -> bool {
-    static READY: OnceLock<Result<(), String>> = OnceLock::new();
-    let ready = READY.get_or_init(|| {
-        if !nix::unistd::geteuid().is_root() {
-            return Err("not root: the security tests need to create users and run a root daemon".into());
-        }
-        for tool in ["setpriv", "curl", "useradd"] {
-            let found = Command::new("sh")
-                .args(["-c", &format!("command -v {tool}")])
-                .stdout(Stdio::null())
-                .status()
-                .is_ok_and(|status| status.success());
-            if !found {
-                return Err(format!("{tool} is not installed"));
-            }
-        }
-        for user in [USER_A, USER_B] {
-            if uid_of(user).is_none() {
-                let status = Command::new("useradd")
-                    .args([
-                        "--system",
-                        "--no-create-home",
-                        "--shell",
-                        "/usr/sbin/nologin",
-                        user,
-                    ])
-                    .status()
-                    .map_err(|err| err.to_string())?;
-                if !status.success() && uid_of(user).is_none() {
-                    return Err(format!("useradd {user} failed"));
-                }
-            }
-        }
-        Ok(())
-    });
-    match ready {
-        Ok(()) => true,
-        Err(why) => {
-            eprintln!("SKIPPED: {why}");
-            false
-        }
-    }
-}
-
-fn uid_of(user: &str) -> Option<u32> {
-    nix::unistd::User::from_name(user)
-        .ok()
-        .flatten()
-        .map(|user| user.uid.as_raw())
-}
 
 /// A root daemon in a temp dir whose socket every test user can reach (as
 /// members of the daemon's group could), killed with its jobs on drop.

@@ -11,7 +11,7 @@ pub const USER_A: &str = "interstice-test-a";
 pub const USER_B: &str = "interstice-test-b";
 
 /// True (after creating the test users) if the tests can run: as root,
-/// with `setpriv`, `curl` and `/usr/bin/python3` (a squatter's listener);
+/// with `setpriv`, `curl`, `flock` and `/usr/bin/python3` (a squatter's listener);
 /// else says why once and returns false.
 pub fn privileged() -> bool {
     static READY: OnceLock<Result<(), String>> = OnceLock::new();
@@ -19,7 +19,7 @@ pub fn privileged() -> bool {
         if !nix::unistd::geteuid().is_root() {
             return Err("not root: the attack tests need to create users and run root daemons".into());
         }
-        for tool in ["setpriv", "curl", "useradd", "/usr/bin/python3"] {
+        for tool in ["setpriv", "curl", "useradd", "flock", "/usr/bin/python3"] {
             let found = Command::new("sh")
                 .args(["-c", &format!("command -v {tool}")])
                 .stdout(Stdio::null())
