@@ -9,10 +9,9 @@ use super::state::Actor;
 use crate::exec::ObservedEnd;
 
 impl Actor {
-    /// Store job `id`'s end; when the state cannot be written, keep it
-    /// (here and in the job's status file) for [`Actor::retry_ends`].
-    pub(super) fn store_end(&mut self, end: PendingEnd) {
-        let result = self.store.job_ended(
+    /// One attempt at writing `end` to the store.
+    fn write_end(&mut self, end: &PendingEnd) -> Result<(), crate::store::StoreError> {
+        self.store.job_ended(
             end.id,
             end.time,
             &end.state,
@@ -20,7 +19,13 @@ impl Actor {
             end.evicted,
             &end.why,
             end.slo_violated,
-        );
+        )
+    }
+
+    /// Store job `id`'s end; when the state cannot be written, keep it
+    /// (here and in the job's status file) for [`Actor::retry_ends`].
+    pub(super) fn store_end(&mut self, end: PendingEnd) {
+        let result = self.write_end(&end);
         let Err(err) = result else { return };
         if self.store.write_failure().is_none() {
             // This statement was refused, not the disk: retrying would not help.
@@ -54,15 +59,7 @@ impl Actor {
         let pending = std::mem::take(&mut self.pending_ends);
         let mut left = pending.into_iter();
         for end in left.by_ref() {
-            let stored = self.store.job_ended(
-                end.id,
-                end.time,
-                &end.state,
-                end.exit_code,
-                end.evicted,
-                &end.why,
-                end.slo_violated,
-            );
+            let stored = self.write_end(&end);
             match stored {
                 Ok(()) => tracing::info!(
                     job = end.id,
