@@ -64,6 +64,9 @@ pub struct BrokerConfig {
     /// Bound on each exchange with a member (forwarding a job, asking a job's state), seconds.
     #[serde(default = "default_datacenter_timeout")]
     pub timeout_seconds: f64,
+    // The peer keys below repeat MemberConfig's on purpose: serde cannot
+    // `flatten` a shared struct into one that denies unknown fields, and a
+    // misspelt key must stay an error naming it.
     /// The uid the data center's daemons run as besides root (whom the
     /// peers must prove to be, [`peer_rule`]); default: this daemon's.
     #[serde(default)]
