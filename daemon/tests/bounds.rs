@@ -19,10 +19,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_intersticed");
 
 /// `args` run as the test user (`setpriv`).
 fn as_user(args: &[&str]) -> Command {
-    let mut command = Command::new("setpriv");
-    command
-        .args(["--reuid", USER, "--regid", USER, "--init-groups"])
-        .args(args);
+    let mut command = common::users::as_user(USER);
+    command.args(args);
     command
 }
 

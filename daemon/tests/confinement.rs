@@ -88,18 +88,8 @@ impl Daemon {
             r#"{{"procs":{procs},"walltime":60,"slo":600,"argv":{}{extra}}}"#,
             serde_json::to_string(argv).unwrap()
         );
-        let output = Command::new("setpriv")
-            .args([
-                "--reuid",
-                USER,
-                "--regid",
-                USER,
-                "--init-groups",
-                "curl",
-                "-s",
-                "-X",
-                "POST",
-            ])
+        let output = common::users::as_user(USER)
+            .args(["curl", "-s", "-X", "POST"])
             .arg("--unix-socket")
             .arg(self.dir.path().join("d.sock"))
             .args(["-H", "Content-Type: application/json", "--data-binary", &body])

@@ -114,8 +114,8 @@ impl Node {
 
     /// `POST /v1/jobs` over the Unix socket as `user`: (HTTP status, body).
     fn submit_as(&self, user: &str, body: &str) -> (u16, String) {
-        let output = Command::new("setpriv")
-            .args(["--reuid", user, "--regid", user, "--init-groups", "curl", "-s"])
+        let output = common::users::as_user(user)
+            .args(["curl", "-s"])
             .arg("--unix-socket")
             .arg(self.socket())
             .args(["-w", "\n%{http_code}", "-H", "Content-Type: application/json"])
@@ -220,10 +220,8 @@ impl Squatter {
     /// As [`Squatter::bind`], serving TLS with `identity` (certificate, key) if given.
     fn bind_tls(user: &str, address: &str, identity: Option<&Identity>) -> Squatter {
         let heard = tempfile::NamedTempFile::new().unwrap();
-        let mut command = Command::new("setpriv");
-        command
-            .args(["--reuid", user, "--regid", user, "--init-groups"])
-            .args(["/usr/bin/python3", "-c", SQUATTER, address, "60"]);
+        let mut command = common::users::as_user(user);
+        command.args(["/usr/bin/python3", "-c", SQUATTER, address, "60"]);
         if let Some(identity) = identity {
             command.arg(&identity.certificate).arg(&identity.key);
         }

@@ -104,17 +104,8 @@ impl Daemon {
             r#"{{"procs":1,"walltime":{walltime},"slo":600,"argv":{}}}"#,
             serde_json::to_string(argv).unwrap()
         );
-        let output = Command::new("setpriv")
-            .args([
-                "--reuid",
-                USER,
-                "--regid",
-                USER,
-                "--init-groups",
-                "curl",
-                "-s",
-                "--unix-socket",
-            ])
+        let output = common::users::as_user(USER)
+            .args(["curl", "-s", "--unix-socket"])
             .arg(self.dir.join("d.sock"))
             .args(["-H", "Content-Type: application/json", "--data-binary", &body])
             .arg("http://localhost/v1/jobs")

@@ -112,19 +112,9 @@ impl Daemon {
 
     /// `method path [body]` as `user`: (HTTP status, body).
     fn as_user(&self, user: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
-        let mut command = Command::new("setpriv");
+        let mut command = common::users::as_user(user);
         command
-            .args([
-                "--reuid",
-                user,
-                "--regid",
-                user,
-                "--init-groups",
-                "curl",
-                "-s",
-                "-X",
-                method,
-            ])
+            .args(["curl", "-s", "-X", method])
             .arg("--unix-socket")
             .arg(self.socket())
             .args(["-w", "\n%{http_code}", "-H", "Content-Type: application/json"]);

@@ -64,3 +64,11 @@ pub fn uid_of(user: &str) -> Option<u32> {
         .flatten()
         .map(|user| user.uid.as_raw())
 }
+
+/// A command run as `user` (`setpriv`, its own uid, gid and groups): the
+/// program and its arguments are the caller's to add.
+pub fn as_user(user: &str) -> Command {
+    let mut command = Command::new("setpriv");
+    command.args(["--reuid", user, "--regid", user, "--init-groups"]);
+    command
+}
