@@ -12,7 +12,7 @@
 //! `jobs.csv`.
 
 use interstice_core::placement::Criterion;
-use interstice_core::{EngineConfig, PredictionQuality, ReservationDepth, Summary, Time};
+use interstice_core::{EngineConfig, PredictionQuality, PredictorQualities, ReservationDepth, Summary, Time};
 use serde::Serialize;
 
 /// `summary.json` as a wire struct: the metrics, then the config.
@@ -38,6 +38,10 @@ pub(crate) struct SummaryWire<'a> {
     cloud: CloudWire,
     prediction: PredictionWire,
     predictors: PredictorsWire,
+    /// Violations HPC work submitted after the job's prediction caused.
+    unforeseeable_violations: u64,
+    /// `predictors` over the other cloud jobs, the foreseeable ones.
+    predictors_foreseeable: PredictorsWire,
     config: ConfigWire,
     #[serde(skip_serializing_if = "Option::is_none")]
     run: Option<&'a serde_json::Value>,
@@ -119,6 +123,8 @@ struct PredictionWire {
     thesis_accuracy: Option<f64>,
     thesis_precision: Option<f64>,
     brier: Option<f64>,
+    /// The Brier score without the learned predictor's eviction hazard.
+    brier_without_hazard: Option<f64>,
 }
 
 impl From<&PredictionQuality> for PredictionWire {
@@ -135,6 +141,7 @@ impl From<&PredictionQuality> for PredictionWire {
             thesis_accuracy: quality.thesis_accuracy.and_then(finite),
             thesis_precision: quality.thesis_precision.and_then(finite),
             brier: quality.brier.and_then(finite),
+            brier_without_hazard: quality.brier_without_hazard.and_then(finite),
         }
     }
 }
@@ -145,6 +152,16 @@ struct PredictorsWire {
     exact: PredictionWire,
     thesis: PredictionWire,
     learned: PredictionWire,
+}
+
+impl From<&PredictorQualities> for PredictorsWire {
+    fn from(qualities: &PredictorQualities) -> Self {
+        PredictorsWire {
+            exact: PredictionWire::from(&qualities.exact),
+            thesis: PredictionWire::from(&qualities.thesis),
+            learned: PredictionWire::from(&qualities.learned),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -253,11 +270,9 @@ pub(crate) fn summary_wire<'a>(
             lost_work: finite(summary.lost_work),
         },
         prediction: PredictionWire::from(&summary.prediction),
-        predictors: PredictorsWire {
-            exact: PredictionWire::from(&summary.predictors.exact),
-            thesis: PredictionWire::from(&summary.predictors.thesis),
-            learned: PredictionWire::from(&summary.predictors.learned),
-        },
+        predictors: PredictorsWire::from(&summary.predictors),
+        unforeseeable_violations: summary.unforeseeable_violations,
+        predictors_foreseeable: PredictorsWire::from(&summary.predictors_foreseeable),
         config: ConfigWire {
             policy: config.policy.name(),
             procs: config.procs,

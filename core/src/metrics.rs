@@ -39,6 +39,11 @@ pub struct JobRecord {
     /// Its runs an eviction ended before it was resubmitted, in order (its
     /// last run, evicted or not, is `start`..`end` on `procs`).
     pub evicted_runs: Vec<EvictedRun>,
+    /// HPC work submitted after this cloud job's prediction evicted it, took
+    /// the place planned for it, or (shared-queue) started ahead of it so
+    /// that it started later than planned: no plan could foresee what that
+    /// did to it (see [`JobRecord::unforeseeable_violation`]).
+    pub hit_by_later_hpc: bool,
 }
 
 /// Why a running job stopped.
@@ -61,6 +66,9 @@ pub struct Verdict {
     pub predicts_violation: bool,
     /// Its probability ([`Prediction::probability`]).
     pub probability: f64,
+    /// Its probability without the eviction hazard
+    /// ([`Prediction::probability_without_hazard`]).
+    pub probability_without_hazard: f64,
 }
 
 impl From<&Prediction> for Verdict {
@@ -68,6 +76,7 @@ impl From<&Prediction> for Verdict {
         Verdict {
             predicts_violation: p.predicts_violation,
             probability: p.probability,
+            probability_without_hazard: p.probability_without_hazard,
         }
     }
 }
@@ -117,6 +126,7 @@ impl JobRecord {
             rejected: false,
             counter_offer_slo: None,
             evicted_runs: Vec::new(),
+            hit_by_later_hpc: false,
         }
     }
 
@@ -131,6 +141,13 @@ impl JobRecord {
             return false;
         };
         violates(deadline, self.end.zip(self.end_reason))
+    }
+
+    /// Did this cloud job violate because of HPC work submitted after its
+    /// prediction ([`JobRecord::hit_by_later_hpc`])? Such violations are
+    /// scored apart: the foreseeable jobs are all the others.
+    pub fn unforeseeable_violation(&self) -> bool {
+        self.hit_by_later_hpc && self.violated()
     }
 
     /// Wait `start − submit` of the last run (from the first arrival).
@@ -205,6 +222,7 @@ impl PredictionQuality {
             thesis_accuracy: ratio(fpf + fnf, tpf + fpf),
             thesis_precision: ratio(tpf, tpf + fnf),
             brier,
+            brier_without_hazard: brier,
         }
     }
 }
@@ -238,6 +256,10 @@ pub struct PredictionQuality {
     /// the error rate).
     #[cfg_attr(feature = "serde", serde(default))]
     pub brier: Option<f64>,
+    /// The Brier score of the probabilities without the eviction hazard
+    /// (the learned predictor's; the others' equal `brier`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub brier_without_hazard: Option<f64>,
 }
 
 /// The prediction quality of every predictor over the same cloud jobs.
@@ -253,6 +275,14 @@ pub struct PredictorQualities {
 }
 
 impl PredictorQualities {
+    fn from_tallies(tallies: &[QualityTally; Predictor::ALL.len()]) -> PredictorQualities {
+        PredictorQualities {
+            exact: tallies[Predictor::Exact.index()].quality(),
+            thesis: tallies[Predictor::Thesis.index()].quality(),
+            learned: tallies[Predictor::Learned.index()].quality(),
+        }
+    }
+
     /// The quality of `predictor`.
     pub fn of(&self, predictor: Predictor) -> &PredictionQuality {
         match predictor {
@@ -305,6 +335,15 @@ pub struct Summary {
     /// Prediction quality of every predictor, over the same jobs.
     #[cfg_attr(feature = "serde", serde(default))]
     pub predictors: PredictorQualities,
+    /// Violations of cloud jobs (scored by the predictors) that HPC work
+    /// submitted after their prediction caused
+    /// ([`JobRecord::unforeseeable_violation`]).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub unforeseeable_violations: u64,
+    /// Prediction quality of every predictor over the foreseeable jobs: the
+    /// jobs of `predictors` without those unforeseeable violations.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub predictors_foreseeable: PredictorQualities,
 }
 
 impl Summary {
@@ -327,7 +366,8 @@ impl Summary {
     ///   not rejected: predicted = [`Prediction::predicts_violation`],
     ///   occurred = [`JobRecord::violated`], the Brier score from
     ///   [`Prediction::probability`]; `predictors` the same for each
-    ///   predictor's [`JobRecord::verdicts`].
+    ///   predictor's [`JobRecord::verdicts`]; `predictors_foreseeable` the
+    ///   same without the `unforeseeable_violations`.
     pub fn compute<'a>(records: impl IntoIterator<Item = &'a JobRecord>, procs: u32) -> Summary {
         let mut tally = SummaryTally::default();
         for record in records {
@@ -374,6 +414,9 @@ pub struct SummaryTally {
     /// The admitting predictor, then each of [`Predictor::ALL`].
     prediction: QualityTally,
     predictors: [QualityTally; Predictor::ALL.len()],
+    /// The same over the foreseeable jobs, and the unforeseeable violations.
+    foreseeable: [QualityTally; Predictor::ALL.len()],
+    unforeseeable: u64,
 }
 
 /// An exact sum (integer ticks or fixed point) and the number of its terms.
@@ -401,8 +444,10 @@ impl MeanTally {
 struct QualityTally {
     /// tp, fp, fn, tn.
     confusion: [u64; 4],
-    /// Σ (probability − outcome)² × 2^(2·BRIER_BITS).
+    /// Σ (probability − outcome)² × 2^(2·BRIER_BITS), then the same
+    /// without the eviction hazard.
     squared_error: u128,
+    squared_error_without_hazard: u128,
 }
 
 /// Fixed-point bits of a probability in the Brier sum.
@@ -417,19 +462,27 @@ impl QualityTally {
             (false, false) => 3,
         };
         self.confusion[cell] += 1;
-        let one = 1i64 << BRIER_BITS;
-        let p = (verdict.probability.clamp(0.0, 1.0) * one as f64).round() as i64;
-        let error = (p - if violated { one } else { 0 }).unsigned_abs() as u128;
-        self.squared_error += error * error;
+        self.squared_error += squared_error(verdict.probability, violated);
+        self.squared_error_without_hazard += squared_error(verdict.probability_without_hazard, violated);
     }
 
     fn quality(&self) -> PredictionQuality {
         let [tp, fp, fn_, tn] = self.confusion;
         let n = tp + fp + fn_ + tn;
-        let brier =
-            (n > 0).then(|| self.squared_error as f64 / (1u128 << (2 * BRIER_BITS)) as f64 / n as f64);
-        PredictionQuality::from_counts(tp, fp, fn_, tn, brier)
+        let mean = |sum: u128| (n > 0).then(|| sum as f64 / (1u128 << (2 * BRIER_BITS)) as f64 / n as f64);
+        PredictionQuality {
+            brier_without_hazard: mean(self.squared_error_without_hazard),
+            ..PredictionQuality::from_counts(tp, fp, fn_, tn, mean(self.squared_error))
+        }
     }
+}
+
+/// `(probability − outcome)²` in fixed point (2^(2·BRIER_BITS) is 1).
+fn squared_error(probability: f64, violated: bool) -> u128 {
+    let one = 1i64 << BRIER_BITS;
+    let p = (probability.clamp(0.0, 1.0) * one as f64).round() as i64;
+    let error = (p - if violated { one } else { 0 }).unsigned_abs() as u128;
+    error * error
 }
 
 /// Fixed-point scale of bounded slowdowns: 2^52, so a value ≥ 1 is an integer.
@@ -498,6 +551,13 @@ impl SummaryTally {
                 for (tally, &verdict) in self.predictors.iter_mut().zip(verdicts) {
                     tally.add(verdict, violated);
                 }
+                if r.unforeseeable_violation() {
+                    self.unforeseeable += 1;
+                } else {
+                    for (tally, &verdict) in self.foreseeable.iter_mut().zip(verdicts) {
+                        tally.add(verdict, violated);
+                    }
+                }
             }
         }
     }
@@ -526,11 +586,9 @@ impl SummaryTally {
             lost_work: ticks_to_secs(self.lost_ticks),
             rejected: self.rejected,
             prediction: self.prediction.quality(),
-            predictors: PredictorQualities {
-                exact: self.predictors[Predictor::Exact.index()].quality(),
-                thesis: self.predictors[Predictor::Thesis.index()].quality(),
-                learned: self.predictors[Predictor::Learned.index()].quality(),
-            },
+            predictors: PredictorQualities::from_tallies(&self.predictors),
+            unforeseeable_violations: self.unforeseeable,
+            predictors_foreseeable: PredictorQualities::from_tallies(&self.foreseeable),
         }
     }
 }

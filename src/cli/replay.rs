@@ -411,6 +411,18 @@ fn print_summary(done: &Replayed, out: &Path, jobs_csv: bool, wall: f64) -> anyh
             })
             .collect();
         outln!("every predictor, precision/recall/Brier: {}", scored.join(", "))?;
+        let foreseeable: Vec<String> = Predictor::ALL
+            .into_iter()
+            .map(|predictor| {
+                let q = summary.predictors_foreseeable.of(predictor);
+                format!("{predictor} {:.3}/{:.3}", Shown(q.precision), Shown(q.recall))
+            })
+            .collect();
+        outln!(
+            "foreseeable jobs ({} unforeseeable violations left out), precision/recall: {}",
+            summary.unforeseeable_violations,
+            foreseeable.join(", ")
+        )?;
     }
     if stats.never_started > 0 {
         outln!("warning: {} jobs never started", stats.never_started)?;

@@ -33,6 +33,7 @@ mod answers;
 mod backfill;
 mod cloud;
 mod fifo;
+mod foresight;
 mod mirror;
 mod overdue;
 mod placement;
@@ -89,6 +90,8 @@ struct Entry {
     /// Cloud job: where its learned prediction fell in the calibration
     /// table, so that its outcome is counted there.
     calibration: Option<CalibrationBin>,
+    /// What the foresight rule needs (`foresight`).
+    marks: foresight::Marks,
 }
 
 type QKey = (Time, JobId, usize);
@@ -187,6 +190,8 @@ pub(super) struct State {
     final_ready: Vec<usize>,
     /// What the learned predictor knows from the jobs that ended.
     learner: Learner,
+    /// HPC starts, for the shared-queue foresight rule.
+    hpc_starts: foresight::HpcStarts,
     /// Queued jobs beyond the reservation depth, for backfilling (empty
     /// while the depth is unlimited).
     tail: backfill::Tail,
@@ -257,6 +262,7 @@ impl State {
             newly_final: Vec::new(),
             final_ready: Vec::new(),
             learner: Learner::default(),
+            hpc_starts: foresight::HpcStarts::default(),
             tail: backfill::Tail::default(),
             cars_every_session: false,
         }
@@ -362,11 +368,13 @@ impl State {
             in_backlog: false,
             qtime: qkey.0,
             calibration: None,
+            marks: foresight::Marks::default(),
         });
         let kind = job.kind;
         self.records.push(JobRecord::new(job));
         match kind {
             JobKind::Hpc => {
+                self.learner.hpc_arrived(self.records[idx].job.procs, qkey.0);
                 self.hpc_queue.insert((qkey.0, qkey.1, idx));
                 self.new_hpc.push(idx);
                 self.hpc_changed = true;
@@ -396,6 +404,9 @@ impl State {
                 let (answers, bin) = self.answers(cfg, (exact, earliest), procs, wt, slo, a, now);
                 let pred = answers[cfg.predictor.index()].clone();
                 self.jobs[idx].calibration = Some(bin);
+                if self.shared {
+                    self.jobs[idx].marks.planned_start = exact;
+                }
                 self.records[idx].verdicts = Some(answers.each_ref().map(Verdict::from));
                 self.records[idx].prediction = Some(pred.clone());
                 if cfg.rejects(&pred) {
@@ -431,7 +442,7 @@ impl State {
             // eviction is a kill from outside.
             if reason == EndReason::Evicted && self.job(idx).kind == JobKind::Cloud && !self.shared {
                 // Killed for eviction by someone else: same as ours.
-                self.evict(idx, now);
+                self.evict(idx, now, None);
                 self.pending_evicts.retain(|&i| i != idx);
             } else {
                 self.stop_running(idx, now);
@@ -570,7 +581,7 @@ impl State {
             if t > now {
                 break;
             }
-            self.evict(idx, now);
+            self.evict(idx, now, None);
         }
         // Cloud reservations that are due.
         let mut cloud_starts = Vec::new();
@@ -680,7 +691,7 @@ impl State {
                 .filter_map(|p| self.owner.get(&p).copied())
                 .collect();
             for v in victims {
-                self.evict(v, now);
+                self.evict(v, now, Some(idx));
             }
         }
         self.pending_starts.extend(starts);
@@ -699,6 +710,7 @@ impl State {
                 let fit = self.all().earliest_fit(job.procs, job.walltime, now, Mask::Area);
                 self.place_cloud(cfg, idx, fit);
             }
+            self.blame_displacement(idx);
         }
     }
 
@@ -717,15 +729,15 @@ impl State {
 
     // ----- plan mechanics ----------------------------------------------------
 
-    /// Occupy `bits` over `[s, e)` with HPC work (both layers); cloud work in
-    /// the way gives way (see the module docs).
-    fn hpc_occupy(&mut self, bits: &Bits, s: Time, e: Time) {
+    /// Occupy `bits` over `[s, e)` with job `cause`'s HPC-layer work (both
+    /// layers); cloud work in the way gives way (see the module docs).
+    fn hpc_occupy(&mut self, cause: usize, bits: &Bits, s: Time, e: Time) {
         self.hpc.reserve(bits, s, e);
         let Some(all) = self.cloud_layer.as_ref() else {
             return;
         };
         if !all.is_free(bits, s, e) {
-            self.clear_cloud(bits, s, e);
+            self.clear_cloud(bits, s, e, cause);
         }
         self.cloud_mut().reserve(bits, s, e);
     }
@@ -797,6 +809,7 @@ impl State {
                 let entry = &mut self.jobs[i];
                 entry.occ_end = full_end;
                 entry.evict_at = Time::INFINITY;
+                entry.marks.doom_cause = None;
             }
         }
     }
@@ -854,6 +867,10 @@ impl State {
             r.0 = now;
         }
         let kind = self.job(idx).kind;
+        match kind {
+            JobKind::Hpc => self.hpc_starts.started(idx, now),
+            JobKind::Cloud => self.blame_overtaking(idx, now),
+        }
         self.running_of(kind).insert(idx);
         self.deadlines.insert((now + wt, idx));
         let r = &mut self.records[idx];
@@ -900,11 +917,13 @@ impl State {
         }
     }
 
-    /// Evict a running cloud job now.
-    fn evict(&mut self, idx: usize, now: Time) {
+    /// Evict a running cloud job now, for HPC-layer job `cause` (`None`:
+    /// see [`State::blame_eviction`]).
+    fn evict(&mut self, idx: usize, now: Time, cause: Option<usize>) {
         if self.jobs[idx].st != St::Running {
             return;
         }
+        self.blame_eviction(idx, cause);
         self.stop_running(idx, now);
         self.jobs[idx].st = St::Evicting;
         let job = &self.records[idx].job;

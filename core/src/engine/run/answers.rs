@@ -118,8 +118,15 @@ impl State {
         };
         let estimate = self.learner.estimate(procs, wt, exact, now, cloud_share);
         let mut answer = prediction(cfg, estimate.start, estimate.run, slo, arrival);
-        let bin = Learner::bin_of(answer.violation_seconds, wt, exact == Some(now));
+        let idle = estimate
+            .start
+            .map_or(0, |start| self.all().free_count_at(start, Mask::All));
+        let hazard = self.learner.hazard(idle, estimate.start, estimate.run);
+        let bin = Learner::bin_of(answer.violation_seconds, wt, exact == Some(now), hazard);
         answer.probability = self.learner.probability(bin, answer.predicts_violation);
+        answer.probability_without_hazard = self
+            .learner
+            .probability_without_hazard(bin, answer.predicts_violation);
         (answer, bin)
     }
 

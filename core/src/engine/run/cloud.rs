@@ -116,10 +116,14 @@ impl State {
         }
     }
 
-    /// Remove cloud work from `bits` over `[s, e)` in the `all` layer.
-    pub(super) fn clear_cloud(&mut self, bits: &Bits, s: Time, e: Time) {
+    /// Remove cloud work from `bits` over `[s, e)` in the `all` layer, for
+    /// HPC-layer job `cause`.
+    pub(super) fn clear_cloud(&mut self, bits: &Bits, s: Time, e: Time, cause: usize) {
         let now = self.now;
         for i in self.reserved_in(&self.cloud_queue, bits, s, e) {
+            if let Some((start, _)) = self.jobs[i].res {
+                self.jobs[i].marks.displaced = Some((cause, start));
+            }
             self.unreserve(i);
             self.displaced.push(i);
         }
@@ -133,7 +137,7 @@ impl State {
             .collect();
         for i in running {
             if s <= now {
-                self.evict(i, now);
+                self.evict(i, now, Some(cause));
             } else {
                 let e_old = self.jobs[i].occ_end;
                 let b = self.jobs[i]
@@ -144,6 +148,7 @@ impl State {
                 self.cloud_mut().release(&b, s, e_old);
                 let entry = &mut self.jobs[i];
                 entry.occ_end = s;
+                entry.marks.doom_cause = Some(cause);
                 let old = std::mem::replace(&mut entry.evict_at, s);
                 if !old.is_infinite() {
                     self.dooms.remove(&(old, i));
@@ -193,6 +198,7 @@ impl State {
         e.st = St::Running;
         e.occ_end = now + wt;
         e.evict_at = Time::INFINITY;
+        e.marks.doom_cause = None;
         let bits = e
             .res
             .as_ref()

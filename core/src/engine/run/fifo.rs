@@ -83,7 +83,7 @@ impl State {
             return false;
         }
         let bits = self.choose_hpc(cfg, &cand, k, now);
-        self.hpc_occupy(&bits, now, now + wt);
+        self.hpc_occupy(idx, &bits, now, now + wt);
         self.jobs[idx].res = Some((now, bits));
         self.start_hpc(idx, now);
         true

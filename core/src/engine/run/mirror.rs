@@ -89,6 +89,7 @@ impl State {
             // A job cut short by HPC work the old layer had gets its whole run back first.
             let doom = std::mem::replace(&mut self.jobs[idx].evict_at, Time::INFINITY);
             if !doom.is_infinite() {
+                self.jobs[idx].marks.doom_cause = None;
                 self.dooms.remove(&(doom, idx));
                 let start = self.records[idx].start.unwrap_or(now);
                 self.jobs[idx].occ_end = start + self.job(idx).walltime;
@@ -102,7 +103,7 @@ impl State {
                     // Not held in the rebuilt layer: the eviction must free
                     // nothing there (the plan's job holds those processors).
                     self.jobs[idx].occ_end = now;
-                    self.evict(idx, now);
+                    self.evict(idx, now, None);
                     evicted += 1;
                 }
                 conflict => {

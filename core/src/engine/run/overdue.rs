@@ -56,7 +56,7 @@ impl State {
                     self.new_hpc.push(i);
                 }
                 self.hpc_changed = true;
-                self.hpc_occupy(&bits, now, until);
+                self.hpc_occupy(idx, &bits, now, until);
                 until
             } else {
                 // HPC work planned on these processors meanwhile evicts

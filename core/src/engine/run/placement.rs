@@ -130,7 +130,7 @@ impl State {
                 _ => (s, self.choose_hpc(cfg, &cand, k, s)),
             }
         };
-        self.hpc_occupy(&bits, s, s + wt);
+        self.hpc_occupy(idx, &bits, s, s + wt);
         self.hpc_timers.insert((s, idx));
         self.jobs[idx].res = Some((s, bits));
     }
