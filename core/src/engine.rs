@@ -658,6 +658,13 @@ impl Engine {
         self.st.verdicts(id)
     }
 
+    /// Whether HPC work submitted after this cloud job's prediction evicted
+    /// or delayed it so far ([`crate::JobRecord::hit_by_later_hpc`]; `None`:
+    /// unknown or handed-over job).
+    pub fn hit_by_later_hpc(&self, id: JobId) -> Option<bool> {
+        self.st.hit_by_later_hpc(id)
+    }
+
     /// Make a batch system's plan the HPC layer at `now` ([`crate::mirror`]):
     /// its jobs busy where and when it says, its blocked processors held
     /// (with the maintenance windows of the config), its unplanned jobs

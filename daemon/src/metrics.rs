@@ -138,6 +138,12 @@ pub struct Metrics {
     /// Every predictor's confusion counts over the same jobs,
     /// `predictor="exact"|"thesis"|"learned"`, `outcome="tp"|"fp"|"fn"|"tn"`.
     predictor_outcomes: IntCounterVec,
+    /// The same over the foreseeable jobs: without the violations HPC work
+    /// submitted after the job's prediction caused, which are counted in
+    /// `unforeseeable_violations` (jobs whose cause is not known, Slurm's,
+    /// are in neither).
+    predictor_foreseeable_outcomes: IntCounterVec,
+    unforeseeable_violations: IntCounter,
     /// The violation probability of each admission answer.
     predicted_violation_probability: Histogram,
     /// Time to answer an admission (submit or predict).
@@ -257,6 +263,17 @@ impl Metrics {
                 "Every predictor's violation predictions against outcomes, over the same cloud jobs",
                 &["predictor", "outcome"],
             ),
+            predictor_foreseeable_outcomes: counter_vec(
+                "predictor_foreseeable_outcomes_total",
+                "Every predictor's violation predictions against outcomes, over the cloud jobs this daemon \
+                 placed, without the violations HPC work submitted after the prediction caused",
+                &["predictor", "outcome"],
+            ),
+            unforeseeable_violations: counter(
+                "unforeseeable_violations_total",
+                "SLO violations of cloud jobs this daemon placed that HPC work submitted after their \
+                 prediction caused (evicted them or took their place)",
+            ),
             predicted_violation_probability: histogram(
                 "predicted_violation_probability",
                 "The violation probability of each admission (calibrated by the learned predictor; 0 or 1 \
@@ -310,6 +327,8 @@ impl Metrics {
             self.prediction_outcomes.with_label_values(&[outcome]);
             for predictor in PredictorVerdicts::NAMES {
                 self.predictor_outcomes.with_label_values(&[predictor, outcome]);
+                self.predictor_foreseeable_outcomes
+                    .with_label_values(&[predictor, outcome]);
             }
         }
         for result in HOLD_RESULTS {
@@ -343,6 +362,8 @@ impl Metrics {
             Box::new(self.build_info.clone()),
             Box::new(self.prediction_outcomes.clone()),
             Box::new(self.predictor_outcomes.clone()),
+            Box::new(self.predictor_foreseeable_outcomes.clone()),
+            Box::new(self.unforeseeable_violations.clone()),
             Box::new(self.predicted_violation_probability.clone()),
             Box::new(self.admission_duration.clone()),
             Box::new(self.plan_age_seconds.clone()),
@@ -459,11 +480,33 @@ impl Metrics {
     }
 
     /// Count every predictor's verdict for a job that ended, `violated` or not.
-    pub fn predictor_outcomes(&self, verdicts: PredictorVerdicts, violated: bool) {
+    ///
+    /// `hit_by_later_hpc`: whether HPC work submitted after the job's
+    /// prediction evicted or delayed it (`None`: not known, as for Slurm's
+    /// jobs). Known, the job counts in the foreseeable series too, or, if it
+    /// violated because of that work, as an unforeseeable violation.
+    pub fn predictor_outcomes(
+        &self,
+        verdicts: PredictorVerdicts,
+        violated: bool,
+        hit_by_later_hpc: Option<bool>,
+    ) {
+        let foreseeable = match hit_by_later_hpc {
+            None => false,
+            Some(true) if violated => {
+                self.unforeseeable_violations.inc();
+                false
+            }
+            Some(_) => true,
+        };
         for (predictor, predicted) in PredictorVerdicts::NAMES.into_iter().zip(verdicts.each()) {
-            self.predictor_outcomes
-                .with_label_values(&[predictor, outcome(predicted, violated)])
-                .inc();
+            let labels = [predictor, outcome(predicted, violated)];
+            self.predictor_outcomes.with_label_values(&labels).inc();
+            if foreseeable {
+                self.predictor_foreseeable_outcomes
+                    .with_label_values(&labels)
+                    .inc();
+            }
         }
     }
 

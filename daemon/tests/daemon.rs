@@ -418,11 +418,17 @@ fn metrics_pass_promtool() {
         "{text}"
     );
     // The job that ran is scored by every predictor: each said met, and it was.
-    for predictor in ["exact", "thesis", "learned"] {
-        let series =
-            format!("interstice_predictor_outcomes_total{{outcome=\"tn\",predictor=\"{predictor}\"}} 1\n");
-        assert!(text.contains(&series), "{series} not in\n{text}");
+    // Nothing evicted or delayed it: it is foreseeable, in that series too.
+    for family in ["predictor_outcomes_total", "predictor_foreseeable_outcomes_total"] {
+        for predictor in ["exact", "thesis", "learned"] {
+            let series = format!("interstice_{family}{{outcome=\"tn\",predictor=\"{predictor}\"}} 1\n");
+            assert!(text.contains(&series), "{series} not in\n{text}");
+        }
     }
+    assert!(
+        text.contains("interstice_unforeseeable_violations_total 0\n"),
+        "{text}"
+    );
     let mut promtool = Command::new("promtool")
         .args(["check", "metrics"])
         .stdin(Stdio::piped())

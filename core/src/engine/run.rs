@@ -298,6 +298,10 @@ impl State {
         self.records[self.lookup(id).ok()?].verdicts
     }
 
+    pub(super) fn hit_by_later_hpc(&self, id: JobId) -> Option<bool> {
+        Some(self.records[self.lookup(id).ok()?].hit_by_later_hpc)
+    }
+
     fn job(&self, idx: usize) -> &Job {
         &self.records[idx].job
     }

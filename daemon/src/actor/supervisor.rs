@@ -268,7 +268,8 @@ impl Actor {
         self.metrics.slo_verdict(violated);
         self.metrics.prediction_outcome(job.predicts_violation, violated);
         if let Some(verdicts) = job.verdicts {
-            self.metrics.predictor_outcomes(verdicts, violated);
+            let hit = self.driver.engine().hit_by_later_hpc(JobId(id));
+            self.metrics.predictor_outcomes(verdicts, violated, hit);
         }
     }
 

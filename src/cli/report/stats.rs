@@ -107,13 +107,14 @@ pub struct PredictionRow {
 
 /// The prediction table: per predictor scored and setting, over m_conv ≤
 /// 320 and over m_conv ≤ 320 with f < 5. Every run scores every predictor
-/// over the same cloud jobs; the admitting predictor is part of the setting
-/// only when it varies (under admit-all it changes no decision).
+/// over the same cloud jobs, and again over its foreseeable ones; the
+/// admitting predictor is part of the setting only when it varies (under
+/// admit-all it changes no decision).
 pub fn prediction_rows(runs: &[Run]) -> Vec<PredictionRow> {
     let varying = Dimension::varying(runs, &[]);
     let mut settings: BTreeMap<(&'static str, String), Vec<(&Run, PredictionQuality)>> = BTreeMap::new();
     for run in runs {
-        for (predictor, quality) in run.scored() {
+        for (predictor, quality) in run.scored().into_iter().chain(run.scored_foreseeable()) {
             settings
                 .entry((predictor, run.setting(&varying)))
                 .or_default()

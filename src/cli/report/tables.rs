@@ -81,6 +81,37 @@ pub struct Run {
     pub learned_tn: Option<u64>,
     #[serde(default, rename = "learned.brier")]
     pub learned_brier: Option<f64>,
+    /// Each predictor over the foreseeable jobs (sweeps before these columns: `None`).
+    #[serde(default, rename = "foreseeable.exact.tp")]
+    pub foreseeable_exact_tp: Option<u64>,
+    #[serde(default, rename = "foreseeable.exact.fp")]
+    pub foreseeable_exact_fp: Option<u64>,
+    #[serde(default, rename = "foreseeable.exact.fn")]
+    pub foreseeable_exact_fn: Option<u64>,
+    #[serde(default, rename = "foreseeable.exact.tn")]
+    pub foreseeable_exact_tn: Option<u64>,
+    #[serde(default, rename = "foreseeable.exact.brier")]
+    pub foreseeable_exact_brier: Option<f64>,
+    #[serde(default, rename = "foreseeable.thesis.tp")]
+    pub foreseeable_thesis_tp: Option<u64>,
+    #[serde(default, rename = "foreseeable.thesis.fp")]
+    pub foreseeable_thesis_fp: Option<u64>,
+    #[serde(default, rename = "foreseeable.thesis.fn")]
+    pub foreseeable_thesis_fn: Option<u64>,
+    #[serde(default, rename = "foreseeable.thesis.tn")]
+    pub foreseeable_thesis_tn: Option<u64>,
+    #[serde(default, rename = "foreseeable.thesis.brier")]
+    pub foreseeable_thesis_brier: Option<f64>,
+    #[serde(default, rename = "foreseeable.learned.tp")]
+    pub foreseeable_learned_tp: Option<u64>,
+    #[serde(default, rename = "foreseeable.learned.fp")]
+    pub foreseeable_learned_fp: Option<u64>,
+    #[serde(default, rename = "foreseeable.learned.fn")]
+    pub foreseeable_learned_fn: Option<u64>,
+    #[serde(default, rename = "foreseeable.learned.tn")]
+    pub foreseeable_learned_tn: Option<u64>,
+    #[serde(default, rename = "foreseeable.learned.brier")]
+    pub foreseeable_learned_brier: Option<f64>,
 }
 
 impl Run {
@@ -134,6 +165,43 @@ impl Run {
             )
         })
         .into_iter()
+        .collect()
+    }
+
+    /// Each predictor's quality over the foreseeable jobs (without the
+    /// violations HPC work submitted after the prediction caused), named
+    /// `<predictor> (foreseeable)`; none in a sweep written before them.
+    pub fn scored_foreseeable(&self) -> Vec<(&'static str, PredictionQuality)> {
+        [
+            (
+                "exact (foreseeable)",
+                self.foreseeable_exact_tp,
+                self.foreseeable_exact_fp,
+                self.foreseeable_exact_fn,
+                self.foreseeable_exact_tn,
+                self.foreseeable_exact_brier,
+            ),
+            (
+                "thesis (foreseeable)",
+                self.foreseeable_thesis_tp,
+                self.foreseeable_thesis_fp,
+                self.foreseeable_thesis_fn,
+                self.foreseeable_thesis_tn,
+                self.foreseeable_thesis_brier,
+            ),
+            (
+                "learned (foreseeable)",
+                self.foreseeable_learned_tp,
+                self.foreseeable_learned_fp,
+                self.foreseeable_learned_fn,
+                self.foreseeable_learned_tn,
+                self.foreseeable_learned_brier,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, tp, fp, fn_, tn, brier)| {
+            Some((name, PredictionQuality::from_counts(tp?, fp?, fn_?, tn?, brier)))
+        })
         .collect()
     }
 

@@ -405,7 +405,7 @@ pub fn record(learned: &Learned, daemon: &Metrics, slurm: &SlurmMetrics) {
             daemon.prediction_outcome(predicted, violated);
         }
         if let (Some(verdicts), Some(violated)) = (job.verdicts, job.slo_violated) {
-            daemon.predictor_outcomes(verdicts, violated);
+            daemon.predictor_outcomes(verdicts, violated, None);
         }
         match daemon.class_index(job.class.as_deref()) {
             Ok(Some(class)) => {
