@@ -123,8 +123,6 @@ struct PredictionWire {
     thesis_accuracy: Option<f64>,
     thesis_precision: Option<f64>,
     brier: Option<f64>,
-    /// The Brier score without the learned predictor's eviction hazard.
-    brier_without_hazard: Option<f64>,
 }
 
 impl From<&PredictionQuality> for PredictionWire {
@@ -141,7 +139,6 @@ impl From<&PredictionQuality> for PredictionWire {
             thesis_accuracy: quality.thesis_accuracy.and_then(finite),
             thesis_precision: quality.thesis_precision.and_then(finite),
             brier: quality.brier.and_then(finite),
-            brier_without_hazard: quality.brier_without_hazard.and_then(finite),
         }
     }
 }

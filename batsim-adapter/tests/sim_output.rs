@@ -48,7 +48,6 @@ fn prediction(completion: Option<f64>, predicts_violation: bool) -> Prediction {
         predicts_violation,
         counter_offer_slo: None,
         probability: if predicts_violation { 1.0 } else { 0.0 },
-        probability_without_hazard: if predicts_violation { 1.0 } else { 0.0 },
     }
 }
 

@@ -276,6 +276,13 @@ impl EngineConfig {
         self.placement.weights(&self.placement_weights)
     }
 
+    /// Does a queued job keep the start it was placed at, never moved
+    /// earlier when work ends early? Algorithm 3 as written places each job
+    /// once (`convergence` under shared-queue); every other policy re-plans.
+    pub(crate) fn places_once(&self) -> bool {
+        self.policy == Policy::Convergence && self.scheduling == Scheduling::SharedQueue
+    }
+
     /// The admission rule of this config ([`Admission::rejects`]).
     pub fn rejects(&self, prediction: &Prediction) -> bool {
         self.admission.rejects(prediction, self.reject_above)

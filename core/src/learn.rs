@@ -19,19 +19,9 @@
 //! learned start and completion are the exact ones. The violation probability comes from a
 //! calibration table: the outcomes of earlier cloud jobs whose learned
 //! margin `(completion − deadline) / walltime` fell in the same bin, with
-//! whether they could start at once and their eviction hazard.
-//!
-//! The eviction hazard is what no plan shows: HPC work that arrives while
-//! the job runs and needs its processors. The learner counts HPC arrivals
-//! by hour of day (of the trace's clock) and width class; a job's hazard is
-//! the expected number of arrivals, during its predicted stay in the hour it
-//! starts, of HPC jobs wider than the processors idle at its start (those
-//! cannot start without evicting cloud work), in five classes. The
-//! calibration learns how often each class was violated; the probability
-//! without the hazard reads the same bins merged over the classes.
-//!
-//! Everything is integer counts halved when large: deterministic, bounded,
-//! no clock, no randomness, and every answer a few array reads.
+//! whether they could start at once. Everything is integer counts halved
+//! when large: deterministic, bounded, no clock, no randomness, and every
+//! answer a few array reads.
 
 use crate::job::JobKind;
 use crate::time::Time;
@@ -88,56 +78,12 @@ const MARGIN_SPAN: i64 = 2;
 const MARGIN_STEPS: i64 = 16;
 const MARGIN_BINS: usize = (2 * MARGIN_SPAN * MARGIN_STEPS) as usize + 3;
 
-/// Width classes of HPC arrivals: 1, 2–3, …, 2^15 and more processors.
-const HPC_WIDTH_CLASSES: usize = 16;
-
-fn hpc_width_class(procs: u32) -> usize {
-    (31 - procs.max(1).leading_zeros() as usize).min(HPC_WIDTH_CLASSES - 1)
-}
-
-/// Hazard classes: expected evicting arrivals during the stay below each
-/// edge, and above the last.
-const HAZARD_EDGES: [f64; 4] = [0.02, 0.1, 0.3, 1.0];
-const HAZARD_CLASSES: usize = HAZARD_EDGES.len() + 1;
-
-/// HPC arrivals by hour of day and width class, over `observed` seconds
-/// (both halved together once many arrivals are counted).
-#[derive(Clone, Debug)]
-struct Arrivals {
-    counts: [[u64; HPC_WIDTH_CLASSES]; 24],
-    total: u64,
-    observed: f64,
-    last: Option<Time>,
-}
-
-impl Default for Arrivals {
-    fn default() -> Self {
-        Arrivals {
-            counts: [[0; HPC_WIDTH_CLASSES]; 24],
-            total: 0,
-            observed: 0.0,
-            last: None,
-        }
-    }
-}
-
-/// Arrivals counted before the counts and the time observed are halved.
-const ARRIVAL_HORIZON: u64 = 1 << 16;
-
-fn hour_of_day(t: Time) -> usize {
-    (t.ticks().max(0) / Time::from_secs(3600).ticks()).rem_euclid(24) as usize
-}
-
 /// A calibration bin: cloud jobs seen and those that violated.
 #[derive(Clone, Copy, Debug, Default)]
 struct Bin {
     violated: u64,
     seen: u64,
 }
-
-/// A cloud job's eviction-hazard class (0: none expected).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Hazard(u8);
 
 /// Where a prediction falls in the calibration table (kept by the engine
 /// with the job, so its outcome lands in the same bin).
@@ -153,7 +99,6 @@ pub(crate) struct Learner {
     /// Finished cloud jobs by width class, then all of them.
     cloud: [RatioSums; WIDTH_CLASSES],
     cloud_all: RatioSums,
-    arrivals: Arrivals,
     bins: Vec<Bin>,
 }
 
@@ -164,8 +109,7 @@ impl Default for Learner {
             hpc: RatioSums::default(),
             cloud: [RatioSums::default(); WIDTH_CLASSES],
             cloud_all: RatioSums::default(),
-            arrivals: Arrivals::default(),
-            bins: vec![Bin::default(); 2 * MARGIN_BINS * HAZARD_CLASSES],
+            bins: vec![Bin::default(); 2 * MARGIN_BINS],
         }
     }
 }
@@ -250,48 +194,10 @@ impl Learner {
         LearnedStart { start, run }
     }
 
-    /// An HPC job of `procs` processors arrived at `at` (never before an
-    /// earlier arrival).
-    pub fn hpc_arrived(&mut self, procs: u32, at: Time) {
-        let a = &mut self.arrivals;
-        if let Some(last) = a.last {
-            a.observed += (at - last).as_secs_f64().max(0.0);
-        }
-        a.last = Some(at);
-        a.counts[hour_of_day(at)][hpc_width_class(procs)] += 1;
-        a.total += 1;
-        if a.total >= ARRIVAL_HORIZON {
-            a.counts.iter_mut().flatten().for_each(|c| *c >>= 1);
-            a.total >>= 1;
-            a.observed /= 2.0;
-        }
-    }
-
-    /// The hazard class of a cloud job that starts at `start` (`None`: not
-    /// in sight, class 0) and stays `stay`, with `idle` processors idle at
-    /// its start: the expected arrivals of HPC jobs wider than `idle` during
-    /// the stay, at the rate seen in the start's hour of day.
-    pub fn hazard(&self, idle: u32, start: Option<Time>, stay: Time) -> Hazard {
-        let a = &self.arrivals;
-        let (Some(start), true) = (start, a.observed > 0.0) else {
-            return Hazard(0);
-        };
-        let seconds_of_this_hour = a.observed / 24.0;
-        let first_evicting = (32 - idle.leading_zeros() as usize).min(HPC_WIDTH_CLASSES);
-        let arrivals: u64 = a.counts[hour_of_day(start)][first_evicting..].iter().sum();
-        let expected = arrivals as f64 / seconds_of_this_hour * stay.as_secs_f64();
-        Hazard(HAZARD_EDGES.iter().take_while(|&&edge| expected >= edge).count() as u8)
-    }
-
     /// The calibration bin of a prediction: its margin `violation_seconds`
-    /// (`None`: no completion in sight) over a walltime of `walltime`,
-    /// whether the plan starts the job at once, and its eviction hazard.
-    pub fn bin_of(
-        violation_seconds: Option<f64>,
-        walltime: Time,
-        immediate: bool,
-        hazard: Hazard,
-    ) -> CalibrationBin {
+    /// (`None`: no completion in sight) over a walltime of `walltime`, and
+    /// whether the plan starts the job at once.
+    pub fn bin_of(violation_seconds: Option<f64>, walltime: Time, immediate: bool) -> CalibrationBin {
         let margin_bin = match violation_seconds {
             None => MARGIN_BINS - 1,
             Some(v) => {
@@ -306,8 +212,7 @@ impl Learner {
                 }
             }
         };
-        let plan_bin = margin_bin + if immediate { MARGIN_BINS } else { 0 };
-        CalibrationBin((plan_bin + 2 * MARGIN_BINS * hazard.0 as usize) as u16)
+        CalibrationBin((margin_bin + if immediate { MARGIN_BINS } else { 0 }) as u16)
     }
 
     /// The violation probability of a prediction in `bin` whose point
@@ -317,17 +222,6 @@ impl Learner {
     pub fn probability(&self, bin: CalibrationBin, predicted: bool) -> f64 {
         let b = self.bins[bin.0 as usize];
         (b.violated as f64 + if predicted { 1.0 } else { 0.0 }) / (b.seen as f64 + 1.0)
-    }
-
-    /// [`Learner::probability`] without the eviction hazard: the bin's
-    /// outcomes merged over every hazard class.
-    pub fn probability_without_hazard(&self, bin: CalibrationBin, predicted: bool) -> f64 {
-        let plan_bin = bin.0 as usize % (2 * MARGIN_BINS);
-        let (violated, seen) = self.bins[plan_bin..]
-            .iter()
-            .step_by(2 * MARGIN_BINS)
-            .fold((0, 0), |(v, s), b| (v + b.violated, s + b.seen));
-        (violated as f64 + if predicted { 1.0 } else { 0.0 }) / (seen as f64 + 1.0)
     }
 
     /// A cloud job predicted in `bin` ended: did it violate its SLO?
@@ -418,7 +312,7 @@ mod tests {
     #[test]
     fn the_probability_follows_the_outcomes_of_its_bin() {
         let mut l = Learner::default();
-        let bin = Learner::bin_of(Some(-10.0), secs(180), false, Hazard(0));
+        let bin = Learner::bin_of(Some(-10.0), secs(180), false);
         assert_eq!(l.probability(bin, false), 0.0);
         assert_eq!(l.probability(bin, true), 1.0);
         for i in 0..99 {
@@ -427,13 +321,10 @@ mod tests {
         assert!((l.probability(bin, false) - 0.33).abs() < 1e-9);
         // Other bins are untouched.
         assert_eq!(
-            l.probability(Learner::bin_of(Some(-10.0), secs(180), true, Hazard(0)), false),
+            l.probability(Learner::bin_of(Some(-10.0), secs(180), true), false),
             0.0
         );
-        assert_eq!(
-            l.probability(Learner::bin_of(None, secs(180), false, Hazard(0)), true),
-            1.0
-        );
+        assert_eq!(l.probability(Learner::bin_of(None, secs(180), false), true), 1.0);
         // Counts stay bounded and keep their share.
         for i in 0..100_000 {
             l.outcome(bin, i % 4 == 0);
@@ -447,15 +338,15 @@ mod tests {
         let wt = secs(100);
         let bins: Vec<u16> = [-1e9, -200.0, -199.0, -1.0, 0.0, 199.0, 200.0, 1e9]
             .iter()
-            .map(|&v| Learner::bin_of(Some(v), wt, false, Hazard(0)).0)
+            .map(|&v| Learner::bin_of(Some(v), wt, false).0)
             .collect();
         assert!(bins.windows(2).all(|w| w[0] <= w[1]), "{bins:?}");
         assert_eq!(bins[0], 0);
         assert_eq!(bins[1], 1);
         assert_eq!(*bins.last().unwrap() as usize, MARGIN_BINS - 2);
         assert_ne!(
-            Learner::bin_of(Some(0.0), wt, true, Hazard(0)),
-            Learner::bin_of(Some(0.0), wt, false, Hazard(0))
+            Learner::bin_of(Some(0.0), wt, true),
+            Learner::bin_of(Some(0.0), wt, false)
         );
     }
 }

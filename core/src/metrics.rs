@@ -66,9 +66,6 @@ pub struct Verdict {
     pub predicts_violation: bool,
     /// Its probability ([`Prediction::probability`]).
     pub probability: f64,
-    /// Its probability without the eviction hazard
-    /// ([`Prediction::probability_without_hazard`]).
-    pub probability_without_hazard: f64,
 }
 
 impl From<&Prediction> for Verdict {
@@ -76,7 +73,6 @@ impl From<&Prediction> for Verdict {
         Verdict {
             predicts_violation: p.predicts_violation,
             probability: p.probability,
-            probability_without_hazard: p.probability_without_hazard,
         }
     }
 }
@@ -222,7 +218,6 @@ impl PredictionQuality {
             thesis_accuracy: ratio(fpf + fnf, tpf + fpf),
             thesis_precision: ratio(tpf, tpf + fnf),
             brier,
-            brier_without_hazard: brier,
         }
     }
 }
@@ -256,10 +251,6 @@ pub struct PredictionQuality {
     /// the error rate).
     #[cfg_attr(feature = "serde", serde(default))]
     pub brier: Option<f64>,
-    /// The Brier score of the probabilities without the eviction hazard
-    /// (the learned predictor's; the others' equal `brier`).
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub brier_without_hazard: Option<f64>,
 }
 
 /// The prediction quality of every predictor over the same cloud jobs.
@@ -444,10 +435,8 @@ impl MeanTally {
 struct QualityTally {
     /// tp, fp, fn, tn.
     confusion: [u64; 4],
-    /// Σ (probability − outcome)² × 2^(2·BRIER_BITS), then the same
-    /// without the eviction hazard.
+    /// Σ (probability − outcome)² × 2^(2·BRIER_BITS).
     squared_error: u128,
-    squared_error_without_hazard: u128,
 }
 
 /// Fixed-point bits of a probability in the Brier sum.
@@ -463,17 +452,13 @@ impl QualityTally {
         };
         self.confusion[cell] += 1;
         self.squared_error += squared_error(verdict.probability, violated);
-        self.squared_error_without_hazard += squared_error(verdict.probability_without_hazard, violated);
     }
 
     fn quality(&self) -> PredictionQuality {
         let [tp, fp, fn_, tn] = self.confusion;
         let n = tp + fp + fn_ + tn;
         let mean = |sum: u128| (n > 0).then(|| sum as f64 / (1u128 << (2 * BRIER_BITS)) as f64 / n as f64);
-        PredictionQuality {
-            brier_without_hazard: mean(self.squared_error_without_hazard),
-            ..PredictionQuality::from_counts(tp, fp, fn_, tn, mean(self.squared_error))
-        }
+        PredictionQuality::from_counts(tp, fp, fn_, tn, mean(self.squared_error))
     }
 }
 

@@ -192,9 +192,6 @@ pub struct Prediction {
     /// [`Predictor::Learned`]; 1 or 0 (the answer, held as certain) for the
     /// predictors that only answer yes or no.
     pub probability: f64,
-    /// [`Predictor::Learned`]'s probability without the eviction hazard
-    /// (`core/src/learn.rs`); the others' is their `probability`.
-    pub probability_without_hazard: f64,
 }
 
 impl Prediction {
@@ -227,7 +224,6 @@ impl Prediction {
             predicts_violation,
             counter_offer_slo,
             probability: if predicts_violation { 1.0 } else { 0.0 },
-            probability_without_hazard: if predicts_violation { 1.0 } else { 0.0 },
         }
     }
 }

@@ -378,7 +378,6 @@ impl State {
         self.records.push(JobRecord::new(job));
         match kind {
             JobKind::Hpc => {
-                self.learner.hpc_arrived(self.records[idx].job.procs, qkey.0);
                 self.hpc_queue.insert((qkey.0, qkey.1, idx));
                 self.new_hpc.push(idx);
                 self.hpc_changed = true;
@@ -675,7 +674,7 @@ impl State {
             Policy::Conservative => self.pass_reserving(cfg, now, self.hpc_compress, &mut starts),
             // Algorithm 3 as written places each job once (shared-queue);
             // CArS re-plans every planned job at each event (hpc-first).
-            Policy::Convergence if self.shared => self.pass_reserving(cfg, now, false, &mut starts),
+            Policy::Convergence if cfg.places_once() => self.pass_reserving(cfg, now, false, &mut starts),
             Policy::Convergence => self.pass_reserving(cfg, now, event || self.hpc_compress, &mut starts),
             Policy::Cars => self.pass_cars(cfg, now, &mut starts),
         }

@@ -116,17 +116,21 @@ impl State {
             }
             _ => Some(0.0),
         };
-        let estimate = self.learner.estimate(procs, wt, exact, now, cloud_share);
+        // A job placed once starts where it is placed: early ends ahead of
+        // it do not bring it forward, only its own run is shorter.
+        let estimate = if cfg.places_once() {
+            let run = self.learner.estimate(procs, wt, exact, now, Some(1.0)).run;
+            crate::learn::LearnedStart { start: exact, run }
+        } else {
+            self.learner.estimate(procs, wt, exact, now, cloud_share)
+        };
         let mut answer = prediction(cfg, estimate.start, estimate.run, slo, arrival);
-        let idle = estimate
-            .start
-            .map_or(0, |start| self.all().free_count_at(start, Mask::All));
-        let hazard = self.learner.hazard(idle, estimate.start, estimate.run);
-        let bin = Learner::bin_of(answer.violation_seconds, wt, exact == Some(now), hazard);
+        let bin = Learner::bin_of(answer.violation_seconds, wt, exact == Some(now));
         answer.probability = self.learner.probability(bin, answer.predicts_violation);
-        answer.probability_without_hazard = self
-            .learner
-            .probability_without_hazard(bin, answer.predicts_violation);
+        // The verdict is the calibrated one: the point estimate places the
+        // job in its bin, the outcomes of the jobs predicted there decide
+        // (an empty bin answers the point estimate).
+        answer.predicts_violation = answer.probability >= 0.5;
         (answer, bin)
     }
 
