@@ -64,9 +64,13 @@ impl HpcStarts {
 
 impl State {
     /// HPC job `cause` evicted or delayed cloud job `victim`: mark the
-    /// victim if `cause` was submitted after its prediction.
+    /// victim if `cause` was submitted after its prediction. Every caller
+    /// passes HPC-layer work as `cause` (an HPC job: cloud jobs are on that
+    /// layer only under shared-queue, where nothing clears cloud work), and
+    /// it may have ended and been handed over since, so its record is not
+    /// read.
     pub(super) fn blame(&mut self, victim: usize, cause: usize) {
-        if cause > victim && self.job(cause).kind == JobKind::Hpc && self.job(victim).kind == JobKind::Cloud {
+        if cause > victim && self.job(victim).kind == JobKind::Cloud {
             self.records[victim].hit_by_later_hpc = true;
         }
     }
