@@ -109,6 +109,20 @@ def histogram_quantile(samples, name, q):
     return next(le for le, count in buckets if count >= target)
 
 
+def read_markers(path, t0):
+    """The daemon's predicted completion of each cloud job, by job name, relative to t0 (squeue's comments)."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path, errors="replace") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("|", 4)
+            m = re.search(r"predicted_completion=(\d+)", parts[-1]) if len(parts) == 5 else None
+            if m:
+                out[parts[1]] = float(m.group(1)) - t0
+    return out
+
+
 def load_run(run_dir):
     with open(os.path.join(run_dir, "submissions.json")) as f:
         record = json.load(f)
@@ -122,6 +136,7 @@ def load_run(run_dir):
         "jobs": jobs,
         "preemptions": read_preemptions(os.path.join(run_dir, "slurmctld.log")),
         "metrics": metrics,
+        "predicted_completion": read_markers(os.path.join(run_dir, "squeue.txt"), record["t0"]),
     }
 
 
@@ -142,12 +157,13 @@ def busy_series(jobs, window, cpus, bins):
 
 
 def hpc_view(run, cut):
-    """HPC jobs by workload id: their Slurm record (None if sbatch refused), and the failures."""
+    """HPC jobs by workload id: their Slurm record (None if sbatch refused), the failures, and the
+    jobs cancelled at the drain limit (neither failed nor finished)."""
     subs = {s["id"]: s for s in run["record"]["submissions"] if s["kind"] == "hpc"}
     jobs = {i: run["jobs"].get(f"h{i}") for i in subs}
-    failed = [i for i, j in jobs.items()
-              if j is None or (j["state"] != "COMPLETED" and j["slurm_id"] not in cut)]
-    unfinished = [i for i, j in jobs.items() if j is not None and j["slurm_id"] in cut]
+    cancelled = {i for i, j in jobs.items() if j is not None and j["slurm_id"] in cut and j["state"] != "COMPLETED"}
+    failed = [i for i, j in jobs.items() if i not in cancelled and (j is None or j["state"] != "COMPLETED")]
+    unfinished = sorted(cancelled)
     return jobs, failed, unfinished
 
 

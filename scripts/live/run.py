@@ -8,7 +8,9 @@ run's directory:
 - `jobcomp.log`: Slurm's job completion records (jobcomp/filetxt);
 - `slurmctld.log` (its preemption lines say who preempted whom),
   `intersticed.log`, the configs;
-- `metrics.txt`: the daemon's `/metrics` after the drain.
+- `metrics.txt`: the daemon's `/metrics` after the drain;
+- `squeue.txt`: every job Slurm still lists then, with its comment (the
+  daemon's marker: `predicted_completion=`, epoch seconds).
 """
 
 import json
@@ -87,6 +89,10 @@ def live_run(repo, binaries, settings, jobs, run_dir, drain_seconds, log):
         # The daemon reads the finished jobs' outcomes at its next plan reads.
         time.sleep(3 * settings.bf_interval + 2)
         metrics = cluster.scrape() or ""
+        # Every job Slurm still lists (MinJobAge): its comment holds the daemon's marker.
+        queue = cluster.run("squeue", ["-h", "-t", "all", "-o", "%i|%j|%P|%T|%k"]).stdout
+        with open(os.path.join(run_dir, "squeue.txt"), "w") as f:
+            f.write(queue)
         with open(os.path.join(run_dir, "metrics.txt"), "w") as f:
             f.write(metrics)
         with open(os.path.join(run_dir, "submissions.json"), "w") as f:

@@ -92,6 +92,12 @@ def agreement(with_, sim_rows, live, sim):
         if s["kind"] == "cloud" and s["id"] in sim_rows:
             pairs.append(("refused" not in s, sim_rows[s["id"]]["final_state"] != "REJECTED"))
     equal = sum(a == b for a, b in pairs)
+    # The daemon's predicted completion (its marker) against the replay's, per cloud job both admitted.
+    gaps = []
+    for name, live_completion in with_["predicted_completion"].items():
+        row = sim_rows.get(int(name[1:])) if name.startswith("c") else None
+        if row and row["predicted_completion"] not in ("", "inf"):
+            gaps.append(live_completion - float(row["predicted_completion"]))
     return {
         "cloud_jobs_compared": len(pairs),
         "admission_decisions_equal": equal,
@@ -103,4 +109,5 @@ def agreement(with_, sim_rows, live, sim):
         "hpc_mean_wait_with": {"live": live["hpc_wait_with"]["mean"], "sim": sim["hpc_wait_with"]["mean"]},
         "utilisation_with": {"live": live["utilisation"]["with_cloud"], "sim": sim["utilisation"]["with_cloud"]},
         "preemptions": {"live": live["preemptions"], "sim": sim["preemptions"]},
+        "predicted_completion_live_minus_sim": dict(stats(gaps, ("p50", "p99", "max", "min")), jobs=len(gaps)),
     }
