@@ -4,6 +4,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
 import time
 
@@ -46,7 +47,7 @@ def positive(kind):
 
 def options(argv):
     p = argparse.ArgumentParser(prog="scripts/slurm-live.sh", description=__doc__)
-    p.add_argument("--minutes", type=positive(float), required=True, help="each run's submission window, minutes")
+    p.add_argument("--minutes", type=positive(float), help="each run's submission window, minutes (required)")
     p.add_argument("--out", required=True, help="output directory (new or empty)")
     p.add_argument("--nodes", type=positive(int), default=4, help="slurmd nodes (default 4)")
     p.add_argument("--cpus", type=positive(int), default=25, help="CPUs per node (default 25: KTH's 100)")
@@ -69,11 +70,13 @@ def options(argv):
     p.add_argument("--analyse", action="store_true",
                    help="only write live.json and the figure again from DIR's recorded runs")
     opts = p.parse_args(argv)
+    if opts.minutes is None and not opts.analyse:
+        p.error("--minutes is required (each run's submission window)")
     if opts.cloud_walltime % 60:
         p.error(f"--cloud-walltime {opts.cloud_walltime}: Slurm's time limits are whole minutes")
-    if not os.path.isfile(opts.trace):
+    if not opts.analyse and not os.path.isfile(opts.trace):
         p.error(f"--trace {opts.trace}: no such file")
-    if opts.drain_minutes is None:
+    if opts.drain_minutes is None and not opts.analyse:
         opts.drain_minutes = max(5.0, opts.minutes)
     return opts
 
@@ -113,7 +116,10 @@ def settings_of(opts):
 
 def write_results(opts):
     """DIR/live.json, DIR/live-series.json and the figure, from the recorded runs."""
-    with open(os.path.join(opts.out, "options.json")) as f:
+    options_json = os.path.join(opts.out, "options.json")
+    if not os.path.exists(options_json):
+        raise ValueError(f"{opts.out} holds no recorded live run ({options_json} is missing)")
+    with open(options_json) as f:
         recorded = json.load(f)
     for key in ["nodes", "cpus", "minutes", "compression", "trace", "start", "bf_interval", "sched_interval",
                 "kill_wait", "cloud_interval", "cloud_procs", "cloud_walltime", "cloud_runtime", "slack", "seed"]:
@@ -146,13 +152,15 @@ def write_results(opts):
 
 
 def main(argv):
+    # SIGTERM stops the clusters as Ctrl-C does (each run's `finally`).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("slurm-live: terminated"))
     opts = options(argv)
     check_binaries(opts)
     try:
         if not opts.analyse:
             record(opts)
         write_results(opts)
-    except (ClusterError, RuntimeError, ValueError) as err:
+    except (ClusterError, RuntimeError, ValueError, OSError) as err:
         sys.exit(f"slurm-live: {err}")
 
 
