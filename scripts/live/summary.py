@@ -75,6 +75,10 @@ def checks(run, cloud, preempted):
         "rejected": (m('interstice_admissions_total{decision="rejected"}'), cloud["refused"]),
         "counter_offers": (m("interstice_slo_counteroffers_total"), cloud["refused_with_counter_offer"]),
         "evictions": (m("interstice_evictions_total"), cloud["preempted"]),
+        "completed": (sum(m(f'interstice_slurm_cloud_job_outcomes_total{{outcome="{o}"}}') or 0
+                          for o in ("met", "violated")), cloud["completed"]),
+        # After the drain no admission hold may stand (each is settled when Slurm lists its job).
+        "holds_left": (m("interstice_admission_holds"), 0),
         "preemptions_logged": (preempted, cloud["preempted"]),
     }
     return {k: {"daemon": a, "slurm": b, "equal": a is not None and int(a) == int(b)} for k, (a, b) in pairs.items()}

@@ -11,7 +11,7 @@
 //!   started later with cloud jobs than without by more than the preemption
 //!   path ([`START_DELAY_BOUND`]);
 //! - the CPUs were busier with cloud jobs than without;
-//! - the daemon's counters agree with Slurm's records.
+//! - the daemon's counters agree with Slurm's records, and no admission hold is left.
 //!
 //! The scenario is sized so that each check has something to check: 2 nodes
 //! of 8 CPUs under KTH's jobs clipped to 16 CPUs (whole-cluster jobs preempt
@@ -139,7 +139,7 @@ fn live_run_on_kth_keeps_hpc_work_whole_and_sells_idle_cpus() {
         "utilisation with cloud jobs {with} is not above {without}"
     );
 
-    for check in ["admitted", "rejected", "counter_offers", "evictions"] {
+    for check in ["admitted", "rejected", "counter_offers", "evictions", "completed", "holds_left"] {
         assert_eq!(
             live["checks"][check]["equal"],
             Value::Bool(true),
