@@ -139,7 +139,14 @@ fn live_run_on_kth_keeps_hpc_work_whole_and_sells_idle_cpus() {
         "utilisation with cloud jobs {with} is not above {without}"
     );
 
-    for check in ["admitted", "rejected", "counter_offers", "evictions", "completed", "holds_left"] {
+    for check in [
+        "admitted",
+        "rejected",
+        "counter_offers",
+        "evictions",
+        "completed",
+        "holds_left",
+    ] {
         assert_eq!(
             live["checks"][check]["equal"],
             Value::Bool(true),
