@@ -14,6 +14,11 @@ PREEMPTED_RE = re.compile(
     r"preempted JobId=(\d+) has been (?:killed|requeued) to reclaim resources for JobId=(\d+)"
 )
 COUNTER_OFFER = "resubmit with --slo="
+LOG_TIME = r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)\] "
+SUBMIT_RE = re.compile(LOG_TIME + r"_slurm_rpc_submit_batch_job: JobId=(\d+) ", re.M)
+START_RE = re.compile(LOG_TIME + r"(?:sched: Allocate JobId=(\d+) |sched/backfill: _start_job: Started JobId=(\d+) )", re.M)
+PREEMPT_AT_RE = re.compile(LOG_TIME + r"preempted JobId=(\d+) has been (?:killed|requeued)", re.M)
+JOB_SUBMIT_MS_RE = re.compile(r"job_submit/interstice: .* in ([0-9.]+) ms")
 
 
 def quantile(values, q):
@@ -81,6 +86,28 @@ def read_preemptions(path):
         return [(m.group(1), m.group(2)) for m in PREEMPTED_RE.finditer(f.read())]
 
 
+def log_time(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+
+
+def read_ctld_times(path, t0):
+    """From slurmctld's log (milliseconds, relative to t0): each Slurm job's submission and
+    start, each preemption's instant by victim, and job_submit/interstice's call durations (ms)."""
+    out = {"submit": {}, "start": {}, "preempted_at": {}, "job_submit_ms": []}
+    if not os.path.exists(path):
+        return out
+    with open(path, errors="replace") as f:
+        text = f.read()
+    for m in SUBMIT_RE.finditer(text):
+        out["submit"].setdefault(m.group(2), log_time(m.group(1)) - t0)
+    for m in START_RE.finditer(text):
+        out["start"].setdefault(m.group(2) or m.group(3), log_time(m.group(1)) - t0)
+    for m in PREEMPT_AT_RE.finditer(text):
+        out["preempted_at"].setdefault(m.group(2), log_time(m.group(1)) - t0)
+    out["job_submit_ms"] = [float(x) for x in JOB_SUBMIT_MS_RE.findall(text)]
+    return out
+
+
 def read_metrics(text):
     """Prometheus samples: {'name{labels}': value}."""
     samples = {}
@@ -137,6 +164,7 @@ def load_run(run_dir):
         "preemptions": read_preemptions(os.path.join(run_dir, "slurmctld.log")),
         "metrics": metrics,
         "predicted_completion": read_markers(os.path.join(run_dir, "squeue.txt"), record["t0"]),
+        "ctld": read_ctld_times(os.path.join(run_dir, "slurmctld.log"), record["t0"]),
     }
 
 
@@ -167,5 +195,16 @@ def hpc_view(run, cut):
     return jobs, failed, unfinished
 
 
-def waits(jobs):
-    return {i: j["start"] - j["submit"] for i, j in jobs.items() if j and j.get("start") is not None}
+def waits(jobs, ctld=None):
+    """Each started job's wait: from slurmctld's log to the millisecond when it has both
+    instants, else from jobcomp's whole seconds."""
+    out = {}
+    for i, j in jobs.items():
+        if not j or j.get("start") is None:
+            continue
+        sid = j["slurm_id"]
+        if ctld and sid in ctld["submit"] and sid in ctld["start"]:
+            out[i] = ctld["start"][sid] - ctld["submit"][sid]
+        else:
+            out[i] = j["start"] - j["submit"]
+    return out

@@ -43,14 +43,29 @@ def prediction(run):
 
 
 def preemption_latency(run):
-    """Each preemption Slurm logged: the preemptor's start minus the victim's end (jobcomp)."""
+    """Each preemption Slurm logged: the preemptor's start minus the victim's end (slurmctld's
+    log, ms; else jobcomp's seconds), and the path in slurmctld's log (ms): preemptor submitted → victims signalled →
+    preemptor started."""
     by_slurm = {j["slurm_id"]: j for j in run["jobs"].values()}
-    latencies = []
+    ctld = run["ctld"]
+    latencies, decide, start = [], [], []
     for victim, preemptor in run["preemptions"]:
         v, p = by_slurm.get(victim), by_slurm.get(preemptor)
-        if v and p and v.get("end") is not None and p.get("start") is not None:
+        if victim in ctld["preempted_at"] and preemptor in ctld["start"]:
+            # Slurm ends a preempted job when it signals it (its jobcomp EndTime): to the ms here.
+            latencies.append(ctld["start"][preemptor] - ctld["preempted_at"][victim])
+        elif v and p and v.get("end") is not None and p.get("start") is not None:
             latencies.append(p["start"] - v["end"])
-    return len({v for v, _ in run["preemptions"]}), latencies
+    for preemptor in {p for _, p in run["preemptions"]}:
+        signalled = [ctld["preempted_at"][v] for v, p in run["preemptions"]
+                     if p == preemptor and v in ctld["preempted_at"]]
+        if signalled and preemptor in ctld["submit"] and preemptor in ctld["start"]:
+            decide.append(min(signalled) - ctld["submit"][preemptor])
+            start.append(ctld["start"][preemptor] - max(signalled))
+    path = {"hpc_jobs": len(decide),
+            "submitted_to_victims_signalled": stats(decide, ("p50", "p99", "max")),
+            "victims_signalled_to_hpc_start": stats(start, ("p50", "p99", "max"))}
+    return len({v for v, _ in run["preemptions"]}), latencies, path
 
 
 def admission_latency(run, subs):
@@ -58,7 +73,10 @@ def admission_latency(run, subs):
     hpc_ms = [s["sbatch_ms"] for s in run["record"]["submissions"] if s["kind"] == "hpc"]
     daemon = {q: histogram_quantile(run["metrics"], "interstice_admission_duration_seconds", q / 100)
               for q in (50, 99)}
+    job_submit = run["ctld"]["job_submit_ms"]
     return {
+        "job_submit_p50_ms": quantile(job_submit, 0.5),
+        "job_submit_p99_ms": quantile(job_submit, 0.99),
         "sbatch_evictable_p50_ms": quantile(cloud_ms, 0.5),
         "sbatch_evictable_p99_ms": quantile(cloud_ms, 0.99),
         "sbatch_hpc_p50_ms": quantile(hpc_ms, 0.5),
@@ -90,10 +108,10 @@ def live_side(without, with_, cpus, window):
     cut_w = set(with_["record"]["cancelled_at_drain_limit"])
     hpc_wo, failed_wo, unfinished_wo = hpc_view(without, cut_wo)
     hpc_w, failed_w, unfinished_w = hpc_view(with_, cut_w)
-    wait_wo, wait_w = waits(hpc_wo), waits(hpc_w)
+    wait_wo, wait_w = waits(hpc_wo, without["ctld"]), waits(hpc_w, with_["ctld"])
     delays, delay = delay_stats(wait_wo, wait_w)
     subs, cloud = cloud_counts(with_)
-    preempted, latencies = preemption_latency(with_)
+    preempted, latencies, path = preemption_latency(with_)
     series_wo, util_wo = busy_series(list(without["jobs"].values()), window, cpus, BINS)
     series_w, util_w = busy_series(list(with_["jobs"].values()), window, cpus, BINS)
     cloud_jobs = [j for n, j in with_["jobs"].items() if n.startswith("c")]
@@ -112,6 +130,7 @@ def live_side(without, with_, cpus, window):
         "hpc_start_delay": delay,
         "preemptions": preempted,
         "preemption_latency": stats(latencies, ("p50", "p99", "max")),
+        "preemption_path": path,
         "cloud_jobs": cloud,
         "slo_violations": {
             "count": violations,

@@ -32,19 +32,22 @@ const PASS: f64 = if SCHED_INTERVAL > BF_INTERVAL {
     BF_INTERVAL
 };
 const KILL_WAIT: f64 = 2.0;
-/// jobcomp's times are whole seconds: a difference of two is off by up to 1 s each way.
-const RESOLUTION: f64 = 1.0;
+/// Times come from slurmctld's log (milliseconds); a job it has no line for
+/// falls back to jobcomp's whole seconds: one second of margin.
+const MARGIN: f64 = 1.0;
 
-/// Once the cloud job Slurm preempted has ended, the HPC job starts at the
-/// next scheduling pass (`sched_interval`, or a backfill pass, `bf_interval`:
-/// at most the larger apart), read to whole seconds on both ends.
-const PREEMPTION_LATENCY_BOUND: f64 = PASS + 2.0 * RESOLUTION;
+/// Slurm allocates the HPC job in the very pass that signals the cloud jobs
+/// it preempts (Slurm ends them then: their end is that instant); at most one
+/// pass apart (`sched_interval` or `bf_interval`, the larger).
+const PREEMPTION_LATENCY_BOUND: f64 = PASS + MARGIN;
 
-/// The preemption path of an HPC job that needs a cloud job's CPUs: the
-/// cloud job ends at most `KillWait` after Slurm signals it (SIGTERM, then
-/// SIGKILL), then the next pass starts the HPC job; both runs' starts read to
-/// whole seconds.
-const START_DELAY_BOUND: f64 = KILL_WAIT + PASS + 2.0 * RESOLUTION;
+/// The preemption path of an HPC job that needs a cloud job's CPUs: the next
+/// pass notices it (at most `PASS` after it could start) and signals the cloud
+/// jobs; Slurm 22.05 allocates the HPC job in that same pass while they
+/// complete (`CompleteWait=0`; measured: 61 ms), so `KillWait` (SIGTERM, then
+/// SIGKILL) bounds what a slower completion could add. Without cloud jobs the
+/// same job may start up to a pass late too: a second `PASS` of difference.
+const START_DELAY_BOUND: f64 = KILL_WAIT + 2.0 * PASS + MARGIN;
 
 fn number(value: &Value, path: &[&str]) -> f64 {
     let mut v = value;
