@@ -14,6 +14,7 @@ mod compare;
 mod figures;
 mod gantt;
 mod html;
+mod live;
 mod series;
 mod stats;
 mod tables;
@@ -38,15 +39,19 @@ pub struct ReportArgs {
     /// A sweep's output directory (its sweep.csv, and sweep-classes.csv with service classes).
     #[arg(
         value_name = "DIR",
-        required_unless_present = "gantt",
-        conflicts_with = "gantt"
+        required_unless_present_any = ["gantt", "live"],
+        conflicts_with_all = ["gantt", "live"]
     )]
     pub dir: Option<PathBuf>,
     /// Draw one run's Gantt chart instead (gantt.svg and gantt.png): RUN_DIR holds its jobs.csv
     /// (a replay's --out, a sweep's runs/run-NNNN kept with --keep-runs) or a Batsim *_jobs.csv,
     /// or is the jobs file itself.
-    #[arg(long, value_name = "RUN_DIR")]
+    #[arg(long, value_name = "RUN_DIR", conflicts_with = "live")]
     pub gantt: Option<PathBuf>,
+    /// Draw a live Slurm run's figure instead (live.svg and live.png in LIVE_DIR, from its
+    /// live-series.json: scripts/slurm-live.sh, docs/live.md).
+    #[arg(long, value_name = "LIVE_DIR")]
+    pub live: Option<PathBuf>,
     /// With --gantt: the chart starts at S seconds (jobs.csv's times; default: the first submission).
     #[arg(long, value_name = "S", requires = "gantt", value_parser = crate::cli::engine_args::parse_instant)]
     pub from: Option<f64>,
@@ -111,8 +116,15 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     if let Some(run_dir) = &args.gantt {
         return run_gantt(&args, run_dir);
     }
+    if let Some(live_dir) = &args.live {
+        let svg = live::draw(live_dir)?;
+        if !args.quiet {
+            outln!("live run figure: {} and live.png", svg.display())?;
+        }
+        return Ok(());
+    }
     let Some(dir) = &args.dir else {
-        anyhow::bail!("give a sweep's directory, or --gantt RUN_DIR");
+        anyhow::bail!("give a sweep's directory, --gantt RUN_DIR or --live LIVE_DIR");
     };
     let sweep_csv = dir.join(crate::cli::sweep::SWEEP_CSV);
     let runs: Vec<tables::Run> = tables::read(&sweep_csv)?;
