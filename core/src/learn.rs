@@ -184,14 +184,23 @@ impl Learner {
                 s
             }
         });
+        LearnedStart {
+            start,
+            run: self.expected_run(procs, walltime),
+        }
+    }
+
+    /// A cloud job's expected run time: its walltime times the ratio of its
+    /// width class (else of every cloud job), exactly the walltime until a
+    /// cloud job ends early.
+    pub fn expected_run(&self, procs: u32, walltime: Time) -> Time {
         let rho_self = self.cloud[width_class(procs)]
             .ratio()
             .or_else(|| self.cloud_all.ratio());
-        let run = match rho_self {
+        match rho_self {
             Some(rho) if rho != 1.0 => walltime.mul_f64(rho),
             _ => walltime,
-        };
-        LearnedStart { start, run }
+        }
     }
 
     /// The calibration bin of a prediction: its margin `violation_seconds`

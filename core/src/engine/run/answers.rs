@@ -119,8 +119,10 @@ impl State {
         // A job placed once starts where it is placed: early ends ahead of
         // it do not bring it forward, only its own run is shorter.
         let estimate = if cfg.places_once() {
-            let run = self.learner.estimate(procs, wt, exact, now, Some(1.0)).run;
-            crate::learn::LearnedStart { start: exact, run }
+            crate::learn::LearnedStart {
+                start: exact,
+                run: self.learner.expected_run(procs, wt),
+            }
         } else {
             self.learner.estimate(procs, wt, exact, now, cloud_share)
         };

@@ -84,18 +84,14 @@ impl State {
         let Some(bits) = self.jobs[victim].res.as_ref().map(|r| r.1.clone()) else {
             return;
         };
-        let later: Vec<usize> = self
-            .running_hpc
-            .range(victim + 1..)
-            .copied()
-            .filter(|&h| {
-                self.jobs[h]
-                    .res
-                    .as_ref()
-                    .is_some_and(|r| r.1.and_count(&bits) > 0)
-            })
-            .collect();
-        for h in later {
+        // Any later HPC job on its processors marks it: one is enough.
+        let later = self.running_hpc.range(victim + 1..).copied().find(|&h| {
+            self.jobs[h]
+                .res
+                .as_ref()
+                .is_some_and(|r| r.1.and_count(&bits) > 0)
+        });
+        if let Some(h) = later {
             self.blame(victim, h);
         }
     }
