@@ -158,6 +158,12 @@ impl Driver {
         self.engine.cancel(id, now)
     }
 
+    /// [`Engine::resize_area`], as an event.
+    pub fn resize_area(&mut self, conv_procs: u32, now: Time) -> Result<crate::AreaResize, EngineError> {
+        self.event();
+        self.engine.resize_area(conv_procs, now)
+    }
+
     /// [`Engine::mirror`], as an event.
     pub fn mirror(
         &mut self,

@@ -406,6 +406,9 @@ pub enum EngineError {
     /// A batch system's plan cannot be mirrored ([`Engine::mirror`]); the
     /// message says why.
     Mirror(String),
+    /// The convergence area cannot be resized ([`Engine::resize_area`]); the
+    /// message says why and what to do.
+    Resize(String),
     /// Time went backwards.
     TimeWentBackwards {
         /// The engine's current time.
@@ -425,6 +428,7 @@ impl fmt::Display for EngineError {
             }
             EngineError::Unschedulable { id, reason } => write!(f, "job {id} can never run: {reason}"),
             EngineError::Mirror(why) => write!(f, "cannot mirror the plan: {why}"),
+            EngineError::Resize(why) => write!(f, "cannot resize the convergence area: {why}"),
             EngineError::TimeWentBackwards { now, given } => {
                 write!(f, "time went backwards: engine is at {now}, event at {given}")
             }
@@ -444,7 +448,8 @@ pub enum Decision {
         /// Its processors (`len() == procs`).
         procs: ProcSet,
     },
-    /// Kill this running cloud job now: HPC work needs its processors. The
+    /// Kill this running cloud job now: HPC work needs its processors (or
+    /// they left the convergence area, [`Engine::resize_area`]). The
     /// engine already counts its processors as free; the shell reports the
     /// kill with [`Engine::job_ended`] with [`EndReason::Evicted`] when done
     /// (or the job's own end, if it ended before the kill reached it).
@@ -551,6 +556,25 @@ pub enum JobState {
     Rejected,
 }
 
+/// What [`Engine::resize_area`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AreaResize {
+    /// Processors of the area before.
+    pub from: u32,
+    /// Processors of the area now (`0..to`).
+    pub to: u32,
+    /// Running cloud jobs on processors that left the area: evicted (the
+    /// next [`Engine::schedule`] returns their [`Decision::Evict`]), in
+    /// submission order.
+    pub evicted: Vec<JobId>,
+    /// Queued cloud jobs whose reservation held processors that left the
+    /// area, re-planned inside it, in queue order.
+    pub replanned: Vec<JobId>,
+    /// Admitted cloud jobs wider than the area now: they wait, without a
+    /// reservation, until it grows back.
+    pub waiting: Vec<JobId>,
+}
+
 /// The scheduling engine. Deterministic: the same calls give the same decisions.
 ///
 /// See the crate documentation for the design (two-layer plan, processor
@@ -611,6 +635,22 @@ impl Engine {
     /// (the caller kills it).
     pub fn cancel(&mut self, id: JobId, now: Time) -> Result<(), EngineError> {
         self.st.cancel(&self.config, id, now)
+    }
+
+    /// Make processors `0..conv_procs` the convergence area at `now` (the
+    /// thesis's dynamic area, §4.1; hpc-first only), `0` closing it and at
+    /// most `procs`. HPC work is not touched. Shrinking evicts, in
+    /// submission order, every running cloud job on a processor leaving the
+    /// area (their [`Decision::Evict`] come with the next
+    /// [`Engine::schedule`]; the lifecycle re-queues them as for any
+    /// eviction) and re-plans inside the area, in queue order, the queued
+    /// jobs reserved there; a queued job wider than the new area waits until
+    /// it grows back. Growing frees the new processors for cloud work at
+    /// once. The config's `conv_procs` follows. On an error nothing changes.
+    pub fn resize_area(&mut self, conv_procs: u32, now: Time) -> Result<AreaResize, EngineError> {
+        let resize = self.st.resize_area(&self.config, conv_procs, now)?;
+        self.config.conv_procs = conv_procs;
+        Ok(resize)
     }
 
     /// One scheduling pass at `now`: the decisions to carry out, in order:

@@ -41,8 +41,9 @@ pub struct JobRecord {
     pub evicted_runs: Vec<EvictedRun>,
     /// HPC work submitted after this cloud job's prediction evicted it, took
     /// the place planned for it, or (shared-queue) started ahead of it so
-    /// that it started later than planned: no plan could foresee what that
-    /// did to it (see [`JobRecord::unforeseeable_violation`]).
+    /// that it started later than planned; or a resize of the convergence
+    /// area did ([`crate::Engine::resize_area`]): no plan could foresee what
+    /// that did to it (see [`JobRecord::unforeseeable_violation`]).
     pub hit_by_later_hpc: bool,
 }
 

@@ -171,6 +171,16 @@ impl Profile {
         (p, overlapping)
     }
 
+    /// Make `area` the convergence area (a resize, [`crate::Engine::resize_area`]):
+    /// every segment's area count follows; the free sets do not change.
+    pub(crate) fn set_area(&mut self, area: Bits) {
+        for seg in self.segs.values_mut() {
+            seg.n_area = seg.free.and_count(&area);
+        }
+        self.area = area;
+        self.version += 1;
+    }
+
     /// Start this profile's versions after `other`'s, so that a result cached
     /// against the profile it replaces is never taken for one of this one.
     pub(crate) fn version_after(&mut self, other: &Profile) {

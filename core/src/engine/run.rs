@@ -26,10 +26,11 @@
 //! `reserving` (conservative, convergence, CArS, the reservation depth) with
 //! `backfill` (jobs beyond the depth), `placement` (which processors an HPC-
 //! layer job takes), `overdue` (jobs past their walltime), `records` (job
-//! states and hand-over), `mirror` (a batch system's plan), `topsis` and
-//! `victims`.
+//! states and hand-over), `mirror` (a batch system's plan), `area` (a
+//! resize of the convergence area), `topsis` and `victims`.
 
 mod answers;
+mod area;
 mod backfill;
 mod cloud;
 mod fifo;
@@ -120,6 +121,10 @@ pub(super) struct State {
     pub(super) now: Time,
     width: u32,
     area: Bits,
+    /// The widest the area has been (its configured size, or a larger
+    /// resize): a cloud job wider than that can never run; one wider than
+    /// the area now waits until it grows back (`area`).
+    widest_area: u32,
     /// Every processor.
     every: Bits,
     /// `shared-queue`: every job on the HPC layer, in one queue, never evicted.
@@ -228,6 +233,7 @@ impl State {
             cloud_layer: None,
             hpc,
             area,
+            widest_area: cfg.conv_procs,
             records: JobTable::default(),
             jobs: JobTable::default(),
             index: HashMap::new(),
@@ -344,10 +350,10 @@ impl State {
                     job.procs, cfg.procs
                 ));
             }
-            JobKind::Cloud if job.procs > cfg.conv_procs => {
+            JobKind::Cloud if job.procs > self.widest_area => {
                 return unsched(format!(
                     "cloud job asks for {} processors, the convergence area has {}",
-                    job.procs, cfg.conv_procs
+                    job.procs, self.widest_area
                 ));
             }
             _ => {}

@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use interstice_core::{
-    Decision, Driver, EndReason, Engine, EngineConfig, Job, JobId, JobKind, JobRecord, JobState, ProcSet,
-    Time,
+    AreaResize, Decision, Driver, EndReason, Engine, EngineConfig, Job, JobId, JobKind, JobRecord, JobState,
+    ProcSet, Time,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,6 +20,8 @@ pub struct Trace {
     pub evictions: u64,
     /// Records taken with `take_finished` after each pass ([`Opts::hand_over`]).
     pub handed_over: Vec<JobRecord>,
+    /// What each resize of [`Opts::area_schedule`] did.
+    pub resizes: Vec<(Time, AreaResize)>,
 }
 
 /// Property-test cases: 96 by default; more with `INTERSTICE_PROPTEST_CASES=5000`.
@@ -95,6 +97,10 @@ pub struct Opts {
     /// Submit the jobs of each instant by decreasing id (each then enters
     /// the queue ahead of those submitted before it at that instant).
     pub descending_ids: bool,
+    /// `(t, c)`: resize the convergence area to `0..c` at `t`
+    /// (`Engine::resize_area`), after that instant's ends and before its
+    /// arrivals; every pass then checks that no cloud job runs outside it.
+    pub area_schedule: Vec<(Time, u32)>,
 }
 
 /// Run `jobs` to completion, checking invariants after every pass. Panics
@@ -110,6 +116,7 @@ pub fn run_opts(cfg: EngineConfig, jobs: Vec<Job>, opts: &Opts) -> (Engine, Trac
         let candidates = [
             sim.ends.first().map(|e| e.0),
             sim.arrivals.keys().next().copied(),
+            sim.resizes.keys().next().copied(),
             sim.eng.next_pass(),
         ];
         let Some(t) = candidates.into_iter().flatten().min() else {
@@ -119,10 +126,12 @@ pub fn run_opts(cfg: EngineConfig, jobs: Vec<Job>, opts: &Opts) -> (Engine, Trac
         assert!(t >= sim.last_t, "time went backwards: {t} after {}", sim.last_t);
         sim.last_t = t;
         sim.end_jobs_until(t);
+        sim.resize_area(t);
         sim.submit_arrivals(t);
         let decisions = sim.eng.pass(t).expect("no livelock");
         sim.take_handed_over();
         let evicted = sim.carry_out(t, &decisions);
+        sim.check_cloud_in_area(t);
         let used: u32 = sim.running.values().map(|(_, p, _)| p.len()).sum();
         assert!(used <= sim.m, "capacity exceeded: {used} > {}", sim.m);
         for id in evicted {
@@ -157,6 +166,8 @@ struct Sim<'a> {
     trace: Trace,
     /// The instant of the last pass.
     last_t: Time,
+    /// Area resizes still to come ([`Opts::area_schedule`]).
+    resizes: BTreeMap<Time, u32>,
 }
 
 impl<'a> Sim<'a> {
@@ -198,6 +209,7 @@ impl<'a> Sim<'a> {
             running: BTreeMap::new(),
             trace: Trace::default(),
             last_t: Time::from_ticks(i64::MIN),
+            resizes: opts.area_schedule.iter().copied().collect(),
         }
     }
 
@@ -233,6 +245,29 @@ impl<'a> Sim<'a> {
                 EndReason::Completed
             };
             self.eng.job_ended(id, te, reason).expect("job_ended");
+        }
+    }
+
+    /// Resize the area if the schedule says so at `t`.
+    fn resize_area(&mut self, t: Time) {
+        if let Some(c) = self.resizes.remove(&t) {
+            let resize = self.eng.resize_area(c, t).expect("resize");
+            assert_eq!(resize.to, c);
+            self.area = c;
+            self.trace.resizes.push((t, resize));
+        }
+    }
+
+    /// After a pass's decisions: no cloud job runs outside the area.
+    fn check_cloud_in_area(&self, t: Time) {
+        for (id, (_, procs, _)) in &self.running {
+            if self.by_id[id].kind == JobKind::Cloud {
+                assert!(
+                    procs.max().is_some_and(|p| p < self.area),
+                    "at {t} cloud job {id} runs on {procs}, outside the area 0..{}",
+                    self.area
+                );
+            }
         }
     }
 

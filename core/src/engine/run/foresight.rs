@@ -5,6 +5,8 @@
 //! SLO, and no plan could have said so: it evicts the job (hpc-first), takes
 //! the place planned for it (a displaced reservation, re-planned later), or
 //! (shared-queue) starts ahead of it so that it starts later than planned.
+//! A resize of the convergence area after the prediction (`area`) that
+//! evicts the job or moves its reservation later is such an event too.
 //! Such a job is marked ([`JobRecord::hit_by_later_hpc`]); if it violates,
 //! the violation is *unforeseeable* and the run scores its predictors over
 //! the other, foreseeable, jobs too (`metrics`).
@@ -73,6 +75,13 @@ impl State {
         if cause > victim && self.job(victim).kind == JobKind::Cloud {
             self.records[victim].hit_by_later_hpc = true;
         }
+    }
+
+    /// Cloud job `idx` was evicted, or re-planned later, by a resize of the
+    /// area (`area`): an event after its prediction that no plan could
+    /// foresee, marked like HPC work submitted after it.
+    pub(super) fn blame_resize(&mut self, idx: usize) {
+        self.records[idx].hit_by_later_hpc = true;
     }
 
     /// Running cloud job `victim` is evicted now for `cause` (`None`: the
