@@ -214,6 +214,10 @@ pub struct EngineConfig {
     /// Maintenance reservations `J_o`: processors no job may use over a
     /// window. Every policy plans around them.
     pub maintenance: Vec<Maintenance>,
+    /// Resizes of the convergence area planned ahead (`--area-schedule`),
+    /// by time: at each, the engine resizes the area itself, as
+    /// [`Engine::resize_area`] does. Empty: the area stays `0..conv_procs`.
+    pub area_schedule: Vec<AreaChange>,
     /// How a cloud job's processors are chosen among those free at its
     /// start: by id (the policy's own order) or by TOPSIS
     /// ([`crate::placement`]). HPC work is never placed by it.
@@ -263,6 +267,7 @@ impl EngineConfig {
             thesis: ThesisPrediction::default(),
             reject_above: None,
             maintenance: Vec::new(),
+            area_schedule: Vec::new(),
             placement: Placement::default(),
             placement_weights: Weights::default(),
             victims: Victims::default(),
@@ -377,10 +382,59 @@ impl EngineConfig {
         if let Some(conflict) = self.scheduling_conflict() {
             return bad(conflict);
         }
+        self.validate_area_schedule()
+            .map_err(EngineError::InvalidConfig)?;
         for (i, window) in self.maintenance.iter().enumerate() {
             window
                 .validate(self.procs)
                 .map_err(|m| EngineError::InvalidConfig(format!("maintenance[{i}]: {m}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// A resize of the convergence area planned ahead
+/// ([`EngineConfig::area_schedule`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AreaChange {
+    /// When (engine time).
+    pub at: Time,
+    /// The area from then on: processors `0..procs`.
+    pub procs: u32,
+}
+
+impl EngineConfig {
+    /// The area schedule's rule: times increasing, from 0 on; each size at
+    /// most `procs`; hpc-first only (see [`Engine::resize_area`]).
+    fn validate_area_schedule(&self) -> Result<(), String> {
+        let mut last: Option<Time> = None;
+        for (i, change) in self.area_schedule.iter().enumerate() {
+            if change.at < Time::ZERO || change.at.is_infinite() {
+                return Err(format!(
+                    "area_schedule[{i}]: time {} must be a finite time >= 0",
+                    change.at
+                ));
+            }
+            if last.is_some_and(|t| change.at <= t) {
+                return Err(format!(
+                    "area_schedule[{i}]: time {} is not after the previous change's: list the changes by increasing time",
+                    change.at
+                ));
+            }
+            if change.procs > self.procs {
+                return Err(format!(
+                    "area_schedule[{i}]: {} processors, the platform has {}: give at most {}",
+                    change.procs, self.procs, self.procs
+                ));
+            }
+            last = Some(change.at);
+        }
+        if !self.area_schedule.is_empty() && self.scheduling == Scheduling::SharedQueue {
+            return Err(
+                "area_schedule needs hpc-first: under shared-queue nothing is evicted, so a shrink \
+                        could not clear the processors leaving the area"
+                    .into(),
+            );
         }
         Ok(())
     }
@@ -646,11 +700,17 @@ impl Engine {
     /// eviction) and re-plans inside the area, in queue order, the queued
     /// jobs reserved there; a queued job wider than the new area waits until
     /// it grows back. Growing frees the new processors for cloud work at
-    /// once. The config's `conv_procs` follows. On an error nothing changes.
+    /// once. The config keeps the area the engine started with
+    /// ([`Engine::area_procs`] is the area now). On an error nothing changes.
     pub fn resize_area(&mut self, conv_procs: u32, now: Time) -> Result<AreaResize, EngineError> {
-        let resize = self.st.resize_area(&self.config, conv_procs, now)?;
-        self.config.conv_procs = conv_procs;
-        Ok(resize)
+        self.st.resize_area(&self.config, conv_procs, now)
+    }
+
+    /// The convergence area now: processors `0..area_procs()` (the config's
+    /// `conv_procs` until a resize, [`Engine::resize_area`] or
+    /// [`EngineConfig::area_schedule`]).
+    pub fn area_procs(&self) -> u32 {
+        self.st.area_procs()
     }
 
     /// One scheduling pass at `now`: the decisions to carry out, in order:

@@ -170,9 +170,9 @@ pub mod time;
 
 pub use driver::{Driver, Livelock};
 pub use engine::{
-    Admission, AreaResize, Decision, EndReason, Engine, EngineConfig, EngineError, FutureSlot, ImmediateSlot,
-    JobState, Lifecycle, Maintenance, Policy, Prediction, Predictor, ReservationDepth, Scheduling, Slots,
-    Submitted, Victims,
+    Admission, AreaChange, AreaResize, Decision, EndReason, Engine, EngineConfig, EngineError, FutureSlot,
+    ImmediateSlot, JobState, Lifecycle, Maintenance, Policy, Prediction, Predictor, ReservationDepth,
+    Scheduling, Slots, Submitted, Victims,
 };
 pub use job::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, UnknownName};
 pub use metrics::{

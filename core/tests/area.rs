@@ -5,7 +5,8 @@
 mod common;
 use common::*;
 use interstice_core::{
-    Decision, EndReason, Engine, EngineConfig, EngineError, JobId, JobKind, Policy, Scheduling, Time,
+    AreaChange, Decision, EndReason, Engine, EngineConfig, EngineError, JobId, JobKind, Policy, Scheduling,
+    Time,
 };
 use proptest::prelude::*;
 
@@ -54,7 +55,7 @@ fn shrinking_evicts_the_jobs_on_the_leaving_processors_and_requeues_them() {
         r1.hit_by_later_hpc,
         "a resize after the prediction is unforeseeable"
     );
-    assert_eq!(engine.config().conv_procs, 6);
+    assert_eq!((engine.config().conv_procs, engine.area_procs()), (8, 6));
 }
 
 /// An HPC job holds all 8 processors until 100 s. A 6-wide cloud job is
@@ -144,7 +145,7 @@ fn bad_resizes_are_refused_and_change_nothing() {
         engine.resize_area(4, secs(5)),
         Err(EngineError::TimeWentBackwards { .. })
     ));
-    assert_eq!(engine.config().conv_procs, 8);
+    assert_eq!(engine.area_procs(), 8);
     assert_eq!(engine.running(JobKind::Cloud), 1);
     let mut shared = config(8, Policy::Easy);
     shared.scheduling = Scheduling::SharedQueue;
@@ -270,12 +271,43 @@ proptest! {
             let (_, no_cloud) = run_opts(cfg.clone(), hpc_only.clone(), &opts);
             prop_assert_eq!(hpc_starts(&resized, &c.jobs, true), hpc_starts(&no_cloud, &c.jobs, true), "{}", policy);
             if matches!(policy, Policy::Fcfs | Policy::Easy) {
-                let (_, plain) = run(cfg, c.jobs.clone());
+                let (_, plain) = run(cfg.clone(), c.jobs.clone());
                 prop_assert_eq!(hpc_starts(&plain, &c.jobs, false), hpc_starts(&resized, &c.jobs, false), "{}", policy);
             }
             prop_assert!(engine.records().all(|r| r.end.is_some()), "{}: a job never ended", policy);
             let resize_evictions: usize = resized.resizes.iter().map(|(_, r)| r.evicted.len()).sum();
             prop_assert!(resized.evictions as usize >= resize_evictions);
+            // The same schedule planned ahead in the config decides the same.
+            cfg.area_schedule = c.schedule.iter().map(|&(t, a)| AreaChange { at: secs(t), procs: a }).collect();
+            let (planned, scheduled) = run(cfg, c.jobs.clone());
+            prop_assert_eq!(&scheduled.decisions, &resized.decisions, "{}", policy);
+            prop_assert_eq!(planned.area_procs(), c.procs);
         }
     }
+}
+
+#[test]
+fn a_bad_area_schedule_is_refused_naming_the_change() {
+    let change = |t: i64, procs: u32| AreaChange { at: secs(t), procs };
+    let refuse = |schedule: Vec<AreaChange>, shared: bool, says: &str| {
+        let mut cfg = config(8, Policy::Easy);
+        cfg.area_schedule = schedule;
+        if shared {
+            cfg.scheduling = Scheduling::SharedQueue;
+        }
+        let err = Engine::new(cfg).unwrap_err().to_string();
+        assert!(err.contains(says), "{err}");
+    };
+    refuse(
+        vec![change(10, 4), change(10, 6)],
+        false,
+        "area_schedule[1]: time 10 is not after",
+    );
+    refuse(
+        vec![change(10, 9)],
+        false,
+        "area_schedule[0]: 9 processors, the platform has 8",
+    );
+    refuse(vec![change(-1, 4)], false, "area_schedule[0]: time");
+    refuse(vec![change(10, 4)], true, "needs hpc-first");
 }

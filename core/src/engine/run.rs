@@ -125,6 +125,8 @@ pub(super) struct State {
     /// resize): a cloud job wider than that can never run; one wider than
     /// the area now waits until it grows back (`area`).
     widest_area: u32,
+    /// [`EngineConfig::area_schedule`]'s changes still to come.
+    area_changes: VecDeque<crate::engine::AreaChange>,
     /// Every processor.
     every: Bits,
     /// `shared-queue`: every job on the HPC layer, in one queue, never evicted.
@@ -234,6 +236,7 @@ impl State {
             hpc,
             area,
             widest_area: cfg.conv_procs,
+            area_changes: cfg.area_schedule.iter().copied().collect(),
             records: JobTable::default(),
             jobs: JobTable::default(),
             index: HashMap::new(),
@@ -567,6 +570,7 @@ impl State {
         }
         self.dirty = false;
         self.prune_plan(now);
+        self.apply_area_changes(cfg, now);
         self.hold_overdue(cfg, now);
         let mut out: Vec<Decision> = Vec::new();
         for idx in std::mem::take(&mut self.pending_rejects) {
@@ -631,6 +635,7 @@ impl State {
     /// `schedule`), then the cloud layer's compression if due.
     fn catch_up(&mut self, cfg: &EngineConfig) {
         let now = self.now;
+        self.apply_area_changes(cfg, now);
         if self.deadlines.first().is_some_and(|&(t, _)| t <= now) {
             self.prune_plan(now);
             self.hold_overdue(cfg, now);
@@ -733,6 +738,7 @@ impl State {
         .flatten()
         .map(|&(t, _)| t)
         .chain(self.maintenance_ends.first().copied())
+        .chain(self.area_changes.front().map(|change| change.at))
         .min()
     }
 

@@ -182,7 +182,7 @@ impl State {
         now: Time,
     ) -> Prediction {
         let at = now.max(self.now);
-        if procs == 0 || procs > cfg.conv_procs || wt < Time::ZERO {
+        if procs == 0 || procs > self.area.count() || wt < Time::ZERO {
             return prediction(cfg, None, wt, slo, now);
         }
         match cfg.predictor {

@@ -34,6 +34,24 @@ use crate::engine::{AreaResize, EngineConfig, EngineError, Scheduling};
 use crate::time::Time;
 
 impl State {
+    /// The area now: processors `0..area_procs()`.
+    pub(in crate::engine) fn area_procs(&self) -> u32 {
+        self.area.count()
+    }
+
+    /// Apply the scheduled resizes due at `now` ([`EngineConfig::area_schedule`];
+    /// the config was checked, so they cannot fail).
+    pub(super) fn apply_area_changes(&mut self, cfg: &EngineConfig, now: Time) {
+        while let Some(change) = self.area_changes.front().copied() {
+            if change.at > now {
+                break;
+            }
+            self.area_changes.pop_front();
+            // Checked by `EngineConfig::validate`: hpc-first, at most `procs`.
+            self.resize_to(cfg, change.procs.min(self.width), now);
+        }
+    }
+
     /// Make `0..conv_procs` the convergence area at `now` (see the module
     /// docs). Errors change nothing.
     pub(in crate::engine) fn resize_area(
@@ -56,6 +74,12 @@ impl State {
             )));
         }
         self.advance(now)?;
+        Ok(self.resize_to(cfg, conv_procs, now))
+    }
+
+    /// [`State::resize_area`] once checked (a scheduled change: inside a
+    /// pass, so the pass stays the last event).
+    fn resize_to(&mut self, cfg: &EngineConfig, conv_procs: u32, now: Time) -> AreaResize {
         let from = self.area.count();
         self.widest_area = self.widest_area.max(conv_procs);
         let area = Bits::range(self.width, 0, conv_procs);
@@ -90,7 +114,7 @@ impl State {
         // The freed or new processors: the cloud reservations move up.
         self.cloud_compress = true;
         self.promote(cfg);
-        Ok(resize)
+        resize
     }
 
     /// Evict, in submission order, the running cloud jobs on `leaving`.

@@ -71,7 +71,7 @@ impl State {
             return self.choose_ranked(cand, k, s);
         }
         let mut b = Bits::empty(self.width);
-        if cfg.policy != Policy::Convergence && cfg.conv_procs == cfg.procs {
+        if cfg.policy != Policy::Convergence && self.area.count() == cfg.procs {
             // One tier: the lowest free ids.
             b.take_lowest(cand, k);
             return b;
