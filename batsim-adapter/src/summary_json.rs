@@ -185,6 +185,15 @@ struct ConfigWire {
     max_resubmissions: u32,
     max_time_in_system: Option<f64>,
     maintenance: Vec<MaintenanceWire>,
+    /// The area's planned resizes: `{time, procs}` (seconds; `0..procs`).
+    area_schedule: Vec<AreaChangeWire>,
+}
+
+/// A planned resize of the area.
+#[derive(Serialize)]
+struct AreaChangeWire {
+    time: f64,
+    procs: u32,
 }
 
 /// A maintenance window: seconds, and the processors as a Batsim interval set.
@@ -300,6 +309,14 @@ pub(crate) fn summary_wire<'a>(
                     start: window.start.as_secs_f64(),
                     duration: window.duration.as_secs_f64(),
                     procs: window.procs.to_string(),
+                })
+                .collect(),
+            area_schedule: config
+                .area_schedule
+                .iter()
+                .map(|change| AreaChangeWire {
+                    time: change.at.as_secs_f64(),
+                    procs: change.procs,
                 })
                 .collect(),
         },

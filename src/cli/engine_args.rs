@@ -21,7 +21,7 @@ use interstice_core::{
 use interstice_swf::beta::ShowBeta;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
 use interstice_swf::SwfError;
-use interstice_swf::{defaults, MaintenanceFile};
+use interstice_swf::{defaults, AreaScheduleFile, MaintenanceFile};
 use std::path::PathBuf;
 
 /// `--policy`, `--conv`, `--admission`, `--scheduling`, `--predictor`,
@@ -127,6 +127,11 @@ pub struct TuningArgs {
     /// lines (seconds on the workload's clock, seconds, ids and ranges like `0-3,8`; `#` comments).
     #[arg(long, value_name = "FILE")]
     pub maintenance: Option<PathBuf>,
+    /// Resizes of the convergence area planned ahead: a file of `TIME PROCS` lines (seconds on the
+    /// workload's clock, the area from then on as processors 0..PROCS; `#` comments). Shrinking
+    /// evicts the cloud jobs on the processors leaving the area (docs/admin.md, "Resizing the area")
+    #[arg(long, value_name = "FILE")]
+    pub area_schedule: Option<PathBuf>,
     /// Resubmissions allowed to an evicted cloud job (`batsim` needs Batsim's
     /// --enable-dynamic-jobs for any).
     #[arg(long, value_name = "N", help = with_default(
@@ -181,7 +186,12 @@ impl TuningArgs {
             Some(path) => Some(MaintenanceFile::read(path).context("--maintenance")?),
             None => None,
         };
+        let area_schedule = match &self.area_schedule {
+            Some(path) => Some(AreaScheduleFile::read(path).context("--area-schedule")?),
+            None => None,
+        };
         Ok(EngineOptions {
+            area_schedule,
             lambda: self.lambda,
             tau: self.tau,
             latency: self.latency,

@@ -138,6 +138,9 @@ pub enum LineError {
     },
     /// A line of a maintenance file that is not a usable window.
     Maintenance(WindowError),
+    /// A line of an area schedule that is not a usable change: what is
+    /// wrong and the fix.
+    AreaSchedule(String),
 }
 
 impl fmt::Display for LineError {
@@ -188,6 +191,7 @@ impl fmt::Display for LineError {
                 write!(f, "header {key}: {value:?} is not {expected}")
             }
             LineError::Maintenance(window) => write!(f, "{window}"),
+            LineError::AreaSchedule(why) => write!(f, "{why}"),
             LineError::TooWide { job, procs, machine } => write!(
                 f,
                 "job {job} needs {procs} processors but the machine has {machine} \

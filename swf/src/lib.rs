@@ -60,6 +60,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod area_schedule;
 pub mod batsim_json;
 pub mod beta;
 pub mod datacenter;
@@ -85,6 +86,7 @@ mod test_jobs;
 mod workload;
 pub mod writer;
 
+pub use area_schedule::AreaScheduleFile;
 pub use batsim_json::{JobDescription, JobFieldError, Profile};
 pub use error::{LineError, SwfError};
 pub use experiment::{arrivals, load_trace, ClipTarget, CloudSpec, LoadedTrace, TraceSpec, WorkloadError};

@@ -7,7 +7,9 @@ use interstice_core::{
     Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, ReservationDepth, Scheduling, Time, WFuture,
 };
 use interstice_swf::beta::{beta_from_secs, parse_beta};
-use interstice_swf::{inject_cloud_jobs, CloudJobs, InjectOptions, MaintenanceFile, SwfError};
+use interstice_swf::{
+    inject_cloud_jobs, AreaScheduleFile, CloudJobs, InjectOptions, MaintenanceFile, SwfError,
+};
 use serde_json::Value;
 
 /// Engine options; `None` = not given here (another source or the default applies).
@@ -36,6 +38,8 @@ pub struct EngineOptions {
     pub w_future: Option<WFuture>,
     /// Maintenance windows (default: none).
     pub maintenance: Option<MaintenanceFile>,
+    /// Resizes of the convergence area planned ahead (default: none).
+    pub area_schedule: Option<AreaScheduleFile>,
     /// Maximum resubmissions of an evicted cloud job (default
     /// [`DEFAULT_MAX_RESUBMISSIONS`]; the session allows none when Batsim runs
     /// without dynamic jobs).
@@ -60,7 +64,7 @@ pub const DEFAULT_MAX_RESUBMISSIONS: u32 = interstice_swf::defaults::MAX_RESUBMI
 
 const SCHED_CONFIG_KEYS: &str =
     "policy, conv, admission, scheduling, predictor, lambda, tau, latency, beta, w_future, \
-max_resubmissions, max_time_in_system, maintenance, placement, placement_weights, reject_above, \
+max_resubmissions, max_time_in_system, maintenance, area_schedule, placement, placement_weights, reject_above, \
 reservation_depth";
 
 /// Why engine options cannot be read from `sched-config` or made into an engine config.
@@ -134,6 +138,10 @@ pub enum OptionsError {
     /// platform (the message carries the whole cause).
     #[error("maintenance: {}", error_chain(.0))]
     Maintenance(SwfError),
+    /// The area schedule cannot be read, or a change does not fit the
+    /// platform (the message carries the whole cause).
+    #[error("area_schedule: {}", error_chain(.0))]
+    AreaSchedule(SwfError),
 }
 
 impl EngineOptions {
@@ -143,9 +151,10 @@ impl EngineOptions {
     /// `w_future` (`"holes"` or `"published"`),
     /// `max_resubmissions`, `max_time_in_system` (seconds), `placement`,
     /// `placement_weights`, `reject_above` (a probability),
-    /// `reservation_depth` (a positive count or `"unlimited"`) and `maintenance`
+    /// `reservation_depth` (a positive count or `"unlimited"`), `maintenance`
     /// (the path of a maintenance file, [`MaintenanceFile`], read now, from
-    /// the working directory); `-` and `_` are interchangeable. An empty
+    /// the working directory) and `area_schedule` (the path of an area
+    /// schedule, [`AreaScheduleFile`], likewise); `-` and `_` are interchangeable. An empty
     /// string gives no options.
     pub fn from_sched_config(text: &str) -> Result<EngineOptions, OptionsError> {
         let mut options = EngineOptions::default();
@@ -221,6 +230,13 @@ impl EngineOptions {
                             .map_err(OptionsError::Maintenance)?,
                     );
                 }
+                "area_schedule" => {
+                    let path = name("the path of an area schedule file")?;
+                    options.area_schedule = Some(
+                        AreaScheduleFile::read(std::path::Path::new(path))
+                            .map_err(OptionsError::AreaSchedule)?,
+                    );
+                }
                 "conv" => options.conv = Some(count("a processor count")?),
                 "max_resubmissions" => options.max_resubmissions = Some(count("a count")?),
                 "lambda" => options.lambda = Some(number("a number")?),
@@ -247,6 +263,7 @@ impl EngineOptions {
             beta: self.beta.or(fallback.beta),
             w_future: self.w_future.or(fallback.w_future),
             maintenance: self.maintenance.or(fallback.maintenance),
+            area_schedule: self.area_schedule.or(fallback.area_schedule),
             max_resubmissions: self.max_resubmissions.or(fallback.max_resubmissions),
             max_time_in_system: self.max_time_in_system.or(fallback.max_time_in_system),
             placement: self.placement.or(fallback.placement),
@@ -318,6 +335,17 @@ impl EngineOptions {
         if let Some(file) = &self.maintenance {
             file.check(procs).map_err(OptionsError::Maintenance)?;
             config.maintenance = file.windows().to_vec();
+        }
+        if let Some(file) = &self.area_schedule {
+            file.check(procs).map_err(OptionsError::AreaSchedule)?;
+            config.area_schedule = file.changes().to_vec();
+            if config.scheduling == Scheduling::SharedQueue {
+                return Err(OptionsError::Conflict(
+                    "an area schedule needs --scheduling hpc-first: under shared-queue nothing is evicted, \
+                     so a shrink could not clear the processors leaving the area"
+                        .into(),
+                ));
+            }
         }
         config.lifecycle = Lifecycle {
             max_resubmissions: self.max_resubmissions.unwrap_or(DEFAULT_MAX_RESUBMISSIONS),
