@@ -348,8 +348,12 @@ fn print_summary(done: &Replayed, out: &Path, jobs_csv: bool, wall: f64) -> anyh
         load_seconds: load,
         ..
     } = done;
+    let resized = match config.area_schedule.len() {
+        0 => String::new(),
+        n => format!(", resized {n} times by the area schedule"),
+    };
     outln!(
-        "replayed {} jobs ({} HPC, {} cloud) on {} processors (area {}), policy {}, admission {}",
+        "replayed {} jobs ({} HPC, {} cloud) on {} processors (area {}{resized}), policy {}, admission {}",
         summary.jobs,
         summary.hpc_jobs,
         summary.cloud_jobs,
