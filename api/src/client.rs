@@ -13,9 +13,9 @@
 use crate::peer::PeerRule;
 use crate::tls::Pin;
 use crate::wire::{
-    ErrorBody, EvictedRequest, HealthResponse, HpcEventRequest, HpcEventResponse, JobList, JobOutput,
-    JobView, MemberList, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest, SubmitResponse,
-    TupleRequest, TupleResponse,
+    AreaRequest, AreaResponse, ErrorBody, EvictedRequest, HealthResponse, HpcEventRequest, HpcEventResponse,
+    JobList, JobOutput, JobView, MemberList, PredictRequest, PredictResponse, SlotsResponse, SubmitRequest,
+    SubmitResponse, TupleRequest, TupleResponse,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -620,6 +620,16 @@ impl Client {
     /// `POST /v1/hpc/events`.
     pub fn hpc_event(&self, request: &HpcEventRequest) -> Result<HpcEventResponse, ClientError> {
         self.call("POST", "/v1/hpc/events", Some(request))
+    }
+
+    /// `GET /v1/area`: the convergence area now.
+    pub fn area(&self) -> Result<AreaResponse, ClientError> {
+        self.call::<(), _>("GET", "/v1/area", None)
+    }
+
+    /// `POST /v1/area`: resize the convergence area (root or the batch system).
+    pub fn resize_area(&self, procs: u32) -> Result<AreaResponse, ClientError> {
+        self.call("POST", "/v1/area", Some(&AreaRequest { procs }))
     }
 
     /// `GET /healthz`.

@@ -343,6 +343,35 @@ pub struct HpcEventResponse {
     pub evicted: Vec<u64>,
 }
 
+/// `POST /v1/area`: resize the convergence area (root or the batch system).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AreaRequest {
+    /// The area from now on: processors `0..procs` (0 closes it; at most `engine.procs`).
+    pub procs: u32,
+}
+
+/// `GET /v1/area`, and the answer to `POST /v1/area`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct AreaResponse {
+    /// The area now: processors `0..procs`.
+    pub procs: u32,
+    /// The area the daemon started with (`engine.conv_procs`).
+    pub configured: u32,
+    /// The platform's processors (`engine.procs`).
+    pub platform: u32,
+    /// A resize: the area before it (absent from `GET`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<u32>,
+    /// A resize: cloud jobs evicted because their processors left the area
+    /// (re-queued if their resubmissions allow).
+    #[serde(default)]
+    pub evicted: Vec<u64>,
+    /// Queued cloud jobs wider than the area now: they wait until it grows.
+    #[serde(default)]
+    pub waiting: Vec<u64>,
+}
+
 /// One idle processor now.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ImmediateSlotView {

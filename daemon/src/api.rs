@@ -12,7 +12,7 @@ use axum::http::{header, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use interstice_api::wire::{ErrorBody, HpcEventRequest, PredictRequest, SubmitRequest};
+use interstice_api::wire::{AreaRequest, ErrorBody, HpcEventRequest, PredictRequest, SubmitRequest};
 use interstice_core::{ProcSet, Time};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -57,6 +57,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/predict", post(predict))
         .route("/v1/slots", get(slots))
         .route("/v1/hpc/events", post(hpc_event))
+        .route("/v1/area", get(area).post(resize_area))
         .route("/metrics", get(metrics))
         .route("/healthz", get(health))
         .fallback(no_route)
@@ -320,6 +321,32 @@ pub fn hpc_event_from(request: HpcEventRequest) -> Result<HpcEvent, ApiError> {
     })
 }
 
+async fn area(State(state): State<AppState>, ConnectInfo(Peer(owner)): ConnectInfo<Peer>) -> Response {
+    ask(&state, |reply| Command::Area {
+        resize: None,
+        owner,
+        reply,
+    })
+    .await
+}
+
+async fn resize_area(
+    State(state): State<AppState>,
+    ConnectInfo(Peer(owner)): ConnectInfo<Peer>,
+    body: Bytes,
+) -> Response {
+    let request: AreaRequest = match parse_body(&body) {
+        Ok(request) => request,
+        Err(err) => return api_error(err),
+    };
+    ask(&state, |reply| Command::Area {
+        resize: Some(request.procs),
+        owner,
+        reply,
+    })
+    .await
+}
+
 async fn metrics(State(state): State<AppState>) -> Response {
     metrics_response(&state.metrics)
 }
@@ -337,7 +364,7 @@ async fn no_route(method: Method, uri: Uri) -> Response {
     error_response(
         StatusCode::NOT_FOUND,
         format!(
-            "no route {method} {}; the API is /v1/jobs, /v1/jobs/{{id}}, /v1/jobs/{{id}}/output, /v1/predict, /v1/slots, /v1/hpc/events, /metrics, /healthz",
+            "no route {method} {}; the API is /v1/jobs, /v1/jobs/{{id}}, /v1/jobs/{{id}}/output, /v1/predict, /v1/slots, /v1/hpc/events, /v1/area, /metrics, /healthz",
             uri.path()
         ),
     )

@@ -113,7 +113,12 @@ pub struct Metrics {
     pub cloud_jobs_running: IntGauge,
     /// Cloud jobs accepted and waiting.
     pub cloud_jobs_queued: IntGauge,
-    /// Cloud jobs evicted for HPC work.
+    /// Processors of the convergence area now (`engine.conv_procs`, or the
+    /// last resize: `POST /v1/area`, SIGHUP).
+    pub area_processors: IntGauge,
+    /// Resizes of the convergence area since the daemon started.
+    pub area_resizes: IntCounter,
+    /// Cloud jobs evicted for HPC work (or a shrinking area).
     pub evictions: IntCounter,
     /// Processor-seconds of cloud work thrown away by evictions and lost runs.
     pub lost_work_processor_seconds: prometheus::Counter,
@@ -228,7 +233,18 @@ impl Metrics {
             // Cloud jobs: running, waiting, evicted and lost.
             cloud_jobs_running: int_gauge("cloud_jobs_running", "Cloud jobs running on this node"),
             cloud_jobs_queued: int_gauge("cloud_jobs_queued", "Cloud jobs accepted and waiting to start"),
-            evictions: counter("evictions_total", "Cloud jobs evicted for HPC work"),
+            area_processors: int_gauge(
+                "area_processors",
+                "Processors of the convergence area now (engine.conv_procs, or the last resize)",
+            ),
+            area_resizes: counter(
+                "area_resizes_total",
+                "Resizes of the convergence area (POST /v1/area, SIGHUP) since the daemon started",
+            ),
+            evictions: counter(
+                "evictions_total",
+                "Cloud jobs evicted for HPC work or because their processors left the convergence area",
+            ),
             lost_work_processor_seconds: float_counter(
                 "lost_work_processor_seconds_total",
                 "Processor-seconds of cloud work thrown away by evictions and lost runs",

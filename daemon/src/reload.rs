@@ -1,13 +1,17 @@
 //! What a SIGHUP changes: the keys that differ between the configuration
 //! in effect and the file as it is now, split into those applied at once
-//! (the [`Reloadable`](crate::actor::Reloadable) sections) and those that
-//! need a restart.
+//! (the [`Reloadable`](crate::actor::Reloadable) sections, and the area's
+//! size) and those that need a restart.
 
 use serde_yaml::Value;
 use std::path::Path;
 
 /// Top-level sections SIGHUP applies without a restart.
 pub const RELOADABLE_SECTIONS: [&str; 3] = ["execution", "node", "metrics"];
+
+/// Keys outside those sections that SIGHUP applies too: the convergence
+/// area's size (the engine resizes the area, `POST /v1/area`'s rule).
+pub const RELOADABLE_KEYS: [&str; 1] = ["engine.conv_procs"];
 
 /// Keys of the reloadable sections that still need a restart (the jobs'
 /// containment, its cgroup controllers and the jobs' working directories are
@@ -45,8 +49,9 @@ impl ConfigText {
         let mut changed = Vec::new();
         diff("", &self.0, &new.0, &mut changed);
         let (applied, need_restart) = changed.into_iter().partition(|key: &String| {
-            RELOADABLE_SECTIONS.iter().any(|section| in_section(key, section))
-                && !RESTART_KEYS.iter().any(|restart| in_section(key, restart))
+            RELOADABLE_KEYS.contains(&key.as_str())
+                || RELOADABLE_SECTIONS.iter().any(|section| in_section(key, section))
+                    && !RESTART_KEYS.iter().any(|restart| in_section(key, restart))
         });
         let mut in_effect = self.0.clone();
         if let (Value::Mapping(effect), Value::Mapping(new)) = (&mut in_effect, &new.0) {
@@ -57,6 +62,14 @@ impl ConfigText {
                     None => effect.remove(&key),
                 };
             }
+        }
+        for key in RELOADABLE_KEYS {
+            let path: Vec<&str> = key.split('.').collect();
+            let now = path
+                .iter()
+                .try_fold(&new.0, |value, name| value.get(*name))
+                .cloned();
+            keep(&mut in_effect, &path, now);
         }
         // What needs a restart stays as it was loaded.
         for key in RESTART_KEYS {
@@ -202,6 +215,25 @@ mod tests {
         assert_eq!(changes.applied, ["execution.limits.pids"]);
         assert_eq!(changes.need_restart, ["execution.limits.cpu_quota"]);
         assert_eq!(in_effect, text("execution: {limits: {pids: 64}}\n"));
+    }
+
+    /// The area's size is applied (a resize); the rest of `engine` is not.
+    #[test]
+    fn the_area_size_is_applied_without_a_restart() {
+        let old = text("engine: {procs: 64, conv_procs: 64, policy: easy}\n");
+        let new = text("engine: {procs: 64, conv_procs: 32, policy: conservative}\n");
+        let (changes, in_effect) = old.reload(&new);
+        assert_eq!(changes.applied, ["engine.conv_procs"]);
+        assert_eq!(changes.need_restart, ["engine.policy"]);
+        assert_eq!(
+            in_effect,
+            text("engine: {procs: 64, conv_procs: 32, policy: easy}\n")
+        );
+        let (again, _) = in_effect.reload(&new);
+        assert!(again.applied.is_empty());
+        // Removed from the file: the area is the whole machine again.
+        let (dropped, _) = in_effect.reload(&text("engine: {procs: 64, policy: easy}\n"));
+        assert_eq!(dropped.applied, ["engine.conv_procs"]);
     }
 
     #[test]

@@ -355,13 +355,19 @@ fn reload(
         tracing::error!(config = %config_path.display(), "SIGHUP: the file changed while being read; keeping the old configuration");
         return;
     };
+    let (changes, now_in_effect) = in_effect.reload(&new_text);
+    let area = changes
+        .applied
+        .iter()
+        .any(|key| key == "engine.conv_procs")
+        .then(|| config.engine.conv_procs.unwrap_or(config.engine.procs));
     let reloadable = Reloadable {
         execution: config.execution,
         node: config.node,
         metrics: config.metrics,
+        area,
     };
     let _ = commands.send(Command::Reload(Box::new(reloadable)));
-    let (changes, now_in_effect) = in_effect.reload(&new_text);
     *in_effect = now_in_effect;
     let list = |keys: &[String]| {
         if keys.is_empty() {

@@ -484,7 +484,7 @@ impl Actor {
         if procs == 0 {
             return Err(ApiError::bad_request("procs: must be at least 1"));
         }
-        let area = self.driver.engine().config().conv_procs;
+        let area = self.driver.engine().area_procs();
         if procs > area {
             return Err(ApiError::new(
                 ErrorKind::Unprocessable,

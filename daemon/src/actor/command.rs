@@ -107,6 +107,9 @@ pub struct Reloadable {
     pub node: NodeConfig,
     /// Horizon of the idle processor-seconds gauges.
     pub metrics: MetricsConfig,
+    /// `engine.conv_procs`, when the file changed it: the area is resized
+    /// to it (`None`: the area stays as it is, resized or not).
+    pub area: Option<u32>,
 }
 
 /// A request to the actor; those from the HTTP API carry a `reply` channel
@@ -184,6 +187,15 @@ pub enum Command {
         owner: Owner,
         /// The cloud jobs it evicted.
         reply: Reply<HpcEventResponse>,
+    },
+    /// `GET /v1/area` (`resize: None`) and `POST /v1/area`.
+    Area {
+        /// The new area's processors, for a resize.
+        resize: Option<u32>,
+        /// Who asks; a resize must speak for the batch system.
+        owner: Owner,
+        /// The area now (after the resize).
+        reply: Reply<interstice_api::wire::AreaResponse>,
     },
     /// An update from the backend task (no answer).
     Hpc(HpcUpdate),

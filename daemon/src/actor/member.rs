@@ -33,7 +33,7 @@ impl Actor {
         let engine = self.driver.engine();
         let tuple = TupleRequest {
             address: member.address.clone(),
-            procs: engine.config().conv_procs,
+            procs: engine.area_procs(),
             features: member.features.clone(),
             overbooking: engine.config().lambda,
             slots: slots_view(now, &engine.slots(now)),

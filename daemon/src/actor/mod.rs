@@ -31,6 +31,7 @@
 //! from the wall clock directly.
 
 mod admission;
+mod area;
 mod batch;
 mod cloud_job;
 mod command;
@@ -121,6 +122,7 @@ impl Actor {
                 execution: setup.config.execution.clone(),
                 node: setup.config.node.clone(),
                 metrics: setup.config.metrics.clone(),
+                area: None,
             },
             clock: setup.clock,
             jobs: HashMap::new(),
@@ -145,6 +147,8 @@ impl Actor {
             stopping: false,
             pending_ends: Vec::new(),
         };
+        let area = actor.driver.engine().area_procs();
+        actor.metrics.area_processors.set(i64::from(area));
         actor.recover().map_err(ActorError::Recovery)?;
         Ok(actor)
     }
@@ -235,7 +239,19 @@ impl Actor {
             Command::Health { reply } => {
                 let _ = reply.send(self.health());
             }
+            Command::Area { resize, owner, reply } => {
+                let answer = match resize {
+                    Some(procs) => self.resize_area_for(procs, owner),
+                    None => Ok(self.area()),
+                };
+                let _ = reply.send(answer);
+            }
             Command::Reload(reloadable) => {
+                if let Some(procs) = reloadable.area {
+                    if let Err(err) = self.resize_area(procs, "SIGHUP, engine.conv_procs") {
+                        tracing::error!("SIGHUP: engine.conv_procs {procs} not applied: {}", err.message);
+                    }
+                }
                 self.executor.reload(reloadable.execution.clone());
                 self.reloadable = *reloadable;
                 tracing::info!("reloaded execution, node and metrics settings");
