@@ -454,6 +454,11 @@ pub struct JobView {
     /// The node CPUs its last run was confined to (`0-1,4`); null before it started.
     #[serde(default)]
     pub cpus: Option<String>,
+    /// The platform processors the engine placed it on, while the engine
+    /// counts it running (`40-43`, a Batsim interval set; `GET
+    /// /v1/jobs/{id}` only): inside the convergence area. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processors: Option<String>,
     /// The memory limit of its last run, bytes; null: not limited (or not started).
     #[serde(default)]
     pub memory_limit_bytes: Option<u64>,

@@ -368,6 +368,8 @@ impl Metrics {
             Box::new(self.admission_holds_released.clone()),
             Box::new(self.cloud_jobs_running.clone()),
             Box::new(self.cloud_jobs_queued.clone()),
+            Box::new(self.area_processors.clone()),
+            Box::new(self.area_resizes.clone()),
             Box::new(self.evictions.clone()),
             Box::new(self.lost_work_processor_seconds.clone()),
             Box::new(self.lost_runs.clone()),

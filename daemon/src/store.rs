@@ -769,6 +769,7 @@ fn stored_job(row: &Row<'_>) -> rusqlite::Result<StoredJob> {
             cpus: row.get(29)?,
             memory_limit_bytes: row.get::<_, Option<i64>>(30)?.map(|bytes| bytes as u64),
             pids_limit: row.get::<_, Option<i64>>(31)?.map(|pids| pids as u64),
+            processors: None,
         },
         env_json: row.get(18)?,
         workdir: row.get(19)?,

@@ -410,7 +410,18 @@ impl Actor {
     /// `GET /v1/jobs/{id}`: another user's job answers 404, as if absent.
     pub(super) fn job_view(&self, id: u64, owner: Owner) -> Result<JobView, ApiError> {
         match self.store.job(id) {
-            Ok(Some(job)) if owner.sees(job.view.owner_uid) => Ok(job.view),
+            Ok(Some(job)) if owner.sees(job.view.owner_uid) => {
+                let processors = self
+                    .jobs
+                    .get(&id)
+                    .and_then(|job| job.engine_procs.as_ref())
+                    .filter(|_| job.view.state == "running")
+                    .map(ToString::to_string);
+                Ok(JobView {
+                    processors,
+                    ..job.view
+                })
+            }
             Ok(_) => Err(ApiError::not_found(id)),
             Err(err) => Err(ApiError::internal(err)),
         }

@@ -504,6 +504,7 @@ impl Broker {
                 cpus: None,
                 memory_limit_bytes: None,
                 pids_limit: None,
+                processors: None,
             });
         };
         let endpoint = member
