@@ -72,6 +72,19 @@ pub enum ClientCommand {
     Logs(LogsArgs),
     /// Check that the daemon answers.
     Health(ViewArgs),
+    /// The convergence area now, or resize it with --set (root or the batch
+    /// system): shrinking evicts the cloud jobs on the processors leaving it.
+    Area(AreaArgs),
+}
+
+/// `interstice area`.
+#[derive(clap::Args, Debug)]
+pub struct AreaArgs {
+    #[command(flatten)]
+    view: ViewArgs,
+    /// Resize the area to processors 0..N (0 closes it; at most the platform's).
+    #[arg(long, value_name = "N")]
+    set: Option<u32>,
 }
 
 /// `interstice submit`.
@@ -344,6 +357,14 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
         ClientCommand::Health(args) => args
             .output
             .print(&client(&args.daemon.daemon).health()?, super::show::health),
+        ClientCommand::Area(args) => {
+            let client = client(&args.view.daemon.daemon);
+            let area = match args.set {
+                Some(procs) => client.resize_area(procs)?,
+                None => client.area()?,
+            };
+            args.view.output.print(&area, super::show::area)
+        }
     }
 }
 

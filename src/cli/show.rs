@@ -4,7 +4,7 @@
 //! `--json` prints the daemon's JSON instead (times as epoch seconds).
 
 use interstice_api::wire::{
-    HealthResponse, JobList, JobView, PredictResponse, SlotsResponse, SubmitResponse,
+    AreaResponse, HealthResponse, JobList, JobView, PredictResponse, SlotsResponse, SubmitResponse,
 };
 use interstice_core::ProcSet;
 use std::time::{Duration, UNIX_EPOCH};
@@ -288,6 +288,29 @@ pub fn health(health: &HealthResponse) -> String {
         health.queued,
         health.plan_age_seconds.map_or("-".into(), duration)
     )
+}
+
+/// `interstice area`: the area now, and what a resize did.
+pub fn area(area: &AreaResponse) -> String {
+    let mut text = match area.from {
+        Some(from) => format!("area resized from 0..{from} to 0..{} processors", area.procs),
+        None => format!("area: processors 0..{}", area.procs),
+    };
+    text.push_str(&format!(
+        " (configured 0..{}, platform {})",
+        area.configured, area.platform
+    ));
+    let ids = |jobs: &[u64]| jobs.iter().map(u64::to_string).collect::<Vec<_>>().join(" ");
+    if !area.evicted.is_empty() {
+        text.push_str(&format!(
+            "\nevicted (re-queued if their resubmissions allow): {}",
+            ids(&area.evicted)
+        ));
+    }
+    if !area.waiting.is_empty() {
+        text.push_str(&format!("\nwaiting for the area to grow: {}", ids(&area.waiting)));
+    }
+    text
 }
 
 #[cfg(test)]

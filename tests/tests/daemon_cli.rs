@@ -105,6 +105,34 @@ fn demo_config_serves_the_cli() {
     let long_id = a_long_job_is_cancelled(&socket);
     service_classes_are_the_demos(&socket);
     the_metrics_count_the_admissions_and_each_class(&socket, &long_id);
+    the_area_is_shown_and_resized(&socket);
+}
+
+/// `interstice area` shows the demo's area (the whole 100 processors);
+/// `--set` resizes it when root asks (the batch system's identity here),
+/// and is refused naming who may otherwise.
+fn the_area_is_shown_and_resized(socket: &Path) {
+    let shown = cli(socket, &["area"]);
+    assert!(shown.status.success());
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.starts_with("area: processors 0..100 (configured 0..100, platform 100)"),
+        "{text}"
+    );
+    let resized = cli_json(socket, &["area", "--set", "60"]);
+    let root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0;
+    if root {
+        let answer = json(&resized);
+        assert_eq!(
+            (answer["from"].as_u64(), answer["procs"].as_u64()),
+            (Some(100), Some(60))
+        );
+        assert_eq!(json(&cli_json(socket, &["area"]))["procs"], 60);
+        assert!(cli(socket, &["area", "--set", "100"]).status.success());
+    } else {
+        assert!(!resized.status.success());
+        assert!(String::from_utf8_lossy(&resized.stderr).contains("only the batch system"));
+    }
 }
 
 /// A short job is accepted, completes with exit code 0 and is among `jobs`:
