@@ -194,23 +194,7 @@ fn a_daemon_resized_from_64_to_32_and_back_under_load_loses_nothing() {
     std::thread::sleep(Duration::from_millis(1500));
     check_inside(&client, &accepted, 48);
 
-    // Every accepted job completes: the evicted ones ran again.
-    let deadline = Instant::now() + Duration::from_secs(90);
-    for &id in &accepted {
-        loop {
-            let view = client.job(id).unwrap();
-            if view.state == "completed" {
-                break;
-            }
-            assert!(
-                ["queued", "running"].contains(&view.state.as_str()) && Instant::now() < deadline,
-                "job {id} is {}: {view:?}\n{}",
-                view.state,
-                daemon.log()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
+    every_job_completes(&daemon, &accepted);
     let evicted: u32 = accepted.iter().map(|&id| client.job(id).unwrap().evictions).sum();
     // No HPC work: only the two shrinks evicted (SIGHUP's from 48-63).
     assert!(evicted as usize >= shrink.evicted.len());
@@ -237,6 +221,27 @@ fn a_daemon_resized_from_64_to_32_and_back_under_load_loses_nothing() {
         "{}",
         daemon.log()
     );
+}
+
+/// Every accepted job completes (the evicted ones ran again), within 90 s.
+fn every_job_completes(daemon: &Daemon, accepted: &[u64]) {
+    let client = daemon.client();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    for &id in accepted {
+        loop {
+            let view = client.job(id).unwrap();
+            if view.state == "completed" {
+                break;
+            }
+            assert!(
+                ["queued", "running"].contains(&view.state.as_str()) && Instant::now() < deadline,
+                "job {id} is {}: {view:?}\n{}",
+                view.state,
+                daemon.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
 }
 
 /// A bad resize is a 422 naming the limit; the area is unchanged.
