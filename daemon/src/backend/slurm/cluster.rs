@@ -203,7 +203,10 @@ mod tests {
         let line = "NodeName=n1 CoresPerSocket=4  CPUAlloc=3 CPUEfctv=4 CPUTot=4 RealMemory=4000 AllocMem=3500 \
                     FreeMem=4986 Sockets=1 State=MIXED Partitions=hpc,cloud,cloud_gold  AllocTRES=cpu=3,mem=3500M\n";
         let memory = parse_nodes(line).unwrap()[0].memory.unwrap();
-        assert_eq!((memory.total_mb, memory.allocated_mb, memory.free_mb()), (4000, 3500, 500));
+        assert_eq!(
+            (memory.total_mb, memory.allocated_mb, memory.free_mb()),
+            (4000, 3500, 500)
+        );
         assert!(nodes[0].available());
         assert!(!nodes[1].available(), "draining");
         assert!(!nodes[2].available(), "not responding");

@@ -51,7 +51,10 @@ pub fn parse_megabytes(text: &str) -> Option<u64> {
         'T' | 't' => (&text[..text.len() - 1], 1024.0 * 1024.0),
         _ => (text, 1.0),
     };
-    let value = number.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0)?;
+    let value = number
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)?;
     Some((value * scale).ceil() as u64)
 }
 
@@ -119,9 +122,7 @@ impl MemoryRequest {
         match self {
             MemoryRequest::PerNode(mb) if mb <= free_mb => cpus,
             MemoryRequest::PerNode(_) => 0,
-            MemoryRequest::PerCpu(mb) => {
-                u32::try_from(free_mb / mb.max(1)).map_or(cpus, |fit| fit.min(cpus))
-            }
+            MemoryRequest::PerCpu(mb) => u32::try_from(free_mb / mb.max(1)).map_or(cpus, |fit| fit.min(cpus)),
         }
     }
 }
@@ -163,10 +164,7 @@ mod tests {
             tracks_memory("SelectTypeParameters    = CR_CPU_Memory,CR_LLN\n"),
             Some(true)
         );
-        assert_eq!(
-            tracks_memory("SelectTypeParameters    = CR_CORE\n"),
-            Some(false)
-        );
+        assert_eq!(tracks_memory("SelectTypeParameters    = CR_CORE\n"), Some(false));
         assert_eq!(tracks_memory("SelectType = select/linear\n"), None);
     }
 

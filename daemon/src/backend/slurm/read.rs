@@ -149,11 +149,7 @@ pub struct SlurmState {
 /// `SelectTypeParameters`, [`tracks_memory`]; a config naming none: no).
 /// Slurm applies a change of it only when restarted: the backend asks once.
 pub(super) fn read_tracks_memory(config: &SlurmConfig) -> Result<bool, PlanReadError> {
-    let text = run_command(
-        &config.scontrol,
-        &["show", "config"],
-        config.slurm_conf.as_ref(),
-    )?;
+    let text = run_command(&config.scontrol, &["show", "config"], config.slurm_conf.as_ref())?;
     Ok(tracks_memory(&text).unwrap_or(false))
 }
 
