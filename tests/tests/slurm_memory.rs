@@ -142,6 +142,7 @@ fn the_daemon_evicts_the_cloud_job_holding_the_memory_an_hpc_job_needs() {
         comment.ends_with(&format!("class=gold evicted_for={hpc}")),
         "the marker says why: {comment}"
     );
+    eprintln!("the HPC job was {state} {waited:?} after its submission (bound {bound:?})");
     assert!(
         waited <= bound,
         "the HPC job started ({state}) {waited:?} after its submission, bound {bound:?}"

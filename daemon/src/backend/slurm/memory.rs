@@ -15,7 +15,9 @@
 //! ([`super::SlurmOutput::parse`], the one place that decides it).
 //!
 //! `squeue %m` is no source: it prints a per-CPU request without saying so
-//! (`_print_pn_min_memory` drops the `MEM_PER_CPU` flag).
+//! (`_print_pn_min_memory` drops the `MEM_PER_CPU` flag). Nor is a node's
+//! `FreeMem`: that is what the operating system has free, not what Slurm
+//! schedules against.
 
 use super::cluster::field;
 use super::squeue::ParseError;
