@@ -80,6 +80,12 @@ fn the_daemon_evicts_the_cloud_job_holding_the_memory_an_hpc_job_needs() {
     let long = Duration::from_secs(60);
     let config = String::from_utf8_lossy(&cluster.run("scontrol", &["show", "config"]).stdout).to_string();
     assert!(config.contains("CR_CORE_MEMORY"), "Slurm counts memory: {config}");
+    harness::wait_for("the daemon to learn that Slurm counts memory", long, || {
+        daemon
+            .log_text()
+            .contains("SelectTypeParameters counts memory")
+            .then_some(())
+    });
     let blocker = cluster
         .sbatch(&[
             "-p",

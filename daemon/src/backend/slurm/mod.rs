@@ -47,9 +47,9 @@
 //! Layout: `squeue` parses the queue and [`cluster`] the nodes and
 //! reservations; [`memory`] what memory Slurm counts; `read` runs the
 //! commands and parses one read into a [`SlurmState`]; [`mirror`] maps it
-//! onto the engine's processors; [`evict`] is the daemon's own eviction. This module keeps what the backend learns
-//! from a read (outcomes, metrics) and the loop ([`run`]); none of its
-//! children uses it.
+//! onto the engine's processors; [`evict`] is the daemon's own eviction.
+//! This module keeps what the backend learns from a read (outcomes,
+//! metrics) and the loop ([`run`]); none of its children uses it.
 
 use std::collections::HashSet;
 use std::time::Duration;
