@@ -97,33 +97,42 @@ pub enum MemoryRequest {
     PerNode(u64),
     /// `MinMemoryCPU=`: megabytes for each of its CPUs on a node.
     PerCpu(u64),
+    /// `MinMemoryNode=0`: all of each node's memory (`--mem=0`; Slurm
+    /// 22.05 gives such a job the node's `RealMemory`). Slurm prints it so
+    /// for every job when it does not count memory, where no node carries
+    /// memory and no request counts.
+    WholeNode,
 }
 
 impl MemoryRequest {
     /// The request among the fields of a `scontrol -o show job` line;
-    /// `None` when it asks for no memory (`MinMemoryNode=0`, as Slurm
-    /// prints it when it does not track memory).
+    /// `None` when it names none.
     pub fn from_show_job(fields: &str) -> Option<MemoryRequest> {
-        let megabytes = |key| field(fields, key).and_then(parse_megabytes).filter(|mb| *mb > 0);
-        megabytes("MinMemoryCPU")
-            .map(MemoryRequest::PerCpu)
-            .or_else(|| megabytes("MinMemoryNode").map(MemoryRequest::PerNode))
-    }
-
-    /// Megabytes it needs on a node where it takes `cpus` CPUs.
-    pub fn on_node(self, cpus: u32) -> u64 {
-        match self {
-            MemoryRequest::PerNode(mb) => mb,
-            MemoryRequest::PerCpu(mb) => mb.saturating_mul(u64::from(cpus)),
+        let megabytes = |key| field(fields, key).and_then(parse_megabytes);
+        match (megabytes("MinMemoryCPU"), megabytes("MinMemoryNode")) {
+            (Some(mb), _) if mb > 0 => Some(MemoryRequest::PerCpu(mb)),
+            (_, Some(0)) => Some(MemoryRequest::WholeNode),
+            (_, Some(mb)) => Some(MemoryRequest::PerNode(mb)),
+            _ => None,
         }
     }
 
-    /// The most of `cpus` CPUs it may take on a node with `free_mb`
-    /// megabytes free (all of them or none for a per-node request).
-    pub fn cpus_within(self, free_mb: u64, cpus: u32) -> u32 {
+    /// Megabytes it needs on a node of `total_mb` where it takes `cpus` CPUs.
+    pub fn on_node(self, cpus: u32, total_mb: u64) -> u64 {
         match self {
-            MemoryRequest::PerNode(mb) if mb <= free_mb => cpus,
-            MemoryRequest::PerNode(_) => 0,
+            MemoryRequest::PerNode(mb) => mb,
+            MemoryRequest::PerCpu(mb) => mb.saturating_mul(u64::from(cpus)),
+            MemoryRequest::WholeNode => total_mb,
+        }
+    }
+
+    /// The most of `cpus` CPUs it may take on a node of `total_mb` with
+    /// `free_mb` free (all of them or none for a per-node request).
+    pub fn cpus_within(self, free_mb: u64, total_mb: u64, cpus: u32) -> u32 {
+        let all_or_none = |needed: u64| if needed <= free_mb { cpus } else { 0 };
+        match self {
+            MemoryRequest::PerNode(mb) => all_or_none(mb),
+            MemoryRequest::WholeNode => all_or_none(total_mb),
             MemoryRequest::PerCpu(mb) => u32::try_from(free_mb / mb.max(1)).map_or(cpus, |fit| fit.min(cpus)),
         }
     }
@@ -203,12 +212,21 @@ mod tests {
         assert_eq!(per_node, Some(MemoryRequest::PerNode(2000)));
         let per_cpu = MemoryRequest::from_show_job("NumCPUs=4 MinMemoryCPU=1G");
         assert_eq!(per_cpu, Some(MemoryRequest::PerCpu(1024)));
-        assert_eq!(MemoryRequest::from_show_job("MinMemoryNode=0"), None);
+        // `--mem=0`, captured with CR_Core_Memory: its TRES shows the node's 4000M.
+        let whole = MemoryRequest::from_show_job("MinCPUsNode=1 MinMemoryNode=0 MinTmpDiskNode=0");
+        assert_eq!(whole, Some(MemoryRequest::WholeNode));
+        assert_eq!(MemoryRequest::from_show_job("NumCPUs=4 Features=(null)"), None);
         let per_node = per_node.unwrap();
-        assert_eq!((per_node.on_node(3), per_node.cpus_within(1999, 4)), (2000, 0));
-        assert_eq!(per_node.cpus_within(2000, 4), 4);
+        assert_eq!(per_node.on_node(3, 8000), 2000);
+        assert_eq!(per_node.cpus_within(1999, 8000, 4), 0);
+        assert_eq!(per_node.cpus_within(2000, 8000, 4), 4);
         let per_cpu = MemoryRequest::PerCpu(1000);
-        assert_eq!((per_cpu.on_node(3), per_cpu.cpus_within(2500, 4)), (3000, 2));
+        assert_eq!(per_cpu.on_node(3, 8000), 3000);
+        assert_eq!(per_cpu.cpus_within(2500, 8000, 4), 2);
+        let whole = whole.unwrap();
+        assert_eq!(whole.on_node(1, 4000), 4000);
+        assert_eq!(whole.cpus_within(3999, 4000, 4), 0);
+        assert_eq!(whole.cpus_within(4000, 4000, 4), 4);
     }
 
     #[test]

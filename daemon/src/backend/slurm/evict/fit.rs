@@ -28,8 +28,9 @@ pub struct Need {
     pub min_cpus_node: u32,
     /// Whole nodes only (`OverSubscribe=NO`, `--exclusive`).
     pub exclusive: bool,
-    /// Its memory on each node (`MinMemoryNode`, `MinMemoryCPU`); counted
-    /// only on nodes that carry memory (Slurm counts it).
+    /// Its memory on each node (`MinMemoryNode`, `MinMemoryCPU`; 0: the
+    /// whole node's); counted only on nodes that carry memory (Slurm
+    /// counts it).
     pub memory: Option<MemoryRequest>,
 }
 
@@ -127,8 +128,8 @@ impl Room {
             false => self.free,
         };
         match (need.memory, self.memory) {
-            (Some(request), Some((free_mb, _))) => {
-                let within = request.cpus_within(free_mb, cpus);
+            (Some(request), Some((free_mb, total_mb))) => {
+                let within = request.cpus_within(free_mb, total_mb, cpus);
                 // A whole node, or nothing.
                 if need.exclusive && within < cpus {
                     0
@@ -233,8 +234,8 @@ impl Rooms {
         for &(i, cpus) in placed {
             let room = &mut self.nodes[i];
             room.free = room.free.saturating_sub(cpus);
-            if let (Some(request), Some((free, _))) = (need.memory, &mut room.memory) {
-                *free = free.saturating_sub(request.on_node(cpus));
+            if let (Some(request), Some((free, total))) = (need.memory, &mut room.memory) {
+                *free = free.saturating_sub(request.on_node(cpus, *total));
             }
         }
     }

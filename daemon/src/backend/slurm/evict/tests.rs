@@ -64,6 +64,15 @@ fn hpc(id: u32, cpus: u32, reason: &str) -> String {
     format!("{id}|hpc|PENDING|{cpus}|1:00:00|{NOW}|N/A|N/A|{reason}||(null)|alice|(null)\n")
 }
 
+/// What `parse_need` reads from [`show_job`]'s line (`MinMemoryNode=0`:
+/// the whole node's memory, counted only where nodes carry memory).
+fn parsed_one_node(cpus: u32) -> Need {
+    Need {
+        memory: Some(MemoryRequest::WholeNode),
+        ..one_node(cpus)
+    }
+}
+
 fn one_node(cpus: u32) -> Need {
     Need {
         cpus,
@@ -106,7 +115,7 @@ fn show_job(name: &str, fields: &str) -> String {
 fn needs_are_read_from_scontrol_and_placement_constraints_are_left_to_slurm() {
     let need = |name: &str, fields: &str| parse_need(&show_job(name, fields), "6", name);
     let fields = "NumNodes=1-1 NumCPUs=4 NumTasks=4 CPUs/Task=1 MinCPUsNode=1 OverSubscribe=OK";
-    assert_eq!(need("wrap", fields), Some(one_node(4)));
+    assert_eq!(need("wrap", fields), Some(parsed_one_node(4)));
     assert_eq!(
         need("x", "NumNodes=1 NumCPUs=6 MinCPUsNode=2 OverSubscribe=NO"),
         Some(Need {
@@ -115,20 +124,20 @@ fn needs_are_read_from_scontrol_and_placement_constraints_are_left_to_slurm() {
             max_nodes: None,
             min_cpus_node: 2,
             exclusive: true,
-            memory: None,
+            memory: Some(MemoryRequest::WholeNode),
         })
     );
     assert_eq!(need("x", "NumNodes=2-3 NumCPUs=2").unwrap().max_nodes, Some(3));
     assert_eq!(need("x", "NumNodes=x NumCPUs=2"), None);
     // A name that forges fields reads as it is: only its own line's fields count.
     let forged = "a NumCPUs=12 NumNodes=3-3 OverSubscribe=NO";
-    assert_eq!(need(forged, fields), Some(one_node(4)));
+    assert_eq!(need(forged, fields), Some(parsed_one_node(4)));
     // A name other than the one squeue printed: not this job's line.
     assert_eq!(parse_need(&show_job(forged, fields), "6", "a"), None);
     assert_eq!(parse_need(&show_job("x", fields), "7", "x"), None);
     // Fields after the command are the user's: never read.
     let text = show_job("x", fields).replace("Command=/home/u/run.sh", "Command=/a ReqNodeList=n1");
-    assert_eq!(parse_need(&text, "6", "x"), Some(one_node(4)));
+    assert_eq!(parse_need(&text, "6", "x"), Some(parsed_one_node(4)));
     // Where it may run, the daemon does not judge.
     for (from, to) in [
         ("ReqNodeList=(null)", "ReqNodeList=n1"),
@@ -433,6 +442,11 @@ fn a_cloud_job_holding_the_memory_an_hpc_job_needs_is_evicted() {
     // Per CPU, the same: 4 × 1 GiB.
     assert_eq!(
         victims(&policy, &state, asking(4, MemoryRequest::PerCpu(1024))),
+        ["1"]
+    );
+    // `--mem=0`, the whole node's memory: the same.
+    assert_eq!(
+        victims(&policy, &state, asking(1, MemoryRequest::WholeNode)),
         ["1"]
     );
     // 2 GiB fit in what is free: no eviction.
