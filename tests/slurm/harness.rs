@@ -64,11 +64,15 @@ pub const CPUS_PER_NODE: u32 = 4;
 /// CPUs of the whole cluster.
 pub const CLUSTER_CPUS: u32 = CPUS_PER_NODE * NODES.len() as u32;
 
-/// The `NodeName=` line of `node`, reached on loopback at its own `port`.
-fn node_line(node: &str, port: u16) -> String {
+/// Memory of each node (`RealMemory=`, MB) when Slurm does not track memory.
+pub const DEFAULT_NODE_MEMORY_MB: u32 = 500;
+
+/// The `NodeName=` line of `node` with `memory_mb` of `RealMemory`,
+/// reached on loopback at its own `port`.
+fn node_line(node: &str, port: u16, memory_mb: u32) -> String {
     format!(
         "NodeName={node} NodeHostname={node} NodeAddr=127.0.0.1 Port={port} CPUs={CPUS_PER_NODE} Sockets=1 \
-         CoresPerSocket={CPUS_PER_NODE} ThreadsPerCore=1 RealMemory=500 State=UNKNOWN"
+         CoresPerSocket={CPUS_PER_NODE} ThreadsPerCore=1 RealMemory={memory_mb} State=UNKNOWN"
     )
 }
 
@@ -137,6 +141,11 @@ pub struct PluginSettings {
     /// `PreemptMode` of the cloud partitions: `CANCEL` (Slurm preempts
     /// them for HPC work), or `OFF` (the daemon evicts, `backend.eviction`).
     pub cloud_preempt_mode: &'static str,
+    /// `None`: Slurm counts CPUs only (`SelectTypeParameters=CR_Core`, each
+    /// node [`DEFAULT_NODE_MEMORY_MB`]). `Some(mb)`: memory is a consumable
+    /// resource too (`CR_Core_Memory`), each node has `RealMemory=mb` and a
+    /// job that asks for none gets `DefMemPerCPU` = `mb / CPUS_PER_NODE`.
+    pub node_memory_mb: Option<u32>,
 }
 
 /// Where spank_interstice's prolog/epilog reports go.
@@ -164,6 +173,7 @@ impl Default for PluginSettings {
             spank_reports: SpankReports::Off,
             class_partitions: "",
             cloud_preempt_mode: "CANCEL",
+            node_memory_mb: None,
         }
     }
 }
@@ -556,7 +566,11 @@ fn write_slurm_conf(conf: &Path, root: &Path, munge_socket: &Path, settings: &Pl
     .into_iter()
     .find(|dir| Path::new(dir).join("select_cons_tres.so").exists())
     .expect("Slurm's plugin directory (select_cons_tres.so) not found");
-    let node_lines: Vec<String> = NODES.iter().map(|node| node_line(node, free_port())).collect();
+    let memory = settings.node_memory_mb.unwrap_or(DEFAULT_NODE_MEMORY_MB);
+    let node_lines: Vec<String> = NODES
+        .iter()
+        .map(|node| node_line(node, free_port(), memory))
+        .collect();
     let text = template
         .replace("@CTLD_HOST@", &short_hostname())
         .replace("@DIR@", &root.display().to_string())
@@ -577,6 +591,13 @@ fn write_slurm_conf(conf: &Path, root: &Path, munge_socket: &Path, settings: &Pl
                     &format!("PreemptMode={}", settings.cloud_preempt_mode),
                 ) + "\n"
             }
+            false if line == "SelectTypeParameters=CR_Core" => match settings.node_memory_mb {
+                None => format!("{line}\n"),
+                Some(mb) => format!(
+                    "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU={}\n",
+                    mb / CPUS_PER_NODE
+                ),
+            },
             false => format!("{line}\n"),
         })
         .collect();

@@ -19,6 +19,25 @@ pub struct Node {
     pub state: String,
     /// The partitions the node is in.
     pub partitions: Vec<String>,
+    /// Its memory, when Slurm counts memory (`None` otherwise, and for a
+    /// line without `RealMemory=` and `AllocMem=`).
+    pub memory: Option<NodeMemory>,
+}
+
+/// A node's memory as Slurm schedules it, in megabytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeMemory {
+    /// `RealMemory`: what jobs may be given.
+    pub total_mb: u64,
+    /// `AllocMem`: what running jobs hold.
+    pub allocated_mb: u64,
+}
+
+impl NodeMemory {
+    /// Megabytes no running job holds.
+    pub fn free_mb(&self) -> u64 {
+        self.total_mb.saturating_sub(self.allocated_mb)
+    }
 }
 
 /// State words of a node that takes no new work. A node powered down by
@@ -87,6 +106,13 @@ pub fn parse_nodes(output: &str) -> Result<Vec<Node>, ParseError> {
                 .filter(|list| *list != "(null)")
                 .map(|list| list.split(',').map(str::to_string).collect())
                 .unwrap_or_default(),
+            memory: field(line, "RealMemory")
+                .and_then(|mb| mb.parse::<u64>().ok())
+                .zip(field(line, "AllocMem").and_then(|mb| mb.parse::<u64>().ok()))
+                .map(|(total_mb, allocated_mb)| NodeMemory {
+                    total_mb,
+                    allocated_mb,
+                }),
         });
     }
     Ok(nodes)
@@ -170,7 +196,16 @@ mod tests {
                 total: 4,
                 state: "MIXED".into(),
                 partitions: vec!["hpc".into(), "cloud".into()],
+                memory: None,
             }
+        );
+        // Slurm 22.05.8 with CR_Core_Memory (most fields cut).
+        let line = "NodeName=n1 CoresPerSocket=4  CPUAlloc=3 CPUEfctv=4 CPUTot=4 RealMemory=4000 AllocMem=3500 \
+                    FreeMem=4986 Sockets=1 State=MIXED Partitions=hpc,cloud,cloud_gold  AllocTRES=cpu=3,mem=3500M\n";
+        let memory = parse_nodes(line).unwrap()[0].memory.unwrap();
+        assert_eq!(
+            (memory.total_mb, memory.allocated_mb, memory.free_mb()),
+            (4000, 3500, 500)
         );
         assert!(nodes[0].available());
         assert!(!nodes[1].available(), "draining");

@@ -29,15 +29,18 @@
 //! A job fits when its partition's available nodes hold its CPUs on
 //! between its minimum and maximum node count (`scontrol -o show job`:
 //! `NumNodes`, `NumCPUs`, `MinCPUsNode`, `OverSubscribe=NO` for whole
-//! nodes), largest rooms first; a cloud job's CPUs are spread over its
-//! nodes evenly ([`super::mirror::spread`]). A job that fits without an
+//! nodes), largest rooms first, and, when Slurm counts memory, its memory
+//! on each node it uses (`MinMemoryNode`, or `MinMemoryCPU` × its CPUs
+//! there) is free there too ([`fit`], the one home of the rule); a cloud
+//! job's CPUs are spread over its nodes evenly ([`super::mirror::spread`])
+//! and its memory in proportion. So victims are taken until both the CPUs
+//! and the memory fit, and a victim is given back only if the job still
+//! fits, memory included, without it. A job that fits without an
 //! eviction is counted on the nodes with most room, so the next pending job
 //! does not count on the same CPUs. A victim cancelled at an earlier read
 //! whose CPUs Slurm still holds (listed running or completing) counts as
 //! gone and is not chosen again.
 
-use super::cluster::{field, Node};
-use super::mirror::spread;
 use super::read::SlurmState;
 use super::squeue::{JobStateName, SqueueJob};
 use crate::classes::ClassTable;
@@ -47,6 +50,10 @@ use interstice_core::qos::policy::{Candidate, Key, Rules};
 use interstice_core::qos::{Eviction, Ledger, QosConfig, Request, ServiceClass, Tenant};
 use interstice_core::Time;
 use std::collections::{HashMap, HashSet};
+
+mod fit;
+use fit::{holding, Held, Rooms};
+pub use fit::{parse_need, Need};
 
 /// The tenant of Slurm users no `backend.tenants` entry names: entitled to
 /// nothing, so over its share whenever it runs anything.
@@ -165,152 +172,6 @@ impl Policy {
     }
 }
 
-/// What a pending job needs to start, from its `scontrol -o show job` line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Need {
-    /// CPUs (`NumCPUs`).
-    pub cpus: u32,
-    /// Fewest nodes (`NumNodes=min[-max]`).
-    pub min_nodes: u32,
-    /// Most nodes; `None`: as many as it takes.
-    pub max_nodes: Option<u32>,
-    /// Fewest CPUs on each node it uses (`MinCPUsNode`).
-    pub min_cpus_node: u32,
-    /// Whole nodes only (`OverSubscribe=NO`, `--exclusive`).
-    pub exclusive: bool,
-}
-
-/// Fields of a job that say where it may run in ways the daemon does not
-/// judge: a job naming one is left to Slurm.
-const PLACEMENT_FIELDS: [&str; 4] = ["ReqNodeList", "ExcNodeList", "Features", "Licenses"];
-
-/// What job `id`, named `name` (as `squeue -o %j` prints it), needs by its
-/// `scontrol -o show job` output `text`; `None` when it says where it may
-/// run in a way the daemon does not judge ([`PLACEMENT_FIELDS`], generic
-/// resources, contiguous nodes), lacks a field, or does not start as the
-/// job's own line.
-///
-/// The job's name is the only text its user writes before the fields read
-/// here (the command, directories and comment come after them): the line
-/// must start with exactly that name, and the fields are read from there
-/// up to the first ` Command=`, so no name, path or comment can forge one.
-pub fn parse_need(text: &str, id: &str, name: &str) -> Option<Need> {
-    let rest = text.strip_prefix(&format!("JobId={id} JobName={name} "))?;
-    let rest = rest.split(" Command=").next()?;
-    if !rest.starts_with("UserId=") {
-        return None;
-    }
-    let set = |key: &str| field(rest, key).is_some_and(|v| !v.is_empty() && v != "(null)");
-    if PLACEMENT_FIELDS.iter().any(|key| set(key))
-        || field(rest, "TRES").is_some_and(|tres| tres.contains("gres/"))
-        || field(rest, "Contiguous").is_some_and(|c| c != "0")
-    {
-        return None;
-    }
-    let number = |text: &str| text.parse::<u32>().ok();
-    let nodes = field(rest, "NumNodes")?;
-    let (min_nodes, max_nodes) = match nodes.split_once('-') {
-        None => (number(nodes)?, None),
-        Some((min, "")) => (number(min)?, None),
-        Some((min, max)) => (number(min)?, Some(number(max)?)),
-    };
-    Some(Need {
-        cpus: number(field(rest, "NumCPUs")?)?,
-        min_nodes: min_nodes.max(1),
-        max_nodes,
-        min_cpus_node: field(rest, "MinCPUsNode").and_then(number).unwrap_or(1).max(1),
-        exclusive: field(rest, "OverSubscribe") == Some("NO"),
-    })
-}
-
-/// The free CPUs of the HPC partition's available nodes.
-#[derive(Clone, Debug)]
-struct Rooms {
-    /// `(name, free, total)`, in the order scontrol lists them.
-    nodes: Vec<(String, u32, u32)>,
-    index: HashMap<String, usize>,
-}
-
-impl Rooms {
-    fn new(nodes: &[Node], partition: &str) -> Rooms {
-        let nodes: Vec<(String, u32, u32)> = nodes
-            .iter()
-            .filter(|n| n.available() && n.in_partition(partition))
-            .map(|n| (n.name.clone(), n.total.saturating_sub(n.allocated), n.total))
-            .collect();
-        let index = nodes.iter().enumerate().map(|(i, n)| (n.0.clone(), i)).collect();
-        Rooms { nodes, index }
-    }
-
-    /// Give back the CPUs `spread` holds; whether any was on these nodes.
-    fn free(&mut self, spread: &[(String, u32)]) -> bool {
-        let mut any = false;
-        for (node, cpus) in spread {
-            if let Some(&i) = self.index.get(node) {
-                let (_, free, total) = &mut self.nodes[i];
-                *free = free.saturating_add(*cpus).min(*total);
-                any = true;
-            }
-        }
-        any
-    }
-
-    /// Where a job needing `need` would start now (node index, CPUs), the
-    /// largest rooms first; `None` if it cannot.
-    fn place(&self, need: &Need) -> Option<Vec<(usize, u32)>> {
-        let mut usable: Vec<(u32, usize)> = self
-            .nodes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &(_, free, total))| {
-                let room = match need.exclusive {
-                    true if free == total => total,
-                    true => 0,
-                    false => free,
-                };
-                (room >= need.min_cpus_node).then_some((room, i))
-            })
-            .collect();
-        usable.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let (mut sum, mut count) = (0u32, 0usize);
-        while sum < need.cpus && count < usable.len() {
-            sum = sum.saturating_add(usable[count].0);
-            count += 1;
-        }
-        let count = count.max(need.min_nodes as usize);
-        if sum < need.cpus || count > usable.len() || need.max_nodes.is_some_and(|max| count > max as usize) {
-            return None;
-        }
-        let mut left = need.cpus;
-        Some(
-            usable[..count]
-                .iter()
-                .enumerate()
-                .map(|(k, &(room, i))| {
-                    // Every node used takes at least one CPU.
-                    let others = (count - k - 1) as u32;
-                    let take = if need.exclusive {
-                        room
-                    } else {
-                        room.min(left.saturating_sub(others)).max(1)
-                    };
-                    left = left.saturating_sub(take);
-                    (i, take)
-                })
-                .collect(),
-        )
-    }
-
-    fn take(&mut self, placed: &[(usize, u32)]) {
-        for &(i, cpus) in placed {
-            self.nodes[i].1 = self.nodes[i].1.saturating_sub(cpus);
-        }
-    }
-}
-
-/// CPUs of a job on each of its nodes.
-type NodeCpus = Vec<(String, u32)>;
-
 /// One cloud job to cancel for an HPC job.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chosen {
@@ -332,10 +193,13 @@ pub struct Comment {
     pub marked: String,
 }
 
+/// What a job holds on each of its nodes.
+type Holding = Vec<Held>;
+
 /// A running cloud job as the walk sees it.
 struct Running<'a> {
     job: &'a SqueueJob,
-    spread: NodeCpus,
+    spread: Holding,
     key: Key,
 }
 
@@ -343,7 +207,7 @@ struct Running<'a> {
 /// lists them running (their CPUs count as free meanwhile).
 #[derive(Debug, Default)]
 pub struct Evictor {
-    cancelled: HashMap<String, NodeCpus>,
+    cancelled: HashMap<String, Holding>,
     /// Pending HPC jobs already given victims: while they wait, the walk
     /// stops at them (no second round of victims for a job whose start the
     /// fit misjudged, at every read).
@@ -435,7 +299,7 @@ impl Evictor {
             };
             let Some(need) = need else { break };
             if let Some(placed) = rooms.place(&need) {
-                rooms.take(&placed);
+                rooms.take(&placed, &need);
                 continue;
             }
             let Some(picked) = pick(&rooms, &victims, &need) else {
@@ -445,7 +309,7 @@ impl Evictor {
                 rooms.free(&victims[v].spread);
             }
             if let Some(placed) = rooms.place(&need) {
-                rooms.take(&placed);
+                rooms.take(&placed, &need);
             }
             self.served.insert(job.id.clone());
             // `picked` is in the policy's order: remove from the back, so
@@ -488,12 +352,12 @@ impl Evictor {
             .collect();
         // Admission order: submitted first, then started first.
         cloud.sort_by_key(|job| (job.submit, job.start));
-        let candidates: Vec<((&SqueueJob, NodeCpus), Candidate)> = cloud
+        let candidates: Vec<((&SqueueJob, Holding), Candidate)> = cloud
             .into_iter()
             .enumerate()
             .filter_map(|(order, job)| {
                 let candidate = policy.candidate(job, order as u64, now)?;
-                Some(((job, spread(job, &job.nodes)?), candidate))
+                Some(((job, holding(job)?), candidate))
             })
             .collect();
         // Keys end with the admission order: no two are equal.
@@ -508,9 +372,10 @@ impl Evictor {
 }
 
 /// The victims (indices into `victims`, in the policy's order) that let a
-/// job needing `need` start: taken in order until it fits, then each one
-/// whose CPUs turn out unneeded given back (the last taken first); `None`
-/// if it cannot start even with every victim gone.
+/// job needing `need` start: taken in order until it fits (CPUs and, where
+/// Slurm counts it, memory: [`Rooms::place`]), then each one without which
+/// it still fits given back (the last taken first; one whose memory is
+/// needed stays); `None` if it cannot start even with every victim gone.
 fn pick(rooms: &Rooms, victims: &[Running], need: &Need) -> Option<Vec<usize>> {
     let mut trial = rooms.clone();
     let mut picked = Vec::new();
@@ -539,379 +404,4 @@ fn pick(rooms: &Rooms, victims: &[Running], need: &Need) -> Option<Vec<usize>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::backend::slurm::cluster::parse_nodes;
-    use crate::backend::slurm::parse_squeue;
-    use interstice_core::qos::ServiceClass;
-
-    const NOW: i64 = 1_800_000_000;
-
-    fn classes() -> ClassTable {
-        ClassTable {
-            classes: vec![
-                ServiceClass::new("gold", 3, 1.0),
-                ServiceClass::new("silver", 2, 0.9),
-                ServiceClass::new("bronze", 1, 0.5),
-            ],
-            default: Some(2),
-        }
-    }
-
-    fn policy(eviction: Eviction, tenants: Vec<Tenant>) -> Policy {
-        Policy::new(eviction, Some(&classes()), tenants, "hpc", "cloud")
-    }
-
-    /// Three 4-CPU nodes in both partitions, `allocated` CPUs each.
-    fn cluster(allocated: [u32; 3], squeue: &str) -> SlurmState {
-        let nodes = (0..3)
-            .map(|i| {
-                format!(
-                    "NodeName=n{} CPUAlloc={} CPUTot=4 State=MIXED Partitions=hpc,cloud\n",
-                    i + 1,
-                    allocated[i]
-                )
-            })
-            .collect::<String>();
-        SlurmState {
-            jobs: parse_squeue(squeue).unwrap(),
-            nodes: parse_nodes(&nodes).unwrap(),
-            reservations: Vec::new(),
-        }
-    }
-
-    /// A running cloud job line: submitted `ago` seconds ago, started at once.
-    fn cloud(id: u32, cpus: u32, node: &str, ago: i64, user: &str, class: &str) -> String {
-        let (submit, end) = (NOW - ago, NOW + 3600);
-        format!(
-            "{id}|cloud|RUNNING|{cpus}|2:00:00|{submit}|{submit}|{end}|None|{node}|(null)|{user}|\
-             interstice:accepted slo=100 class={class}\n"
-        )
-    }
-
-    /// Three full 4-CPU nodes running the cloud jobs of the squeue `lines`,
-    /// with HPC job 9 pending behind them for four CPUs.
-    fn full_with_hpc_waiting(lines: &[String]) -> SlurmState {
-        let mut squeue = lines.concat();
-        squeue.push_str(&hpc(9, 4, "Resources"));
-        cluster([4, 4, 4], &squeue)
-    }
-
-    fn hpc(id: u32, cpus: u32, reason: &str) -> String {
-        format!("{id}|hpc|PENDING|{cpus}|1:00:00|{NOW}|N/A|N/A|{reason}||(null)|alice|(null)\n")
-    }
-
-    fn one_node(cpus: u32) -> Need {
-        Need {
-            cpus,
-            min_nodes: 1,
-            max_nodes: Some(1),
-            min_cpus_node: 1,
-            exclusive: false,
-        }
-    }
-
-    /// The victims `eviction` (with `tenants`) picks in `state` for an HPC
-    /// job needing four CPUs on one node.
-    fn victim_for_one_node(eviction: Eviction, tenants: Vec<Tenant>, state: &SlurmState) -> Vec<String> {
-        victims(&policy(eviction, tenants), state, one_node(4))
-    }
-
-    fn victims(policy: &Policy, state: &SlurmState, need: Need) -> Vec<String> {
-        Evictor::default()
-            .choose(policy, state, NOW, |_| Ok(Some(need.clone())))
-            .into_iter()
-            .map(|c| c.victim)
-            .collect()
-    }
-
-    /// `scontrol -o show job` of a pending job, captured from Slurm 22.05.8,
-    /// with `fields` in place of its placement fields.
-    fn show_job(name: &str, fields: &str) -> String {
-        format!(
-            "JobId=6 JobName={name} UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=4294901754 Nice=0 \
-             Account=(null) QOS=(null) JobState=PENDING Reason=Resources Dependency=(null) Requeue=1 \
-             Partition=hpc AllocNode:Sid=localhost:15448 ReqNodeList=(null) ExcNodeList=(null) NodeList= \
-             SchedNodeList=vm {fields} ReqB:S:C:T=0:0:*:* TRES=cpu=4,mem=1000M,node=1,billing=4 \
-             MinMemoryNode=0 Features=(null) DelayBoot=00:00:00 Contiguous=0 Licenses=(null) Network=(null) \
-             Command=/home/u/run.sh WorkDir=/tmp StdErr=/tmp/slurm-6.out StdIn=/dev/null Power= \n"
-        )
-    }
-
-    #[test]
-    fn needs_are_read_from_scontrol_and_placement_constraints_are_left_to_slurm() {
-        let need = |name: &str, fields: &str| parse_need(&show_job(name, fields), "6", name);
-        let fields = "NumNodes=1-1 NumCPUs=4 NumTasks=4 CPUs/Task=1 MinCPUsNode=1 OverSubscribe=OK";
-        assert_eq!(need("wrap", fields), Some(one_node(4)));
-        assert_eq!(
-            need("x", "NumNodes=1 NumCPUs=6 MinCPUsNode=2 OverSubscribe=NO"),
-            Some(Need {
-                cpus: 6,
-                min_nodes: 1,
-                max_nodes: None,
-                min_cpus_node: 2,
-                exclusive: true
-            })
-        );
-        assert_eq!(need("x", "NumNodes=2-3 NumCPUs=2").unwrap().max_nodes, Some(3));
-        assert_eq!(need("x", "NumNodes=x NumCPUs=2"), None);
-        // A name that forges fields reads as it is: only its own line's fields count.
-        let forged = "a NumCPUs=12 NumNodes=3-3 OverSubscribe=NO";
-        assert_eq!(need(forged, fields), Some(one_node(4)));
-        // A name other than the one squeue printed: not this job's line.
-        assert_eq!(parse_need(&show_job(forged, fields), "6", "a"), None);
-        assert_eq!(parse_need(&show_job("x", fields), "7", "x"), None);
-        // Fields after the command are the user's: never read.
-        let text = show_job("x", fields).replace("Command=/home/u/run.sh", "Command=/a ReqNodeList=n1");
-        assert_eq!(parse_need(&text, "6", "x"), Some(one_node(4)));
-        // Where it may run, the daemon does not judge.
-        for (from, to) in [
-            ("ReqNodeList=(null)", "ReqNodeList=n1"),
-            ("ExcNodeList=(null)", "ExcNodeList=n[1-2]"),
-            ("Features=(null)", "Features=gpu"),
-            ("Licenses=(null)", "Licenses=matlab:1"),
-            ("Contiguous=0", "Contiguous=1"),
-            ("billing=4", "billing=4,gres/gpu=1"),
-        ] {
-            let text = show_job("x", fields).replace(from, to);
-            assert_eq!(parse_need(&text, "6", "x"), None, "{to}");
-        }
-        assert_eq!(parse_need("", "6", "x"), None);
-    }
-
-    #[test]
-    fn each_policy_picks_its_own_victim_for_a_one_node_hpc_job() {
-        // One full node each: gold (oldest, alice), silver (bob), bronze (newest, bob).
-        let state = full_with_hpc_waiting(&[
-            cloud(1, 4, "n1", 300, "alice", "gold"),
-            cloud(2, 4, "n2", 200, "bob", "silver"),
-            cloud(3, 4, "n3", 100, "bob", "bronze"),
-        ]);
-        // Priority: the least important class.
-        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
-        // Qos-driven: the largest Q. At SLO 1 gold's Q is 0; silver ran 200 s
-        // of 200 at 0.9 (Q = 22 s), bronze 100 of 100 at 0.5 (Q = 100 s).
-        assert_eq!(victim_for_one_node(Eviction::QosDriven, vec![], &state), ["3"]);
-        // Owner-share: bob holds 8 CPUs over a share of 4, alice 4 of 8; of
-        // bob's jobs the one that has run least, bronze.
-        let tenants = vec![
-            Tenant {
-                name: "alice".into(),
-                share: 8,
-            },
-            Tenant {
-                name: "bob".into(),
-                share: 4,
-            },
-        ];
-        assert_eq!(
-            victim_for_one_node(Eviction::OwnerShare, tenants.clone(), &state),
-            ["3"]
-        );
-        // A silver job far ahead of its SLO (2000 s run: Q = 222 s) and a
-        // bronze one just started (10 s: Q = 10 s): priority still takes
-        // bronze, qos-driven the one with most time to spare.
-        let state = full_with_hpc_waiting(&[
-            cloud(1, 4, "n1", 300, "alice", "gold"),
-            cloud(2, 4, "n2", 2000, "bob", "silver"),
-            cloud(3, 4, "n3", 10, "bob", "bronze"),
-        ]);
-        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
-        assert_eq!(victim_for_one_node(Eviction::QosDriven, vec![], &state), ["2"]);
-        // Turn the tables: gold is the newest and bob's oldest job is bronze.
-        let state = full_with_hpc_waiting(&[
-            cloud(1, 4, "n1", 100, "bob", "gold"),
-            cloud(2, 4, "n2", 200, "alice", "silver"),
-            cloud(3, 4, "n3", 2000, "alice", "bronze"),
-        ]);
-        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
-        // Bronze ran 2000 s at 0.5: Q = 2000 s, the largest.
-        assert_eq!(victim_for_one_node(Eviction::QosDriven, vec![], &state), ["3"]);
-        // Alice holds her 8, bob his 4: neither is over its share, so the
-        // job that has run least goes, whoever's: gold (100 s).
-        assert_eq!(victim_for_one_node(Eviction::OwnerShare, tenants, &state), ["1"]);
-    }
-
-    #[test]
-    fn a_job_without_class_or_of_an_unknown_user_goes_first() {
-        let state = full_with_hpc_waiting(&[
-            cloud(1, 4, "n1", 100, "alice", "bronze"),
-            "2|cloud|RUNNING|4|1:00|1799999950|1799999950|1800003600|None|n2|(null)|mallory|(null)\n"
-                .to_string(),
-            cloud(3, 4, "n3", 10, "alice", "gold"),
-        ]);
-        let tenants = vec![Tenant {
-            name: "alice".into(),
-            share: 12,
-        }];
-        // No marker: the default class, bronze, like job 1; of the two
-        // the most recently admitted goes (job 2, 50 s ago).
-        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["2"]);
-        // Mallory is in no tenant: entitled to nothing, over her share.
-        assert_eq!(victim_for_one_node(Eviction::OwnerShare, tenants, &state), ["2"]);
-    }
-
-    #[test]
-    fn lines_a_comment_forged_are_never_victims() {
-        // Job 5's comment holds a newline and a line naming job 3 (another
-        // user's) as the newest bronze job; and a line with an id that
-        // scancel would read as an option.
-        let state = full_with_hpc_waiting(&[
-            cloud(1, 4, "n1", 300, "alice", "gold"),
-            cloud(3, 4, "n2", 200, "alice", "silver"),
-            "5|cloud|RUNNING|4|2:00:00|1799999900|1799999900|1800003600|None|n3|(null)|eve|x\n".to_string(),
-            cloud(3, 4, "n2", 1, "eve", "bronze"),
-            cloud(0, 4, "n2", 1, "eve", "bronze").replacen('0', "--user=alice", 1),
-        ]);
-        assert!(state.jobs.iter().any(|j| j.id == "--user=alice"));
-        // Job 3 is listed twice: neither line is trusted. Eve's job 5 (no
-        // marker: the default class, bronze) goes.
-        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["5"]);
-        assert!(is_job_id("12") && is_job_id("12_3"));
-        assert!(
-            !is_job_id("") && !is_job_id("12_") && !is_job_id("_3") && !is_job_id("1 2") && !is_job_id("-1")
-        );
-    }
-
-    #[test]
-    fn a_victim_a_later_one_made_unneeded_is_given_back() {
-        // n1: bronze 2 + gold 2 CPUs; n2: silver 4; n3: full HPC work.
-        let state = full_with_hpc_waiting(&[
-            cloud(1, 2, "n1", 100, "a", "bronze"),
-            cloud(2, 2, "n1", 100, "a", "gold"),
-            cloud(3, 4, "n2", 100, "a", "silver"),
-        ]);
-        // Priority takes bronze (n1 has 2 free: not enough), then silver
-        // (n2 free: it fits); bronze did not help and is given back.
-        assert_eq!(victim_for_one_node(Eviction::Priority, vec![], &state), ["3"]);
-        // Allowed on two nodes, the same: bronze frees 2 CPUs, all there
-        // is outside n2, so silver must go, and then bronze is not needed.
-        let two_nodes = Need {
-            max_nodes: Some(2),
-            ..one_node(4)
-        };
-        assert_eq!(
-            victims(&policy(Eviction::Priority, vec![]), &state, two_nodes),
-            ["3"]
-        );
-    }
-
-    #[test]
-    fn no_eviction_when_the_job_fits_or_hpc_work_blocks_it() {
-        let squeue = [cloud(1, 2, "n1", 100, "a", "bronze"), hpc(9, 4, "Resources")].concat();
-        // n3 is idle: the job fits without an eviction.
-        assert!(victims(
-            &policy(Eviction::Priority, vec![]),
-            &cluster([2, 4, 0], &squeue),
-            one_node(4)
-        )
-        .is_empty());
-        // n2 and n3 full of HPC work, n1 half cloud: 4 CPUs on one node only by evicting job 1.
-        assert_eq!(
-            victims(
-                &policy(Eviction::Priority, vec![]),
-                &cluster([2, 4, 4], &squeue),
-                one_node(4)
-            ),
-            ["1"]
-        );
-        // 8 CPUs on one node never fit: nothing is evicted for it.
-        assert!(victims(
-            &policy(Eviction::Priority, vec![]),
-            &cluster([2, 4, 4], &squeue),
-            one_node(8)
-        )
-        .is_empty());
-        // Waiting for a dependency: not for CPUs.
-        let waiting = [cloud(1, 2, "n1", 100, "a", "bronze"), hpc(9, 4, "Dependency")].concat();
-        assert!(victims(
-            &policy(Eviction::Priority, vec![]),
-            &cluster([2, 4, 4], &waiting),
-            one_node(4)
-        )
-        .is_empty());
-        // A job whose needs the daemon cannot judge stops the walk.
-        let chosen = Evictor::default().choose(
-            &policy(Eviction::Priority, vec![]),
-            &cluster([2, 4, 4], &squeue),
-            NOW,
-            |_| Ok(None),
-        );
-        assert!(chosen.is_empty());
-    }
-
-    #[test]
-    fn pending_jobs_are_served_in_order_and_victims_are_not_chosen_twice() {
-        // n1 idle, n2 and n3 each one cloud job; two 4-CPU jobs pending: the
-        // first takes n1, the second needs one eviction.
-        let squeue = [
-            cloud(1, 4, "n2", 100, "a", "bronze"),
-            cloud(2, 4, "n3", 50, "a", "bronze"),
-            hpc(8, 4, "Resources"),
-            hpc(9, 4, "Priority"),
-        ]
-        .concat();
-        let state = cluster([0, 4, 4], &squeue);
-        let policy = policy(Eviction::Priority, vec![]);
-        let mut evictor = Evictor::default();
-        let chosen = evictor.choose(&policy, &state, NOW, |_| Ok(Some(one_node(4))));
-        assert_eq!(
-            chosen,
-            [Chosen {
-                victim: "2".into(),
-                for_job: "9".into(),
-                comment: Some(Comment {
-                    original: "interstice:accepted slo=100 class=bronze".into(),
-                    marked: "interstice:accepted slo=100 class=bronze evicted_for=9".into(),
-                }),
-            }]
-        );
-        // The next read still lists job 2 running (completing) and both HPC
-        // jobs pending: nothing more is evicted, and no job's needs are
-        // read again.
-        let mut asked = 0;
-        let again = evictor.choose(&policy, &state, NOW + 1, |_| {
-            asked += 1;
-            Ok(Some(one_node(4)))
-        });
-        assert!(again.is_empty());
-        assert_eq!(asked, 0, "needs are read once per pending job");
-        // Once job 2 is gone from the list it is forgotten.
-        let gone = state_without(&state, "2");
-        evictor.choose(&policy, &gone, NOW + 2, |_| Ok(None));
-        assert!(evictor.cancelled.is_empty());
-    }
-
-    fn state_without(state: &SlurmState, id: &str) -> SlurmState {
-        SlurmState {
-            jobs: state.jobs.iter().filter(|j| j.id != id).cloned().collect(),
-            nodes: state.nodes.clone(),
-            reservations: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn rooms_place_whole_nodes_for_exclusive_jobs_and_respect_node_counts() {
-        let state = cluster([1, 0, 3], "");
-        let rooms = Rooms::new(&state.nodes, "hpc");
-        let exclusive = Need {
-            exclusive: true,
-            ..one_node(2)
-        };
-        assert_eq!(rooms.place(&exclusive), Some(vec![(1, 4)]));
-        // 7 CPUs: n2's 4 and n1's 3, on two nodes, not one.
-        assert_eq!(rooms.place(&one_node(7)), None);
-        let two = Need {
-            max_nodes: Some(2),
-            ..one_node(7)
-        };
-        assert_eq!(rooms.place(&two), Some(vec![(1, 4), (0, 3)]));
-        // At least three nodes for 3 CPUs: one each.
-        let three = Need {
-            min_nodes: 3,
-            max_nodes: None,
-            ..one_node(3)
-        };
-        assert_eq!(rooms.place(&three), Some(vec![(1, 1), (0, 1), (2, 1)]));
-    }
-}
+mod tests;

@@ -32,6 +32,7 @@
 //!   hold was taken for a job of its size); until then the hold stands for it.
 
 use super::cluster::{Node, Reservation};
+use super::memory::share;
 use super::squeue::{JobStateName, SqueueJob};
 use interstice_api::slurm::{expand_hostlist, partition_list, planned_walltime};
 use interstice_core::{MirroredPlan, Occupation, ProcSet, Time, UnplannedJob};
@@ -58,6 +59,8 @@ struct NodeCpus {
     cpus: u32,
     available: bool,
     partitions: Vec<String>,
+    /// `RealMemory` (MB) when Slurm counts memory.
+    memory_mb: Option<u64>,
 }
 
 /// The cluster does not fit the engine's processors.
@@ -124,6 +127,7 @@ impl Topology {
                         cpus: node.total,
                         available: node.available(),
                         partitions: node.partitions.clone(),
+                        memory_mb: node.memory.map(|m| m.total_mb),
                     },
                 );
                 topology.order.push(node.name.clone());
@@ -209,11 +213,13 @@ pub struct PlanCounts {
     pub held: usize,
 }
 
-/// One job's share of one node: `count` CPUs over `[start, end)`.
+/// One job's share of one node: `count` CPUs and `memory_mb` (0 when
+/// Slurm does not count memory) over `[start, end)`.
 struct NodeShare {
     job: usize,
     node: String,
     count: u32,
+    memory_mb: u64,
     start: Time,
     end: Time,
 }
@@ -294,6 +300,10 @@ pub fn plan(
         read.unplanned_holds.push(hold);
     }
     let mut cpus = CpuClock::new(topology);
+    let mut memory = MemoryClock::new(topology);
+    for share in &running_shares {
+        memory.hold(share);
+    }
     // Each job's processors, over its one window (all its shares have it).
     let mut placed: Vec<Option<(Vec<u32>, Time, Time)>> = vec![None; jobs.len()];
     let mut place = |assigned: Vec<(usize, Vec<u32>, Time, Time)>| {
@@ -307,7 +317,7 @@ pub fn plan(
     place(cpus.assign(topology, running_shares));
     read.plan.blocked = cpus.unavailable_from(topology, now);
     let reserved_nodes = reserved_before(topology, reservations);
-    for job_shares in packed(planned_shares, &cpus, &reserved_nodes, now) {
+    for job_shares in packed(planned_shares, &cpus, memory, &reserved_nodes, now) {
         place(cpus.assign(topology, job_shares));
     }
     for (procs, start, end) in placed.into_iter().flatten() {
@@ -325,13 +335,16 @@ pub fn plan(
 /// Slurm's planned pending jobs, as each job's shares, in the order Slurm
 /// planned them (start, then squeue's order), each job started as early as
 /// its CPUs on every one of its nodes are free (after the running jobs and
-/// the jobs before it), no earlier than a job before it on one of its nodes
-/// (Slurm starts them in priority order), and no later than Slurm's start.
+/// the jobs before it) and, when Slurm counts memory, its memory there too
+/// (Slurm delays a job whose node lacks it, with its CPUs free), no earlier
+/// than a job before it on one of its nodes (Slurm starts them in priority
+/// order), and no later than Slurm's start.
 /// A job on a node with an advance reservation keeps Slurm's start (the
 /// reservation, not the CPUs, may be what it waits for).
 fn packed(
     shares: Vec<NodeShare>,
     cpus: &CpuClock,
+    mut memory: MemoryClock,
     reserved_nodes: &[&str],
     now: Time,
 ) -> Vec<Vec<NodeShare>> {
@@ -359,6 +372,7 @@ fn packed(
                     times.get((s.count as usize).max(1) - 1).copied()
                 });
                 fits.map(|t| t.max(turn))
+                    .and_then(|t| memory.free_from(&s.node, s.memory_mb, t))
             })
             .try_fold(now, |latest, t| t.map(|t| latest.max(t)))
             .filter(|_| !keep)
@@ -367,6 +381,7 @@ fn packed(
             share.start = start;
             share.end = start.saturating_add(length);
             node_turn.insert(share.node.clone(), start);
+            memory.hold(share);
             if let Some(cpus) = free_at.get_mut(&share.node) {
                 // The share's CPUs: those free soonest, busy until its end.
                 let mut order: Vec<usize> = (0..cpus.len()).collect();
@@ -468,18 +483,76 @@ pub(super) fn spread(squeue: &SqueueJob, list: &str) -> Option<Vec<(String, u32)
 /// as for `spread` (a pending job without a plan; a running job then is
 /// left out of the plan).
 fn shares(job: usize, squeue: &SqueueJob, list: &str, start: Time, end: Time) -> Option<Vec<NodeShare>> {
+    let cpus = spread(squeue, list)?;
+    let counts: Vec<u32> = cpus.iter().map(|(_, count)| *count).collect();
+    let memory = share(squeue.memory_mb.unwrap_or(0), &counts);
     Some(
-        spread(squeue, list)?
-            .into_iter()
-            .map(|(node, count)| NodeShare {
+        cpus.into_iter()
+            .zip(memory)
+            .map(|((node, count), memory_mb)| NodeShare {
                 job,
                 node,
                 count,
+                memory_mb,
                 start,
                 end,
             })
             .collect(),
     )
+}
+
+/// The memory of each node held by the shares placed so far, each until
+/// its end (as [`CpuClock`] holds a CPU until the end of its last job);
+/// only for nodes that carry memory (Slurm counts it).
+struct MemoryClock {
+    /// `RealMemory` by node.
+    capacity: HashMap<String, u64>,
+    /// `(end, megabytes)` of every share holding memory, by node.
+    held: HashMap<String, Vec<(Time, u64)>>,
+}
+
+impl MemoryClock {
+    fn new(topology: &Topology) -> MemoryClock {
+        MemoryClock {
+            capacity: topology
+                .nodes
+                .iter()
+                .filter_map(|(name, node)| Some((name.clone(), node.memory_mb?)))
+                .collect(),
+            held: HashMap::new(),
+        }
+    }
+
+    /// `share`'s memory is held on its node until its end.
+    fn hold(&mut self, share: &NodeShare) {
+        if share.memory_mb > 0 && self.capacity.contains_key(&share.node) {
+            self.held
+                .entry(share.node.clone())
+                .or_default()
+                .push((share.end, share.memory_mb));
+        }
+    }
+
+    /// The earliest time from `from` when `node` has `megabytes` free for
+    /// good; `from` itself for a node without memory or a share asking
+    /// none; `None` when it never has (more than the node's memory).
+    fn free_from(&self, node: &str, megabytes: u64, from: Time) -> Option<Time> {
+        let Some(&capacity) = self.capacity.get(node).filter(|_| megabytes > 0) else {
+            return Some(from);
+        };
+        let held = self.held.get(node).map_or(&[][..], Vec::as_slice);
+        let mut times: Vec<Time> = held
+            .iter()
+            .map(|&(end, _)| end)
+            .filter(|&end| end > from)
+            .collect();
+        times.push(from);
+        times.sort_unstable();
+        times.into_iter().find(|&t| {
+            let used: u64 = held.iter().filter(|&&(end, _)| end > t).map(|&(_, mb)| mb).sum();
+            capacity.saturating_sub(used) >= megabytes
+        })
+    }
 }
 
 /// When each CPU of each node is free again, as shares are assigned.
@@ -789,6 +862,48 @@ mod tests {
         let read = plan(&topology, &parse_squeue(&squeue).unwrap(), &reservations, NOW);
         let starts: Vec<Time> = read.plan.jobs.iter().map(|o| o.start).collect();
         assert_eq!(starts, vec![at(-10), at(50), at(230), at(410)]);
+    }
+
+    /// Slurm 22.05 with `CR_Core_Memory` (captured live): one 4-CPU node of
+    /// 4000 MB runs job 1 (1 CPU, 3000 MB) and job 2 (2 CPUs, 500 MB); job 3
+    /// asks 1 CPU and 2000 MB. Its CPU is free now, its memory is not: Slurm
+    /// plans it (reason `Resources`) at job 1's end. Counting CPUs only, the
+    /// mirror started it now and promised nothing of that CPU to cloud work.
+    #[test]
+    fn a_planned_job_starts_when_its_memory_is_free_not_only_its_cpus() {
+        let nodes = parse_nodes(
+            "NodeName=n1 CPUAlloc=3 CPUTot=4 RealMemory=4000 AllocMem=3500 State=MIXED Partitions=hpc,cloud\n",
+        )
+        .unwrap();
+        let topology = Topology::new(&nodes, "cloud", "hpc", 4, 4).unwrap();
+        let squeue = |end1: i64, planned: i64| {
+            format!(
+                "1|cloud|RUNNING|1|10:00|{s}|{s}|{e1}|None|n1|(null)|root|(null)\n\
+                 2|cloud|RUNNING|2|10:00|{s}|{s}|{e2}|None|n1|(null)|root|(null)\n\
+                 3|hpc|PENDING|1|1:00|{s}|{p}|{pe}|Resources||n1|root|(null)\n",
+                s = NOW - 10,
+                e1 = NOW + end1,
+                e2 = NOW + 300,
+                p = NOW + planned,
+                pe = NOW + planned + 60,
+            )
+        };
+        let starts = |end1: i64, planned: i64, memory: [Option<u64>; 3]| {
+            let mut jobs = parse_squeue(&squeue(end1, planned)).unwrap();
+            for (job, mb) in jobs.iter_mut().zip(memory) {
+                job.memory_mb = mb;
+            }
+            let read = plan(&topology, &jobs, &[], NOW);
+            read.plan.jobs.iter().map(|o| o.start).collect::<Vec<Time>>()
+        };
+        let memory = [Some(3000), Some(500), Some(2000)];
+        // Job 1 ends at 300 s, as Slurm plans job 3.
+        assert_eq!(starts(300, 300, memory), [at(-10), at(-10), at(300)]);
+        // Job 1 ends at 100 s and Slurm planned job 3 at 300 s (whole nodes):
+        // 3500 MB are free from 100 s, and it starts then.
+        assert_eq!(starts(100, 300, memory), [at(-10), at(-10), at(100)]);
+        // No memory read (Slurm does not count it): CPUs only, it starts now.
+        assert_eq!(starts(300, 300, [None; 3]), [at(-10), at(-10), at(0)]);
     }
 
     #[test]

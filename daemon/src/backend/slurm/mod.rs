@@ -38,12 +38,18 @@
 //! admission hold (`hold=ID`, [`Marker`]). The parsers are pure functions with
 //! unit tests on captured output.
 //!
+//! When Slurm counts memory (`SelectTypeParameters` naming it, asked once
+//! with `scontrol show config`), each read also asks each job's memory
+//! (`squeue -O`, [`memory::MEMORY_FORMAT`]), and the nodes' `RealMemory`
+//! and `AllocMem` count: a job fits on a node only where its memory is
+//! free too ([`memory`]). When it does not, the backend counts CPUs only.
+//!
 //! Layout: `squeue` parses the queue and [`cluster`] the nodes and
-//! reservations; `read` runs the commands and parses one read into a
-//! [`SlurmState`]; [`mirror`] maps it onto the engine's processors; [`evict`]
-//! is the daemon's own eviction. This module keeps what the backend learns
-//! from a read (outcomes, metrics) and the loop ([`run`]); none of its
-//! children uses it.
+//! reservations; [`memory`] what memory Slurm counts; `read` runs the
+//! commands and parses one read into a [`SlurmState`]; [`mirror`] maps it
+//! onto the engine's processors; [`evict`] is the daemon's own eviction.
+//! This module keeps what the backend learns from a read (outcomes,
+//! metrics) and the loop ([`run`]); none of its children uses it.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -54,6 +60,7 @@ use prometheus::{IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry};
 
 pub mod cluster;
 pub mod evict;
+pub mod memory;
 pub mod mirror;
 mod read;
 mod squeue;
@@ -549,15 +556,26 @@ pub async fn run(
     }
     let interval = Duration::from_secs_f64(config.bf_interval_seconds.max(0.05));
     let mut failures_in_a_row = 0u32;
+    let mut memory: Option<bool> = None;
     tracing::info!(interval = ?interval, squeue = %config.squeue.display(), "slurm backend reading the plan");
     loop {
         let reader = config.clone();
-        let read = tokio::task::spawn_blocking(move || SlurmOutput::read(&reader))
+        let known = memory;
+        let read = tokio::task::spawn_blocking(move || SlurmOutput::read_learning(&reader, known))
             .await
             .map_err(|err| BackendError::Fatal(format!("slurm plan reader panicked: {err}")))?;
         let now = wall_clock();
         let now_seconds = now.ticks() / 1_000_000;
-        let update = read.and_then(|output| {
+        let update = read.and_then(|(tracked, output)| {
+            if memory.is_none() {
+                tracing::info!(
+                    memory = tracked,
+                    "slurm: SelectTypeParameters {} memory: the fits count CPUs{}",
+                    if tracked { "counts" } else { "does not count" },
+                    if tracked { " and memory" } else { " only" }
+                );
+                memory = Some(tracked);
+            }
             let state = output.parse()?;
             let read = state.plan(&config.partition_cloud, &config.partition_hpc, shape, now_seconds)?;
             Ok((state, read))

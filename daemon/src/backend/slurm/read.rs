@@ -4,6 +4,7 @@
 //! ([`EngineShape`]); why a read failed ([`PlanReadError`]).
 
 use super::cluster::{parse_nodes, parse_reservations, Node, Reservation};
+use super::memory::{parse_job_memory, tracks_memory, MEMORY_FORMAT};
 use super::mirror::{self, plan, Topology};
 use super::squeue::{parse_squeue, ParseError, SqueueJob, SQUEUE_FORMAT};
 use crate::config::SlurmConfig;
@@ -118,7 +119,8 @@ pub(super) fn run_command(
 
 /// What one read of Slurm printed: `squeue -o SQUEUE_FORMAT` (all states),
 /// `scontrol -o show node` and `scontrol -o show reservation`, with
-/// `SLURM_TIME_FORMAT=%s`.
+/// `SLURM_TIME_FORMAT=%s`; and when Slurm counts memory, each job's memory
+/// (`squeue -O` [`MEMORY_FORMAT`]).
 #[derive(Clone, Debug, Default)]
 pub struct SlurmOutput {
     /// The queue.
@@ -127,6 +129,9 @@ pub struct SlurmOutput {
     pub nodes: String,
     /// The reservations.
     pub reservations: String,
+    /// Each job's memory; `None` when Slurm does not count memory (then
+    /// neither does the backend: [`SlurmOutput::parse`]).
+    pub memory: Option<String>,
 }
 
 /// One read of Slurm, parsed.
@@ -140,9 +145,31 @@ pub struct SlurmState {
     pub reservations: Vec<Reservation>,
 }
 
+/// Whether Slurm counts memory (`scontrol show config`'s
+/// `SelectTypeParameters`, [`tracks_memory`]; a config naming none: no).
+/// Slurm applies a change of it only when restarted: the backend asks once.
+pub(super) fn read_tracks_memory(config: &SlurmConfig) -> Result<bool, PlanReadError> {
+    let text = run_command(&config.scontrol, &["show", "config"], config.slurm_conf.as_ref())?;
+    Ok(tracks_memory(&text).unwrap_or(false))
+}
+
 impl SlurmOutput {
-    /// Run the three commands (each bounded by [`COMMAND_TIMEOUT`]).
-    pub(super) fn read(config: &SlurmConfig) -> Result<SlurmOutput, PlanReadError> {
+    /// One read of Slurm, and whether Slurm counts memory: `known` when an
+    /// earlier read learned it, else asked now ([`read_tracks_memory`]).
+    pub(super) fn read_learning(
+        config: &SlurmConfig,
+        known: Option<bool>,
+    ) -> Result<(bool, SlurmOutput), PlanReadError> {
+        let memory = match known {
+            Some(memory) => memory,
+            None => read_tracks_memory(config)?,
+        };
+        Ok((memory, SlurmOutput::read(config, memory)?))
+    }
+
+    /// Run the three commands, and the fourth when `memory` (Slurm counts
+    /// memory), each bounded by [`COMMAND_TIMEOUT`].
+    pub(super) fn read(config: &SlurmConfig, memory: bool) -> Result<SlurmOutput, PlanReadError> {
         let conf = config.slurm_conf.as_ref();
         Ok(SlurmOutput {
             squeue: run_command(
@@ -152,14 +179,37 @@ impl SlurmOutput {
             )?,
             nodes: run_command(&config.scontrol, &["-o", "show", "node"], conf)?,
             reservations: run_command(&config.scontrol, &["-o", "show", "reservation"], conf)?,
+            memory: match memory {
+                true => Some(run_command(
+                    &config.squeue,
+                    &["-h", "-a", "-t", "all", "-O", MEMORY_FORMAT],
+                    conf,
+                )?),
+                false => None,
+            },
         })
     }
 
-    /// Parse what the commands printed.
+    /// Parse what the commands printed. This is where the backend decides
+    /// whether memory counts: with no memory output (Slurm does not count
+    /// it) no node carries memory and no job any, so every fit is by CPUs
+    /// alone, as Slurm's; with it each job carries its TRES memory (a job
+    /// whose TRES names none: none).
     pub fn parse(&self) -> Result<SlurmState, ParseError> {
+        let mut jobs = parse_squeue(&self.squeue)?;
+        let mut nodes = parse_nodes(&self.nodes)?;
+        match &self.memory {
+            Some(text) => {
+                let memory = parse_job_memory(text)?;
+                for job in &mut jobs {
+                    job.memory_mb = memory.get(&job.id).copied();
+                }
+            }
+            None => nodes.iter_mut().for_each(|node| node.memory = None),
+        }
         Ok(SlurmState {
-            jobs: parse_squeue(&self.squeue)?,
-            nodes: parse_nodes(&self.nodes)?,
+            jobs,
+            nodes,
             reservations: parse_reservations(&self.reservations)?,
         })
     }

@@ -97,6 +97,10 @@ pub struct SqueueJob {
     pub comment: String,
     /// The interstice marker in the comment, if any (written by `job_submit/interstice`).
     pub marker: Option<Marker>,
+    /// Its memory over all its nodes, in megabytes, when Slurm counts
+    /// memory (its TRES `mem=`, set by [`super::SlurmOutput::parse`];
+    /// `None` otherwise).
+    pub memory_mb: Option<u64>,
 }
 
 impl SqueueJob {
@@ -176,6 +180,7 @@ pub fn parse_squeue(output: &str) -> Result<Vec<SqueueJob>, ParseError> {
             user: user.trim().to_string(),
             comment: comment.to_string(),
             marker,
+            memory_mb: None,
         });
     }
     Ok(jobs)

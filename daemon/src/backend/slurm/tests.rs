@@ -71,6 +71,7 @@ fn squeue_lines_are_parsed() {
                 class: None,
                 evicted_for: None,
             }),
+            memory_mb: None,
         }
     );
     assert_eq!(jobs[6].start, None);
