@@ -266,6 +266,7 @@ fn submit(args: SubmitArgs) -> anyhow::Result<()> {
         features: Vec::new(),
         on_behalf_of: None,
         memory_mb: args.memory_mb,
+        bytes: None,
     };
     let answer = client.submit(&request)?;
     args.job.output.print(&answer, super::show::submitted)?;
@@ -307,6 +308,7 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                 admission: false,
                 features: Vec::new(),
                 class: None,
+                bytes: None,
             };
             args.output
                 .print(&client.predict(&request)?, super::show::predicted)
@@ -465,6 +467,7 @@ fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()
                         admission: false,
                         features: Vec::new(),
                         class: None,
+                        bytes: None,
                     };
                     let t0 = Instant::now();
                     client.predict(&request)?;
