@@ -508,10 +508,9 @@ fn a_broker_reads_only_the_engines_admission_rules() {
     .unwrap();
     assert_eq!(f_r.validate(), Vec::<String>::new());
     assert_eq!(f_r.broker().unwrap().bandwidth_bytes_per_second, Some(125e6));
-    let bad = Config::parse(
-        "datacenter: {role: broker, bandwidth_bytes_per_second: 0, monitoring_seconds: -1}\n",
-    )
-    .unwrap();
+    let bad =
+        Config::parse("datacenter: {role: broker, bandwidth_bytes_per_second: 0, monitoring_seconds: -1}\n")
+            .unwrap();
     assert_eq!(
         bad.validate(),
         vec![
