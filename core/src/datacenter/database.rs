@@ -607,6 +607,37 @@ mod tests {
     }
 
     #[test]
+    fn f_r_applies_the_job_s_bytes_to_each_destination_but_the_caller() {
+        // "far": 30 s link, 1 MB/s, 5 s monitoring; a job of 40 MB: r = 75 s.
+        let mut far = tuple("far", 2, idle());
+        far.latency = Latency {
+            link: secs(30),
+            bandwidth: Some(1e6),
+            monitoring: secs(5),
+        };
+        let tuples = vec![tuple("near", 2, busy_until_200()), far];
+        let req = Request {
+            bytes: 40_000_000,
+            ..request(2, 100, 1_000)
+        };
+        // Far starts at 75 s (completion 175 s), before near's hole at 200 s.
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, None);
+        assert_eq!((ranked[0].index, ranked[0].prediction.start), (1, Some(secs(75))));
+        // At 150 MB (r = 185 s, completion 285 s) near's 300 s still loses;
+        // at 200 MB (r = 235 s, completion 335 s) near wins.
+        let at = |bytes| {
+            let req = Request { bytes, ..req.clone() };
+            let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, None);
+            (ranked[0].index, ranked[0].completion)
+        };
+        assert_eq!(at(150_000_000), (1, secs(285)));
+        assert_eq!(at(200_000_000), (0, secs(300)));
+        // Asked by far itself, its r is 0 whatever the bytes.
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, Some(1));
+        assert_eq!((ranked[0].index, ranked[0].prediction.start), (1, Some(secs(0))));
+    }
+
+    #[test]
     fn a_destination_that_meets_the_slo_ranks_before_any_that_cannot() {
         // "late" fits only at 5 s, and β = disqualify refuses W_future: F^σ = ∞
         // there, though its fit after the deadline ends earlier (65 s) than
