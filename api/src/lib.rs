@@ -28,7 +28,7 @@
 //! use std::time::Duration;
 //!
 //! let client = Client::new(paths::DEFAULT_SOCKET, Duration::from_millis(50));
-//! let request = PredictRequest { procs: 2, walltime: 60.0, slo: 120.0, admission: false, features: vec![], class: None };
+//! let request = PredictRequest { procs: 2, walltime: 60.0, slo: 120.0, admission: false, features: vec![], class: None, bytes: None };
 //! let prediction = client.predict(&request)?;
 //! println!("{}", prediction.decision);
 //! # Ok::<(), interstice_api::ClientError>(())

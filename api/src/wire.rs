@@ -47,6 +47,12 @@ pub struct SubmitRequest {
     /// above the node's `execution.limits.max_memory_mb`: refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_mb: Option<u64>,
+    /// The job's size in bytes (its program and input data), which a
+    /// broker's `F^r` moves to the member over the configured bandwidth
+    /// (`datacenter.bandwidth_bytes_per_second`). Absent: 0, nothing to move.
+    /// A member ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 impl SubmitRequest {
@@ -65,6 +71,7 @@ impl SubmitRequest {
             features: Vec::new(),
             on_behalf_of: None,
             memory_mb: None,
+            bytes: None,
         }
     }
 }
@@ -124,6 +131,9 @@ pub struct PredictRequest {
     /// submission; `job_submit/interstice` sends `sbatch --class` here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
+    /// The job's size in bytes (see [`SubmitRequest::bytes`]). Absent: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 /// Answer to `POST /v1/predict`.
@@ -586,6 +596,15 @@ pub struct MemberView {
     pub age_seconds: f64,
     /// Idle processors now, per the tuple.
     pub idle_now: u32,
+    /// The smoothed round-trip time of the broker's forwards to it, seconds
+    /// (absent until one was answered): the link latency the broker's `F^r`
+    /// uses for it instead of `engine.latency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_seconds: Option<f64>,
+    /// `F^r` for a job of 0 bytes, seconds: what the broker adds before a
+    /// job sent there can start.
+    #[serde(default)]
+    pub latency_seconds: f64,
 }
 
 /// `GET /v1/datacenter/members`: the members whose tuple is fresh enough to decide on.

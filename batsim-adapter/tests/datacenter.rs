@@ -4,7 +4,7 @@
 use interstice_batsim::sim::datacenter::{simulate_datacenter, AttemptSink, DatacenterRun, Source};
 use interstice_batsim::sim::SimError;
 use interstice_core::datacenter::{
-    Attempt, Datacenter, DatacenterConfig, Place, Routing, SchedulerConfig, Service, Transition,
+    Attempt, Datacenter, DatacenterConfig, Latency, Place, Routing, SchedulerConfig, Service, Transition,
 };
 use interstice_core::qos::{Eviction, QosConfig};
 use interstice_core::{EngineConfig, Job, JobId, JobKind, Policy, Time};
@@ -55,6 +55,16 @@ fn run(
     direct: Vec<(usize, Vec<Job>)>,
     cloud: Vec<Job>,
 ) -> (DatacenterRun, Vec<Attempt>) {
+    run_sized(config, direct, cloud, 0)
+}
+
+/// [`run`] with cloud jobs of `bytes` each (`F^r`'s transfer).
+fn run_sized(
+    config: DatacenterConfig,
+    direct: Vec<(usize, Vec<Job>)>,
+    cloud: Vec<Job>,
+    bytes: u64,
+) -> (DatacenterRun, Vec<Attempt>) {
     let dc = Datacenter::new(config).unwrap();
     let mut sources: Vec<Source<'_>> = direct
         .into_iter()
@@ -66,6 +76,7 @@ fn run(
     sources.push(Source::Cloud {
         features: vec![],
         service: Default::default(),
+        bytes,
         jobs: Box::new(cloud.into_iter()),
     });
     let mut sink = Collect::default();
@@ -191,12 +202,82 @@ fn a_job_without_resubmissions_left_fails_into_l9() {
 #[test]
 fn latency_delays_the_start_and_enters_the_prediction() {
     let mut far = hpc("far", 2, Policy::Easy);
-    far.latency = secs(30);
+    far.latency = Latency::constant(secs(30));
     let config = DatacenterConfig::new(vec![far], 3);
     let cloud = vec![job(100, 5, 1, 60, 10, JobKind::Cloud, Some(200))];
     let (_, attempts) = run(config, vec![], cloud);
     let a = &attempts[0];
     assert_eq!((a.record.job.submit, a.record.start), (secs(35), Some(secs(35))));
+}
+
+/// "near" (no latency) is busy with HPC work until 100 s; "far" is idle
+/// behind a 10 s link of 1 MB/s with a 5 s monitoring delay. A cloud job of
+/// 60 s arrives at 1 s.
+fn near_and_far(admission: interstice_core::Admission) -> DatacenterConfig {
+    let mut far = hpc("far", 2, Policy::Easy);
+    far.latency = Latency {
+        link: secs(10),
+        bandwidth: Some(1e6),
+        monitoring: secs(5),
+    };
+    let mut config = DatacenterConfig::new(vec![hpc("near", 2, Policy::Easy), far], 3);
+    config.admission = admission;
+    config
+}
+
+fn near_busy_until_100() -> Vec<(usize, Vec<Job>)> {
+    vec![(0, vec![job(1, 0, 2, 100, 100, JobKind::Hpc, None)])]
+}
+
+#[test]
+fn a_large_job_s_transfer_keeps_it_near_where_it_meets_its_slo() {
+    use interstice_core::Admission::AdmitAll;
+    let cloud = || vec![job(100, 1, 1, 60, 60, JobKind::Cloud, Some(250))];
+    // 0 bytes: F^r(far) = 10 + 0 + 5 = 15 s, so far starts it at 16 s and
+    // completes it at 76 s, before near can start it (100 s).
+    let (run, attempts) = run_sized(near_and_far(AdmitAll), near_busy_until_100(), cloud(), 0);
+    let a = attempts.iter().find(|a| a.routed).unwrap();
+    assert_eq!(a.scheduler, Some(1));
+    assert_eq!((a.record.job.submit, a.record.start), (secs(16), Some(secs(16))));
+    assert_eq!(a.record.prediction.as_ref().unwrap().completion, Some(secs(76)));
+    assert_eq!(run.totals.violations, 0);
+    // 200 MB: 200 s of transfer, F^r(far) = 10 + 200 + 5 = 215 s: it would
+    // start at 216 s and complete at 276 s, after the deadline (1 + 250 =
+    // 251 s). Near starts it at 100 s and completes it at 160 s: it stays near.
+    let (run, attempts) = run_sized(
+        near_and_far(AdmitAll),
+        near_busy_until_100(),
+        cloud(),
+        200_000_000,
+    );
+    let a = attempts.iter().find(|a| a.routed).unwrap();
+    assert_eq!(a.scheduler, Some(0));
+    assert_eq!((a.record.job.submit, a.record.start), (secs(1), Some(secs(100))));
+    assert_eq!(a.record.end, Some(secs(160)));
+    assert_eq!((run.totals.violations, run.schedulers[1].sent), (0, 0));
+}
+
+#[test]
+fn a_large_job_no_destination_can_take_in_time_gets_a_counter_offer() {
+    use interstice_core::Admission::RejectPredicted;
+    // SLO 120 s: deadline 121 s. 0 bytes: far completes at 76 s, sent there.
+    let cloud = || vec![job(100, 1, 1, 60, 60, JobKind::Cloud, Some(120))];
+    let (run, _) = run_sized(near_and_far(RejectPredicted), near_busy_until_100(), cloud(), 0);
+    assert_eq!((run.totals.accepted, run.schedulers[1].sent), (1, 1));
+    // 200 MB: far completes at 276 s (idle now: F^σ = 1 + 215 s, finite),
+    // after 121 s; near's hole at 100 s ends at 160 s, after the deadline, so
+    // its F^σ is ∞ and it ranks after far. Refused, with far's counter-offer
+    // F^SLO = (276 - 1) × τ = 275 s.
+    let (run, attempts) = run_sized(
+        near_and_far(RejectPredicted),
+        near_busy_until_100(),
+        cloud(),
+        200_000_000,
+    );
+    assert_eq!((run.totals.accepted, run.totals.refused), (0, 1));
+    let refused = attempts.iter().find(|a| a.routed).unwrap();
+    assert_eq!((refused.scheduler, refused.attempt), (None, 0));
+    assert_eq!(refused.record.counter_offer_slo, Some(secs(275)));
 }
 
 #[test]
@@ -225,7 +306,7 @@ fn a_tuple_behind_its_plan_is_republished_once_refresh_has_passed() {
 #[test]
 fn a_queued_job_killed_ends_in_a_final_place_and_the_end_counts_the_rest() {
     let mut far = hpc("far", 4, Policy::Easy);
-    far.latency = secs(5);
+    far.latency = Latency::constant(secs(5));
     let config = DatacenterConfig::new(vec![hpc("h", 4, Policy::Easy), far], 3);
     let mut dc = Datacenter::new(config).unwrap();
     dc.submit_direct(0, job(1, 0, 4, 100, 100, JobKind::Hpc, None))
@@ -344,7 +425,7 @@ proptest! {
             let mut engine = EngineConfig::new(*procs, policy);
             engine.conv_procs = *conv;
             let mut s = SchedulerConfig::hpc(&format!("hpc{i}"), engine);
-            s.latency = secs(case.latency);
+            s.latency = Latency::constant(secs(case.latency));
             s.eviction = by_policy(policy);
             schedulers.push(s);
             let mut jobs: Vec<Job> = jobs.iter().map(|&(submit, h, wt, rt)| {
@@ -447,6 +528,7 @@ fn a_platform_evicting_by_priority_spares_the_gold_jobs() {
         let streams = [(gold, [100u64, 102]), (bronze, [101, 103])].map(|(service, ids)| Source::Cloud {
             features: vec![],
             service,
+            bytes: 0,
             jobs: Box::new(
                 ids.into_iter()
                     .map(|id| job(id, (id - 100) as i64, 1, 1000, 1000, JobKind::Cloud, Some(5000))),
@@ -540,6 +622,7 @@ fn victims_are_ranked_before_a_delivery_brings_the_plan_up_to_date() {
         job(100, 0, 1, 1000, 1000, JobKind::Cloud, Some(5000)),
         vec![],
         bronze,
+        0,
     )
     .unwrap();
     let a = started(dc.pass(secs(0)).unwrap());
@@ -547,6 +630,7 @@ fn victims_are_ranked_before_a_delivery_brings_the_plan_up_to_date() {
         job(101, 1, 1, 1000, 1000, JobKind::Cloud, Some(5000)),
         vec![],
         gold,
+        0,
     )
     .unwrap();
     let b = started(dc.pass(secs(1)).unwrap());
@@ -557,6 +641,7 @@ fn victims_are_ranked_before_a_delivery_brings_the_plan_up_to_date() {
         job(102, 2, 1, 1000, 1000, JobKind::Cloud, Some(5000)),
         vec![],
         gold,
+        0,
     )
     .unwrap();
     let evicted: Vec<JobId> = dc

@@ -69,6 +69,24 @@ impl ManualClock {
     }
 }
 
+/// A monotonic stopwatch for durations the daemon measures (a broker's
+/// round trips to its members): real elapsed time, whatever [`Clock`] the
+/// decisions run on, and never moved by a change of the wall clock.
+#[derive(Clone, Copy, Debug)]
+pub struct Stopwatch(std::time::Instant);
+
+impl Stopwatch {
+    /// Started now.
+    pub fn start() -> Stopwatch {
+        Stopwatch(std::time::Instant::now())
+    }
+
+    /// The time since it started.
+    pub fn elapsed(&self) -> Time {
+        Time::from_ticks(i64::try_from(self.0.elapsed().as_micros()).unwrap_or(i64::MAX))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

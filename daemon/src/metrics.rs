@@ -4,7 +4,7 @@
 //! standard `process_*` metrics of the daemon itself.
 
 use crate::classes::{ClassMetrics, ClassTable, Served};
-use interstice_api::wire::{EventKind, PredictorVerdicts};
+use interstice_api::wire::{EventKind, MemberView, PredictorVerdicts};
 use prometheus::{
     Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec,
     Opts, Registry,
@@ -173,6 +173,13 @@ pub struct Metrics {
     pub node_memory_total_bytes: IntGauge,
     /// HPC events received.
     pub hpc_events: IntCounterVec,
+    /// A broker's view of each fresh member's link, `member="<address>"`
+    /// (members are a configured few): the smoothed round trip of its
+    /// forwards, `F^r` for 0 bytes, the age of its tuple
+    /// ([`Metrics::set_members`]). No series on a node daemon.
+    member_rtt_seconds: GaugeVec,
+    member_latency_seconds: GaugeVec,
+    member_tuple_age_seconds: GaugeVec,
     /// Per-class accounts (`interstice_class_*`), when the config has classes.
     classes: Option<ClassMetrics>,
 }
@@ -326,6 +333,24 @@ impl Metrics {
                 "The daemon's version and source revision, as labels; always 1",
                 &["version", "revision"],
             ),
+            // A broker's members.
+            member_rtt_seconds: gauge_vec(
+                "datacenter_member_rtt_seconds",
+                "A broker's smoothed round-trip time of its forwards to each member (absent until one was \
+                 answered): the link of the member's F^r",
+                &["member"],
+            ),
+            member_latency_seconds: gauge_vec(
+                "datacenter_member_latency_seconds",
+                "The latency r = F^r a broker adds for a job of 0 bytes sent to each member (the measured \
+                 round trip, else engine.latency, plus datacenter.monitoring_seconds)",
+                &["member"],
+            ),
+            member_tuple_age_seconds: gauge_vec(
+                "datacenter_member_tuple_age_seconds",
+                "Seconds since the broker received each fresh member's latest tuple",
+                &["member"],
+            ),
             classes: None,
         }
     }
@@ -392,6 +417,9 @@ impl Metrics {
             Box::new(self.node_memory_used_bytes.clone()),
             Box::new(self.node_memory_total_bytes.clone()),
             Box::new(self.hpc_events.clone()),
+            Box::new(self.member_rtt_seconds.clone()),
+            Box::new(self.member_latency_seconds.clone()),
+            Box::new(self.member_tuple_age_seconds.clone()),
         ];
         for collector in collectors {
             self.registry
@@ -406,6 +434,27 @@ impl Metrics {
                 prometheus::process_collector::ProcessCollector::for_self(),
             ))
             .expect("process metric names are unique");
+    }
+
+    /// A broker's fresh members as `GET /v1/datacenter/members` lists them:
+    /// one series per member and gauge; a member no longer fresh loses its
+    /// series.
+    pub fn set_members(&self, members: &[MemberView]) {
+        self.member_rtt_seconds.reset();
+        self.member_latency_seconds.reset();
+        self.member_tuple_age_seconds.reset();
+        for member in members {
+            let label = [member.address.as_str()];
+            if let Some(rtt) = member.rtt_seconds {
+                self.member_rtt_seconds.with_label_values(&label).set(rtt);
+            }
+            self.member_latency_seconds
+                .with_label_values(&label)
+                .set(member.latency_seconds);
+            self.member_tuple_age_seconds
+                .with_label_values(&label)
+                .set(member.age_seconds);
+        }
     }
 
     /// Count one cloud job that ended with an SLO verdict: the violation

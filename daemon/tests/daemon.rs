@@ -236,6 +236,7 @@ fn rejected_job_gets_a_counter_offer_that_is_then_accepted() {
             admission: false,
             features: Vec::new(),
             class: None,
+            bytes: None,
         })
         .unwrap();
     assert_eq!(predicted.decision, "rejected");
@@ -367,6 +368,7 @@ fn metrics_pass_promtool() {
             admission: true,
             features: Vec::new(),
             class: None,
+            bytes: None,
         })
         .unwrap();
     // Gauges follow the engine's 100 ms tick.
@@ -588,6 +590,7 @@ fn concurrent_submissions_and_predictions_lose_nothing() {
                                 admission: false,
                                 features: Vec::new(),
                                 class: None,
+                                bytes: None,
                             })
                             .expect("predict");
                         predictions += 1;
@@ -692,6 +695,7 @@ fn tcp_clients_neither_submit_nor_see_nor_cancel_jobs_and_signals_are_handled() 
         admission: false,
         features: Vec::new(),
         class: None,
+        bytes: None,
     });
     assert!(
         matches!(&too_wide, Err(ClientError::Http { status: 422, message }) if message.contains("area's 4")),
@@ -846,6 +850,7 @@ fn without_a_plan_the_daemon_is_not_ready_and_says_so() {
         admission: true,
         features: Vec::new(),
         class: None,
+        bytes: None,
     });
     assert!(
         matches!(&predicted, Err(ClientError::Http { status: 503, message }) if message.contains("no plan yet")),

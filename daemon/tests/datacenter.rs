@@ -188,6 +188,7 @@ fn broker_sends_jobs_to_the_idle_member_and_stops_using_a_dead_one() {
             admission: false,
             features: Vec::new(),
             class: None,
+            bytes: None,
         })
         .unwrap();
     assert!(predicted.accepted(), "{predicted:?}");

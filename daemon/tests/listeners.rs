@@ -169,6 +169,7 @@ fn a_bearer_token_opens_the_api_on_tcp() {
             features: Vec::new(),
             on_behalf_of: None,
             memory_mb: None,
+            bytes: None,
         })
         .expect("a token holder submits over TCP");
     assert_eq!(answer.decision, "accepted");

@@ -473,6 +473,7 @@ pub unsafe extern "C" fn interstice_client_predict(
             admission: request.admission,
             features: Vec::new(),
             class: None,
+            bytes: None,
         };
         let prediction = client.client.predict(&wire)?;
         let (has_predicted_start, predicted_start) = split(prediction.predicted_start);

@@ -149,6 +149,10 @@ pub struct JobShape {
         "Maximum response time, a duration (seconds, or 90s, 3m, 1h30m, 2d) [default: the engine's default slack, {DEFAULT_SLACK} × walltime]"
     ))]
     slo: Option<f64>,
+    /// The job's size in bytes (its program and data): a data center's broker adds the time to
+    /// move it to a member (`F^r`, docs/datacenter.md); a member ignores it. Default 0.
+    #[arg(long, value_name = "BYTES")]
+    bytes: Option<u64>,
 }
 
 impl JobShape {
@@ -279,6 +283,7 @@ fn submit(args: SubmitArgs) -> anyhow::Result<()> {
         features: Vec::new(),
         on_behalf_of: None,
         memory_mb: args.memory_mb,
+        bytes: args.job.shape.bytes,
     };
     let answer = client.submit(&request)?;
     args.job.output.print(&answer, super::show::submitted)?;
@@ -320,6 +325,7 @@ pub fn run(cmd: ClientCommand) -> anyhow::Result<()> {
                 admission: false,
                 features: Vec::new(),
                 class: None,
+                bytes: args.shape.bytes,
             };
             args.output
                 .print(&client.predict(&request)?, super::show::predicted)
@@ -486,6 +492,7 @@ fn bench_socket(socket: &std::path::Path, args: &BenchArgs) -> anyhow::Result<()
                         admission: false,
                         features: Vec::new(),
                         class: None,
+                        bytes: None,
                     };
                     let t0 = Instant::now();
                     client.predict(&request)?;

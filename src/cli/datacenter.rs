@@ -7,7 +7,7 @@ use interstice_batsim::dc_output::DatacenterWriter;
 use interstice_batsim::output::Naming;
 use interstice_batsim::sim::datacenter::{simulate_datacenter, DatacenterRun, Source};
 use interstice_core::datacenter::{
-    Datacenter, DatacenterConfig, Request, Role, Routing, SchedulerConfig, Service,
+    Datacenter, DatacenterConfig, Latency, Request, Role, Routing, SchedulerConfig, Service,
 };
 use interstice_core::placement::{Placement, Weights};
 use interstice_core::{EngineConfig, Job, Lifecycle, Shown, Time};
@@ -50,10 +50,11 @@ pub fn run(
             jobs: Box::new(jobs.into_iter()),
         });
     }
-    for (features, service, jobs) in work.streams {
+    for (features, service, bytes, jobs) in work.streams {
         sources.push(Source::Cloud {
             features,
             service,
+            bytes,
             jobs: Box::new(jobs.into_iter()),
         });
     }
@@ -106,8 +107,8 @@ struct Work {
     schedulers: Vec<SchedulerConfig>,
     /// Work submitted straight to a scheduler (by index): its trace, or a cloud platform's own load.
     direct: Vec<(usize, Vec<Job>)>,
-    /// The cloud-job streams: their features, service class and jobs.
-    streams: Vec<(Vec<String>, Service, Vec<Job>)>,
+    /// The cloud-job streams: their features, service class, bytes per job and jobs.
+    streams: Vec<(Vec<String>, Service, u64, Vec<Job>)>,
 }
 
 impl Work {
@@ -168,7 +169,8 @@ impl Work {
         }
         for (k, stream) in spec.streams.iter().enumerate() {
             let jobs = stream_jobs(stream, &mut next_id).with_context(|| format!("streams[{k}]"))?;
-            work.streams.push((stream.features.clone(), stream.service, jobs));
+            work.streams
+                .push((stream.features.clone(), stream.service, stream.bytes, jobs));
         }
         Ok(work)
     }
@@ -232,6 +234,7 @@ fn datacenter(
             slo: None,
             arrival: Time::ZERO,
             features: stream.features.clone(),
+            bytes: stream.bytes,
         };
         if !dc.tuples().iter().any(|tuple| tuple.metadata.fits(&widest)) {
             bail!(
@@ -272,9 +275,29 @@ fn settings_json(spec: &DatacenterSpec, file: &Path, names: &[String]) -> serde_
                 stream["class"] = cfg.classes[s.service.class].name.clone().into();
                 stream["tenant"] = cfg.tenants[s.service.tenant].name.clone().into();
             }
+            if s.bytes > 0 {
+                stream["bytes"] = s.bytes.into();
+            }
             stream
         }).collect::<Vec<_>>(),
     });
+    // F^r's inputs beyond the constant latency, only when a scheduler has them
+    // (a file without them writes the settings it always wrote).
+    let f_r = |l: &Latency| l.bandwidth.is_some() || l.monitoring > Time::ZERO;
+    if spec.schedulers.iter().any(|s| f_r(&s.latency)) {
+        settings["latency"] = spec
+            .schedulers
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "scheduler": s.name,
+                    "latency": s.latency.link.as_secs_f64(),
+                    "bandwidth": s.latency.bandwidth,
+                    "monitoring": s.latency.monitoring.as_secs_f64(),
+                })
+            })
+            .collect();
+    }
     if spec.classes.is_some() {
         settings["evictions"] = spec
             .schedulers

@@ -27,9 +27,12 @@
 //!     role: cloud
 //!     procs: 32
 //!     overbooking: 1.5
+//!     latency: 2              # F^r (core::datacenter::latency): the link, s…
+//!     bandwidth: 125e6        # …bytes/s of the flows to it (default: unlimited)…
+//!     monitoring: 30          # …and its monitoring delay, s (default 0)
 //!     load: { interval: 600, procs: "4,8", walltime: 3600, runtime: "uniform:600:3600" }
 //! streams:
-//!   - { interval: 10, procs: "1,2,4", walltime: 180, runtime: "uniform:18:90", slack: 2 }
+//!   - { interval: 10, procs: "1,2,4", walltime: 180, runtime: "uniform:18:90", slack: 2, bytes: 0 }
 //! ```
 //!
 //! Service classes (docs/qos.md): `classes:` and `tenants:` as in a
@@ -43,7 +46,7 @@ use crate::beta::parse_beta;
 use crate::experiment::{ClipTarget, CloudSpec, TraceSpec};
 use crate::inject::{ProcsChoice, RuntimeSpec};
 use crate::qos::{index_of, service_classes, tenants, ClassEntry, TenantEntry};
-use interstice_core::datacenter::{Role, Routing, Service};
+use interstice_core::datacenter::{Latency, Role, Routing, Service};
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::qos::{Eviction, QosConfig};
 use interstice_core::{Admission, Beta, Policy, ReservationDepth, Scheduling, Time};
@@ -112,6 +115,10 @@ struct SchedulerEntry {
     #[serde(default)]
     latency: Option<f64>,
     #[serde(default)]
+    bandwidth: Option<f64>,
+    #[serde(default)]
+    monitoring: Option<f64>,
+    #[serde(default)]
     features: Vec<String>,
     #[serde(default)]
     load: Option<StreamEntry>,
@@ -145,6 +152,8 @@ struct StreamEntry {
     class: Option<String>,
     #[serde(default)]
     tenant: Option<String>,
+    #[serde(default)]
+    bytes: Option<u64>,
 }
 
 /// A stream of injected jobs over `[from, until]` (default: the span of the
@@ -162,6 +171,9 @@ pub struct StreamSpec {
     /// The class and tenant of every job (indices into
     /// [`DatacenterSpec::classes`]; the first of each without classes).
     pub service: Service,
+    /// Every job's size in bytes, moved to its destination by `F^r`
+    /// (default 0: nothing to move, `F^r` is the link and the monitoring).
+    pub bytes: u64,
 }
 
 /// Where a scheduler's direct work comes from.
@@ -194,8 +206,9 @@ pub struct SchedulerSpec {
     pub reservation_depth: ReservationDepth,
     /// λ (cloud; 1 = none).
     pub overbooking: f64,
-    /// `r`, seconds.
-    pub latency: Time,
+    /// `F^r`'s inputs: `latency` (the link, seconds), `bandwidth` (bytes
+    /// per second, unlimited when left out) and `monitoring` (seconds).
+    pub latency: Latency,
     /// Features it offers.
     pub features: Vec<String>,
     /// Its direct work.
@@ -394,9 +407,23 @@ fn scheduler_spec(
         entry.conv,
         entry.features.clone(),
     );
-    let (latency, eviction) = (entry.latency, entry.eviction.clone());
-    // The same order of checks as the file's keys: the work, then latency and eviction.
+    let (link, bandwidth, monitoring) = (entry.latency, entry.bandwidth, entry.monitoring);
+    let eviction = entry.eviction.clone();
+    // The same order of checks as the file's keys: the work, then F^r's inputs and eviction.
     let work = direct_work(entry, role, base, &key, errors)?;
+    let latency = Latency {
+        link: errors.seconds(&key("latency"), link.unwrap_or(0.0))?,
+        bandwidth: match bandwidth {
+            Some(b) if !(b.is_finite() && b > 0.0) => {
+                return Err(err(
+                    key("bandwidth"),
+                    format!("{b} is not a bandwidth: give bytes per second > 0 (e.g. 125e6 for 1 Gbit/s), or leave it out for unlimited"),
+                ))
+            }
+            b => b,
+        },
+        monitoring: errors.seconds(&key("monitoring"), monitoring.unwrap_or(0.0))?,
+    };
     Ok(SchedulerSpec {
         name,
         role,
@@ -406,7 +433,7 @@ fn scheduler_spec(
         scheduling,
         reservation_depth,
         overbooking,
-        latency: errors.seconds(&key("latency"), latency.unwrap_or(0.0))?,
+        latency,
         features,
         work,
         eviction: eviction
@@ -507,6 +534,12 @@ fn direct_work(
                 return Err(err(
                     key("load"),
                     "a platform's own work has no class or tenant: it is never evicted".into(),
+                ));
+            }
+            if load.bytes.is_some() {
+                return Err(err(
+                    key("load.bytes"),
+                    "a platform's own work is already there: no bytes to move (drop the key)".into(),
                 ));
             }
             Ok(DirectWork::Stream(stream(load, &key("load"), None, &err)?))
@@ -640,6 +673,7 @@ fn stream(
         until: entry.until,
         features: entry.features,
         service,
+        bytes: entry.bytes.unwrap_or(0),
     })
 }
 
@@ -673,6 +707,47 @@ mod tests {
         assert_eq!(spec.schedulers[2].overbooking, 2.0);
         assert_eq!(spec.max_resubmissions, crate::defaults::MAX_RESUBMISSIONS);
         assert_eq!(spec.streams[0].cloud.slack, 2.0);
+    }
+
+    #[test]
+    fn f_r_s_inputs_per_scheduler_and_bytes_per_stream() {
+        let hpc = "{name: a, role: hpc, trace: t.swf, policy: easy";
+        let spec = parse(&format!(
+            "schedulers:\n  - {hpc}, latency: 2, bandwidth: 125e6, monitoring: 30}}\n  \
+             - {{name: b, role: hpc, trace: t.swf, policy: easy, latency: 3}}\n\
+             streams:\n  - {{interval: 10, bytes: 10000000000}}\n  - {{interval: 10}}\n"
+        ))
+        .unwrap();
+        let latency = spec.schedulers[0].latency;
+        // 2 s + 10 GB at 125 MB/s (80 s) + 30 s.
+        assert_eq!(latency.of(spec.streams[0].bytes), Time::from_secs(112));
+        // Only `latency`: today's constant r, whatever the bytes; no bytes: 0.
+        assert_eq!(spec.schedulers[1].latency, Latency::constant(Time::from_secs(3)));
+        assert_eq!(spec.streams[1].bytes, 0);
+        let err = |text: String| parse(&text).unwrap_err().to_string();
+        let e = err(format!("schedulers:\n  - {hpc}, bandwidth: 0}}\n"));
+        assert!(
+            e.starts_with(
+                "dc/dc.yaml: schedulers[0].bandwidth: 0 is not a bandwidth: give bytes per second > 0"
+            ),
+            "{e}"
+        );
+        let e = err(format!("schedulers:\n  - {hpc}, monitoring: -1}}\n"));
+        assert!(
+            e.starts_with("dc/dc.yaml: schedulers[0].monitoring: -1 is not a duration"),
+            "{e}"
+        );
+        let e = err(format!(
+            "schedulers:\n  - {hpc}}}\nstreams:\n  - {{interval: 10, bytes: -5}}\n"
+        ));
+        assert!(e.starts_with("dc/dc.yaml:4:") && e.contains("bytes"), "{e}");
+        let e = err(
+            "schedulers:\n  - {name: c, role: cloud, procs: 2, load: {interval: 60, bytes: 5}}\n".to_string(),
+        );
+        assert!(
+            e.contains("schedulers[0].load.bytes: a platform's own work"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -91,7 +91,8 @@ fn the_cli_and_the_c_abi_talk_to_a_broker_as_to_a_member() {
         "broker",
         format!(
             "api: {{socket: {d}/broker.sock}}\nstate_dir: {d}/broker-state\nlog_level: warn\n\
-             datacenter: {{role: broker, member_max_age_seconds: 30, timeout_seconds: 5}}\n"
+             datacenter: {{role: broker, member_max_age_seconds: 30, timeout_seconds: 5, \
+             bandwidth_bytes_per_second: 1e6}}\n"
         ),
     );
     let (_member, member) = start(
@@ -143,6 +144,29 @@ fn the_cli_and_the_c_abi_talk_to_a_broker_as_to_a_member() {
     let id = answer["id"].as_u64().expect("a job id").to_string();
     let job = json(&cli(&broker, &["jobs", &id]));
     assert_eq!(job["procs"], 1, "{job}");
+
+    // F^r: 100 MB at the broker's 1 MB/s take 100 s before the job can
+    // start, so a 30 s job cannot meet an SLO of 90 s: a counter-offer of at
+    // least 130 s. Without bytes it can.
+    let predict = |bytes: &str| {
+        let args = [
+            "predict",
+            "--cloud-procs",
+            "1",
+            "--walltime",
+            "30",
+            "--slo",
+            "90",
+            "--bytes",
+            bytes,
+        ];
+        json(&cli(&broker, &args))
+    };
+    assert_eq!(predict("0")["decision"], "accepted");
+    let large = predict("100000000");
+    assert_eq!(large["decision"], "rejected", "{large}");
+    let offer = large["counter_offer_slo"].as_f64().expect("a counter-offer");
+    assert!((130.0..135.0).contains(&offer), "{large}");
 
     // The C ABI, compiled against the committed header.
     let library = artifact("libinterstice_ffi.so");

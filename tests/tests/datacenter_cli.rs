@@ -250,3 +250,60 @@ fn a_data_center_with_classes_evicts_by_policy_and_reports_each_class() {
     assert_failure_mentions(&output, &["bad.yaml", "kth", "fcfs or easy"]);
     assert_eq!(output.status.code(), Some(4));
 }
+
+/// `F^r` from the file: "near" (no latency, busy with HPC work until 100 s)
+/// and "far" (idle, a 10 s link of 1 MB/s, a 5 s monitoring delay); one
+/// cloud job of 60 s with an SLO of 240 s arrives at 1 s. Without bytes far
+/// gets it at 1 + 15 s and completes it at 76 s, before near's 160 s; with
+/// 200 MB far's `F^r` is 10 + 200 + 5 = 215 s (completion 276 s, past the
+/// deadline of 241 s), and near runs it from 100 s to 160 s.
+#[test]
+fn a_stream_s_bytes_and_a_scheduler_s_bandwidth_decide_where_a_job_goes() {
+    let dir = scratch_dir("datacenter-cli", "latency");
+    let swf = |name: &str, line: &str| std::fs::write(dir.join(name), format!("{line}\n")).unwrap();
+    // job submit wait run procs cpu mem req_procs req_time req_mem status user group exe queue partition prev think
+    swf("near.swf", "1 0 0 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1");
+    swf("far.swf", "1 100000 0 1 1 -1 -1 1 1 -1 1 1 1 -1 1 -1 -1 -1");
+    let run = |bytes: u64| {
+        let file = dir.join(format!("dc-{bytes}.yaml"));
+        std::fs::write(
+            &file,
+            format!(
+                "schedulers:\n  - {{name: near, role: hpc, trace: near.swf, procs: 2, policy: easy}}\n  \
+                 - {{name: far, role: hpc, trace: far.swf, procs: 2, policy: easy, latency: 10, bandwidth: 1e6, \
+                 monitoring: 5}}\n\
+                 streams:\n  - {{interval: 1000, procs: 1, walltime: 60, runtime: 'uniform:60:60', slack: 4, \
+                 alpha: 1, from: 1, until: 10, bytes: {bytes}}}\n"
+            ),
+        )
+        .unwrap();
+        let out = dir.join(format!("out-{bytes}"));
+        assert_success(&replay(&[
+            "--datacenter",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        // The cloud job's row (id 2): submission at its scheduler, start, end.
+        let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+        let row: Vec<String> = jobs
+            .lines()
+            .map(|l| l.split(',').map(String::from).collect::<Vec<_>>())
+            .find(|r| r[0] == "2")
+            .unwrap();
+        let times = [&row[3], &row[8], &row[10]].map(|t| t.parse::<f64>().unwrap());
+        (summary(&out), times)
+    };
+    let (small, times) = run(0);
+    assert_eq!(times, [16.0, 16.0, 76.0]);
+    assert_eq!(count(&small, &["datacenter", "accepted"]), 1, "{small}");
+    assert_eq!(count(&small, &["schedulers", "far", "sent"]), 1);
+    let (large, times) = run(200_000_000);
+    assert_eq!(times, [1.0, 100.0, 160.0]);
+    assert_eq!(count(&large, &["schedulers", "near", "sent"]), 1, "{large}");
+    assert_eq!(count(&large, &["datacenter", "violations"]), 0);
+    let settings = &large["datacenter"]["settings"];
+    assert_eq!(settings["streams"][0]["bytes"], 200_000_000);
+    assert_eq!(settings["latency"][1]["bandwidth"], 1e6);
+    assert_eq!(settings["latency"][1]["monitoring"], 5.0);
+}

@@ -122,6 +122,7 @@ impl NodeDaemon {
                 features: Vec::new(),
                 on_behalf_of: None,
                 memory_mb: None,
+                bytes: None,
             })
             .unwrap_or_else(|err| panic!("{}: submit: {err}", self.node));
         assert!(answer.accepted(), "{}: {answer:?}", self.node);

@@ -29,6 +29,8 @@ pub enum Source<'a> {
         features: Vec<String>,
         /// The class and tenant of every job of the stream.
         service: Service,
+        /// Every job's size in bytes (`F^r`'s transfer; 0: nothing to move).
+        bytes: u64,
         /// The jobs.
         jobs: Box<dyn Iterator<Item = Job> + 'a>,
     },
@@ -182,10 +184,11 @@ impl<'a> DcRun<'a> {
                     Source::Cloud {
                         features,
                         service,
+                        bytes,
                         jobs,
                     } => {
                         run_length(&job)?;
-                        self.dc.arrive_in(job, features.clone(), *service)?;
+                        self.dc.arrive_in(job, features.clone(), *service, *bytes)?;
                         (jobs, now)
                     }
                 };

@@ -34,7 +34,8 @@
 //! predicted completion from their tuples ([`super::rank`]), `F^V` decides
 //! ([`super::route`] with the data center's admission): the job is sent to
 //! the best (T2 to an HPC platform, T6 to a cloud platform), arriving after
-//! that destination's latency `r`, or refused with the counter-offer
+//! that destination's latency `r = F^r` for the job's bytes
+//! ([`super::latency`]), or refused with the counter-offer
 //! `F^SLO` (a refused request never enters the net).
 //!
 //! **Algorithm 2** (after each eviction): the evicting scheduler publishes
@@ -64,6 +65,7 @@ mod ends;
 mod routing;
 
 use super::database::{rank, route, Choice, Metadata, Request, Role, Route, Tuple};
+use super::latency::Latency;
 use super::petri::{BadFiring, PetriNet, Place, Transition};
 use crate::driver::{Driver, Livelock};
 use crate::engine::{
@@ -96,9 +98,10 @@ pub struct SchedulerConfig {
     pub overbooking: f64,
     /// Technical features it offers.
     pub features: Vec<String>,
-    /// `r`: the delay between the data center's decision and the job's
-    /// arrival there, also used in its predictions.
-    pub latency: Time,
+    /// The inputs of `F^r`: a job of `b` bytes sent there arrives
+    /// `F^r(b)` after the data center's decision (also used in the
+    /// predictions that send it).
+    pub latency: Latency,
     /// The widest job it takes (its metadata): `None` is its engine's area
     /// (an HPC scheduler); a cloud platform's physical processors
     /// ([`SchedulerConfig::cloud`] sets them), not its virtual ones.
@@ -119,7 +122,7 @@ impl SchedulerConfig {
             engine,
             overbooking: 1.0,
             features: Vec::new(),
-            latency: Time::ZERO,
+            latency: Latency::ZERO,
             widest: None,
             eviction: None,
         }
@@ -138,7 +141,7 @@ impl SchedulerConfig {
             engine: EngineConfig::new(virtual_procs, crate::engine::Policy::Fcfs),
             overbooking,
             features: Vec::new(),
-            latency: Time::ZERO,
+            latency: Latency::ZERO,
             widest: Some(procs),
             eviction: None,
         }
@@ -448,6 +451,8 @@ struct Tracked {
     /// The job as it arrived (its own id, first arrival, walltime, run time).
     job: Job,
     features: Vec<String>,
+    /// Its size in bytes (`F^r`'s transfer).
+    bytes: u64,
     place: Place,
     /// Attempts started so far (1 after the first send).
     attempts: u32,
@@ -505,7 +510,7 @@ pub struct Datacenter {
     topsis: Option<Weights>,
     /// The classes and tenants, and what each class received so far.
     classes: Option<ClassBook>,
-    latency: Vec<Time>,
+    latency: Vec<Latency>,
     features: Vec<Vec<String>>,
     members: Vec<Member>,
     tuples: Vec<Tuple>,
@@ -591,6 +596,7 @@ impl Datacenter {
                 Tracked {
                     job: job.clone(),
                     features: Vec::new(),
+                    bytes: 0,
                     place,
                     attempts: 1,
                     resubmissions: 0,
@@ -616,17 +622,19 @@ impl Datacenter {
     /// (T0): Algorithm 1 sends it (T2/T6) or refuses it. `job.id` is its
     /// own id; it must be unique among the cloud jobs in the system. With
     /// service classes it is of the first class and tenant
-    /// ([`Datacenter::arrive_in`] names them).
+    /// ([`Datacenter::arrive_in`] names them), and of 0 bytes.
     pub fn arrive(&mut self, job: Job, features: Vec<String>) -> Result<Arrival, DatacenterError> {
-        self.arrive_in(job, features, Service::default())
+        self.arrive_in(job, features, Service::default(), 0)
     }
 
-    /// [`Datacenter::arrive`] for a job of `service`'s class and tenant.
+    /// [`Datacenter::arrive`] for a job of `service`'s class and tenant, of
+    /// `bytes` to move to its destination (`F^r`).
     pub fn arrive_in(
         &mut self,
         job: Job,
         features: Vec<String>,
         service: Service,
+        bytes: u64,
     ) -> Result<Arrival, DatacenterError> {
         if let Some(ClassBook { cfg, .. }) = &self.classes {
             if service.class >= cfg.classes.len() || service.tenant >= cfg.tenants.len() {
@@ -648,6 +656,7 @@ impl Datacenter {
             slo: job.slo,
             arrival: job.submit,
             features: features.clone(),
+            bytes,
         };
         let ranked = self.rank(&request, now, None);
         let choice = match route(&ranked, self.admission) {
@@ -667,6 +676,7 @@ impl Datacenter {
             Tracked {
                 job,
                 features,
+                bytes,
                 place,
                 attempts: 0,
                 resubmissions: 0,
@@ -684,7 +694,7 @@ impl Datacenter {
             Role::Cloud => Transition::T6,
         };
         self.members[choice.index].totals.sent += 1;
-        let latency = self.latency[choice.index];
+        let latency = self.latency[choice.index].of(bytes);
         self.send(ticket, choice.index, transition, now.saturating_add(latency))?;
         Ok(Arrival::Sent {
             scheduler: choice.index,

@@ -7,13 +7,14 @@
 //! kept consistent with the schedulers' plans: a tuple is as stale as the
 //! time since it was published. [`rank`] predicts, from the tuples alone,
 //! when a job would complete on each scheduler whose metadata fit it
-//! (`F^C(F^σ(J_{j,e}))`, with the destination's latency `r` and overbooking
-//! λ) and orders them by completion, smallest first; [`route`] is
-//! Algorithm 1 on that ranking.
+//! (`F^C(F^σ(J_{j,e}))`, with the destination's latency `r = F^r`
+//! ([`super::latency`]) and overbooking λ) and orders them by completion,
+//! smallest first; [`route`] is Algorithm 1 on that ranking.
 //!
 //! This module is the one owner of these rules: the simulated data center
 //! ([`super::Datacenter`]) and the daemon's broker both call it.
 
+use super::latency::Latency;
 use crate::engine::{Admission, Prediction, Slots};
 use crate::placement::{self, Scores, Weights};
 use crate::predict::{Beta, ThesisPrediction, WFuture};
@@ -61,10 +62,10 @@ pub struct Tuple {
     pub slots: Slots,
     /// When it published.
     pub published: Time,
-    /// `r = F^r(E_e)`: the latency until a job sent there can start, as the
-    /// keeper of the database measures it (0 for the scheduler analysing its
-    /// own queue).
-    pub latency: Time,
+    /// The inputs of `r = F^r(E_e)`, the latency until a job sent there can
+    /// start, as the keeper of the database knows them (configured or
+    /// measured); [`rank`] applies them to each job's bytes.
+    pub latency: Latency,
 }
 
 /// A job looking for a destination.
@@ -81,6 +82,9 @@ pub struct Request {
     pub arrival: Time,
     /// Features the job requires.
     pub features: Vec<String>,
+    /// The job's size in bytes (its data and program), moved to the
+    /// destination by `F^r`'s transfer (0: nothing to move).
+    pub bytes: u64,
 }
 
 /// One destination's predicted completion for a [`Request`].
@@ -167,9 +171,10 @@ impl Tuple {
 /// `F^σ` is ∞ (no fit before the SLO's deadline) come after every finite
 /// one, ordered by the completion of their fit after the deadline; ties keep
 /// the order of `tuples`. A destination whose slots never hold the job is
-/// left out. `caller` is the scheduler asking, if it is one of the tuples:
-/// its latency `r` is 0 (the thesis's `r` for the scheduler analysing its
-/// own queue).
+/// left out. Each destination's `r` is `F^r` of its tuple's latency for the
+/// request's bytes ([`Latency::of`]); `caller` is the scheduler asking, if
+/// it is one of the tuples: its `r` is 0 (the thesis's `r` for the scheduler
+/// analysing its own queue).
 ///
 /// With `topsis` weights, the destinations that meet the SLO, then those
 /// with a finite completion that do not, are each ordered by TOPSIS
@@ -198,7 +203,7 @@ pub fn rank(
             let latency = if Some(index) == caller {
                 Time::ZERO
             } else {
-                tuple.latency
+                tuple.latency.of(request.bytes)
             };
             let runs = idle[index].insert(IdleRuns::of(&tuple.slots));
             let (start, unbounded) = tuple.start(runs, request, now, beta, latency);
@@ -411,7 +416,7 @@ mod tests {
             },
             slots,
             published: Time::ZERO,
-            latency: Time::ZERO,
+            latency: Latency::ZERO,
         }
     }
 
@@ -422,6 +427,7 @@ mod tests {
             slo: Some(secs(slo)),
             arrival: Time::ZERO,
             features: vec![],
+            bytes: 0,
         }
     }
 
@@ -545,7 +551,7 @@ mod tests {
         // starts 4,900 s from now (its latency) and keeps its processors a day.
         let soon = tuple("soon", 2, idle(now + secs(120)));
         let mut late = tuple("late", 2, idle(now + secs(86_400)));
-        late.latency = secs(4_900);
+        late.latency = Latency::constant(secs(4_900));
         let req = Request {
             slo: None,
             arrival: now,
@@ -586,7 +592,7 @@ mod tests {
     #[test]
     fn the_caller_has_no_latency() {
         let mut far = tuple("far", 2, idle());
-        far.latency = secs(30);
+        far.latency = Latency::constant(secs(30));
         let tuples = vec![tuple("near", 2, busy_until_200()), far];
         let req = request(1, 10, 1_000);
         let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, None);
@@ -601,12 +607,43 @@ mod tests {
     }
 
     #[test]
+    fn f_r_applies_the_job_s_bytes_to_each_destination_but_the_caller() {
+        // "far": 30 s link, 1 MB/s, 5 s monitoring; a job of 40 MB: r = 75 s.
+        let mut far = tuple("far", 2, idle());
+        far.latency = Latency {
+            link: secs(30),
+            bandwidth: Some(1e6),
+            monitoring: secs(5),
+        };
+        let tuples = vec![tuple("near", 2, busy_until_200()), far];
+        let req = Request {
+            bytes: 40_000_000,
+            ..request(2, 100, 1_000)
+        };
+        // Far starts at 75 s (completion 175 s), before near's hole at 200 s.
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, None);
+        assert_eq!((ranked[0].index, ranked[0].prediction.start), (1, Some(secs(75))));
+        // At 150 MB (r = 185 s, completion 285 s) near's 300 s still loses;
+        // at 200 MB (r = 235 s, completion 335 s) near wins.
+        let at = |bytes| {
+            let req = Request { bytes, ..req.clone() };
+            let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, None);
+            (ranked[0].index, ranked[0].completion)
+        };
+        assert_eq!(at(150_000_000), (1, secs(285)));
+        assert_eq!(at(200_000_000), (0, secs(300)));
+        // Asked by far itself, its r is 0 whatever the bytes.
+        let ranked = rank(&tuples, &req, secs(0), Beta::Wait(Time::ZERO), 1.0, None, Some(1));
+        assert_eq!((ranked[0].index, ranked[0].prediction.start), (1, Some(secs(0))));
+    }
+
+    #[test]
     fn a_destination_that_meets_the_slo_ranks_before_any_that_cannot() {
         // "late" fits only at 5 s, and β = disqualify refuses W_future: F^σ = ∞
         // there, though its fit after the deadline ends earlier (65 s) than
         // "far"'s on-time one (71 s, after its 10 s latency).
         let mut far = tuple("far", 2, idle());
-        far.latency = secs(10);
+        far.latency = Latency::constant(secs(10));
         let late = tuple(
             "late",
             2,
@@ -637,7 +674,7 @@ mod tests {
         let mut cloud = tuple("cloud", 2, idle());
         cloud.role = Role::Cloud;
         cloud.metadata.overbooking = 2.0;
-        cloud.latency = secs(5);
+        cloud.latency = Latency::constant(secs(5));
         let ranked = rank(
             &[cloud],
             &request(1, 30, 100),

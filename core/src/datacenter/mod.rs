@@ -6,12 +6,15 @@
 //! * [`database`] — the published [`Tuple`]s, `F^J'` ([`rank`]) and
 //!   Algorithm 1's verdict ([`route`]): the rules, shared with the daemon's
 //!   broker.
+//! * [`latency`] — `F^r`, a job's latency to a destination from its bytes,
+//!   the flow's latency and bandwidth and the destination's monitoring delay.
 //! * [`petri`] — the places, transitions and counts of Figure 4.1.
 //! * [`center`] — [`Datacenter`]: the schedulers (engines) joined by the
 //!   database, driven by a shell through time.
 
 pub mod center;
 pub mod database;
+pub mod latency;
 pub mod petri;
 
 pub use center::{
@@ -19,4 +22,5 @@ pub use center::{
     SchedulerTotals, Service, Totals,
 };
 pub use database::{rank, route, Choice, Metadata, Request, Role, Route, Tuple};
+pub use latency::Latency;
 pub use petri::{BadFiring, PetriNet, Place, Transition};

@@ -78,6 +78,8 @@ impl Actor {
                 // Wherever it goes next, it runs as the user it belongs to.
                 on_behalf_of: view.owner_uid.filter(|&uid| uid != 0),
                 memory_mb: stored.memory_mb,
+                // A member keeps no job size: the broker's F^r moves 0 bytes.
+                bytes: None,
             },
             arrival: view.submitted_at,
             resubmissions: stored.resubmissions,

@@ -231,6 +231,7 @@ fn admit(actor: &mut Actor, procs: u32, walltime: f64, slo: f64) -> interstice_a
         admission: true,
         features: Vec::new(),
         class: None,
+        bytes: None,
     };
     ask(actor, |reply| Command::Predict {
         request,

@@ -64,6 +64,16 @@ pub struct BrokerConfig {
     /// Bound on each exchange with a member (forwarding a job, asking a job's state), seconds.
     #[serde(default = "default_datacenter_timeout")]
     pub timeout_seconds: f64,
+    /// `F^r`'s bandwidth of the flows to the members, bytes per second: a
+    /// job of `bytes` adds `bytes / bandwidth` before it can start there
+    /// (default: unlimited, no transfer time).
+    #[serde(default)]
+    pub bandwidth_bytes_per_second: Option<f64>,
+    /// `F^r`'s monitoring delay of the members, seconds: how long until a
+    /// member's scheduler sees a job it accepted (default 0: a member
+    /// admits a job into its plan before it answers).
+    #[serde(default)]
+    pub monitoring_seconds: f64,
     // The peer keys below repeat MemberConfig's on purpose: serde cannot
     // `flatten` a shared struct into one that denies unknown fields, and a
     // misspelt key must stay an error naming it.

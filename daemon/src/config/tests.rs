@@ -501,6 +501,23 @@ fn a_broker_reads_only_the_engines_admission_rules() {
     ] {
         assert!(problems.contains(key), "missing {key} in {problems}");
     }
+    // F^r's configured inputs: a bandwidth > 0 and a monitoring delay >= 0.
+    let f_r = Config::parse(
+        "datacenter: {role: broker, bandwidth_bytes_per_second: 125e6, monitoring_seconds: 2}\n",
+    )
+    .unwrap();
+    assert_eq!(f_r.validate(), Vec::<String>::new());
+    assert_eq!(f_r.broker().unwrap().bandwidth_bytes_per_second, Some(125e6));
+    let bad =
+        Config::parse("datacenter: {role: broker, bandwidth_bytes_per_second: 0, monitoring_seconds: -1}\n")
+            .unwrap();
+    assert_eq!(
+        bad.validate(),
+        vec![
+            "datacenter.bandwidth_bytes_per_second: 0 must be a positive number".to_string(),
+            "datacenter.monitoring_seconds: -1 must be a number of seconds >= 0".to_string(),
+        ]
+    );
     // A member (or a daemon alone) still needs its processors.
     let alone = Config::parse("backend: {type: plugin}\n").unwrap();
     assert!(alone

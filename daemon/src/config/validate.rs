@@ -315,6 +315,15 @@ impl Config {
             broker.member_max_age_seconds,
         );
         positive(problems, "datacenter.timeout_seconds", broker.timeout_seconds);
+        if let Some(bandwidth) = broker.bandwidth_bytes_per_second {
+            positive(problems, "datacenter.bandwidth_bytes_per_second", bandwidth);
+        }
+        if !(broker.monitoring_seconds.is_finite() && broker.monitoring_seconds >= 0.0) {
+            problems.push(format!(
+                "datacenter.monitoring_seconds: {} must be a number of seconds >= 0",
+                broker.monitoring_seconds
+            ));
+        }
     }
 }
 

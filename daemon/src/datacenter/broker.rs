@@ -17,12 +17,18 @@
 //!   placed as above over every fresh member, the evicting one included,
 //!   keeping its first arrival and SLO deadline.
 //! - `GET /v1/jobs/{id}`: the member's view of the job, under the broker's id.
+//!
+//! Each member's latency `r` is `F^r` ([`Latency::of`]) for the job's
+//! `bytes`, with the link the broker measured ([`super::links`]): the
+//! smoothed round trip of its forwards there, `engine.latency` until one
+//! was answered.
 
+use super::links::Links;
 use super::{secs, tuple_of};
 use crate::actor::{prediction_answer, Owner};
 use crate::actor::{ApiError, ErrorKind};
 use crate::api::{api_error, error_response, parse_body, Peer};
-use crate::clock::Clock;
+use crate::clock::{Clock, Stopwatch};
 use crate::config::{BrokerConfig, BrokerRules};
 use crate::metrics::Metrics;
 use crate::store::{Route as RouteRow, Store};
@@ -39,7 +45,7 @@ use interstice_api::wire::{
     PredictResponse, SubmitRequest, SubmitResponse, TupleRequest, TupleResponse,
 };
 use interstice_api::{Client, ClientError, Endpoint};
-use interstice_core::datacenter::{rank, route, Choice, Request, Route, Tuple};
+use interstice_core::datacenter::{rank, route, Choice, Latency, Request, Route, Tuple};
 use interstice_core::Time;
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
@@ -59,6 +65,11 @@ pub struct Broker {
     peer: PeerRule,
     /// The certificates a member at an `https://` address may present.
     pins: Vec<Pin>,
+    /// `F^r`'s configured inputs: `engine.latency` as the link,
+    /// `datacenter.bandwidth_bytes_per_second`, `datacenter.monitoring_seconds`.
+    configured: Latency,
+    /// The members' measured round trips, which replace the configured link.
+    links: Links,
 }
 
 /// A fresh member: its tuple and when the broker received it.
@@ -95,13 +106,19 @@ impl Broker {
         }
         Broker {
             store: Mutex::new(store),
-            rules,
             max_age: Time::from_secs_f64(config.member_max_age_seconds),
             timeout: Duration::from_secs_f64(config.timeout_seconds),
             clock,
             token: None,
             peer: config.peer_rule(),
             pins: config.pins(),
+            configured: Latency {
+                link: rules.thesis.latency,
+                bandwidth: config.bandwidth_bytes_per_second,
+                monitoring: Time::from_secs_f64(config.monitoring_seconds),
+            },
+            links: Links::default(),
+            rules,
         }
     }
 
@@ -122,7 +139,7 @@ impl Broker {
         if let Err(err) = request.address.parse::<Endpoint>() {
             return Err(ApiError::bad_request(format!("address: {err}")));
         }
-        tuple_of(&request, Time::ZERO).map_err(ApiError::bad_request)?;
+        tuple_of(&request, Latency::ZERO).map_err(ApiError::bad_request)?;
         let json = serde_json::to_string(&request).map_err(ApiError::internal)?;
         let now = self.clock.now();
         self.store()?
@@ -140,7 +157,9 @@ impl Broker {
             .filter_map(|row| {
                 let parsed = serde_json::from_str::<TupleRequest>(&row.tuple_json)
                     .map_err(|err| err.to_string())
-                    .and_then(|request| tuple_of(&request, self.rules.thesis.latency));
+                    .and_then(|request| {
+                        tuple_of(&request, self.links.latency(&row.address, self.configured))
+                    });
                 match parsed {
                     Ok(tuple) => Some(Fresh {
                         tuple,
@@ -162,6 +181,8 @@ impl Broker {
             .fresh(now)?
             .into_iter()
             .map(|fresh| MemberView {
+                rtt_seconds: self.links.rtt(&fresh.tuple.address).map(secs),
+                latency_seconds: secs(fresh.tuple.latency.of(0)),
                 age_seconds: (secs(now) - fresh.received_at).max(0.0),
                 published: secs(fresh.tuple.published),
                 idle_now: fresh.tuple.slots.immediate.len() as u32,
@@ -283,11 +304,17 @@ impl Broker {
             .with_pins(self.pins.clone())
     }
 
+    /// Forward `request` to `member`, timing the round trip of an answered
+    /// forward (accepted or refused) for `member`'s `F^r`.
     fn forward(&self, member: &str, request: &SubmitRequest) -> Result<SubmitResponse, ClientError> {
         let endpoint = member
             .parse::<Endpoint>()
             .map_err(|err| ClientError::Protocol(err.to_string()))?;
-        self.member_client(endpoint).submit(request)
+        let stopwatch = Stopwatch::start();
+        let answer = self.member_client(endpoint).submit(request)?;
+        let rtt = self.links.observe(member, stopwatch.elapsed());
+        tracing::debug!(member, rtt_seconds = secs(rtt), "forward answered");
+        Ok(answer)
     }
 
     /// `POST /v1/jobs` from `caller`: the job is forwarded on the caller's
@@ -310,6 +337,7 @@ impl Broker {
                 slo: Some(slo),
                 arrival: now,
                 features: spec.features.clone(),
+                bytes: spec.bytes.unwrap_or(0),
             },
             spec: &spec,
         };
@@ -365,6 +393,7 @@ impl Broker {
             slo: Some(slo),
             arrival: now,
             features: request.features,
+            bytes: request.bytes.unwrap_or(0),
         };
         let (tuples, ranked) = self.ranking(&request, now)?;
         let (rejected, best) = match route(&ranked, self.rules.admission) {
@@ -431,6 +460,7 @@ impl Broker {
                 slo: Some(slo_time),
                 arrival: arrival_time,
                 features: request.job.features.clone(),
+                bytes: request.job.bytes.unwrap_or(0),
             },
             spec: &request.job,
         };
@@ -771,7 +801,15 @@ async fn health(State(state): State<BrokerState>) -> Response {
     Json(state.broker.health()).into_response()
 }
 
+/// `/metrics`, with each fresh member's link as the broker sees it now
+/// (`interstice_datacenter_member_*`).
 async fn metrics(State(state): State<BrokerState>) -> Response {
+    let broker = Arc::clone(&state.broker);
+    match tokio::task::spawn_blocking(move || broker.members()).await {
+        Ok(Ok(list)) => state.metrics.set_members(&list.members),
+        Ok(Err(err)) => tracing::warn!("members for /metrics: {}", err.message),
+        Err(err) => tracing::warn!("members for /metrics: {err}"),
+    }
     crate::api::metrics_response(&state.metrics)
 }
 

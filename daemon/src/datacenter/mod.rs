@@ -7,7 +7,9 @@
 //!   hands the cloud jobs it evicts to the broker (Algorithm 2);
 //! - [`broker`]: the broker's database, its answers (`F^J'` and Algorithm 1
 //!   over the fresh tuples, then forwarding to the chosen member) and its
-//!   HTTP routes.
+//!   HTTP routes;
+//! - [`links`]: the round trips the broker measures to each member, the
+//!   link of their `F^r`.
 //!
 //! The rules are core's, called here: `F^J'` is
 //! [`interstice_core::datacenter::rank`], Algorithm 1's verdict
@@ -16,10 +18,13 @@
 //! between them and the wire types of `interstice_api::wire`.
 
 pub mod broker;
+#[cfg(test)]
+mod broker_tests;
+pub mod links;
 pub mod publisher;
 
 use interstice_api::wire::{FutureSlotView, ImmediateSlotView, SlotsResponse, TupleRequest};
-use interstice_core::datacenter::{Metadata, Role, Tuple};
+use interstice_core::datacenter::{Latency, Metadata, Role, Tuple};
 use interstice_core::{FutureSlot, ImmediateSlot, ProcSet, Slots, Time};
 
 /// Epoch seconds of an engine time, as the wire spells times.
@@ -65,9 +70,9 @@ pub fn slots_view(now: Time, slots: &Slots) -> SlotsResponse {
     }
 }
 
-/// The core tuple of a published one, with the broker's latency `r`; the
-/// problem names the bad field.
-pub fn tuple_of(request: &TupleRequest, latency: Time) -> Result<Tuple, String> {
+/// The core tuple of a published one, with the broker's `F^r` inputs for
+/// that member; the problem names the bad field.
+pub fn tuple_of(request: &TupleRequest, latency: Latency) -> Result<Tuple, String> {
     if request.procs == 0 {
         return Err("procs: must be at least 1 (the member's convergence area)".to_string());
     }
@@ -150,18 +155,20 @@ mod tests {
             overbooking: 1.5,
             slots: slots_view(now, &slots),
         };
-        let tuple = tuple_of(&request, Time::from_secs(2)).unwrap();
+        let tuple = tuple_of(&request, Latency::constant(Time::from_secs(2))).unwrap();
         assert_eq!(tuple.slots, slots);
         assert_eq!(tuple.published, now);
-        assert_eq!(tuple.latency, Time::from_secs(2));
+        assert_eq!(tuple.latency.of(1 << 30), Time::from_secs(2));
         assert_eq!(tuple.metadata.overbooking, 1.5);
         let mut bad = request.clone();
         bad.slots.future[0].procs = "3-1".into();
-        assert!(tuple_of(&bad, Time::ZERO)
+        assert!(tuple_of(&bad, Latency::ZERO)
             .unwrap_err()
             .starts_with("slots.future.procs"));
         let mut bad = request;
         bad.overbooking = f64::NAN;
-        assert!(tuple_of(&bad, Time::ZERO).unwrap_err().starts_with("overbooking"));
+        assert!(tuple_of(&bad, Latency::ZERO)
+            .unwrap_err()
+            .starts_with("overbooking"));
     }
 }

@@ -204,6 +204,7 @@ pub fn decide(
         admission: true,
         features: Vec::new(),
         class: request.class.clone(),
+        bytes: None,
     };
     // The marker of a fail-open admission; the daemon's answer fills it in.
     let fail_open = Marker {

@@ -109,7 +109,7 @@ fn check_settings(config: &DatacenterConfig) -> Result<(), DatacenterError> {
 }
 
 /// Scheduler `i`'s own settings, given the `members` built before it: a
-/// unique name, λ ≥ 1, a finite latency, no more virtual processors than an
+/// unique name, λ ≥ 1, `F^r`'s inputs in range, no more virtual processors than an
 /// engine takes, and an eviction policy only with the data center's
 /// service classes (`has_classes`).
 fn check_scheduler(
@@ -135,11 +135,8 @@ fn check_scheduler(
             s.name, s.overbooking
         ));
     }
-    if s.latency < Time::ZERO || s.latency.is_infinite() {
-        return invalid(format!(
-            "schedulers[{i}] ({}): latency must be a finite duration >= 0",
-            s.name
-        ));
+    if let Some(problem) = s.latency.problem() {
+        return invalid(format!("schedulers[{i}] ({}): {problem}", s.name));
     }
     if s.role == Role::Cloud && s.engine.procs > EngineConfig::MAX_PROCS {
         return invalid(format!(

@@ -85,6 +85,7 @@ impl Datacenter {
                     slo: tracked.job.slo,
                     arrival: tracked.job.submit,
                     features: tracked.features.clone(),
+                    bytes: tracked.bytes,
                 };
                 self.rank(&request, now, Some(scheduler)).into_iter().next()
             } else {
@@ -108,7 +109,7 @@ impl Datacenter {
                 self.totals.migrations += 1;
                 self.members[scheduler].totals.migrated_out += 1;
                 self.members[to].totals.migrated_in += 1;
-                now.saturating_add(self.latency[to])
+                now.saturating_add(self.latency[to].of(tracked.bytes))
             };
             let transition = match self.members[to].role {
                 Role::Hpc => T3,
