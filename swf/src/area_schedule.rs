@@ -46,18 +46,9 @@ impl AreaScheduleFile {
             name: name.to_string(),
             ..AreaScheduleFile::default()
         };
-        for (index, line) in reader.lines().enumerate() {
-            let line = line.map_err(|source| SwfError::Io {
-                action: "read",
-                path: name.into(),
-                source,
-            })?;
-            let number = index as u64 + 1;
-            let text = line.split('#').next().unwrap_or_default();
-            if text.trim().is_empty() {
-                continue;
-            }
-            let change = parse_line(text).map_err(|why| file.error(number, why))?;
+        for line in crate::input::content_lines(reader, name) {
+            let (number, text) = line?;
+            let change = parse_line(&text).map_err(|why| file.error(number, why))?;
             if let Some(last) = file.changes.last() {
                 if change.at <= last.at {
                     let why = format!(

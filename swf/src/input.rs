@@ -25,6 +25,29 @@ impl std::fmt::Debug for Input {
     }
 }
 
+/// The lines of a small text input (`--maintenance`, `--area-schedule`)
+/// that carry something, each with its 1-based number: `#` starts a
+/// comment, blank lines are skipped; a read error names the input.
+pub fn content_lines<'a>(
+    reader: impl BufRead + 'a,
+    name: &'a str,
+) -> impl Iterator<Item = Result<(u64, String), SwfError>> + 'a {
+    reader.lines().enumerate().filter_map(move |(index, line)| {
+        let line = match line {
+            Ok(line) => line,
+            Err(source) => {
+                return Some(Err(SwfError::Io {
+                    action: "read",
+                    path: name.into(),
+                    source,
+                }))
+            }
+        };
+        let text = line.split('#').next().unwrap_or_default();
+        (!text.trim().is_empty()).then(|| Ok((index as u64 + 1, text.to_string())))
+    })
+}
+
 /// Open `path` (`-` is stdin) and decompress it if it is gzip.
 pub fn open(path: &Path) -> Result<Input, SwfError> {
     let raw: Box<dyn Read> = if path == Path::new("-") {

@@ -101,18 +101,9 @@ impl MaintenanceFile {
             name: name.to_string(),
             ..MaintenanceFile::default()
         };
-        for (index, line) in reader.lines().enumerate() {
-            let line = line.map_err(|source| SwfError::Io {
-                action: "read",
-                path: name.into(),
-                source,
-            })?;
-            let number = index as u64 + 1;
-            let text = line.split('#').next().unwrap_or_default();
-            if text.trim().is_empty() {
-                continue;
-            }
-            let window = parse_line(text).map_err(|error| file.error(number, error))?;
+        for line in crate::input::content_lines(reader, name) {
+            let (number, text) = line?;
+            let window = parse_line(&text).map_err(|error| file.error(number, error))?;
             file.windows.push(window);
             file.lines.push(number);
         }
