@@ -26,7 +26,7 @@ pub struct CandidateRules {
     /// The longest requested walltime a candidate may have.
     pub max_walltime: Option<Time>,
     /// The most processors a candidate may ask for.
-    pub max_procs: Option<u32>,
+    pub max_width: Option<u32>,
     /// The smallest slack factor (`SLO ÷ walltime`) a candidate may have. A
     /// job without an SLO never violates one, so this limit does not apply
     /// to it.
@@ -54,7 +54,7 @@ pub enum Limit {
         /// The limit.
         limit: Time,
     },
-    /// The width is above [`CandidateRules::max_procs`].
+    /// The width is above [`CandidateRules::max_width`].
     Width {
         /// What the job asked for.
         asked: u32,
@@ -160,9 +160,9 @@ impl CandidateRules {
                 ));
             }
         }
-        if self.max_procs == Some(0) {
+        if self.max_width == Some(0) {
             return Some(
-                "candidate max_procs is 0: a job needs at least one processor; give 1 or more, or none for no \
+                "candidate max_width is 0: a job needs at least one processor; give 1 or more, or none for no \
                  limit"
                     .into(),
             );
@@ -188,7 +188,7 @@ impl CandidateRules {
             });
             nearest.walltime = limit;
         }
-        if let Some(limit) = self.max_procs.filter(|&limit| request.procs > limit) {
+        if let Some(limit) = self.max_width.filter(|&limit| request.procs > limit) {
             limits.push(Limit::Width {
                 asked: request.procs,
                 limit,

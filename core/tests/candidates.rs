@@ -72,7 +72,7 @@ fn a_long_cloud_job_is_refused_with_the_nearest_request_and_counted_as_rejected(
 #[test]
 fn candidate_rules_come_before_the_admission_mode_and_wide_jobs_are_cut() {
     let mut config = EngineConfig::new(8, Policy::Easy);
-    config.candidates.max_procs = Some(2);
+    config.candidates.max_width = Some(2);
     config.admission = interstice_core::Admission::RejectPredicted;
     let mut e = engine(config);
     // 4 processors on an empty machine: no violation predicted, but too wide.

@@ -15,8 +15,8 @@ use interstice_batsim::protocol::EngineOptions;
 use interstice_core::depth::BadDepth;
 use interstice_core::placement::{Placement, Weights};
 use interstice_core::{
-    Admission, Beta, EngineConfig, Policy, Predictor, ReservationDepth, Scheduling, Time, UnknownName,
-    WFuture,
+    Admission, Beta, CandidateRules, EngineConfig, Policy, Predictor, Regulation, ReservationDepth,
+    Scheduling, Time, UnknownName, WFuture,
 };
 use interstice_swf::beta::ShowBeta;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
@@ -142,6 +142,24 @@ pub struct TuningArgs {
     /// gives probabilities between 0 and 1.
     #[arg(long, value_name = "P", value_parser = parse_probability)]
     pub reject_above: Option<f64>,
+    /// Candidate rule: refuse a cloud job whose walltime is longer than this (a duration: 3600, 1h;
+    /// default: no limit). The refusal counts as a rejection (summary.json's
+    /// cloud.rejected_not_candidate).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub candidate_max_walltime: Option<Time>,
+    /// Candidate rule: refuse a cloud job that asks for more processors than this (default: no limit).
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub candidate_max_width: Option<u32>,
+    /// Candidate rule: refuse a cloud job whose slack factor (SLO ÷ walltime) is below this (default:
+    /// no limit; a job without an SLO passes).
+    #[arg(long, value_name = "F", value_parser = parse_factor)]
+    pub candidate_min_slack: Option<f64>,
+    /// Regulate the cloud submission rate: refuse a cloud job (with a later-start counter-offer)
+    /// when the cloud work admitted over the last WINDOW would exceed THRESHOLD times the
+    /// convergence area's idle capacity over the next WINDOW, e.g. 1h:1 (default: no regulation;
+    /// summary.json's cloud.rejected_regulated).
+    #[arg(long, value_name = "WINDOW:THRESHOLD", value_parser = parse_regulate)]
+    pub regulate: Option<Regulation>,
 }
 
 /// A help line ending in clap's own `[default: …]` for an option that is an
@@ -191,8 +209,48 @@ impl TuningArgs {
             max_resubmissions: self.max_resubmissions,
             max_time_in_system: self.max_time_in_system,
             reject_above: self.reject_above,
+            candidates: self.candidates(),
+            regulation: self.regulate,
             ..EngineOptions::default()
         })
+    }
+}
+
+impl TuningArgs {
+    /// The candidate rules the three `--candidate-*` flags give (`None`: none given).
+    fn candidates(&self) -> Option<CandidateRules> {
+        let rules = CandidateRules {
+            max_walltime: self.candidate_max_walltime,
+            max_width: self.candidate_max_width,
+            min_slack: self.candidate_min_slack,
+        };
+        (!rules.is_unlimited()).then_some(rules)
+    }
+}
+
+/// `--regulate WINDOW:THRESHOLD`: a window ([`duration_secs`]) and a positive
+/// threshold (admitted cloud work ÷ the area's idle capacity).
+pub fn parse_regulate(text: &str) -> Result<Regulation, String> {
+    let usage =
+        "write WINDOW:THRESHOLD, e.g. 1h:1 (a window of one hour, at most as much cloud work admitted \
+                 per window as the area has idle)";
+    let Some((window, threshold)) = text.split_once(':') else {
+        return Err(format!("{text:?} has no ':': {usage}"));
+    };
+    let window = parse_duration(window).map_err(|err| format!("the window: {err}"))?;
+    let threshold = parse_factor(threshold).map_err(|err| format!("the threshold: {err}"))?;
+    let regulation = Regulation { window, threshold };
+    match regulation.problem() {
+        Some(problem) => Err(problem),
+        None => Ok(regulation),
+    }
+}
+
+/// A positive count.
+pub fn parse_count(text: &str) -> Result<u32, BadValue> {
+    match text.trim().parse::<u32>() {
+        Ok(value) if value > 0 => Ok(value),
+        _ => Err(BadValue::Count(text.to_string())),
     }
 }
 

@@ -52,7 +52,7 @@ fn a_long_job_is_told_the_limit_and_the_walltime_to_ask_for() {
 #[test]
 fn a_wide_job_is_cut_to_the_width_limit() {
     let rules = CandidateRules {
-        max_procs: Some(4),
+        max_width: Some(4),
         ..CandidateRules::default()
     };
     let refused = rules.check(request(8, 180, None)).unwrap_err();
@@ -98,7 +98,7 @@ fn the_nearest_request_meets_every_limit_at_once() {
     // 3600 s on 4, where 2 × 3600 = 7200 ≤ 10000 already, so the SLO stays.
     let rules = CandidateRules {
         max_walltime: Some(secs(3600)),
-        max_procs: Some(4),
+        max_width: Some(4),
         min_slack: Some(2.0),
     };
     let refused = rules.check(request(8, 7200, Some(10_000))).unwrap_err();
@@ -135,10 +135,10 @@ fn unusable_rules_name_the_field_and_the_fix() {
     };
     assert!(zero_walltime.problem().unwrap().contains("max_walltime is 0 s"));
     let zero_width = CandidateRules {
-        max_procs: Some(0),
+        max_width: Some(0),
         ..CandidateRules::default()
     };
-    assert!(zero_width.problem().unwrap().contains("max_procs is 0"));
+    assert!(zero_width.problem().unwrap().contains("max_width is 0"));
     for slack in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         let rules = CandidateRules {
             min_slack: Some(slack),

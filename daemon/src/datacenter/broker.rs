@@ -600,6 +600,7 @@ fn rejected(id: u64, counter_offer_slo: Option<f64>, violation_seconds: Option<f
         counter_offer_slo,
         violation_probability: None,
         member: None,
+        refusal: None,
     }
 }
 
