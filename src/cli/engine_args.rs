@@ -541,6 +541,61 @@ mod tests {
     }
 
     #[test]
+    fn candidate_and_regulation_flags_reach_the_config() {
+        let with =
+            |flags: &[&str]| Command::try_parse_from(["x", "--policy", "easy"].into_iter().chain(flags.iter().copied()));
+        let args = with(&[
+            "--candidate-max-walltime",
+            "1h",
+            "--candidate-max-width",
+            "4",
+            "--candidate-min-slack",
+            "1.5",
+            "--regulate",
+            "30m:0.8",
+        ])
+        .unwrap()
+        .engine;
+        let config = args.to_config(8).unwrap();
+        assert_eq!(
+            config.candidates,
+            CandidateRules {
+                max_walltime: Some(Time::from_secs(3600)),
+                max_width: Some(4),
+                min_slack: Some(1.5),
+            }
+        );
+        assert_eq!(
+            config.regulation,
+            Some(Regulation {
+                window: Time::from_secs(1800),
+                threshold: 0.8
+            })
+        );
+        // None given: no limits and no regulation, as before the flags.
+        let plain = with(&[]).unwrap().engine.to_config(8).unwrap();
+        assert!(plain.candidates.is_unlimited() && plain.regulation.is_none());
+        // One limit alone leaves the others off.
+        let width = with(&["--candidate-max-width", "2"]).unwrap().engine.to_config(8).unwrap();
+        assert_eq!((width.candidates.max_width, width.candidates.max_walltime), (Some(2), None));
+        for bad in [
+            &["--candidate-max-walltime", "0"][..],
+            &["--candidate-max-width", "0"],
+            &["--candidate-min-slack", "-2"],
+            &["--regulate", "1h"],
+            &["--regulate", "0:1"],
+            &["--regulate", "1h:0"],
+            &["--regulate", "soon:1"],
+        ] {
+            assert!(with(bad).is_err(), "{bad:?}");
+        }
+        let err = with(&["--regulate", "1h"]).unwrap_err().to_string();
+        assert!(err.contains("has no ':': write WINDOW:THRESHOLD, e.g. 1h:1"), "{err}");
+        let err = with(&["--regulate", "1h:0"]).unwrap_err().to_string();
+        assert!(err.contains("the threshold: \"0\" is not a positive number"), "{err}");
+    }
+
+    #[test]
     fn durations_are_seconds_or_units_and_keep_plain_seconds() {
         for (text, secs) in [
             ("90", 90.0),
