@@ -537,8 +537,8 @@ impl SummaryTally {
         if r.rejected {
             self.rejected += 1;
             match r.refusal {
-                Some(crate::Refusal::NotCandidate(_)) => self.refused[0] += 1,
-                Some(crate::Refusal::Regulated { .. }) => self.refused[1] += 1,
+                Some(crate::refusal::Refusal::NotCandidate(_)) => self.refused[0] += 1,
+                Some(crate::refusal::Refusal::Regulated { .. }) => self.refused[1] += 1,
                 _ => {}
             }
         }

@@ -542,8 +542,9 @@ mod tests {
 
     #[test]
     fn candidate_and_regulation_flags_reach_the_config() {
-        let with =
-            |flags: &[&str]| Command::try_parse_from(["x", "--policy", "easy"].into_iter().chain(flags.iter().copied()));
+        let with = |flags: &[&str]| {
+            Command::try_parse_from(["x", "--policy", "easy"].into_iter().chain(flags.iter().copied()))
+        };
         let args = with(&[
             "--candidate-max-walltime",
             "1h",
@@ -576,8 +577,15 @@ mod tests {
         let plain = with(&[]).unwrap().engine.to_config(8).unwrap();
         assert!(plain.candidates.is_unlimited() && plain.regulation.is_none());
         // One limit alone leaves the others off.
-        let width = with(&["--candidate-max-width", "2"]).unwrap().engine.to_config(8).unwrap();
-        assert_eq!((width.candidates.max_width, width.candidates.max_walltime), (Some(2), None));
+        let width = with(&["--candidate-max-width", "2"])
+            .unwrap()
+            .engine
+            .to_config(8)
+            .unwrap();
+        assert_eq!(
+            (width.candidates.max_width, width.candidates.max_walltime),
+            (Some(2), None)
+        );
         for bad in [
             &["--candidate-max-walltime", "0"][..],
             &["--candidate-max-width", "0"],
@@ -590,9 +598,15 @@ mod tests {
             assert!(with(bad).is_err(), "{bad:?}");
         }
         let err = with(&["--regulate", "1h"]).unwrap_err().to_string();
-        assert!(err.contains("has no ':': write WINDOW:THRESHOLD, e.g. 1h:1"), "{err}");
+        assert!(
+            err.contains("has no ':': write WINDOW:THRESHOLD, e.g. 1h:1"),
+            "{err}"
+        );
         let err = with(&["--regulate", "1h:0"]).unwrap_err().to_string();
-        assert!(err.contains("the threshold: \"0\" is not a positive number"), "{err}");
+        assert!(
+            err.contains("the threshold: \"0\" is not a positive number"),
+            "{err}"
+        );
     }
 
     #[test]

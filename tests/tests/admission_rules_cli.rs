@@ -39,19 +39,33 @@ fn replay_refuses_wide_jobs_and_regulates_and_says_so_in_the_summary() {
     assert_success(&interstice("replay", &plain, &[]));
     let plain_summary = read_summary(&plain);
     // Without the flags, nothing new is written (a run keeps its bytes).
-    assert!(plain_summary["cloud"].get("rejected_regulated").is_none(), "{plain_summary}");
+    assert!(
+        plain_summary["cloud"].get("rejected_regulated").is_none(),
+        "{plain_summary}"
+    );
     assert!(plain_summary["config"].get("regulate").is_none());
     assert_eq!(plain_summary["cloud"]["rejected"], 0);
 
     let ruled = scratch_dir("admission-rules", "ruled");
-    let output = interstice("replay", &ruled, &["--candidate-max-width", "2", "--regulate", "10m:0.5"]);
+    let output = interstice(
+        "replay",
+        &ruled,
+        &["--candidate-max-width", "2", "--regulate", "10m:0.5"],
+    );
     assert_success(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("not candidates (--candidate-*)"), "{stdout}");
     let summary = read_summary(&ruled);
     let cloud = &summary["cloud"];
-    let count = |key: &str| cloud[key].as_u64().unwrap_or_else(|| panic!("cloud.{key}: {cloud}"));
-    assert!(count("rejected_not_candidate") > 0 && count("rejected_regulated") > 0, "{cloud}");
+    let count = |key: &str| {
+        cloud[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("cloud.{key}: {cloud}"))
+    };
+    assert!(
+        count("rejected_not_candidate") > 0 && count("rejected_regulated") > 0,
+        "{cloud}"
+    );
     assert_eq!(
         count("rejected"),
         count("rejected_not_candidate") + count("rejected_regulated"),
@@ -85,7 +99,10 @@ fn a_bad_regulation_names_the_flag_and_the_fix() {
     let output = interstice("replay", &out, &["--regulate", "1h"]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--regulate") && stderr.contains("WINDOW:THRESHOLD"), "{stderr}");
+    assert!(
+        stderr.contains("--regulate") && stderr.contains("WINDOW:THRESHOLD"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -98,7 +115,10 @@ fn sweep_takes_the_flags_and_matches_the_replay() {
     assert_eq!(settings["regulate"]["window"], 600.0, "{settings}");
     let (header, rows) = sweep_csv(&out);
     let rejected = column(&header, "rejected");
-    let run = rows.iter().find(|row| row[rejected] != "0").expect("a run with cloud jobs refuses some");
+    let run = rows
+        .iter()
+        .find(|row| row[rejected] != "0")
+        .expect("a run with cloud jobs refuses some");
     let replay = scratch_dir("admission-rules", "sweep-replay");
     assert_success(&interstice("replay", &replay, &flags[..2]));
     assert_eq!(

@@ -101,11 +101,7 @@ impl Actor {
             self.ready(now)?;
             return Err(ApiError::internal(format!("cannot record the job: {err}")));
         }
-        self.metrics.admission(rejected, prediction.probability);
-        if let Some(refusal) = &refusal {
-            self.metrics.refusal(refusal);
-        }
-        self.regulator_gauges(now);
+        self.count_admission(prediction.probability, refusal.as_ref(), now);
         if rejected {
             self.keep_rejected_quota(owner.uid);
             if counter_offer.is_some() {
@@ -323,11 +319,7 @@ impl Actor {
             ..prediction_answer(&prediction, rejected)
         };
         if request.admission {
-            self.metrics.admission(rejected, prediction.probability);
-            if let Some(refusal) = &refusal {
-                self.metrics.refusal(refusal);
-            }
-            self.regulator_gauges(now);
+            self.count_admission(prediction.probability, refusal.as_ref(), now);
             if rejected && answer.counter_offer_slo.is_some() {
                 self.metrics.counter_offers.inc();
             }
@@ -345,6 +337,16 @@ impl Actor {
                 .map_err(ApiError::internal)?;
         }
         Ok(answer)
+    }
+
+    /// Count an admission decision made with violation `probability`
+    /// (refused when `refusal` says why), and the regulator's rate after it.
+    fn count_admission(&self, probability: f64, refusal: Option<&Refusal>, now: Time) {
+        self.metrics.admission(refusal.is_some(), probability);
+        if let Some(refusal) = refusal {
+            self.metrics.refusal(refusal);
+        }
+        self.regulator_gauges(now);
     }
 
     /// The class a job names, or the default class; a name the daemon's
