@@ -70,7 +70,10 @@ struct Fresh {
 /// Where a job went.
 enum Placement {
     /// A member accepted it: its address and answer.
-    Placed { member: String, answer: Box<SubmitResponse> },
+    Placed {
+        member: String,
+        answer: Box<SubmitResponse>,
+    },
     /// Nobody took it: the counter-offer and the predicted violation to answer with.
     Refused {
         counter_offer_slo: Option<f64>,
