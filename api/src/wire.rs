@@ -108,6 +108,35 @@ pub struct SubmitResponse {
     /// `datacenter.address` of that member); absent from a member's own answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
+    /// Why a rejected job was refused (absent from an older daemon, and
+    /// from an accepted job's answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<RefusalView>,
+}
+
+/// Why the engine refused a cloud job (`interstice_core::Refusal`), for
+/// people and for a plugin that turns it into its own flags.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RefusalView {
+    /// `predicted` (the admission mode), `not-candidate` (the candidate
+    /// rules), `regulated` (the submission-rate regulator).
+    pub reason: String,
+    /// The whole reason, for people.
+    pub message: String,
+    /// `not-candidate`: the nearest request the rules accept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<NearestRequest>,
+}
+
+/// The nearest request a non-candidate could make instead.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct NearestRequest {
+    /// Processors.
+    pub procs: u32,
+    /// Walltime, seconds.
+    pub walltime: f64,
+    /// SLO, seconds (`None`: the job gave none).
+    pub slo: Option<f64>,
 }
 
 /// `POST /v1/predict`.
@@ -170,6 +199,9 @@ pub struct PredictResponse {
     /// the job's marker) or the hold expires.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold: Option<u64>,
+    /// Why the job would be refused (see [`SubmitResponse::refusal`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<RefusalView>,
 }
 
 /// Every predictor's verdict for one cloud job: a violation predicted or

@@ -12,7 +12,9 @@
 //! `jobs.csv`.
 
 use interstice_core::placement::Criterion;
-use interstice_core::{EngineConfig, PredictionQuality, PredictorQualities, ReservationDepth, Summary, Time};
+use interstice_core::{
+    CandidateRules, EngineConfig, PredictionQuality, PredictorQualities, ReservationDepth, Summary, Time,
+};
 use serde::Serialize;
 
 /// `summary.json` as a wire struct: the metrics, then the config.
@@ -107,6 +109,14 @@ struct CloudWire {
     violation_percent_of_admitted: Option<f64>,
     evictions: u64,
     lost_work: Option<f64>,
+    /// Of `rejected`, the jobs outside the candidate rules; written only
+    /// when the run has candidate rules (a run without them keeps its bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rejected_not_candidate: Option<u64>,
+    /// Of `rejected`, the jobs the submission-rate regulator refused;
+    /// written only when the run regulates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rejected_regulated: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -185,8 +195,17 @@ struct ConfigWire {
     max_resubmissions: u32,
     max_time_in_system: Option<f64>,
     maintenance: Vec<MaintenanceWire>,
-    /// The area's planned resizes: `{time, procs}` (seconds; `0..procs`).
+    /// The area's planned resizes: `{time, procs}` (seconds; `0..procs`),
+    /// written only when there are some.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     area_schedule: Vec<AreaChangeWire>,
+    /// The candidate rules (`max_walltime` s, `max_width`, `min_slack`;
+    /// `null` for no limit), written only when some limit is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    candidates: Option<serde_json::Value>,
+    /// The regulator (`window` s, `threshold`), written only when on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    regulate: Option<serde_json::Value>,
 }
 
 /// A planned resize of the area.
@@ -202,6 +221,17 @@ struct MaintenanceWire {
     start: f64,
     duration: f64,
     procs: String,
+}
+
+/// The candidate rules in JSON (`None`: no limit set).
+fn candidates_json(rules: &CandidateRules) -> Option<serde_json::Value> {
+    (!rules.is_unlimited()).then(|| {
+        serde_json::json!({
+            "max_walltime": rules.max_walltime.map(Time::as_secs_f64),
+            "max_width": rules.max_width,
+            "min_slack": rules.min_slack.and_then(finite),
+        })
+    })
 }
 
 /// A reservation depth in JSON: the count, or `"unlimited"`.
@@ -274,6 +304,9 @@ pub(crate) fn summary_wire<'a>(
             violation_percent_of_admitted: summary.violation_percent_of_admitted().and_then(finite),
             evictions: summary.evictions,
             lost_work: finite(summary.lost_work),
+            rejected_not_candidate: (!config.candidates.is_unlimited())
+                .then_some(summary.rejected_not_candidate),
+            rejected_regulated: config.regulation.map(|_| summary.rejected_regulated),
         },
         prediction: PredictionWire::from(&summary.prediction),
         predictors: PredictorsWire::from(&summary.predictors),
@@ -302,6 +335,10 @@ pub(crate) fn summary_wire<'a>(
             w_future: config.thesis.w_future.name(),
             max_resubmissions: config.lifecycle.max_resubmissions,
             max_time_in_system: config.lifecycle.max_time_in_system.map(Time::as_secs_f64),
+            candidates: candidates_json(&config.candidates),
+            regulate: config.regulation.map(
+                |r| serde_json::json!({"window": r.window.as_secs_f64(), "threshold": finite(r.threshold)}),
+            ),
             maintenance: config
                 .maintenance
                 .iter()

@@ -159,7 +159,11 @@ impl Driver {
     }
 
     /// [`Engine::resize_area`], as an event.
-    pub fn resize_area(&mut self, conv_procs: u32, now: Time) -> Result<crate::engine::AreaResize, EngineError> {
+    pub fn resize_area(
+        &mut self,
+        conv_procs: u32,
+        now: Time,
+    ) -> Result<crate::engine::AreaResize, EngineError> {
         self.event();
         self.engine.resize_area(conv_procs, now)
     }

@@ -21,6 +21,10 @@ use crate::procset::ProcSet;
 use crate::time::Time;
 use std::fmt;
 
+pub use crate::candidate::CandidateRules;
+pub use crate::refusal::Refusal;
+pub use crate::regulate::Regulation;
+
 mod bound;
 mod run;
 mod stages;
@@ -231,6 +235,12 @@ pub struct EngineConfig {
     /// conservative planning (conservative, convergence under hpc-first,
     /// conservative under shared-queue) and the cloud reservation window.
     pub reservation_depth: ReservationDepth,
+    /// Which cloud jobs may be admitted to the area at all
+    /// ([`crate::candidate`]; no limits by default).
+    pub candidates: CandidateRules,
+    /// The submission-rate regulator ([`crate::regulate`]; `None`, the
+    /// default: no regulation).
+    pub regulation: Option<Regulation>,
 }
 
 /// Which running cloud jobs an HPC start evicts.
@@ -272,6 +282,8 @@ impl EngineConfig {
             placement_weights: Weights::default(),
             victims: Victims::default(),
             reservation_depth: ReservationDepth::Unlimited,
+            candidates: CandidateRules::default(),
+            regulation: None,
         }
     }
 
@@ -384,6 +396,12 @@ impl EngineConfig {
         }
         self.validate_area_schedule()
             .map_err(EngineError::InvalidConfig)?;
+        if let Some(problem) = self.candidates.problem() {
+            return bad(problem);
+        }
+        if let Some(problem) = self.regulation.as_ref().and_then(Regulation::problem) {
+            return bad(problem);
+        }
         for (i, window) in self.maintenance.iter().enumerate() {
             window
                 .validate(self.procs)
@@ -663,8 +681,41 @@ impl Engine {
     /// next cloud job's prediction already accounts for it; in overload (the
     /// reservation window full) it joins the FIFO backlog instead, with a
     /// tail-estimated prediction (crate docs, "Overload").
+    ///
+    /// A cloud job outside the candidate rules, or one the submission-rate
+    /// regulator holds back, is refused too ([`Submitted::Rejected`]; why,
+    /// in [`JobRecord::refusal`](crate::JobRecord::refusal) and
+    /// [`Engine::refusal_of`]).
     pub fn submit(&mut self, job: Job) -> Result<Submitted, EngineError> {
         self.st.submit(&self.config, job)
+    }
+
+    /// Why the cloud job `id` was refused at admission (`None`: admitted,
+    /// an HPC job, or handed over).
+    pub fn refusal_of(&self, id: JobId) -> Option<&Refusal> {
+        self.st.refusal_of(id)
+    }
+
+    /// Would a cloud job of `procs` × `walltime` with `slo`, submitted at
+    /// `now` with `prediction` (from [`Engine::predict`]), be refused, and
+    /// why? The same questions [`Engine::submit`] asks, without submitting.
+    pub fn refusal(
+        &self,
+        procs: u32,
+        walltime: Time,
+        slo: Option<Time>,
+        prediction: &Prediction,
+        now: Time,
+    ) -> Option<Refusal> {
+        self.st
+            .refusal(&self.config, procs, walltime, slo, prediction, now)
+    }
+
+    /// The regulator's measured rate at `now`: the cloud work admitted over
+    /// the trailing window ÷ the area's idle capacity over the next one
+    /// ([`crate::regulate`]); `None` without a regulator.
+    pub fn submission_rate(&self, now: Time) -> Option<f64> {
+        self.st.submission_rate(&self.config, now)
     }
 
     /// A running job stopped at `now` (possibly before its walltime).

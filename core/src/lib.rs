@@ -151,6 +151,7 @@
 #![deny(missing_docs)]
 
 mod bits;
+pub mod candidate;
 pub mod datacenter;
 pub mod depth;
 pub mod driver;
@@ -165,9 +166,12 @@ mod plan;
 mod predict;
 pub mod procset;
 pub mod qos;
+pub mod refusal;
+pub mod regulate;
 pub mod slo;
 pub mod time;
 
+pub use candidate::{CandidateRules, NotCandidate};
 pub use driver::{Driver, Livelock};
 pub use engine::{
     Admission, AreaChange, AreaResize, Decision, EndReason, Engine, EngineConfig, EngineError, FutureSlot,
@@ -182,5 +186,7 @@ pub use metrics::{
 pub use mirror::{MirrorOutcome, MirroredPlan, Occupation, UnplannedJob};
 pub use predict::{Beta, ThesisPrediction, WFuture};
 pub use procset::ProcSet;
+pub use refusal::Refusal;
+pub use regulate::{RateVerdict, Regulation};
 pub use slo::{slo_for, DEFAULT_SLACK};
 pub use time::Time;

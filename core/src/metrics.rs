@@ -45,6 +45,8 @@ pub struct JobRecord {
     /// area did ([`crate::Engine::resize_area`]): no plan could foresee what
     /// that did to it (see [`JobRecord::unforeseeable_violation`]).
     pub hit_by_later_hpc: bool,
+    /// Why it was refused at admission, when [`JobRecord::rejected`].
+    pub refusal: Option<crate::refusal::Refusal>,
 }
 
 /// Why a running job stopped.
@@ -124,6 +126,7 @@ impl JobRecord {
             counter_offer_slo: None,
             evicted_runs: Vec::new(),
             hit_by_later_hpc: false,
+            refusal: None,
         }
     }
 
@@ -320,8 +323,16 @@ pub struct Summary {
     pub evictions: u64,
     /// Processor-seconds lost to evictions.
     pub lost_work: f64,
-    /// Rejected cloud jobs.
+    /// Rejected cloud jobs, every reason ([`crate::Refusal`]) included.
     pub rejected: u64,
+    /// Of `rejected`, the jobs outside the candidate rules
+    /// ([`crate::candidate`]).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub rejected_not_candidate: u64,
+    /// Of `rejected`, the jobs the submission-rate regulator refused
+    /// ([`crate::regulate`]).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub rejected_regulated: u64,
     /// Prediction quality of the predictor that admitted.
     pub prediction: PredictionQuality,
     /// Prediction quality of every predictor, over the same jobs.
@@ -402,6 +413,8 @@ pub struct SummaryTally {
     lost_ticks: i128,
     evictions: u64,
     rejected: u64,
+    /// Of them, by [`crate::Refusal`]: not candidates, regulated.
+    refused: [u64; 2],
     violations: u64,
     /// The admitting predictor, then each of [`Predictor::ALL`].
     prediction: QualityTally,
@@ -524,6 +537,11 @@ impl SummaryTally {
         self.evictions += r.evictions as u64;
         if r.rejected {
             self.rejected += 1;
+            match r.refusal {
+                Some(crate::refusal::Refusal::NotCandidate(_)) => self.refused[0] += 1,
+                Some(crate::refusal::Refusal::Regulated { .. }) => self.refused[1] += 1,
+                _ => {}
+            }
         }
         let violated = r.violated();
         if violated {
@@ -571,6 +589,8 @@ impl SummaryTally {
             evictions: self.evictions,
             lost_work: ticks_to_secs(self.lost_ticks),
             rejected: self.rejected,
+            rejected_not_candidate: self.refused[0],
+            rejected_regulated: self.refused[1],
             prediction: self.prediction.quality(),
             predictors: PredictorQualities::from_tallies(&self.predictors),
             unforeseeable_violations: self.unforeseeable,

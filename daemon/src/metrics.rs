@@ -5,6 +5,7 @@
 
 use crate::classes::{ClassMetrics, ClassTable, Served};
 use interstice_api::wire::{EventKind, MemberView, PredictorVerdicts};
+use interstice_core::Refusal;
 use prometheus::{
     Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec,
     Opts, Registry,
@@ -17,6 +18,13 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// HEAD` at build time, `$INTERSTICE_REVISION` if set, else `unknown`; see
 /// `build.rs`): the `revision` label of `interstice_build_info`.
 pub const REVISION: &str = env!("INTERSTICE_REVISION");
+
+/// The `reason` labels of `interstice_admission_refusals_total` ([`Refusal::name`]).
+const REFUSAL_REASONS: [&str; 3] = ["predicted", "not-candidate", "regulated"];
+
+/// The `limit` labels of `interstice_candidate_limits_broken_total`
+/// (`interstice_core::candidate::Limit::name`).
+const CANDIDATE_LIMITS: [&str; 3] = ["walltime", "width", "slack"];
 
 /// The `result` labels of `interstice_admission_holds_released_total`.
 pub const HOLD_RESULTS: [&str; 3] = ["settled", "expired", "displaced"];
@@ -99,6 +107,17 @@ pub struct Metrics {
     pub admissions: IntCounterVec,
     /// Rejections that came with a counter-offer.
     pub counter_offers: IntCounter,
+    /// Rejections by reason, `reason="predicted"|"not-candidate"|"regulated"`
+    /// ([`interstice_core::Refusal::name`]; [`Metrics::refusal`]).
+    refusals: IntCounterVec,
+    /// Candidate limits broken by refused jobs, `limit="walltime"|"width"|"slack"`.
+    candidate_limits: IntCounterVec,
+    /// The regulator's measured rate: cloud work admitted over the trailing
+    /// window ÷ the area's idle capacity over the next one (set only when
+    /// `engine.regulate` is on; +Inf when nothing is idle).
+    pub regulator_rate: Gauge,
+    /// The regulator's threshold (set only when `engine.regulate` is on).
+    pub regulator_threshold: Gauge,
     /// Rejected submissions deleted from the state, `reason="quota"|"retention"`
     /// ([`Metrics::rejected_pruned`]).
     rejected_pruned: IntCounterVec,
@@ -217,6 +236,24 @@ impl Metrics {
             counter_offers: counter(
                 "slo_counteroffers_total",
                 "Rejections that came with an SLO counter-offer",
+            ),
+            refusals: counter_vec(
+                "admission_refusals_total",
+                "Cloud job rejections by reason: predicted (the admission mode), not-candidate (engine.candidates), regulated (engine.regulate)",
+                &["reason"],
+            ),
+            candidate_limits: counter_vec(
+                "candidate_limits_broken_total",
+                "Candidate limits broken by refused cloud jobs (a job may break several): walltime, width, slack",
+                &["limit"],
+            ),
+            regulator_rate: gauge(
+                "regulator_rate",
+                "Cloud work admitted over the regulator's window divided by the area's idle capacity over the next window",
+            ),
+            regulator_threshold: gauge(
+                "regulator_threshold",
+                "The regulator's threshold on interstice_regulator_rate (engine.regulate.threshold)",
             ),
             rejected_pruned: counter_vec(
                 "rejected_pruned_total",
@@ -375,6 +412,12 @@ impl Metrics {
         for result in HOLD_RESULTS {
             self.admission_holds_released.with_label_values(&[result]);
         }
+        for reason in REFUSAL_REASONS {
+            self.refusals.with_label_values(&[reason]);
+        }
+        for limit in CANDIDATE_LIMITS {
+            self.candidate_limits.with_label_values(&[limit]);
+        }
         for reason in PRUNE_REASONS {
             self.rejected_pruned.with_label_values(&[reason]);
         }
@@ -388,6 +431,10 @@ impl Metrics {
             Box::new(self.idle_processor_seconds.clone()),
             Box::new(self.admissions.clone()),
             Box::new(self.counter_offers.clone()),
+            Box::new(self.refusals.clone()),
+            Box::new(self.candidate_limits.clone()),
+            Box::new(self.regulator_rate.clone()),
+            Box::new(self.regulator_threshold.clone()),
             Box::new(self.rejected_pruned.clone()),
             Box::new(self.admission_holds.clone()),
             Box::new(self.admission_holds_released.clone()),
@@ -544,6 +591,17 @@ impl Metrics {
         let decision = if rejected { "rejected" } else { "admitted" };
         self.admissions.with_label_values(&[decision]).inc();
         self.predicted_violation_probability.observe(probability);
+    }
+
+    /// Count a rejection's reason (`interstice_admission_refusals_total`)
+    /// and, for a non-candidate, each limit it broke.
+    pub fn refusal(&self, refusal: &Refusal) {
+        self.refusals.with_label_values(&[refusal.name()]).inc();
+        if let Refusal::NotCandidate(not) = refusal {
+            for limit in &not.limits {
+                self.candidate_limits.with_label_values(&[limit.name()]).inc();
+            }
+        }
     }
 
     /// Count every predictor's verdict for a job that ended, `violated` or not.

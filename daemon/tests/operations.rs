@@ -536,7 +536,7 @@ fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
 
 /// Config struct → the prefix of its keys (a flat table). A new section
 /// struct must be added here.
-const SECTION_PREFIXES: [(&str, &str); 17] = [
+const SECTION_PREFIXES: [(&str, &str); 19] = [
     ("Config", ""),
     ("ApiConfig", "api."),
     ("TlsConfig", "api.tls."),
@@ -554,6 +554,8 @@ const SECTION_PREFIXES: [(&str, &str); 17] = [
     ("BrokerConfig", "datacenter."),
     ("OnBehalfOf", "datacenter.on_behalf_of."),
     ("MaintenanceEntry", "engine.maintenance[]."),
+    ("CandidatesSection", "engine.candidates."),
+    ("RegulateSection", "engine.regulate."),
 ];
 
 /// The config module's files, one section each (`src/config/`), in name

@@ -288,11 +288,23 @@ fn submit(args: SubmitArgs) -> anyhow::Result<()> {
     let answer = client.submit(&request)?;
     args.job.output.print(&answer, super::show::submitted)?;
     if !answer.accepted() {
-        return Err(super::exit::Refused(match answer.counter_offer_slo {
-            Some(slo) => format!("rejected; the plan can meet --slo {}", slo.ceil()),
-            None => "rejected; no slot in sight for this shape".to_string(),
-        })
-        .into());
+        return Err(
+            super::exit::Refused(match (&answer.refusal, answer.counter_offer_slo) {
+                (Some(refusal), Some(slo)) if refusal.reason != "predicted" => {
+                    format!(
+                        "rejected: {}; resubmit with --slo {}",
+                        refusal.message,
+                        slo.ceil()
+                    )
+                }
+                (Some(refusal), None) if refusal.reason != "predicted" => {
+                    format!("rejected: {}", refusal.message)
+                }
+                (_, Some(slo)) => format!("rejected; the plan can meet --slo {}", slo.ceil()),
+                (_, None) => "rejected; no slot in sight for this shape".to_string(),
+            })
+            .into(),
+        );
     }
     if args.wait {
         let ended = wait_for_end(&client, answer.id)?;

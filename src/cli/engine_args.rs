@@ -15,8 +15,8 @@ use interstice_batsim::protocol::EngineOptions;
 use interstice_core::depth::BadDepth;
 use interstice_core::placement::{Placement, Weights};
 use interstice_core::{
-    Admission, Beta, EngineConfig, Policy, Predictor, ReservationDepth, Scheduling, Time, UnknownName,
-    WFuture,
+    Admission, Beta, CandidateRules, EngineConfig, Policy, Predictor, Regulation, ReservationDepth,
+    Scheduling, Time, UnknownName, WFuture,
 };
 use interstice_swf::beta::ShowBeta;
 use interstice_swf::inject::{ProcsChoice, RuntimeSpec};
@@ -147,6 +147,24 @@ pub struct TuningArgs {
     /// gives probabilities between 0 and 1.
     #[arg(long, value_name = "P", value_parser = parse_probability)]
     pub reject_above: Option<f64>,
+    /// Candidate rule: refuse a cloud job whose walltime is longer than this (a duration: 3600, 1h;
+    /// default: no limit). The refusal counts as a rejection (summary.json's
+    /// cloud.rejected_not_candidate).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub candidate_max_walltime: Option<Time>,
+    /// Candidate rule: refuse a cloud job that asks for more processors than this (default: no limit).
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub candidate_max_width: Option<u32>,
+    /// Candidate rule: refuse a cloud job whose slack factor (SLO ÷ walltime) is below this (default:
+    /// no limit; a job without an SLO passes).
+    #[arg(long, value_name = "F", value_parser = parse_factor)]
+    pub candidate_min_slack: Option<f64>,
+    /// Regulate the cloud submission rate: refuse a cloud job (with a later-start counter-offer)
+    /// when the cloud work admitted over the last WINDOW would exceed THRESHOLD times the
+    /// convergence area's idle capacity over the next WINDOW, e.g. 1h:1 (default: no regulation;
+    /// summary.json's cloud.rejected_regulated).
+    #[arg(long, value_name = "WINDOW:THRESHOLD", value_parser = parse_regulate)]
+    pub regulate: Option<Regulation>,
 }
 
 /// A help line ending in clap's own `[default: …]` for an option that is an
@@ -201,8 +219,48 @@ impl TuningArgs {
             max_resubmissions: self.max_resubmissions,
             max_time_in_system: self.max_time_in_system,
             reject_above: self.reject_above,
+            candidates: self.candidates(),
+            regulation: self.regulate,
             ..EngineOptions::default()
         })
+    }
+}
+
+impl TuningArgs {
+    /// The candidate rules the three `--candidate-*` flags give (`None`: none given).
+    fn candidates(&self) -> Option<CandidateRules> {
+        let rules = CandidateRules {
+            max_walltime: self.candidate_max_walltime,
+            max_width: self.candidate_max_width,
+            min_slack: self.candidate_min_slack,
+        };
+        (!rules.is_unlimited()).then_some(rules)
+    }
+}
+
+/// `--regulate WINDOW:THRESHOLD`: a window ([`duration_secs`]) and a positive
+/// threshold (admitted cloud work ÷ the area's idle capacity).
+pub fn parse_regulate(text: &str) -> Result<Regulation, String> {
+    let usage =
+        "write WINDOW:THRESHOLD, e.g. 1h:1 (a window of one hour, at most as much cloud work admitted \
+                 per window as the area has idle)";
+    let Some((window, threshold)) = text.split_once(':') else {
+        return Err(format!("{text:?} has no ':': {usage}"));
+    };
+    let window = parse_duration(window).map_err(|err| format!("the window: {err}"))?;
+    let threshold = parse_factor(threshold).map_err(|err| format!("the threshold: {err}"))?;
+    let regulation = Regulation { window, threshold };
+    match regulation.problem() {
+        Some(problem) => Err(problem),
+        None => Ok(regulation),
+    }
+}
+
+/// A positive count.
+pub fn parse_count(text: &str) -> Result<u32, BadValue> {
+    match text.trim().parse::<u32>() {
+        Ok(value) if value > 0 => Ok(value),
+        _ => Err(BadValue::Count(text.to_string())),
     }
 }
 
@@ -489,6 +547,75 @@ mod tests {
                 "maintenance: {}:3: processor 6 does not exist: the platform has processors 0-5",
                 maintenance.display()
             )
+        );
+    }
+
+    #[test]
+    fn candidate_and_regulation_flags_reach_the_config() {
+        let with = |flags: &[&str]| {
+            Command::try_parse_from(["x", "--policy", "easy"].into_iter().chain(flags.iter().copied()))
+        };
+        let args = with(&[
+            "--candidate-max-walltime",
+            "1h",
+            "--candidate-max-width",
+            "4",
+            "--candidate-min-slack",
+            "1.5",
+            "--regulate",
+            "30m:0.8",
+        ])
+        .unwrap()
+        .engine;
+        let config = args.to_config(8).unwrap();
+        assert_eq!(
+            config.candidates,
+            CandidateRules {
+                max_walltime: Some(Time::from_secs(3600)),
+                max_width: Some(4),
+                min_slack: Some(1.5),
+            }
+        );
+        assert_eq!(
+            config.regulation,
+            Some(Regulation {
+                window: Time::from_secs(1800),
+                threshold: 0.8
+            })
+        );
+        // None given: no limits and no regulation, as before the flags.
+        let plain = with(&[]).unwrap().engine.to_config(8).unwrap();
+        assert!(plain.candidates.is_unlimited() && plain.regulation.is_none());
+        // One limit alone leaves the others off.
+        let width = with(&["--candidate-max-width", "2"])
+            .unwrap()
+            .engine
+            .to_config(8)
+            .unwrap();
+        assert_eq!(
+            (width.candidates.max_width, width.candidates.max_walltime),
+            (Some(2), None)
+        );
+        for bad in [
+            &["--candidate-max-walltime", "0"][..],
+            &["--candidate-max-width", "0"],
+            &["--candidate-min-slack", "-2"],
+            &["--regulate", "1h"],
+            &["--regulate", "0:1"],
+            &["--regulate", "1h:0"],
+            &["--regulate", "soon:1"],
+        ] {
+            assert!(with(bad).is_err(), "{bad:?}");
+        }
+        let err = with(&["--regulate", "1h"]).unwrap_err().to_string();
+        assert!(
+            err.contains("has no ':': write WINDOW:THRESHOLD, e.g. 1h:1"),
+            "{err}"
+        );
+        let err = with(&["--regulate", "1h:0"]).unwrap_err().to_string();
+        assert!(
+            err.contains("the threshold: \"0\" is not a positive number"),
+            "{err}"
         );
     }
 

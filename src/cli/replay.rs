@@ -388,6 +388,13 @@ fn print_summary(done: &Replayed, out: &Path, jobs_csv: bool, wall: f64) -> anyh
             Shown(summary.violation_percent_of_admitted()),
             summary.evictions,
         )?;
+        if !config.candidates.is_unlimited() || config.regulation.is_some() {
+            outln!(
+                "of the rejected: {} not candidates (--candidate-*), {} held back by the regulator (--regulate)",
+                summary.rejected_not_candidate,
+                summary.rejected_regulated,
+            )?;
+        }
         let quality = &summary.prediction;
         outln!(
             "prediction ({}): tp {} fp {} fn {} tn {} (precision {:.3}, recall {:.3}; thesis accuracy {:.3}, \

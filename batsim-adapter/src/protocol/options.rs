@@ -4,7 +4,8 @@
 use super::error_text::error_chain;
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::{
-    Admission, Beta, EngineConfig, Lifecycle, Policy, Predictor, ReservationDepth, Scheduling, Time, WFuture,
+    Admission, Beta, CandidateRules, EngineConfig, Lifecycle, Policy, Predictor, Regulation,
+    ReservationDepth, Scheduling, Time, WFuture,
 };
 use interstice_swf::beta::{beta_from_secs, parse_beta};
 use interstice_swf::{
@@ -56,6 +57,10 @@ pub struct EngineOptions {
     /// How many queued jobs hold a reservation (default: unlimited, the
     /// exact conservative rule; `interstice_core::depth`).
     pub reservation_depth: Option<ReservationDepth>,
+    /// The candidate rules (default: no limits; `interstice_core::candidate`).
+    pub candidates: Option<CandidateRules>,
+    /// The submission-rate regulator (default: none; `interstice_core::regulate`).
+    pub regulation: Option<Regulation>,
 }
 
 /// Resubmissions allowed to an evicted cloud job when no option says
@@ -270,6 +275,8 @@ impl EngineOptions {
             placement_weights: self.placement_weights.or(fallback.placement_weights),
             reject_above: self.reject_above.or(fallback.reject_above),
             reservation_depth: self.reservation_depth.or(fallback.reservation_depth),
+            candidates: self.candidates.or(fallback.candidates),
+            regulation: self.regulation.or(fallback.regulation),
         }
     }
 
@@ -346,6 +353,16 @@ impl EngineOptions {
                         .into(),
                 ));
             }
+        }
+        if let Some(rules) = self.candidates {
+            config.candidates = rules;
+        }
+        config.regulation = self.regulation;
+        if let Some(problem) = config.candidates.problem() {
+            return Err(OptionsError::Conflict(problem));
+        }
+        if let Some(problem) = config.regulation.as_ref().and_then(Regulation::problem) {
+            return Err(OptionsError::Conflict(problem));
         }
         config.lifecycle = Lifecycle {
             max_resubmissions: self.max_resubmissions.unwrap_or(DEFAULT_MAX_RESUBMISSIONS),

@@ -29,6 +29,7 @@
 //! states and hand-over), `mirror` (a batch system's plan), `area` (a
 //! resize of the convergence area), `topsis` and `victims`.
 
+mod admit;
 mod answers;
 mod area;
 mod backfill;
@@ -205,6 +206,8 @@ pub(super) struct State {
     /// `cars`: plan from scratch at every session, even one that changed
     /// nothing the plan rests on (the reference its tests compare with).
     pub(super) cars_every_session: bool,
+    /// The cloud work admitted over the regulator's window.
+    rate: crate::regulate::RateWindow,
 }
 
 /// Breakpoints of each layer the learned predictor reads for the cloud
@@ -274,6 +277,7 @@ impl State {
             hpc_starts: foresight::HpcStarts::default(),
             tail: backfill::Tail::default(),
             cars_every_session: false,
+            rate: Default::default(),
         }
     }
 
@@ -421,13 +425,19 @@ impl State {
                 }
                 self.records[idx].verdicts = Some(answers.each_ref().map(Verdict::from));
                 self.records[idx].prediction = Some(pred.clone());
-                if cfg.rejects(&pred) {
+                if let Some(refusal) = self.refusal(cfg, procs, wt, slo, &pred, now) {
+                    let offer = refusal.counter_offer_slo(&pred);
                     self.jobs[idx].st = St::Rejected;
                     self.records[idx].rejected = true;
-                    self.records[idx].counter_offer_slo = pred.counter_offer_slo;
+                    self.records[idx].counter_offer_slo = offer;
+                    self.records[idx].refusal = Some(refusal);
                     self.pending_rejects.push(idx);
-                    Ok(Submitted::Rejected(pred))
+                    Ok(Submitted::Rejected(Prediction {
+                        counter_offer_slo: offer,
+                        ..pred
+                    }))
                 } else {
+                    self.count_admitted(cfg, procs, wt, now);
                     self.enqueue_cloud(cfg, idx, fit, backlog);
                     Ok(Submitted::Admitted(pred))
                 }

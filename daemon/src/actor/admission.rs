@@ -13,10 +13,10 @@ use crate::config::OnBehalfOf;
 use crate::exec::Denied;
 use crate::store::NewJob;
 use interstice_api::wire::{
-    decision_name, JobList, JobView, PredictRequest, PredictResponse, PredictorVerdicts, SlotsResponse,
-    SubmitRequest, SubmitResponse,
+    decision_name, JobList, JobView, NearestRequest, PredictRequest, PredictResponse, PredictorVerdicts,
+    RefusalView, SlotsResponse, SubmitRequest, SubmitResponse,
 };
-use interstice_core::{EndReason, EngineError, JobId, Prediction, Predictor, Time};
+use interstice_core::{EndReason, EngineError, JobId, Prediction, Predictor, Refusal, Time};
 use std::collections::BTreeMap;
 
 impl Actor {
@@ -48,6 +48,7 @@ impl Actor {
         self.rank_victims(now);
         let verdict = self.driver.submit(job).map_err(engine_error)?;
         let rejected = verdict.is_rejected();
+        let refusal = self.driver.engine().refusal_of(JobId(id)).cloned();
         let verdicts = predictor_verdicts(self.driver.engine(), id);
         // A cloud job always gets its admission prediction with the verdict.
         let Some(prediction) = verdict.into_prediction() else {
@@ -100,7 +101,7 @@ impl Actor {
             self.ready(now)?;
             return Err(ApiError::internal(format!("cannot record the job: {err}")));
         }
-        self.metrics.admission(rejected, prediction.probability);
+        self.count_admission(prediction.probability, refusal.as_ref(), now);
         if rejected {
             self.keep_rejected_quota(owner.uid);
             if counter_offer.is_some() {
@@ -134,7 +135,10 @@ impl Actor {
             );
         }
         self.apply(decisions, now, Some(id));
-        Ok(submitted(id, rejected, &prediction, counter_offer))
+        Ok(SubmitResponse {
+            refusal: refusal.as_ref().map(refusal_view),
+            ..submitted(id, rejected, &prediction, counter_offer)
+        })
     }
 
     /// Who submits, and who the job runs as: the socket's peer, or for a
@@ -288,32 +292,34 @@ impl Actor {
         } else {
             None
         };
-        let (prediction, rejected, hold, verdicts) = match held {
-            Some((verdict, hold, verdicts)) => {
-                let rejected = verdict.is_rejected();
+        let (prediction, refusal, hold, verdicts) = match held {
+            Some((verdict, hold, verdicts, refusal)) => {
                 let Some(prediction) = verdict.into_prediction() else {
                     return Err(ApiError::internal(
                         "the engine gave a cloud job no admission prediction",
                     ));
                 };
-                (prediction, rejected, hold, verdicts)
+                (prediction, refusal, hold, verdicts)
             }
             None => {
-                let prediction = self
-                    .driver
-                    .engine()
-                    .predict(request.procs, walltime, Some(slo), now);
-                let rejected = self.driver.engine().config().rejects(&prediction);
-                (prediction, rejected, None, None)
+                let engine = self.driver.engine();
+                let mut prediction = engine.predict(request.procs, walltime, Some(slo), now);
+                let refusal = engine.refusal(request.procs, walltime, Some(slo), &prediction, now);
+                if let Some(refusal) = &refusal {
+                    prediction.counter_offer_slo = refusal.counter_offer_slo(&prediction);
+                }
+                (prediction, refusal, None, None)
             }
         };
+        let rejected = refusal.is_some();
         let answer = PredictResponse {
             hold,
             verdicts,
+            refusal: refusal.as_ref().map(refusal_view),
             ..prediction_answer(&prediction, rejected)
         };
         if request.admission {
-            self.metrics.admission(rejected, prediction.probability);
+            self.count_admission(prediction.probability, refusal.as_ref(), now);
             if rejected && answer.counter_offer_slo.is_some() {
                 self.metrics.counter_offers.inc();
             }
@@ -331,6 +337,16 @@ impl Actor {
                 .map_err(ApiError::internal)?;
         }
         Ok(answer)
+    }
+
+    /// Count an admission decision made with violation `probability`
+    /// (refused when `refusal` says why), and the regulator's rate after it.
+    fn count_admission(&self, probability: f64, refusal: Option<&Refusal>, now: Time) {
+        self.metrics.admission(refusal.is_some(), probability);
+        if let Some(refusal) = refusal {
+            self.metrics.refusal(refusal);
+        }
+        self.regulator_gauges(now);
     }
 
     /// The class a job names, or the default class; a name the daemon's
@@ -642,6 +658,25 @@ pub(crate) fn prediction_answer(prediction: &Prediction, rejected: bool) -> Pred
         verdicts: None,
         counter_offer_slo: finite_secs(prediction.counter_offer_slo),
         hold: None,
+        refusal: None,
+    }
+}
+
+/// A refusal as the wire carries it: its name, its text, and a
+/// non-candidate's nearest acceptable request.
+pub(crate) fn refusal_view(refusal: &Refusal) -> RefusalView {
+    let nearest = match refusal {
+        Refusal::NotCandidate(not) => Some(NearestRequest {
+            procs: not.nearest.procs,
+            walltime: not.nearest.walltime.as_secs_f64(),
+            slo: not.nearest.slo.map(Time::as_secs_f64),
+        }),
+        _ => None,
+    };
+    RefusalView {
+        reason: refusal.name().to_string(),
+        message: refusal.to_string(),
+        nearest,
     }
 }
 
@@ -700,5 +735,6 @@ fn submitted(
         counter_offer_slo: counter_offer.map(secs),
         violation_probability: Some(prediction.probability),
         member: None,
+        refusal: None,
     }
 }

@@ -12,11 +12,11 @@ use super::command::ApiError;
 use super::hold_table::{HOLD_IDS, HOLD_ID_BASE};
 use super::state::Actor;
 use interstice_api::wire::PredictorVerdicts;
-use interstice_core::{JobId, Submitted, Time};
+use interstice_core::{JobId, Refusal, Submitted, Time};
 
 /// An admission under a hold: the engine's verdict, the hold (admitted
 /// jobs) and every predictor's verdict.
-pub(super) type HeldAdmission = (Submitted, Option<u64>, Option<PredictorVerdicts>);
+pub(super) type HeldAdmission = (Submitted, Option<u64>, Option<PredictorVerdicts>, Option<Refusal>);
 
 impl Actor {
     /// The admission verdict for an evictable job Slurm is about to queue,
@@ -39,6 +39,7 @@ impl Actor {
             .submit(engine_job(id, procs, walltime, now, Some(slo)))
             .map_err(super::admission::engine_error)?;
         let verdicts = super::admission::predictor_verdicts(self.driver.engine(), id);
+        let refusal = self.driver.engine().refusal_of(JobId(id)).cloned();
         let hold = (!verdict.is_rejected()).then(|| {
             self.holds.standing.insert(id, (now + ttl, procs));
             id
@@ -47,7 +48,7 @@ impl Actor {
         self.apply(decisions, now, Some(id));
         self.tuple_stale = true;
         self.metrics.admission_holds.set(self.holds.len() as i64);
-        Ok(Some((verdict, hold, verdicts)))
+        Ok(Some((verdict, hold, verdicts, refusal)))
     }
 
     /// Release the holds `settled` names (their jobs, of that many

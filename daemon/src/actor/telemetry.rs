@@ -83,6 +83,7 @@ impl Actor {
             return;
         }
         self.last_gauges = Some(now);
+        self.regulator_gauges(now);
         let horizon = now + Time::from_secs_f64(self.reloadable.metrics.future_window_seconds);
         let slots = self.driver.engine().slots(now);
         let immediate: f64 = slots
@@ -104,6 +105,17 @@ impl Actor {
             .idle_processor_seconds
             .with_label_values(&["future"])
             .set(future.max(0.0));
+    }
+
+    /// The regulator's gauges (`interstice_regulator_rate`, `_threshold`)
+    /// at `now`, when `engine.regulate` is on: after each admission and at
+    /// each metrics tick, as admitted work ages out of the window.
+    pub(super) fn regulator_gauges(&self, now: Time) {
+        let engine = self.driver.engine();
+        if let (Some(rate), Some(reg)) = (engine.submission_rate(now), engine.config().regulation) {
+            self.metrics.regulator_rate.set(rate);
+            self.metrics.regulator_threshold.set(reg.threshold);
+        }
     }
 
     /// Sample the node's CPU and memory every `node.sample_interval_seconds`

@@ -517,3 +517,128 @@ fn after_an_access_check_times_out_the_user_is_refused_at_once_for_a_while() {
     clock.advance(TICK);
     assert_eq!(submit(&mut actor).0.unwrap().decision, "accepted");
 }
+
+/// `engine.candidates` at `sbatch`: a job over the walltime limit is refused
+/// through job_submit's admission with the limit it breaks and the nearest
+/// acceptable request, and counted by reason and by limit.
+#[test]
+fn a_non_candidate_admission_gets_the_nearest_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let mut actor = actor(
+        dir.path(),
+        &clock,
+        "engine: {procs: 4, admission: admit-all, candidates: {max_walltime_seconds: 600, max_width: 2}}\n\
+         backend: {type: slurm, bf_interval_seconds: 5, hold_seconds: 30}\n",
+    );
+    actor.handle(plan_update(T0, Vec::new(), Vec::new()));
+    // 4 processors for 1200 s: over both limits; cut to 2 for 600 s (the
+    // SLO of 2400 s is kept: no slack limit).
+    let refused = admit(&mut actor, 4, 1200.0, 2400.0);
+    assert_eq!(refused.decision, "rejected");
+    assert_eq!((refused.hold, refused.counter_offer_slo), (None, None));
+    let refusal = refused.refusal.expect("the refusal says why");
+    assert_eq!(refusal.reason, "not-candidate");
+    assert_eq!(
+        refusal.nearest,
+        Some(interstice_api::wire::NearestRequest {
+            procs: 2,
+            walltime: 600.0,
+            slo: Some(2400.0)
+        })
+    );
+    assert!(
+        refusal
+            .message
+            .contains("walltime 1200 s exceeds the candidate limit 600 s: ask for at most 600 s"),
+        "{}",
+        refusal.message
+    );
+    let count = |family: &str, label: &str| {
+        let line = format!("interstice_{family}{{{label}}} ");
+        actor
+            .metrics
+            .render()
+            .lines()
+            .find_map(|l| l.strip_prefix(&line).map(str::to_string))
+            .unwrap_or_else(|| panic!("{line} not exported"))
+    };
+    assert_eq!(count("admission_refusals_total", "reason=\"not-candidate\""), "1");
+    assert_eq!(count("candidate_limits_broken_total", "limit=\"walltime\""), "1");
+    assert_eq!(count("candidate_limits_broken_total", "limit=\"width\""), "1");
+    assert_eq!(count("candidate_limits_broken_total", "limit=\"slack\""), "0");
+    // Within the limits, admitted as before.
+    let admitted = admit(&mut actor, 2, 600.0, 2400.0);
+    assert_eq!((admitted.decision.as_str(), admitted.refusal), ("accepted", None));
+}
+
+/// `engine.regulate` on local submissions: 4 idle processors over a 100 s
+/// window are 400 processor-seconds; four 1 × 100 s jobs fill them (rate
+/// 1), the fifth is refused with the SLO of the start the window allows
+/// (T0 + 100, when the first four leave it; the plan has room then too):
+/// F^SLO = 100 + 100 = 200 s. The rate and the decisions are exported.
+#[test]
+fn the_regulator_refuses_past_the_idle_capacity_and_exports_its_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let mut actor = actor(
+        dir.path(),
+        &clock,
+        "engine: {procs: 4, admission: admit-all, regulate: {window_seconds: 100, threshold: 1}}\n\
+         backend: {type: plugin}\n",
+    );
+    for _ in 0..4 {
+        let answer = submit_sleep(&mut actor, (100.0, 1000.0), 1000, None);
+        assert_eq!(answer.decision, "accepted", "{answer:?}");
+    }
+    assert_eq!(actor.metrics.regulator_rate.get(), 1.0);
+    assert_eq!(actor.metrics.regulator_threshold.get(), 1.0);
+    let refused = submit_sleep(&mut actor, (100.0, 1000.0), 1000, None);
+    assert_eq!(refused.decision, "rejected");
+    assert_eq!(refused.counter_offer_slo, Some(200.0));
+    let refusal = refused.refusal.expect("the refusal says why");
+    assert_eq!((refusal.reason.as_str(), refusal.nearest), ("regulated", None));
+    assert!(
+        refusal.message.contains("1.25 times the area's idle capacity"),
+        "{}",
+        refusal.message
+    );
+    let scrape = actor.metrics.render();
+    assert!(
+        scrape.contains("interstice_admission_refusals_total{reason=\"regulated\"} 1\n"),
+        "{scrape}"
+    );
+    assert!(scrape.contains("interstice_regulator_rate 1\n"), "{scrape}");
+    // Prometheus's own checker reads the families as they are exported.
+    if let Ok(mut promtool) = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    {
+        use std::io::Write;
+        promtool
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(scrape.as_bytes())
+            .unwrap();
+        let output = promtool.wait_with_output().unwrap();
+        let text =
+            String::from_utf8_lossy(&output.stderr).to_string() + &String::from_utf8_lossy(&output.stdout);
+        for family in [
+            "admission_refusals_total",
+            "candidate_limits_broken_total",
+            "regulator_rate",
+            "regulator_threshold",
+        ] {
+            assert!(!text.contains(family), "promtool on interstice_{family}: {text}");
+        }
+    }
+    // The window moves on: at T0 + 100 the four have left it.
+    clock.advance(Time::from_secs(100));
+    actor.tick();
+    let later = submit_sleep(&mut actor, (100.0, 1000.0), 1, None);
+    assert_eq!(later.decision, "accepted", "{later:?}");
+}

@@ -2,6 +2,7 @@
 //! core's [`EngineConfig`], and the rules a broker reads from it
 //! ([`BrokerRules`]).
 
+use super::admission_rules::{CandidatesSection, RegulateSection};
 use interstice_core::placement::{Placement, Weights, WEIGHTS_EXAMPLE};
 use interstice_core::qos::Eviction;
 use interstice_core::{Admission, EngineConfig, Lifecycle, Policy, ThesisPrediction, Time, Victims};
@@ -85,6 +86,13 @@ pub struct EngineSection {
     /// Default: those on the processors the plan names.
     #[serde(default)]
     pub eviction: Option<String>,
+    /// Which cloud jobs may be admitted at all (default: no limit;
+    /// [`super::admission_rules`]).
+    #[serde(default)]
+    pub candidates: Option<CandidatesSection>,
+    /// The submission-rate regulator (default: none).
+    #[serde(default)]
+    pub regulate: Option<RegulateSection>,
 }
 
 /// `engine.beta` as written: a number of seconds or a word.
@@ -166,6 +174,12 @@ impl EngineSection {
         self.apply_numbers(&mut config);
         self.apply_reservation_depth(&mut config, &mut problems);
         self.apply_eviction(&mut config, &mut problems);
+        super::admission_rules::apply(
+            self.candidates.as_ref(),
+            self.regulate.as_ref(),
+            &mut config,
+            &mut problems,
+        );
         if problems.is_empty() {
             Ok(config)
         } else {

@@ -12,6 +12,7 @@
 //! only re-exports them and composes [`Config::load`] (read, parse, resolve,
 //! validate).
 
+mod admission_rules;
 mod api;
 mod backend;
 mod classes;
@@ -27,6 +28,7 @@ mod store;
 mod tests;
 mod validate;
 
+pub use admission_rules::{CandidatesSection, RegulateSection};
 pub use api::{ApiConfig, Limits, TlsConfig};
 pub use backend::{BackendConfig, EmbeddedConfig, PluginConfig, SlurmConfig, SLURM_PREEMPTS};
 pub use datacenter::{BrokerConfig, DatacenterConfig, MemberConfig, OnBehalfOf};

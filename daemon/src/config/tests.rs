@@ -579,3 +579,67 @@ fn execution_limits_default_and_validate() {
     let limits = Config::parse(&text).unwrap().execution.limits;
     assert_eq!((limits.pids, limits.cpu_quota), (None, true));
 }
+
+#[test]
+fn candidate_rules_and_the_regulator_reach_the_engine_and_bad_ones_name_the_key() {
+    let config = Config::parse(
+        "engine:\n  procs: 8\n  candidates: {max_walltime_seconds: 3600, max_width: 4, min_slack: 1.5}\n  \
+         regulate: {window_seconds: 1800, threshold: 0.8}\n",
+    )
+    .unwrap();
+    assert_eq!(config.validate(), Vec::<String>::new());
+    let engine = config.engine_config().unwrap();
+    assert_eq!(
+        engine.candidates,
+        interstice_core::CandidateRules {
+            max_walltime: Some(Time::from_secs(3600)),
+            max_width: Some(4),
+            min_slack: Some(1.5),
+        }
+    );
+    assert_eq!(
+        engine.regulation,
+        Some(interstice_core::Regulation {
+            window: Time::from_secs(1800),
+            threshold: 0.8
+        })
+    );
+    // Left out: no limits, no regulation (today's admissions).
+    let plain = Config::parse("engine:\n  procs: 8\n")
+        .unwrap()
+        .engine_config()
+        .unwrap();
+    assert!(plain.candidates.is_unlimited() && plain.regulation.is_none());
+    for (yaml, problem) in [
+        (
+            "  candidates: {max_walltime_seconds: 0}\n",
+            "engine.candidates.max_walltime_seconds: 0 is not a positive",
+        ),
+        (
+            "  candidates: {max_width: 0}\n",
+            "engine.candidates: candidate max_width is 0",
+        ),
+        (
+            "  candidates: {min_slack: -1}\n",
+            "engine.candidates: candidate min_slack is -1",
+        ),
+        (
+            "  regulate: {window_seconds: 0, threshold: 1}\n",
+            "engine.regulate: regulation window is 0 s",
+        ),
+        (
+            "  regulate: {window_seconds: 60, threshold: 0}\n",
+            "engine.regulate: regulation threshold is 0",
+        ),
+    ] {
+        let config = Config::parse(&format!("engine:\n  procs: 8\n{yaml}")).unwrap();
+        let problems = config.validate();
+        assert!(
+            problems.iter().any(|p| p.starts_with(problem)),
+            "{yaml}: {problems:?}"
+        );
+    }
+    // A misspelt key is refused by name.
+    let err = Config::parse("engine:\n  procs: 8\n  regulate: {window: 60, threshold: 1}\n").unwrap_err();
+    assert!(err.to_string().contains("window"), "{err}");
+}

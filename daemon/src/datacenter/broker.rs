@@ -81,7 +81,10 @@ struct Fresh {
 /// Where a job went.
 enum Placement {
     /// A member accepted it: its address and answer.
-    Placed { member: String, answer: SubmitResponse },
+    Placed {
+        member: String,
+        answer: Box<SubmitResponse>,
+    },
     /// Nobody took it: the counter-offer and the predicted violation to answer with.
     Refused {
         counter_offer_slo: Option<f64>,
@@ -252,7 +255,7 @@ impl Broker {
                 Ok(answer) if answer.accepted() => {
                     return Ok(Placement::Placed {
                         member: member.clone(),
-                        answer,
+                        answer: Box::new(answer),
                     })
                 }
                 Ok(answer) => {
@@ -611,11 +614,11 @@ fn nowhere(tuples: &[Tuple], request: &Request) -> ApiError {
 /// The answer to a job a member took (a first submission or an evicted
 /// job's resubmission): the member's own answer, under the broker's route
 /// `id` and naming the member.
-fn placed(id: u64, member: String, answer: SubmitResponse) -> SubmitResponse {
+fn placed(id: u64, member: String, answer: Box<SubmitResponse>) -> SubmitResponse {
     SubmitResponse {
         id,
         member: Some(member),
-        ..answer
+        ..*answer
     }
 }
 
@@ -631,6 +634,7 @@ fn rejected(id: u64, counter_offer_slo: Option<f64>, violation_seconds: Option<f
         counter_offer_slo,
         violation_probability: None,
         member: None,
+        refusal: None,
     }
 }
 

@@ -58,6 +58,7 @@ fn fake_member(path: &Path, delay: Duration) -> Arc<AtomicU32> {
                 counter_offer_slo: None,
                 violation_probability: None,
                 member: None,
+                refusal: None,
             })
             .unwrap();
             let _ = write!(

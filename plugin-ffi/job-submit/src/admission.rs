@@ -2,7 +2,7 @@
 //! one submission given its settings and the daemon's answer.
 
 use interstice_api::slurm::{parse_class, parse_slo, ClassNameError, Marker, SloError};
-use interstice_api::wire::{PredictRequest, PredictResponse};
+use interstice_api::wire::{PredictRequest, PredictResponse, RefusalView};
 use interstice_api::ClientError;
 use interstice_core::{slo_for, Time};
 
@@ -160,8 +160,54 @@ pub fn default_slo_seconds(walltime_seconds: u64, slack: f64) -> u64 {
     ticks.div_ceil(Time::from_secs(1).ticks().unsigned_abs())
 }
 
-/// The message a rejected user reads.
+/// The message a rejected user reads: why (the daemon's refusal), and what
+/// to resubmit with.
 pub fn rejection_message(slo_seconds: u64, prediction: &PredictResponse) -> String {
+    match prediction.refusal.as_ref() {
+        Some(refusal) if refusal.reason == "not-candidate" => not_candidate_message(refusal),
+        Some(refusal) if refusal.reason == "regulated" => {
+            match prediction.counter_offer_slo.filter(|offer| offer.is_finite()) {
+                Some(offer) => format!(
+                    "Interstice holds this evictable job back: {}; resubmit with --slo={}",
+                    refusal.message,
+                    offer.ceil() as u64
+                ),
+                None => format!(
+                    "Interstice holds this evictable job back: {}; resubmit later or as a regular job",
+                    refusal.message
+                ),
+            }
+        }
+        _ => predicted_violation_message(slo_seconds, prediction),
+    }
+}
+
+/// A job outside the daemon's candidate rules: the reason, and the nearest
+/// acceptable request in sbatch's terms (whole minutes for `--time`, the
+/// longest that fits; the SLO rounded up).
+fn not_candidate_message(refusal: &RefusalView) -> String {
+    let head = format!("Interstice does not take this evictable job: {}", refusal.message);
+    let Some(nearest) = refusal.nearest else {
+        return head;
+    };
+    let minutes = (nearest.walltime / 60.0).floor();
+    if minutes < 1.0 {
+        return format!(
+            "{head}; no Slurm time limit (whole minutes) is within it: submit it as a regular job"
+        );
+    }
+    let slo = nearest
+        .slo
+        .map(|slo| format!(" --slo={}", slo.ceil() as u64))
+        .unwrap_or_default();
+    format!(
+        "{head}; resubmit with --time={}{slo} on at most {} CPUs, or as a regular job",
+        minutes as u64, nearest.procs
+    )
+}
+
+/// A predicted violation: the counter-offered SLO, if any.
+fn predicted_violation_message(slo_seconds: u64, prediction: &PredictResponse) -> String {
     // A probability strictly between 0 and 1 is the learned predictor's:
     // the user sees how likely the miss was (a yes/no predictor's 1 says nothing more).
     let odds = prediction
@@ -302,6 +348,7 @@ mod tests {
             }),
             counter_offer_slo: offer,
             hold: (decision == "accepted").then_some(7),
+            refusal: None,
         }
     }
 
@@ -386,6 +433,77 @@ mod tests {
             ),
             other => panic!("expected accept, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_non_candidate_is_told_why_and_the_nearest_request_in_sbatch_terms() {
+        // The daemon's candidate limit is 3600 s; the job asked for 7200 s.
+        let refusal = RefusalView {
+            reason: "not-candidate".into(),
+            message: "not a candidate for the convergence area: walltime 7200 s exceeds the candidate limit \
+                      3600 s: ask for at most 3600 s; nearest acceptable request: 2 processors, walltime 3600 s, \
+                      SLO 14400 s"
+                .into(),
+            nearest: Some(interstice_api::wire::NearestRequest {
+                procs: 2,
+                walltime: 3600.0,
+                slo: Some(14_400.0),
+            }),
+        };
+        let verdict = decide(&Config::default(), &evictable(14_400), 0, |_| {
+            Ok(PredictResponse {
+                refusal: Some(refusal.clone()),
+                ..prediction("rejected", None)
+            })
+        });
+        assert_eq!(
+            verdict,
+            Verdict::Reject(
+                "Interstice does not take this evictable job: not a candidate for the convergence area: walltime \
+                 7200 s exceeds the candidate limit 3600 s: ask for at most 3600 s; nearest acceptable request: 2 \
+                 processors, walltime 3600 s, SLO 14400 s; resubmit with --time=60 --slo=14400 on at most 2 CPUs, \
+                 or as a regular job"
+                    .into()
+            )
+        );
+        // A limit under a minute: Slurm cannot express it.
+        let short = RefusalView {
+            nearest: Some(interstice_api::wire::NearestRequest {
+                procs: 2,
+                walltime: 30.0,
+                slo: None,
+            }),
+            ..refusal
+        };
+        let message = not_candidate_message(&short);
+        assert!(
+            message.ends_with("no Slurm time limit (whole minutes) is within it: submit it as a regular job")
+        );
+    }
+
+    #[test]
+    fn a_regulated_job_gets_the_later_slo() {
+        let refusal = RefusalView {
+            reason: "regulated".into(),
+            message:
+                "the cloud work admitted over the last 3600 s would be 1.20 times the area's idle capacity"
+                    .into(),
+            nearest: None,
+        };
+        let verdict = decide(&Config::default(), &evictable(120), 0, |_| {
+            Ok(PredictResponse {
+                refusal: Some(refusal.clone()),
+                ..prediction("rejected", Some(899.5))
+            })
+        });
+        assert_eq!(
+            verdict,
+            Verdict::Reject(
+                "Interstice holds this evictable job back: the cloud work admitted over the last 3600 s would be \
+                 1.20 times the area's idle capacity; resubmit with --slo=900"
+                    .into()
+            )
+        );
     }
 
     #[test]

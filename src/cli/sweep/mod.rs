@@ -180,10 +180,7 @@ pub struct SweepArgs {
 
 /// The lists of `args`, defaults filled in.
 fn parse_grid(args: &SweepArgs) -> anyhow::Result<Grid> {
-    let positive_count = |text: &str| match text.parse::<u32>() {
-        Ok(value) if value > 0 => Ok(value),
-        _ => Err(BadValue::Count(text.to_string())),
-    };
+    let positive_count = crate::cli::engine_args::parse_count;
     let seed = |text: &str| text.parse::<u64>().map_err(|_| BadValue::Seed(text.to_string()));
     let convs = if args.machine.is_empty() {
         parse_list("--conv", &args.conv, true, positive_count)?
@@ -629,7 +626,7 @@ fn describe(task: &Task, outcome: &Outcome) -> String {
 /// grid, the trace, the cloud jobs and the engine's knobs), as in `sweep.json`. Two
 /// sweeps of equal settings have equal results; resuming checks it.
 fn settings_json(args: &SweepArgs, grid: &Grid) -> serde_json::Value {
-    serde_json::json!({
+    let mut settings = serde_json::json!({
         // Another build may decide otherwise: its cells are not this one's.
         "interstice": format!("{} ({})", env!("CARGO_PKG_VERSION"), interstice_daemon::metrics::REVISION),
         "workload": args.trace.workload.as_deref().map(|w| w.display().to_string()),
@@ -653,7 +650,30 @@ fn settings_json(args: &SweepArgs, grid: &Grid) -> serde_json::Value {
         "qos": args.qos.as_ref().map(|path| path.display().to_string()),
         "lenient": args.trace.lenient,
         "grid": grid.to_json(),
-    })
+    });
+    // Only when given, so that the settings of a sweep without them (and
+    // the cells it left to resume) stay what they were.
+    let tuning = &args.tuning;
+    let given = [
+        (
+            "candidate_max_walltime",
+            tuning.candidate_max_walltime.map(|t| t.as_secs_f64().into()),
+        ),
+        ("candidate_max_width", tuning.candidate_max_width.map(Into::into)),
+        ("candidate_min_slack", tuning.candidate_min_slack.map(Into::into)),
+        (
+            "regulate",
+            tuning
+                .regulate
+                .map(|r| serde_json::json!({"window": r.window.as_secs_f64(), "threshold": r.threshold})),
+        ),
+    ];
+    for (key, value) in given {
+        if let Some(value) = value {
+            settings[key] = value;
+        }
+    }
+    settings
 }
 
 fn sweep_json(
