@@ -73,12 +73,15 @@ pub enum Limit {
 }
 
 impl Limit {
+    /// Every limit's name, in [`Limit::name`]'s order (the metrics' labels).
+    pub const NAMES: [&'static str; 3] = ["walltime", "width", "slack"];
+
     /// The limit's name as the metrics label it: `walltime`, `width`, `slack`.
     pub fn name(&self) -> &'static str {
         match self {
-            Limit::Walltime { .. } => "walltime",
-            Limit::Width { .. } => "width",
-            Limit::Slack { .. } => "slack",
+            Limit::Walltime { .. } => Self::NAMES[0],
+            Limit::Width { .. } => Self::NAMES[1],
+            Limit::Slack { .. } => Self::NAMES[2],
         }
     }
 }

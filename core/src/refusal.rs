@@ -40,12 +40,21 @@ pub enum Refusal {
 }
 
 impl Refusal {
+    /// [`Refusal::Predicted`]'s name.
+    pub const PREDICTED: &'static str = "predicted";
+    /// [`Refusal::NotCandidate`]'s name.
+    pub const NOT_CANDIDATE: &'static str = "not-candidate";
+    /// [`Refusal::Regulated`]'s name.
+    pub const REGULATED: &'static str = "regulated";
+    /// Every reason's name (the metrics' labels, known before any refusal).
+    pub const NAMES: [&'static str; 3] = [Self::PREDICTED, Self::NOT_CANDIDATE, Self::REGULATED];
+
     /// The reason's name: `predicted`, `not-candidate`, `regulated`.
     pub fn name(&self) -> &'static str {
         match self {
-            Refusal::Predicted => "predicted",
-            Refusal::NotCandidate(_) => "not-candidate",
-            Refusal::Regulated { .. } => "regulated",
+            Refusal::Predicted => Self::PREDICTED,
+            Refusal::NotCandidate(_) => Self::NOT_CANDIDATE,
+            Refusal::Regulated { .. } => Self::REGULATED,
         }
     }
 

@@ -19,13 +19,6 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `build.rs`): the `revision` label of `interstice_build_info`.
 pub const REVISION: &str = env!("INTERSTICE_REVISION");
 
-/// The `reason` labels of `interstice_admission_refusals_total` ([`Refusal::name`]).
-const REFUSAL_REASONS: [&str; 3] = ["predicted", "not-candidate", "regulated"];
-
-/// The `limit` labels of `interstice_candidate_limits_broken_total`
-/// (`interstice_core::candidate::Limit::name`).
-const CANDIDATE_LIMITS: [&str; 3] = ["walltime", "width", "slack"];
-
 /// The `result` labels of `interstice_admission_holds_released_total`.
 pub const HOLD_RESULTS: [&str; 3] = ["settled", "expired", "displaced"];
 
@@ -412,10 +405,10 @@ impl Metrics {
         for result in HOLD_RESULTS {
             self.admission_holds_released.with_label_values(&[result]);
         }
-        for reason in REFUSAL_REASONS {
+        for reason in Refusal::NAMES {
             self.refusals.with_label_values(&[reason]);
         }
-        for limit in CANDIDATE_LIMITS {
+        for limit in interstice_core::candidate::Limit::NAMES {
             self.candidate_limits.with_label_values(&[limit]);
         }
         for reason in PRUNE_REASONS {

@@ -4,7 +4,7 @@
 use interstice_api::slurm::{parse_class, parse_slo, ClassNameError, Marker, SloError};
 use interstice_api::wire::{PredictRequest, PredictResponse, RefusalView};
 use interstice_api::ClientError;
-use interstice_core::{slo_for, Time};
+use interstice_core::{slo_for, Refusal, Time};
 
 use crate::config::{Config, FailMode};
 
@@ -164,8 +164,8 @@ pub fn default_slo_seconds(walltime_seconds: u64, slack: f64) -> u64 {
 /// to resubmit with.
 pub fn rejection_message(slo_seconds: u64, prediction: &PredictResponse) -> String {
     match prediction.refusal.as_ref() {
-        Some(refusal) if refusal.reason == "not-candidate" => not_candidate_message(refusal),
-        Some(refusal) if refusal.reason == "regulated" => {
+        Some(refusal) if refusal.reason == Refusal::NOT_CANDIDATE => not_candidate_message(refusal),
+        Some(refusal) if refusal.reason == Refusal::REGULATED => {
             match prediction.counter_offer_slo.filter(|offer| offer.is_finite()) {
                 Some(offer) => format!(
                     "Interstice holds this evictable job back: {}; resubmit with --slo={}",
