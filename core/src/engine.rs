@@ -796,7 +796,7 @@ impl Engine {
     /// of a running cloud job that overlaps a future HPC reservation, and
     /// the end of a maintenance window.
     pub fn next_wakeup(&self) -> Option<Time> {
-        self.st.next_wakeup()
+        self.st.next_wakeup(&self.config)
     }
 
     /// What admission would predict for a cloud job of this shape arriving at

@@ -126,8 +126,8 @@ pub(super) struct State {
     /// resize): a cloud job wider than that can never run; one wider than
     /// the area now waits until it grows back (`area`).
     widest_area: u32,
-    /// [`EngineConfig::area_schedule`]'s changes still to come.
-    area_changes: VecDeque<crate::engine::AreaChange>,
+    /// The first of [`EngineConfig::area_schedule`]'s changes still to come.
+    next_area_change: usize,
     /// Every processor.
     every: Bits,
     /// `shared-queue`: every job on the HPC layer, in one queue, never evicted.
@@ -239,7 +239,7 @@ impl State {
             hpc,
             area,
             widest_area: cfg.conv_procs,
-            area_changes: cfg.area_schedule.iter().copied().collect(),
+            next_area_change: 0,
             records: JobTable::default(),
             jobs: JobTable::default(),
             index: HashMap::new(),
@@ -575,7 +575,7 @@ impl State {
         self.now = now;
         // A pass with no event since the last one and nothing due is a
         // no-op: it must not change any later decision.
-        if !self.dirty && self.next_wakeup().map_or(true, |t| t > now) {
+        if !self.dirty && self.next_wakeup(cfg).map_or(true, |t| t > now) {
             return Vec::new();
         }
         self.dirty = false;
@@ -738,7 +738,7 @@ impl State {
         }
     }
 
-    pub(super) fn next_wakeup(&self) -> Option<Time> {
+    pub(super) fn next_wakeup(&self, cfg: &EngineConfig) -> Option<Time> {
         [
             self.hpc_timers.first(),
             self.cloud_timers.first(),
@@ -748,7 +748,11 @@ impl State {
         .flatten()
         .map(|&(t, _)| t)
         .chain(self.maintenance_ends.first().copied())
-        .chain(self.area_changes.front().map(|change| change.at))
+        .chain(
+            cfg.area_schedule
+                .get(self.next_area_change)
+                .map(|change| change.at),
+        )
         .min()
     }
 

@@ -42,11 +42,11 @@ impl State {
     /// Apply the scheduled resizes due at `now` ([`EngineConfig::area_schedule`];
     /// the config was checked, so they cannot fail).
     pub(super) fn apply_area_changes(&mut self, cfg: &EngineConfig, now: Time) {
-        while let Some(change) = self.area_changes.front().copied() {
+        while let Some(&change) = cfg.area_schedule.get(self.next_area_change) {
             if change.at > now {
                 break;
             }
-            self.area_changes.pop_front();
+            self.next_area_change += 1;
             // Checked by `EngineConfig::validate`: hpc-first, at most `procs`.
             self.resize_to(cfg, change.procs.min(self.width), now);
         }
