@@ -40,6 +40,7 @@ pub mod experiment_args;
 pub mod flags;
 pub mod generate;
 pub mod grid;
+pub mod mcdm;
 pub mod placement_bench;
 pub mod qos;
 pub mod replay;

@@ -10,7 +10,7 @@
 //!   normalised and its rows averaged into local priorities (seed 003 eqs.
 //!   3.5–3.6), the global priority the local ones weighted by the criteria.
 
-use super::rank::Criterion;
+use super::criterion::Criterion;
 use std::fmt;
 
 /// The largest consistency ratio accepted (Saaty's 10 %).
@@ -205,7 +205,7 @@ const SCALE: f64 = 9.0;
 /// identical servers cost one row.
 pub fn priorities(values: &[f64], criteria: &[Criterion]) -> Vec<f64> {
     let c = criteria.len();
-    let n = if c == 0 { 0 } else { values.len() / c };
+    let n = values.len().checked_div(c).unwrap_or(0);
     let mut global = vec![0.0; n];
     if n == 0 {
         return global;

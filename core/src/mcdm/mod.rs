@@ -7,14 +7,16 @@
 //! [`topsis`] on its own four criteria; seed 003's container scheduler ranks
 //! servers with either method ([`rank`]).
 //!
-//! - [`rank`] — [`Method`], [`Criterion`] (a column's direction and weight),
-//!   [`scores`] and [`rank`]: the one entry point.
+//! - [`rank`] — [`Method`], [`scores`] and [`rank`]: the one entry point;
+//!   [`criterion`] — [`Criterion`], a column's direction and weight.
 //! - [`topsis`] — closeness to the ideal over vector-normalised criteria.
 //! - [`ahp`] — weights from judgements (principal eigenvector, consistency
 //!   ratio), and AHP's ranking of alternatives by pairwise comparison.
 
 pub mod ahp;
+pub mod criterion;
 pub mod rank;
 pub mod topsis;
 
-pub use rank::{best, rank, scores, Criterion, Method};
+pub use criterion::Criterion;
+pub use rank::{best, rank, scores, Method};

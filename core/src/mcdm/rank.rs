@@ -5,6 +5,7 @@
 //! alternative and one column per [`Criterion`], so that callers keep their
 //! candidates in one allocation however many criteria they score.
 
+use super::criterion::Criterion;
 use super::{ahp, topsis};
 
 /// How alternatives are ranked.
@@ -23,35 +24,6 @@ crate::job::named_options!(Method, "ranking method", "ahp or topsis", {
     Ahp => "ahp",
     Topsis => "topsis",
 });
-
-/// One criterion's column: whether more of it is better, and its weight
-/// (the weights of a ranking are non-negative; they need not sum to 1, but
-/// the seeds' profiles and AHP's weights do).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Criterion {
-    /// More is better (a benefit); otherwise less is better (a cost).
-    pub benefit: bool,
-    /// The criterion's importance.
-    pub weight: f64,
-}
-
-impl Criterion {
-    /// A criterion where more is better.
-    pub fn benefit(weight: f64) -> Criterion {
-        Criterion {
-            benefit: true,
-            weight,
-        }
-    }
-
-    /// A criterion where less is better.
-    pub fn cost(weight: f64) -> Criterion {
-        Criterion {
-            benefit: false,
-            weight,
-        }
-    }
-}
 
 /// Each alternative's score under `method`, higher is better: TOPSIS's
 /// closeness in `[0, 1]`, AHP's global priority (summing to the weights'

@@ -3,7 +3,7 @@
 //! to the ideal (best value of every weighted criterion) and `d⁻` to the
 //! anti-ideal (worst of every one); its closeness is `d⁻ / (d⁺ + d⁻)`.
 
-use super::rank::Criterion;
+use super::criterion::Criterion;
 
 /// TOPSIS closeness of each alternative (rows of `criteria.len()` values in
 /// `values`) to the ideal, in `[0, 1]` (1 = ideal on every weighted
