@@ -35,6 +35,7 @@ mod queue;
 pub(crate) mod report;
 mod scheduler;
 mod simulate;
+pub mod study;
 
 pub use config::{
     CreditTable, Eviction, OnPreempt, QosConfig, QosError, Request, Resize, ServiceClass, Tenant,
