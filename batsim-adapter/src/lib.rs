@@ -16,5 +16,6 @@ pub mod output;
 pub mod protocol;
 pub mod qos_output;
 pub mod sim;
+pub mod study_output;
 pub mod summary_json;
 pub mod sweep;
