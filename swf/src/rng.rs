@@ -48,6 +48,21 @@ impl SplitMix64 {
         -mean * (1.0 - self.next_f64()).ln()
     }
 
+    /// Standard normal (mean 0, deviation 1), by Box–Muller from two
+    /// uniform draws (the second value of the pair is not kept, so each
+    /// call consumes exactly two draws).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.next_f64(); // in (0, 1]: ln is finite
+        let u2 = self.next_f64();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+
+    /// Log-normal with the given median and σ of the logarithm (σ = 0 gives
+    /// the median itself).
+    pub fn log_normal(&mut self, median: f64, sigma: f64) -> f64 {
+        median * (sigma * self.normal()).exp()
+    }
+
     /// Uniform integer in `0..n` (`0` if `n == 0`).
     pub fn below(&mut self, n: u64) -> u64 {
         if n == 0 {
@@ -88,5 +103,17 @@ mod tests {
         assert_ne!(SplitMix64::new(1).next_u64(), SplitMix64::new(2).next_u64());
         assert_eq!(SplitMix64::new(3).uniform(4.0, 4.0), 4.0);
         assert_eq!(SplitMix64::new(3).below(0), 0);
+    }
+
+    #[test]
+    fn normal_draws_have_mean_zero_and_unit_deviation() {
+        let mut r = SplitMix64::new(11);
+        let n = 20_000;
+        let xs: Vec<f64> = (0..n).map(|_| r.normal()).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+        assert!(mean.abs() < 0.03, "{mean}");
+        assert!((var - 1.0).abs() < 0.05, "{var}");
+        assert_eq!(SplitMix64::new(5).log_normal(40.0, 0.0), 40.0);
     }
 }
