@@ -37,7 +37,8 @@ mod scheduler;
 mod simulate;
 
 pub use config::{
-    CreditTable, Eviction, OnPreempt, QosConfig, QosError, Request, Resize, ServiceClass, Tenant,
+    Constraint, CreditTable, Draw, Eviction, HostChange, HostEvent, HostSpec, Needs, OnPreempt, Overheads,
+    QosConfig, QosError, Request, Resize, ServiceClass, Tenant, TieBreak,
 };
 pub use ledger::{availability, meets, overhead_ratio, qos_key, qos_metric, Ledger};
 pub use report::{gini, ClassReport, Delivered, Distribution, RequestRecord, WindowStat};
