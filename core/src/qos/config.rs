@@ -7,7 +7,9 @@
 
 use crate::job::{named_options, UnknownName};
 use crate::qos::ledger::meets;
+use crate::rng::SplitMix64;
 use crate::time::Time;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Who is preempted, and for whom.
@@ -178,6 +180,145 @@ pub struct Resize {
     pub slots: u32,
 }
 
+/// A host's resources beyond its slots, and its labels. The slots of
+/// [`QosConfig::hosts`] are its CPU (whole units); `memory` is in the
+/// platform's memory unit (whole units, the same unit as the requests').
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostSpec {
+    /// Its memory; `None`: memory is not constrained on this host (any
+    /// request's memory fits, and memory does not enter its score).
+    pub memory: Option<u32>,
+    /// Its labels, matched by the requests' [`Constraint`]s.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A placement constraint of a request on a host's labels (seed 001
+/// §4.1.1: the Google trace's task constraints).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Constraint {
+    /// The label's key.
+    pub key: String,
+    /// The value compared with.
+    pub value: String,
+    /// `true`: the host's label must equal `value`; `false`: it must not
+    /// (a host without the label satisfies `key!=value`, not `key=value`).
+    pub equal: bool,
+}
+
+impl Constraint {
+    /// Does a host with `labels` satisfy it?
+    pub fn holds(&self, labels: &BTreeMap<String, String>) -> bool {
+        (labels.get(&self.key) == Some(&self.value)) == self.equal
+    }
+}
+
+/// What a request needs beyond its slots ([`Request::procs`], its CPU):
+/// memory, placement constraints, and how many instances.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Needs {
+    /// Memory of each instance, in the hosts' memory unit (0: none).
+    pub memory: u32,
+    /// Every one must hold on the instance's host.
+    pub constraints: Vec<Constraint>,
+    /// Its instances (≥ 1), each of the request's CPU and memory, placed
+    /// independently; the request's QoS is over all of them (seed 000
+    /// eqs. 3.1–3.3).
+    pub instances: u32,
+}
+
+impl Default for Needs {
+    /// One instance, no memory, no constraint: the seeds' validation requests.
+    fn default() -> Needs {
+        Needs {
+            memory: 0,
+            constraints: Vec::new(),
+            instances: 1,
+        }
+    }
+}
+
+/// Where an allocation overhead is drawn from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Draw {
+    /// One of these values, each equally likely.
+    Values(Vec<Time>),
+    /// Uniform in `[lo, hi]`.
+    Uniform(Time, Time),
+}
+
+impl Draw {
+    /// The largest value it can give.
+    pub fn max(&self) -> Time {
+        match self {
+            Draw::Values(v) => v.iter().copied().max().unwrap_or(Time::ZERO),
+            Draw::Uniform(_, hi) => *hi,
+        }
+    }
+
+    /// One value, from `rng`.
+    pub fn sample(&self, rng: &mut SplitMix64) -> Time {
+        match self {
+            Draw::Values(v) => v[rng.below(v.len() as u64) as usize],
+            Draw::Uniform(lo, hi) => {
+                let ticks = rng.uniform(lo.ticks() as f64, hi.ticks() as f64 + 1.0);
+                Time::from_ticks((ticks as i64).min(hi.ticks()))
+            }
+        }
+    }
+
+    fn valid(&self) -> bool {
+        match self {
+            Draw::Values(v) => !v.is_empty() && v.iter().all(|&t| t >= Time::ZERO),
+            Draw::Uniform(lo, hi) => *lo >= Time::ZERO && lo <= hi,
+        }
+    }
+}
+
+/// The allocation overhead `α` drawn at each allocation (seed 001 §4.1.1):
+/// `hot` when the instance has run on that host before, `cold` otherwise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overheads {
+    /// An instance that has run on the host before.
+    pub hot: Draw,
+    /// An instance new to the host.
+    pub cold: Draw,
+}
+
+/// How ties between hosts of equal allocation score are broken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TieBreak {
+    /// The host of smallest index (reproducible without a seed; the default).
+    #[default]
+    HostIndex,
+    /// At random among the tied hosts, as the seeds do, drawn with
+    /// [`QosConfig::seed`].
+    Random,
+}
+
+/// What happens to a host at an instant (seed 001 Algorithm 1's events).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostChange {
+    /// The host fails: its instances are preempted at once (back to the
+    /// pending queue, their work as [`OnPreempt`] says), and it offers
+    /// nothing until it recovers.
+    Fail(usize),
+    /// A failed host is back, with the size it had when it failed.
+    Recover(usize),
+    /// A new host joins (its index is the next one): its slots, and its
+    /// memory and labels.
+    Add(u32, HostSpec),
+}
+
+/// A host event of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostEvent {
+    /// When (applied with the resizes: after the instant's completions,
+    /// before its arrivals).
+    pub at: Time,
+    /// What.
+    pub change: HostChange,
+}
+
 /// A platform and its scheduler's settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QosConfig {
@@ -203,6 +344,17 @@ pub struct QosConfig {
     pub window: Option<Time>,
     /// End of the run; `None`: when every request has completed.
     pub until: Option<Time>,
+    /// Each host's memory and labels (empty: no host has either; else one
+    /// per host of `hosts`).
+    pub host_specs: Vec<HostSpec>,
+    /// `α` drawn at each allocation, hot or cold; `None`: `allocation_time`.
+    pub overheads: Option<Overheads>,
+    /// Ties between hosts of equal score.
+    pub tie_break: TieBreak,
+    /// The seed of the run's draws (overheads, random ties).
+    pub seed: u64,
+    /// Hosts failing, recovering and joining.
+    pub events: Vec<HostEvent>,
 }
 
 impl QosConfig {
@@ -228,7 +380,50 @@ impl QosConfig {
             watchdog: Time::from_secs(10),
             window: Some(Time::from_secs(600)),
             until: None,
+            host_specs: Vec::new(),
+            overheads: None,
+            tie_break: TieBreak::HostIndex,
+            seed: 0,
+            events: Vec::new(),
         }
+    }
+
+    /// `α_j` of the QoS metric: the largest allocation time expected (seed
+    /// 000 §3.3, "o tempo máximo de alocação esperado"): `allocation_time`,
+    /// or the largest hot or cold overhead that can be drawn.
+    pub fn expected_allocation(&self) -> Time {
+        match &self.overheads {
+            None => self.allocation_time,
+            Some(o) => o.hot.max().max(o.cold.max()),
+        }
+    }
+
+    /// Host `h`'s memory and labels (none when the platform gives none).
+    pub fn host_spec(&self, h: usize) -> Option<&HostSpec> {
+        self.host_specs.get(h)
+    }
+
+    /// Check what `needs` asks of request `id` against the hosts at the
+    /// start and those its events add: some host has the memory.
+    pub fn validate_needs(&self, id: u64, needs: &Needs) -> Result<(), QosError> {
+        if needs.instances == 0 {
+            return Err(QosError(format!("request {id}: instances must be ≥ 1")));
+        }
+        let added = self.events.iter().filter_map(|e| match &e.change {
+            HostChange::Add(_, spec) => Some(spec.memory),
+            _ => None,
+        });
+        let memories = (0..self.hosts.len())
+            .map(|h| self.host_spec(h).and_then(|s| s.memory))
+            .chain(added);
+        let most = memories.map(|m| m.unwrap_or(u32::MAX)).max().unwrap_or(0);
+        if needs.memory > most {
+            return Err(QosError(format!(
+                "request {id}: memory {}, but hosts have at most {most}",
+                needs.memory
+            )));
+        }
+        Ok(())
     }
 
     /// Check the settings and the requests against them.
@@ -275,6 +470,18 @@ impl QosConfig {
         }
         if self.allocation_time < Time::ZERO {
             return bad("allocation_time: must be ≥ 0".into());
+        }
+        if let Some(o) = &self.overheads {
+            if !(o.hot.valid() && o.cold.valid()) {
+                return bad("allocation_time: hot and cold need values ≥ 0 (uniform: lo ≤ hi)".into());
+            }
+        }
+        if !self.host_specs.is_empty() && self.host_specs.len() != self.hosts.len() {
+            return bad(format!(
+                "hosts: {} hosts but {} memories and labels",
+                self.hosts.len(),
+                self.host_specs.len()
+            ));
         }
         let widest = self.hosts.iter().copied().max().unwrap_or(0);
         for r in requests {

@@ -122,6 +122,22 @@ impl Ledger {
         overhead_ratio(self.overhead + d, e)
     }
 
+    /// The accounts of a request of several instances at `now`: each
+    /// instance's `e`, `d`, `p` and overhead summed, nothing counting on.
+    pub fn combined<'a>(parts: impl IntoIterator<Item = &'a Ledger>, now: Time) -> Ledger {
+        let mut sum = Ledger::admitted(now);
+        for part in parts {
+            let mut part = part.clone();
+            part.fold(now);
+            sum.e += part.e;
+            sum.d += part.d;
+            sum.p += part.p;
+            sum.overhead += part.overhead;
+        }
+        sum.phase = Phase::Stopped;
+        sum
+    }
+
     /// Run time so far (current attempt included), for owner-share's
     /// "the one that has run least".
     pub fn ran(&self, now: Time) -> Time {
@@ -162,6 +178,29 @@ pub fn qos_metric(e: Time, submit: Time, now: Time, slo: f64, alpha: Time) -> f6
 /// `K = e/O + submit − α`, seconds: `Q + now` (see [`qos_metric`]).
 pub fn qos_key(e: Time, submit: Time, slo: f64, alpha: Time) -> f64 {
     e.as_secs_f64() / slo + submit.as_secs_f64() - alpha.as_secs_f64()
+}
+
+/// `Q` in seconds of a request of several instances (seed 000 eqs.
+/// 3.2–3.7): `(e, d, p)` summed over its instances, `n = v^r + v^w` of them
+/// still in the system, `c` of them contributing over `Δt`:
+/// - `A ≥ O`: `Δt = (e − O(e+d+p)) / (n·O − c)` (eq. 3.3, whose
+///   denominator the seed prints as `(p^r + p^w)O − c`: eq. 3.2 gives
+///   `v^r + v^w`), `Q = Δt − α`; when `c ≥ n·O` the request cannot fall
+///   below its SLO with what keeps running: `Q = +∞`;
+/// - `A < O`: the recoverability `e/O − (e+d+p) − α` (eqs. 3.6–3.7).
+///
+/// With one instance (`n = 1`, `c = 0`) this is [`qos_metric`].
+pub fn qos_metric_instances((e, d, p): (Time, Time, Time), n: u32, c: u32, slo: f64, alpha: Time) -> f64 {
+    let (e, total) = (e.as_secs_f64(), (e + d + p).as_secs_f64());
+    let alpha = alpha.as_secs_f64();
+    if total > 0.0 && e / total < slo {
+        return e / slo - total - alpha;
+    }
+    let denominator = f64::from(n) * slo - f64::from(c);
+    if denominator <= 0.0 {
+        return f64::INFINITY;
+    }
+    (e - slo * total) / denominator - alpha
 }
 
 /// `C_k = Σα / (e + Σα)` (0 when nothing has been spent), `Σα` the

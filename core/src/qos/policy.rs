@@ -61,8 +61,8 @@ impl Candidate {
             class: req.class,
             tenant: req.tenant,
             procs: req.procs,
-            q: qos_metric(e, req.submit, now, slo, cfg.allocation_time),
-            key: qos_key(e, req.submit, slo, cfg.allocation_time),
+            q: qos_metric(e, req.submit, now, slo, cfg.expected_allocation()),
+            key: qos_key(e, req.submit, slo, cfg.expected_allocation()),
             overhead: ledger.overhead_ratio(now),
             ran: e,
         }

@@ -94,6 +94,7 @@ fn case(eviction: Eviction) -> impl Strategy<Value = Case> {
                 watchdog: secs(10),
                 window: Some(secs(60)),
                 until: Some(secs(1500)),
+                ..QosConfig::new(1, 1, eviction)
             };
             let resizes = resizes
                 .iter()
