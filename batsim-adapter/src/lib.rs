@@ -16,6 +16,7 @@ pub mod output;
 pub mod protocol;
 pub mod qos_output;
 pub mod sim;
+pub mod study;
 pub mod study_output;
 pub mod summary_json;
 pub mod sweep;

@@ -30,6 +30,10 @@ pub enum QosCommand {
     /// docs/qos.md and examples/qos-*.yaml): who gets preempted for whom, and what each class
     /// received (availability, SLO fulfilment, penalty, Gini).
     Run(RunArgs),
+    /// Seed 001's study: both policies on several workload samples, each on infrastructures
+    /// sized N (its peak demand), 0.9N and 0.8N; the paired availabilities, penalties and
+    /// fairness by contention level into DIR (study.json, requests.csv; `interstice report DIR`).
+    Study(super::qos_study::StudyArgs),
 }
 
 /// `interstice qos run`.
@@ -58,6 +62,7 @@ pub struct RunArgs {
 pub fn run(cmd: QosCommand) -> anyhow::Result<()> {
     match cmd {
         QosCommand::Run(args) => run_file(args),
+        QosCommand::Study(args) => super::qos_study::run(args),
     }
 }
 

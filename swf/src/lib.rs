@@ -84,6 +84,7 @@ mod load;
 pub mod maintenance;
 pub mod merge;
 pub mod qos;
+pub mod qos_study;
 pub mod reader;
 pub mod record;
 pub mod request_trace;

@@ -64,6 +64,11 @@ struct File {
     shuffle: bool,
     #[serde(default)]
     requests: Vec<RequestEntry>,
+    /// `interstice qos study`'s sections (`crate::qos_study`); other commands ignore them.
+    #[serde(default, rename = "study")]
+    _study: Option<serde::de::IgnoredAny>,
+    #[serde(default, rename = "sample")]
+    _sample: Option<serde::de::IgnoredAny>,
 }
 
 /// One `classes:` entry as written, in a service-class file or in the
