@@ -30,6 +30,11 @@ pub enum QosCommand {
     /// docs/qos.md and examples/qos-*.yaml): who gets preempted for whom, and what each class
     /// received (availability, SLO fulfilment, penalty, Gini).
     Run(RunArgs),
+    /// Write Google-like request-trace samples (docs/qos.md, "Request traces"): 10 % of each
+    /// user group's users per sample, reproducible from the parameters and the seed.
+    Generate(super::qos_trace::GenerateArgs),
+    /// Convert Google's 2011 cluster trace (task_events, machine_events) into a request trace.
+    ConvertGoogle(super::qos_trace::ConvertGoogleArgs),
 }
 
 /// `interstice qos run`.
@@ -58,6 +63,8 @@ pub struct RunArgs {
 pub fn run(cmd: QosCommand) -> anyhow::Result<()> {
     match cmd {
         QosCommand::Run(args) => run_file(args),
+        QosCommand::Generate(args) => super::qos_trace::generate(args),
+        QosCommand::ConvertGoogle(args) => super::qos_trace::convert_google(args),
     }
 }
 

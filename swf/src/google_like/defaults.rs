@@ -158,7 +158,7 @@ impl Default for GeneratorParams {
             min_request: 1e-4,
             groups,
             machines,
-            pool_hosts: 1000,
+            pool_hosts: 200,
         }
     }
 }
