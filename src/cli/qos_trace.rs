@@ -44,14 +44,14 @@ pub struct ConvertGoogleArgs {
     /// task_events part files, or directories of them (read in name order), of clusterdata-2011-2.
     #[arg(long, value_name = "DIR_OR_FILES", num_args = 1.., required = true)]
     pub task_events: Vec<PathBuf>,
-    /// A machine_events file: its machines' capacities are written as a host pool (--hosts).
+    /// A machine_events file: its machines' capacities are written as a host pool (--hosts-output).
     #[arg(long, value_name = "FILE")]
     pub machine_events: Option<PathBuf>,
     /// The request trace to write (CSV).
-    #[arg(short = 'o', long = "out", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub out: PathBuf,
     /// Where the host pool goes (default: beside the trace, `NAME.hosts.csv`).
-    #[arg(long, value_name = "FILE", requires = "machine_events")]
+    #[arg(long = "hosts-output", value_name = "FILE", requires = "machine_events")]
     pub hosts: Option<PathBuf>,
 }
 
