@@ -44,6 +44,7 @@ pub mod mcdm;
 pub mod placement_bench;
 pub mod qos;
 pub mod qos_study;
+pub mod qos_trace;
 pub mod replay;
 pub mod replay_bench;
 pub mod report;

@@ -34,6 +34,11 @@ pub enum QosCommand {
     /// sized N (its peak demand), 0.9N and 0.8N; the paired availabilities, penalties and
     /// fairness by contention level into DIR (study.json, requests.csv; `interstice report DIR`).
     Study(super::qos_study::StudyArgs),
+    /// Write Google-like request-trace samples (docs/qos.md, "Request traces"): 10 % of each
+    /// user group's users per sample, reproducible from the parameters and the seed.
+    Generate(super::qos_trace::GenerateArgs),
+    /// Convert Google's 2011 cluster trace (task_events, machine_events) into a request trace.
+    ConvertGoogle(super::qos_trace::ConvertGoogleArgs),
 }
 
 /// `interstice qos run`.
@@ -63,6 +68,8 @@ pub fn run(cmd: QosCommand) -> anyhow::Result<()> {
     match cmd {
         QosCommand::Run(args) => run_file(args),
         QosCommand::Study(args) => super::qos_study::run(args),
+        QosCommand::Generate(args) => super::qos_trace::generate(args),
+        QosCommand::ConvertGoogle(args) => super::qos_trace::convert_google(args),
     }
 }
 

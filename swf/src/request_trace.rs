@@ -76,6 +76,8 @@ struct Layout {
     required: [usize; 7],
     /// Position of the `constraints` column, when the file has one.
     constraints: Option<usize>,
+    /// Columns of the header: every row has as many.
+    width: usize,
 }
 
 /// A streaming reader of a request trace (plain or gzip, `-` for stdin):
@@ -195,6 +197,7 @@ fn layout(header: &csv::StringRecord) -> Result<Layout, String> {
     Ok(Layout {
         required,
         constraints,
+        width: header.len(),
     })
 }
 
@@ -204,6 +207,16 @@ fn parse_row(
     layout: Layout,
     last_submit: f64,
 ) -> Result<TraceRequest, LineError> {
+    if record.len() != layout.width {
+        return Err(LineError::Column {
+            column: "any",
+            problem: format!(
+                "{} fields, the header names {}: write one field per column (empty for none)",
+                record.len(),
+                layout.width
+            ),
+        });
+    }
     let [submit, duration, cpu, memory, instances, class, user] = layout.required;
     let field = |i: usize| record.get(i).unwrap_or("");
     let submit = number(
@@ -466,6 +479,11 @@ mod tests {
             let message = error(&format!("{HEADER}{row}\n"));
             assert!(message.starts_with(expected), "{row}: {message}");
         }
+        let short = error(&format!("{HEADER}1,10,0.1,0.1,1,gold\n"));
+        assert!(
+            short.starts_with("trace.csv:2: column any: 6 fields, the header names 8"),
+            "{short}"
+        );
         let unsorted = error(&format!("{HEADER}5,1,0,0,1,gold,a,\n4,1,0,0,1,gold,a,\n"));
         assert!(
             unsorted.starts_with("trace.csv:3: column submit: 4 is earlier"),

@@ -62,7 +62,8 @@ fn group(
 
 impl Default for GeneratorParams {
     /// Six groups, sized so that a 7-day sample of 10 % of the users holds
-    /// some 5,000 to 20,000 jobs (rows), depending on which heavy users it takes.
+    /// some 10,000 to 20,000 instances (requests, 001 §4.2) in 3,000 to
+    /// 7,000 rows, depending on which heavy users it takes.
     fn default() -> GeneratorParams {
         // name, users, jobs/user, tasks/job, cpu (median, σ), memory (median, σ),
         // duration s (median, σ), service share, classes (gold, silver, bronze)
@@ -81,8 +82,8 @@ impl Default for GeneratorParams {
             group(
                 "batch",
                 200,
-                (50.0, 500.0),
-                (1.0, 10.0),
+                (25.0, 250.0),
+                (1.0, 6.0),
                 (0.03, 0.8),
                 (0.02, 0.8),
                 (900.0, 1.5),
@@ -92,8 +93,8 @@ impl Default for GeneratorParams {
             group(
                 "heavy-batch",
                 30,
-                (500.0, 3000.0),
-                (1.0, 8.0),
+                (250.0, 1500.0),
+                (1.0, 6.0),
                 (0.02, 1.2),
                 (0.015, 1.2),
                 (300.0, 2.0),
@@ -158,7 +159,7 @@ impl Default for GeneratorParams {
             min_request: 1e-4,
             groups,
             machines,
-            pool_hosts: 1000,
+            pool_hosts: 200,
         }
     }
 }
