@@ -40,7 +40,7 @@ pub enum QosCommand {
 pub struct RunArgs {
     /// The service-class file: classes, tenants, hosts, requests (YAML).
     pub file: PathBuf,
-    /// Eviction policy: priority, qos-driven or owner-share (default: the file's, else qos-driven).
+    /// Eviction policy: priority, qos-driven, owner-share or osep (default: the file's, else qos-driven).
     #[arg(long, value_name = "POLICY", value_parser = parse_eviction)]
     pub eviction: Option<Eviction>,
     /// Output directory (requests.csv, windows.csv, summary.json): new or empty, or any with --force.
@@ -70,7 +70,7 @@ fn run_file(args: RunArgs) -> anyhow::Result<()> {
 fn run_checked(args: RunArgs) -> anyhow::Result<()> {
     let mut spec = QosSpec::load(&args.file, 0)?;
     if let Some(e) = args.eviction {
-        spec.config.eviction = e;
+        spec.set_eviction(e);
     }
     let file = args.file.display();
     if spec.config.hosts.is_empty() {
@@ -99,6 +99,34 @@ fn run_checked(args: RunArgs) -> anyhow::Result<()> {
     }
     if !args.quiet {
         print_classes(&cfg, &outcome)?;
+        print_tenants(&cfg, &outcome)?;
+    }
+    Ok(())
+}
+
+/// Under osep, one line per tenant: its share, portion and satisfaction.
+fn print_tenants(cfg: &QosConfig, outcome: &Outcome) -> anyhow::Result<()> {
+    let Some(satisfaction) = &outcome.satisfaction else {
+        return Ok(());
+    };
+    let total = cfg.total_power();
+    outln!(
+        "{:<10} {:>6} {:>10} {:>9} {:>8}",
+        "tenant",
+        "share",
+        "portion",
+        "portion%",
+        "SU%"
+    )?;
+    for (t, su) in satisfaction.iter().enumerate() {
+        outln!(
+            "{:<10} {:>6} {:>10.4} {:>9.2} {:>8}",
+            cfg.tenants[t].name,
+            cfg.tenants[t].share,
+            cfg.portion(t),
+            100.0 * cfg.portion(t) / total,
+            su.map_or("-".to_string(), |v| format!("{v:.2}"))
+        )?;
     }
     Ok(())
 }
@@ -133,6 +161,7 @@ impl ClassArgs {
         if let Some(e) = self.eviction {
             spec.config.eviction = e;
         }
+        refuse_osep(spec.config.eviction)?;
         Ok(spec)
     }
 }
@@ -142,6 +171,7 @@ impl ClassArgs {
 /// without the keys of a `qos run` platform.
 pub(crate) fn area_spec(path: &Path, conv: u32) -> anyhow::Result<QosSpec> {
     let spec = QosSpec::load(path, conv)?;
+    refuse_osep(spec.config.eviction).with_context(|| format!("{}", path.display()))?;
     // Checked now, before the HPC simulation, as the area will run it.
     area_qos::area_config(&spec, conv.max(1))
         .validate(&[])
@@ -160,6 +190,20 @@ pub(crate) fn area_spec(path: &Path, conv: u32) -> anyhow::Result<QosSpec> {
         .into());
     }
     Ok(spec)
+}
+
+/// Osep is `qos run`'s alone (its periodic decision on hosts of known
+/// speeds): an area run refuses it, as a usage error.
+fn refuse_osep(eviction: Eviction) -> anyhow::Result<()> {
+    if eviction == Eviction::Osep {
+        return Err(Usage(
+            "eviction osep: only `interstice qos run` simulates it (hosts with speeds, a periodic decision); \
+             an area's cloud jobs are evicted by priority, qos-driven or owner-share"
+                .into(),
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// The options of a class replay that cannot go with it, as a usage error.

@@ -3,7 +3,7 @@
 //! scheduler, which also runs `watchdog` after its last run while requests
 //! are pending; the fairness windows are closed at their boundaries.
 
-use crate::qos::config::{QosConfig, QosError, Request, Resize};
+use crate::qos::config::{Eviction, QosConfig, QosError, Request, Resize};
 use crate::qos::policy::Rules;
 use crate::qos::report::{self, ClassReport, RequestRecord, WindowStat};
 use crate::qos::scheduler::{At, Platform, PreemptedFor, Preemption, Wake};
@@ -24,6 +24,10 @@ pub struct Outcome {
     pub preemptions: Vec<Preemption>,
     /// When the run ended.
     pub end: Time,
+    /// Each tenant's satisfaction `SU_i`, percent (seed 002, eq. 4.4;
+    /// `None` inside: no completed task) under osep; `None` under the
+    /// other policies, whose outputs do not report it.
+    pub satisfaction: Option<Vec<Option<f64>>>,
 }
 
 impl Outcome {
@@ -49,7 +53,17 @@ enum Kind {
 
 /// Run `requests` on the platform `cfg`, its hosts resized by `resizes`
 /// (each applied at its instant after the completions, before the arrivals).
+/// Under osep (seed 002's periodic decision on hosts of different speeds)
+/// the run is [`crate::qos::osep::simulate_osep`]'s, which takes no resizes.
 pub fn simulate(cfg: &QosConfig, requests: Vec<Request>, resizes: Vec<Resize>) -> Result<Outcome, QosError> {
+    if cfg.eviction == Eviction::Osep {
+        if !resizes.is_empty() {
+            return Err(QosError(
+                "osep runs a platform of fixed hosts: its hosts cannot be resized (no HPC area)".into(),
+            ));
+        }
+        return crate::qos::osep::simulate_osep(cfg, requests);
+    }
     run(cfg, requests, resizes, false)
 }
 
@@ -270,6 +284,7 @@ impl<'a> Run<'a> {
             windows: self.windows.stats,
             preemptions: self.platform.preemptions,
             end: stop,
+            satisfaction: None,
         }
     }
 }
@@ -287,7 +302,6 @@ fn platform_end(platform: &Platform) -> Time {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qos::Eviction;
 
     fn secs(s: i64) -> Time {
         Time::from_secs(s)
