@@ -36,7 +36,7 @@ mod tests {
     /// user1 owns three i7s (396750 MFLOPS, 45.76 % of 867040).
     #[test]
     fn the_seeds_equations_on_its_platform() {
-        let (i7, i5, i3) = (132_250.0, 54_760.0, 29_750.0);
+        let (i7, i5, i3): (f64, f64, f64) = (132_250.0, 54_760.0, 29_750.0);
         let total = 4.0 * (i7 + i5 + i3);
         let user1 = 3.0 * i7;
         assert!((user1 / total - 0.4576).abs() < 5e-5);
