@@ -190,6 +190,7 @@ fn add_osep(qos: &mut serde_json::Map<String, Value>, cfg: &QosConfig, satisfact
         "osep".into(),
         json!({
             "rule": cfg.osep.rule.name(),
+            "condition": cfg.osep.condition.name(),
             "period": secs(cfg.osep.period),
             "maxt": cfg.osep.maxt,
             "block": secs(cfg.osep.block),

@@ -76,6 +76,7 @@ pub mod label;
 mod load;
 pub mod maintenance;
 pub mod merge;
+pub mod osep_eval;
 pub mod qos;
 pub mod reader;
 pub mod record;

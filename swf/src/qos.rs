@@ -20,7 +20,7 @@
 //!   - { name: physics, share: 30, weight: 2 }   # osep: `power`, its machines' speeds summed
 //! hosts: { count: 20, slots: 10 }   # or a list of slots per host (qos run); osep: a
 //!                                   # `speed` too, e.g. [{ slots: 1, speed: 2.0 }, 4]
-//! osep: { period: 60, maxt: 4, block: 600, rule: heterogeneous }   # osep only
+//! osep: { period: 60, maxt: 4, block: 600, rule: heterogeneous, condition: after }   # osep only
 //! shuffle: true             # shuffle the requests' order over their arrival times (qos run)
 //! requests:                 # qos run
 //!   - { class: gold, tenant: physics, count: 80, start: 0, every: 1, procs: 1, duration: null }
@@ -86,6 +86,9 @@ struct OsepEntry {
     /// heterogeneous | original.
     #[serde(default)]
     rule: Option<String>,
+    /// after | before | literal.
+    #[serde(default)]
+    condition: Option<String>,
 }
 
 /// One `classes:` entry as written, in a service-class file or in the
@@ -413,6 +416,11 @@ impl QosSpec {
                         .into(),
                 ));
             }
+        }
+        if let Some(c) = &o.condition {
+            osep.condition = c
+                .parse()
+                .map_err(|e| errors.err("osep.condition".into(), format!("{e}")))?;
         }
         if let Some(r) = &o.rule {
             osep.rule = r

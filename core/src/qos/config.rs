@@ -84,6 +84,28 @@ named_options!(OsepRule, "OSEP rule", "\"heterogeneous\" or \"original\"", {
     Original => "original",
 });
 
+/// Which reading of seed 002's preemption condition (§4.3.1, condition 4;
+/// Algorithm 3, line 3) the heterogeneous rule applies to a swap of
+/// machine `y` from tenant `j` (most over) to tenant `i` (most under).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OsepCondition {
+    /// `PR_Aloc_{i,y} ≤ PR_Preemp_{j,y}`: after the swap the beneficiary
+    /// is no better off than the victim (§4.5, §6.1; the default).
+    After,
+    /// `PR_Preemp_{j,y} > DifPoder_i`: the victim stays above where the
+    /// beneficiary is now (§4.2's fairness criterion).
+    Before,
+    /// `PR_Aloc_{i,y} > PR_Preemp_{j,y}`, the seed's symbol as printed
+    /// (never preempts between equal portions of equal machines).
+    Literal,
+}
+
+named_options!(OsepCondition, "OSEP condition", "\"after\", \"before\" or \"literal\"", {
+    After => "after",
+    Before => "before",
+    Literal => "literal",
+});
+
 /// The settings of OSEP's update algorithm (seed 002, Algorithm 1).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OsepSettings {
@@ -97,6 +119,8 @@ pub struct OsepSettings {
     pub block: Time,
     /// Which decision.
     pub rule: OsepRule,
+    /// Which reading of the heterogeneous rule's condition 4.
+    pub condition: OsepCondition,
 }
 
 impl Default for OsepSettings {
@@ -106,6 +130,7 @@ impl Default for OsepSettings {
             maxt: 4,
             block: Time::from_secs(600),
             rule: OsepRule::Heterogeneous,
+            condition: OsepCondition::After,
         }
     }
 }

@@ -38,8 +38,8 @@ mod scheduler;
 mod simulate;
 
 pub use config::{
-    CreditTable, Eviction, OnPreempt, OsepRule, OsepSettings, QosConfig, QosError, Request, Resize,
-    ServiceClass, Tenant,
+    CreditTable, Eviction, OnPreempt, OsepCondition, OsepRule, OsepSettings, QosConfig, QosError, Request,
+    Resize, ServiceClass, Tenant,
 };
 pub use ledger::{availability, meets, overhead_ratio, qos_key, qos_metric, Ledger};
 pub use report::{gini, ClassReport, Delivered, Distribution, RequestRecord, WindowStat};

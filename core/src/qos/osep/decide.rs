@@ -3,7 +3,7 @@
 //! and the baseline Algorithm 2, chapter 3), on a [`View`] of the
 //! platform that each decision updates as it goes.
 
-use crate::qos::config::OsepRule;
+use crate::qos::config::{OsepCondition, OsepRule};
 use crate::qos::osep::power::{dif_poder, pr_aloc, pr_preemp};
 use crate::qos::policy::owner_excess;
 use crate::time::Time;
@@ -105,10 +105,12 @@ impl View {
     /// each found on the view as the swaps before it left it; it stops
     /// when a round finds none (the seed's recursion would loop forever
     /// on an unchanged state).
-    pub fn decide(&mut self, rule: OsepRule, maxt: u32) -> Vec<Swap> {
+    pub fn decide(&mut self, rule: OsepRule, condition: OsepCondition, maxt: u32) -> Vec<Swap> {
         let mut swaps = Vec::new();
         while (swaps.len() as u32) < maxt {
-            let Some(swap) = self.one(rule) else { break };
+            let Some(swap) = self.one(rule, condition) else {
+                break;
+            };
             swaps.push(swap);
         }
         swaps
@@ -118,11 +120,11 @@ impl View {
     /// tasks, strictly under), the victim tenant `u_j` (the most over,
     /// strictly over), the victim's task by the rule; then the view is
     /// updated (the new task runs on the victim's machine, `ran` 0).
-    fn one(&mut self, rule: OsepRule) -> Option<Swap> {
+    fn one(&mut self, rule: OsepRule, condition: OsepCondition) -> Option<Swap> {
         let i = self.neediest(rule).filter(|&i| self.over(rule, i) < 0.0)?;
         let j = self.most_over(rule).filter(|&j| self.over(rule, j) > 0.0)?;
         let pick = match rule {
-            OsepRule::Heterogeneous => self.heterogeneous_victim(i, j),
+            OsepRule::Heterogeneous => self.heterogeneous_victim(i, j, condition),
             OsepRule::Original => self.least_run(j, |_| true),
         }?;
         let victim = self.running.remove(pick);
@@ -143,17 +145,27 @@ impl View {
     }
 
     /// Algorithm 3, line 3, with §4.3.1's conditions 3 and 4: among `j`'s
-    /// running tasks whose machine `y` keeps `PR_Aloc_{i,y} ≤
-    /// PR_Preemp_{j,y}` (after the swap the beneficiary is no better off
-    /// than the victim: §4.2's criterion, §4.5's "no vicious circle of
-    /// preemptions", §6.1's "without the victim falling below the
-    /// beneficiary"; the seed's symbol `>` contradicts all three, see
-    /// docs/osep.md), the one of largest `PR_Preemp` (the least powerful
-    /// machine), then the least run.
-    fn heterogeneous_victim(&self, i: usize, j: usize) -> Option<usize> {
+    /// running tasks whose machine `y` passes `condition` (by default
+    /// `PR_Aloc_{i,y} ≤ PR_Preemp_{j,y}`: after the swap the beneficiary
+    /// is no better off than the victim, as §4.5's "no vicious circle of
+    /// preemptions" and §6.1 say; the seed's printed `>` never preempts
+    /// between equal portions, see docs/osep.md), the one of largest
+    /// `PR_Preemp` (the least powerful machine), then the least run.
+    fn heterogeneous_victim(&self, i: usize, j: usize, condition: OsepCondition) -> Option<usize> {
         let (alloc_i, alloc_j) = (self.allocated(i), self.allocated(j));
         let (por_i, por_j) = (self.portions[i], self.portions[j]);
-        let keeps = |r: &Running| pr_aloc(alloc_i, por_i, r.power) <= pr_preemp(alloc_j, por_j, r.power);
+        let dif_i = self.dif(i);
+        let keeps = |r: &Running| {
+            let (aloc, preemp) = (
+                pr_aloc(alloc_i, por_i, r.power),
+                pr_preemp(alloc_j, por_j, r.power),
+            );
+            match condition {
+                OsepCondition::After => aloc <= preemp,
+                OsepCondition::Before => preemp > dif_i,
+                OsepCondition::Literal => aloc > preemp,
+            }
+        };
         let weakest = self
             .running
             .iter()
@@ -164,13 +176,15 @@ impl View {
     }
 
     /// The running task of `j` allowed by `allowed` that has run least
-    /// (ties: the first in the view), as its index in `running`.
+    /// (ties: the most recently admitted, as owner-share's victims: a
+    /// choice blind to the machine, as the original rule is), as its index
+    /// in `running`.
     fn least_run(&self, j: usize, allowed: impl Fn(&Running) -> bool) -> Option<usize> {
         self.running
             .iter()
             .enumerate()
             .filter(|(_, r)| r.tenant == j && allowed(r))
-            .min_by(|(a, ra), (b, rb)| ra.ran.cmp(&rb.ran).then(a.cmp(b)))
+            .min_by(|(_, a), (_, b)| a.ran.cmp(&b.ran).then(b.task.cmp(&a.task)))
             .map(|(k, _)| k)
     }
 }

@@ -244,7 +244,8 @@ impl<'a> Osep<'a> {
 
     /// The update (Algorithm 1) and its decision, at most `maxt` swaps.
     fn update(&mut self, now: Time) {
-        let swaps = self.view(now).decide(self.cfg.osep.rule, self.cfg.osep.maxt);
+        let osep = self.cfg.osep;
+        let swaps = self.view(now).decide(osep.rule, osep.condition, osep.maxt);
         for s in swaps {
             self.swap(s, now);
         }

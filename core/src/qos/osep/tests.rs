@@ -3,7 +3,7 @@
 use super::decide::{Running, View};
 use super::power::{pr_aloc, pr_preemp};
 use super::satisfaction;
-use crate::qos::{simulate, Eviction, OnPreempt, OsepRule, QosConfig, Request, Tenant};
+use crate::qos::{simulate, Eviction, OnPreempt, OsepCondition, OsepRule, QosConfig, Request, Tenant};
 use crate::time::Time;
 use std::collections::BTreeSet;
 
@@ -100,8 +100,13 @@ fn heterogeneous_refuses_a_swap_that_overshoots() {
     assert_eq!(pr_aloc(0.0, 1.0, 2.0), 1.0);
     assert_eq!(pr_preemp(4.0, 3.0, 2.0), -1.0 / 3.0);
     let base = view(&[1.0, 3.0], vec![run(1, 0, 2.0, 50), run(1, 1, 2.0, 10)]);
-    assert!(base.clone().decide(OsepRule::Heterogeneous, 4).is_empty());
-    let swaps = base.clone().decide(OsepRule::Original, 4);
+    let after = OsepCondition::After;
+    assert!(base.clone().decide(OsepRule::Heterogeneous, after, 4).is_empty());
+    // §4.2's reading (the victim stays above −1) and the printed `>` do swap.
+    for other in [OsepCondition::Before, OsepCondition::Literal] {
+        assert_eq!(base.clone().decide(OsepRule::Heterogeneous, other, 4).len(), 1);
+    }
+    let swaps = base.clone().decide(OsepRule::Original, after, 4);
     assert_eq!(swaps.len(), 1);
     assert_eq!((swaps[0].victim, swaps[0].task, swaps[0].to), (101, 7, 0));
 }
@@ -115,9 +120,11 @@ fn heterogeneous_picks_the_weakest_machine() {
     let base = view(&[4.0, 1.0], vec![run(1, 0, 4.0, 10), run(1, 1, 1.0, 500)]);
     // DifPoder: a −1, b (5 − 1)/1 = 4. Slow: PR_Aloc_a = −0.75 ≤ PR_Preemp_b = 3.
     assert_eq!(base.dif(1), 4.0);
-    let h = base.clone().decide(OsepRule::Heterogeneous, 1);
+    let h = base
+        .clone()
+        .decide(OsepRule::Heterogeneous, OsepCondition::After, 1);
     assert_eq!((h[0].victim, h[0].slot), (101, 1));
-    let o = base.clone().decide(OsepRule::Original, 1);
+    let o = base.clone().decide(OsepRule::Original, OsepCondition::After, 1);
     assert_eq!((o[0].victim, o[0].slot), (100, 0));
 }
 
@@ -140,7 +147,8 @@ fn maxt_bounds_the_preemptions_of_an_update() {
 }
 
 /// Block checkpointing: `a` holds both unit machines with 3000 s tasks;
-/// `b`'s 600 s task arrives at 900 and takes slot 0 at the update at 900.
+/// `b`'s 600 s task arrives at 900 and, at the update at 900, takes the
+/// machine of `a`'s most recently admitted task (both ran 900 s).
 /// The victim had done 900 s of work: 600 kept (one block), 300 lost.
 /// It runs again at 1500 for the 2400 s left: done at 3900, `e` 3000,
 /// `d` 300, `p` 600. Restart loses all 900 (done at 4500); resume none
@@ -153,7 +161,7 @@ fn checkpointing_loses_the_partial_block() {
         let o = simulate(&cfg, reqs, Vec::new()).expect("valid");
         assert_eq!(o.preemptions.len(), 1, "{mode:?}");
         assert_eq!(o.records[2].end, Some(secs(1500)));
-        o.records[0].clone()
+        o.records[1].clone()
     };
     let r = end_of_victim(OnPreempt::Checkpoint);
     assert_eq!(r.end, Some(secs(3900)));
@@ -161,6 +169,18 @@ fn checkpointing_loses_the_partial_block() {
     assert_eq!(end_of_victim(OnPreempt::Restart).end, Some(secs(4500)));
     assert_eq!(end_of_victim(OnPreempt::Resume).end, Some(secs(3600)));
     assert_eq!(super::kept_work(OnPreempt::Checkpoint, 1799.0, secs(600)), 1200.0);
+    // Equal powers, equal portions: the printed `>` never swaps.
+    let mut literal = platform(
+        &[1.0, 1.0],
+        &[("a", 1, 1.0), ("b", 1, 1.0)],
+        OnPreempt::Checkpoint,
+    );
+    literal.osep.condition = OsepCondition::Literal;
+    let reqs = vec![task(0, 0, 0, 3000), task(1, 0, 0, 3000), task(2, 1, 900, 600)];
+    assert!(simulate(&literal, reqs, Vec::new())
+        .expect("valid")
+        .preemptions
+        .is_empty());
 }
 
 /// The work at speed 1 runs `duration/speed` on a faster host, and a free
