@@ -62,9 +62,9 @@ pub struct OsepEvalArgs {
     /// The checkpoint block, seconds of work (the seed's 10 minutes).
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..))]
     pub block: u32,
-    /// The heterogeneous rule's condition 4: after (PR_Aloc <= PR_Preemp), before
-    /// (PR_Preemp > DifPoder of the beneficiary) or literal (the seed's printed >).
-    #[arg(long, default_value = "after", value_parser = parse_condition)]
+    /// The heterogeneous rule's condition 4: before (PR_Preemp > DifPoder of the beneficiary,
+    /// §4.2), after (PR_Aloc <= PR_Preemp) or literal (the seed's printed PR_Aloc > PR_Preemp).
+    #[arg(long, default_value = "before", value_parser = parse_condition)]
     pub condition: OsepCondition,
 }
 

@@ -20,7 +20,7 @@
 //!   - { name: physics, share: 30, weight: 2 }   # osep: `power`, its machines' speeds summed
 //! hosts: { count: 20, slots: 10 }   # or a list of slots per host (qos run); osep: a
 //!                                   # `speed` too, e.g. [{ slots: 1, speed: 2.0 }, 4]
-//! osep: { period: 60, maxt: 4, block: 600, rule: heterogeneous, condition: after }   # osep only
+//! osep: { period: 60, maxt: 4, block: 600, rule: heterogeneous, condition: before }   # osep only
 //! shuffle: true             # shuffle the requests' order over their arrival times (qos run)
 //! requests:                 # qos run
 //!   - { class: gold, tenant: physics, count: 80, start: 0, every: 1, procs: 1, duration: null }
@@ -86,7 +86,7 @@ struct OsepEntry {
     /// heterogeneous | original.
     #[serde(default)]
     rule: Option<String>,
-    /// after | before | literal.
+    /// before | after | literal.
     #[serde(default)]
     condition: Option<String>,
 }

@@ -90,10 +90,10 @@ named_options!(OsepRule, "OSEP rule", "\"heterogeneous\" or \"original\"", {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OsepCondition {
     /// `PR_Aloc_{i,y} ≤ PR_Preemp_{j,y}`: after the swap the beneficiary
-    /// is no better off than the victim (§4.5, §6.1; the default).
+    /// is no better off than the victim (a stricter reading of §4.5, §6.1).
     After,
     /// `PR_Preemp_{j,y} > DifPoder_i`: the victim stays above where the
-    /// beneficiary is now (§4.2's fairness criterion).
+    /// beneficiary is now (§4.2's fairness criterion; the default).
     Before,
     /// `PR_Aloc_{i,y} > PR_Preemp_{j,y}`, the seed's symbol as printed
     /// (never preempts between equal portions of equal machines).
@@ -130,7 +130,7 @@ impl Default for OsepSettings {
             maxt: 4,
             block: Time::from_secs(600),
             rule: OsepRule::Heterogeneous,
-            condition: OsepCondition::After,
+            condition: OsepCondition::Before,
         }
     }
 }

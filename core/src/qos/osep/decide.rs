@@ -146,11 +146,12 @@ impl View {
 
     /// Algorithm 3, line 3, with §4.3.1's conditions 3 and 4: among `j`'s
     /// running tasks whose machine `y` passes `condition` (by default
-    /// `PR_Aloc_{i,y} ≤ PR_Preemp_{j,y}`: after the swap the beneficiary
-    /// is no better off than the victim, as §4.5's "no vicious circle of
-    /// preemptions" and §6.1 say; the seed's printed `>` never preempts
-    /// between equal portions, see docs/osep.md), the one of largest
-    /// `PR_Preemp` (the least powerful machine), then the least run.
+    /// §4.2's fairness criterion, `PR_Preemp_{j,y} > DifPoder_i`: the
+    /// victim is not left below where the beneficiary is, so no swap is
+    /// undone by the next, as §4.5 and §6.1 say; the seed's printed
+    /// `PR_Aloc > PR_Preemp` never swaps between equal portions of equal
+    /// machines and swaps back and forth, see docs/osep.md), the one of
+    /// largest `PR_Preemp` (the least powerful machine), then the least run.
     fn heterogeneous_victim(&self, i: usize, j: usize, condition: OsepCondition) -> Option<usize> {
         let (alloc_i, alloc_j) = (self.allocated(i), self.allocated(j));
         let (por_i, por_j) = (self.portions[i], self.portions[j]);

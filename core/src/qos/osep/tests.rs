@@ -90,19 +90,57 @@ fn no_completed_task_no_satisfaction() {
     assert_eq!(o.satisfaction, Some(vec![Some(100.0), None]));
 }
 
-/// Two machines of speed 2, `a` owning power 1 and `b` power 3; `b` runs
-/// both (`DifPoder_b = (4 − 3)/3 = 1/3`), `a` waits (`−1`). Original
-/// OSEP (machines: `a` 1 under, `b` 1 over) preempts; heterogeneous must
-/// not: `PR_Aloc_a = (0 − 1 + 2)/1 = 1 > PR_Preemp_b = (4 − 3 − 2)/3 =
-/// −1/3`, the swap would leave `b` worse than `a` is now.
+/// `a` (portion 4, owning 4 machines) runs three of speed 1
+/// (`DifPoder_a = (3 − 4)/4 = −0.25`) and waits with more; `b` (portion 7,
+/// owning 1) runs two of speed 4 (`(8 − 7)/7 = 1/7`). Original OSEP counts
+/// machines (`a` 1 under, `b` 1 over) and preempts; heterogeneous must not:
+/// `PR_Preemp_b = (8 − 7 − 4)/7 = −3/7` is below `DifPoder_a` (§4.2), and
+/// `PR_Aloc_a = (3 − 4 + 4)/4 = 0.75` would leave `a` far above `b`.
 #[test]
-fn heterogeneous_refuses_a_swap_that_overshoots() {
+fn heterogeneous_refuses_where_original_preempts() {
+    let mut base = view(
+        &[4.0, 7.0],
+        vec![
+            run(0, 0, 1.0, 5),
+            run(0, 1, 1.0, 5),
+            run(0, 2, 1.0, 5),
+            run(1, 3, 4.0, 50),
+            run(1, 4, 4.0, 10),
+        ],
+    );
+    base.shares = vec![4, 1];
+    assert_eq!(base.dif(0), -0.25);
+    assert_eq!(pr_preemp(8.0, 7.0, 4.0), -3.0 / 7.0);
+    assert_eq!(pr_aloc(3.0, 4.0, 4.0), 0.75);
+    for condition in [OsepCondition::Before, OsepCondition::After] {
+        assert!(base
+            .clone()
+            .decide(OsepRule::Heterogeneous, condition, 4)
+            .is_empty());
+    }
+    assert_eq!(
+        base.clone()
+            .decide(OsepRule::Heterogeneous, OsepCondition::Literal, 1)
+            .len(),
+        1
+    );
+    let swaps = base.clone().decide(OsepRule::Original, OsepCondition::Before, 4);
+    assert_eq!(swaps.len(), 1, "b is one machine over, a one under: one swap");
+    assert_eq!((swaps[0].victim, swaps[0].task), (104, 7), "b's least-run task");
+}
+
+/// Two machines of speed 2, `a` owning power 1 and `b` power 3; `b` runs
+/// both (`DifPoder_b = (4 − 3)/3 = 1/3`), `a` waits (`−1`). §4.2's
+/// criterion swaps (`PR_Preemp_b = (4 − 3 − 2)/3 = −1/3 > −1`); the
+/// stricter reading `after` does not (`PR_Aloc_a = (0 − 1 + 2)/1 = 1`
+/// would leave `a` better off than `b`).
+#[test]
+fn the_readings_of_condition_4_differ_on_an_overshoot() {
     assert_eq!(pr_aloc(0.0, 1.0, 2.0), 1.0);
     assert_eq!(pr_preemp(4.0, 3.0, 2.0), -1.0 / 3.0);
     let base = view(&[1.0, 3.0], vec![run(1, 0, 2.0, 50), run(1, 1, 2.0, 10)]);
     let after = OsepCondition::After;
     assert!(base.clone().decide(OsepRule::Heterogeneous, after, 4).is_empty());
-    // §4.2's reading (the victim stays above −1) and the printed `>` do swap.
     for other in [OsepCondition::Before, OsepCondition::Literal] {
         assert_eq!(base.clone().decide(OsepRule::Heterogeneous, other, 4).len(), 1);
     }
