@@ -29,6 +29,7 @@
 mod config;
 mod ledger;
 pub mod osep;
+mod outcome;
 pub mod policy;
 #[cfg(test)]
 mod props;
@@ -42,6 +43,7 @@ pub use config::{
     Resize, ServiceClass, Tenant,
 };
 pub use ledger::{availability, meets, overhead_ratio, qos_key, qos_metric, Ledger};
+pub use outcome::Outcome;
 pub use report::{gini, ClassReport, Delivered, Distribution, RequestRecord, WindowStat};
 pub use scheduler::{PreemptedFor, Preemption};
-pub use simulate::{simulate, Outcome};
+pub use simulate::simulate;

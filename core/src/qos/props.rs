@@ -7,8 +7,9 @@
 use crate::qos::config::{
     Eviction, OnPreempt, OsepSettings, QosConfig, Request, Resize, ServiceClass, Tenant,
 };
+use crate::qos::outcome::Outcome;
 use crate::qos::scheduler::PreemptedFor;
-use crate::qos::simulate::{simulate, simulate_as_written, Outcome};
+use crate::qos::simulate::{simulate, simulate_as_written};
 use crate::time::Time;
 use proptest::prelude::*;
 
