@@ -470,7 +470,8 @@ impl QosConfig {
         }
         for (t, tenant) in self.tenants.iter().enumerate() {
             let given = self.powers.get(t).copied().flatten();
-            if given.is_some_and(|p| !(p.is_finite() && p > 0.0)) || !(self.portion(t) > 0.0) {
+            let portion = self.portion(t);
+            if given.is_some_and(|p| !(p.is_finite() && p > 0.0)) || portion.is_nan() || portion <= 0.0 {
                 return bad(format!(
                     "tenant {:?}: osep needs a portion > 0 (a share > 0, or a power > 0)",
                     tenant.name
