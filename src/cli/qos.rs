@@ -292,7 +292,7 @@ pub(crate) fn area_spec(path: &Path, conv: u32) -> anyhow::Result<QosSpec> {
 
 /// Osep is `qos run`'s alone (its periodic decision on hosts of known
 /// speeds): an area run refuses it, as a usage error.
-fn refuse_osep(eviction: Eviction) -> anyhow::Result<()> {
+pub(crate) fn refuse_osep(eviction: Eviction) -> anyhow::Result<()> {
     if eviction == Eviction::Osep {
         return Err(Usage(
             "eviction osep: only `interstice qos run` simulates it (hosts with speeds, a periodic decision); \

@@ -982,4 +982,41 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn hosts_carry_speeds_and_osep_its_settings() {
+        let s = parse(
+            "eviction: osep\nosep: { period: 30, maxt: 2, block: 300, rule: original, condition: after }\n\
+             tenants:\n  - { name: a, share: 1, power: 2.5 }\n  - { name: b, share: 2 }\n\
+             hosts: [{ slots: 1, speed: 2.0 }, 3, { slots: 2 }]\n",
+        )
+        .unwrap();
+        let cfg = &s.config;
+        assert_eq!(cfg.hosts, vec![1, 3, 2]);
+        assert_eq!(cfg.speeds, vec![2.0, 1.0, 1.0]);
+        assert_eq!(cfg.on_preempt, OnPreempt::Checkpoint, "osep's default");
+        assert_eq!(cfg.osep.period, Time::from_secs(30));
+        assert_eq!((cfg.osep.maxt, cfg.osep.block), (2, Time::from_secs(300)));
+        assert_eq!(cfg.osep.rule, interstice_core::qos::OsepRule::Original);
+        assert_eq!(cfg.powers, vec![Some(2.5), None]);
+        // b's portion: 2 of 3 shared slots of a power of 2 + 3 + 2 = 7.
+        assert!((cfg.portion(1) - 7.0 * 2.0 / 3.0).abs() < 1e-12);
+        let uniform = parse("hosts: { count: 4, slots: 1, speed: 1.5 }\n").unwrap();
+        assert_eq!(uniform.config.speeds, vec![1.5; 4]);
+        let plain = parse("hosts: { count: 4, slots: 1 }\n").unwrap();
+        assert!(
+            plain.config.speeds.is_empty(),
+            "speed 1 everywhere keeps the old form"
+        );
+        let e = parse("hosts: { count: 2, slots: 1, speed: 0 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":1: hosts.speed: 0 is not a speed"), "{e}");
+        let e = parse("osep: { period: 30, bound: 2 }\n").unwrap_err().to_string();
+        assert!(e.contains("bound"), "{e}");
+        let e = parse("tenants:\n  - { name: a, share: 1, power: -2 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tenants[0].power"), "{e}");
+    }
 }
