@@ -26,8 +26,11 @@
 //!   - { class: gold, tenant: physics, count: 80, start: 0, every: 1, procs: 1, duration: null }
 //! ```
 
+mod hosts;
+
 use crate::label::{check_name, JobLabel, JobLabels};
 use crate::rng::SplitMix64;
+use hosts::parse_hosts;
 use interstice_core::qos::{CreditTable, Eviction, OnPreempt, QosConfig, Request, ServiceClass, Tenant};
 use interstice_core::Time;
 use serde::Deserialize;
@@ -214,34 +217,6 @@ pub fn tenants(entries: &[TenantEntry]) -> Result<Vec<Tenant>, (String, String)>
     Ok(tenants)
 }
 
-/// `hosts: { count, slots, speed }` (the other form is a list of slots or
-/// of `{ slots, speed }`).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UniformHosts {
-    count: usize,
-    slots: u32,
-    #[serde(default)]
-    speed: Option<f64>,
-}
-
-/// One host of a list: its slots, or its slots and speed.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum HostEntry {
-    Slots(u32),
-    Host(OneHost),
-}
-
-/// `{ slots, speed }`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OneHost {
-    slots: u32,
-    #[serde(default)]
-    speed: Option<f64>,
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RequestEntry {
@@ -360,7 +335,10 @@ impl QosSpec {
             spec.set_osep(o, &errors)?;
         }
         if let Some(hosts) = file.hosts {
-            let (hosts, speeds) = parse_hosts(hosts, &errors)?;
+            let (hosts, speeds) = parse_hosts(hosts).map_err(|e| match e.speed {
+                Some(v) => errors.err_at(e.key, "speed", v, e.message),
+                None => errors.err(e.key, e.message),
+            })?;
             spec.config.hosts = hosts;
             if speeds.iter().any(|&s| s != 1.0) {
                 spec.config.speeds = speeds;
@@ -553,62 +531,6 @@ impl QosErrors<'_> {
             Some(w) => Err(self.err(key, format!("{w} is not a weight: give a number >= 0"))),
         }
     }
-}
-
-/// `hosts:`: slots per host as a list (each entry its slots or `{ slots,
-/// speed }`), or `{ count, slots, speed }`; each host has a slot and a
-/// speed > 0 (default 1), and the total fits a `u32` (checked before
-/// anything is allocated). Returns the slots and the speeds.
-fn parse_hosts(hosts: serde_yaml::Value, errors: &QosErrors) -> Result<(Vec<u32>, Vec<f64>), QosFileError> {
-    let bad_hosts = |e: String| errors.err("hosts".into(), e);
-    let check_speed = |key: String, speed: Option<f64>| match speed {
-        None => Ok(1.0),
-        Some(s) if s.is_finite() && s > 0.0 => Ok(s),
-        Some(s) => Err(errors.err_at(
-            key,
-            "speed",
-            s,
-            format!("{s} is not a speed: give the host's work per second, > 0 (1 is the reference)"),
-        )),
-    };
-    let (hosts, speeds) = if hosts.is_sequence() {
-        let entries = serde_yaml::from_value::<Vec<HostEntry>>(hosts).map_err(|e| {
-            bad_hosts(format!(
-                "{e}: give slots per host, e.g. [10, 10, 16], or {{ slots: 1, speed: 2.0 }} entries"
-            ))
-        })?;
-        let mut hosts = Vec::with_capacity(entries.len());
-        let mut speeds = Vec::with_capacity(entries.len());
-        for (i, h) in entries.into_iter().enumerate() {
-            let (slots, speed) = match h {
-                HostEntry::Slots(s) => (s, None),
-                HostEntry::Host(OneHost { slots, speed }) => (slots, speed),
-            };
-            hosts.push(slots);
-            speeds.push(check_speed(format!("hosts[{i}].speed"), speed)?);
-        }
-        (hosts, speeds)
-    } else {
-        let UniformHosts { count, slots, speed } = serde_yaml::from_value(hosts).map_err(|e| {
-            bad_hosts(format!(
-                "{e}: give {{ count: 20, slots: 10 }} (and a speed) or a list of slots"
-            ))
-        })?;
-        if count == 0 || (count as u64).saturating_mul(u64::from(slots)) > u64::from(u32::MAX) {
-            return Err(bad_hosts(format!(
-                "{count} hosts of {slots} slots: give 1 to {} slots in all",
-                u32::MAX
-            )));
-        }
-        let speed = check_speed("hosts.speed".into(), speed)?;
-        (vec![slots; count], vec![speed; count])
-    };
-    if hosts.is_empty() || hosts.contains(&0) {
-        return Err(bad_hosts(
-            "give at least one host, each with at least one slot".into(),
-        ));
-    }
-    Ok((hosts, speeds))
 }
 
 /// The requests of entry `i` (`count` of them, `every` seconds apart),
