@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod dc_output;
+pub mod osep_eval;
 pub mod output;
 pub mod protocol;
 pub mod qos_output;

@@ -83,6 +83,7 @@ pub mod label;
 mod load;
 pub mod maintenance;
 pub mod merge;
+pub mod osep_eval;
 pub mod qos;
 pub mod qos_study;
 pub mod reader;

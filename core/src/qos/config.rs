@@ -27,6 +27,13 @@ pub enum Eviction {
     /// slots; a request of a tenant below its share may preempt the request
     /// that has run least of the tenant most over its share.
     OwnerShare,
+    /// Seed 002, chapter 4: heterogeneous OSEP. Hosts have speeds, tenants
+    /// portions of the platform's power; a periodic decision (every
+    /// `period`, at most `maxt` preemptions) moves machines from the tenant
+    /// most over its portion (`DifPoder`) to the one most under it when the
+    /// remaining powers allow it. Simulated by [`crate::qos::osep`], not by
+    /// the event-driven platform.
+    Osep,
 }
 
 impl Default for Eviction {
@@ -36,10 +43,11 @@ impl Default for Eviction {
     }
 }
 
-named_options!(Eviction, "eviction policy", "\"priority\", \"qos-driven\" or \"owner-share\"", {
+named_options!(Eviction, "eviction policy", "\"priority\", \"qos-driven\", \"owner-share\" or \"osep\"", {
     Priority => "priority",
     QosDriven => "qos-driven",
     OwnerShare => "owner-share",
+    Osep => "osep",
 });
 
 /// What a preemption does to the work an instance had done.
@@ -51,12 +59,83 @@ pub enum OnPreempt {
     /// The instance is killed and later starts again from scratch (an
     /// evicted batch job): the attempt's run time becomes discarded time `d`.
     Restart,
+    /// Seed 002's block checkpointing (osep only): the work done is saved
+    /// in whole blocks of [`OsepSettings::block`] seconds of work; the
+    /// partial block is lost (discarded time `d`).
+    Checkpoint,
 }
 
-named_options!(OnPreempt, "preemption mode", "\"resume\" or \"restart\"", {
+named_options!(OnPreempt, "preemption mode", "\"resume\", \"restart\" or \"checkpoint\"", {
     Resume => "resume",
     Restart => "restart",
+    Checkpoint => "checkpoint",
 });
+
+/// Which OSEP decision [`Eviction::Osep`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OsepRule {
+    /// Chapter 4 (Algorithm 3): power-aware, `DifPoder`, `PR_Preemp`, `PR_Aloc`.
+    Heterogeneous,
+    /// Chapter 3 (Algorithm 2), the seed's baseline "Original": machines
+    /// counted, not weighed (`f = share − running`).
+    Original,
+}
+
+named_options!(OsepRule, "OSEP rule", "\"heterogeneous\" or \"original\"", {
+    Heterogeneous => "heterogeneous",
+    Original => "original",
+});
+
+/// Which reading of seed 002's preemption condition (§4.3.1, condition 4;
+/// Algorithm 3, line 3) the heterogeneous rule applies to a swap of
+/// machine `y` from tenant `j` (most over) to tenant `i` (most under).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OsepCondition {
+    /// `PR_Aloc_{i,y} ≤ PR_Preemp_{j,y}`: after the swap the beneficiary
+    /// is no better off than the victim (a stricter reading of §4.5, §6.1).
+    After,
+    /// `PR_Preemp_{j,y} > DifPoder_i`: the victim stays above where the
+    /// beneficiary is now (§4.2's fairness criterion; the default).
+    Before,
+    /// `PR_Aloc_{i,y} > PR_Preemp_{j,y}`, the seed's symbol as printed
+    /// (never preempts between equal portions of equal machines).
+    Literal,
+}
+
+named_options!(OsepCondition, "OSEP condition", "\"after\", \"before\" or \"literal\"", {
+    After => "after",
+    Before => "before",
+    Literal => "literal",
+});
+
+/// The settings of OSEP's update algorithm (seed 002, Algorithm 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OsepSettings {
+    /// `t`: the update (and decision) runs every `period` from the first
+    /// admission (default 60 s; the seed gives no value).
+    pub period: Time,
+    /// `maxt`: at most this many preemptions per update (default 4).
+    pub maxt: u32,
+    /// The checkpoint block, seconds of work at speed 1 (the seed's
+    /// 10 minutes), under [`OnPreempt::Checkpoint`].
+    pub block: Time,
+    /// Which decision.
+    pub rule: OsepRule,
+    /// Which reading of the heterogeneous rule's condition 4.
+    pub condition: OsepCondition,
+}
+
+impl Default for OsepSettings {
+    fn default() -> OsepSettings {
+        OsepSettings {
+            period: Time::from_secs(60),
+            maxt: 4,
+            block: Time::from_secs(600),
+            rule: OsepRule::Heterogeneous,
+            condition: OsepCondition::Before,
+        }
+    }
+}
 
 /// The credit paid back for a violated request, as a fraction of its
 /// CPU-time deficit (seed 001, Table 2; AWS's service credits): bands of
@@ -328,6 +407,16 @@ pub struct QosConfig {
     pub tenants: Vec<Tenant>,
     /// Each host's slots (at most; [`Resize`] events change them).
     pub hosts: Vec<u32>,
+    /// Each host's speed (work per second; a request's `duration` is its
+    /// work at speed 1). Empty: every host has speed 1. Only osep models
+    /// speeds.
+    pub speeds: Vec<f64>,
+    /// OSEP's update period, bound and checkpoint block.
+    pub osep: OsepSettings,
+    /// OSEP's portion `Porcao_t` of each tenant in speed units (the sum
+    /// of the speeds of the machines it owns), `None` where the file gave
+    /// none; empty: none given ([`QosConfig::portion`]).
+    pub powers: Vec<Option<f64>>,
     /// The eviction policy.
     pub eviction: Eviction,
     /// What a preemption does to an instance's work.
@@ -374,6 +463,9 @@ impl QosConfig {
                 share: slots.saturating_mul(hosts as u32),
             }],
             hosts: vec![slots; hosts],
+            speeds: Vec::new(),
+            osep: OsepSettings::default(),
+            powers: Vec::new(),
             eviction,
             on_preempt: OnPreempt::Resume,
             allocation_time: Time::ZERO,
@@ -483,6 +575,7 @@ impl QosConfig {
                 self.host_specs.len()
             ));
         }
+        self.validate_osep()?;
         let widest = self.hosts.iter().copied().max().unwrap_or(0);
         for r in requests {
             if r.procs == 0 || r.procs > widest {
@@ -501,6 +594,94 @@ impl QosConfig {
                 return bad(format!(
                     "request {} runs until the end (no duration), so the run needs an end (`until`)",
                     r.id
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl QosConfig {
+    /// Host `h`'s speed (1 unless [`QosConfig::speeds`] says otherwise).
+    pub fn speed(&self, h: usize) -> f64 {
+        self.speeds.get(h).copied().unwrap_or(1.0)
+    }
+
+    /// The platform's power: `Σ slots × speed`.
+    pub fn total_power(&self) -> f64 {
+        (0..self.hosts.len())
+            .map(|h| f64::from(self.hosts[h]) * self.speed(h))
+            .sum()
+    }
+
+    /// Tenant `t`'s portion `Porcao_t` in speed units: its `power` when
+    /// given, else its share of all the tenants' slots times the
+    /// platform's power (`share_t / Σ share × Σ slots × speed`).
+    pub fn portion(&self, t: usize) -> f64 {
+        if let Some(p) = self.powers.get(t).copied().flatten() {
+            return p;
+        }
+        let shares: f64 = self.tenants.iter().map(|t| f64::from(t.share)).sum();
+        if shares > 0.0 {
+            f64::from(self.tenants[t].share) / shares * self.total_power()
+        } else {
+            0.0
+        }
+    }
+
+    /// The speeds, the modes and the settings only osep reads, checked.
+    fn validate_osep(&self) -> Result<(), QosError> {
+        let bad = |what: String| Err(QosError(what));
+        if !self.speeds.is_empty() && self.speeds.len() != self.hosts.len() {
+            return bad(format!(
+                "speeds: {} for {} hosts",
+                self.speeds.len(),
+                self.hosts.len()
+            ));
+        }
+        if let Some(h) = self.speeds.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
+            return bad(format!(
+                "host {h}: speed {} is not a speed: give a number > 0",
+                self.speeds[h]
+            ));
+        }
+        let osep = self.eviction == Eviction::Osep;
+        if !osep && self.powers.iter().any(Option::is_some) {
+            return bad(
+                "tenants: power: only eviction osep reads the tenants' power: remove it, or use osep".into(),
+            );
+        }
+        if !osep && self.speeds.iter().any(|&s| s != 1.0) {
+            return bad(
+                "speed: only eviction osep models host speeds: remove the speeds, or use osep".into(),
+            );
+        }
+        if !osep && self.on_preempt == OnPreempt::Checkpoint {
+            return bad("on_preempt: checkpoint is osep's block checkpointing: use resume or restart".into());
+        }
+        if !osep {
+            return Ok(());
+        }
+        if self.osep.period <= Time::ZERO {
+            return bad("osep.period: must be > 0".into());
+        }
+        if self.on_preempt == OnPreempt::Checkpoint && self.osep.block <= Time::ZERO {
+            return bad(
+                "osep.block: must be > 0 under on_preempt: checkpoint (restart loses every block)".into(),
+            );
+        }
+        if self.allocation_time != Time::ZERO {
+            return bad(
+                "allocation_time: osep allocates at once (the seed has no allocation time): remove it".into(),
+            );
+        }
+        for (t, tenant) in self.tenants.iter().enumerate() {
+            let given = self.powers.get(t).copied().flatten();
+            let portion = self.portion(t);
+            if given.is_some_and(|p| !(p.is_finite() && p > 0.0)) || portion.is_nan() || portion <= 0.0 {
+                return bad(format!(
+                    "tenant {:?}: osep needs a portion > 0 (a share > 0, or a power > 0)",
+                    tenant.name
                 ));
             }
         }

@@ -83,10 +83,21 @@ impl Ledger {
     /// restart its attempt's run time is discarded.
     pub fn preempt(&mut self, now: Time, restart: bool) {
         self.fold(now);
-        if restart {
-            self.e -= self.attempt;
-            self.d += self.attempt;
-        }
+        let lost = if restart { self.attempt } else { Time::ZERO };
+        self.lose(lost);
+    }
+
+    /// The instance goes back to waiting at `now` (preempted), `lost` of
+    /// its run time discarded (at most the attempt's: OSEP's checkpointing
+    /// keeps whole blocks of it).
+    pub fn preempt_losing(&mut self, now: Time, lost: Time) {
+        self.fold(now);
+        self.lose(lost.min(self.attempt));
+    }
+
+    fn lose(&mut self, lost: Time) {
+        self.e -= lost;
+        self.d += lost;
         self.attempt = Time::ZERO;
         self.phase = Phase::Waiting;
     }

@@ -29,6 +29,8 @@
 mod config;
 mod hosts;
 mod ledger;
+pub mod osep;
+mod outcome;
 pub mod policy;
 #[cfg(test)]
 mod props;
@@ -39,10 +41,11 @@ mod simulate;
 pub mod study;
 
 pub use config::{
-    Constraint, CreditTable, Draw, Eviction, HostChange, HostEvent, HostSpec, Needs, OnPreempt, Overheads,
-    QosConfig, QosError, Request, Resize, ServiceClass, Tenant, TieBreak,
+    Constraint, CreditTable, Draw, Eviction, HostChange, HostEvent, HostSpec, Needs, OnPreempt, OsepCondition,
+    OsepRule, OsepSettings, Overheads, QosConfig, QosError, Request, Resize, ServiceClass, Tenant, TieBreak,
 };
 pub use ledger::{availability, meets, overhead_ratio, qos_key, qos_metric, qos_metric_instances, Ledger};
+pub use outcome::Outcome;
 pub use report::{gini, ClassReport, Delivered, Distribution, RequestRecord, WindowStat};
 pub use scheduler::{PreemptedFor, Preemption};
-pub use simulate::{simulate, simulate_with, Outcome};
+pub use simulate::{simulate, simulate_with};

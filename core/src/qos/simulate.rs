@@ -3,44 +3,15 @@
 //! scheduler, which also runs `watchdog` after its last run while requests
 //! are pending; the fairness windows are closed at their boundaries.
 
-use crate::qos::config::{HostChange, HostEvent, Needs, QosConfig, QosError, Request, Resize};
+use crate::qos::config::{Eviction, HostChange, HostEvent, Needs, QosConfig, QosError, Request, Resize};
 use crate::qos::ledger::Ledger;
+use crate::qos::outcome::Outcome;
 use crate::qos::policy::Rules;
-use crate::qos::report::{self, ClassReport, RequestRecord, WindowStat};
-use crate::qos::scheduler::{At, Platform, PreemptedFor, Preemption, Wake};
+use crate::qos::report::{self, ClassReport, RequestRecord};
+use crate::qos::scheduler::{At, Platform, Wake};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// Everything a run produced.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
-    /// One per request, in admission order.
-    pub records: Vec<RequestRecord>,
-    /// One per class, in the config's order.
-    pub classes: Vec<ClassReport>,
-    /// The fairness windows.
-    pub windows: Vec<WindowStat>,
-    /// Every preemption, in order.
-    pub preemptions: Vec<Preemption>,
-    /// When the run ended.
-    pub end: Time,
-}
-
-impl Outcome {
-    /// The penalty of every class, slot-hours.
-    pub fn penalty(&self) -> f64 {
-        self.classes.iter().fold(0.0, |sum, c| sum + c.penalty)
-    }
-
-    /// Preemptions because HPC work (the hosts' owner) took slots back.
-    pub fn preemptions_for_capacity(&self) -> usize {
-        self.preemptions
-            .iter()
-            .filter(|p| p.by == PreemptedFor::Capacity)
-            .count()
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
@@ -56,12 +27,29 @@ pub fn simulate(cfg: &QosConfig, requests: Vec<Request>, resizes: Vec<Resize>) -
 }
 
 /// [`simulate`] with each request's [`Needs`] (memory, constraints,
-/// instances).
+/// instances). Under osep (seed 002's periodic decision on hosts of
+/// different speeds) the run is [`crate::qos::osep::simulate_osep`]'s,
+/// which takes no resizes and one-instance requests without memory or
+/// constraints.
 pub fn simulate_with(
     cfg: &QosConfig,
     requests: Vec<(Request, Needs)>,
     resizes: Vec<Resize>,
 ) -> Result<Outcome, QosError> {
+    if cfg.eviction == Eviction::Osep {
+        if !resizes.is_empty() {
+            return Err(QosError(
+                "osep runs a platform of fixed hosts: its hosts cannot be resized (no HPC area)".into(),
+            ));
+        }
+        if let Some((r, _)) = requests.iter().find(|(_, n)| *n != Needs::default()) {
+            return Err(QosError(format!(
+                "request {}: osep runs one-instance requests without memory or constraints",
+                r.id
+            )));
+        }
+        return crate::qos::osep::simulate_osep(cfg, requests.into_iter().map(|(r, _)| r).collect());
+    }
     run(cfg, requests, resizes, false)
 }
 
@@ -322,6 +310,7 @@ impl<'a> Run<'a> {
             windows: self.windows.stats,
             preemptions: self.platform.preemptions,
             end: stop,
+            satisfaction: None,
         }
     }
 }
@@ -362,7 +351,6 @@ fn platform_end(platform: &Platform) -> Time {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qos::Eviction;
 
     fn secs(s: i64) -> Time {
         Time::from_secs(s)
