@@ -14,7 +14,7 @@
 //! the decisions are the same (tested against the run as written), and a
 //! run costs what it allocates and examines, not the queue's length.
 
-use crate::qos::config::{HostSpec, Needs, OnPreempt, QosConfig, Request, TieBreak};
+use crate::qos::config::{Eviction, HostSpec, Needs, OnPreempt, QosConfig, Request, TieBreak};
 use crate::qos::hosts::{Ask, Freed, Hosts};
 use crate::qos::ledger::{qos_metric_instances, Ledger};
 use crate::qos::policy::{Candidate, Key, Rules};
@@ -180,7 +180,7 @@ impl<'a> Platform<'a> {
             needs,
             members: members.clone(),
         });
-        for idx in members {
+        for &idx in &members {
             self.live.push(Live {
                 req: req.clone(),
                 group,
@@ -192,6 +192,8 @@ impl<'a> Platform<'a> {
                 preemptions: 0,
                 end: None,
             });
+        }
+        for idx in members {
             self.enqueue(idx, now);
         }
     }
@@ -295,8 +297,16 @@ impl<'a> Platform<'a> {
         let mut c = Candidate::of(&l.req, l.order, &l.ledger, now, self.cfg);
         let members = &self.groups[l.group].members;
         if members.len() > 1 {
-            c.q = self.request_q(idx, members, now);
-            c.key = c.q + now.as_secs_f64();
+            // A waiting instance is seen at the key it waits at: its
+            // request's `Q` as of its last re-keying (the start of this run,
+            // see `rekey`), so a run keeps the queue's order as it took it
+            // even when the instance's siblings are allocated during it.
+            let waiting = match self.cfg.eviction {
+                Eviction::QosDriven => self.pending.key_of(idx),
+                _ => None,
+            };
+            c.key = waiting.unwrap_or_else(|| self.request_q(idx, members, now) + now.as_secs_f64());
+            c.q = c.key - now.as_secs_f64();
         }
         c
     }

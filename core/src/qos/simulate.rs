@@ -330,11 +330,11 @@ impl<'a> Run<'a> {
 /// earlier events added), fail only hosts that are up and recover only
 /// hosts that are down.
 fn check_events(cfg: &QosConfig) -> Result<(), QosError> {
-    let mut events: Vec<&HostEvent> = cfg.events.iter().collect();
-    events.sort_by_key(|e| e.at);
+    let mut events: Vec<(usize, &HostEvent)> = cfg.events.iter().enumerate().collect();
+    events.sort_by_key(|(_, e)| e.at);
     let mut up = vec![true; cfg.hosts.len()];
-    for e in events {
-        let bad = |what: String| Err(QosError(format!("event at {}: {what}", e.at)));
+    for (i, e) in events {
+        let bad = |what: String| Err(QosError(format!("events[{i}] (at {}): {what}", e.at)));
         match &e.change {
             HostChange::Fail(h) | HostChange::Recover(h) if *h >= up.len() => {
                 return bad(format!("host {h} does not exist then ({} hosts)", up.len()))
