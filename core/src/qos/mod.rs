@@ -34,6 +34,8 @@ pub mod policy;
 mod props;
 mod queue;
 pub(crate) mod report;
+#[cfg(test)]
+mod scenarios;
 mod scheduler;
 mod simulate;
 

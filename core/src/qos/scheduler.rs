@@ -125,8 +125,10 @@ pub(super) struct Platform<'a> {
     pub(super) live: Vec<Live>,
     /// The requests, in admission order.
     pub(super) groups: Vec<Group>,
-    /// Requests of several instances one of which changed state since the
-    /// last run: their waiting instances' keys are stale.
+    /// The requests of several instances still in the system: their
+    /// waiting instances are re-keyed at every run, as their `Q` does not
+    /// fall at the rate of the clock (`K` is not constant) once one of
+    /// their instances runs.
     dirty: BTreeSet<usize>,
     hosts: Hosts,
     /// The run's draws (overheads, random ties).
@@ -196,6 +198,7 @@ impl<'a> Platform<'a> {
         for idx in members {
             self.enqueue(idx, now);
         }
+        self.touched(first);
     }
 
     /// Instance `idx` changed state: its request's `Q` changed for its
@@ -207,15 +210,20 @@ impl<'a> Platform<'a> {
         }
     }
 
-    /// The waiting instances of the requests touched since the last run,
-    /// at their keys now.
+    /// The waiting instances of the requests of several instances, at
+    /// their keys now; a request leaves the set once every instance is done.
     fn rekey(&mut self, now: Time) {
-        for g in std::mem::take(&mut self.dirty) {
-            for m in self.groups[g].members.clone() {
+        let groups: Vec<usize> = self.dirty.iter().copied().collect();
+        for g in groups {
+            let members = self.groups[g].members.clone();
+            for &m in &members {
                 if self.pending.contains(m) {
                     self.pending.remove(m);
                     self.enqueue(m, now);
                 }
+            }
+            if members.iter().all(|&m| self.live[m].at == At::Done) {
+                self.dirty.remove(&g);
             }
         }
     }
