@@ -259,3 +259,96 @@ pub(super) fn constraints(map: &BTreeMap<String, String>) -> Vec<Constraint> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::qos::{QosFileError, QosSpec};
+    use interstice_core::qos::{Constraint, Draw, HostChange, HostSpec, TieBreak};
+    use interstice_core::Time;
+    use std::path::Path;
+
+    fn parse(text: &str) -> Result<QosSpec, QosFileError> {
+        QosSpec::parse(text, Path::new("q.yaml"), 100)
+    }
+
+    fn error(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn hosts_requests_overheads_and_events_are_read() {
+        let s = parse(
+            "hosts:\n  - { cpu: 8, memory: 16, labels: { arch: x86 } }\n  - { count: 2, cpu: 4 }\n  - 2\n\
+             allocation_time: { hot: [1, 2], cold: { uniform: [5, 20] } }\ntie_break: random\nseed: 9\n\
+             events:\n  - { at: 60, host: 1, event: fail }\n  - { at: 90, event: add, host: { cpu: 3, memory: 5 } }\n\
+             requests:\n  - { cpu: 2, memory: 4, constraints: { arch: x86, disk: \"!=hdd\" }, instances: 3 }\n",
+        )
+        .expect("valid");
+        let c = &s.config;
+        assert_eq!(c.hosts, vec![8, 4, 4, 2]);
+        assert_eq!(c.host_specs[0].memory, Some(16));
+        assert_eq!(c.host_specs[0].labels["arch"], "x86");
+        assert_eq!(c.host_specs[1], HostSpec::default());
+        assert_eq!(c.tenants[0].share, 18);
+        let o = c.overheads.as_ref().expect("overheads");
+        assert_eq!(o.hot, Draw::Values(vec![Time::from_secs(1), Time::from_secs(2)]));
+        assert_eq!(o.cold, Draw::Uniform(Time::from_secs(5), Time::from_secs(20)));
+        assert_eq!((c.tie_break, c.seed), (TieBreak::Random, 9));
+        assert_eq!(c.events[0].change, HostChange::Fail(1));
+        assert!(matches!(&c.events[1].change, HostChange::Add(3, spec) if spec.memory == Some(5)));
+        assert_eq!(s.requests[0].procs, 2);
+        let n = &s.needs[0];
+        assert_eq!((n.memory, n.instances), (4, 3));
+        assert_eq!(
+            n.constraints,
+            vec![
+                Constraint {
+                    key: "arch".into(),
+                    value: "x86".into(),
+                    equal: true
+                },
+                Constraint {
+                    key: "disk".into(),
+                    value: "hdd".into(),
+                    equal: false
+                },
+            ]
+        );
+        // The old forms: no memory, no labels.
+        let s = parse("hosts: { count: 2, slots: 4 }\nallocation_time: 3\n").expect("valid");
+        assert!(s.config.host_specs.is_empty() && s.config.overheads.is_none());
+        assert_eq!(s.config.allocation_time, Time::from_secs(3));
+    }
+
+    #[test]
+    fn bad_platform_input_names_the_key_and_the_fix() {
+        let e = error("hosts: [{ cpu: 2, memory: -1 }]\n");
+        assert!(
+            e.contains("q.yaml: hosts[0].memory: -1: give a whole number >= 1"),
+            "{e}"
+        );
+        let e = error("hosts: [2]\nrequests: [{ memory: -1 }]\n");
+        assert!(e.contains("requests[0].memory: -1"), "{e}");
+        let e = error("hosts: [{ cpu: 2, memory: 4 }]\nrequests: [{ memory: 5 }]\n");
+        assert!(e.contains("requests[0].memory") && e.contains("at most 4"), "{e}");
+        let e = error("hosts: [2]\nrequests: [{ cpu: 0.5 }]\n");
+        assert!(e.contains("requests[0].cpu: 0.5") && e.contains("whole"), "{e}");
+        let e = error("hosts: [2]\nrequests: [{ cpu: 1, procs: 1 }]\n");
+        assert!(e.contains("requests[0].cpu") && e.contains("not both"), "{e}");
+        let e = error("hosts: [2]\nrequests: [{ instances: 0 }]\n");
+        assert!(e.contains("requests[0].instances"), "{e}");
+        let e = error("hosts: [2]\nevents: [{ at: 5, host: 0, event: explode }]\n");
+        assert!(
+            e.contains("events[0].event") && e.contains("fail, recover or add"),
+            "{e}"
+        );
+        let e = error("hosts: [2]\nevents: [{ at: 5, host: x, event: fail }]\n");
+        assert!(e.contains("events[0].host"), "{e}");
+        let e = error("allocation_time: { hot: 1 }\n");
+        assert!(e.contains("allocation_time") && e.contains("both"), "{e}");
+        let e = error("allocation_time: { hot: 1, cold: { uniform: [5, 2] } }\n");
+        assert!(e.contains("allocation_time.cold"), "{e}");
+        let e = error("tie_break: coin\n");
+        assert!(e.contains("tie_break"), "{e}");
+    }
+}
