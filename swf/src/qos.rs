@@ -18,7 +18,8 @@
 //!   - { name: silver, importance: 2, slo: 0.9, overhead_limit: 0.1, credit: [[0.8911, 0.1], [0.8556, 0.3]] }
 //! tenants:                  # default: one tenant owning every slot
 //!   - { name: physics, share: 30, weight: 2 }
-//! hosts: { count: 20, slots: 10 }   # or a list of slots per host (qos run)
+//! hosts: { count: 20, slots: 10 }   # or a list of slots per host (qos run); with memory,
+//!                                   # labels, overheads, events: see `qos/platform.rs`
 //! shuffle: true             # shuffle the requests' order over their arrival times (qos run)
 //! requests:                 # qos run
 //!   - { class: gold, tenant: physics, count: 80, start: 0, every: 1, procs: 1, duration: null }
