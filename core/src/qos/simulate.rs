@@ -311,16 +311,16 @@ impl<'a> Run<'a> {
             .platform
             .groups
             .iter()
-            .map(|g| match g.members[..] {
-                [one] => RequestRecord::of(self.cfg, &live[one], stop),
-                _ => {
-                    let ends: Option<Vec<Time>> = g.members.iter().map(|&m| live[m].end).collect();
-                    let end = ends.and_then(|e| e.into_iter().max());
-                    let ledger = Ledger::combined(g.members.iter().map(|&m| &live[m].ledger), stop);
-                    let preemptions = g.members.iter().map(|&m| live[m].preemptions).sum();
-                    let req = &live[g.members[0]].req;
-                    RequestRecord::new(self.cfg, req, &ledger, end, stop, preemptions)
+            .map(|g| {
+                let members = &live[g.members.clone()];
+                if let [one] = members {
+                    return RequestRecord::of(self.cfg, one, stop);
                 }
+                let ends: Option<Vec<Time>> = members.iter().map(|l| l.end).collect();
+                let end = ends.and_then(|e| e.into_iter().max());
+                let ledger = Ledger::combined(members.iter().map(|l| &l.ledger), stop);
+                let preemptions = members.iter().map(|l| l.preemptions).sum();
+                RequestRecord::new(self.cfg, &members[0].req, &ledger, end, stop, preemptions)
             })
             .collect();
         let classes = ClassReport::all(self.cfg, &records, &self.windows.stats);
