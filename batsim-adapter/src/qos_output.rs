@@ -147,7 +147,7 @@ pub fn reports_json(reports: &[ClassReport]) -> Value {
 
 /// `summary.json`'s `qos` object: the scheduler's settings and totals.
 pub fn qos_json(cfg: &QosConfig, outcome: &Outcome) -> Value {
-    json!({
+    let mut value = json!({
         "eviction": cfg.eviction.name(),
         "on_preempt": cfg.on_preempt.name(),
         "allocation_time": secs(cfg.allocation_time),
@@ -168,7 +168,36 @@ pub fn qos_json(cfg: &QosConfig, outcome: &Outcome) -> Value {
             "credit": c.credit.bands,
         })).collect::<Vec<_>>(),
         "tenants": cfg.tenants.iter().map(|t| json!({"name": t.name, "share": t.share})).collect::<Vec<_>>(),
-    })
+    });
+    // The multi-resource settings, only when a run uses them (a run
+    // without them keeps its summary as it was).
+    let extra = [
+        (
+            "host_memory",
+            (!cfg.host_specs.is_empty())
+                .then(|| json!(cfg.host_specs.iter().map(|h| h.memory).collect::<Vec<_>>())),
+        ),
+        (
+            "allocation_overheads",
+            cfg.overheads
+                .as_ref()
+                .map(|o| json!({"hot_max": secs(o.hot.max()), "cold_max": secs(o.cold.max())})),
+        ),
+        (
+            "host_events",
+            (!cfg.events.is_empty()).then(|| json!(cfg.events.len())),
+        ),
+        (
+            "preemptions_for_failures",
+            (!cfg.events.is_empty()).then(|| json!(outcome.preemptions_for_failures())),
+        ),
+    ];
+    for (key, v) in extra {
+        if let Some(v) = v {
+            value[key] = v;
+        }
+    }
+    value
 }
 
 /// Write `summary.json` of a `qos run`: `classes` and `qos`.

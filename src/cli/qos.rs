@@ -14,7 +14,9 @@ use interstice_batsim::osep_eval;
 use interstice_batsim::output::{self, Naming, ResultWriter};
 use interstice_batsim::qos_output;
 use interstice_batsim::sim::area_qos::{self, AreaRun};
-use interstice_core::qos::{simulate, ClassReport, Eviction, OsepCondition, Outcome, QosConfig, Request};
+use interstice_core::qos::{
+    simulate_with, ClassReport, Eviction, OsepCondition, Outcome, QosConfig, Request,
+};
 use interstice_core::{Admission, EngineConfig, Job, JobKind, Scheduling, Summary};
 use interstice_swf::experiment::{
     first_injected_id, injection_span, load_trace, CloudSpec, LoadedTrace, TraceSpec,
@@ -197,9 +199,12 @@ fn run_checked(args: RunArgs) -> anyhow::Result<()> {
     let QosSpec {
         config: cfg,
         requests,
+        needs,
         ..
     } = spec;
-    let outcome = simulate(&cfg, requests, Vec::new()).map_err(|e| QosFileError(format!("{file}: {e}")))?;
+    let requests = requests.into_iter().zip(needs).collect();
+    let outcome =
+        simulate_with(&cfg, requests, Vec::new()).map_err(|e| QosFileError(format!("{file}: {e}")))?;
     if let Some(out) = &args.out {
         // The one rule of which files a run leaves: no jobs.csv from an
         // earlier replay beside this run's summary.
@@ -290,6 +295,7 @@ pub(crate) fn area_spec(path: &Path, conv: u32) -> anyhow::Result<QosSpec> {
         ("hosts", !spec.config.hosts.is_empty()),
         ("requests", !spec.requests.is_empty()),
         ("until", spec.config.until.is_some()),
+        ("events", !spec.config.events.is_empty()),
     ];
     if let Some((key, _)) = platform_keys.iter().find(|(_, given)| *given) {
         return Err(QosFileError(format!(

@@ -18,20 +18,21 @@
 //!   - { name: silver, importance: 2, slo: 0.9, overhead_limit: 0.1, credit: [[0.8911, 0.1], [0.8556, 0.3]] }
 //! tenants:                  # default: one tenant owning every slot
 //!   - { name: physics, share: 30, weight: 2 }   # osep: `power`, its machines' speeds summed
-//! hosts: { count: 20, slots: 10 }   # or a list of slots per host (qos run); osep: a
-//!                                   # `speed` too, e.g. [{ slots: 1, speed: 2.0 }, 4]
+//! hosts: { count: 20, slots: 10 }   # or a list of slots per host (qos run); with memory,
+//!                                   # labels, a speed (osep), overheads, events: see `qos/platform.rs`
 //! osep: { period: 60, maxt: 4, block: 600, rule: heterogeneous, condition: before }   # osep only
 //! shuffle: true             # shuffle the requests' order over their arrival times (qos run)
 //! requests:                 # qos run
 //!   - { class: gold, tenant: physics, count: 80, start: 0, every: 1, procs: 1, duration: null }
 //! ```
 
-mod hosts;
+mod platform;
 
 use crate::label::{check_name, JobLabel, JobLabels};
 use crate::rng::SplitMix64;
-use hosts::parse_hosts;
-use interstice_core::qos::{CreditTable, Eviction, OnPreempt, QosConfig, Request, ServiceClass, Tenant};
+use interstice_core::qos::{
+    CreditTable, Eviction, Needs, OnPreempt, QosConfig, Request, ServiceClass, Tenant, TieBreak,
+};
 use interstice_core::Time;
 use serde::Deserialize;
 use std::borrow::Borrow;
@@ -50,7 +51,11 @@ struct File {
     #[serde(default)]
     on_preempt: Option<String>,
     #[serde(default)]
-    allocation_time: Option<f64>,
+    allocation_time: Option<serde_yaml::Value>,
+    #[serde(default)]
+    tie_break: Option<String>,
+    #[serde(default)]
+    events: Vec<platform::EventEntry>,
     #[serde(default)]
     watchdog: Option<f64>,
     #[serde(default)]
@@ -238,6 +243,14 @@ struct RequestEntry {
     #[serde(default)]
     procs: Option<u32>,
     #[serde(default)]
+    cpu: Option<f64>,
+    #[serde(default)]
+    memory: Option<f64>,
+    #[serde(default)]
+    constraints: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    instances: Option<u32>,
+    #[serde(default)]
     duration: Option<f64>,
 }
 
@@ -256,6 +269,8 @@ pub struct QosSpec {
     pub on_preempt: Option<OnPreempt>,
     /// The requests of a `qos run` (empty when the file has none).
     pub requests: Vec<Request>,
+    /// What each of `requests` needs beyond its slots (same order).
+    pub needs: Vec<Needs>,
     /// The file names its tenants (`tenants:`); otherwise one default
     /// tenant owns every slot, and owner-share has nobody to weigh.
     pub named_tenants: bool,
@@ -277,6 +292,7 @@ impl QosSpec {
             seed: crate::defaults::SEED,
             on_preempt: None,
             requests: Vec::new(),
+            needs: Vec::new(),
             named_tenants: false,
         }
     }
@@ -320,8 +336,20 @@ impl QosSpec {
         spec.set_eviction(eviction);
         let cfg = &mut spec.config;
         if let Some(a) = file.allocation_time {
-            cfg.allocation_time = errors.seconds("allocation_time".into(), a)?;
+            let (constant, overheads) = platform::parse_allocation(a, &errors)?;
+            cfg.allocation_time = constant.unwrap_or(Time::ZERO);
+            cfg.overheads = overheads;
         }
+        cfg.tie_break = match file.tie_break.as_deref() {
+            None | Some("host-index") => TieBreak::HostIndex,
+            Some("random") => TieBreak::Random,
+            Some(other) => {
+                return Err(err(
+                    "tie_break".into(),
+                    format!("{other:?}: give host-index or random"),
+                ))
+            }
+        };
         if let Some(w) = file.watchdog {
             cfg.watchdog = errors.seconds("watchdog".into(), w)?;
         }
@@ -335,18 +363,17 @@ impl QosSpec {
         if let Some(seed) = file.seed {
             spec.seed = seed;
         }
+        spec.config.seed = spec.seed;
         spec.set_classes_and_tenants(&file.classes, &file.tenants, &errors)?;
         if let Some(o) = &file.osep {
             spec.set_osep(o, &errors)?;
         }
         if let Some(hosts) = file.hosts {
-            let (hosts, speeds) = parse_hosts(hosts).map_err(|e| match e.speed {
-                Some(v) => errors.err_at(e.key, "speed", v, e.message),
-                None => errors.err(e.key, e.message),
-            })?;
-            spec.config.hosts = hosts;
-            if speeds.iter().any(|&s| s != 1.0) {
-                spec.config.speeds = speeds;
+            let hosts = platform::parse_hosts(hosts, &errors)?;
+            spec.config.hosts = hosts.slots;
+            spec.config.host_specs = hosts.specs;
+            if hosts.speeds.iter().any(|&s| s != 1.0) {
+                spec.config.speeds = hosts.speeds;
             }
             let total = spec
                 .config
@@ -364,6 +391,7 @@ impl QosSpec {
                 Some(_) => {}
             }
         }
+        spec.config.events = platform::parse_events(file.events, &errors)?;
         let mut requests = Vec::new();
         for (i, r) in file.requests.iter().enumerate() {
             push_requests(&mut requests, i, r, &spec.config, &errors)?;
@@ -371,7 +399,7 @@ impl QosSpec {
         if file.shuffle {
             shuffle_order(&mut requests, spec.seed);
         }
-        spec.requests = requests;
+        (spec.requests, spec.needs) = requests.into_iter().unzip();
         Ok(spec)
     }
 
@@ -541,7 +569,7 @@ impl QosErrors<'_> {
 /// The requests of entry `i` (`count` of them, `every` seconds apart),
 /// appended to `requests` with the next ids.
 fn push_requests(
-    requests: &mut Vec<Request>,
+    requests: &mut Vec<(Request, Needs)>,
     i: usize,
     r: &RequestEntry,
     cfg: &QosConfig,
@@ -569,7 +597,27 @@ fn push_requests(
             ))
         }
     };
-    let procs = r.procs.unwrap_or(1);
+    let procs = match (r.procs, r.cpu) {
+        (Some(_), Some(_)) => return Err(err(key("cpu"), "give cpu or procs (the same), not both".into())),
+        (None, Some(c)) => platform::whole(errors, key("cpu"), c, 1)?,
+        (procs, None) => procs.unwrap_or(1),
+    };
+    let needs = Needs {
+        memory: r
+            .memory
+            .map(|m| platform::whole(errors, key("memory"), m, 0))
+            .transpose()?
+            .unwrap_or(0),
+        constraints: platform::constraints(&r.constraints),
+        instances: match r.instances {
+            Some(0) => return Err(err(key("instances"), "0: give 1 or more".into())),
+            n => n.unwrap_or(1),
+        },
+    };
+    if !cfg.hosts.is_empty() {
+        cfg.validate_needs(requests.len() as u64, &needs)
+            .map_err(|e| err(key("memory"), format!("{e}: give less, or a host with more")))?;
+    }
     let widest = cfg.hosts.iter().copied().max().unwrap_or(u32::MAX);
     if procs == 0 || procs > widest {
         return Err(err(
@@ -596,14 +644,15 @@ fn push_requests(
         ));
     }
     for n in 0..count {
-        requests.push(Request {
+        let request = Request {
             id: requests.len() as u64,
             submit: start + Time::from_ticks(every.ticks().saturating_mul(i64::from(n))),
             procs,
             duration,
             class,
             tenant,
-        });
+        };
+        requests.push((request, needs.clone()));
     }
     Ok(())
 }
@@ -717,15 +766,15 @@ fn pick(weights: &[f64], rng: &mut SplitMix64) -> usize {
 
 /// Keep the arrival times, shuffle which request arrives at each (the
 /// seeds' validation workloads are "in a random order").
-fn shuffle_order(requests: &mut [Request], seed: u64) {
-    let mut times: Vec<Time> = requests.iter().map(|r| r.submit).collect();
+fn shuffle_order(requests: &mut [(Request, Needs)], seed: u64) {
+    let mut times: Vec<Time> = requests.iter().map(|(r, _)| r.submit).collect();
     times.sort();
     let mut rng = SplitMix64::new(seed);
     for i in (1..requests.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
         requests.swap(i, j);
     }
-    for (i, (r, t)) in requests.iter_mut().zip(times).enumerate() {
+    for (i, ((r, _), t)) in requests.iter_mut().zip(times).enumerate() {
         r.submit = t;
         r.id = i as u64;
     }

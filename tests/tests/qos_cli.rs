@@ -651,3 +651,49 @@ fn osep_eval_writes_every_case() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("osep-eval.json")).unwrap()).unwrap();
     assert_eq!(json["settings"]["repetitions"], 2);
 }
+
+/// A `qos run` with CPU and memory, constraints, requests of several
+/// instances and host events: one row per request (the two-instance
+/// requests' run time is both instances' 100 s), the failure's preemptions
+/// counted apart; an event on a host that does not exist is bad input
+/// naming the file and the event.
+#[test]
+fn hosts_with_memory_instances_and_host_events() {
+    let dir = scratch_dir("qos-cli", "multi");
+    let file = dir.join("multi.yaml");
+    std::fs::write(
+        &file,
+        "hosts:\n  - { cpu: 2, memory: 4 }\n  - { cpu: 2, memory: 4, labels: { arch: arm } }\n\
+         events:\n  - { at: 50, host: 0, event: fail }\n  - { at: 80, host: 0, event: recover }\n\
+         \x20 - { at: 100, event: add, host: { cpu: 2, memory: 4 } }\n\
+         requests:\n  - { count: 3, cpu: 1, memory: 2, instances: 2, duration: 100 }\n\
+         \x20 - { class: bronze, constraints: { arch: arm }, duration: 50 }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    assert_success(&interstice(&[
+        "qos",
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]));
+    let rows = rows(&out, "requests.csv");
+    assert_eq!(rows.len(), 4);
+    for r in &rows[..3] {
+        assert_eq!(r["run_time"], "200", "{r:?}");
+    }
+    assert_eq!(rows[3]["run_time"], "50");
+    let qos = &summary(&out)["qos"];
+    assert_eq!(qos["host_events"], 3);
+    assert!(qos["preemptions_for_failures"].as_u64().unwrap() >= 1, "{qos}");
+    assert_eq!(qos["host_memory"], serde_json::json!([4, 4]));
+    std::fs::write(
+        &file,
+        "hosts: [2]\nevents: [{ at: 600, host: 9, event: fail }]\nrequests: [{ duration: 5 }]\n",
+    )
+    .unwrap();
+    let out = interstice(&["qos", "run", file.to_str().unwrap()]);
+    assert_failure_mentions(&out, &["multi.yaml", "events[0]", "host 9 does not exist"]);
+}

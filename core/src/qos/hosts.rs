@@ -76,7 +76,7 @@ impl Hosts {
     /// resources must (memory only where the host has some).
     pub(super) fn fits(&self, h: usize, ask: Ask, freed: Freed) -> bool {
         self.free[h] + freed.cpu >= ask.cpu
-            && self.memory[h].is_none_or(|_| self.memory_free[h] + freed.memory >= ask.memory)
+            && (self.memory[h].is_none() || self.memory_free[h] + freed.memory >= ask.memory)
     }
 
     /// The allocation score of `ask` on `h` once `freed` is given back

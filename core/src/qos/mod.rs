@@ -3,10 +3,12 @@
 //! recoverability, the QoS metric `Q`, safety margins and their relaxation,
 //! the preemption-overhead limiter, the lexicographic preemption cost), its
 //! priority-based baseline, and owner shares (seed 002, OSEP), on a cloud
-//! platform of hosts with slots. `docs/qos.md` is the user's guide.
+//! platform of hosts with slots (CPU), optionally memory and labels, that
+//! may fail, recover and join. `docs/qos.md` is the user's guide.
 //!
-//! The model is the papers': a *request* asks for one instance of `procs`
-//! slots on one host, belongs to a service class (an availability SLO `O_i`)
+//! The model is the papers': a *request* asks for one or more instances of
+//! `procs` slots (and [`Needs`]: memory, placement constraints), each on one
+//! host, belongs to a service class (an availability SLO `O_i`)
 //! and a tenant. It is admitted, waits in the pending queue, is allocated to
 //! a host (ready to run after the allocation time `α`), may be preempted
 //! back to the pending queue, and completes once it has run `duration`
@@ -16,7 +18,9 @@
 //! discarded when it is preempted; under [`OnPreempt::Resume`] nothing is),
 //! `p` the time pending or being allocated.
 //!
-//! Like the engine, this is pure: no I/O, no clock, no randomness.
+//! Like the engine, this is pure: no I/O, no clock, no unseeded randomness
+//! (overheads and random host ties are drawn with [`crate::rng::SplitMix64`]
+//! from [`QosConfig::seed`]).
 //! [`simulate`] applies the events of each instant (completions, arrivals,
 //! the watchdog) and runs the scheduler (Algorithm 1 of both seeds); the
 //! rules of each eviction policy live in [`policy`] and nowhere else.
@@ -24,7 +28,8 @@
 //! Every choice the seeds make at random (ties between instances of equal
 //! `Q`, between hosts of equal score) is made here by a fixed order, so the
 //! same run gives the same decisions: instances by admission order (the most
-//! recently admitted is preempted first), hosts by index.
+//! recently admitted is preempted first), hosts by index unless
+//! [`TieBreak::Random`] asks for the seeded draw.
 
 mod config;
 mod hosts;
@@ -36,13 +41,16 @@ pub mod policy;
 mod props;
 mod queue;
 pub(crate) mod report;
+#[cfg(test)]
+mod scenarios;
 mod scheduler;
 mod simulate;
 pub mod study;
 
 pub use config::{
-    Constraint, CreditTable, Draw, Eviction, HostChange, HostEvent, HostSpec, Needs, OnPreempt, OsepCondition,
-    OsepRule, OsepSettings, Overheads, QosConfig, QosError, Request, Resize, ServiceClass, Tenant, TieBreak,
+    Constraint, CreditTable, Draw, Eviction, HostChange, HostEvent, HostSpec, Needs, OnPreempt,
+    OsepCondition, OsepRule, OsepSettings, Overheads, QosConfig, QosError, Request, Resize, ServiceClass,
+    Tenant, TieBreak,
 };
 pub use ledger::{availability, meets, overhead_ratio, qos_key, qos_metric, qos_metric_instances, Ledger};
 pub use outcome::Outcome;

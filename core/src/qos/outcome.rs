@@ -31,6 +31,14 @@ impl Outcome {
         self.classes.iter().fold(0.0, |sum, c| sum + c.penalty)
     }
 
+    /// Preemptions because a host failed.
+    pub fn preemptions_for_failures(&self) -> usize {
+        self.preemptions
+            .iter()
+            .filter(|p| p.by == PreemptedFor::Failure)
+            .count()
+    }
+
     /// Preemptions because HPC work (the hosts' owner) took slots back.
     pub fn preemptions_for_capacity(&self) -> usize {
         self.preemptions

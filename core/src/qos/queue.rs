@@ -56,6 +56,11 @@ impl PendingQueue {
         self.place.contains_key(&idx)
     }
 
+    /// The key within its lane request `idx` waits at, if it waits.
+    pub(super) fn key_of(&self, idx: usize) -> Option<f64> {
+        self.place.get(&idx).map(|(_, entry, _)| entry.0 .0)
+    }
+
     /// Request `idx` no longer waits.
     pub(super) fn remove(&mut self, idx: usize) {
         let Some((lane, entry, procs)) = self.place.remove(&idx) else {

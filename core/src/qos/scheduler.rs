@@ -14,7 +14,7 @@
 //! the decisions are the same (tested against the run as written), and a
 //! run costs what it allocates and examines, not the queue's length.
 
-use crate::qos::config::{HostSpec, Needs, OnPreempt, QosConfig, Request, TieBreak};
+use crate::qos::config::{Eviction, HostSpec, Needs, OnPreempt, QosConfig, Request, TieBreak};
 use crate::qos::hosts::{Ask, Freed, Hosts};
 use crate::qos::ledger::{qos_metric_instances, Ledger};
 use crate::qos::policy::{Candidate, Key, Rules};
@@ -22,6 +22,7 @@ use crate::qos::queue::PendingQueue;
 use crate::rng::SplitMix64;
 use crate::time::Time;
 use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
 
 /// Where a request is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,7 +70,7 @@ pub(super) struct Live {
 pub(super) struct Group {
     pub(super) needs: Needs,
     /// Its instances' indices in [`Platform::live`], in admission order.
-    pub(super) members: Vec<usize>,
+    pub(super) members: Range<usize>,
 }
 
 /// A wake-up the run needs: the instance of `idx` (attempt `attempt`) is
@@ -125,8 +126,10 @@ pub(super) struct Platform<'a> {
     pub(super) live: Vec<Live>,
     /// The requests, in admission order.
     pub(super) groups: Vec<Group>,
-    /// Requests of several instances one of which changed state since the
-    /// last run: their waiting instances' keys are stale.
+    /// The requests of several instances still in the system: their
+    /// waiting instances are re-keyed at every run, as their `Q` does not
+    /// fall at the rate of the clock (`K` is not constant) once one of
+    /// their instances runs.
     dirty: BTreeSet<usize>,
     hosts: Hosts,
     /// The run's draws (overheads, random ties).
@@ -175,12 +178,12 @@ impl<'a> Platform<'a> {
     pub(super) fn admit(&mut self, req: Request, needs: Needs, now: Time) {
         let group = self.groups.len();
         let first = self.live.len();
-        let members: Vec<usize> = (first..first + needs.instances.max(1) as usize).collect();
+        let members = first..first + needs.instances.max(1) as usize;
         self.groups.push(Group {
             needs,
             members: members.clone(),
         });
-        for idx in members {
+        for idx in members.clone() {
             self.live.push(Live {
                 req: req.clone(),
                 group,
@@ -192,8 +195,11 @@ impl<'a> Platform<'a> {
                 preemptions: 0,
                 end: None,
             });
+        }
+        for idx in members {
             self.enqueue(idx, now);
         }
+        self.touched(first);
     }
 
     /// Instance `idx` changed state: its request's `Q` changed for its
@@ -205,15 +211,20 @@ impl<'a> Platform<'a> {
         }
     }
 
-    /// The waiting instances of the requests touched since the last run,
-    /// at their keys now.
+    /// The waiting instances of the requests of several instances, at
+    /// their keys now; a request leaves the set once every instance is done.
     fn rekey(&mut self, now: Time) {
-        for g in std::mem::take(&mut self.dirty) {
-            for m in self.groups[g].members.clone() {
+        let groups: Vec<usize> = self.dirty.iter().copied().collect();
+        for g in groups {
+            let members = self.groups[g].members.clone();
+            for m in members.clone() {
                 if self.pending.contains(m) {
                     self.pending.remove(m);
                     self.enqueue(m, now);
                 }
+            }
+            if members.into_iter().all(|m| self.live[m].at == At::Done) {
+                self.dirty.remove(&g);
             }
         }
     }
@@ -233,7 +244,7 @@ impl<'a> Platform<'a> {
             At::Allocating { host, ready } if l.attempt == w.attempt && ready == w.at => {
                 l.at = At::Running { host };
                 l.ledger.run(w.at);
-                if !l.warm.contains(&host) {
+                if self.cfg.overheads.is_some() && !l.warm.contains(&host) {
                     l.warm.push(host);
                 }
                 let done = Self::completion(l, w.idx, w.at);
@@ -293,10 +304,18 @@ impl<'a> Platform<'a> {
     fn candidate(&self, idx: usize, now: Time) -> Candidate {
         let l = &self.live[idx];
         let mut c = Candidate::of(&l.req, l.order, &l.ledger, now, self.cfg);
-        let members = &self.groups[l.group].members;
+        let members = self.groups[l.group].members.clone();
         if members.len() > 1 {
-            c.q = self.request_q(idx, members, now);
-            c.key = c.q + now.as_secs_f64();
+            // A waiting instance is seen at the key it waits at: its
+            // request's `Q` as of its last re-keying (the start of this run,
+            // see `rekey`), so a run keeps the queue's order as it took it
+            // even when the instance's siblings are allocated during it.
+            let waiting = match self.cfg.eviction {
+                Eviction::QosDriven => self.pending.key_of(idx),
+                _ => None,
+            };
+            c.key = waiting.unwrap_or_else(|| self.request_q(idx, members, now) + now.as_secs_f64());
+            c.q = c.key - now.as_secs_f64();
         }
         c
     }
@@ -306,10 +325,10 @@ impl<'a> Platform<'a> {
     /// instances still in the system, `c` those of the others running
     /// (the instance itself contributes nothing over `Δt`: pending, or
     /// about to be preempted).
-    fn request_q(&self, idx: usize, members: &[usize], now: Time) -> f64 {
+    fn request_q(&self, idx: usize, members: Range<usize>, now: Time) -> f64 {
         let (mut e, mut d, mut p) = (Time::ZERO, Time::ZERO, Time::ZERO);
         let (mut in_system, mut contributing) = (0u32, 0u32);
-        for &m in members {
+        for m in members {
             let l = &self.live[m];
             let (me, md, mp) = l.ledger.at(now);
             e += me;
@@ -473,9 +492,7 @@ impl<'a> Platform<'a> {
     ) -> Option<(usize, Vec<usize>)> {
         let ask = self.ask(idx);
         let constraints = &self.groups[self.live[idx].group].needs.constraints;
-        let eligible: Vec<usize> = (0..self.hosts.len())
-            .filter(|&h| self.hosts.eligible(h, constraints))
-            .collect();
+        let eligible = || (0..self.hosts.len()).filter(|&h| self.hosts.eligible(h, constraints));
         // The hosts of the smallest key so far, in host order.
         type Best = Vec<(Key, usize, Vec<usize>)>;
         fn consider(best: &mut Best, key: Key, h: usize, victims: Vec<usize>) {
@@ -486,14 +503,14 @@ impl<'a> Platform<'a> {
             }
         }
         let mut best: Best = Vec::new();
-        for &h in &eligible {
+        for h in eligible() {
             if self.hosts.fits(h, ask, Freed::default()) {
                 let key = Key::from(vec![-self.hosts.score(h, ask, Freed::default())]);
                 consider(&mut best, key, h, Vec::new());
             }
         }
         if best.is_empty() {
-            for &h in &eligible {
+            for h in eligible() {
                 let Some((victims, freed)) = self.victims_on(rules, idx, j, h, views) else {
                     continue;
                 };
@@ -672,7 +689,7 @@ impl<'a> Platform<'a> {
         }
         l.at = At::Running { host };
         l.ledger.run(now);
-        if !l.warm.contains(&host) {
+        if self.cfg.overheads.is_some() && !l.warm.contains(&host) {
             l.warm.push(host);
         }
         Self::completion(l, j, now)

@@ -291,16 +291,16 @@ impl<'a> Run<'a> {
             .platform
             .groups
             .iter()
-            .map(|g| match g.members[..] {
-                [one] => RequestRecord::of(self.cfg, &live[one], stop),
-                _ => {
-                    let ends: Option<Vec<Time>> = g.members.iter().map(|&m| live[m].end).collect();
-                    let end = ends.and_then(|e| e.into_iter().max());
-                    let ledger = Ledger::combined(g.members.iter().map(|&m| &live[m].ledger), stop);
-                    let preemptions = g.members.iter().map(|&m| live[m].preemptions).sum();
-                    let req = &live[g.members[0]].req;
-                    RequestRecord::new(self.cfg, req, &ledger, end, stop, preemptions)
+            .map(|g| {
+                let members = &live[g.members.clone()];
+                if let [one] = members {
+                    return RequestRecord::of(self.cfg, one, stop);
                 }
+                let ends: Option<Vec<Time>> = members.iter().map(|l| l.end).collect();
+                let end = ends.and_then(|e| e.into_iter().max());
+                let ledger = Ledger::combined(members.iter().map(|l| &l.ledger), stop);
+                let preemptions = members.iter().map(|l| l.preemptions).sum();
+                RequestRecord::new(self.cfg, &members[0].req, &ledger, end, stop, preemptions)
             })
             .collect();
         let classes = ClassReport::all(self.cfg, &records, &self.windows.stats);
@@ -319,11 +319,11 @@ impl<'a> Run<'a> {
 /// earlier events added), fail only hosts that are up and recover only
 /// hosts that are down.
 fn check_events(cfg: &QosConfig) -> Result<(), QosError> {
-    let mut events: Vec<&HostEvent> = cfg.events.iter().collect();
-    events.sort_by_key(|e| e.at);
+    let mut events: Vec<(usize, &HostEvent)> = cfg.events.iter().enumerate().collect();
+    events.sort_by_key(|(_, e)| e.at);
     let mut up = vec![true; cfg.hosts.len()];
-    for e in events {
-        let bad = |what: String| Err(QosError(format!("event at {}: {what}", e.at)));
+    for (i, e) in events {
+        let bad = |what: String| Err(QosError(format!("events[{i}] (at {}): {what}", e.at)));
         match &e.change {
             HostChange::Fail(h) | HostChange::Recover(h) if *h >= up.len() => {
                 return bad(format!("host {h} does not exist then ({} hosts)", up.len()))
