@@ -159,6 +159,7 @@ pub mod engine;
 pub mod job;
 mod learn;
 mod maintenance;
+pub mod mcdm;
 pub mod metrics;
 pub mod mirror;
 pub mod placement;
