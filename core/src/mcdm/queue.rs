@@ -28,31 +28,17 @@ pub enum QueueOrder {
     Sdaf,
 }
 
+crate::job::named_options!(QueueOrder, "queue order", "fcfs, spf, sqf-min, sqf-max, saf-min, saf-max or sdaf", {
+    Fcfs => "fcfs",
+    Spf => "spf",
+    SqfMin => "sqf-min",
+    SqfMax => "sqf-max",
+    SafMin => "saf-min",
+    SafMax => "saf-max",
+    Sdaf => "sdaf",
+});
+
 impl QueueOrder {
-    /// Every order, in Table 6's order.
-    pub const ALL: [QueueOrder; 7] = [
-        QueueOrder::Fcfs,
-        QueueOrder::Spf,
-        QueueOrder::SqfMin,
-        QueueOrder::SqfMax,
-        QueueOrder::SafMin,
-        QueueOrder::SafMax,
-        QueueOrder::Sdaf,
-    ];
-
-    /// Its name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            QueueOrder::Fcfs => "fcfs",
-            QueueOrder::Spf => "spf",
-            QueueOrder::SqfMin => "sqf-min",
-            QueueOrder::SqfMax => "sqf-max",
-            QueueOrder::SafMin => "saf-min",
-            QueueOrder::SafMax => "saf-max",
-            QueueOrder::Sdaf => "sdaf",
-        }
-    }
-
     /// `φ(t)` of `request`; `scale` is the largest CPU, RAM and GPU of one
     /// server (a resource no server has counts for nothing).
     pub fn key(self, request: &Request, scale: [f64; 3]) -> f64 {
@@ -97,35 +83,6 @@ impl QueueOrder {
         for (slot, k) in queue.iter_mut().zip(keyed) {
             *slot = k.3;
         }
-    }
-}
-
-/// A name that is not a queue order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct UnknownOrder(pub String);
-
-impl std::fmt::Display for UnknownOrder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<_> = QueueOrder::ALL.iter().map(|o| o.name()).collect();
-        write!(
-            f,
-            "{:?} is not a queue order: use one of {}",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownOrder {}
-
-impl std::str::FromStr for QueueOrder {
-    type Err = UnknownOrder;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        QueueOrder::ALL
-            .into_iter()
-            .find(|o| o.name() == s)
-            .ok_or_else(|| UnknownOrder(s.to_string()))
     }
 }
 
