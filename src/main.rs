@@ -52,6 +52,9 @@ enum Command {
     /// Service classes on a platform of hosts: QoS-driven, priority or owner-share eviction.
     #[command(subcommand)]
     Qos(cli::qos::QosCommand),
+    /// Multi-criteria decision making (seed 003): AHP weights from pairwise judgements.
+    #[command(subcommand)]
+    Mcdm(cli::mcdm::McdmCommand),
     /// Be the external scheduler of a real Batsim 4 over ZeroMQ (or make a platform).
     Batsim(Box<cli::batsim::BatsimArgs>),
     #[command(flatten)]
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
             Command::Sweep(args) => cli::sweep::run(*args),
             Command::Report(args) => cli::report::run(args),
             Command::Qos(cmd) => cli::qos::run(cmd),
+            Command::Mcdm(cmd) => cli::mcdm::run(cmd),
             Command::Batsim(args) => cli::batsim::run(*args),
             Command::Client(cmd) => cli::client::run(cmd),
             Command::Bench(cmd) => cli::bench::run(cmd),

@@ -1,5 +1,8 @@
-//! Where to place a cloud job among several candidates: by id (first fit) or
-//! by TOPSIS over several criteria, with weights derived by AHP (seed 003).
+//! Where to place a cloud job of the convergence area among several
+//! candidates: by id (first fit) or by TOPSIS over the area's own four
+//! criteria, with weights derived by AHP — an adaptation of seed 003 to the
+//! area's processors and the data center's destinations (seed 003's own
+//! container scheduler, criteria and profiles are `crate::mcdm`'s callers').
 //!
 //! A candidate is scored on four [`Criterion`]s — predicted completion, slack
 //! left before the SLO's deadline, eviction risk (how long after the job's end
@@ -15,10 +18,13 @@
 //! inconsistent (consistency ratio ≥ 0.1). [`Weights::default`] is the
 //! matrix in [`DEFAULT_JUDGEMENTS`], documented in `docs/placement.md`.
 //!
-//! This module is the one owner of the ranking rule: the engine's choice of
-//! processors within the convergence area and the data center's `F^J'`
+//! This module owns the area's criteria and their default judgements; the
+//! ranking rules themselves (TOPSIS, AHP's eigenvector and consistency) are
+//! [`crate::mcdm`]'s. The engine's choice of processors within the
+//! convergence area and the data center's `F^J'`
 //! ([`crate::datacenter::rank`]) both call [`order`].
 
+use crate::mcdm::{self, ahp};
 use crate::time::Time;
 use std::fmt;
 
@@ -123,31 +129,13 @@ pub const DEFAULT_JUDGEMENTS: [[f64; CRITERIA]; CRITERIA] = [
     [1.0 / 3.0, 1.0 / 3.0, 1.0 / 5.0, 1.0],
 ];
 
-/// Saaty's random consistency index for a 4 × 4 matrix.
-const RANDOM_INDEX_4: f64 = 0.90;
-
-/// The largest consistency ratio accepted (Saaty's 10 %).
-pub const MAX_CONSISTENCY_RATIO: f64 = 0.1;
-
 /// Why weights or judgements were refused.
 #[derive(Clone, Debug, PartialEq)]
 pub enum WeightsError {
     /// A weight is negative, not finite, or all are zero.
     Invalid(Scores),
-    /// A judgement is not positive and finite, or `(j, i)` is not `1 / (i, j)`.
-    NotReciprocal {
-        /// Row (criterion index).
-        row: usize,
-        /// Column (criterion index).
-        col: usize,
-        /// The entry.
-        value: f64,
-    },
-    /// The judgements contradict each other too much.
-    Inconsistent {
-        /// The consistency ratio `CI / RI`.
-        ratio: f64,
-    },
+    /// The judgements are not a usable AHP matrix, or are inconsistent.
+    Judgements(ahp::JudgementError),
 }
 
 impl fmt::Display for WeightsError {
@@ -157,16 +145,7 @@ impl fmt::Display for WeightsError {
                 f,
                 "placement weights {values:?} are not usable: each must be a finite number >= 0 and at least one > 0"
             ),
-            WeightsError::NotReciprocal { row, col, value } => write!(
-                f,
-                "AHP judgement ({row}, {col}) = {value} is not usable: every entry must be positive and finite, \
-                 the diagonal 1 and entry (j, i) = 1 / (i, j)"
-            ),
-            WeightsError::Inconsistent { ratio } => write!(
-                f,
-                "AHP judgements are inconsistent: consistency ratio {ratio:.3} >= {MAX_CONSISTENCY_RATIO} \
-                 (revise the comparisons that contradict each other)"
-            ),
+            WeightsError::Judgements(e) => e.fmt(f),
         }
     }
 }
@@ -187,47 +166,12 @@ impl Weights {
         Ok(Weights(values.map(|w| w / sum)))
     }
 
-    /// AHP: the principal eigenvector of a reciprocal judgement matrix
-    /// (power iteration), with its consistency ratio; refused at
-    /// [`MAX_CONSISTENCY_RATIO`] or above.
+    /// AHP: the principal eigenvector of a reciprocal judgement matrix, with
+    /// its consistency ratio; refused above [`ahp::MAX_CONSISTENCY_RATIO`]
+    /// ([`ahp::weights`]).
     pub fn from_judgements(m: &[[f64; CRITERIA]; CRITERIA]) -> Result<(Weights, f64), WeightsError> {
-        for (i, row) in m.iter().enumerate() {
-            for (j, &value) in row.iter().enumerate() {
-                let reciprocal = (value * m[j][i] - 1.0).abs() < 1e-9;
-                if !value.is_finite() || value <= 0.0 || !reciprocal || (i == j && value != 1.0) {
-                    return Err(WeightsError::NotReciprocal {
-                        row: i,
-                        col: j,
-                        value,
-                    });
-                }
-            }
-        }
-        let mut v = [1.0 / CRITERIA as f64; CRITERIA];
-        for _ in 0..100 {
-            let mut next = [0.0; CRITERIA];
-            for (i, row) in m.iter().enumerate() {
-                next[i] = row.iter().zip(&v).map(|(a, x)| a * x).sum();
-            }
-            let sum: f64 = next.iter().sum();
-            let next = next.map(|x| x / sum);
-            let change: f64 = next.iter().zip(&v).map(|(a, b)| (a - b).abs()).sum();
-            v = next;
-            if change < 1e-12 {
-                break;
-            }
-        }
-        // λ_max = mean over i of (M·v)_i / v_i.
-        let lambda_max = (0..CRITERIA)
-            .map(|i| m[i].iter().zip(&v).map(|(a, x)| a * x).sum::<f64>() / v[i])
-            .sum::<f64>()
-            / CRITERIA as f64;
-        let ci = (lambda_max - CRITERIA as f64) / (CRITERIA as f64 - 1.0);
-        let ratio = (ci / RANDOM_INDEX_4).max(0.0);
-        if ratio >= MAX_CONSISTENCY_RATIO {
-            return Err(WeightsError::Inconsistent { ratio });
-        }
-        Ok((Weights::new(v)?, ratio))
+        let (v, ratio) = ahp::weights(m).map_err(WeightsError::Judgements)?;
+        Ok((Weights::new(std::array::from_fn(|i| v[i]))?, ratio))
     }
 
     /// The weight of one criterion.
@@ -238,6 +182,14 @@ impl Weights {
     /// All weights, in the order of [`Criterion::ALL`].
     pub fn values(&self) -> Scores {
         self.0
+    }
+
+    /// The four criteria as [`mcdm`] ranks them: direction and weight.
+    fn criteria(&self) -> [mcdm::Criterion; CRITERIA] {
+        std::array::from_fn(|c| mcdm::Criterion {
+            benefit: Criterion::ALL[c].is_benefit(),
+            weight: self.0[c],
+        })
     }
 }
 
@@ -277,61 +229,10 @@ pub fn margins(next_hpc: &[Option<f64>], walltime: f64) -> Vec<f64> {
         .collect()
 }
 
-/// TOPSIS closeness of each candidate to the ideal, in `[0, 1]` (1 = ideal on
-/// every weighted criterion). A criterion on which every candidate scores the
-/// same separates none of them and adds nothing to either distance; a
-/// candidate at both the ideal and the anti-ideal (all candidates equal)
-/// gets 1. Scores must be finite.
-///
-/// Cost: two passes over the `n × 4` scores, `O(n)`, no allocation but the
-/// result.
+/// TOPSIS closeness of each candidate to the ideal, in `[0, 1]`
+/// ([`mcdm::topsis::closeness`] on the four criteria, in their directions).
 pub fn closeness(candidates: &[Scores], weights: &Weights) -> Vec<f64> {
-    let mut norm = [0.0f64; CRITERIA];
-    let mut best = [f64::NAN; CRITERIA];
-    let mut worst = [f64::NAN; CRITERIA];
-    for row in candidates {
-        for c in 0..CRITERIA {
-            norm[c] += row[c] * row[c];
-        }
-    }
-    // Weighted, normalised scale per criterion (0 for an all-zero column).
-    let scale: Scores = std::array::from_fn(|c| {
-        if norm[c] > 0.0 {
-            weights.0[c] / norm[c].sqrt()
-        } else {
-            0.0
-        }
-    });
-    for row in candidates {
-        for c in 0..CRITERIA {
-            let v = row[c] * scale[c];
-            let benefit = Criterion::ALL[c].is_benefit();
-            let better = |a: f64, b: f64| if benefit { a > b } else { a < b };
-            if best[c].is_nan() || better(v, best[c]) {
-                best[c] = v;
-            }
-            if worst[c].is_nan() || better(worst[c], v) {
-                worst[c] = v;
-            }
-        }
-    }
-    candidates
-        .iter()
-        .map(|row| {
-            let (mut plus, mut minus) = (0.0f64, 0.0f64);
-            for c in 0..CRITERIA {
-                let v = row[c] * scale[c];
-                plus += (v - best[c]) * (v - best[c]);
-                minus += (v - worst[c]) * (v - worst[c]);
-            }
-            let (plus, minus) = (plus.sqrt(), minus.sqrt());
-            if plus + minus > 0.0 {
-                minus / (plus + minus)
-            } else {
-                1.0
-            }
-        })
-        .collect()
+    mcdm::topsis::closeness(candidates.as_flattened(), &weights.criteria())
 }
 
 /// The candidates' indices, best first: by TOPSIS closeness, ties in the
@@ -343,19 +244,12 @@ pub fn order(candidates: &[Scores], weights: &Weights) -> Vec<usize> {
 
 /// The first `k` of [`order`] (all if fewer), found by selection: `O(n + k log k)`.
 pub fn best(candidates: &[Scores], weights: &Weights, k: usize) -> Vec<usize> {
-    let score = closeness(candidates, weights);
-    let rank = |a: &usize, b: &usize| score[*b].total_cmp(&score[*a]).then(a.cmp(b));
-    let mut idx: Vec<usize> = (0..candidates.len()).collect();
-    let k = k.min(idx.len());
-    if k == 0 {
-        return Vec::new();
-    }
-    if k < idx.len() {
-        idx.select_nth_unstable_by(k - 1, rank);
-        idx.truncate(k);
-    }
-    idx.sort_unstable_by(rank);
-    idx
+    mcdm::best(
+        mcdm::Method::Topsis,
+        candidates.as_flattened(),
+        &weights.criteria(),
+        k,
+    )
 }
 
 /// Reads `completion=0.2,slack=0.2,margin=0.5,fragmentation=0.1`: named
@@ -403,18 +297,6 @@ mod tests {
     }
 
     #[test]
-    fn a_consistent_matrix_gives_back_its_ratios() {
-        // Built from weights 0.4, 0.3, 0.2, 0.1: a_ij = w_i / w_j.
-        let w = [0.4, 0.3, 0.2, 0.1];
-        let m: [[f64; 4]; 4] = std::array::from_fn(|i| std::array::from_fn(|j| w[i] / w[j]));
-        let (got, ratio) = Weights::from_judgements(&m).unwrap();
-        assert!(ratio < 1e-9);
-        for (a, b) in got.values().iter().zip(w) {
-            assert!((a - b).abs() < 1e-9, "{got}");
-        }
-    }
-
-    #[test]
     fn inconsistent_or_non_reciprocal_judgements_are_refused() {
         // margin ≫ completion ≫ fragmentation ≫ margin: a cycle.
         let mut m = [[1.0; 4]; 4];
@@ -427,13 +309,17 @@ mod tests {
         set(3, 2, 9.0);
         assert!(matches!(
             Weights::from_judgements(&m),
-            Err(WeightsError::Inconsistent { .. })
+            Err(WeightsError::Judgements(ahp::JudgementError::Inconsistent { .. }))
         ));
         let mut m = DEFAULT_JUDGEMENTS;
         m[0][1] = 2.0;
         assert!(matches!(
             Weights::from_judgements(&m),
-            Err(WeightsError::NotReciprocal { row: 0, col: 1, .. })
+            Err(WeightsError::Judgements(ahp::JudgementError::NotReciprocal {
+                row: 0,
+                col: 1,
+                ..
+            }))
         ));
     }
 

@@ -16,6 +16,7 @@ use interstice_core::mcdm::simulate::{resource_scale, simulate, RunConfig};
 use interstice_core::mcdm::topology::Topology;
 use interstice_core::mcdm::Method;
 use interstice_swf::container_requests::{generate, GenOptions, RequestSet};
+use interstice_swf::judgements::{Judgements, JudgementsFileError};
 use interstice_swf::topology::to_yaml;
 use interstice_swf::McdmFile;
 use serde_json::{json, Value};
@@ -163,7 +164,10 @@ pub fn fat_tree_command(args: FatTreeArgs) -> anyhow::Result<()> {
 
 /// `mcdm requests`.
 pub fn requests_command(args: RequestsArgs) -> anyhow::Result<()> {
-    emit(&to_yaml(None, &args.gen.generate(args.set)), args.output.as_deref())
+    emit(
+        &to_yaml(None, &args.gen.generate(args.set)),
+        args.output.as_deref(),
+    )
 }
 
 fn emit(text: &str, output: Option<&Path>) -> anyhow::Result<()> {
@@ -193,7 +197,9 @@ fn run_checked(args: &RunArgs) -> anyhow::Result<()> {
     let mut table = vec![TABLE_HEAD.to_string()];
     for cell in &cells {
         let t0 = Instant::now();
-        let outcome = simulate(&topology, &requests, cell.config, &|v: &[_]| cell.chooser.order(v));
+        let outcome = simulate(&topology, &requests, cell.config, &|v: &[_]| {
+            cell.chooser.order(v)
+        });
         let wall = t0.elapsed().as_secs_f64();
         let line = table_line(cell, &outcome.summary, wall);
         outln!("{line}")?;
@@ -265,7 +271,11 @@ fn inputs(args: &RunArgs) -> anyhow::Result<(Topology, Vec<Request>)> {
 fn cells(args: &RunArgs, topology: &Topology) -> anyhow::Result<Vec<Cell>> {
     let scale = resource_scale(topology);
     let scale = [scale[0], scale[1]];
-    let mut weights: Vec<(String, [f64; 4])> = args.profile.iter().map(|p| (p.name().to_string(), p.weights())).collect();
+    let mut weights: Vec<(String, [f64; 4])> = args
+        .profile
+        .iter()
+        .map(|p| (p.name().to_string(), p.weights()))
+        .collect();
     if let Some(path) = &args.judgements {
         weights = vec![(format!("judgements:{}", path.display()), judged_weights(path)?)];
     }
@@ -276,9 +286,12 @@ fn cells(args: &RunArgs, topology: &Topology) -> anyhow::Result<Vec<Cell>> {
             .iter()
             .map(|w| match w.as_str() {
                 "none" => Ok(None),
-                w => w.parse::<u64>().ok().filter(|&w| w >= 1).map(Some).ok_or_else(|| {
-                    Usage(format!("--resubmit {w:?}: give a wait in events >= 1, or none"))
-                }),
+                w => w
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&w| w >= 1)
+                    .map(Some)
+                    .ok_or_else(|| Usage(format!("--resubmit {w:?}: give a wait in events >= 1, or none"))),
             })
             .collect::<Result<_, _>>()?
     };
@@ -312,12 +325,26 @@ fn cells(args: &RunArgs, topology: &Topology) -> anyhow::Result<Vec<Cell>> {
     Ok(cells)
 }
 
-/// Weights from an AHP judgements file over [`CRITERIA`].
+/// Weights from an AHP judgements file naming exactly [`CRITERIA`], in any order.
 fn judged_weights(path: &Path) -> anyhow::Result<[f64; 4]> {
-    let weights = super::mcdm::judgement_weights(path, &CRITERIA)?;
-    weights
-        .try_into()
-        .map_err(|w: Vec<f64>| Usage(format!("{}: {} criteria, expected 4 ({})", path.display(), w.len(), CRITERIA.join(", "))).into())
+    let place = path.display().to_string();
+    let judgements = Judgements::read(path)?;
+    let derived = judgements.weights(&place)?;
+    let mut weights = [f64::NAN; 4];
+    for (name, w) in judgements.criteria.iter().zip(&derived.weights) {
+        if let Some(i) = CRITERIA.iter().position(|c| c == name) {
+            weights[i] = *w;
+        }
+    }
+    if judgements.criteria.len() != CRITERIA.len() || weights.iter().any(|w| w.is_nan()) {
+        return Err(JudgementsFileError(format!(
+            "{place}: criteria: {:?} are not the scheduler's: judge exactly {}",
+            judgements.criteria,
+            CRITERIA.join(", ")
+        ))
+        .into());
+    }
+    Ok(weights)
 }
 
 const TABLE_HEAD: &str = "rank   profile     queue   resub | placed delayed unplaced | delay  slowdown | cpu_fp ram_fp bw_fp | srv_frag link_frag | U(ij)  U(i)   | events   wall_s";

@@ -40,6 +40,8 @@ pub mod experiment_args;
 pub mod flags;
 pub mod generate;
 pub mod grid;
+pub mod mcdm;
+pub mod mcdm_run;
 pub mod placement_bench;
 pub mod qos;
 pub mod replay;

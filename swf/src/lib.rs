@@ -73,6 +73,7 @@ pub mod header;
 pub mod inject;
 pub mod input;
 pub mod jobs;
+pub mod judgements;
 pub mod label;
 mod load;
 pub mod maintenance;

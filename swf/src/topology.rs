@@ -39,6 +39,13 @@ use std::path::Path;
 #[error("{0}")]
 pub struct TopologyFileError(String);
 
+impl TopologyFileError {
+    /// An error about a file, worded by the caller (file, field, fix).
+    pub fn from_message(message: String) -> TopologyFileError {
+        TopologyFileError(message)
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {

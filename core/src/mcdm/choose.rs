@@ -2,8 +2,9 @@
 //! over the four criteria of [`ServerValues`] with Table 7's weights (or
 //! the user's), or by the baselines of Table 10, best fit and worst fit.
 
+use super::criterion::Criterion;
 use super::place::ServerValues;
-use super::rank::{rank, Criterion, Method};
+use super::rank::{rank, Method};
 
 /// Table 7's weight profiles over (CPU, RAM, fragmentation, bandwidth).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +123,11 @@ mod tests {
 
     #[test]
     fn best_fit_packs_and_worst_fit_spreads() {
-        let values = [[4.0, 10.0, 1.0, 0.0], [1.0, 50.0, 1.0, 0.0], [8.0, 80.0, 0.0, 0.0]];
+        let values = [
+            [4.0, 10.0, 1.0, 0.0],
+            [1.0, 50.0, 1.0, 0.0],
+            [8.0, 80.0, 0.0, 0.0],
+        ];
         // free/scale: 0.4 + 0.1 = 0.5, 0.1 + 0.5 = 0.6, 0.8 + 0.8 = 1.6
         let scale = [10.0, 100.0];
         assert_eq!(Chooser::BestFit { scale }.order(&values), vec![0, 1, 2]);
