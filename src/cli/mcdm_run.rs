@@ -195,6 +195,7 @@ fn run_checked(args: &RunArgs) -> anyhow::Result<()> {
     let cells = cells(args, &topology)?;
     let mut rows = Vec::new();
     let mut table = vec![TABLE_HEAD.to_string()];
+    outln!("{TABLE_HEAD}")?;
     for cell in &cells {
         let t0 = Instant::now();
         let outcome = simulate(&topology, &requests, cell.config, &|v: &[_]| {
@@ -221,6 +222,8 @@ fn run_checked(args: &RunArgs) -> anyhow::Result<()> {
         "requests": requests.len(),
         "runs": rows,
     });
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| WriteFailed(format!("cannot create {}", args.out.display())))?;
     let write = |name: &str, text: String| {
         let path = args.out.join(name);
         std::fs::write(&path, text).with_context(|| WriteFailed(format!("cannot write {}", path.display())))

@@ -111,8 +111,13 @@ pub fn generate(set: RequestSet, options: &GenOptions) -> Vec<Request> {
         .collect()
 }
 
+/// `[min, max]` rounded to hundredths (files stay readable; min ≤ max kept).
 fn span(min: f64, max: f64) -> Span {
-    Span { min, max }
+    let round = |v: f64| (v * 100.0).round() / 100.0;
+    Span {
+        min: round(min),
+        max: round(max).max(round(min)),
+    }
 }
 
 fn one(set: RequestSet, id: u64, submit: u64, deadlines: bool, rng: &mut SplitMix64) -> Request {
@@ -141,7 +146,7 @@ fn one(set: RequestSet, id: u64, submit: u64, deadlines: bool, rng: &mut SplitMi
                 })
                 .collect();
             r.links = all_pairs(4, rng, |rng| {
-                let max = 50.0 * (1.0 - rng.next_f64());
+                let max = (50.0 * (1.0 - rng.next_f64())).max(0.02);
                 span(max / 2.0, max)
             });
         }
@@ -170,8 +175,8 @@ fn one(set: RequestSet, id: u64, submit: u64, deadlines: bool, rng: &mut SplitMi
             r.proc = rng.log_uniform(1.0, 3600.0).round().max(1.0) as u64;
             let ram = fraction * rng.uniform(0.2, 0.5) * 256.0;
             r.containers = vec![Container {
-                cpu: Span::exactly(fraction * 24.0),
-                ram: Span::exactly(ram),
+                cpu: span(fraction * 24.0, fraction * 24.0),
+                ram: span(ram, ram),
                 gpu: Span::exactly(0.0),
                 pod: None,
             }];
@@ -229,7 +234,7 @@ mod tests {
         assert!(net
             .iter()
             .flat_map(|r| &r.links)
-            .all(|l| l.mbps.max <= 50.0 && l.mbps.min == l.mbps.max / 2.0));
+            .all(|l| l.mbps.max <= 50.0 && (l.mbps.min - l.mbps.max / 2.0).abs() <= 0.01));
         assert!(net
             .iter()
             .all(|r| r.containers.iter().filter(|c| c.pod.is_some()).count() <= 2));

@@ -115,8 +115,15 @@ where
         summary.events += 1;
         config.order.sort(&mut queue, requests, scale);
         let mut failed = Vec::new();
+        // No server has more free than this during the pass (placements only
+        // take): a pod whose minimums exceed it fails without a ranking.
+        let bound = most_free(&state);
         for i in queue {
             summary.attempts += 1;
+            if !could_fit(&requests[i], bound) {
+                failed.push(i);
+                continue;
+            }
             match place(topology, &mut state, &requests[i], order) {
                 Ok(alloc) => {
                     ends.push(Reverse((now + requests[i].proc, i)));
@@ -147,6 +154,30 @@ where
         .collect();
     tally(requests, &fates, &mut summary);
     Outcome { fates, summary }
+}
+
+/// The most free CPU, RAM and GPUs of any one server.
+fn most_free(state: &State) -> [f64; 3] {
+    state.free.iter().fold([0.0f64; 3], |m, f| {
+        [m[0].max(f[0]), m[1].max(f[1]), m[2].max(f[2])]
+    })
+}
+
+/// Whether every pod's minimums fit within `bound` (necessary, not
+/// sufficient: [`place`] decides).
+fn could_fit(request: &Request, bound: [f64; 3]) -> bool {
+    request.pods().iter().all(|members| {
+        (0..3).all(|r| {
+            let min: f64 = members
+                .iter()
+                .map(|&i| {
+                    let c = &request.containers[i];
+                    [c.cpu, c.ram, c.gpu][r].min
+                })
+                .sum();
+            min <= bound[r] + 1e-9
+        })
+    })
 }
 
 /// The per-request fields of the summary.
