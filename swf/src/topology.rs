@@ -172,13 +172,12 @@ fn item_line(text: &str, section: &str, index: usize) -> Option<usize> {
         if depth == 0 && !trimmed.starts_with('-') {
             return None;
         }
-        if trimmed.starts_with("- ") || trimmed == "-" {
-            if *indent.get_or_insert(depth) == depth {
-                if seen == index {
-                    return Some(n + 1);
-                }
-                seen += 1;
+        let item = trimmed.starts_with("- ") || trimmed == "-";
+        if item && *indent.get_or_insert(depth) == depth {
+            if seen == index {
+                return Some(n + 1);
             }
+            seen += 1;
         }
     }
     None
