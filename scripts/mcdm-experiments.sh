@@ -15,11 +15,13 @@ mkdir -p "$OUT"
     | tee "$OUT/scalability.txt"
 
 # (2) Quality (§4.2.1, Table 8): Flat against Clustering weights on k = 20,
-# a light set (Set 1) and a loaded one (Set 2).
+# a light set (Set 1) and a loaded one (Set 2); Set 1 on k = 44.
 "$BIN" mcdm run --fat-tree 20 --generate quality1 --count 20000 --span 3600 \
     --rank ahp,topsis --profile flat,clustering --out "$OUT/quality1" --force
 "$BIN" mcdm run --fat-tree 20 --generate quality2 --count 40000 --span 3600 --resubmit 60 \
     --rank ahp,topsis --profile flat,clustering --out "$OUT/quality2" --force
+"$BIN" mcdm run --fat-tree 44 --generate quality1 --count 20000 --span 3600 \
+    --rank ahp,topsis --profile flat,clustering --out "$OUT/quality1-k44" --force
 
 # (3) Network (§4.2.2, Table 10): BF, WF, AHP, TOPSIS under Table 7's profiles,
 # k = 20, 1 Gbps links, 6,000 requests of 4 containers, up to 50 Mbps per pair.
