@@ -207,3 +207,20 @@ fn without_resubmission_or_past_its_deadline_it_is_unplaced() {
     let out = simulate(&t, &requests, retry, &first_fit);
     assert_eq!(out.fates[1], Fate::Unplaced { deadline: false });
 }
+
+#[test]
+fn a_gpu_container_goes_only_where_gpus_are_free() {
+    // Host a has no GPU, b has one: first fit would take a, the GPU
+    // constraint leaves b; a second GPU container then fits nowhere.
+    let mut b = host("b", 4.0, 8.0);
+    b.gpu = 1.0;
+    let t = pair(host("a", 4.0, 8.0), b);
+    let mut state = State::new(&t);
+    let mut c = container((1.0, 1.0), (1.0, 1.0), None);
+    c.gpu = Span { min: 1.0, max: 2.0 };
+    let r = request(1, 0, 5, vec![c]);
+    let alloc = place(&t, &mut state, &r, &first_fit).unwrap();
+    assert_eq!(alloc.containers, vec![(1, [1.0, 1.0, 1.0])]);
+    assert_eq!(state.free[1][2], 0.0);
+    assert!(place(&t, &mut state, &r, &first_fit).is_err());
+}
