@@ -12,9 +12,12 @@
 #![deny(missing_docs)]
 
 pub mod dc_output;
+pub mod osep_eval;
 pub mod output;
 pub mod protocol;
 pub mod qos_output;
 pub mod sim;
+pub mod study;
+pub mod study_output;
 pub mod summary_json;
 pub mod sweep;

@@ -173,8 +173,45 @@ pub fn qos_json(cfg: &QosConfig, outcome: &Outcome) -> Value {
 
 /// Write `summary.json` of a `qos run`: `classes` and `qos`.
 pub fn write_summary(dir: &Path, cfg: &QosConfig, outcome: &Outcome) -> Result<(), OutputError> {
-    let value = json!({ "classes": classes_json(outcome), "qos": qos_json(cfg, outcome) });
+    let mut value = json!({ "classes": classes_json(outcome), "qos": qos_json(cfg, outcome) });
+    if let (Some(satisfaction), Some(qos)) = (&outcome.satisfaction, value["qos"].as_object_mut()) {
+        add_osep(qos, cfg, satisfaction);
+    }
     write_json(&dir.join(crate::output::SUMMARY_JSON), &value)
+}
+
+/// An osep run's additions to `qos`: the hosts' speeds, OSEP's settings,
+/// and each tenant's portion and satisfaction `SU_i` (percent; `null`: no
+/// completed task). The other policies' summaries stay as they were.
+fn add_osep(qos: &mut serde_json::Map<String, Value>, cfg: &QosConfig, satisfaction: &[Option<f64>]) {
+    let speeds: Vec<f64> = (0..cfg.hosts.len()).map(|h| cfg.speed(h)).collect();
+    qos.insert("speeds".into(), json!(speeds));
+    qos.insert(
+        "osep".into(),
+        json!({
+            "rule": cfg.osep.rule.name(),
+            "condition": cfg.osep.condition.name(),
+            "period": secs(cfg.osep.period),
+            "maxt": cfg.osep.maxt,
+            "block": secs(cfg.osep.block),
+        }),
+    );
+    let total = cfg.total_power();
+    let tenants: Vec<Value> = cfg
+        .tenants
+        .iter()
+        .enumerate()
+        .map(|(t, tenant)| {
+            json!({
+                "name": tenant.name,
+                "share": tenant.share,
+                "portion": cfg.portion(t),
+                "portion_fraction": cfg.portion(t) / total,
+                "satisfaction": finite(satisfaction.get(t).copied().flatten()),
+            })
+        })
+        .collect();
+    qos.insert("tenants".into(), Value::Array(tenants));
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<(), OutputError> {

@@ -169,6 +169,7 @@ pub mod procset;
 pub mod qos;
 pub mod refusal;
 pub mod regulate;
+pub mod rng;
 pub mod slo;
 pub mod time;
 

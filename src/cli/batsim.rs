@@ -235,6 +235,7 @@ fn victim_order(args: &ServeArgs, engine: &EngineOptions) -> anyhow::Result<Opti
     if let Some(eviction) = args.eviction {
         spec.config.eviction = eviction;
     }
+    super::qos::refuse_osep(spec.config.eviction)?;
     let usage = |e: interstice_batsim::protocol::VictimOrderError| Usage(e.to_string());
     let order = VictimOrder::new(spec).map_err(usage)?;
     order.check(&[(OptionSource::Flags, engine)]).map_err(usage)?;

@@ -45,6 +45,8 @@ pub mod mcdm_bench;
 pub mod mcdm_run;
 pub mod placement_bench;
 pub mod qos;
+pub mod qos_study;
+pub mod qos_trace;
 pub mod replay;
 pub mod replay_bench;
 pub mod report;

@@ -10,10 +10,11 @@ use super::flags::Usage;
 use super::replay::{run_info, Replayed, WORKLOAD_NAME};
 use anyhow::Context;
 use indicatif::ProgressBar;
+use interstice_batsim::osep_eval;
 use interstice_batsim::output::{self, Naming, ResultWriter};
 use interstice_batsim::qos_output;
 use interstice_batsim::sim::area_qos::{self, AreaRun};
-use interstice_core::qos::{simulate, ClassReport, Eviction, Outcome, QosConfig, Request};
+use interstice_core::qos::{simulate, ClassReport, Eviction, OsepCondition, Outcome, QosConfig, Request};
 use interstice_core::{Admission, EngineConfig, Job, JobKind, Scheduling, Summary};
 use interstice_swf::experiment::{
     first_injected_id, injection_span, load_trace, CloudSpec, LoadedTrace, TraceSpec,
@@ -30,6 +31,54 @@ pub enum QosCommand {
     /// docs/qos.md and examples/qos-*.yaml): who gets preempted for whom, and what each class
     /// received (availability, SLO fulfilment, penalty, Gini).
     Run(RunArgs),
+    /// Seed 001's study: both policies on several workload samples, each on infrastructures
+    /// sized N (its peak demand), 0.9N and 0.8N; the paired availabilities, penalties and
+    /// fairness by contention level into DIR (study.json, requests.csv; `interstice report DIR`).
+    Study(super::qos_study::StudyArgs),
+    /// Write Google-like request-trace samples (docs/qos.md, "Request traces"): 10 % of each
+    /// user group's users per sample, reproducible from the parameters and the seed.
+    Generate(super::qos_trace::GenerateArgs),
+    /// Convert Google's 2011 cluster trace (task_events, machine_events) into a request trace.
+    ConvertGoogle(super::qos_trace::ConvertGoogleArgs),
+    /// Seed 002's evaluation (docs/osep.md): 12 machines of three speeds, 4 users, user1 or
+    /// user4 delayed 6 minutes, without or with checkpointing, small, medium or large demand;
+    /// heterogeneous and original OSEP, each user's satisfaction (mean, 95 % CI) per case.
+    OsepEval(OsepEvalArgs),
+}
+
+/// `interstice qos osep-eval`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Example: interstice qos osep-eval --out out/osep --repetitions 1000")]
+pub struct OsepEvalArgs {
+    /// Output directory (osep-eval.csv, osep-eval.json): new or empty, or any with --force.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Write into a non-empty --out DIR.
+    #[arg(long)]
+    pub force: bool,
+    /// Repetitions of each case (the seed's 1,000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub repetitions: u64,
+    /// Seed of the task sizes' draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// OSEP's update period t, seconds.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..))]
+    pub period: u32,
+    /// OSEP's maxt: preemptions per update at most.
+    #[arg(long, default_value_t = 4)]
+    pub maxt: u32,
+    /// The checkpoint block, seconds of work (the seed's 10 minutes).
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..))]
+    pub block: u32,
+    /// The heterogeneous rule's condition 4: before (PR_Preemp > DifPoder of the beneficiary,
+    /// §4.2), after (PR_Aloc <= PR_Preemp) or literal (the seed's printed PR_Aloc > PR_Preemp).
+    #[arg(long, default_value = "before", value_parser = parse_condition)]
+    pub condition: OsepCondition,
+}
+
+fn parse_condition(s: &str) -> Result<OsepCondition, String> {
+    s.parse().map_err(|e| format!("{e}"))
 }
 
 /// `interstice qos run`.
@@ -40,7 +89,7 @@ pub enum QosCommand {
 pub struct RunArgs {
     /// The service-class file: classes, tenants, hosts, requests (YAML).
     pub file: PathBuf,
-    /// Eviction policy: priority, qos-driven or owner-share (default: the file's, else qos-driven).
+    /// Eviction policy: priority, qos-driven, owner-share or osep (default: the file's, else qos-driven).
     #[arg(long, value_name = "POLICY", value_parser = parse_eviction)]
     pub eviction: Option<Eviction>,
     /// Output directory (requests.csv, windows.csv, summary.json): new or empty, or any with --force.
@@ -58,7 +107,68 @@ pub struct RunArgs {
 pub fn run(cmd: QosCommand) -> anyhow::Result<()> {
     match cmd {
         QosCommand::Run(args) => run_file(args),
+        QosCommand::Study(args) => super::qos_study::run(args),
+        QosCommand::Generate(args) => super::qos_trace::generate(args),
+        QosCommand::ConvertGoogle(args) => super::qos_trace::convert_google(args),
+        QosCommand::OsepEval(args) => {
+            let out = args.out.clone();
+            super::flags::with_out_dir(Some(&out), args.force, || osep_eval(&args))
+        }
     }
+}
+
+/// `qos osep-eval`: run the cases, write the files, print the means.
+fn osep_eval(args: &OsepEvalArgs) -> anyhow::Result<()> {
+    let settings = osep_eval::Settings {
+        repetitions: args.repetitions,
+        seed: args.seed,
+        period: interstice_core::Time::from_secs(i64::from(args.period)),
+        maxt: args.maxt,
+        block: interstice_core::Time::from_secs(i64::from(args.block)),
+        condition: args.condition,
+    };
+    let started = Instant::now();
+    let rows = osep_eval::run(&settings).context("the evaluation failed")?;
+    osep_eval::write(&args.out, &settings, &rows).context("cannot write the results")?;
+    outln!(
+        "{:<6} {:<3} {:<7} {:<14} {:>14} {:>14} {:>14} {:>14} {:>8}",
+        "late",
+        "ck",
+        "demand",
+        "algorithm",
+        "user1 SU%",
+        "user2 SU%",
+        "user3 SU%",
+        "user4 SU%",
+        "preempt"
+    )?;
+    for case in rows.chunks(4) {
+        let r = &case[0];
+        let cell = |x: &osep_eval::Row| match (x.mean, x.ci95) {
+            (Some(m), Some(c)) => format!("{m:.2}±{c:.2}"),
+            (Some(m), None) => format!("{m:.2}"),
+            _ => "-".to_string(),
+        };
+        outln!(
+            "{:<6} {:<3} {:<7} {:<14} {:>14} {:>14} {:>14} {:>14} {:>8.2}",
+            interstice_swf::osep_eval::OWNED[r.delayed].0,
+            if r.checkpoint { "CC" } else { "SC" },
+            r.demand.name(),
+            r.rule.name(),
+            cell(&case[0]),
+            cell(&case[1]),
+            cell(&case[2]),
+            cell(&case[3]),
+            r.preemptions
+        )?;
+    }
+    outln!(
+        "{} runs in {:.1} s; {}",
+        rows.len() / 4 * args.repetitions as usize,
+        started.elapsed().as_secs_f64(),
+        args.out.join("osep-eval.csv").display()
+    )?;
+    Ok(())
 }
 
 fn run_file(args: RunArgs) -> anyhow::Result<()> {
@@ -70,7 +180,7 @@ fn run_file(args: RunArgs) -> anyhow::Result<()> {
 fn run_checked(args: RunArgs) -> anyhow::Result<()> {
     let mut spec = QosSpec::load(&args.file, 0)?;
     if let Some(e) = args.eviction {
-        spec.config.eviction = e;
+        spec.set_eviction(e);
     }
     let file = args.file.display();
     if spec.config.hosts.is_empty() {
@@ -99,6 +209,34 @@ fn run_checked(args: RunArgs) -> anyhow::Result<()> {
     }
     if !args.quiet {
         print_classes(&cfg, &outcome)?;
+        print_tenants(&cfg, &outcome)?;
+    }
+    Ok(())
+}
+
+/// Under osep, one line per tenant: its share, portion and satisfaction.
+fn print_tenants(cfg: &QosConfig, outcome: &Outcome) -> anyhow::Result<()> {
+    let Some(satisfaction) = &outcome.satisfaction else {
+        return Ok(());
+    };
+    let total = cfg.total_power();
+    outln!(
+        "{:<10} {:>6} {:>10} {:>9} {:>8}",
+        "tenant",
+        "share",
+        "portion",
+        "portion%",
+        "SU%"
+    )?;
+    for (t, su) in satisfaction.iter().enumerate() {
+        outln!(
+            "{:<10} {:>6} {:>10.4} {:>9.2} {:>8}",
+            cfg.tenants[t].name,
+            cfg.tenants[t].share,
+            cfg.portion(t),
+            100.0 * cfg.portion(t) / total,
+            su.map_or("-".to_string(), |v| format!("{v:.2}"))
+        )?;
     }
     Ok(())
 }
@@ -133,6 +271,7 @@ impl ClassArgs {
         if let Some(e) = self.eviction {
             spec.config.eviction = e;
         }
+        refuse_osep(spec.config.eviction)?;
         Ok(spec)
     }
 }
@@ -142,6 +281,7 @@ impl ClassArgs {
 /// without the keys of a `qos run` platform.
 pub(crate) fn area_spec(path: &Path, conv: u32) -> anyhow::Result<QosSpec> {
     let spec = QosSpec::load(path, conv)?;
+    refuse_osep(spec.config.eviction).with_context(|| format!("{}", path.display()))?;
     // Checked now, before the HPC simulation, as the area will run it.
     area_qos::area_config(&spec, conv.max(1))
         .validate(&[])
@@ -160,6 +300,20 @@ pub(crate) fn area_spec(path: &Path, conv: u32) -> anyhow::Result<QosSpec> {
         .into());
     }
     Ok(spec)
+}
+
+/// Osep is `qos run`'s alone (its periodic decision on hosts of known
+/// speeds): an area run refuses it, as a usage error.
+pub(crate) fn refuse_osep(eviction: Eviction) -> anyhow::Result<()> {
+    if eviction == Eviction::Osep {
+        return Err(Usage(
+            "eviction osep: only `interstice qos run` simulates it (hosts with speeds, a periodic decision); \
+             an area's cloud jobs are evicted by priority, qos-driven or owner-share"
+                .into(),
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// The options of a class replay that cannot go with it, as a usage error.

@@ -581,6 +581,12 @@ fn class_config(
             "a data center draws no class: each stream names its class and tenant".into(),
         ));
     }
+    if let Some(i) = tenant_entries.iter().position(|t| t.power.is_some()) {
+        return Err(errors.err(
+            format!("tenants[{i}].power"),
+            "only osep (`interstice qos run`) reads a tenant's power: remove it".into(),
+        ));
+    }
     if !uses_classes {
         return Ok(None);
     }

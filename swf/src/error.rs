@@ -141,6 +141,14 @@ pub enum LineError {
     /// A line of an area schedule that is not a usable change: what is
     /// wrong and the fix.
     AreaSchedule(String),
+    /// A named column of a CSV row (a request trace, a Google trace file)
+    /// that is not usable: `problem` says what is wrong and the fix.
+    Column {
+        /// The column's name (`cpu`, `event type`).
+        column: &'static str,
+        /// What is wrong, with the fix.
+        problem: String,
+    },
 }
 
 impl fmt::Display for LineError {
@@ -192,6 +200,7 @@ impl fmt::Display for LineError {
             }
             LineError::Maintenance(window) => write!(f, "{window}"),
             LineError::AreaSchedule(why) => write!(f, "{why}"),
+            LineError::Column { column, problem } => write!(f, "column {column}: {problem}"),
             LineError::TooWide { job, procs, machine } => write!(
                 f,
                 "job {job} needs {procs} processors but the machine has {machine} \

@@ -23,6 +23,10 @@
 //! - [`experiment`] loads an experiment's trace (cut, repeated, clipped and
 //!   checked once) and adds its cloud jobs; [`defaults`] is the one table of
 //!   experiment defaults (seed, slack, resubmissions, λ, τ, α).
+//! - [`request_trace`] reads and writes the request-trace CSV of the
+//!   service-class studies; [`google_trace`] turns Google's 2011 cluster
+//!   trace (task and machine events) into it; [`google_like`] generates
+//!   Google-like samples from documented parameters and a seed.
 //! - [`maintenance`] reads maintenance windows (`--maintenance FILE`, the
 //!   daemon's `engine.maintenance`); [`beta`] spells the thesis predictor's
 //!   `β` (`30` or `disqualify`).
@@ -69,6 +73,8 @@ pub mod defaults;
 pub mod error;
 pub mod experiment;
 pub mod extract;
+pub mod google_like;
+pub mod google_trace;
 pub mod header;
 pub mod inject;
 pub mod input;
@@ -78,9 +84,12 @@ pub mod label;
 mod load;
 pub mod maintenance;
 pub mod merge;
+pub mod osep_eval;
 pub mod qos;
+pub mod qos_study;
 pub mod reader;
 pub mod record;
+pub mod request_trace;
 pub mod rng;
 pub mod stats;
 #[cfg(test)]

@@ -6,8 +6,8 @@
 //! `requests`).
 //!
 //! ```yaml
-//! eviction: qos-driven      # priority | qos-driven | owner-share (--eviction overrides)
-//! on_preempt: resume        # resume | restart (replay: restart, an evicted job starts again)
+//! eviction: qos-driven      # priority | qos-driven | owner-share | osep (--eviction overrides)
+//! on_preempt: resume        # resume | restart | checkpoint (replay: restart; osep: checkpoint)
 //! allocation_time: 1        # s: α, from allocation until the instance runs
 //! watchdog: 10              # s: the scheduler also runs this long after its last run
 //! window: 600               # s: the fairness windows (0: none)
@@ -17,15 +17,20 @@
 //!   - { name: gold, importance: 3, slo: 1.0, margin: 10, weight: 1 }
 //!   - { name: silver, importance: 2, slo: 0.9, overhead_limit: 0.1, credit: [[0.8911, 0.1], [0.8556, 0.3]] }
 //! tenants:                  # default: one tenant owning every slot
-//!   - { name: physics, share: 30, weight: 2 }
-//! hosts: { count: 20, slots: 10 }   # or a list of slots per host (qos run)
+//!   - { name: physics, share: 30, weight: 2 }   # osep: `power`, its machines' speeds summed
+//! hosts: { count: 20, slots: 10 }   # or a list of slots per host (qos run); osep: a
+//!                                   # `speed` too, e.g. [{ slots: 1, speed: 2.0 }, 4]
+//! osep: { period: 60, maxt: 4, block: 600, rule: heterogeneous, condition: before }   # osep only
 //! shuffle: true             # shuffle the requests' order over their arrival times (qos run)
 //! requests:                 # qos run
 //!   - { class: gold, tenant: physics, count: 80, start: 0, every: 1, procs: 1, duration: null }
 //! ```
 
+mod hosts;
+
 use crate::label::{check_name, JobLabel, JobLabels};
 use crate::rng::SplitMix64;
+use hosts::parse_hosts;
 use interstice_core::qos::{CreditTable, Eviction, OnPreempt, QosConfig, Request, ServiceClass, Tenant};
 use interstice_core::Time;
 use serde::Deserialize;
@@ -64,6 +69,34 @@ struct File {
     shuffle: bool,
     #[serde(default)]
     requests: Vec<RequestEntry>,
+    /// `interstice qos study`'s sections (`crate::qos_study`); other commands ignore them.
+    #[serde(default, rename = "study")]
+    _study: Option<serde::de::IgnoredAny>,
+    #[serde(default, rename = "sample")]
+    _sample: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    osep: Option<OsepEntry>,
+}
+
+/// `osep:`, the settings of seed 002's OSEP.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OsepEntry {
+    /// `t`, seconds between updates.
+    #[serde(default)]
+    period: Option<f64>,
+    /// Preemptions per update at most.
+    #[serde(default)]
+    maxt: Option<u32>,
+    /// The checkpoint block, seconds of work at speed 1.
+    #[serde(default)]
+    block: Option<f64>,
+    /// heterogeneous | original.
+    #[serde(default)]
+    rule: Option<String>,
+    /// before | after | literal.
+    #[serde(default)]
+    condition: Option<String>,
 }
 
 /// One `classes:` entry as written, in a service-class file or in the
@@ -150,6 +183,11 @@ pub struct TenantEntry {
     /// Share of the injected jobs drawn into the tenant (a replay's file only).
     #[serde(default)]
     pub weight: Option<f64>,
+    /// OSEP's portion in speed units, the sum of the speeds of the
+    /// machines the tenant owns (a `qos run` file under osep only;
+    /// default: its share of the slots times the mean speed).
+    #[serde(default)]
+    pub power: Option<f64>,
 }
 
 /// The tenants of `entries`, in order; an error is `(key, message)`, the
@@ -170,20 +208,18 @@ pub fn tenants(entries: &[TenantEntry]) -> Result<Vec<Tenant>, (String, String)>
                 format!("{:?}: give {expected}", t.name),
             )
         })?;
+        if let Some(p) = t.power.filter(|p| !(p.is_finite() && *p > 0.0)) {
+            return Err((
+                format!("tenants[{i}].power"),
+                format!("{p} is not a power: give the sum of the speeds of the machines it owns, > 0"),
+            ));
+        }
         tenants.push(Tenant {
             name: t.name.clone(),
             share: t.share,
         });
     }
     Ok(tenants)
-}
-
-/// `hosts: { count, slots }` (the other form is a list of slots).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UniformHosts {
-    count: usize,
-    slots: u32,
 }
 
 #[derive(Deserialize)]
@@ -245,6 +281,18 @@ impl QosSpec {
         }
     }
 
+    /// Evict by `eviction` (the file's, or `--eviction`'s): what a
+    /// preemption does is the file's `on_preempt` if it gave one, else
+    /// osep's block checkpointing under osep, else resume.
+    pub fn set_eviction(&mut self, eviction: Eviction) {
+        self.config.eviction = eviction;
+        self.config.on_preempt = self.on_preempt.unwrap_or(if eviction == Eviction::Osep {
+            OnPreempt::Checkpoint
+        } else {
+            OnPreempt::Resume
+        });
+    }
+
     /// Read and check `path`; `slots` is what the default tenant owns when
     /// the file names none (the platform's size).
     pub fn load(path: &Path, slots: u32) -> Result<QosSpec, QosFileError> {
@@ -257,7 +305,7 @@ impl QosSpec {
     pub fn parse(text: &str, path: &Path, slots: u32) -> Result<QosSpec, QosFileError> {
         let place = path.display().to_string();
         let file: File = crate::error::from_yaml(text, &place).map_err(QosFileError)?;
-        let errors = QosErrors { place };
+        let errors = QosErrors { place, text };
         let err = |key: String, msg: String| errors.err(key, msg);
         let eviction = match &file.eviction {
             Some(e) => e.parse().map_err(|e| err("eviction".into(), format!("{e}")))?,
@@ -269,6 +317,7 @@ impl QosSpec {
             spec.config.on_preempt = mode;
             spec.on_preempt = Some(mode);
         }
+        spec.set_eviction(eviction);
         let cfg = &mut spec.config;
         if let Some(a) = file.allocation_time {
             cfg.allocation_time = errors.seconds("allocation_time".into(), a)?;
@@ -287,8 +336,18 @@ impl QosSpec {
             spec.seed = seed;
         }
         spec.set_classes_and_tenants(&file.classes, &file.tenants, &errors)?;
+        if let Some(o) = &file.osep {
+            spec.set_osep(o, &errors)?;
+        }
         if let Some(hosts) = file.hosts {
-            spec.config.hosts = parse_hosts(hosts, &errors)?;
+            let (hosts, speeds) = parse_hosts(hosts).map_err(|e| match e.speed {
+                Some(v) => errors.err_at(e.key, "speed", v, e.message),
+                None => errors.err(e.key, e.message),
+            })?;
+            spec.config.hosts = hosts;
+            if speeds.iter().any(|&s| s != 1.0) {
+                spec.config.speeds = speeds;
+            }
             let total = spec
                 .config
                 .hosts
@@ -316,6 +375,44 @@ impl QosSpec {
         Ok(spec)
     }
 
+    /// `osep:`: the update period, the bound, the block, the rule.
+    fn set_osep(&mut self, o: &OsepEntry, errors: &QosErrors) -> Result<(), QosFileError> {
+        let osep = &mut self.config.osep;
+        if let Some(p) = o.period {
+            osep.period = errors.seconds("osep.period".into(), p)?;
+            if osep.period <= Time::ZERO {
+                return Err(errors.err(
+                    "osep.period".into(),
+                    "0: give the seconds between updates, > 0".into(),
+                ));
+            }
+        }
+        if let Some(m) = o.maxt {
+            osep.maxt = m;
+        }
+        if let Some(b) = o.block {
+            osep.block = errors.seconds("osep.block".into(), b)?;
+            if osep.block <= Time::ZERO {
+                return Err(errors.err(
+                    "osep.block".into(),
+                    "0: give the seconds of work a checkpoint keeps, > 0 (no checkpoint: on_preempt: restart)"
+                        .into(),
+                ));
+            }
+        }
+        if let Some(c) = &o.condition {
+            osep.condition = c
+                .parse()
+                .map_err(|e| errors.err("osep.condition".into(), format!("{e}")))?;
+        }
+        if let Some(r) = &o.rule {
+            osep.rule = r
+                .parse()
+                .map_err(|e| errors.err("osep.rule".into(), format!("{e}")))?;
+        }
+        Ok(())
+    }
+
     /// The file's classes and tenants (when it names any) with their
     /// weights in the draw; every weight 0 is an error.
     fn set_classes_and_tenants(
@@ -337,6 +434,7 @@ impl QosSpec {
             self.named_tenants = true;
             self.tenant_weights.clear();
             self.config.tenants = tenants(named).map_err(|(key, message)| err(key, message))?;
+            self.config.powers = named.iter().map(|t| t.power).collect();
             for (i, t) in named.iter().enumerate() {
                 self.tenant_weights
                     .push(errors.weight(format!("tenants[{i}].weight"), t.weight)?);
@@ -392,11 +490,33 @@ impl QosSpec {
 }
 
 /// Errors of one class file: each names the file and the key.
-struct QosErrors {
+struct QosErrors<'t> {
     place: String,
+    /// The file's text, to find the line of a value serde no longer knows.
+    text: &'t str,
 }
 
-impl QosErrors {
+impl QosErrors<'_> {
+    /// `FILE:LINE: KEY: MESSAGE`, the line the first one where `field:`
+    /// is followed by `value` (plain `FILE: KEY: MESSAGE` when none is).
+    fn err_at(&self, key: String, field: &str, value: f64, message: String) -> QosFileError {
+        let pattern = format!("{field}:");
+        let line = self.text.lines().position(|l| {
+            l.match_indices(&pattern).any(|(at, _)| {
+                let rest = l[at + pattern.len()..].trim_start();
+                let token: String = rest
+                    .chars()
+                    .take_while(|c| !matches!(c, ',' | '}' | ']' | ' ' | '#'))
+                    .collect();
+                token.parse::<f64>().is_ok_and(|v| v == value)
+            })
+        });
+        match line {
+            Some(n) => QosFileError(format!("{}:{}: {key}: {message}", self.place, n + 1)),
+            None => self.err(key, message),
+        }
+    }
+
     /// `FILE: KEY: MESSAGE`.
     fn err(&self, key: String, message: String) -> QosFileError {
         QosFileError(format!("{}: {key}: {message}", self.place))
@@ -416,32 +536,6 @@ impl QosErrors {
             Some(w) => Err(self.err(key, format!("{w} is not a weight: give a number >= 0"))),
         }
     }
-}
-
-/// `hosts:`: slots per host as a list, or `{ count, slots }`; each host
-/// has a slot, and the total fits a `u32` (checked before anything is allocated).
-fn parse_hosts(hosts: serde_yaml::Value, errors: &QosErrors) -> Result<Vec<u32>, QosFileError> {
-    let bad_hosts = |e: String| errors.err("hosts".into(), e);
-    let hosts = if hosts.is_sequence() {
-        serde_yaml::from_value::<Vec<u32>>(hosts)
-            .map_err(|e| bad_hosts(format!("{e}: give slots per host, e.g. [10, 10, 16]")))?
-    } else {
-        let UniformHosts { count, slots } = serde_yaml::from_value(hosts)
-            .map_err(|e| bad_hosts(format!("{e}: give {{ count: 20, slots: 10 }} or a list of slots")))?;
-        if count == 0 || (count as u64).saturating_mul(u64::from(slots)) > u64::from(u32::MAX) {
-            return Err(bad_hosts(format!(
-                "{count} hosts of {slots} slots: give 1 to {} slots in all",
-                u32::MAX
-            )));
-        }
-        vec![slots; count]
-    };
-    if hosts.is_empty() || hosts.contains(&0) {
-        return Err(bad_hosts(
-            "give at least one host, each with at least one slot".into(),
-        ));
-    }
-    Ok(hosts)
 }
 
 /// The requests of entry `i` (`count` of them, `every` seconds apart),
@@ -814,5 +908,42 @@ mod tests {
             e.ends_with("add it to c.yaml, or fix the workload's label"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn hosts_carry_speeds_and_osep_its_settings() {
+        let s = parse(
+            "eviction: osep\nosep: { period: 30, maxt: 2, block: 300, rule: original, condition: after }\n\
+             tenants:\n  - { name: a, share: 1, power: 2.5 }\n  - { name: b, share: 2 }\n\
+             hosts: [{ slots: 1, speed: 2.0 }, 3, { slots: 2 }]\n",
+        )
+        .unwrap();
+        let cfg = &s.config;
+        assert_eq!(cfg.hosts, vec![1, 3, 2]);
+        assert_eq!(cfg.speeds, vec![2.0, 1.0, 1.0]);
+        assert_eq!(cfg.on_preempt, OnPreempt::Checkpoint, "osep's default");
+        assert_eq!(cfg.osep.period, Time::from_secs(30));
+        assert_eq!((cfg.osep.maxt, cfg.osep.block), (2, Time::from_secs(300)));
+        assert_eq!(cfg.osep.rule, interstice_core::qos::OsepRule::Original);
+        assert_eq!(cfg.powers, vec![Some(2.5), None]);
+        // b's portion: 2 of 3 shared slots of a power of 2 + 3 + 2 = 7.
+        assert!((cfg.portion(1) - 7.0 * 2.0 / 3.0).abs() < 1e-12);
+        let uniform = parse("hosts: { count: 4, slots: 1, speed: 1.5 }\n").unwrap();
+        assert_eq!(uniform.config.speeds, vec![1.5; 4]);
+        let plain = parse("hosts: { count: 4, slots: 1 }\n").unwrap();
+        assert!(
+            plain.config.speeds.is_empty(),
+            "speed 1 everywhere keeps the old form"
+        );
+        let e = parse("hosts: { count: 2, slots: 1, speed: 0 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":1: hosts.speed: 0 is not a speed"), "{e}");
+        let e = parse("osep: { period: 30, bound: 2 }\n").unwrap_err().to_string();
+        assert!(e.contains("bound"), "{e}");
+        let e = parse("tenants:\n  - { name: a, share: 1, power: -2 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tenants[0].power"), "{e}");
     }
 }

@@ -581,3 +581,73 @@ fn first_week_of_kth() -> String {
         .map(|line| format!("{line}\n"))
         .collect()
 }
+
+/// Seed 002's heterogeneous OSEP on the two-machine example: big takes the
+/// slow machine at the update at 300 s; small's tasks end at 600 (100 %)
+/// and 1200 (50 %), big's at 1500 (50 %): `SU` 50 and 75 in the table and
+/// in `summary.json`. A negative speed is an error naming file, line, field.
+#[test]
+fn osep_reports_each_tenants_satisfaction() {
+    let dir = scratch_dir("qos-cli", "osep");
+    let run = interstice(&[
+        "qos",
+        "run",
+        "examples/qos-osep-hetero.yaml",
+        "--eviction",
+        "osep",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_success(&run);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("osep eviction: 1 preemptions"), "{stdout}");
+    let small = stdout
+        .lines()
+        .find(|l| l.starts_with("small"))
+        .expect("a line for small");
+    assert!(small.trim_end().ends_with("75.00"), "{stdout}");
+    let s = summary(&dir);
+    assert_eq!(s["qos"]["on_preempt"], "checkpoint");
+    let tenants = s["qos"]["tenants"].as_array().expect("tenants");
+    let su: Vec<&Value> = tenants.iter().map(|t| &t["satisfaction"]).collect();
+    assert_eq!(su, [&Value::from(50.0), &Value::from(75.0)]);
+    let discarded: Vec<String> = rows(&dir, "requests.csv")
+        .iter()
+        .map(|r| r["discarded_time"].clone())
+        .collect();
+    assert_eq!(discarded, ["0", "300", "0"]);
+
+    let bad = dir.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "eviction: osep\nhosts:\n  - { slots: 1, speed: 2.0 }\n  - { slots: 1, speed: -1.5 }\nrequests: [{ count: 1, duration: 5 }]\n",
+    )
+    .unwrap();
+    let run = interstice(&["qos", "run", bad.to_str().unwrap()]);
+    assert_failure_mentions(&run, &["bad.yaml:4:", "hosts[1].speed", "-1.5 is not a speed"]);
+}
+
+/// `qos osep-eval` writes one row per case, algorithm and user (12 cases ×
+/// 2 algorithms × 4 users), each with its runs and mean satisfaction.
+#[test]
+fn osep_eval_writes_every_case() {
+    let dir = scratch_dir("qos-cli", "osep-eval");
+    let run = interstice(&[
+        "qos",
+        "osep-eval",
+        "--out",
+        dir.to_str().unwrap(),
+        "--repetitions",
+        "2",
+    ]);
+    assert_success(&run);
+    let rows = rows(&dir, "osep-eval.csv");
+    assert_eq!(rows.len(), 96);
+    assert!(
+        rows.iter().all(|r| r["runs"] == "2" && !r["su_mean"].is_empty()),
+        "{rows:?}"
+    );
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("osep-eval.json")).unwrap()).unwrap();
+    assert_eq!(json["settings"]["repetitions"], 2);
+}

@@ -7,7 +7,9 @@
 
 use crate::job::{named_options, UnknownName};
 use crate::qos::ledger::meets;
+use crate::rng::SplitMix64;
 use crate::time::Time;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Who is preempted, and for whom.
@@ -25,6 +27,13 @@ pub enum Eviction {
     /// slots; a request of a tenant below its share may preempt the request
     /// that has run least of the tenant most over its share.
     OwnerShare,
+    /// Seed 002, chapter 4: heterogeneous OSEP. Hosts have speeds, tenants
+    /// portions of the platform's power; a periodic decision (every
+    /// `period`, at most `maxt` preemptions) moves machines from the tenant
+    /// most over its portion (`DifPoder`) to the one most under it when the
+    /// remaining powers allow it. Simulated by [`crate::qos::osep`], not by
+    /// the event-driven platform.
+    Osep,
 }
 
 impl Default for Eviction {
@@ -34,10 +43,11 @@ impl Default for Eviction {
     }
 }
 
-named_options!(Eviction, "eviction policy", "\"priority\", \"qos-driven\" or \"owner-share\"", {
+named_options!(Eviction, "eviction policy", "\"priority\", \"qos-driven\", \"owner-share\" or \"osep\"", {
     Priority => "priority",
     QosDriven => "qos-driven",
     OwnerShare => "owner-share",
+    Osep => "osep",
 });
 
 /// What a preemption does to the work an instance had done.
@@ -49,12 +59,83 @@ pub enum OnPreempt {
     /// The instance is killed and later starts again from scratch (an
     /// evicted batch job): the attempt's run time becomes discarded time `d`.
     Restart,
+    /// Seed 002's block checkpointing (osep only): the work done is saved
+    /// in whole blocks of [`OsepSettings::block`] seconds of work; the
+    /// partial block is lost (discarded time `d`).
+    Checkpoint,
 }
 
-named_options!(OnPreempt, "preemption mode", "\"resume\" or \"restart\"", {
+named_options!(OnPreempt, "preemption mode", "\"resume\", \"restart\" or \"checkpoint\"", {
     Resume => "resume",
     Restart => "restart",
+    Checkpoint => "checkpoint",
 });
+
+/// Which OSEP decision [`Eviction::Osep`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OsepRule {
+    /// Chapter 4 (Algorithm 3): power-aware, `DifPoder`, `PR_Preemp`, `PR_Aloc`.
+    Heterogeneous,
+    /// Chapter 3 (Algorithm 2), the seed's baseline "Original": machines
+    /// counted, not weighed (`f = share − running`).
+    Original,
+}
+
+named_options!(OsepRule, "OSEP rule", "\"heterogeneous\" or \"original\"", {
+    Heterogeneous => "heterogeneous",
+    Original => "original",
+});
+
+/// Which reading of seed 002's preemption condition (§4.3.1, condition 4;
+/// Algorithm 3, line 3) the heterogeneous rule applies to a swap of
+/// machine `y` from tenant `j` (most over) to tenant `i` (most under).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OsepCondition {
+    /// `PR_Aloc_{i,y} ≤ PR_Preemp_{j,y}`: after the swap the beneficiary
+    /// is no better off than the victim (a stricter reading of §4.5, §6.1).
+    After,
+    /// `PR_Preemp_{j,y} > DifPoder_i`: the victim stays above where the
+    /// beneficiary is now (§4.2's fairness criterion; the default).
+    Before,
+    /// `PR_Aloc_{i,y} > PR_Preemp_{j,y}`, the seed's symbol as printed
+    /// (never preempts between equal portions of equal machines).
+    Literal,
+}
+
+named_options!(OsepCondition, "OSEP condition", "\"after\", \"before\" or \"literal\"", {
+    After => "after",
+    Before => "before",
+    Literal => "literal",
+});
+
+/// The settings of OSEP's update algorithm (seed 002, Algorithm 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OsepSettings {
+    /// `t`: the update (and decision) runs every `period` from the first
+    /// admission (default 60 s; the seed gives no value).
+    pub period: Time,
+    /// `maxt`: at most this many preemptions per update (default 4).
+    pub maxt: u32,
+    /// The checkpoint block, seconds of work at speed 1 (the seed's
+    /// 10 minutes), under [`OnPreempt::Checkpoint`].
+    pub block: Time,
+    /// Which decision.
+    pub rule: OsepRule,
+    /// Which reading of the heterogeneous rule's condition 4.
+    pub condition: OsepCondition,
+}
+
+impl Default for OsepSettings {
+    fn default() -> OsepSettings {
+        OsepSettings {
+            period: Time::from_secs(60),
+            maxt: 4,
+            block: Time::from_secs(600),
+            rule: OsepRule::Heterogeneous,
+            condition: OsepCondition::Before,
+        }
+    }
+}
 
 /// The credit paid back for a violated request, as a fraction of its
 /// CPU-time deficit (seed 001, Table 2; AWS's service credits): bands of
@@ -178,6 +259,145 @@ pub struct Resize {
     pub slots: u32,
 }
 
+/// A host's resources beyond its slots, and its labels. The slots of
+/// [`QosConfig::hosts`] are its CPU (whole units); `memory` is in the
+/// platform's memory unit (whole units, the same unit as the requests').
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostSpec {
+    /// Its memory; `None`: memory is not constrained on this host (any
+    /// request's memory fits, and memory does not enter its score).
+    pub memory: Option<u32>,
+    /// Its labels, matched by the requests' [`Constraint`]s.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A placement constraint of a request on a host's labels (seed 001
+/// §4.1.1: the Google trace's task constraints).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Constraint {
+    /// The label's key.
+    pub key: String,
+    /// The value compared with.
+    pub value: String,
+    /// `true`: the host's label must equal `value`; `false`: it must not
+    /// (a host without the label satisfies `key!=value`, not `key=value`).
+    pub equal: bool,
+}
+
+impl Constraint {
+    /// Does a host with `labels` satisfy it?
+    pub fn holds(&self, labels: &BTreeMap<String, String>) -> bool {
+        (labels.get(&self.key) == Some(&self.value)) == self.equal
+    }
+}
+
+/// What a request needs beyond its slots ([`Request::procs`], its CPU):
+/// memory, placement constraints, and how many instances.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Needs {
+    /// Memory of each instance, in the hosts' memory unit (0: none).
+    pub memory: u32,
+    /// Every one must hold on the instance's host.
+    pub constraints: Vec<Constraint>,
+    /// Its instances (≥ 1), each of the request's CPU and memory, placed
+    /// independently; the request's QoS is over all of them (seed 000
+    /// eqs. 3.1–3.3).
+    pub instances: u32,
+}
+
+impl Default for Needs {
+    /// One instance, no memory, no constraint: the seeds' validation requests.
+    fn default() -> Needs {
+        Needs {
+            memory: 0,
+            constraints: Vec::new(),
+            instances: 1,
+        }
+    }
+}
+
+/// Where an allocation overhead is drawn from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Draw {
+    /// One of these values, each equally likely.
+    Values(Vec<Time>),
+    /// Uniform in `[lo, hi]`.
+    Uniform(Time, Time),
+}
+
+impl Draw {
+    /// The largest value it can give.
+    pub fn max(&self) -> Time {
+        match self {
+            Draw::Values(v) => v.iter().copied().max().unwrap_or(Time::ZERO),
+            Draw::Uniform(_, hi) => *hi,
+        }
+    }
+
+    /// One value, from `rng`.
+    pub fn sample(&self, rng: &mut SplitMix64) -> Time {
+        match self {
+            Draw::Values(v) => v[rng.below(v.len() as u64) as usize],
+            Draw::Uniform(lo, hi) => {
+                let ticks = rng.uniform(lo.ticks() as f64, hi.ticks() as f64 + 1.0);
+                Time::from_ticks((ticks as i64).min(hi.ticks()))
+            }
+        }
+    }
+
+    fn valid(&self) -> bool {
+        match self {
+            Draw::Values(v) => !v.is_empty() && v.iter().all(|&t| t >= Time::ZERO),
+            Draw::Uniform(lo, hi) => *lo >= Time::ZERO && lo <= hi,
+        }
+    }
+}
+
+/// The allocation overhead `α` drawn at each allocation (seed 001 §4.1.1):
+/// `hot` when the instance has run on that host before, `cold` otherwise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overheads {
+    /// An instance that has run on the host before.
+    pub hot: Draw,
+    /// An instance new to the host.
+    pub cold: Draw,
+}
+
+/// How ties between hosts of equal allocation score are broken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TieBreak {
+    /// The host of smallest index (reproducible without a seed; the default).
+    #[default]
+    HostIndex,
+    /// At random among the tied hosts, as the seeds do, drawn with
+    /// [`QosConfig::seed`].
+    Random,
+}
+
+/// What happens to a host at an instant (seed 001 Algorithm 1's events).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostChange {
+    /// The host fails: its instances are preempted at once (back to the
+    /// pending queue, their work as [`OnPreempt`] says), and it offers
+    /// nothing until it recovers.
+    Fail(usize),
+    /// A failed host is back, with the size it had when it failed.
+    Recover(usize),
+    /// A new host joins (its index is the next one): its slots, and its
+    /// memory and labels.
+    Add(u32, HostSpec),
+}
+
+/// A host event of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostEvent {
+    /// When (applied with the resizes: after the instant's completions,
+    /// before its arrivals).
+    pub at: Time,
+    /// What.
+    pub change: HostChange,
+}
+
 /// A platform and its scheduler's settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QosConfig {
@@ -187,6 +407,16 @@ pub struct QosConfig {
     pub tenants: Vec<Tenant>,
     /// Each host's slots (at most; [`Resize`] events change them).
     pub hosts: Vec<u32>,
+    /// Each host's speed (work per second; a request's `duration` is its
+    /// work at speed 1). Empty: every host has speed 1. Only osep models
+    /// speeds.
+    pub speeds: Vec<f64>,
+    /// OSEP's update period, bound and checkpoint block.
+    pub osep: OsepSettings,
+    /// OSEP's portion `Porcao_t` of each tenant in speed units (the sum
+    /// of the speeds of the machines it owns), `None` where the file gave
+    /// none; empty: none given ([`QosConfig::portion`]).
+    pub powers: Vec<Option<f64>>,
     /// The eviction policy.
     pub eviction: Eviction,
     /// What a preemption does to an instance's work.
@@ -203,6 +433,17 @@ pub struct QosConfig {
     pub window: Option<Time>,
     /// End of the run; `None`: when every request has completed.
     pub until: Option<Time>,
+    /// Each host's memory and labels (empty: no host has either; else one
+    /// per host of `hosts`).
+    pub host_specs: Vec<HostSpec>,
+    /// `α` drawn at each allocation, hot or cold; `None`: `allocation_time`.
+    pub overheads: Option<Overheads>,
+    /// Ties between hosts of equal score.
+    pub tie_break: TieBreak,
+    /// The seed of the run's draws (overheads, random ties).
+    pub seed: u64,
+    /// Hosts failing, recovering and joining.
+    pub events: Vec<HostEvent>,
 }
 
 impl QosConfig {
@@ -222,13 +463,59 @@ impl QosConfig {
                 share: slots.saturating_mul(hosts as u32),
             }],
             hosts: vec![slots; hosts],
+            speeds: Vec::new(),
+            osep: OsepSettings::default(),
+            powers: Vec::new(),
             eviction,
             on_preempt: OnPreempt::Resume,
             allocation_time: Time::ZERO,
             watchdog: Time::from_secs(10),
             window: Some(Time::from_secs(600)),
             until: None,
+            host_specs: Vec::new(),
+            overheads: None,
+            tie_break: TieBreak::HostIndex,
+            seed: 0,
+            events: Vec::new(),
         }
+    }
+
+    /// `α_j` of the QoS metric: the largest allocation time expected (seed
+    /// 000 §3.3, "o tempo máximo de alocação esperado"): `allocation_time`,
+    /// or the largest hot or cold overhead that can be drawn.
+    pub fn expected_allocation(&self) -> Time {
+        match &self.overheads {
+            None => self.allocation_time,
+            Some(o) => o.hot.max().max(o.cold.max()),
+        }
+    }
+
+    /// Host `h`'s memory and labels (none when the platform gives none).
+    pub fn host_spec(&self, h: usize) -> Option<&HostSpec> {
+        self.host_specs.get(h)
+    }
+
+    /// Check what `needs` asks of request `id` against the hosts at the
+    /// start and those its events add: some host has the memory.
+    pub fn validate_needs(&self, id: u64, needs: &Needs) -> Result<(), QosError> {
+        if needs.instances == 0 {
+            return Err(QosError(format!("request {id}: instances must be ≥ 1")));
+        }
+        let added = self.events.iter().filter_map(|e| match &e.change {
+            HostChange::Add(_, spec) => Some(spec.memory),
+            _ => None,
+        });
+        let memories = (0..self.hosts.len())
+            .map(|h| self.host_spec(h).and_then(|s| s.memory))
+            .chain(added);
+        let most = memories.map(|m| m.unwrap_or(u32::MAX)).max().unwrap_or(0);
+        if needs.memory > most {
+            return Err(QosError(format!(
+                "request {id}: memory {}, but hosts have at most {most}",
+                needs.memory
+            )));
+        }
+        Ok(())
     }
 
     /// Check the settings and the requests against them.
@@ -276,6 +563,19 @@ impl QosConfig {
         if self.allocation_time < Time::ZERO {
             return bad("allocation_time: must be ≥ 0".into());
         }
+        if let Some(o) = &self.overheads {
+            if !(o.hot.valid() && o.cold.valid()) {
+                return bad("allocation_time: hot and cold need values ≥ 0 (uniform: lo ≤ hi)".into());
+            }
+        }
+        if !self.host_specs.is_empty() && self.host_specs.len() != self.hosts.len() {
+            return bad(format!(
+                "hosts: {} hosts but {} memories and labels",
+                self.hosts.len(),
+                self.host_specs.len()
+            ));
+        }
+        self.validate_osep()?;
         let widest = self.hosts.iter().copied().max().unwrap_or(0);
         for r in requests {
             if r.procs == 0 || r.procs > widest {
@@ -294,6 +594,94 @@ impl QosConfig {
                 return bad(format!(
                     "request {} runs until the end (no duration), so the run needs an end (`until`)",
                     r.id
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl QosConfig {
+    /// Host `h`'s speed (1 unless [`QosConfig::speeds`] says otherwise).
+    pub fn speed(&self, h: usize) -> f64 {
+        self.speeds.get(h).copied().unwrap_or(1.0)
+    }
+
+    /// The platform's power: `Σ slots × speed`.
+    pub fn total_power(&self) -> f64 {
+        (0..self.hosts.len())
+            .map(|h| f64::from(self.hosts[h]) * self.speed(h))
+            .sum()
+    }
+
+    /// Tenant `t`'s portion `Porcao_t` in speed units: its `power` when
+    /// given, else its share of all the tenants' slots times the
+    /// platform's power (`share_t / Σ share × Σ slots × speed`).
+    pub fn portion(&self, t: usize) -> f64 {
+        if let Some(p) = self.powers.get(t).copied().flatten() {
+            return p;
+        }
+        let shares: f64 = self.tenants.iter().map(|t| f64::from(t.share)).sum();
+        if shares > 0.0 {
+            f64::from(self.tenants[t].share) / shares * self.total_power()
+        } else {
+            0.0
+        }
+    }
+
+    /// The speeds, the modes and the settings only osep reads, checked.
+    fn validate_osep(&self) -> Result<(), QosError> {
+        let bad = |what: String| Err(QosError(what));
+        if !self.speeds.is_empty() && self.speeds.len() != self.hosts.len() {
+            return bad(format!(
+                "speeds: {} for {} hosts",
+                self.speeds.len(),
+                self.hosts.len()
+            ));
+        }
+        if let Some(h) = self.speeds.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
+            return bad(format!(
+                "host {h}: speed {} is not a speed: give a number > 0",
+                self.speeds[h]
+            ));
+        }
+        let osep = self.eviction == Eviction::Osep;
+        if !osep && self.powers.iter().any(Option::is_some) {
+            return bad(
+                "tenants: power: only eviction osep reads the tenants' power: remove it, or use osep".into(),
+            );
+        }
+        if !osep && self.speeds.iter().any(|&s| s != 1.0) {
+            return bad(
+                "speed: only eviction osep models host speeds: remove the speeds, or use osep".into(),
+            );
+        }
+        if !osep && self.on_preempt == OnPreempt::Checkpoint {
+            return bad("on_preempt: checkpoint is osep's block checkpointing: use resume or restart".into());
+        }
+        if !osep {
+            return Ok(());
+        }
+        if self.osep.period <= Time::ZERO {
+            return bad("osep.period: must be > 0".into());
+        }
+        if self.on_preempt == OnPreempt::Checkpoint && self.osep.block <= Time::ZERO {
+            return bad(
+                "osep.block: must be > 0 under on_preempt: checkpoint (restart loses every block)".into(),
+            );
+        }
+        if self.allocation_time != Time::ZERO {
+            return bad(
+                "allocation_time: osep allocates at once (the seed has no allocation time): remove it".into(),
+            );
+        }
+        for (t, tenant) in self.tenants.iter().enumerate() {
+            let given = self.powers.get(t).copied().flatten();
+            let portion = self.portion(t);
+            if given.is_some_and(|p| !(p.is_finite() && p > 0.0)) || portion.is_nan() || portion <= 0.0 {
+                return bad(format!(
+                    "tenant {:?}: osep needs a portion > 0 (a share > 0, or a power > 0)",
+                    tenant.name
                 ));
             }
         }

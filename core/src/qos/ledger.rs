@@ -83,10 +83,21 @@ impl Ledger {
     /// restart its attempt's run time is discarded.
     pub fn preempt(&mut self, now: Time, restart: bool) {
         self.fold(now);
-        if restart {
-            self.e -= self.attempt;
-            self.d += self.attempt;
-        }
+        let lost = if restart { self.attempt } else { Time::ZERO };
+        self.lose(lost);
+    }
+
+    /// The instance goes back to waiting at `now` (preempted), `lost` of
+    /// its run time discarded (at most the attempt's: OSEP's checkpointing
+    /// keeps whole blocks of it).
+    pub fn preempt_losing(&mut self, now: Time, lost: Time) {
+        self.fold(now);
+        self.lose(lost.min(self.attempt));
+    }
+
+    fn lose(&mut self, lost: Time) {
+        self.e -= lost;
+        self.d += lost;
         self.attempt = Time::ZERO;
         self.phase = Phase::Waiting;
     }
@@ -120,6 +131,22 @@ impl Ledger {
     pub fn overhead_ratio(&self, now: Time) -> f64 {
         let (e, d, _) = self.at(now);
         overhead_ratio(self.overhead + d, e)
+    }
+
+    /// The accounts of a request of several instances at `now`: each
+    /// instance's `e`, `d`, `p` and overhead summed, nothing counting on.
+    pub fn combined<'a>(parts: impl IntoIterator<Item = &'a Ledger>, now: Time) -> Ledger {
+        let mut sum = Ledger::admitted(now);
+        for part in parts {
+            let mut part = part.clone();
+            part.fold(now);
+            sum.e += part.e;
+            sum.d += part.d;
+            sum.p += part.p;
+            sum.overhead += part.overhead;
+        }
+        sum.phase = Phase::Stopped;
+        sum
     }
 
     /// Run time so far (current attempt included), for owner-share's
@@ -162,6 +189,29 @@ pub fn qos_metric(e: Time, submit: Time, now: Time, slo: f64, alpha: Time) -> f6
 /// `K = e/O + submit − α`, seconds: `Q + now` (see [`qos_metric`]).
 pub fn qos_key(e: Time, submit: Time, slo: f64, alpha: Time) -> f64 {
     e.as_secs_f64() / slo + submit.as_secs_f64() - alpha.as_secs_f64()
+}
+
+/// `Q` in seconds of a request of several instances (seed 000 eqs.
+/// 3.2–3.7): `(e, d, p)` summed over its instances, `n = v^r + v^w` of them
+/// still in the system, `c` of them contributing over `Δt`:
+/// - `A ≥ O`: `Δt = (e − O(e+d+p)) / (n·O − c)` (eq. 3.3, whose
+///   denominator the seed prints as `(p^r + p^w)O − c`: eq. 3.2 gives
+///   `v^r + v^w`), `Q = Δt − α`; when `c ≥ n·O` the request cannot fall
+///   below its SLO with what keeps running: `Q = +∞`;
+/// - `A < O`: the recoverability `e/O − (e+d+p) − α` (eqs. 3.6–3.7).
+///
+/// With one instance (`n = 1`, `c = 0`) this is [`qos_metric`].
+pub fn qos_metric_instances((e, d, p): (Time, Time, Time), n: u32, c: u32, slo: f64, alpha: Time) -> f64 {
+    let (e, total) = (e.as_secs_f64(), (e + d + p).as_secs_f64());
+    let alpha = alpha.as_secs_f64();
+    if total > 0.0 && e / total < slo {
+        return e / slo - total - alpha;
+    }
+    let denominator = f64::from(n) * slo - f64::from(c);
+    if denominator <= 0.0 {
+        return f64::INFINITY;
+    }
+    (e - slo * total) / denominator - alpha
 }
 
 /// `C_k = Σα / (e + Σα)` (0 when nothing has been spent), `Σα` the

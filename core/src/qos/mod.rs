@@ -27,7 +27,10 @@
 //! recently admitted is preempted first), hosts by index.
 
 mod config;
+mod hosts;
 mod ledger;
+pub mod osep;
+mod outcome;
 pub mod policy;
 #[cfg(test)]
 mod props;
@@ -35,11 +38,14 @@ mod queue;
 pub(crate) mod report;
 mod scheduler;
 mod simulate;
+pub mod study;
 
 pub use config::{
-    CreditTable, Eviction, OnPreempt, QosConfig, QosError, Request, Resize, ServiceClass, Tenant,
+    Constraint, CreditTable, Draw, Eviction, HostChange, HostEvent, HostSpec, Needs, OnPreempt, OsepCondition,
+    OsepRule, OsepSettings, Overheads, QosConfig, QosError, Request, Resize, ServiceClass, Tenant, TieBreak,
 };
-pub use ledger::{availability, meets, overhead_ratio, qos_key, qos_metric, Ledger};
+pub use ledger::{availability, meets, overhead_ratio, qos_key, qos_metric, qos_metric_instances, Ledger};
+pub use outcome::Outcome;
 pub use report::{gini, ClassReport, Delivered, Distribution, RequestRecord, WindowStat};
 pub use scheduler::{PreemptedFor, Preemption};
-pub use simulate::{simulate, Outcome};
+pub use simulate::{simulate, simulate_with};

@@ -61,8 +61,8 @@ impl Candidate {
             class: req.class,
             tenant: req.tenant,
             procs: req.procs,
-            q: qos_metric(e, req.submit, now, slo, cfg.allocation_time),
-            key: qos_key(e, req.submit, slo, cfg.allocation_time),
+            q: qos_metric(e, req.submit, now, slo, cfg.expected_allocation()),
+            key: qos_key(e, req.submit, slo, cfg.expected_allocation()),
             overhead: ledger.overhead_ratio(now),
             ran: e,
         }
@@ -153,7 +153,16 @@ impl Key {
     }
 }
 
-/// The rules of one platform's policy. `running[t]` is the slots tenant
+/// Owner-share's (and seed 002's original OSEP's) measure of a tenant:
+/// the slots it holds beyond the `share` it owns (negative: below it; the
+/// seed's `f = share − running` with the sign turned).
+pub fn owner_excess(running: u32, share: u32) -> f64 {
+    f64::from(running) - f64::from(share)
+}
+
+/// The rules of one platform's policy (osep's own decision is in
+/// [`crate::qos::osep`]; on this event-driven platform, where no shell
+/// should bring it, osep takes owner-share's homogeneous rules). `running[t]` is the slots tenant
 /// `t` holds (running or being allocated) at the moment of the question.
 pub struct Rules<'a> {
     cfg: &'a QosConfig,
@@ -170,7 +179,7 @@ impl<'a> Rules<'a> {
     }
 
     fn excess(&self, tenant: usize, running: &[u32]) -> f64 {
-        f64::from(running[tenant]) - f64::from(self.cfg.tenants[tenant].share)
+        owner_excess(running[tenant], self.cfg.tenants[tenant].share)
     }
 
     /// Can the policy decide differently at a later time with nothing else
@@ -190,7 +199,7 @@ impl<'a> Rules<'a> {
             // By `Q`, which is by `K` among waiting requests (computed once).
             Eviction::QosDriven => vec![self.lane_key(c), order],
             // The tenant furthest below its share first.
-            Eviction::OwnerShare => vec![self.excess(c.tenant, running), order],
+            Eviction::OwnerShare | Eviction::Osep => vec![self.excess(c.tenant, running), order],
         })
     }
 
@@ -200,7 +209,7 @@ impl<'a> Rules<'a> {
     pub fn lane(&self, class: usize, tenant: usize) -> usize {
         match self.cfg.eviction {
             Eviction::Priority | Eviction::QosDriven => class,
-            Eviction::OwnerShare => tenant,
+            Eviction::OwnerShare | Eviction::Osep => tenant,
         }
     }
 
@@ -209,7 +218,7 @@ impl<'a> Rules<'a> {
     pub fn lane_key(&self, c: &Candidate) -> f64 {
         match self.cfg.eviction {
             Eviction::QosDriven => c.key,
-            Eviction::Priority | Eviction::OwnerShare => 0.0,
+            Eviction::Priority | Eviction::OwnerShare | Eviction::Osep => 0.0,
         }
     }
 
@@ -217,7 +226,7 @@ impl<'a> Rules<'a> {
     pub fn lanes(&self) -> usize {
         match self.cfg.eviction {
             Eviction::Priority | Eviction::QosDriven => self.cfg.classes.len(),
-            Eviction::OwnerShare => self.cfg.tenants.len(),
+            Eviction::OwnerShare | Eviction::Osep => self.cfg.tenants.len(),
         }
     }
 
@@ -228,7 +237,7 @@ impl<'a> Rules<'a> {
         match self.cfg.eviction {
             Eviction::Priority => Some(-f64::from(self.cfg.classes[lane].importance)),
             Eviction::QosDriven => None,
-            Eviction::OwnerShare => Some(self.excess(lane, running)),
+            Eviction::OwnerShare | Eviction::Osep => Some(self.excess(lane, running)),
         }
     }
 
@@ -254,7 +263,7 @@ impl<'a> Rules<'a> {
             // the same class (priority) or a larger `Q` (qos-driven), which
             // the rule only ever refuses more.
             Eviction::Priority | Eviction::QosDriven => self.may_preempt(head, k, running),
-            Eviction::OwnerShare => {
+            Eviction::OwnerShare | Eviction::Osep => {
                 k.tenant != lane
                     && running[k.tenant] > tenants[k.tenant].share
                     && running[lane].saturating_add(lane_min_procs) <= tenants[lane].share
@@ -289,7 +298,9 @@ impl<'a> Rules<'a> {
         Key::from(match self.cfg.eviction {
             Eviction::Priority => vec![self.importance(k), recent],
             Eviction::QosDriven => vec![-k.q, recent],
-            Eviction::OwnerShare => vec![-self.excess(k.tenant, running), k.ran.as_secs_f64(), recent],
+            Eviction::OwnerShare | Eviction::Osep => {
+                vec![-self.excess(k.tenant, running), k.ran.as_secs_f64(), recent]
+            }
         })
     }
 
@@ -298,7 +309,7 @@ impl<'a> Rules<'a> {
         match self.cfg.eviction {
             Eviction::Priority => self.importance(k) < self.importance(j),
             Eviction::QosDriven => self.qos_may_preempt(j, k),
-            Eviction::OwnerShare => {
+            Eviction::OwnerShare | Eviction::Osep => {
                 let (tj, tk) = (j.tenant, k.tenant);
                 tj != tk
                     && running[tj].saturating_add(j.procs) <= self.cfg.tenants[tj].share
@@ -371,7 +382,7 @@ impl<'a> Rules<'a> {
                 });
                 Key::from(s)
             }
-            Eviction::OwnerShare => {
+            Eviction::OwnerShare | Eviction::Osep => {
                 let least_over = victims
                     .iter()
                     .map(|v| self.excess(v.tenant, running))

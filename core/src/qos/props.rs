@@ -4,9 +4,12 @@
 //! overhead limiter, owner shares), the limiter bounds same-class
 //! ping-pong, and the scheduler in lanes decides as the run as written.
 
-use crate::qos::config::{Eviction, OnPreempt, QosConfig, Request, Resize, ServiceClass, Tenant};
+use crate::qos::config::{
+    Eviction, OnPreempt, OsepSettings, QosConfig, Request, Resize, ServiceClass, Tenant,
+};
+use crate::qos::outcome::Outcome;
 use crate::qos::scheduler::PreemptedFor;
-use crate::qos::simulate::{simulate, simulate_as_written, Outcome};
+use crate::qos::simulate::{simulate, simulate_as_written};
 use crate::time::Time;
 use proptest::prelude::*;
 
@@ -84,6 +87,9 @@ fn case(eviction: Eviction) -> impl Strategy<Value = Case> {
                 classes,
                 tenants,
                 hosts,
+                speeds: Vec::new(),
+                osep: OsepSettings::default(),
+                powers: Vec::new(),
                 eviction,
                 on_preempt: if restart {
                     OnPreempt::Restart
@@ -94,6 +100,7 @@ fn case(eviction: Eviction) -> impl Strategy<Value = Case> {
                 watchdog: secs(10),
                 window: Some(secs(60)),
                 until: Some(secs(1500)),
+                ..QosConfig::new(1, 1, eviction)
             };
             let resizes = resizes
                 .iter()

@@ -51,6 +51,11 @@ impl PendingQueue {
         self.place.insert(idx, (lane, entry, procs));
     }
 
+    /// Does request `idx` wait?
+    pub(super) fn contains(&self, idx: usize) -> bool {
+        self.place.contains_key(&idx)
+    }
+
     /// Request `idx` no longer waits.
     pub(super) fn remove(&mut self, idx: usize) {
         let Some((lane, entry, procs)) = self.place.remove(&idx) else {

@@ -14,10 +14,12 @@
 //! the decisions are the same (tested against the run as written), and a
 //! run costs what it allocates and examines, not the queue's length.
 
-use crate::qos::config::{OnPreempt, QosConfig, Request};
-use crate::qos::ledger::Ledger;
+use crate::qos::config::{HostSpec, Needs, OnPreempt, QosConfig, Request, TieBreak};
+use crate::qos::hosts::{Ask, Freed, Hosts};
+use crate::qos::ledger::{qos_metric_instances, Ledger};
 use crate::qos::policy::{Candidate, Key, Rules};
 use crate::qos::queue::PendingQueue;
+use crate::rng::SplitMix64;
 use crate::time::Time;
 use std::collections::{BTreeSet, HashMap};
 
@@ -39,10 +41,15 @@ pub(super) enum At {
 /// What the rules see of each request in the system at one run.
 type Views = HashMap<usize, Candidate>;
 
-/// One request in the run.
+/// One instance of a request in the run (a request of one instance is
+/// one `Live`).
 #[derive(Clone, Debug)]
 pub(super) struct Live {
     pub(super) req: Request,
+    /// Its request's index in [`Platform::groups`].
+    pub(super) group: usize,
+    /// The hosts it has run on (its next allocation there is hot).
+    warm: Vec<usize>,
     pub(super) ledger: Ledger,
     pub(super) at: At,
     /// Admission rank.
@@ -55,6 +62,14 @@ pub(super) struct Live {
     /// overhead for `C_k`).
     pub(super) preemptions: u32,
     pub(super) end: Option<Time>,
+}
+
+/// A request and its instances.
+#[derive(Clone, Debug)]
+pub(super) struct Group {
+    pub(super) needs: Needs,
+    /// Its instances' indices in [`Platform::live`], in admission order.
+    pub(super) members: Vec<usize>,
 }
 
 /// A wake-up the run needs: the instance of `idx` (attempt `attempt`) is
@@ -100,15 +115,22 @@ pub enum PreemptedFor {
     /// The host's capacity shrank (HPC work took processors of the area):
     /// the policy only chose which instances go.
     Capacity,
+    /// The host failed: every instance on it went.
+    Failure,
 }
 
 /// The platform: requests, hosts and the tenants' loads.
 pub(super) struct Platform<'a> {
     cfg: &'a QosConfig,
     pub(super) live: Vec<Live>,
-    /// Each host's slots now.
-    capacity: Vec<u32>,
-    free: Vec<u32>,
+    /// The requests, in admission order.
+    pub(super) groups: Vec<Group>,
+    /// Requests of several instances one of which changed state since the
+    /// last run: their waiting instances' keys are stale.
+    dirty: BTreeSet<usize>,
+    hosts: Hosts,
+    /// The run's draws (overheads, random ties).
+    rng: SplitMix64,
     /// Per host, the requests allocated there.
     on_host: Vec<Vec<usize>>,
     /// Per tenant, the slots its requests hold.
@@ -124,8 +146,10 @@ impl<'a> Platform<'a> {
         Platform {
             cfg,
             live: Vec::new(),
-            capacity: cfg.hosts.clone(),
-            free: cfg.hosts.clone(),
+            groups: Vec::new(),
+            dirty: BTreeSet::new(),
+            hosts: Hosts::new(cfg),
+            rng: SplitMix64::new(cfg.seed),
             on_host: vec![Vec::new(); cfg.hosts.len()],
             load: vec![0; cfg.tenants.len()],
             pending: PendingQueue::new(Rules::new(cfg).lanes()),
@@ -147,19 +171,59 @@ impl<'a> Platform<'a> {
             .insert(idx, lane, rules.lane_key(&c), c.order, c.procs);
     }
 
-    /// Admit `req` at `now`: pending.
-    pub(super) fn admit(&mut self, req: Request, now: Time) {
-        let idx = self.live.len();
-        self.live.push(Live {
-            req,
-            ledger: Ledger::admitted(now),
-            at: At::Pending,
-            order: idx as u64,
-            attempt: 0,
-            preemptions: 0,
-            end: None,
+    /// Admit `req` with `needs` at `now`: its instances pending.
+    pub(super) fn admit(&mut self, req: Request, needs: Needs, now: Time) {
+        let group = self.groups.len();
+        let first = self.live.len();
+        let members: Vec<usize> = (first..first + needs.instances.max(1) as usize).collect();
+        self.groups.push(Group {
+            needs,
+            members: members.clone(),
         });
-        self.enqueue(idx, now);
+        for idx in members {
+            self.live.push(Live {
+                req: req.clone(),
+                group,
+                warm: Vec::new(),
+                ledger: Ledger::admitted(now),
+                at: At::Pending,
+                order: idx as u64,
+                attempt: 0,
+                preemptions: 0,
+                end: None,
+            });
+            self.enqueue(idx, now);
+        }
+    }
+
+    /// Instance `idx` changed state: its request's `Q` changed for its
+    /// other instances (re-keyed at the next run).
+    fn touched(&mut self, idx: usize) {
+        let g = self.live[idx].group;
+        if self.groups[g].members.len() > 1 {
+            self.dirty.insert(g);
+        }
+    }
+
+    /// The waiting instances of the requests touched since the last run,
+    /// at their keys now.
+    fn rekey(&mut self, now: Time) {
+        for g in std::mem::take(&mut self.dirty) {
+            for m in self.groups[g].members.clone() {
+                if self.pending.contains(m) {
+                    self.pending.remove(m);
+                    self.enqueue(m, now);
+                }
+            }
+        }
+    }
+
+    /// What instance `idx` asks of a host.
+    fn ask(&self, idx: usize) -> Ask {
+        Ask {
+            cpu: self.live[idx].req.procs,
+            memory: self.groups[self.live[idx].group].needs.memory,
+        }
     }
 
     /// A ready wake-up: the instance runs from `now`; returns its completion.
@@ -169,7 +233,12 @@ impl<'a> Platform<'a> {
             At::Allocating { host, ready } if l.attempt == w.attempt && ready == w.at => {
                 l.at = At::Running { host };
                 l.ledger.run(w.at);
-                Self::completion(l, w.idx, w.at)
+                if !l.warm.contains(&host) {
+                    l.warm.push(host);
+                }
+                let done = Self::completion(l, w.idx, w.at);
+                self.touched(w.idx);
+                done
             }
             _ => None,
         }
@@ -189,6 +258,7 @@ impl<'a> Platform<'a> {
         l.ledger.stop(w.at);
         l.at = At::Done;
         l.end = Some(w.at);
+        self.touched(w.idx);
         true
     }
 
@@ -202,7 +272,7 @@ impl<'a> Platform<'a> {
 
     fn release(&mut self, idx: usize, host: usize) {
         let procs = self.live[idx].req.procs;
-        self.free[host] += procs;
+        self.hosts.give(host, self.ask(idx));
         self.on_host[host].retain(|&i| i != idx);
         self.load[self.live[idx].req.tenant] -= procs;
     }
@@ -222,12 +292,52 @@ impl<'a> Platform<'a> {
 
     fn candidate(&self, idx: usize, now: Time) -> Candidate {
         let l = &self.live[idx];
-        Candidate::of(&l.req, l.order, &l.ledger, now, self.cfg)
+        let mut c = Candidate::of(&l.req, l.order, &l.ledger, now, self.cfg);
+        let members = &self.groups[l.group].members;
+        if members.len() > 1 {
+            c.q = self.request_q(idx, members, now);
+            c.key = c.q + now.as_secs_f64();
+        }
+        c
+    }
+
+    /// `Q` of instance `idx`'s request over its `members` (seed 000 eqs.
+    /// 3.2–3.7): `e`, `d`, `p` summed over the instances, `v^r + v^w` the
+    /// instances still in the system, `c` those of the others running
+    /// (the instance itself contributes nothing over `Δt`: pending, or
+    /// about to be preempted).
+    fn request_q(&self, idx: usize, members: &[usize], now: Time) -> f64 {
+        let (mut e, mut d, mut p) = (Time::ZERO, Time::ZERO, Time::ZERO);
+        let (mut in_system, mut contributing) = (0u32, 0u32);
+        for &m in members {
+            let l = &self.live[m];
+            let (me, md, mp) = l.ledger.at(now);
+            e += me;
+            d += md;
+            p += mp;
+            match l.at {
+                At::Done => {}
+                At::Running { .. } if m != idx => {
+                    in_system += 1;
+                    contributing += 1;
+                }
+                _ => in_system += 1,
+            }
+        }
+        let slo = self.cfg.classes[self.live[idx].req.class].slo;
+        qos_metric_instances(
+            (e, d, p),
+            in_system,
+            contributing,
+            slo,
+            self.cfg.expected_allocation(),
+        )
     }
 
     /// One run of the scheduler at `now`; returns the wake-ups of the
     /// instances it allocated.
     pub(super) fn pass(&mut self, now: Time) -> Vec<Wake> {
+        self.rekey(now);
         let rules = Rules::new(self.cfg);
         let mut views: Views = self
             .on_host
@@ -251,10 +361,10 @@ impl<'a> Platform<'a> {
             let first = me.pending.first_after(lane, primary[lane], after, u32::MAX)?;
             let head = me.candidate(first, now);
             let min_procs = me.pending.min_procs(lane);
-            let reach = (0..me.free.len())
+            let reach = (0..me.hosts.len())
                 .map(|h| {
                     let on_host = me.on_host[h].iter().map(|k| &views[k]);
-                    rules.reach(lane, &head, min_procs, me.free[h], on_host, &me.load)
+                    rules.reach(lane, &head, min_procs, me.hosts.free[h], on_host, &me.load)
                 })
                 .max()
                 .unwrap_or(0);
@@ -274,7 +384,7 @@ impl<'a> Platform<'a> {
         while let Some((key, lane, j)) = heads.pop_first() {
             let at = Some(place(&key));
             let vj = self.candidate(j, now);
-            let Some((host, victims)) = self.choose_host(&rules, &vj, &views) else {
+            let Some((host, victims)) = self.choose_host(&rules, j, &vj, &views) else {
                 heads.extend(next(self, &views, lane, at));
                 continue;
             };
@@ -306,6 +416,7 @@ impl<'a> Platform<'a> {
     /// request. [`Platform::pass`] must decide exactly as this does.
     #[cfg(test)]
     pub(super) fn pass_as_written(&mut self, now: Time) -> Vec<Wake> {
+        self.rekey(now);
         let rules = Rules::new(self.cfg);
         let views: Views = self
             .in_system()
@@ -322,7 +433,7 @@ impl<'a> Platform<'a> {
         let mut wakes = Vec::new();
         let mut preempted = Vec::new();
         for (_, j) in queue {
-            let Some((host, victims)) = self.choose_host(&rules, &views[&j], &views) else {
+            let Some((host, victims)) = self.choose_host(&rules, j, &views[&j], &views) else {
                 continue;
             };
             for k in victims {
@@ -348,71 +459,110 @@ impl<'a> Platform<'a> {
         (self.load[t], self.cfg.tenants[t].share)
     }
 
-    /// The host for `j` and the victims it takes there, if any host is feasible.
-    fn choose_host(&self, rules: &Rules, j: &Candidate, views: &Views) -> Option<(usize, Vec<usize>)> {
-        // The allocation score (Kubernetes' least-requested; one resource,
-        // so balanced allocation ties): the largest share left free.
-        let score = |h: usize, freed: u32| {
-            -(f64::from(self.free[h] + freed - j.procs) / f64::from(self.capacity[h].max(1)))
-        };
-        let no_preemption = (0..self.free.len())
-            .filter(|&h| self.free[h] >= j.procs)
-            .min_by(|&a, &b| score(a, 0).total_cmp(&score(b, 0)).then(a.cmp(&b)));
-        if let Some(h) = no_preemption {
-            return Some((h, Vec::new()));
-        }
-        let mut best: Option<(Key, usize, Vec<usize>)> = None;
-        for h in 0..self.free.len() {
-            let Some(victims) = self.victims_on(rules, j, h, views) else {
-                continue;
-            };
-            let vs: Vec<&Candidate> = victims.iter().map(|k| &views[k]).collect();
-            let freed: u32 = vs.iter().map(|v| v.procs).sum();
-            let mut key = rules.cost(&vs, &self.load);
-            key.push(score(h, freed));
-            if !best.as_ref().is_some_and(|(b, _, _)| *b <= key) {
-                best = Some((key, h, victims));
+    /// The host for instance `idx` (seen as `j`) and the victims it takes
+    /// there, if any host is feasible: the hosts it fits without
+    /// preemption by the allocation score, else the hosts where the policy
+    /// frees enough of both resources, by the policy's cost then the
+    /// allocation score; ties by host index, or at random ([`TieBreak`]).
+    fn choose_host(
+        &mut self,
+        rules: &Rules,
+        idx: usize,
+        j: &Candidate,
+        views: &Views,
+    ) -> Option<(usize, Vec<usize>)> {
+        let ask = self.ask(idx);
+        let constraints = &self.groups[self.live[idx].group].needs.constraints;
+        let eligible: Vec<usize> = (0..self.hosts.len())
+            .filter(|&h| self.hosts.eligible(h, constraints))
+            .collect();
+        // The hosts of the smallest key so far, in host order.
+        type Best = Vec<(Key, usize, Vec<usize>)>;
+        fn consider(best: &mut Best, key: Key, h: usize, victims: Vec<usize>) {
+            match best.first() {
+                Some((b, _, _)) if *b < key => {}
+                Some((b, _, _)) if *b == key => best.push((key, h, victims)),
+                _ => *best = vec![(key, h, victims)],
             }
         }
-        best.map(|(_, h, v)| (h, v))
+        let mut best: Best = Vec::new();
+        for &h in &eligible {
+            if self.hosts.fits(h, ask, Freed::default()) {
+                let key = Key::from(vec![-self.hosts.score(h, ask, Freed::default())]);
+                consider(&mut best, key, h, Vec::new());
+            }
+        }
+        if best.is_empty() {
+            for &h in &eligible {
+                let Some((victims, freed)) = self.victims_on(rules, idx, j, h, views) else {
+                    continue;
+                };
+                let vs: Vec<&Candidate> = victims.iter().map(|k| &views[k]).collect();
+                let mut key = rules.cost(&vs, &self.load);
+                key.push(-self.hosts.score(h, ask, freed));
+                consider(&mut best, key, h, victims);
+            }
+        }
+        let pick = match (self.cfg.tie_break, best.len()) {
+            (_, 0) => return None,
+            (TieBreak::Random, n) if n > 1 => self.rng.below(n as u64) as usize,
+            _ => 0,
+        };
+        let (_, h, victims) = best.swap_remove(pick);
+        Some((h, victims))
     }
 
-    /// The instances on `h` the policy lets `j` preempt, in its order, until
-    /// `j` fits; `None` if it cannot fit there.
-    fn victims_on(&self, rules: &Rules, j: &Candidate, h: usize, views: &Views) -> Option<Vec<usize>> {
+    /// The instances on `h` the policy lets `j` (instance `idx`) preempt,
+    /// in its order, until both its CPU and memory fit, with what they
+    /// free; `None` if it cannot fit there.
+    fn victims_on(
+        &self,
+        rules: &Rules,
+        idx: usize,
+        j: &Candidate,
+        h: usize,
+        views: &Views,
+    ) -> Option<(Vec<usize>, Freed)> {
+        let ask = self.ask(idx);
         let mut order: Vec<(Key, usize)> = self.on_host[h]
             .iter()
             .map(|&k| (rules.victim_key(&views[&k], &self.load), k))
             .collect();
         order.sort();
         let mut load = self.load.clone();
-        let mut freed = self.free[h];
+        let mut freed = Freed::default();
         let mut victims = Vec::new();
         for (_, k) in order {
-            if freed >= j.procs {
+            if self.hosts.fits(h, ask, freed) {
                 break;
             }
             let v = &views[&k];
             if rules.may_preempt(j, v, &load) {
                 load[v.tenant] -= v.procs;
-                freed += v.procs;
+                let a = self.ask(k);
+                freed.cpu += a.cpu;
+                freed.memory += a.memory;
                 victims.push(k);
             }
         }
-        (freed >= j.procs).then_some(victims)
+        self.hosts.fits(h, ask, freed).then_some((victims, freed))
     }
 
     /// Host `h` now has `slots` slots (its owner took some back, or gave
     /// them back). While it holds more than that, the instance the policy
     /// preempts first goes back to the pending queue.
     pub(super) fn resize(&mut self, h: usize, slots: u32, now: Time) {
-        let used = self.capacity[h] - self.free[h];
-        self.capacity[h] = slots;
-        if used <= slots {
-            self.free[h] = slots - used;
+        if !self.hosts.is_up(h) {
+            self.hosts.resize_down_host(h, slots);
             return;
         }
-        self.free[h] = 0;
+        let used = self.hosts.capacity[h] - self.hosts.free[h];
+        self.hosts.capacity[h] = slots;
+        if used <= slots {
+            self.hosts.free[h] = slots - used;
+            return;
+        }
+        self.hosts.free[h] = 0;
         let rules = Rules::new(self.cfg);
         let mut order: Vec<(Key, usize, Candidate)> = self.on_host[h]
             .iter()
@@ -432,11 +582,42 @@ impl<'a> Platform<'a> {
             self.enqueue(k, now);
         }
         // The victims' slots beyond the shortfall are free again.
-        self.free[h] = self.capacity[h]
+        self.hosts.free[h] = self.hosts.capacity[h]
             - self.on_host[h]
                 .iter()
                 .map(|&k| self.live[k].req.procs)
                 .sum::<u32>();
+    }
+
+    /// Host `h` fails at `now`: every instance on it is preempted (in the
+    /// policy's victim order) and waits again; the host offers nothing
+    /// until it recovers.
+    pub(super) fn fail(&mut self, h: usize, now: Time) {
+        let rules = Rules::new(self.cfg);
+        let mut order: Vec<(Key, usize, Candidate)> = self.on_host[h]
+            .iter()
+            .map(|&k| {
+                let v = self.candidate(k, now);
+                (rules.victim_key(&v, &self.load), k, v)
+            })
+            .collect();
+        order.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        for (_, k, v) in order {
+            self.preempt(k, &v, PreemptedFor::Failure, now);
+            self.enqueue(k, now);
+        }
+        self.hosts.fail(h);
+    }
+
+    /// Failed host `h` is back, empty.
+    pub(super) fn recover(&mut self, h: usize) {
+        self.hosts.recover(h);
+    }
+
+    /// A host of `slots` slots with `spec` joins.
+    pub(super) fn add_host(&mut self, slots: u32, spec: HostSpec) {
+        self.hosts.add(slots, spec);
+        self.on_host.push(Vec::new());
     }
 
     fn preempt(&mut self, k: usize, view: &Candidate, by: PreemptedFor, now: Time) {
@@ -453,6 +634,7 @@ impl<'a> Platform<'a> {
             by,
         });
         self.release(k, host);
+        self.touched(k);
         self.changes += 1;
         let restart = self.cfg.on_preempt == OnPreempt::Restart;
         let l = &mut self.live[k];
@@ -463,10 +645,15 @@ impl<'a> Platform<'a> {
     }
 
     fn allocate(&mut self, j: usize, host: usize, now: Time) -> Option<Wake> {
-        let alpha = self.cfg.allocation_time;
+        let alpha = match &self.cfg.overheads {
+            None => self.cfg.allocation_time,
+            Some(o) if self.live[j].warm.contains(&host) => o.hot.sample(&mut self.rng),
+            Some(o) => o.cold.sample(&mut self.rng),
+        };
         let procs = self.live[j].req.procs;
         self.changes += 1;
-        self.free[host] -= procs;
+        self.touched(j);
+        self.hosts.take(host, self.ask(j));
         self.on_host[host].push(j);
         self.load[self.live[j].req.tenant] += procs;
         let l = &mut self.live[j];
@@ -485,6 +672,9 @@ impl<'a> Platform<'a> {
         }
         l.at = At::Running { host };
         l.ledger.run(now);
+        if !l.warm.contains(&host) {
+            l.warm.push(host);
+        }
         Self::completion(l, j, now)
     }
 }

@@ -3,43 +3,15 @@
 //! scheduler, which also runs `watchdog` after its last run while requests
 //! are pending; the fairness windows are closed at their boundaries.
 
-use crate::qos::config::{QosConfig, QosError, Request, Resize};
+use crate::qos::config::{Eviction, HostChange, HostEvent, Needs, QosConfig, QosError, Request, Resize};
+use crate::qos::ledger::Ledger;
+use crate::qos::outcome::Outcome;
 use crate::qos::policy::Rules;
-use crate::qos::report::{self, ClassReport, RequestRecord, WindowStat};
-use crate::qos::scheduler::{At, Platform, PreemptedFor, Preemption, Wake};
+use crate::qos::report::{self, ClassReport, RequestRecord};
+use crate::qos::scheduler::{At, Platform, Wake};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// Everything a run produced.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
-    /// One per request, in admission order.
-    pub records: Vec<RequestRecord>,
-    /// One per class, in the config's order.
-    pub classes: Vec<ClassReport>,
-    /// The fairness windows.
-    pub windows: Vec<WindowStat>,
-    /// Every preemption, in order.
-    pub preemptions: Vec<Preemption>,
-    /// When the run ended.
-    pub end: Time,
-}
-
-impl Outcome {
-    /// The penalty of every class, slot-hours.
-    pub fn penalty(&self) -> f64 {
-        self.classes.iter().fold(0.0, |sum, c| sum + c.penalty)
-    }
-
-    /// Preemptions because HPC work (the hosts' owner) took slots back.
-    pub fn preemptions_for_capacity(&self) -> usize {
-        self.preemptions
-            .iter()
-            .filter(|p| p.by == PreemptedFor::Capacity)
-            .count()
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
@@ -47,10 +19,42 @@ enum Kind {
     Ready,
 }
 
-/// Run `requests` on the platform `cfg`, its hosts resized by `resizes`
-/// (each applied at its instant after the completions, before the arrivals).
+/// Run `requests` (each one instance, no memory, no constraint) on the
+/// platform `cfg`, its hosts resized by `resizes` (each applied at its
+/// instant after the completions, before the arrivals).
 pub fn simulate(cfg: &QosConfig, requests: Vec<Request>, resizes: Vec<Resize>) -> Result<Outcome, QosError> {
+    simulate_with(cfg, with_no_needs(requests), resizes)
+}
+
+/// [`simulate`] with each request's [`Needs`] (memory, constraints,
+/// instances). Under osep (seed 002's periodic decision on hosts of
+/// different speeds) the run is [`crate::qos::osep::simulate_osep`]'s,
+/// which takes no resizes and one-instance requests without memory or
+/// constraints.
+pub fn simulate_with(
+    cfg: &QosConfig,
+    requests: Vec<(Request, Needs)>,
+    resizes: Vec<Resize>,
+) -> Result<Outcome, QosError> {
+    if cfg.eviction == Eviction::Osep {
+        if !resizes.is_empty() {
+            return Err(QosError(
+                "osep runs a platform of fixed hosts: its hosts cannot be resized (no HPC area)".into(),
+            ));
+        }
+        if let Some((r, _)) = requests.iter().find(|(_, n)| *n != Needs::default()) {
+            return Err(QosError(format!(
+                "request {}: osep runs one-instance requests without memory or constraints",
+                r.id
+            )));
+        }
+        return crate::qos::osep::simulate_osep(cfg, requests.into_iter().map(|(r, _)| r).collect());
+    }
     run(cfg, requests, resizes, false)
+}
+
+fn with_no_needs(requests: Vec<Request>) -> Vec<(Request, Needs)> {
+    requests.into_iter().map(|r| (r, Needs::default())).collect()
 }
 
 /// [`simulate`] with the scheduler's run as the seeds write it (the whole
@@ -61,7 +65,7 @@ pub(super) fn simulate_as_written(
     requests: Vec<Request>,
     resizes: Vec<Resize>,
 ) -> Result<Outcome, QosError> {
-    run(cfg, requests, resizes, true)
+    run(cfg, with_no_needs(requests), resizes, true)
 }
 
 /// Check the platform and the resizes, then run `requests` to the end: the
@@ -69,11 +73,16 @@ pub(super) fn simulate_as_written(
 /// outcome at the run's end.
 fn run(
     cfg: &QosConfig,
-    mut requests: Vec<Request>,
+    mut requests: Vec<(Request, Needs)>,
     mut resizes: Vec<Resize>,
     as_written: bool,
 ) -> Result<Outcome, QosError> {
-    cfg.validate(&requests)?;
+    let plain: Vec<Request> = requests.iter().map(|(r, _)| r.clone()).collect();
+    cfg.validate(&plain)?;
+    for (r, needs) in &requests {
+        cfg.validate_needs(r.id, needs)?;
+    }
+    check_events(cfg)?;
     if let Some(r) = resizes
         .iter()
         .find(|r| r.host >= cfg.hosts.len() || r.slots > cfg.hosts[r.host])
@@ -83,7 +92,7 @@ fn run(
             r.host, r.slots, r.at
         )));
     }
-    requests.sort_by_key(|r| (r.submit, r.id));
+    requests.sort_by_key(|(r, _)| (r.submit, r.id));
     resizes.sort_by_key(|r| r.at);
     let mut run = Run::new(cfg, requests, resizes, as_written);
     loop {
@@ -109,9 +118,11 @@ struct Run<'a> {
     wakes: BinaryHeap<Reverse<(Time, Kind, usize, u64)>>,
     windows: report::Windows,
     /// The requests not admitted yet, by submit time then id.
-    arrivals: std::iter::Peekable<std::vec::IntoIter<Request>>,
+    arrivals: std::iter::Peekable<std::vec::IntoIter<(Request, Needs)>>,
     /// The resizes not applied yet, by time.
     resizes: std::iter::Peekable<std::vec::IntoIter<Resize>>,
+    /// The host events not applied yet, by time.
+    events: std::iter::Peekable<std::vec::IntoIter<HostEvent>>,
     /// When the scheduler runs again with no event (`INFINITY`: not before one).
     watchdog: Time,
     /// When the policy's decisions do not change with time, after a run that
@@ -125,8 +136,15 @@ struct Run<'a> {
 
 impl<'a> Run<'a> {
     /// The platform `cfg` before its first instant, `requests` and `resizes` sorted.
-    fn new(cfg: &'a QosConfig, requests: Vec<Request>, resizes: Vec<Resize>, as_written: bool) -> Run<'a> {
-        let first = requests.first().map_or(Time::ZERO, |r| r.submit);
+    fn new(
+        cfg: &'a QosConfig,
+        requests: Vec<(Request, Needs)>,
+        resizes: Vec<Resize>,
+        as_written: bool,
+    ) -> Run<'a> {
+        let first = requests.first().map_or(Time::ZERO, |(r, _)| r.submit);
+        let mut events = cfg.events.clone();
+        events.sort_by_key(|e| e.at);
         Run {
             cfg,
             platform: Platform::new(cfg),
@@ -134,6 +152,7 @@ impl<'a> Run<'a> {
             windows: report::Windows::new(first, cfg.window, cfg.classes.iter().map(|c| c.slo).collect()),
             arrivals: requests.into_iter().peekable(),
             resizes: resizes.into_iter().peekable(),
+            events: events.into_iter().peekable(),
             watchdog: Time::INFINITY,
             time_invariant: !as_written && !Rules::new(cfg).changes_with_time(),
             #[cfg(test)]
@@ -144,8 +163,9 @@ impl<'a> Run<'a> {
     /// The next instant something happens (`None`: nothing will).
     fn next_event(&mut self) -> Option<Time> {
         [
-            self.arrivals.peek().map(|r| r.submit),
+            self.arrivals.peek().map(|(r, _)| r.submit),
             self.resizes.peek().map(|r| r.at),
+            self.events.peek().map(|e| e.at),
             self.wakes.peek().map(|w| w.0 .0),
             // The watchdog only matters while something else can still
             // change: a later event, a run end, or instances that may be
@@ -154,6 +174,7 @@ impl<'a> Run<'a> {
                 && (self.cfg.until.is_some()
                     || self.arrivals.peek().is_some()
                     || self.resizes.peek().is_some()
+                    || self.events.peek().is_some()
                     || !self.wakes.is_empty()))
             .then_some(self.watchdog),
         ]
@@ -172,9 +193,17 @@ impl<'a> Run<'a> {
             self.platform.resize(r.host, r.slots, now);
             busy = true;
         }
-        while self.arrivals.peek().is_some_and(|r| r.submit <= now) {
-            let r = self.arrivals.next().expect("peeked");
-            self.platform.admit(r, now);
+        while let Some(e) = self.events.next_if(|e| e.at <= now) {
+            match e.change {
+                HostChange::Fail(h) => self.platform.fail(h, now),
+                HostChange::Recover(h) => self.platform.recover(h),
+                HostChange::Add(slots, spec) => self.platform.add_host(slots, spec),
+            }
+            busy = true;
+        }
+        while self.arrivals.peek().is_some_and(|(r, _)| r.submit <= now) {
+            let (r, needs) = self.arrivals.next().expect("peeked");
+            self.platform.admit(r, needs, now);
             busy = true;
         }
         self.schedule(now, busy);
@@ -257,11 +286,22 @@ impl<'a> Run<'a> {
         self.windows.close_until(stop, &self.platform);
         self.platform.finish(stop);
         self.windows.close_last(stop, &self.platform);
+        let live = &self.platform.live;
         let records: Vec<RequestRecord> = self
             .platform
-            .live
+            .groups
             .iter()
-            .map(|l| RequestRecord::of(self.cfg, l, stop))
+            .map(|g| match g.members[..] {
+                [one] => RequestRecord::of(self.cfg, &live[one], stop),
+                _ => {
+                    let ends: Option<Vec<Time>> = g.members.iter().map(|&m| live[m].end).collect();
+                    let end = ends.and_then(|e| e.into_iter().max());
+                    let ledger = Ledger::combined(g.members.iter().map(|&m| &live[m].ledger), stop);
+                    let preemptions = g.members.iter().map(|&m| live[m].preemptions).sum();
+                    let req = &live[g.members[0]].req;
+                    RequestRecord::new(self.cfg, req, &ledger, end, stop, preemptions)
+                }
+            })
             .collect();
         let classes = ClassReport::all(self.cfg, &records, &self.windows.stats);
         Outcome {
@@ -270,8 +310,32 @@ impl<'a> Run<'a> {
             windows: self.windows.stats,
             preemptions: self.platform.preemptions,
             end: stop,
+            satisfaction: None,
         }
     }
+}
+
+/// The host events name hosts that exist then (the platform's, and those
+/// earlier events added), fail only hosts that are up and recover only
+/// hosts that are down.
+fn check_events(cfg: &QosConfig) -> Result<(), QosError> {
+    let mut events: Vec<&HostEvent> = cfg.events.iter().collect();
+    events.sort_by_key(|e| e.at);
+    let mut up = vec![true; cfg.hosts.len()];
+    for e in events {
+        let bad = |what: String| Err(QosError(format!("event at {}: {what}", e.at)));
+        match &e.change {
+            HostChange::Fail(h) | HostChange::Recover(h) if *h >= up.len() => {
+                return bad(format!("host {h} does not exist then ({} hosts)", up.len()))
+            }
+            HostChange::Fail(h) if !up[*h] => return bad(format!("host {h} is already down")),
+            HostChange::Recover(h) if up[*h] => return bad(format!("host {h} is not down")),
+            HostChange::Fail(h) | HostChange::Recover(h) => up[*h] = !up[*h],
+            HostChange::Add(0, _) => return bad("an added host needs at least one slot".into()),
+            HostChange::Add(..) => up.push(true),
+        }
+    }
+    Ok(())
 }
 
 /// The end of a run without `until`: the last completion.
@@ -287,7 +351,6 @@ fn platform_end(platform: &Platform) -> Time {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qos::Eviction;
 
     fn secs(s: i64) -> Time {
         Time::from_secs(s)

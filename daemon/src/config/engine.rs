@@ -333,6 +333,10 @@ impl EngineSection {
     fn apply_eviction(&self, config: &mut EngineConfig, problems: &mut Vec<String>) {
         if let Some(name) = &self.eviction {
             match name.parse::<Eviction>() {
+                Ok(Eviction::Osep) => problems.push(
+                    "engine.eviction: osep is simulated by `interstice qos run` only: use priority or qos-driven"
+                        .to_string(),
+                ),
                 Ok(Eviction::OwnerShare) => problems.push(
                     "engine.eviction: owner-share orders by the tenants' shares, which only the Slurm backend \
                      knows (backend.eviction, backend.tenants): use priority or qos-driven"

@@ -54,6 +54,11 @@ impl Config {
             }
         };
         match eviction {
+            Some(Eviction::Osep) => problems.push(
+                "backend.eviction: osep is simulated by `interstice qos run` only (hosts with speeds, a periodic \
+                 decision): use priority, qos-driven or owner-share"
+                    .to_string(),
+            ),
             Some(Eviction::Priority | Eviction::QosDriven) => {
                 problems.extend(needs_default_class(
                     &format!("backend.eviction: {}", slurm.eviction),
@@ -70,6 +75,12 @@ impl Config {
         if !slurm.tenants.is_empty() && eviction != Some(Eviction::OwnerShare) {
             problems.push(
                 "backend.tenants: only backend.eviction: owner-share reads them: remove them, or set it"
+                    .to_string(),
+            );
+        }
+        if slurm.tenants.iter().any(|t| t.power.is_some()) {
+            problems.push(
+                "backend.tenants: power: only osep (`interstice qos run`) reads a tenant's power: remove it"
                     .to_string(),
             );
         }

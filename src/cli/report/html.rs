@@ -7,7 +7,7 @@ use super::Report;
 use std::fmt::Write;
 
 /// Text made safe inside HTML.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -17,6 +17,7 @@ mod html;
 mod live;
 mod series;
 mod stats;
+mod study;
 mod tables;
 
 use anyhow::Context;
@@ -36,7 +37,8 @@ pub const REPORT_JSON: &str = "report.json";
     interstice report out/sweep   # then open out/sweep/report/index.html\n  \
     interstice replay KTH.swf.gz … --out out/run && interstice report --gantt out/run --from 600000 --to 650000")]
 pub struct ReportArgs {
-    /// A sweep's output directory (its sweep.csv, and sweep-classes.csv with service classes).
+    /// A sweep's output directory (its sweep.csv, and sweep-classes.csv with service classes),
+    /// or a `qos study`'s (its study.json: the study's heat maps, penalties and fairness).
     #[arg(
         value_name = "DIR",
         required_unless_present_any = ["gantt", "live"],
@@ -126,6 +128,17 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let Some(dir) = &args.dir else {
         anyhow::bail!("give a sweep's directory, --gantt RUN_DIR or --live LIVE_DIR");
     };
+    if dir.join(interstice_batsim::study_output::STUDY_JSON).exists() {
+        let out = args.out.clone().unwrap_or_else(|| dir.join(REPORT_DIR));
+        let (index, figures) = study::draw(dir, &out)?;
+        if !args.quiet {
+            outln!(
+                "report of the QoS study ({figures} figures, PNG and SVG): {}",
+                index.display()
+            )?;
+        }
+        return Ok(());
+    }
     let sweep_csv = dir.join(crate::cli::sweep::SWEEP_CSV);
     let runs: Vec<tables::Run> = tables::read(&sweep_csv)?;
     if runs.is_empty() {

@@ -289,6 +289,9 @@ fn trace_spec(args: &SweepArgs, conv: Option<u32>) -> TraceSpec {
 /// A grid with service classes takes only what `replay --eviction` takes:
 /// hpc-first, admit-all, no predictor and none of the engine's cloud knobs.
 fn check_class_grid(args: &SweepArgs, grid: &Grid) -> anyhow::Result<()> {
+    for &eviction in grid.evictions.iter().flatten() {
+        crate::cli::qos::refuse_osep(eviction)?;
+    }
     for &scheduling in &grid.schedulings {
         for &admission in &grid.admissions {
             crate::cli::qos::check_modes(scheduling, admission)?;

@@ -147,6 +147,13 @@ fn check_scheduler(
         ));
     }
     if let Some(eviction) = s.eviction {
+        if eviction == Eviction::Osep {
+            return invalid(format!(
+                "schedulers[{i}] ({}) evicts by osep, which only `interstice qos run` simulates (its periodic \
+                 decision and host speeds): use priority, qos-driven or owner-share",
+                s.name
+            ));
+        }
         if !has_classes {
             return invalid(format!(
                 "schedulers[{i}] ({}) evicts by {eviction}: give the data center its service classes",
