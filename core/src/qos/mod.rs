@@ -41,8 +41,9 @@ mod simulate;
 pub mod study;
 
 pub use config::{
-    Constraint, CreditTable, Draw, Eviction, HostChange, HostEvent, HostSpec, Needs, OnPreempt, OsepCondition,
-    OsepRule, OsepSettings, Overheads, QosConfig, QosError, Request, Resize, ServiceClass, Tenant, TieBreak,
+    Constraint, CreditTable, Draw, Eviction, HostChange, HostEvent, HostSpec, Needs, OnPreempt,
+    OsepCondition, OsepRule, OsepSettings, Overheads, QosConfig, QosError, Request, Resize, ServiceClass,
+    Tenant, TieBreak,
 };
 pub use ledger::{availability, meets, overhead_ratio, qos_key, qos_metric, qos_metric_instances, Ledger};
 pub use outcome::Outcome;

@@ -6,8 +6,8 @@ use super::contention::{classify, Contention};
 use super::paired::HeatMap;
 use super::stats::{mean_ci, MeanCi};
 use crate::qos::config::ServiceClass;
-use crate::qos::report::WindowStat;
 use crate::qos::outcome::Outcome;
+use crate::qos::report::WindowStat;
 use std::collections::HashMap;
 
 /// The two policies compared, in the order of every `[_; 2]` here.
