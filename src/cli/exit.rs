@@ -133,6 +133,7 @@ pub fn classify(err: &anyhow::Error) -> Exit {
             || cause.is::<interstice_swf::datacenter::DatacenterFileError>()
             || cause.is::<interstice_swf::qos::QosFileError>()
             || cause.is::<interstice_swf::judgements::JudgementsFileError>()
+            || cause.is::<interstice_swf::TopologyFileError>()
             || is_bad_datacenter(cause)
             || matches!(
                 cause.downcast_ref::<interstice_batsim::sim::area_qos::AreaError>(),

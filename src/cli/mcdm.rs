@@ -14,6 +14,12 @@ pub enum McdmCommand {
     /// [names], matrix: [[judgements]]}` (entries numbers or fractions like 1/3). Exits 4
     /// naming the ratio when it is above 0.1.
     Weights(WeightsArgs),
+    /// A k-ary fat-tree as a topology file (k pods, (k/2)² core switches, k³/4 hosts).
+    FatTree(super::mcdm_run::FatTreeArgs),
+    /// A seeded request set of seed 003's experiments as a request file.
+    Requests(super::mcdm_run::RequestsArgs),
+    /// Seed 003's container scheduler on a topology and requests: summary.json, summary.txt.
+    Run(Box<super::mcdm_run::RunArgs>),
 }
 
 /// `interstice mcdm weights`.
@@ -32,6 +38,9 @@ pub struct WeightsArgs {
 pub fn run(cmd: McdmCommand) -> anyhow::Result<()> {
     match cmd {
         McdmCommand::Weights(args) => weights(args),
+        McdmCommand::FatTree(args) => super::mcdm_run::fat_tree_command(args),
+        McdmCommand::Requests(args) => super::mcdm_run::requests_command(args),
+        McdmCommand::Run(args) => super::mcdm_run::run_command(*args),
     }
 }
 

@@ -41,6 +41,8 @@ pub mod flags;
 pub mod generate;
 pub mod grid;
 pub mod mcdm;
+pub mod mcdm_bench;
+pub mod mcdm_run;
 pub mod placement_bench;
 pub mod qos;
 pub mod qos_study;

@@ -1,6 +1,7 @@
 //! `interstice bench placement`: what TOPSIS costs — ranking 10,000
 //! candidates, and a cloud job's placement on a 10,240-processor area with
-//! first-fit and with TOPSIS.
+//! first-fit and with TOPSIS; with `--fat-tree-k`, seed 003's scalability
+//! (`mcdm_bench`).
 
 use super::client::percentile;
 use anyhow::Context;
@@ -31,10 +32,27 @@ pub struct PlacementArgs {
     /// Seed of the generated scores and plan.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Instead: seed 003's scalability — AHP and TOPSIS placing one request on each k-ary fat-tree.
+    #[arg(long, value_delimiter = ',', value_name = "K,…")]
+    fat_tree_k: Vec<usize>,
+    /// With --fat-tree-k: the request sizes timed, containers.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,16,256,4096",
+        requires = "fat_tree_k"
+    )]
+    containers: Vec<usize>,
+    /// With --fat-tree-k: seconds a cell may take before larger ones are skipped.
+    #[arg(long, default_value_t = 30.0, requires = "fat_tree_k")]
+    budget: f64,
 }
 
 /// Run the placement benchmark.
 pub fn bench(args: PlacementArgs) -> anyhow::Result<()> {
+    if !args.fat_tree_k.is_empty() {
+        return super::mcdm_bench::bench(&args.fat_tree_k, &args.containers, args.budget);
+    }
     let mut rng = SplitMix64::new(args.seed);
     let weights = Weights::default();
     let scores: Vec<Scores> = (0..args.candidates)

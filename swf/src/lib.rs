@@ -67,6 +67,7 @@
 pub mod area_schedule;
 pub mod batsim_json;
 pub mod beta;
+pub mod container_requests;
 pub mod datacenter;
 pub mod defaults;
 pub mod error;
@@ -93,6 +94,7 @@ pub mod rng;
 pub mod stats;
 #[cfg(test)]
 mod test_jobs;
+pub mod topology;
 mod workload;
 pub mod writer;
 
@@ -112,5 +114,6 @@ pub use reader::{Strictness, SwfReader};
 pub use record::Record;
 pub use rng::SplitMix64;
 pub use stats::{StatsBuilder, WorkloadStats};
+pub use topology::{McdmFile, TopologyFileError};
 pub use workload::Workload;
 pub use writer::write_trace;
