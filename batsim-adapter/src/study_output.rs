@@ -95,7 +95,17 @@ pub fn sizes_json(reports: &[SizeReport], classes: &[ClassInfo]) -> Value {
                 "penalty_increase": r.penalty_increase,
                 "unpaired_requests": r.unpaired,
                 "windows": windows,
-                "classes": r.heat.iter().zip(classes).map(|(h, c)| heat(h, c)).collect::<Vec<_>>(),
+                "classes": r
+                    .heat
+                    .iter()
+                    .zip(&r.class_penalty)
+                    .zip(classes)
+                    .map(|((h, p), c)| {
+                        let mut v = heat(h, c);
+                        v["penalty"] = per_policy([json!(p[0]), json!(p[1])]);
+                        v
+                    })
+                    .collect::<Vec<_>>(),
                 "contention": levels,
             })
         })

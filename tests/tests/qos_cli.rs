@@ -697,3 +697,101 @@ fn hosts_with_memory_instances_and_host_events() {
     let out = interstice(&["qos", "run", file.to_str().unwrap()]);
     assert_failure_mentions(&out, &["multi.yaml", "events[0]", "host 9 does not exist"]);
 }
+
+/// Seed 001's study end to end on one small generated sample: study.json
+/// has the three sizes, each with both policies' penalties, a heat map per
+/// class whose quadrants add up to its requests, and the windows of every
+/// contention level; requests.csv pairs every request at every size; the
+/// report draws the heat maps, the penalty bars and the page. A study file
+/// with hosts is refused naming the key.
+#[test]
+fn a_study_runs_end_to_end_and_reports() {
+    let dir = scratch_dir("qos-cli", "study");
+    let file = dir.join("study.yaml");
+    std::fs::write(
+        &file,
+        "study: { samples: 1, seed: 3, scale: 20 }\nsample: { horizon_days: 0.25 }\nallocation_time: 0\non_preempt: resume\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = interstice(&[
+        "qos",
+        "study",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_success(&run);
+    let study: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("study.json")).unwrap()).unwrap();
+    let sizes = study["sizes"].as_array().unwrap();
+    assert_eq!(
+        sizes
+            .iter()
+            .map(|s| s["size"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["N", "0.9N", "0.8N"]
+    );
+    let requests = study["samples"][0]["requests"].as_u64().unwrap();
+    assert!(requests > 0);
+    let hosts = &study["samples"][0]["hosts"];
+    assert!(
+        hosts["N"].as_u64() >= hosts["0.9N"].as_u64() && hosts["0.9N"].as_u64() >= hosts["0.8N"].as_u64()
+    );
+    for s in sizes {
+        assert!(s["penalty"]["priority"].as_f64().unwrap() >= 0.0);
+        assert!(s["penalty"]["qos-driven"].as_f64().unwrap() >= 0.0);
+        let counted: u64 = s["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["requests"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            counted + s["unpaired_requests"].as_u64().unwrap(),
+            requests,
+            "{s}"
+        );
+        for c in s["classes"].as_array().unwrap() {
+            let squares: u64 = c["squares"]["counts_by_qos_driven_then_priority"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|row| row.as_array().unwrap().iter().map(|n| n.as_u64().unwrap()))
+                .sum();
+            assert_eq!(squares, c["requests"].as_u64().unwrap());
+        }
+        let windows: u64 = ["none", "low", "medium", "high"]
+            .iter()
+            .map(|l| s["windows"][l].as_u64().unwrap())
+            .sum();
+        assert!(windows > 0, "{s}");
+    }
+    let pairs = std::fs::read_to_string(out.join("requests.csv")).unwrap();
+    assert_eq!(pairs.lines().count() as u64, 1 + 3 * requests);
+    let report = interstice(&["report", out.to_str().unwrap()]);
+    assert_success(&report);
+    for figure in ["study-heatmaps", "study-penalty"] {
+        assert!(
+            out.join("report/figures").join(format!("{figure}.svg")).is_file(),
+            "{figure}"
+        );
+        assert!(
+            out.join("report/figures").join(format!("{figure}.png")).is_file(),
+            "{figure}"
+        );
+    }
+    let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(page.contains("Paired availabilities"), "the page has its tables");
+
+    std::fs::write(&file, "study: { samples: 1 }\nhosts: { count: 2, slots: 4 }\n").unwrap();
+    let bad = interstice(&[
+        "qos",
+        "study",
+        file.to_str().unwrap(),
+        "--out",
+        dir.join("bad").to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(4));
+    assert_failure_mentions(&bad, &["study.yaml", "hosts/requests"]);
+}

@@ -38,6 +38,7 @@ struct Values {
 #[derive(Clone, Debug, Default)]
 struct SizeTally {
     penalty: [f64; 2],
+    class_penalty: Vec<[f64; 2]>,
     samples: usize,
     heat: Vec<HeatMap>,
     unpaired: u64,
@@ -80,6 +81,8 @@ pub struct SizeReport {
     pub samples: usize,
     /// Total penalty of each policy (slot-hours).
     pub penalty: [f64; 2],
+    /// Each class's penalty under each policy (slot-hours).
+    pub class_penalty: Vec<[f64; 2]>,
     /// `(P_priority − P_qos) / P_qos`, seed 001 Fig. 8 (`None` when QoS-driven paid nothing).
     pub penalty_increase: Option<f64>,
     /// Paired availabilities per class.
@@ -103,6 +106,7 @@ impl Study {
             sizes: (0..sizes)
                 .map(|_| SizeTally {
                     heat: vec![HeatMap::new(); classes.len()],
+                    class_penalty: vec![[0.0; 2]; classes.len()],
                     ..SizeTally::default()
                 })
                 .collect(),
@@ -117,6 +121,11 @@ impl Study {
         t.samples += 1;
         t.penalty[0] += priority.penalty();
         t.penalty[1] += qos.penalty();
+        for (i, run) in [priority, qos].into_iter().enumerate() {
+            for (total, class) in t.class_penalty.iter_mut().zip(&run.classes) {
+                total[i] += class.penalty;
+            }
+        }
         for (_, class, x, y) in pairs(priority, qos) {
             match (x, y) {
                 (Some(x), Some(y)) => t.heat[class].add(x, y, slos[class]),
@@ -162,6 +171,7 @@ impl Study {
                 SizeReport {
                     samples: t.samples,
                     penalty: t.penalty,
+                    class_penalty: t.class_penalty.clone(),
                     penalty_increase: (t.penalty[1] > 0.0)
                         .then(|| (t.penalty[0] - t.penalty[1]) / t.penalty[1]),
                     heat: t.heat.clone(),
