@@ -23,6 +23,7 @@ use interstice_swf::experiment::{
 };
 use interstice_swf::merge_by_submit;
 use interstice_swf::qos::{parse_eviction, QosFileError, QosSpec};
+use interstice_swf::request_trace::RequestTraceReader;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -103,6 +104,15 @@ pub struct RunArgs {
     /// No table on stdout.
     #[arg(long)]
     pub quiet: bool,
+    /// The requests from a request-trace CSV (docs/qos.md, "Request traces") instead of the
+    /// file's `requests:`.
+    #[arg(long, value_name = "CSV")]
+    pub requests: Option<PathBuf>,
+    /// With --requests: the hosts' slots (and memory units) per unit of the trace's CPU and
+    /// memory (Google's are fractions of the largest machine), rounded up.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "requests",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub scale: u32,
 }
 
 /// Run `interstice qos …`.
@@ -185,6 +195,19 @@ fn run_checked(args: RunArgs) -> anyhow::Result<()> {
         spec.set_eviction(e);
     }
     let file = args.file.display();
+    if let Some(csv) = &args.requests {
+        if !spec.requests.is_empty() {
+            return Err(Usage(format!(
+                "--requests {}: {file} has requests too: give them in the file or with --requests, not both",
+                csv.display()
+            ))
+            .into());
+        }
+        let rows = RequestTraceReader::open(csv)?.collect::<Result<Vec<_>, _>>()?;
+        let place = csv.display().to_string();
+        let converted = interstice_swf::qos_study::requests(&rows, &spec.config.classes, args.scale, &place)?;
+        (spec.requests, spec.needs) = converted.into_iter().unzip();
+    }
     if spec.config.hosts.is_empty() {
         return Err(QosFileError(format!(
             "{file}: hosts: missing: give the platform's hosts, e.g. `hosts: {{ count: 20, slots: 10 }}`"
