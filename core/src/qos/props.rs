@@ -2,14 +2,15 @@
 //! (hosts shrinking and growing): the accounts add up, each policy's
 //! preemptions obey its rule (the safety margin and its relaxation, the
 //! overhead limiter, owner shares), the limiter bounds same-class
-//! ping-pong, and the scheduler in lanes decides as the run as written.
+//! ping-pong, and the scheduler in lanes decides as the run as written
+//! (hosts with and without memory, requests asking some).
 
 use crate::qos::config::{
-    Eviction, OnPreempt, OsepSettings, QosConfig, Request, Resize, ServiceClass, Tenant,
+    Eviction, HostSpec, Needs, OnPreempt, QosConfig, Request, Resize, ServiceClass, Tenant,
 };
 use crate::qos::outcome::Outcome;
 use crate::qos::scheduler::PreemptedFor;
-use crate::qos::simulate::{simulate, simulate_as_written};
+use crate::qos::simulate::{simulate_as_written, simulate_with};
 use crate::time::Time;
 use proptest::prelude::*;
 
@@ -29,6 +30,8 @@ fn secs(s: i64) -> Time {
 struct Case {
     cfg: QosConfig,
     requests: Vec<Request>,
+    /// Each request's memory.
+    needs: Vec<Needs>,
     /// The hosts' owner taking slots back and giving them back.
     resizes: Vec<Resize>,
 }
@@ -47,82 +50,107 @@ fn case(eviction: Eviction) -> impl Strategy<Value = Case> {
                 prop::option::of(5i64..=200),
                 0usize..3,
                 0usize..3,
+                0u32..=4,
             ),
             1..=40,
         ),
         prop::collection::vec((0i64..=400, 0usize..3, 0u32..=6), 0..=10),
+        prop::collection::vec(prop::option::of(1u32..=8), 1..=3),
     )
-        .prop_map(move |(hosts, classes, shares, alpha, restart, reqs, resizes)| {
-            let widest = *hosts.iter().max().expect("a host");
-            let classes: Vec<ServiceClass> = classes
-                .iter()
-                .enumerate()
-                .map(|(i, &(importance, slo, margin))| {
-                    let mut c = ServiceClass::new(&format!("c{i}"), importance, f64::from(slo) / 10.0);
-                    c.margin = secs(margin);
-                    c
-                })
-                .collect();
-            let tenants: Vec<Tenant> = shares
-                .iter()
-                .enumerate()
-                .map(|(i, &share)| Tenant {
-                    name: format!("t{i}"),
-                    share,
-                })
-                .collect();
-            let requests = reqs
-                .iter()
-                .enumerate()
-                .map(|(i, &(submit, procs, duration, class, tenant))| Request {
-                    id: i as u64,
-                    submit: secs(submit),
-                    procs: procs.min(widest),
-                    duration: duration.map(secs),
-                    class: class % classes.len(),
-                    tenant: tenant % tenants.len(),
-                })
-                .collect();
-            let cfg = QosConfig {
-                classes,
-                tenants,
-                hosts,
-                speeds: Vec::new(),
-                osep: OsepSettings::default(),
-                powers: Vec::new(),
-                eviction,
-                on_preempt: if restart {
-                    OnPreempt::Restart
-                } else {
-                    OnPreempt::Resume
-                },
-                allocation_time: secs(alpha),
-                watchdog: secs(10),
-                window: Some(secs(60)),
-                until: Some(secs(1500)),
-                ..QosConfig::new(1, 1, eviction)
-            };
-            let resizes = resizes
-                .iter()
-                .map(|&(at, host, slots)| {
-                    let host = host % cfg.hosts.len();
-                    Resize {
-                        at: secs(at),
-                        host,
-                        slots: slots.min(cfg.hosts[host]),
-                    }
-                })
-                .collect();
-            Case {
-                cfg,
-                requests,
-                resizes,
-            }
-        })
+        .prop_map(
+            move |(hosts, classes, shares, alpha, restart, reqs, resizes, memories)| {
+                let widest = *hosts.iter().max().expect("a host");
+                let host_specs: Vec<HostSpec> = (0..hosts.len())
+                    .map(|h| HostSpec {
+                        memory: memories[h % memories.len()],
+                        ..HostSpec::default()
+                    })
+                    .collect();
+                let most = host_specs
+                    .iter()
+                    .map(|s| s.memory.unwrap_or(u32::MAX))
+                    .max()
+                    .unwrap_or(0);
+                let needs = reqs
+                    .iter()
+                    .map(|r| Needs {
+                        memory: r.5.min(most),
+                        ..Needs::default()
+                    })
+                    .collect();
+                let classes: Vec<ServiceClass> = classes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(importance, slo, margin))| {
+                        let mut c = ServiceClass::new(&format!("c{i}"), importance, f64::from(slo) / 10.0);
+                        c.margin = secs(margin);
+                        c
+                    })
+                    .collect();
+                let tenants: Vec<Tenant> = shares
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &share)| Tenant {
+                        name: format!("t{i}"),
+                        share,
+                    })
+                    .collect();
+                let requests = reqs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(submit, procs, duration, class, tenant, _))| Request {
+                        id: i as u64,
+                        submit: secs(submit),
+                        procs: procs.min(widest),
+                        duration: duration.map(secs),
+                        class: class % classes.len(),
+                        tenant: tenant % tenants.len(),
+                    })
+                    .collect();
+                let cfg = QosConfig {
+                    classes,
+                    tenants,
+                    hosts,
+                    eviction,
+                    on_preempt: if restart {
+                        OnPreempt::Restart
+                    } else {
+                        OnPreempt::Resume
+                    },
+                    allocation_time: secs(alpha),
+                    watchdog: secs(10),
+                    window: Some(secs(60)),
+                    until: Some(secs(1500)),
+                    host_specs,
+                    ..QosConfig::new(1, 1, eviction)
+                };
+                let resizes = resizes
+                    .iter()
+                    .map(|&(at, host, slots)| {
+                        let host = host % cfg.hosts.len();
+                        Resize {
+                            at: secs(at),
+                            host,
+                            slots: slots.min(cfg.hosts[host]),
+                        }
+                    })
+                    .collect();
+                Case {
+                    cfg,
+                    requests,
+                    needs,
+                    resizes,
+                }
+            },
+        )
+}
+
+fn with_needs(c: &Case) -> Vec<(Request, Needs)> {
+    c.requests.iter().cloned().zip(c.needs.iter().cloned()).collect()
 }
 
 fn run(c: &Case) -> Outcome {
-    simulate(&c.cfg, c.requests.clone(), c.resizes.clone()).expect("a valid case")
+    simulate_with(&c.cfg, with_needs(c), c.resizes.clone()).expect("a valid case")
 }
 
 /// Every request's time in the system is `e + d + p`; a completed request
@@ -239,7 +267,7 @@ proptest! {
     #[test]
     fn the_run_in_lanes_decides_as_written(c in (0usize..3).prop_flat_map(|p| case(Eviction::ALL[p]))) {
         let fast = run(&c);
-        let written = simulate_as_written(&c.cfg, c.requests.clone(), c.resizes.clone()).expect("valid");
+        let written = simulate_as_written(&c.cfg, with_needs(&c), c.resizes.clone()).expect("valid");
         prop_assert_eq!(&fast.preemptions, &written.preemptions);
         prop_assert_eq!(&fast.records, &written.records);
         prop_assert_eq!(fast, written);

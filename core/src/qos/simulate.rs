@@ -62,10 +62,10 @@ fn with_no_needs(requests: Vec<Request>) -> Vec<(Request, Needs)> {
 #[cfg(test)]
 pub(super) fn simulate_as_written(
     cfg: &QosConfig,
-    requests: Vec<Request>,
+    requests: Vec<(Request, Needs)>,
     resizes: Vec<Resize>,
 ) -> Result<Outcome, QosError> {
-    run(cfg, with_no_needs(requests), resizes, true)
+    run(cfg, requests, resizes, true)
 }
 
 /// Check the platform and the resizes, then run `requests` to the end: the
