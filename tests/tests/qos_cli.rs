@@ -710,7 +710,7 @@ fn a_study_runs_end_to_end_and_reports() {
     let file = dir.join("study.yaml");
     std::fs::write(
         &file,
-        "study: { samples: 1, seed: 3, scale: 20 }\nsample: { horizon_days: 0.25 }\nallocation_time: 0\non_preempt: resume\n",
+        "study: { samples: 1, seed: 3, scale: 100 }\nsample: { horizon_days: 1, user_share: 0.01 }\nallocation_time: 0\non_preempt: resume\n",
     )
     .unwrap();
     let out = dir.join("out");
@@ -794,4 +794,67 @@ fn a_study_runs_end_to_end_and_reports() {
     ]);
     assert_eq!(bad.status.code(), Some(4));
     assert_failure_mentions(&bad, &["study.yaml", "hosts/requests"]);
+}
+
+/// `qos run --requests`: a run's requests from a request trace, CPU and
+/// memory scaled into the hosts' units (a 0.25 request at scale 4 is one
+/// slot); a file with requests of its own and a trace naming an unknown
+/// class are refused.
+#[test]
+fn a_run_takes_its_requests_from_a_trace() {
+    let dir = scratch_dir("qos-cli", "trace-run");
+    let platform = dir.join("platform.yaml");
+    std::fs::write(
+        &platform,
+        "hosts: [{ count: 2, cpu: 4, memory: 4 }]\nallocation_time: 0\nuntil: 100\n",
+    )
+    .unwrap();
+    let trace = dir.join("trace.csv");
+    std::fs::write(
+        &trace,
+        "submit,duration,cpu,memory,instances,class,user\n0,10,0.25,0.25,2,gold,a\n5,20,1,0.5,1,bronze,b\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let run = interstice(&[
+        "qos",
+        "run",
+        platform.to_str().unwrap(),
+        "--requests",
+        trace.to_str().unwrap(),
+        "--scale",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_success(&run);
+    let rows = rows(&out, "requests.csv");
+    assert_eq!(rows.len(), 2, "one row per trace row");
+    assert_eq!(rows[0]["procs"], "1");
+    assert_eq!(rows[1]["class"], "bronze");
+    assert_eq!(rows[0]["run_time"], "20", "two instances of 10 s");
+
+    std::fs::write(
+        &trace,
+        "submit,duration,cpu,memory,instances,class,user\n0,10,0.25,0.25,1,platinum,a\n",
+    )
+    .unwrap();
+    let bad = interstice(&[
+        "qos",
+        "run",
+        platform.to_str().unwrap(),
+        "--requests",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(4));
+    assert_failure_mentions(&bad, &["trace.csv", "class `platinum`"]);
+    let both = interstice(&[
+        "qos",
+        "run",
+        "examples/qos-kubernetes-test1.yaml",
+        "--requests",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(both.status.code(), Some(2));
+    assert_failure_mentions(&both, &["not both"]);
 }
