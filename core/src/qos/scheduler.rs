@@ -580,17 +580,9 @@ impl<'a> Platform<'a> {
             return;
         }
         self.hosts.free[h] = 0;
-        let rules = Rules::new(self.cfg);
-        let mut order: Vec<(Key, usize, Candidate)> = self.on_host[h]
-            .iter()
-            .map(|&k| {
-                let v = self.candidate(k, now);
-                (rules.victim_key(&v, &self.load), k, v)
-            })
-            .collect();
-        order.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let order = self.in_victim_order(h, now);
         let mut over = used - slots;
-        for (_, k, v) in order {
+        for (k, v) in order {
             if over == 0 {
                 break;
             }
@@ -606,10 +598,9 @@ impl<'a> Platform<'a> {
                 .sum::<u32>();
     }
 
-    /// Host `h` fails at `now`: every instance on it is preempted (in the
-    /// policy's victim order) and waits again; the host offers nothing
-    /// until it recovers.
-    pub(super) fn fail(&mut self, h: usize, now: Time) {
+    /// The instances on host `h` in the policy's victim order at `now`
+    /// (ties by instance), each with its candidate view.
+    fn in_victim_order(&self, h: usize, now: Time) -> Vec<(usize, Candidate)> {
         let rules = Rules::new(self.cfg);
         let mut order: Vec<(Key, usize, Candidate)> = self.on_host[h]
             .iter()
@@ -619,7 +610,15 @@ impl<'a> Platform<'a> {
             })
             .collect();
         order.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        for (_, k, v) in order {
+        order.into_iter().map(|(_, k, v)| (k, v)).collect()
+    }
+
+    /// Host `h` fails at `now`: every instance on it is preempted (in the
+    /// policy's victim order) and waits again; the host offers nothing
+    /// until it recovers.
+    pub(super) fn fail(&mut self, h: usize, now: Time) {
+        let order = self.in_victim_order(h, now);
+        for (k, v) in order {
             self.preempt(k, &v, PreemptedFor::Failure, now);
             self.enqueue(k, now);
         }
