@@ -49,10 +49,12 @@ enum Command {
     Sweep(Box<cli::sweep::SweepArgs>),
     /// A sweep's results as an HTML page with PNG and SVG figures, beside the thesis's numbers.
     Report(cli::report::ReportArgs),
-    /// Service classes on a platform of hosts: QoS-driven, priority or owner-share eviction.
+    /// Service classes on a platform of hosts: QoS-driven, priority, owner-share or OSEP eviction;
+    /// seed 001's study and its request traces; seed 002's evaluation.
     #[command(subcommand)]
     Qos(cli::qos::QosCommand),
-    /// Multi-criteria decision making (seed 003): AHP weights from pairwise judgements.
+    /// Multi-criteria decision making (seed 003): AHP weights from judgements, and the container
+    /// scheduler on a data-center topology (fat-trees, AHP/TOPSIS, queue orders, resubmission).
     #[command(subcommand)]
     Mcdm(cli::mcdm::McdmCommand),
     /// Be the external scheduler of a real Batsim 4 over ZeroMQ (or make a platform).
