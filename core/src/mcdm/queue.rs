@@ -98,18 +98,7 @@ mod tests {
             submit,
             proc,
             deadline: None,
-            containers: vec![Container {
-                cpu: Span {
-                    min: cpu.0,
-                    max: cpu.1,
-                },
-                ram: Span {
-                    min: ram.0,
-                    max: ram.1,
-                },
-                gpu: Span::exactly(0.0),
-                pod: None,
-            }],
+            containers: vec![Container::cpu_ram(cpu, ram, None)],
             links: vec![],
         }
     }

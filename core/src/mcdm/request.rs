@@ -183,10 +183,9 @@ impl Request {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn container(cpu: (f64, f64), ram: (f64, f64), pod: Option<u32>) -> Container {
+impl Container {
+    /// The tests' container: CPU and RAM `(min, max)`, no GPU, in `pod`.
+    pub(crate) fn cpu_ram(cpu: (f64, f64), ram: (f64, f64), pod: Option<u32>) -> Container {
         Container {
             cpu: Span {
                 min: cpu.0,
@@ -199,6 +198,15 @@ mod tests {
             gpu: Span::exactly(0.0),
             pod,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn container(cpu: (f64, f64), ram: (f64, f64), pod: Option<u32>) -> Container {
+        Container::cpu_ram(cpu, ram, pod)
     }
 
     #[test]

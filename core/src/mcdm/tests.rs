@@ -23,18 +23,7 @@ fn host(name: &str, cpu: f64, ram: f64) -> Host {
 }
 
 fn container(cpu: (f64, f64), ram: (f64, f64), pod: Option<u32>) -> Container {
-    Container {
-        cpu: Span {
-            min: cpu.0,
-            max: cpu.1,
-        },
-        ram: Span {
-            min: ram.0,
-            max: ram.1,
-        },
-        gpu: Span::exactly(0.0),
-        pod,
-    }
+    Container::cpu_ram(cpu, ram, pod)
 }
 
 fn request(id: u64, submit: u64, proc: u64, containers: Vec<Container>) -> Request {
