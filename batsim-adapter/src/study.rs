@@ -6,6 +6,7 @@
 //! finished first.
 
 use interstice_core::qos::study::sizing::{self, Demand};
+use interstice_core::qos::study::tally::{self, Pair};
 use interstice_core::qos::study::{Study, SIZES};
 use interstice_core::qos::{simulate_with, Eviction, HostSpec, Needs, Outcome, QosConfig, QosError, Request};
 use interstice_core::rng::SplitMix64;
@@ -97,14 +98,14 @@ fn platform(base: &QosConfig, sample: &Sample, chosen: &[usize], eviction: Evict
     cfg
 }
 
-/// Run the study: `on_pair(sample, size, priority, qos)` is called in the
+/// Run the study: `on_pair(sample, size, pairs)` is called in the
 /// samples' and sizes' order for each finished pair of runs (the caller
 /// writes the paired availabilities), `threads` runs at once.
 pub fn run(
     base: &QosConfig,
     samples: &[Sample],
     threads: usize,
-    mut on_pair: impl FnMut(usize, usize, &Outcome, &Outcome),
+    mut on_pair: impl FnMut(usize, usize, &[Pair]),
 ) -> Result<(Study, Vec<SampleSizing>), StudyError> {
     let mut sizings = Vec::with_capacity(samples.len());
     let mut tasks: Vec<(usize, usize, QosConfig, QosConfig)> = Vec::new();
@@ -164,8 +165,9 @@ pub fn run(
     for ((s, i, _, _), slot) in tasks.iter().zip(results) {
         let done = slot.into_inner().unwrap_or_else(|e| e.into_inner());
         let (p, q) = done.expect("every task ran")?;
-        on_pair(*s, *i, &p, &q);
-        study.add(*i, &p, &q);
+        let paired = tally::pairs(&p, &q);
+        on_pair(*s, *i, &paired);
+        study.add(*i, &p, &q, &paired);
     }
     Ok((study, sizings))
 }

@@ -7,7 +7,7 @@ use anyhow::Context;
 use interstice_batsim::study::{self, Sample, SampleSizing};
 use interstice_batsim::study_output::{self, ClassInfo, PairsWriter};
 use interstice_core::qos::study::sizing::RESOURCES;
-use interstice_core::qos::study::{tally, SizeReport, SIZES};
+use interstice_core::qos::study::{SizeReport, SIZES};
 use interstice_core::Time;
 use interstice_swf::google_like;
 use interstice_swf::qos_study::{self as spec_file, SampleSource, StudySpec};
@@ -111,9 +111,9 @@ fn run_checked(args: StudyArgs) -> anyhow::Result<()> {
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let (study, sizings) = study::run(&base, &samples, threads, |s, i, p, q| {
+    let (study, sizings) = study::run(&base, &samples, threads, |s, i, paired| {
         if write_error.is_none() {
-            write_error = pairs.add(s + 1, i, &tally::pairs(p, q), &classes).err();
+            write_error = pairs.add(s + 1, i, paired, &classes).err();
         }
     })
     .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;

@@ -9,7 +9,7 @@ use crate::qos::ledger::meets;
 pub const SQUARES: usize = 20;
 
 /// One class's paired availabilities at one infrastructure size.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HeatMap {
     /// `counts[y * SQUARES + x]`: requests with priority availability in
     /// square `x` and QoS-driven availability in square `y`.
@@ -35,21 +35,30 @@ pub fn square(a: f64) -> usize {
     ((a.clamp(0.0, 1.0) * SQUARES as f64) as usize).min(SQUARES - 1)
 }
 
+impl Default for HeatMap {
+    fn default() -> HeatMap {
+        HeatMap::new()
+    }
+}
+
 impl HeatMap {
     /// An empty map.
     pub fn new() -> HeatMap {
         HeatMap {
             counts: vec![0; SQUARES * SQUARES],
-            ..HeatMap::default()
+            requests: 0,
+            both: 0,
+            priority_only: 0,
+            qos_only: 0,
+            neither: 0,
+            above: 0,
+            below: 0,
         }
     }
 
     /// Count one request: `x` its availability under priority, `y` under
     /// QoS-driven, `slo` its class's.
     pub fn add(&mut self, x: f64, y: f64, slo: f64) {
-        if self.counts.is_empty() {
-            self.counts = vec![0; SQUARES * SQUARES];
-        }
         self.counts[square(y) * SQUARES + square(x)] += 1;
         self.requests += 1;
         match (meets(x, slo), meets(y, slo)) {

@@ -113,8 +113,9 @@ impl Study {
         }
     }
 
-    /// One sample's runs at size `size` under priority and QoS-driven.
-    pub fn add(&mut self, size: usize, priority: &Outcome, qos: &Outcome) {
+    /// One sample's runs at size `size` under priority and QoS-driven, and
+    /// their requests paired ([`pairs`]).
+    pub fn add(&mut self, size: usize, priority: &Outcome, qos: &Outcome, paired: &[Pair]) {
         let slos = &self.slos;
         let least = &self.least;
         let t = &mut self.sizes[size];
@@ -126,7 +127,7 @@ impl Study {
                 total[i] += class.penalty;
             }
         }
-        for (_, class, x, y) in pairs(priority, qos) {
+        for &(_, class, x, y) in paired {
             match (x, y) {
                 (Some(x), Some(y)) => t.heat[class].add(x, y, slos[class]),
                 _ => t.unpaired += 1,
