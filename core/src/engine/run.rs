@@ -34,6 +34,7 @@ mod answers;
 mod area;
 mod backfill;
 mod cloud;
+mod counts;
 mod fifo;
 mod foresight;
 mod mirror;
@@ -140,6 +141,12 @@ pub(super) struct State {
     jobs: JobTable<Entry>,
     index: HashMap<JobId, usize>,
     hpc: Profile,
+    /// FCFS and EASY before anything else reads the plan: the HPC layer as
+    /// the processors free now, `hpc` left empty (`counts`).
+    counted: Option<counts::Counted>,
+    /// While counting: the profile the counts stand for and the head's
+    /// start, built when something reads it, dropped at the next change.
+    counted_plan: std::cell::OnceCell<(Profile, Option<Time>)>,
     /// The `all` layer (HPC work and cloud work), once it differs from
     /// `hpc`: `None` until the first cloud job under hpc-first, and always
     /// under shared-queue, where every job is on `hpc` (see [`State::all`]).
@@ -237,6 +244,8 @@ impl State {
             stage_cache: std::cell::RefCell::new(None),
             cloud_layer: None,
             hpc,
+            counted: State::counts_from_start(cfg).then(|| State::new_counted(cfg.procs)),
+            counted_plan: std::cell::OnceCell::new(),
             area,
             widest_area: cfg.conv_procs,
             next_area_change: 0,
@@ -397,6 +406,8 @@ impl State {
                 Ok(Submitted::Queued)
             }
             JobKind::Cloud => {
+                // Cloud work reads the HPC layer's plan from now on.
+                self.materialize(cfg);
                 // Bring the plan up to date with this instant's earlier events,
                 // so that the prediction sees what the next pass will do.
                 self.catch_up(cfg);
@@ -703,7 +714,8 @@ impl State {
         // during the pass is held again before anything is planned there.
         self.hold_overdue(cfg, now);
         // HPC starts evict the cloud jobs on their processors.
-        for &idx in &starts {
+        let evicting = !self.running_cloud.is_empty();
+        for &idx in starts.iter().filter(|_| evicting) {
             let bits = self.jobs[idx]
                 .res
                 .as_ref()
@@ -761,6 +773,11 @@ impl State {
     /// Occupy `bits` over `[s, e)` with job `cause`'s HPC-layer work (both
     /// layers); cloud work in the way gives way (see the module docs).
     fn hpc_occupy(&mut self, cause: usize, bits: &Bits, s: Time, e: Time) {
+        if self.counting() {
+            debug_assert!(s <= self.now, "a counted HPC layer holds running jobs only");
+            self.counted_occupy(bits);
+            return;
+        }
         self.hpc.reserve(bits, s, e);
         let Some(all) = self.cloud_layer.as_ref() else {
             return;
@@ -773,12 +790,16 @@ impl State {
 
     /// The `all` layer: HPC work and cloud work.
     fn all(&self) -> &Profile {
-        self.cloud_layer.as_ref().unwrap_or(&self.hpc)
+        match &self.cloud_layer {
+            Some(all) => all,
+            None => self.hpc_plan(),
+        }
     }
 
     /// The `all` layer, to place or remove cloud work: a copy of `hpc` is
     /// made the first time (until then the two are equal).
     fn cloud_mut(&mut self) -> &mut Profile {
+        debug_assert!(!self.counting(), "cloud work materialises the HPC layer first");
         self.cloud_layer.get_or_insert_with(|| self.hpc.clone())
     }
 
@@ -817,6 +838,10 @@ impl State {
     /// to the eviction time it had and is held again from there by
     /// [`State::hold_overdue`].
     fn hpc_free(&mut self, bits: &Bits, s: Time, e: Time) {
+        if self.counting() {
+            // `stop_running` gave them back already.
+            return;
+        }
         self.hpc.release(bits, s, e);
         if let Some(all) = self.cloud_layer.as_mut() {
             all.release(bits, s, e);
@@ -925,6 +950,8 @@ impl State {
         self.running_of(kind).remove(&idx);
         if self.on_hpc_layer(idx) {
             self.hpc_changed = true;
+            // Counted, the processors are free from now whenever it ends.
+            self.counted_free(&bits);
             if now < occ_end {
                 self.hpc_free(&bits, now, occ_end);
                 self.hpc_compress = true;

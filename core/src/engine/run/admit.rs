@@ -17,7 +17,7 @@ impl State {
     /// over `[now, now + window)` (the regulator's capacity).
     fn idle_area(&self, cfg: &EngineConfig, now: Time, window: Time) -> i128 {
         let total = cfg.conv_procs as i128 * window.ticks() as i128;
-        (total - self.hpc.area_busy(now, now.saturating_add(window))).max(0)
+        (total - self.hpc_plan().area_busy(now, now.saturating_add(window))).max(0)
     }
 
     /// The first refusal of a cloud job of `procs` × `walltime` with `slo`

@@ -109,7 +109,7 @@ impl State {
                 let horizon = all
                     .nth_breakpoint_after(now, SHARE_SEGMENTS)
                     .map_or(s, |t| t.min(s));
-                let hpc = self.hpc.area_work(now, horizon);
+                let hpc = self.hpc_plan().area_work(now, horizon);
                 let cloud = (all.area_busy(now, horizon) - hpc.busy).max(0);
                 let work = cloud + hpc.passing;
                 Some(if work > 0 { cloud as f64 / work as f64 } else { 0.0 })

@@ -80,6 +80,7 @@ impl State {
     /// [`State::resize_area`] once checked (a scheduled change: inside a
     /// pass, so the pass stays the last event).
     fn resize_to(&mut self, cfg: &EngineConfig, conv_procs: u32, now: Time) -> AreaResize {
+        self.materialize(cfg);
         let from = self.area.count();
         self.widest_area = self.widest_area.max(conv_procs);
         let area = Bits::range(self.width, 0, conv_procs);

@@ -30,23 +30,21 @@ impl State {
             }
             starts.push(idx);
         };
-        if backfill && self.hpc.free_count_at(now, Mask::All) > 0 {
+        if backfill && self.hpc_free_now(Mask::All) > 0 {
             let order: Vec<usize> = self.hpc_queue.iter().skip(1).map(|k| k.2).collect();
             let (k, wt, mask) = (self.job(head).procs, self.job(head).walltime, self.mask_of(head));
-            if let Some((shadow, _)) = self.hpc.earliest_fit(k, wt, now, mask) {
-                // Processors free over the head's whole run from the shadow
-                // time (the same as free at the shadow time, unless a
-                // maintenance window starts during that run).
-                let mut spare = self.hpc.free_over(shadow, shadow + wt);
-                spare.and_assign(self.mask_bits(mask));
-                let mut extra = spare.count().saturating_sub(k);
+            // The processors free over the head's whole run from the shadow
+            // time (those free at the shadow time, unless a maintenance
+            // window starts during that run).
+            if let Some((shadow, spare)) = self.shadow(k, wt, mask) {
+                let mut extra = spare.saturating_sub(k);
                 for &idx in &order {
                     let job = self.job(idx);
                     let (kj, ends) = (job.procs, now + job.walltime);
-                    if self.hpc.free_count_at(now, Mask::All) == 0 {
+                    if self.hpc_free_now(Mask::All) == 0 {
                         break;
                     }
-                    if self.hpc.free_count_at(now, self.mask_of(idx)) < kj {
+                    if self.hpc_free_now(self.mask_of(idx)) < kj {
                         continue;
                     }
                     let fits_before = ends <= shadow;
@@ -62,23 +60,27 @@ impl State {
                 }
             }
         }
+        self.head_res = Some(head);
+        if self.counting() {
+            // Only cloud work and the plan's readers read the head's
+            // reservation: counted, it is placed when read (`counts`).
+            return;
+        }
         // The head's reservation, so that cloud work keeps off it.
         self.place_hpc(cfg, head, now);
         if let Some((s, _)) = self.jobs[head].res {
             self.hpc_timers.remove(&(s, head));
         }
-        self.head_res = Some(head);
     }
 
     /// Start an HPC job now if enough processors are free now and until its walltime.
     pub(super) fn try_start_now(&mut self, cfg: &EngineConfig, idx: usize, now: Time) -> bool {
         let job = self.job(idx);
         let (k, wt, mask) = (job.procs, job.walltime, self.mask_of(idx));
-        if self.hpc.free_count_at(now, mask) < k {
+        if self.hpc_free_now(mask) < k {
             return false;
         }
-        let mut cand = self.hpc.free_over(now, now + wt);
-        cand.and_assign(self.mask_bits(mask));
+        let cand = self.hpc_free_until(now + wt, mask);
         if cand.count() < k {
             return false;
         }

@@ -18,6 +18,7 @@ impl State {
         plan: &MirroredPlan,
     ) -> Result<MirrorOutcome, EngineError> {
         let refuse = |why: String| Err(EngineError::Mirror(why));
+        self.materialize(cfg);
         if cfg.scheduling == Scheduling::SharedQueue {
             return refuse("shared-queue plans cloud jobs with the HPC jobs: mirror under hpc-first".into());
         }

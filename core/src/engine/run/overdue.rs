@@ -33,6 +33,8 @@ impl State {
             if due.is_empty() {
                 break;
             }
+            // A hold is a reservation beyond now: the plan is needed.
+            self.materialize(cfg);
             self.hold(due, now);
         }
         self.replace_displaced(cfg, now);

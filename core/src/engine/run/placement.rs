@@ -70,22 +70,28 @@ impl State {
         if cfg.victims == crate::engine::Victims::Ranked {
             return self.choose_ranked(cand, k, s);
         }
+        if cfg.policy == Policy::Convergence {
+            let tiers = [cand.andnot(&self.area), cand.and(&self.area)];
+            return self.stage_pick(&self.hpc, &tiers, k, s, false);
+        }
+        self.lowest_by_tier(cand, k)
+    }
+
+    /// `k` of `cand`: those outside the area first, then inside, lowest ids
+    /// first in each (FCFS, EASY, conservative).
+    pub(super) fn lowest_by_tier(&self, cand: &Bits, k: u32) -> Bits {
         let mut b = Bits::empty(self.width);
-        if cfg.policy != Policy::Convergence && self.area.count() == cfg.procs {
+        if self.area.count() == self.width {
             // One tier: the lowest free ids.
             b.take_lowest(cand, k);
             return b;
         }
-        let tiers = [cand.andnot(&self.area), cand.and(&self.area)];
-        if cfg.policy == Policy::Convergence {
-            return self.stage_pick(&self.hpc, &tiers, k, s, false);
-        }
         let mut need = k;
-        for t in &tiers {
+        for t in [cand.andnot(&self.area), cand.and(&self.area)] {
             if need == 0 {
                 break;
             }
-            need -= b.take_lowest(t, need);
+            need -= b.take_lowest(&t, need);
         }
         b
     }

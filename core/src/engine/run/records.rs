@@ -9,6 +9,9 @@ impl State {
         let e = &self.jobs[idx];
         Some(match e.st {
             St::Pending => JobState::Queued { planned_start: None },
+            St::Queued if self.counting() && self.head_res == Some(idx) => JobState::Queued {
+                planned_start: self.counted_head_start(),
+            },
             St::Queued => JobState::Queued {
                 planned_start: e.res.as_ref().map(|r| r.0),
             },
