@@ -439,9 +439,7 @@ fn push_u64(line: &mut String, mut value: u64) {
             break;
         }
     }
-    for &digit in &digits[start..] {
-        line.push(digit as char);
-    }
+    line.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
 }
 
 /// Six decimals, like Batsim's `std::to_string(double)`, computed exactly from ticks.
@@ -457,12 +455,13 @@ fn push_time(line: &mut String, time: Time) {
     let abs = ticks.unsigned_abs();
     push_u64(line, abs / 1_000_000);
     line.push('.');
-    let micros = abs % 1_000_000;
-    let mut divisor = 100_000;
-    while divisor > 0 {
-        line.push((b'0' + (micros / divisor % 10) as u8) as char);
-        divisor /= 10;
+    let mut micros = abs % 1_000_000;
+    let mut digits = [b'0'; 6];
+    for digit in digits.iter_mut().rev() {
+        *digit = b'0' + (micros % 10) as u8;
+        micros /= 10;
     }
+    line.push_str(std::str::from_utf8(&digits).unwrap_or_default());
 }
 
 /// A processor set as Batsim writes it (`0-3 7`, the same text as

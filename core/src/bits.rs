@@ -218,9 +218,28 @@ impl Bits {
         taken
     }
 
-    /// As a [`ProcSet`].
+    /// As a [`ProcSet`]: its runs of consecutive ids, found a word at a
+    /// time (a start records one for every job).
     pub(crate) fn to_procset(&self) -> ProcSet {
-        ProcSet::from_sorted_ids(self.iter())
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        for (wi, &word) in self.words.iter().enumerate() {
+            let base = wi as u32 * 64;
+            let (mut w, mut offset) = (word, 0u32);
+            while w != 0 {
+                let zeros = w.trailing_zeros();
+                w >>= zeros;
+                offset += zeros;
+                let ones = w.trailing_ones();
+                let (lo, hi) = (base + offset, base + offset + ones - 1);
+                match ranges.last_mut() {
+                    Some((_, last)) if *last + 1 == lo => *last = hi,
+                    _ => ranges.push((lo, hi)),
+                }
+                offset += ones;
+                w = w.checked_shr(ones).unwrap_or(0);
+            }
+        }
+        ProcSet::from_sorted_runs(ranges)
     }
 }
 
@@ -308,6 +327,14 @@ mod tests {
             let taken = if high { mine.take_highest(&from_bits, k) } else { mine.take_lowest(&from_bits, k) };
             proptest::prop_assert_eq!(taken, n);
             proptest::prop_assert_eq!(mine, expected);
+        }
+
+        /// Runs found a word at a time are the ranges of the ids one at a time.
+        #[test]
+        fn procset_runs_match_the_ids(ids in proptest::collection::vec(0u32..260, 0..200)) {
+            let mut bits = Bits::empty(260);
+            ids.iter().for_each(|&i| bits.set(i));
+            proptest::prop_assert_eq!(bits.to_procset(), ProcSet::from_sorted_ids(bits.iter()));
         }
     }
 

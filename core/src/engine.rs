@@ -925,6 +925,16 @@ impl Engine {
         self.st.cars_every_session = true;
     }
 
+    /// [`Policy::Fcfs`] and [`Policy::Easy`]: keep the HPC layer's plan
+    /// from the first event, as the other policies do, instead of counting
+    /// the processors free now until something reads the plan (the same
+    /// decisions, slower). For tests that check the two agree; call it
+    /// before the first event.
+    #[doc(hidden)]
+    pub fn keep_the_plan(&mut self) {
+        self.st.keep_the_plan(&self.config);
+    }
+
     /// Rank cloud jobs for [`Victims::Ranked`]: when HPC work needs the
     /// processors of running ones, the smallest rank gives way first (jobs
     /// without a rank before every ranked one). Replaces the previous

@@ -55,6 +55,13 @@ impl ProcSet {
         ProcSet { ranges }
     }
 
+    /// From closed ranges already sorted, disjoint and not touching (what
+    /// [`ProcSet`] keeps).
+    pub(crate) fn from_sorted_runs(ranges: Vec<(u32, u32)>) -> ProcSet {
+        debug_assert!(ranges.windows(2).all(|w| w[0].1 + 1 < w[1].0));
+        ProcSet { ranges }
+    }
+
     /// From closed ranges in any order, overlapping or adjacent; inverted ranges are ignored.
     pub fn from_ranges(ranges: impl IntoIterator<Item = (u32, u32)>) -> ProcSet {
         let mut v: Vec<(u32, u32)> = ranges.into_iter().filter(|(lo, hi)| lo <= hi).collect();

@@ -13,6 +13,8 @@ pub enum BenchCommand {
     Predict(super::client::BenchArgs),
     /// Whole HPC-only replays (parse, simulate, write) of a generated 50,000-job, 2,000-processor trace.
     Hpc(super::replay_bench::HpcArgs),
+    /// HPC-only replays against a count-based FCFS and EASY in the bench, starts checked job by job.
+    Limit(super::limit_bench::LimitArgs),
     /// The thesis's setting (machine = area, a cloud job every 10 s) on a real trace repeated 1–8 times.
     Scaling(super::replay_bench::ScalingArgs),
     /// One interstice command in a child process: wall and CPU seconds, its own peak memory.
@@ -30,6 +32,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Replay(args) => super::replay::bench(args),
         BenchCommand::Predict(args) => super::client::bench(args),
         BenchCommand::Hpc(args) => super::replay_bench::bench_hpc(args),
+        BenchCommand::Limit(args) => super::limit_bench::bench(args),
         BenchCommand::Scaling(args) => super::replay_bench::bench_scaling(args),
         BenchCommand::Measure(args) => super::replay_bench::measure(args),
         BenchCommand::Slurm(args) => super::slurm_bench::bench(args),

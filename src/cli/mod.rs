@@ -40,6 +40,7 @@ pub mod experiment_args;
 pub mod flags;
 pub mod generate;
 pub mod grid;
+pub mod limit_bench;
 pub mod mcdm;
 pub mod mcdm_bench;
 pub mod mcdm_run;

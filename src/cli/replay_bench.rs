@@ -67,10 +67,11 @@ pub struct HpcArgs {
 }
 
 /// A directory under the system's temporary directory, removed with everything in it when dropped.
-struct Scratch(PathBuf);
+pub(super) struct Scratch(pub(super) PathBuf);
 
 impl Scratch {
-    fn new(what: &str) -> anyhow::Result<Scratch> {
+    /// An empty `interstice-bench-{what}-{pid}` directory (a stale one is emptied first).
+    pub(super) fn new(what: &str) -> anyhow::Result<Scratch> {
         let dir = std::env::temp_dir().join(format!("interstice-bench-{what}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -85,7 +86,7 @@ impl Drop for Scratch {
 }
 
 /// Write `jobs` as an SWF trace of a `procs`-processor machine (the header's `MaxProcs`).
-fn write_swf(path: &Path, jobs: &[interstice_core::Job], procs: u32) -> anyhow::Result<()> {
+pub(super) fn write_swf(path: &Path, jobs: &[interstice_core::Job], procs: u32) -> anyhow::Result<()> {
     let header = Header {
         version: Some("2.2".into()),
         computer: Some("interstice bench hpc".into()),
@@ -102,6 +103,69 @@ fn write_swf(path: &Path, jobs: &[interstice_core::Job], procs: u32) -> anyhow::
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Generate `bench hpc`'s synthetic workload (`hpc_workload`, the thesis's
+/// options but these) and write it to `path` as the SWF trace of a
+/// `procs`-processor machine; the number of jobs written.
+pub(super) fn write_generated(
+    path: &Path,
+    procs: u32,
+    jobs: usize,
+    duration: Time,
+    utilization: f64,
+    seed: u64,
+) -> anyhow::Result<usize> {
+    let generated = hpc_workload(&SyntheticOptions {
+        procs,
+        jobs,
+        duration,
+        utilization,
+        ..SyntheticOptions::thesis(seed)
+    });
+    write_swf(path, &generated, procs)?;
+    Ok(generated.len())
+}
+
+/// What `interstice replay TRACE [--procs P]` loads: the whole trace, strict,
+/// no clipping, the default walltime factor.
+pub(super) fn replay_spec(trace: PathBuf, procs: Option<u32>) -> interstice_swf::TraceSpec {
+    interstice_swf::TraceSpec {
+        workload: trace,
+        procs,
+        conv: None,
+        walltime_factor: defaults::WALLTIME_FACTOR,
+        until: None,
+        clip: None,
+        lenient: false,
+        repeat: NonZeroU32::MIN,
+    }
+}
+
+/// Run `interstice replay … --policy POLICY --out OUT` in this process
+/// `repeat` times (parse, extract, simulate, write jobs.csv and
+/// summary.json): the fastest run's wall seconds and its outcome.
+pub(super) fn time_replay(
+    spec: &interstice_swf::TraceSpec,
+    policy: Policy,
+    repeat: NonZeroU32,
+    out: &Path,
+) -> anyhow::Result<(f64, Replayed)> {
+    let engine = EngineArgs {
+        policy: Some(policy),
+        ..EngineArgs::default()
+    };
+    let mut best: Option<(f64, Replayed)> = None;
+    for _ in 0..repeat.get() {
+        let started = Instant::now();
+        let done = replay::replay(spec, &engine, None, out, true, &ProgressBar::hidden())
+            .with_context(|| format!("replay with policy {policy} failed"))?;
+        let wall = started.elapsed().as_secs_f64();
+        if best.as_ref().map_or(true, |(fastest, _)| wall < *fastest) {
+            best = Some((wall, done));
+        }
+    }
+    Ok(best.expect("a NonZeroU32 repeat runs at least once"))
+}
+
 /// Run `interstice bench hpc`.
 pub fn bench_hpc(args: HpcArgs) -> anyhow::Result<()> {
     if args.jobs == 0 {
@@ -110,47 +174,23 @@ pub fn bench_hpc(args: HpcArgs) -> anyhow::Result<()> {
     let scratch = Scratch::new("hpc")?;
     let trace = scratch.0.join("trace.swf");
     let out = scratch.0.join("out");
-    let generated = hpc_workload(&SyntheticOptions {
-        procs: args.procs,
-        jobs: args.jobs,
-        duration: Time::from_secs(i64::from(args.days) * 86_400),
-        utilization: args.utilization,
-        ..SyntheticOptions::thesis(args.seed)
-    });
-    write_swf(&trace, &generated, args.procs)?;
+    let generated = write_generated(
+        &trace,
+        args.procs,
+        args.jobs,
+        Time::from_secs(i64::from(args.days) * 86_400),
+        args.utilization,
+        args.seed,
+    )?;
     let bytes = std::fs::metadata(&trace).map(|meta| meta.len()).unwrap_or(0);
-    outln!("METRIC:hpc_jobs:{}:jobs", generated.len())?;
+    outln!("METRIC:hpc_jobs:{generated}:jobs")?;
     outln!("METRIC:hpc_procs:{}:procs", args.procs)?;
     outln!("METRIC:hpc_swf_megabytes:{:.1}:MB", bytes as f64 / 1e6)?;
-    drop(generated);
 
     // What `interstice replay TRACE --policy P --out DIR` runs.
-    let spec = interstice_swf::TraceSpec {
-        workload: trace,
-        procs: None,
-        conv: None,
-        walltime_factor: defaults::WALLTIME_FACTOR,
-        until: None,
-        clip: None,
-        lenient: false,
-        repeat: NonZeroU32::MIN,
-    };
+    let spec = replay_spec(trace, None);
     for policy in &args.policies {
-        let engine = EngineArgs {
-            policy: Some(*policy),
-            ..EngineArgs::default()
-        };
-        let mut best: Option<(f64, Replayed)> = None;
-        for _ in 0..args.repeat.get() {
-            let started = Instant::now();
-            let done = replay::replay(&spec, &engine, None, &out, true, &ProgressBar::hidden())
-                .with_context(|| format!("replay with policy {policy} failed"))?;
-            let wall = started.elapsed().as_secs_f64();
-            if best.as_ref().map_or(true, |(fastest, _)| wall < *fastest) {
-                best = Some((wall, done));
-            }
-        }
-        let (wall, done) = best.expect("--repeat is at least 1");
+        let (wall, done) = time_replay(&spec, *policy, args.repeat, &out)?;
         if done.jobs != args.jobs as u64 || done.summary.jobs != done.jobs {
             bail!(
                 "policy {policy}: {} jobs generated, {} read back from the SWF file, {} in the summary",

@@ -1,8 +1,8 @@
-//! `interstice bench hpc`, `bench scaling`, `bench measure` and `bench slurm` end to end, at
+//! `interstice bench hpc`, `bench limit`, `bench scaling`, `bench measure` and `bench slurm` end to end, at
 //! a size a debug build runs in seconds: the METRIC lines are there, numbers
 //! where numbers are due, and a trace repeated twice replays twice its jobs.
 
-use interstice_tests::{assert_success, interstice_bin, nasa_trace};
+use interstice_tests::{assert_success, interstice_bin, kth_trace, nasa_trace};
 use std::collections::HashMap;
 use std::process::Command;
 
@@ -72,6 +72,77 @@ fn bench_hpc_times_every_policy_on_the_generated_trace() {
         );
         assert!(number(&metrics, &format!("hpc_{policy}_makespan"), "s") > 0.0);
     }
+}
+
+#[test]
+fn bench_limit_starts_every_kth_job_when_the_reference_does() {
+    let kth = kth_trace();
+    let metrics = metrics(&[
+        "bench",
+        "limit",
+        kth.to_str().expect("UTF-8 path"),
+        "100",
+        "--repeat",
+        "1",
+    ]);
+    assert_eq!(number(&metrics, "limit_jobs", "jobs"), 28_467.0);
+    assert_eq!(number(&metrics, "limit_procs", "procs"), 100.0);
+    for policy in ["easy", "fcfs"] {
+        let replay = number(&metrics, &format!("limit_replay_{policy}_seconds"), "s");
+        let reference = number(&metrics, &format!("limit_reference_{policy}_seconds"), "s");
+        assert!(
+            replay > 0.0 && reference > 0.0,
+            "{policy}: {replay} s, {reference} s"
+        );
+        number(&metrics, &format!("limit_ratio_{policy}"), "x");
+        assert_eq!(
+            number(&metrics, &format!("limit_start_differences_{policy}"), "jobs"),
+            0.0,
+            "{policy}: the replay starts every job when the count-based reference does"
+        );
+    }
+    // Conservative has no reference: it is set against EASY's two.
+    assert!(number(&metrics, "limit_replay_conservative_seconds", "s") > 0.0);
+    number(&metrics, "limit_ratio_conservative_to_easy_reference", "x");
+    number(&metrics, "limit_ratio_conservative_to_easy_replay", "x");
+    assert!(!metrics.contains_key("limit_start_differences_conservative"));
+}
+
+#[test]
+fn bench_limit_checks_a_generated_trace_and_names_a_bad_one() {
+    let metrics = metrics(&[
+        "bench",
+        "limit",
+        "--generate",
+        "2000",
+        "--generate-procs",
+        "200",
+        "--repeat",
+        "1",
+        "--policies",
+        "easy",
+    ]);
+    assert_eq!(number(&metrics, "limit_jobs", "jobs"), 2000.0);
+    assert_eq!(number(&metrics, "limit_procs", "procs"), 200.0);
+    assert_eq!(number(&metrics, "limit_start_differences_easy", "jobs"), 0.0);
+    let bench = |args: &[&str]| {
+        Command::new(interstice_bin())
+            .args(["bench", "limit"])
+            .args(args)
+            .output()
+            .expect("run interstice")
+    };
+    interstice_tests::assert_failure_mentions(&bench(&["/nonexistent.swf", "100"]), &["/nonexistent.swf"]);
+    // KTH's widest job has 100 processors: as `replay` without --clip, too wide is an error.
+    let kth = kth_trace();
+    interstice_tests::assert_failure_mentions(
+        &bench(&[kth.to_str().expect("UTF-8 path"), "64", "--repeat", "1"]),
+        &["KTH-SP2-1996-2.1-cln.swf.gz", "processors"],
+    );
+    interstice_tests::assert_failure_mentions(
+        &bench(&["--generate", "10", "x.swf"]),
+        &["cannot be used with"],
+    );
 }
 
 /// `bench scaling` at 10 processors on the first day of the NASA trace,

@@ -94,6 +94,9 @@ pub struct Opts {
     pub ranks: Vec<(JobId, interstice_core::qos::policy::Key)>,
     /// `cars`: plan from scratch at every session (`Engine::plan_cars_at_every_session`).
     pub cars_every_session: bool,
+    /// FCFS and EASY keep the HPC layer's plan from the start
+    /// (`Engine::keep_the_plan`) instead of counting free processors.
+    pub keep_the_plan: bool,
     /// Submit the jobs of each instant by decreasing id (each then enters
     /// the queue ahead of those submitted before it at that instant).
     pub descending_ids: bool,
@@ -185,6 +188,9 @@ impl<'a> Sim<'a> {
         eng.rank_victims(opts.ranks.iter().cloned());
         if opts.cars_every_session {
             eng.plan_cars_at_every_session();
+        }
+        if opts.keep_the_plan {
+            eng.keep_the_plan();
         }
         let eng = Driver::new(eng);
         let extra: BTreeSet<Time> = opts.extra_passes.iter().copied().collect();

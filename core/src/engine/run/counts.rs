@@ -30,6 +30,8 @@ use super::*;
 #[derive(Clone, Debug)]
 pub(super) struct Counted {
     free: Bits,
+    /// How many (`free.count()`, asked at every step of an EASY pass).
+    n_free: u32,
 }
 
 impl State {
@@ -47,6 +49,7 @@ impl State {
     pub(super) fn new_counted(width: u32) -> Counted {
         Counted {
             free: Bits::range(width, 0, width),
+            n_free: width,
         }
     }
 
@@ -58,6 +61,7 @@ impl State {
     /// The processors of `mask` free now in the HPC layer.
     pub(super) fn hpc_free_now(&self, mask: Mask) -> u32 {
         match &self.counted {
+            Some(c) if mask == Mask::All => c.n_free,
             Some(c) => c.free.and_count(self.mask_bits(mask)),
             None => self.hpc.free_count_at(self.now, mask),
         }
@@ -77,12 +81,12 @@ impl State {
     /// `wt`: its earliest fit in the HPC layer from now, and how many
     /// processors of `mask` are free over the whole of that run.
     pub(super) fn shadow(&self, k: u32, wt: Time, mask: Mask) -> Option<(Time, u32)> {
-        let Some(counted) = &self.counted else {
+        if !self.counting() {
             let (shadow, _) = self.hpc.earliest_fit(k, wt, self.now, mask)?;
             let spare = self.hpc.free_over(shadow, shadow + wt);
             return Some((shadow, spare.and_count(self.mask_bits(mask))));
-        };
-        let mut available = counted.free.and_count(self.mask_bits(mask));
+        }
+        let mut available = self.hpc_free_now(mask);
         if available >= k {
             return Some((self.now, available));
         }
@@ -94,7 +98,10 @@ impl State {
             // Every job ending at the shadow time frees its processors then.
             available += match mask {
                 Mask::All => self.job(idx).procs,
-                Mask::Area => self.jobs[idx].res.as_ref().map_or(0, |r| r.1.and_count(&self.area)),
+                Mask::Area => self.jobs[idx]
+                    .res
+                    .as_ref()
+                    .map_or(0, |r| r.1.and_count(&self.area)),
             };
             if shadow.is_none() && available >= k {
                 shadow = Some(end);
@@ -108,6 +115,7 @@ impl State {
     pub(super) fn counted_occupy(&mut self, bits: &Bits) -> Option<()> {
         let counted = self.counted.as_mut()?;
         counted.free.andnot_assign(bits);
+        counted.n_free = counted.free.count();
         self.counted_plan.take();
         Some(())
     }
@@ -117,6 +125,7 @@ impl State {
     pub(super) fn counted_free(&mut self, bits: &Bits) -> Option<()> {
         let counted = self.counted.as_mut()?;
         counted.free.or_assign(bits);
+        counted.n_free = counted.free.count();
         self.counted_plan.take();
         Some(())
     }
@@ -174,6 +183,11 @@ impl State {
             }
             self.head_res = Some(h);
         }
+    }
+
+    /// See [`crate::Engine::keep_the_plan`].
+    pub(in crate::engine) fn keep_the_plan(&mut self, cfg: &EngineConfig) {
+        self.materialize(cfg);
     }
 
     /// The profile of the running HPC jobs alone (no reservation).
