@@ -21,3 +21,4 @@ pub mod study;
 pub mod study_output;
 pub mod summary_json;
 pub mod sweep;
+pub mod write_behind;

@@ -15,8 +15,9 @@
 //! [`crate::summary_json`], which owns its layout.
 
 use crate::summary_json;
+use crate::write_behind::WriteBehind;
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -193,8 +194,11 @@ pub fn write_outputs<'r>(
 pub struct JobsCsv<'n, W: Write> {
     out: W,
     naming: Naming<'n>,
-    /// Formatted rows not written yet, by (row time, submission order).
-    held: BTreeMap<(Time, u64), String>,
+    /// Rows not written yet: (row time, submission order, where its text
+    /// lies in `text`), in the order they came.
+    held: Vec<(Time, u64, std::ops::Range<usize>)>,
+    /// The held rows' text, one after the other.
+    text: String,
 }
 
 impl<'n, W: Write> JobsCsv<'n, W> {
@@ -204,7 +208,8 @@ impl<'n, W: Write> JobsCsv<'n, W> {
         Ok(JobsCsv {
             out,
             naming,
-            held: BTreeMap::new(),
+            held: Vec::new(),
+            text: String::new(),
         })
     }
 
@@ -215,7 +220,8 @@ impl<'n, W: Write> JobsCsv<'n, W> {
         Ok(JobsCsv {
             out,
             naming,
-            held: BTreeMap::new(),
+            held: Vec::new(),
+            text: String::new(),
         })
     }
 
@@ -227,34 +233,53 @@ impl<'n, W: Write> JobsCsv<'n, W> {
     /// [`JobsCsv::add`] with the values of the extra columns
     /// ([`JobsCsv::with_columns`]), comma-separated, after Batsim's.
     pub fn add_with(&mut self, seq: u64, record: &JobRecord, extra: &str) {
-        let mut line = String::with_capacity(256);
-        format_row(&mut line, self.naming, record);
+        let from = self.text.len();
+        format_row(&mut self.text, self.naming, record);
         if !extra.is_empty() {
-            line.pop();
-            line.push(',');
-            line.push_str(extra);
-            line.push('\n');
+            self.text.pop();
+            self.text.push(',');
+            self.text.push_str(extra);
+            self.text.push('\n');
         }
-        self.held.insert((row_time(record), seq), line);
+        self.held.push((row_time(record), seq, from..self.text.len()));
     }
 
-    /// Write the rows whose row time is before `time`: the caller promises
-    /// that every record it adds from now on has a row time at or after
-    /// `time` (a simulation at `time` has finished every earlier instant).
+    /// Write the rows whose row time is before `time`, in order: the caller
+    /// promises that every record it adds from now on has a row time at or
+    /// after `time` (a simulation at `time` has finished every earlier
+    /// instant).
     pub fn write_before(&mut self, time: Time) -> std::io::Result<()> {
-        while let Some(entry) = self.held.first_entry() {
-            if entry.key().0 >= time {
-                break;
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        self.held.sort_unstable_by_key(|row| (row.0, row.1));
+        let due = self.held.partition_point(|row| row.0 < time);
+        for (_, _, range) in &self.held[..due] {
+            self.out.write_all(&self.text.as_bytes()[range.clone()])?;
+        }
+        if due == self.held.len() {
+            self.held.clear();
+            self.text.clear();
+        } else if due > 0 {
+            // Keep the later rows' text alone.
+            self.held.drain(..due);
+            let mut text = String::with_capacity(self.text.len());
+            for row in &mut self.held {
+                let from = text.len();
+                text.push_str(&self.text[row.2.clone()]);
+                row.2 = from..text.len();
             }
-            self.out.write_all(entry.remove().as_bytes())?;
+            self.text = text;
         }
         Ok(())
     }
 
     /// Write the remaining rows and give the writer back (flushed).
     pub fn finish(mut self) -> std::io::Result<W> {
-        for line in std::mem::take(&mut self.held).into_values() {
-            self.out.write_all(line.as_bytes())?;
+        self.write_before(Time::INFINITY)?;
+        // Rows of jobs that never ended (row time infinite) come last.
+        for (_, _, range) in std::mem::take(&mut self.held) {
+            self.out.write_all(&self.text.as_bytes()[range])?;
         }
         self.out.flush()?;
         Ok(self.out)
@@ -269,7 +294,7 @@ pub struct ResultWriter<'n> {
     path: PathBuf,
     dir: PathBuf,
     naming: Naming<'n>,
-    csv: Option<JobsCsv<'n, BufWriter<File>>>,
+    csv: Option<JobsCsv<'n, WriteBehind>>,
     tally: SummaryTally,
     /// `classes` and `qos` of a run with service classes ([`crate::qos_output`]).
     classes: Option<(serde_json::Value, serde_json::Value)>,
@@ -283,7 +308,8 @@ impl<'n> ResultWriter<'n> {
         let mut writer = ResultWriter::summary_only(dir, naming)?;
         let path = writer.path.clone();
         let csv = File::create(&path)
-            .and_then(|file| JobsCsv::new(BufWriter::new(file), naming))
+            .and_then(WriteBehind::new)
+            .and_then(|out| JobsCsv::new(out, naming))
             .map_err(|source| OutputError::Io { path, source })?;
         writer.csv = Some(csv);
         Ok(writer)
@@ -346,10 +372,12 @@ impl<'n> ResultWriter<'n> {
         run: Option<&serde_json::Value>,
     ) -> Result<Summary, OutputError> {
         if let Some(csv) = self.csv {
-            csv.finish().map_err(|source| OutputError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
+            csv.finish()
+                .and_then(WriteBehind::finish)
+                .map_err(|source| OutputError::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
         }
         let summary = self.tally.summary(config.procs);
         let summary_path = self.dir.join(SUMMARY_JSON);
@@ -428,18 +456,8 @@ pub fn final_state(record: &JobRecord) -> &'static str {
 
 /// Decimal digits of `value`, without going through `core::fmt` (the CSV has
 /// hundreds of thousands of rows).
-fn push_u64(line: &mut String, mut value: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (value % 10) as u8;
-        value /= 10;
-        if value == 0 {
-            break;
-        }
-    }
-    line.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
+fn push_u64(line: &mut String, value: u64) {
+    line.push_str(itoa::Buffer::new().format(value));
 }
 
 /// Six decimals, like Batsim's `std::to_string(double)`, computed exactly from ticks.
@@ -455,13 +473,8 @@ fn push_time(line: &mut String, time: Time) {
     let abs = ticks.unsigned_abs();
     push_u64(line, abs / 1_000_000);
     line.push('.');
-    let mut micros = abs % 1_000_000;
-    let mut digits = [b'0'; 6];
-    for digit in digits.iter_mut().rev() {
-        *digit = b'0' + (micros % 10) as u8;
-        micros /= 10;
-    }
-    line.push_str(std::str::from_utf8(&digits).unwrap_or_default());
+    // The six digits of the microseconds, leading zeros included.
+    line.push_str(&itoa::Buffer::new().format(1_000_000 + abs % 1_000_000)[1..]);
 }
 
 /// A processor set as Batsim writes it (`0-3 7`, the same text as
@@ -594,6 +607,9 @@ pub fn parse_evicted_runs(field: &str) -> Option<Vec<interstice_core::EvictedRun
 /// The `evicted_runs` field: `START-END@PROCS` per run, `;` between runs,
 /// quoted when a processor list has a space.
 fn push_evicted_runs(line: &mut String, runs: &[interstice_core::EvictedRun]) {
+    if runs.is_empty() {
+        return;
+    }
     let mut field = String::new();
     for (index, run) in runs.iter().enumerate() {
         if index > 0 {
@@ -614,19 +630,47 @@ fn push_evicted_runs(line: &mut String, runs: &[interstice_core::EvictedRun]) {
     }
 }
 
-/// `turnaround / execution` with six decimals; `inf` for a zero-length run that waited.
+/// `turnaround / execution` with six decimals, as `{:.6}` prints the
+/// `f64` quotient; `inf` for a zero-length run that waited.
 fn push_stretch(line: &mut String, turnaround: Time, execution: Time) {
     if execution.ticks() > 0 {
-        let _ = write!(
-            line,
-            "{:.6}",
-            turnaround.ticks() as f64 / execution.ticks() as f64
-        );
+        match stretch_micros(turnaround.ticks(), execution.ticks()) {
+            Some(micros) => push_time(line, Time::from_ticks(micros)),
+            None => {
+                let _ = write!(
+                    line,
+                    "{:.6}",
+                    turnaround.ticks() as f64 / execution.ticks() as f64
+                );
+            }
+        }
     } else if turnaround.ticks() > 0 {
         line.push_str("inf");
     } else {
         line.push_str("1.000000");
     }
+}
+
+/// `turnaround / execution` in millionths, rounded to the nearest, when
+/// that is what `{:.6}` prints for the `f64` quotient: the quotient is
+/// within half an ulp (a relative 2⁻⁵³) of the exact ratio, so the two
+/// round alike unless the exact ratio lies that close to a rounding
+/// boundary (`None`: about one row in ten thousand, left to `{:.6}`).
+fn stretch_micros(turnaround: i64, execution: i64) -> Option<i64> {
+    let (n, d) = (i128::from(turnaround) * 1_000_000, i128::from(execution));
+    if n < 0 || d <= 0 {
+        return None;
+    }
+    let (whole, rest) = (n / d, n % d);
+    // Distance from the half-way point, in units of 1/(2d) millionths,
+    // against the f64's error bound there with a wide margin (2⁻⁵⁰).
+    let from_half = (2 * rest - d).abs();
+    let bound = (whole + 1) * 2 * d / (1i128 << 50) + 2;
+    if from_half <= bound {
+        return None;
+    }
+    let micros = if 2 * rest > d { whole + 1 } else { whole };
+    i64::try_from(micros).ok()
 }
 
 /// The Batsim profile name of a job, as `swf inject` names the `delay`
@@ -674,6 +718,28 @@ mod tests {
             text(|line| push_stretch(line, Time::from_secs(5), Time::from_secs(4))),
             "1.250000"
         );
+    }
+
+    proptest::proptest! {
+        /// The integer stretch prints what `{:.6}` prints for the f64
+        /// quotient, near rounding boundaries too (`d` a power of ten
+        /// times 2 puts exact ratios on them).
+        #[test]
+        fn stretch_is_what_f64_formatting_prints(
+            turnaround in 0i64..40_000_000_000_000,
+            execution in 1i64..40_000_000_000_000,
+            tie in 0u32..8,
+        ) {
+            let cases = [
+                (turnaround, execution),
+                (turnaround, 2 * 10i64.pow(tie)),
+                (turnaround % 1_000_000 * 10 + 5, 10_000_000),
+            ];
+            for (t, e) in cases {
+                let ours = text(|line| push_stretch(line, Time::from_ticks(t), Time::from_ticks(e)));
+                proptest::prop_assert_eq!(ours, format!("{:.6}", t as f64 / e as f64), "{} / {}", t, e);
+            }
+        }
     }
 
     #[test]

@@ -230,6 +230,11 @@ pub(crate) fn replay(
     let started = Instant::now();
     output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
     let trace = load_trace(spec)?;
+    bar.suspend(|| {
+        for note in &trace.notes {
+            eprintln!("interstice: note: {note}");
+        }
+    });
     let (jobs, n_jobs) = arrivals(&trace, cloud)?;
     let config = engine.to_config(trace.procs)?;
     let load_seconds = started.elapsed().as_secs_f64();

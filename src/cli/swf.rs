@@ -232,7 +232,7 @@ fn open(path: &Path, common: &CommonArgs) -> anyhow::Result<(Input, ProgressBar)
     } else {
         ProgressBar::hidden()
     };
-    let raw: Box<dyn Read> = if path == Path::new("-") {
+    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
         Box::new(bar.wrap_read(io::stdin()))
     } else {
         let file = File::open(path)
@@ -266,8 +266,21 @@ fn load(path: &Path, opts: &ExtractOptions, common: &CommonArgs) -> anyhow::Resu
     let (input, bar) = open(path, common)?;
     let workload = interstice_swf::load_workload_from(input.reader, &input.name, opts)?;
     bar.finish_and_clear();
+    if let Some(header) = &workload.header {
+        report_header_notes(header, &input.name, common);
+    }
     report_problems(&workload.stats, common);
     Ok(workload)
+}
+
+/// Show the notes on an SWF header's values (read in part, or left unset).
+fn report_header_notes(header: &interstice_swf::Header, file: &str, common: &CommonArgs) {
+    if common.quiet {
+        return;
+    }
+    for note in &header.value_notes {
+        eprintln!("interstice: note: {}", note.at(file));
+    }
 }
 
 /// Lenient mode: say how many lines were skipped and show the first problems.
@@ -344,6 +357,7 @@ fn stats(args: StatsArgs) -> anyhow::Result<()> {
         interstice_swf::stats::workload_stats(&workload.jobs, &workload.stats, nb_res)
     } else {
         let reader = SwfReader::new(input.reader, input.name.clone(), opts.mode)?;
+        bar.suspend(|| report_header_notes(reader.header(), &input.name, &args.common));
         let header_procs = reader.header().machine_procs();
         let mut stream = JobStream::new(reader, &opts);
         let mut builder = StatsBuilder::new();

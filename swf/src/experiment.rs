@@ -122,6 +122,9 @@ pub struct LoadedTrace {
     pub conv: u32,
     /// What extraction kept, skipped and clipped.
     pub stats: ExtractStats,
+    /// Notes on the SWF header's values, read in part or left unset (see
+    /// [`crate::header`]), each naming the file: for the caller to show.
+    pub notes: Vec<String>,
 }
 
 impl LoadedTrace {
@@ -181,6 +184,13 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
         },
         err => WorkloadError::Load(err),
     })?;
+    let file = spec.workload.display().to_string();
+    let notes = workload
+        .header
+        .iter()
+        .flat_map(|h| &h.value_notes)
+        .map(|note| note.at(&file))
+        .collect();
     let procs = match workload.machine_procs {
         Some(procs) if procs > 0 => procs,
         _ => return Err(WorkloadError::UnknownMachine(spec.workload.clone())),
@@ -234,6 +244,7 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
         procs,
         conv,
         stats: workload.stats,
+        notes,
     })
 }
 

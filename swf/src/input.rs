@@ -50,7 +50,7 @@ pub fn content_lines<'a>(
 
 /// Open `path` (`-` is stdin) and decompress it if it is gzip.
 pub fn open(path: &Path) -> Result<Input, SwfError> {
-    let raw: Box<dyn Read> = if path == Path::new("-") {
+    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
         Box::new(io::stdin())
     } else {
         Box::new(File::open(path).map_err(|source| SwfError::Io {
@@ -64,7 +64,7 @@ pub fn open(path: &Path) -> Result<Input, SwfError> {
 
 /// Wrap an already opened raw input (e.g. one that reports progress),
 /// decompressing it if it starts with the gzip magic bytes. `path` only names it.
-pub fn from_reader(raw: Box<dyn Read>, path: &Path) -> Result<Input, SwfError> {
+pub fn from_reader(raw: Box<dyn Read + Send>, path: &Path) -> Result<Input, SwfError> {
     let reader = decode(raw).map_err(|source| SwfError::Io {
         action: "read",
         path: path.to_path_buf(),
@@ -76,8 +76,9 @@ pub fn from_reader(raw: Box<dyn Read>, path: &Path) -> Result<Input, SwfError> {
     })
 }
 
-/// Decompress `raw` when it is gzip (concatenated members included).
-pub fn decode(mut raw: Box<dyn Read>) -> io::Result<Box<dyn BufRead>> {
+/// Decompress `raw` when it is gzip (concatenated members included), in a
+/// thread of its own ([`crate::inflate`]).
+pub fn decode(mut raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead>> {
     let mut magic = [0u8; 2];
     let mut got = 0;
     while got < 2 {
@@ -91,7 +92,7 @@ pub fn decode(mut raw: Box<dyn Read>) -> io::Result<Box<dyn BufRead>> {
     let whole = Cursor::new(magic[..got].to_vec()).chain(raw);
     if got == 2 && magic == [0x1f, 0x8b] {
         let gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUF_SIZE, whole));
-        Ok(Box::new(BufReader::with_capacity(BUF_SIZE, gz)))
+        Ok(Box::new(crate::inflate::Inflated::spawn(gz)?))
     } else {
         Ok(Box::new(BufReader::with_capacity(BUF_SIZE, whole)))
     }

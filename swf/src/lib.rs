@@ -76,6 +76,7 @@ pub mod extract;
 pub mod google_like;
 pub mod google_trace;
 pub mod header;
+mod inflate;
 pub mod inject;
 pub mod input;
 pub mod jobs;

@@ -99,7 +99,7 @@ impl<R: BufRead> SwfReader<R> {
                 LineKind::Blank => {}
                 LineKind::Comment(text) => {
                     let text = String::from_utf8_lossy(text);
-                    if let Err(kind) = builder.comment(&text) {
+                    if let Err(kind) = builder.comment_at(reader.lines_read, &text) {
                         let err = reader.at_line(kind);
                         match mode {
                             Strictness::Strict => return Err(err),

@@ -113,7 +113,7 @@ fn strict_error(name: &str) -> (String, SwfError) {
 
 #[test]
 fn error_messages_name_file_line_field_and_value() {
-    let cases: [(&str, &str); 6] = [
+    let cases: [(&str, &str); 4] = [
         (
             "not_a_number.swf",
             "not_a_number.swf:3: field 5 (allocated processors): \"abc\" is not a number",
@@ -128,16 +128,8 @@ fn error_messages_name_file_line_field_and_value() {
              (write -1 for unknown values)",
         ),
         (
-            "bad_header.swf",
-            "bad_header.swf:1: header MaxProcs: \"many\" is not a whole number",
-        ),
-        (
             "out_of_range.swf",
             "out_of_range.swf:2: field 1 (job number): \"-5\" is out of range",
-        ),
-        (
-            "bad_bool.swf",
-            "bad_bool.swf:1: header AllowOveruse: \"maybe\" is not Yes or No",
         ),
     ];
     for (file, expected) in cases {
@@ -155,6 +147,63 @@ fn error_messages_name_file_line_field_and_value() {
             field: 5,
             value: "abc".into()
         })
+    );
+}
+
+/// The header is a comment: a typed value that is not a number is left
+/// unset with a note, and the trace still loads in strict mode.
+#[test]
+fn unreadable_header_values_are_notes_not_errors() {
+    let w = load_workload(&fixture("bad_header.swf"), &ExtractOptions::new()).unwrap();
+    let h = w.header.as_ref().unwrap();
+    assert_eq!((h.max_procs, w.machine_procs, w.jobs.len()), (None, None, 1));
+    let notes: Vec<String> = h.value_notes.iter().map(|n| n.at("bad_header.swf")).collect();
+    assert_eq!(
+        notes,
+        ["bad_header.swf:1: header MaxProcs: \"many\" is not a whole number ≥ 0, so MaxProcs is left unset"]
+    );
+    let w = load_workload(&fixture("bad_bool.swf"), &ExtractOptions::new()).unwrap();
+    let h = w.header.as_ref().unwrap();
+    assert_eq!(h.allow_overuse, None);
+    assert_eq!(
+        h.value_notes[0].to_string(),
+        "header AllowOveruse: \"maybe\" is not Yes or No, so AllowOveruse is left unset"
+    );
+}
+
+/// A CTC-style header (free text after MaxNodes, MaxProcs unreadable): the
+/// machine size comes from MaxNodes' leading number.
+#[test]
+fn machine_size_from_the_first_usable_of_maxprocs_and_maxnodes() {
+    let trace = "; MaxJobs: 122,055\n\
+                 ; MaxRuntime: N/A\n\
+                 ; MaxNodes: 338 (batch partition; 512 total)\n\
+                 ; MaxProcs: N/A\n\
+                 1 0 5 100 300 -1 -1 300 300 -1 1 1 1 -1 -1 -1 -1 -1\n";
+    let w = interstice_swf::load_workload_from(trace.as_bytes(), "ctc.swf", &ExtractOptions::new()).unwrap();
+    assert_eq!(w.machine_procs, Some(338));
+    let h = w.header.as_ref().unwrap();
+    assert_eq!(
+        (h.max_jobs, h.max_runtime, h.max_nodes, h.max_procs),
+        (Some(122_055), None, Some(338), None)
+    );
+    let notes: Vec<String> = h.value_notes.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        notes,
+        [
+            "header MaxRuntime: \"N/A\" is not a whole number ≥ 0, so MaxRuntime is left unset",
+            "header MaxNodes: \"338 (batch partition; 512 total)\" read as 338, the rest ignored",
+            "header MaxProcs: \"N/A\" is not a whole number ≥ 0, so MaxProcs is left unset",
+        ]
+    );
+    // Data lines stay strict.
+    let bad = format!("{trace}2 0 5 abc 300 -1 -1 300 300 -1 1 1 1 -1 -1 -1 -1 -1\n");
+    let err =
+        interstice_swf::load_workload_from(std::io::Cursor::new(bad), "ctc.swf", &ExtractOptions::new())
+            .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "ctc.swf:6: field 4 (run time): \"abc\" is not a number"
     );
 }
 

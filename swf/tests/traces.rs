@@ -57,3 +57,23 @@ fn nasa_header_queues() {
         .iter()
         .all(|j| !j.walltime_enforced && Some(j.walltime) == j.runtime));
 }
+
+/// CTC's header writes free text after MaxNodes (`338 (batch partition;
+/// 512 total)`): the trace loads, on 338 processors, with a note.
+#[test]
+fn ctc_header_with_free_text_loads() {
+    let w = load_workload(
+        &shared_data("CTC-SP2-1996-3.1-cln.swf.gz"),
+        &ExtractOptions::new(),
+    )
+    .unwrap();
+    let h = w.header.as_ref().unwrap();
+    assert_eq!((h.max_nodes, h.max_procs), (Some(338), Some(338)));
+    assert_eq!(w.machine_procs, Some(338));
+    assert_eq!(h.value_notes.len(), 1);
+    assert_eq!(h.value_notes[0].read.as_deref(), Some("338"));
+    assert_eq!(
+        w.stats.records, 77222,
+        "MaxJobs minus the 2080 jobs the cleaning removed"
+    );
+}

@@ -565,6 +565,55 @@ fn clip_machine_uses_the_header_size_and_errors_advise_replay_options() {
     assert!(!stderr.contains("--clip 4"), "{stderr}");
 }
 
+/// The header is a comment: free text in a numeric key (CTC's `MaxNodes:
+/// 338 (batch partition; 512 total)`, `MaxRuntime: N/A`) does not stop a
+/// replay. The leading number is read, a value without one is left unset,
+/// each with a note on stderr, and the machine size comes from the first
+/// usable of MaxProcs and MaxNodes.
+#[test]
+fn a_header_with_free_text_replays_on_its_leading_number() {
+    let dir = scratch_dir("replay_cli", "free_text_header");
+    let trace = dir.join("ctc-like.swf");
+    std::fs::write(
+        &trace,
+        "; Version: 2.2\n\
+         ; MaxJobs: 122,055\n\
+         ; MaxRuntime: N/A\n\
+         ; MaxNodes: 338 (batch partition; 512 total)\n\
+         ; MaxProcs: N/A\n\
+         1 0 0 100 300 -1 -1 300 100 -1 1 1 1 1 1 -1 -1 -1\n\
+         2 10 0 100 38 -1 -1 38 100 -1 1 1 1 1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let trace = trace.to_str().unwrap();
+    let output = replay(&[trace, "--policy", "easy", "--out", out.to_str().unwrap()]);
+    assert_success(&output);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("on 338 processors"), "{stdout}");
+    assert_eq!(summary(&out)["config"]["procs"].as_u64(), Some(338));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for note in [
+        "ctc-like.swf: header MaxRuntime: \"N/A\" is not a whole number ≥ 0, so MaxRuntime is left unset",
+        "ctc-like.swf: header MaxNodes: \"338 (batch partition; 512 total)\" read as 338, the rest ignored",
+        "ctc-like.swf: header MaxProcs: \"N/A\" is not a whole number ≥ 0, so MaxProcs is left unset",
+    ] {
+        assert!(stderr.contains(note), "stderr lacks {note:?}:\n{stderr}");
+    }
+    // Only the header is lenient: a malformed data line is still an error.
+    let bad = dir.join("bad-data.swf");
+    let text = std::fs::read_to_string(trace).unwrap() + "3 20 0 abc 1 -1 -1 1 100 -1 1 1 1 1 1 -1 -1 -1\n";
+    std::fs::write(&bad, text).unwrap();
+    let refused = replay(&[
+        bad.to_str().unwrap(),
+        "--policy",
+        "easy",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_failure_mentions(&refused, &["bad-data.swf:8", "field 4 (run time)", "\"abc\""]);
+}
+
 /// `--out` refuses a non-empty directory unless `--force`, before any work
 /// (`replay`, `replay --datacenter`, `sweep` and `batsim` share the check; a
 /// sweep resumes only a directory holding its own cells, so a directory of

@@ -171,6 +171,23 @@ fn stats_text_and_stdin() {
     assert_eq!(from_stdin["utilization"], from_file["utilization"]);
 }
 
+/// CTC's header writes `MaxNodes: 338 (batch partition; 512 total)`: the
+/// statistics read 338, with a note naming the file, the key and the value.
+#[test]
+fn stats_reads_a_header_with_free_text() {
+    let path = trace("CTC-SP2-1996-3.1-cln.swf.gz");
+    let out = ok(&["swf", "stats", p(&path)]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("machine processors: 338 (header 338,"), "{text}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "CTC-SP2-1996-3.1-cln.swf.gz: header MaxNodes: \"338 (batch partition; 512 total)\" read as 338"
+        ),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn bad_lines_strict_and_lenient() {
     let bad = fixture("not_a_number.swf");

@@ -34,6 +34,13 @@ pub(super) struct Counted {
     n_free: u32,
 }
 
+impl Counted {
+    /// The processors no running HPC job holds.
+    pub(super) fn free(&self) -> &Bits {
+        &self.free
+    }
+}
+
 impl State {
     /// May the HPC layer of an engine with this configuration start counted?
     /// FCFS and EASY under hpc-first, on a machine without maintenance
