@@ -594,9 +594,9 @@ fn a_header_with_free_text_replays_on_its_leading_number() {
     assert_eq!(summary(&out)["config"]["procs"].as_u64(), Some(338));
     let stderr = String::from_utf8_lossy(&output.stderr);
     for note in [
-        "ctc-like.swf: header MaxRuntime: \"N/A\" is not a whole number ≥ 0, so MaxRuntime is left unset",
-        "ctc-like.swf: header MaxNodes: \"338 (batch partition; 512 total)\" read as 338, the rest ignored",
-        "ctc-like.swf: header MaxProcs: \"N/A\" is not a whole number ≥ 0, so MaxProcs is left unset",
+        "ctc-like.swf:3: header MaxRuntime: \"N/A\" is not a whole number ≥ 0, so MaxRuntime is left unset",
+        "ctc-like.swf:4: header MaxNodes: \"338 (batch partition; 512 total)\" read as 338, the rest ignored",
+        "ctc-like.swf:5: header MaxProcs: \"N/A\" is not a whole number ≥ 0, so MaxProcs is left unset",
     ] {
         assert!(stderr.contains(note), "stderr lacks {note:?}:\n{stderr}");
     }

@@ -172,7 +172,7 @@ fn stats_text_and_stdin() {
 }
 
 /// CTC's header writes `MaxNodes: 338 (batch partition; 512 total)`: the
-/// statistics read 338, with a note naming the file, the key and the value.
+/// statistics read 338, with a note naming the file, the line, the key and the value.
 #[test]
 fn stats_reads_a_header_with_free_text() {
     let path = trace("CTC-SP2-1996-3.1-cln.swf.gz");
@@ -182,7 +182,7 @@ fn stats_reads_a_header_with_free_text() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains(
-            "CTC-SP2-1996-3.1-cln.swf.gz: header MaxNodes: \"338 (batch partition; 512 total)\" read as 338"
+            "CTC-SP2-1996-3.1-cln.swf.gz:16: header MaxNodes: \"338 (batch partition; 512 total)\" read as 338"
         ),
         "{stderr}"
     );
