@@ -14,8 +14,8 @@
 //! `summary.json` is written from the records' [`SummaryTally`] by
 //! [`crate::summary_json`], which owns its layout.
 
+use crate::row_thread::RowThread;
 use crate::summary_json;
-use crate::write_behind::WriteBehind;
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -179,8 +179,9 @@ pub fn write_outputs<'r>(
     File::create(&path)
         .and_then(|file| write_jobs_csv(BufWriter::new(file), naming, records.iter().copied()))
         .map_err(|source| OutputError::Io { path, source })?;
-    for (seq, record) in records.into_iter().enumerate() {
-        writer.add(seq as u64, record);
+    // jobs.csv is written: the writer only tallies the summary.
+    for record in records {
+        writer.tally.add(record);
     }
     writer.finish(config, None)
 }
@@ -294,12 +295,20 @@ pub struct ResultWriter<'n> {
     path: PathBuf,
     dir: PathBuf,
     naming: Naming<'n>,
-    csv: Option<JobsCsv<'n, WriteBehind>>,
+    csv: Option<CsvOut<'n>>,
     tally: SummaryTally,
     /// `classes` and `qos` of a run with service classes ([`crate::qos_output`]).
     classes: Option<(serde_json::Value, serde_json::Value)>,
     /// The same run's summary without its cloud jobs, for `hpc.without_cloud`.
     without_cloud: Option<Summary>,
+}
+
+/// Where a [`ResultWriter`]'s rows go: jobs named by their number are
+/// formatted and written by a thread ([`RowThread`]); jobs with Batsim's
+/// names (borrowed from the adapter) here.
+enum CsvOut<'n> {
+    Here(JobsCsv<'n, BufWriter<File>>),
+    Thread(RowThread),
 }
 
 impl<'n> ResultWriter<'n> {
@@ -308,8 +317,10 @@ impl<'n> ResultWriter<'n> {
         let mut writer = ResultWriter::summary_only(dir, naming)?;
         let path = writer.path.clone();
         let csv = File::create(&path)
-            .and_then(WriteBehind::new)
-            .and_then(|out| JobsCsv::new(out, naming))
+            .and_then(|file| match naming {
+                Naming::Workload(name) => RowThread::spawn(file, name.to_string()).map(CsvOut::Thread),
+                Naming::Batsim { .. } => JobsCsv::new(BufWriter::new(file), naming).map(CsvOut::Here),
+            })
             .map_err(|source| OutputError::Io { path, source })?;
         writer.csv = Some(csv);
         Ok(writer)
@@ -346,22 +357,34 @@ impl<'n> ResultWriter<'n> {
     }
 
     /// Take the final record of the job submitted `seq`-th (0-based).
-    pub fn add(&mut self, seq: u64, record: &JobRecord) {
-        self.tally.add(record);
-        if let Some(csv) = &mut self.csv {
-            csv.add(seq, record);
-        }
+    pub fn add(&mut self, seq: u64, record: JobRecord) -> Result<(), OutputError> {
+        self.tally.add(&record);
+        let written = match &mut self.csv {
+            None => Ok(()),
+            Some(CsvOut::Here(csv)) => {
+                csv.add(seq, &record);
+                Ok(())
+            }
+            Some(CsvOut::Thread(rows)) => rows.add(seq, record),
+        };
+        written.map_err(|source| self.io_error(source))
     }
 
     /// See [`JobsCsv::write_before`].
     pub fn write_before(&mut self, time: Time) -> Result<(), OutputError> {
-        let Some(csv) = &mut self.csv else {
-            return Ok(());
+        let written = match &mut self.csv {
+            None => Ok(()),
+            Some(CsvOut::Here(csv)) => csv.write_before(time),
+            Some(CsvOut::Thread(rows)) => rows.reached(time),
         };
-        csv.write_before(time).map_err(|source| OutputError::Io {
+        written.map_err(|source| self.io_error(source))
+    }
+
+    fn io_error(&self, source: std::io::Error) -> OutputError {
+        OutputError::Io {
             path: self.path.clone(),
             source,
-        })
+        }
     }
 
     /// Write the remaining rows, close `jobs.csv`, write `summary.json` and
@@ -371,14 +394,15 @@ impl<'n> ResultWriter<'n> {
         config: &EngineConfig,
         run: Option<&serde_json::Value>,
     ) -> Result<Summary, OutputError> {
-        if let Some(csv) = self.csv {
-            csv.finish()
-                .and_then(WriteBehind::finish)
-                .map_err(|source| OutputError::Io {
-                    path: self.path.clone(),
-                    source,
-                })?;
-        }
+        let written = match self.csv {
+            None => Ok(()),
+            Some(CsvOut::Here(csv)) => csv.finish().map(drop),
+            Some(CsvOut::Thread(rows)) => rows.finish(),
+        };
+        written.map_err(|source| OutputError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
         let summary = self.tally.summary(config.procs);
         let summary_path = self.dir.join(SUMMARY_JSON);
         let mut wire = summary_json::summary_wire(

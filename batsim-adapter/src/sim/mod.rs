@@ -535,8 +535,7 @@ impl RecordSink for interstice_core::SummaryTally {
 /// A run's result files, written as the run goes.
 impl RecordSink for crate::output::ResultWriter<'_> {
     fn record(&mut self, seq: u64, record: JobRecord) -> Result<(), SimError> {
-        self.add(seq, &record);
-        Ok(())
+        Ok(self.add(seq, record)?)
     }
 
     fn reached(&mut self, now: Time) -> Result<(), SimError> {

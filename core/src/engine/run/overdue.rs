@@ -22,6 +22,10 @@ impl State {
     /// ([`State::hpc_free`]): it is held again in the same pass. Terminates:
     /// an HPC job is held once per pass, and only HPC holds give holds back.
     pub(super) fn hold_overdue(&mut self, cfg: &EngineConfig, now: Time) {
+        if self.displaced.is_empty() && self.deadlines.first().map_or(true, |&(t, _)| t > now) {
+            // Nothing overdue, nothing to re-plan: the common pass.
+            return;
+        }
         loop {
             let due: Vec<(Time, usize)> = self
                 .deadlines
