@@ -775,7 +775,7 @@ impl State {
     fn hpc_occupy(&mut self, cause: usize, bits: &Bits, s: Time, e: Time) {
         if self.counting() {
             debug_assert!(s <= self.now, "a counted HPC layer holds running jobs only");
-            self.counted_occupy(bits);
+            self.count_change(bits, true);
             return;
         }
         self.hpc.reserve(bits, s, e);
@@ -951,7 +951,7 @@ impl State {
         if self.on_hpc_layer(idx) {
             self.hpc_changed = true;
             // Counted, the processors are free from now whenever it ends.
-            self.counted_free(&bits);
+            self.count_change(&bits, false);
             if now < occ_end {
                 self.hpc_free(&bits, now, occ_end);
                 self.hpc_compress = true;

@@ -117,24 +117,19 @@ impl State {
         Some((shadow?, available))
     }
 
-    /// Take `bits` from the counted layer (an HPC job starting now), or
-    /// `None` when the layer is a profile.
-    pub(super) fn counted_occupy(&mut self, bits: &Bits) -> Option<()> {
-        let counted = self.counted.as_mut()?;
-        counted.free.andnot_assign(bits);
+    /// While counting, an HPC job takes `bits` (it starts now, `taken`) or
+    /// gives them back (it ended); nothing when the layer is a profile.
+    pub(super) fn count_change(&mut self, bits: &Bits, taken: bool) {
+        let Some(counted) = self.counted.as_mut() else {
+            return;
+        };
+        if taken {
+            counted.free.andnot_assign(bits);
+        } else {
+            counted.free.or_assign(bits);
+        }
         counted.n_free = counted.free.count();
         self.counted_plan.take();
-        Some(())
-    }
-
-    /// Give `bits` back to the counted layer (an HPC job ended), or `None`
-    /// when the layer is a profile.
-    pub(super) fn counted_free(&mut self, bits: &Bits) -> Option<()> {
-        let counted = self.counted.as_mut()?;
-        counted.free.or_assign(bits);
-        counted.n_free = counted.free.count();
-        self.counted_plan.take();
-        Some(())
     }
 
     /// The HPC layer's plan: the profile, or while counting the one the
