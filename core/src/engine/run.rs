@@ -21,13 +21,16 @@
 //! # Where each part lives
 //!
 //! This file holds the state, the event operations and the pass. Its
-//! children: `cloud` (the reservation window and its backlog), `answers`
-//! (every predictor's start, the published slots), `fifo` (FCFS and EASY),
-//! `reserving` (conservative, convergence, CArS, the reservation depth) with
-//! `backfill` (jobs beyond the depth), `placement` (which processors an HPC-
-//! layer job takes), `overdue` (jobs past their walltime), `records` (job
-//! states and hand-over), `mirror` (a batch system's plan), `area` (a
-//! resize of the convergence area), `topsis` and `victims`.
+//! children: `layers` (HPC work occupying and freeing both layers, the
+//! `all` layer, reservations lifted), `cloud` (the reservation window and
+//! its backlog), `answers` (every predictor's start, the published slots),
+//! `fifo` (FCFS and EASY) with `counts` (their HPC layer counted until the
+//! plan is read), `reserving` (conservative, convergence, CArS, the
+//! reservation depth) with `backfill` (jobs beyond the depth), `placement`
+//! (which processors an HPC-layer job takes), `overdue` (jobs past their
+//! walltime), `records` (job states and hand-over), `mirror` (a batch
+//! system's plan), `area` (a resize of the convergence area), `topsis` and
+//! `victims`.
 
 mod admit;
 mod answers;
@@ -37,6 +40,7 @@ mod cloud;
 mod counts;
 mod fifo;
 mod foresight;
+mod layers;
 mod mirror;
 mod overdue;
 mod placement;
@@ -766,145 +770,6 @@ impl State {
                 .map(|change| change.at),
         )
         .min()
-    }
-
-    // ----- plan mechanics ----------------------------------------------------
-
-    /// Occupy `bits` over `[s, e)` with job `cause`'s HPC-layer work (both
-    /// layers); cloud work in the way gives way (see the module docs).
-    fn hpc_occupy(&mut self, cause: usize, bits: &Bits, s: Time, e: Time) {
-        if self.counting() {
-            debug_assert!(s <= self.now, "a counted HPC layer holds running jobs only");
-            self.count_change(bits, true);
-            return;
-        }
-        self.hpc.reserve(bits, s, e);
-        let Some(all) = self.cloud_layer.as_ref() else {
-            return;
-        };
-        if !all.is_free(bits, s, e) {
-            self.clear_cloud(bits, s, e, cause);
-        }
-        self.cloud_mut().reserve(bits, s, e);
-    }
-
-    /// The `all` layer: HPC work and cloud work.
-    fn all(&self) -> &Profile {
-        match &self.cloud_layer {
-            Some(all) => all,
-            None => self.hpc_plan(),
-        }
-    }
-
-    /// The `all` layer, to place or remove cloud work: a copy of `hpc` is
-    /// made the first time (until then the two are equal).
-    fn cloud_mut(&mut self) -> &mut Profile {
-        debug_assert!(!self.counting(), "cloud work materialises the HPC layer first");
-        self.cloud_layer.get_or_insert_with(|| self.hpc.clone())
-    }
-
-    /// The running jobs of a kind.
-    fn running_of(&mut self, kind: JobKind) -> &mut BTreeSet<usize> {
-        match kind {
-            JobKind::Hpc => &mut self.running_hpc,
-            JobKind::Cloud => &mut self.running_cloud,
-        }
-    }
-
-    /// Drop both layers' history before `now`.
-    fn prune_plan(&mut self, now: Time) {
-        self.hpc.prune(now);
-        if let Some(all) = self.cloud_layer.as_mut() {
-            all.prune(now);
-        }
-    }
-
-    /// The jobs of `queue` whose reservation overlaps `bits` over `[s, e)`.
-    fn reserved_in(&self, queue: &BTreeSet<QKey>, bits: &Bits, s: Time, e: Time) -> Vec<usize> {
-        queue
-            .iter()
-            .map(|k| k.2)
-            .filter(|&i| {
-                self.jobs[i].res.as_ref().is_some_and(|(rs, rb)| {
-                    *rs < e && s < *rs + self.job(i).walltime && rb.and_count(bits) > 0
-                })
-            })
-            .collect()
-    }
-
-    /// Free HPC work's `bits` over `[s, e)` (both layers); running cloud jobs
-    /// scheduled for eviction get their full run back if it is free again.
-    /// An overdue job (its hold cut short by that HPC work) keeps its hold up
-    /// to the eviction time it had and is held again from there by
-    /// [`State::hold_overdue`].
-    fn hpc_free(&mut self, bits: &Bits, s: Time, e: Time) {
-        if self.counting() {
-            // `stop_running` gave them back already.
-            return;
-        }
-        self.hpc.release(bits, s, e);
-        if let Some(all) = self.cloud_layer.as_mut() {
-            all.release(bits, s, e);
-        }
-        if self.dooms.is_empty() {
-            return;
-        }
-        let doomed: Vec<(Time, usize)> = self.dooms.iter().copied().collect();
-        for (t, i) in doomed {
-            let Some(b) = self.jobs[i].res.as_ref().map(|r| r.1.clone()) else {
-                continue;
-            };
-            let full_end = (self.records[i].start.unwrap_or(t) + self.job(i).walltime).max(t);
-            if full_end == t || self.all().is_free(&b, t, full_end) {
-                if full_end > t {
-                    self.cloud_mut().reserve(&b, t, full_end);
-                }
-                self.dooms.remove(&(t, i));
-                let entry = &mut self.jobs[i];
-                entry.occ_end = full_end;
-                entry.evict_at = Time::INFINITY;
-                entry.marks.doom_cause = None;
-            }
-        }
-    }
-
-    /// Drop a queued job's reservation (if any) from the plan.
-    fn unreserve(&mut self, idx: usize) {
-        if let Some((s, _)) = self.jobs[idx].res {
-            self.unreserve_bits(idx, s);
-        }
-    }
-
-    /// Take queued job `idx`'s reservation off the plan to re-plan it (a
-    /// compression), telling `bounds` where it started: the job's processors,
-    /// its walltime and the reservation it had.
-    fn lift_for_replan(
-        &mut self,
-        idx: usize,
-        bounds: &mut CompressionBounds,
-    ) -> (u32, Time, Option<(Time, Bits)>) {
-        let job = self.job(idx);
-        let (k, wt) = (job.procs, job.walltime);
-        let prev = self.jobs[idx].res.clone();
-        if let Some((s, _)) = prev {
-            bounds.released(s);
-        }
-        self.unreserve(idx);
-        (k, wt, prev)
-    }
-
-    fn unreserve_bits(&mut self, idx: usize, s: Time) {
-        let Some((_, bits)) = self.jobs[idx].res.take() else {
-            return;
-        };
-        let e = s + self.job(idx).walltime;
-        if self.on_hpc_layer(idx) {
-            self.hpc_timers.remove(&(s, idx));
-            self.hpc_free(&bits, s, e);
-        } else {
-            self.cloud_timers.remove(&(s, idx));
-            self.cloud_mut().release(&bits, s, e);
-        }
     }
 
     /// Mark an HPC job running from `now` on its reserved processors.
