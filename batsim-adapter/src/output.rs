@@ -14,7 +14,7 @@
 //! `summary.json` is written from the records' [`SummaryTally`] by
 //! [`crate::summary_json`], which owns its layout.
 
-use crate::row_thread::RowThread;
+use crate::row_thread::{Row, RowThread};
 use crate::summary_json;
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use std::collections::HashMap;
@@ -311,6 +311,24 @@ enum CsvOut<'n> {
     Thread(RowThread),
 }
 
+/// The `jobs.csv` thread's work: the `batches` of a run whose jobs are
+/// named by `workload`, written to `file` in Batsim's row order.
+fn write_rows(
+    file: File,
+    workload: &str,
+    batches: std::sync::mpsc::Receiver<Vec<Row>>,
+) -> std::io::Result<()> {
+    let out = BufWriter::with_capacity(1 << 20, file);
+    let mut csv = JobsCsv::new(out, Naming::Workload(workload))?;
+    for row in batches.into_iter().flatten() {
+        match row {
+            Row::Record(seq, record) => csv.add(seq, &record),
+            Row::Reached(time) => csv.write_before(time)?,
+        }
+    }
+    csv.finish().map(drop)
+}
+
 impl<'n> ResultWriter<'n> {
     /// Create `dir` if needed and start `dir/jobs.csv`.
     pub fn create(dir: &Path, naming: Naming<'n>) -> Result<ResultWriter<'n>, OutputError> {
@@ -318,7 +336,10 @@ impl<'n> ResultWriter<'n> {
         let path = writer.path.clone();
         let csv = File::create(&path)
             .and_then(|file| match naming {
-                Naming::Workload(name) => RowThread::spawn(file, name.to_string()).map(CsvOut::Thread),
+                Naming::Workload(name) => {
+                    let name = name.to_string();
+                    RowThread::spawn(move |batches| write_rows(file, &name, batches)).map(CsvOut::Thread)
+                }
                 Naming::Batsim { .. } => JobsCsv::new(BufWriter::new(file), naming).map(CsvOut::Here),
             })
             .map_err(|source| OutputError::Io { path, source })?;
@@ -764,6 +785,44 @@ mod tests {
                 proptest::prop_assert_eq!(ours, format!("{:.6}", t as f64 / e as f64), "{} / {}", t, e);
             }
         }
+    }
+
+    /// Rows written by the `jobs.csv` thread come in Batsim's order: each
+    /// instant's jobs, handed over in the reverse of their submission,
+    /// come out by end time, then submission.
+    #[test]
+    fn a_run_s_rows_come_by_end_then_submission() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let mut writer = ResultWriter::create(dir.path(), Naming::Workload("w0")).expect("create");
+        for t in 0..500u64 {
+            for id in (t * 10..t * 10 + 10).rev() {
+                let mut record = JobRecord::new(interstice_core::Job {
+                    id: JobId(id),
+                    submit: Time::ZERO,
+                    walltime: Time::from_secs(1000),
+                    walltime_enforced: true,
+                    runtime: Some(Time::from_secs(t as i64 + 1)),
+                    procs: 1,
+                    kind: JobKind::Hpc,
+                    slo: None,
+                });
+                record.start = Some(Time::ZERO);
+                record.end = Some(Time::from_secs(t as i64 + 1));
+                writer.add(id, record).expect("add");
+            }
+            writer
+                .write_before(Time::from_secs(t as i64 + 1))
+                .expect("reached");
+        }
+        let config = EngineConfig::new(1, interstice_core::Policy::Fcfs);
+        writer.finish(&config, None).expect("finish");
+        let text = std::fs::read_to_string(dir.path().join(JOBS_CSV)).expect("read");
+        let ids: Vec<u64> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(ids, (0..5000).collect::<Vec<_>>());
     }
 
     #[test]

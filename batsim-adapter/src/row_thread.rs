@@ -5,14 +5,14 @@
 //!
 //! Records and "the run has reached time t" marks travel in batches
 //! through a channel of a few batches, so the thread holds the rows of a
-//! few thousand jobs at most. A failed write stops the thread: the next
-//! batch finds it stopped and [`RowThread::finish`] returns the error.
+//! few thousand jobs at most. What the thread does with them is its
+//! caller's ([`crate::output`] writes them as `jobs.csv`). A failed write
+//! stops the thread: the next batch finds it stopped and
+//! [`RowThread::finish`] returns the error.
 
-use crate::output::{JobsCsv, Naming};
 use interstice_core::{JobRecord, Time};
-use std::fs::File;
-use std::io::{self, BufWriter};
-use std::sync::mpsc::{self, SyncSender};
+use std::io;
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 /// Records (or marks) per batch.
@@ -22,14 +22,14 @@ const BATCH: usize = 1024;
 const IN_FLIGHT: usize = 4;
 
 /// One message to the thread.
-enum Row {
+pub(crate) enum Row {
     /// The final record of the job submitted `seq`-th.
     Record(u64, Box<JobRecord>),
-    /// No record with an earlier row time will come ([`JobsCsv::write_before`]).
+    /// No record with an earlier row time will come.
     Reached(Time),
 }
 
-/// A `jobs.csv` written by a thread (see the module docs).
+/// The rows of a run, handed to a thread (see the module docs).
 pub(crate) struct RowThread {
     batch: Vec<Row>,
     sender: Option<SyncSender<Vec<Row>>>,
@@ -37,25 +37,15 @@ pub(crate) struct RowThread {
 }
 
 impl RowThread {
-    /// Start `file` as `jobs.csv` with jobs named by [`Naming::Workload`]
-    /// `workload`, written by a thread of its own.
-    pub(crate) fn spawn(file: File, workload: String) -> io::Result<RowThread> {
+    /// Start a thread that runs `consume` on the batches of rows until the
+    /// run finishes.
+    pub(crate) fn spawn(
+        consume: impl FnOnce(Receiver<Vec<Row>>) -> io::Result<()> + Send + 'static,
+    ) -> io::Result<RowThread> {
         let (sender, batches) = mpsc::sync_channel::<Vec<Row>>(IN_FLIGHT);
         let thread = std::thread::Builder::new()
             .name("jobs-csv".into())
-            .spawn(move || {
-                let out = BufWriter::with_capacity(1 << 20, file);
-                let mut csv = JobsCsv::new(out, Naming::Workload(&workload))?;
-                for batch in batches {
-                    for row in batch {
-                        match row {
-                            Row::Record(seq, record) => csv.add(seq, &record),
-                            Row::Reached(time) => csv.write_before(time)?,
-                        }
-                    }
-                }
-                csv.finish().map(drop)
-            })?;
+            .spawn(move || consume(batches))?;
         Ok(RowThread {
             batch: Vec::with_capacity(BATCH),
             sender: Some(sender),
@@ -68,7 +58,7 @@ impl RowThread {
         self.push(Row::Record(seq, Box::new(record)))
     }
 
-    /// See [`JobsCsv::write_before`].
+    /// No record with a row time before `time` will come.
     pub(crate) fn reached(&mut self, time: Time) -> io::Result<()> {
         if let Some(Row::Reached(last)) = self.batch.last_mut() {
             *last = time;
@@ -132,63 +122,64 @@ mod tests {
     use super::*;
     use interstice_core::{Job, JobId, JobKind};
 
-    fn record(id: u64, end: i64) -> JobRecord {
-        let job = Job {
+    fn record(id: u64) -> JobRecord {
+        JobRecord::new(Job {
             id: JobId(id),
             submit: Time::ZERO,
             walltime: Time::from_secs(100),
             walltime_enforced: true,
-            runtime: Some(Time::from_secs(end)),
+            runtime: Some(Time::from_secs(1)),
             procs: 1,
             kind: JobKind::Hpc,
             slo: None,
-        };
-        let mut record = JobRecord::new(job);
-        record.start = Some(Time::ZERO);
-        record.end = Some(Time::from_secs(end));
-        record
+        })
     }
 
     #[test]
-    fn rows_arrive_in_batsims_order() {
-        let dir = tempfile::tempdir().expect("temporary directory");
-        let path = dir.path().join("jobs.csv");
-        let mut rows = RowThread::spawn(File::create(&path).expect("create"), "w0".into()).expect("thread");
-        // Each instant's ten jobs end together and are handed over in the
-        // reverse of their submission order: rows come by end, then order.
-        for t in 0..500u64 {
-            for id in (t * 10..t * 10 + 10).rev() {
-                rows.add(id, record(id, t as i64 + 1)).expect("add");
+    fn every_row_arrives_in_order_and_marks_coalesce() {
+        let (seen, got) = mpsc::channel();
+        let mut rows = RowThread::spawn(move |batches| {
+            for row in batches.into_iter().flatten() {
+                let _ = seen.send(match row {
+                    Row::Record(seq, record) => (seq, Some(record.job.id.0)),
+                    Row::Reached(time) => (time.ticks() as u64, None),
+                });
             }
-            rows.reached(Time::from_secs(t as i64 + 1)).expect("reached");
+            Ok(())
+        })
+        .expect("thread");
+        for id in 0..5000u64 {
+            rows.add(id, record(id)).expect("add");
+            rows.reached(Time::from_ticks(id as i64)).expect("reached");
+            rows.reached(Time::from_ticks(id as i64 + 1)).expect("reached");
         }
         rows.finish().expect("finish");
-        let text = std::fs::read_to_string(&path).expect("read");
-        let ids: Vec<u64> = text
-            .lines()
-            .skip(1)
-            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        let got: Vec<(u64, Option<u64>)> = got.into_iter().collect();
+        let records: Vec<(u64, u64)> = got.iter().filter_map(|&(seq, id)| Some((seq, id?))).collect();
+        assert_eq!(records, (0..5000).map(|id| (id, id)).collect::<Vec<_>>());
+        // Two marks in a row are one (the later), but across a batch boundary.
+        let marks: Vec<u64> = got
+            .iter()
+            .filter(|row| row.1.is_none())
+            .map(|row| row.0)
             .collect();
-        assert_eq!(ids, (0..5000).collect::<Vec<_>>());
+        assert!(marks.windows(2).all(|w| w[0] <= w[1]) && marks.last() == Some(&5000));
+        assert!(marks.len() < 5000 + 5000 / BATCH + 1, "{} marks", marks.len());
     }
 
     #[test]
-    fn a_failed_write_is_reported() {
-        // /dev/full refuses every write with ENOSPC.
-        let Ok(file) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-            return;
-        };
-        let mut rows = RowThread::spawn(file, "w0".into()).expect("thread");
+    fn a_failed_consumer_is_reported() {
+        let mut rows = RowThread::spawn(|_| Err(io::Error::other("disk full"))).expect("thread");
         let mut failed = false;
-        for id in 0..20_000u64 {
-            if rows.add(id, record(id, 1)).is_err() {
+        for id in 0..(IN_FLIGHT as u64 + 2) * BATCH as u64 {
+            if rows.add(id, record(id)).is_err() {
                 failed = true;
                 break;
             }
         }
         assert!(
             failed || rows.finish().is_err(),
-            "writing jobs.csv to /dev/full must fail"
+            "the consumer's error must reach the run"
         );
     }
 }
