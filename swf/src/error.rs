@@ -101,15 +101,6 @@ pub enum LineError {
         /// How many whitespace-separated fields the line has.
         found: usize,
     },
-    /// A typed header key whose value cannot be read.
-    Header {
-        /// The key (`MaxProcs`).
-        key: String,
-        /// The value as found.
-        value: String,
-        /// What was expected (`a whole number`).
-        expected: &'static str,
-    },
     /// A value the engine cannot take (a submit time of -50 or 1e30, a
     /// walltime that rounds to 0 µs).
     NotInRange {
@@ -195,9 +186,6 @@ impl fmt::Display for LineError {
                 "expected the 18 fields of the standard workload format, found {found} \
                  (write -1 for unknown values)"
             ),
-            LineError::Header { key, value, expected } => {
-                write!(f, "header {key}: {value:?} is not {expected}")
-            }
             LineError::Maintenance(window) => write!(f, "{window}"),
             LineError::AreaSchedule(why) => write!(f, "{why}"),
             LineError::Column { column, problem } => write!(f, "column {column}: {problem}"),

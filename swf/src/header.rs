@@ -27,7 +27,6 @@
 //! The notes are in [`Header::value_notes`] for the caller to show; nothing
 //! is printed here.
 
-use crate::error::LineError;
 use std::fmt;
 use std::io::{self, Write};
 
@@ -317,39 +316,28 @@ fn yes_no(v: &bool) -> String {
 }
 
 impl HeaderBuilder {
-    /// Take one comment line (the text after `;`, newline stripped), its
-    /// line not known. Never fails: a typed value that cannot be read is
-    /// left unset with a note (the `Result` is the reader's interface).
-    #[cfg(test)]
-    pub(crate) fn comment(&mut self, text: &str) -> Result<(), LineError> {
-        self.comment_at(0, text)
-    }
-
-    /// [`HeaderBuilder::comment`] of the comment at 1-based `line` of the
-    /// input (0 = not known), which the notes name.
-    pub(crate) fn comment_at(&mut self, line: u64, text: &str) -> Result<(), LineError> {
+    /// Take the comment at 1-based `line` of the input (0 = not known; the
+    /// text after `;`, newline stripped). A typed value that cannot be read
+    /// is left unset with a note naming the line.
+    pub(crate) fn comment(&mut self, line: u64, text: &str) {
         self.line = line;
         let indent = text.len() - text.trim_start().len();
         let trimmed = text.trim();
         if trimmed.is_empty() {
             self.last = None;
-            return Ok(());
+            return;
         }
         if indent > 2 {
             if let Some(slot) = self.last {
                 self.append(slot, trimmed);
-                return Ok(());
+                return;
             }
         }
         match split_key(trimmed) {
-            Some((key, value)) => {
-                self.key(key, value);
-                Ok(())
-            }
+            Some((key, value)) => self.key(key, value),
             None => {
                 self.last = None;
                 self.header.comments.push(trimmed.to_string());
-                Ok(())
             }
         }
     }
@@ -597,7 +585,7 @@ mod tests {
     fn parse(text: &str) -> Header {
         let mut b = HeaderBuilder::default();
         for line in text.lines() {
-            b.comment(line.strip_prefix(';').unwrap()).unwrap();
+            b.comment(0, line.strip_prefix(';').unwrap());
         }
         b.finish()
     }
@@ -628,8 +616,7 @@ mod tests {
     fn parse_at(lines: &[&str]) -> Header {
         let mut b = HeaderBuilder::default();
         for (i, line) in lines.iter().enumerate() {
-            b.comment_at(i as u64 + 1, line.strip_prefix(';').unwrap())
-                .unwrap();
+            b.comment(i as u64 + 1, line.strip_prefix(';').unwrap());
         }
         b.finish()
     }
@@ -714,7 +701,7 @@ mod tests {
         );
         // Fed without a line number (the reader's `comment`): the note says only the file.
         let mut b = HeaderBuilder::default();
-        b.comment(" MaxProcs: many").unwrap();
+        b.comment(0, " MaxProcs: many");
         let h = b.finish();
         assert_eq!(h.max_procs, None);
         assert_eq!(

@@ -98,14 +98,7 @@ impl<R: BufRead> SwfReader<R> {
             match classify(trim_eol(&reader.buf)) {
                 LineKind::Blank => {}
                 LineKind::Comment(text) => {
-                    let text = String::from_utf8_lossy(text);
-                    if let Err(kind) = builder.comment_at(reader.lines_read, &text) {
-                        let err = reader.at_line(kind);
-                        match mode {
-                            Strictness::Strict => return Err(err),
-                            Strictness::Lenient => reader.bad.push(err),
-                        }
-                    }
+                    builder.comment(reader.lines_read, &String::from_utf8_lossy(text));
                 }
                 LineKind::Data => {
                     reader.pending = true;

@@ -25,6 +25,7 @@
 //! processors free over its whole run are those free at that end.
 
 use super::*;
+use std::borrow::Cow;
 
 /// The counted HPC layer: the processors no running HPC job holds.
 #[derive(Clone, Debug)]
@@ -32,13 +33,6 @@ pub(super) struct Counted {
     free: Bits,
     /// How many (`free.count()`, asked at every step of an EASY pass).
     n_free: u32,
-}
-
-impl Counted {
-    /// The processors no running HPC job holds.
-    pub(super) fn free(&self) -> &Bits {
-        &self.free
-    }
 }
 
 impl State {
@@ -65,23 +59,29 @@ impl State {
         self.counted.is_some()
     }
 
-    /// The processors of `mask` free now in the HPC layer.
+    /// The processors of `mask` free now in the HPC layer. (Counted, the
+    /// layer holds HPC jobs only, which may use every processor: `mask` is
+    /// [`Mask::All`].)
     pub(super) fn hpc_free_now(&self, mask: Mask) -> u32 {
         match &self.counted {
-            Some(c) if mask == Mask::All => c.n_free,
-            Some(c) => c.free.and_count(self.mask_bits(mask)),
+            Some(c) => {
+                debug_assert_eq!(mask, Mask::All, "a counted layer holds HPC jobs only");
+                c.n_free
+            }
             None => self.hpc.free_count_at(self.now, mask),
         }
     }
 
-    /// The processors of `mask` free in the HPC layer from now until `end`.
-    pub(super) fn hpc_free_until(&self, end: Time, mask: Mask) -> Bits {
-        let mut free = match &self.counted {
-            Some(c) => c.free.clone(),
-            None => self.hpc.free_over(self.now, end),
-        };
+    /// The processors of `mask` free in the HPC layer from now until `end`
+    /// (counted: those free now, which stay free until any end).
+    pub(super) fn hpc_free_until(&self, end: Time, mask: Mask) -> Cow<'_, Bits> {
+        if let Some(c) = &self.counted {
+            debug_assert_eq!(mask, Mask::All, "a counted layer holds HPC jobs only");
+            return Cow::Borrowed(&c.free);
+        }
+        let mut free = self.hpc.free_over(self.now, end);
         free.and_assign(self.mask_bits(mask));
-        free
+        Cow::Owned(free)
     }
 
     /// EASY's shadow time for a head of `k` processors of `mask` running
@@ -103,13 +103,7 @@ impl State {
                 break;
             }
             // Every job ending at the shadow time frees its processors then.
-            available += match mask {
-                Mask::All => self.job(idx).procs,
-                Mask::Area => self.jobs[idx]
-                    .res
-                    .as_ref()
-                    .map_or(0, |r| r.1.and_count(&self.area)),
-            };
+            available += self.job(idx).procs;
             if shadow.is_none() && available >= k {
                 shadow = Some(end);
             }
@@ -144,8 +138,7 @@ impl State {
     /// Where the head of the queue is reserved while counting (its start).
     pub(super) fn counted_head_start(&self) -> Option<Time> {
         self.counted.as_ref()?;
-        self.hpc_plan();
-        self.counted_plan.get().and_then(|plan| plan.1)
+        self.counted_plan.get_or_init(|| self.counted_profile()).1
     }
 
     /// The profile the counted layer stands for: the running HPC jobs on

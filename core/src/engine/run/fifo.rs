@@ -80,17 +80,11 @@ impl State {
         if self.hpc_free_now(mask) < k {
             return false;
         }
-        let bits = match (&self.counted, mask) {
-            // Counted, the processors free now are free until any end.
-            (Some(counted), Mask::All) => self.choose_hpc(cfg, counted.free(), k, now),
-            _ => {
-                let cand = self.hpc_free_until(now + wt, mask);
-                if cand.count() < k {
-                    return false;
-                }
-                self.choose_hpc(cfg, &cand, k, now)
-            }
-        };
+        let cand = self.hpc_free_until(now + wt, mask);
+        if cand.count() < k {
+            return false;
+        }
+        let bits = self.choose_hpc(cfg, &cand, k, now);
         self.hpc_occupy(idx, &bits, now, now + wt);
         self.jobs[idx].res = Some((now, bits));
         self.start_hpc(idx, now);
