@@ -158,6 +158,12 @@ impl Driver {
         self.engine.cancel(id, now)
     }
 
+    /// [`Engine::started_on`], as an event.
+    pub fn started_on(&mut self, id: JobId, procs: &crate::ProcSet, now: Time) -> Result<(), EngineError> {
+        self.event();
+        self.engine.started_on(id, procs, now)
+    }
+
     /// [`Engine::resize_area`], as an event.
     pub fn resize_area(
         &mut self,

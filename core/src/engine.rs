@@ -481,6 +481,14 @@ pub enum EngineError {
     /// The convergence area cannot be resized ([`Engine::resize_area`]); the
     /// message says why and what to do.
     Resize(String),
+    /// An HPC job cannot be held where the batch system says it started
+    /// ([`Engine::started_on`]); the message says why.
+    StartedOn {
+        /// The job.
+        id: JobId,
+        /// Why.
+        reason: String,
+    },
     /// Time went backwards.
     TimeWentBackwards {
         /// The engine's current time.
@@ -501,6 +509,12 @@ impl fmt::Display for EngineError {
             EngineError::Unschedulable { id, reason } => write!(f, "job {id} can never run: {reason}"),
             EngineError::Mirror(why) => write!(f, "cannot mirror the plan: {why}"),
             EngineError::Resize(why) => write!(f, "cannot resize the convergence area: {why}"),
+            EngineError::StartedOn { id, reason } => {
+                write!(
+                    f,
+                    "cannot hold job {id} where the batch system started it: {reason}"
+                )
+            }
             EngineError::TimeWentBackwards { now, given } => {
                 write!(f, "time went backwards: engine is at {now}, event at {given}")
             }
@@ -733,6 +747,18 @@ impl Engine {
     /// past its walltime (see [`Engine::overdue`]).
     pub fn job_ended(&mut self, id: JobId, now: Time, reason: EndReason) -> Result<(), EngineError> {
         self.st.job_ended(&self.config, id, now, reason)
+    }
+
+    /// The batch system started HPC job `id` at `now` on `procs`: the job
+    /// (queued, or running where the engine put it) holds exactly those
+    /// processors until it ends, whatever the policy would have done; the
+    /// cloud jobs on them are evicted (with the next [`Engine::schedule`])
+    /// and reservations in the way planned again. Refused, with nothing
+    /// changed, for a cloud job, a count other than the job's, a processor
+    /// the engine lacks, or one another running HPC job or a maintenance
+    /// window holds.
+    pub fn started_on(&mut self, id: JobId, procs: &ProcSet, now: Time) -> Result<(), EngineError> {
+        self.st.started_on(&self.config, id, procs, now)
     }
 
     /// A queued job is withdrawn (cancelled by its owner) at `now`. On a

@@ -310,6 +310,13 @@ pub fn hpc_event_from(request: HpcEventRequest) -> Result<HpcEvent, ApiError> {
                 .map_err(|err| ApiError::bad_request(format!("cpus: {err} (e.g. \"0-3\" or \"0 2 4-5\")")))?,
         ),
     };
+    if let Some(cpus) = cpus.as_ref().filter(|cpus| cpus.len() != request.procs) {
+        return Err(ApiError::bad_request(format!(
+            "cpus: \"{cpus}\" names {} CPU(s) and procs is {}: they must agree (the job holds exactly its CPUs)",
+            cpus.len(),
+            request.procs
+        )));
+    }
     Ok(HpcEvent {
         kind: request.kind,
         id: request.id,

@@ -329,6 +329,12 @@ impl Executor {
             .limits_for(&self.config.limits, procs, placed, memory_mb)
     }
 
+    /// The engine's processors (of `width`) on the node CPUs `cpus`: where
+    /// a batch system's job on those CPUs is held (see [`crate::cgroup::procs_on`]).
+    pub fn procs_on(&self, cpus: &ProcSet, width: u32) -> ProcSet {
+        crate::cgroup::procs_on(cpus, self.limiter.allowed_cpus(), width)
+    }
+
     /// The most memory a job may ask for, MiB (None: no ceiling).
     pub fn memory_ceiling_mb(&self) -> Option<u64> {
         self.limiter.memory_ceiling_mb(&self.config.limits)

@@ -29,8 +29,8 @@
 //! reservation depth) with `backfill` (jobs beyond the depth), `placement`
 //! (which processors an HPC-layer job takes), `overdue` (jobs past their
 //! walltime), `records` (job states and hand-over), `mirror` (a batch
-//! system's plan), `area` (a resize of the convergence area), `topsis` and
-//! `victims`.
+//! system's plan), `started` (HPC work held where the batch system started
+//! it), `area` (a resize of the convergence area), `topsis` and `victims`.
 
 mod admit;
 mod answers;
@@ -46,6 +46,7 @@ mod overdue;
 mod placement;
 mod records;
 mod reserving;
+mod started;
 mod topsis;
 mod victims;
 

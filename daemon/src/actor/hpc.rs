@@ -1,13 +1,13 @@
 //! The batch system's jobs in the engine, so that cloud work only fills the
 //! holes they leave. Reported one event at a time (embedded and plugin
-//! backends), they are HPC jobs the engine plans; an HPC job that takes
-//! processors a cloud job holds evicts it at once. Read as the batch system's
+//! backends), they are HPC jobs the engine plans; one reported started on
+//! named CPUs (the SPANK plugin) is held on exactly those
+//! (`Engine::started_on`), and the cloud jobs there are evicted at once. Read as the batch system's
 //! own plan (Slurm), they are mirrored (`Engine::mirror`): the engine plans
 //! no HPC job of its own, and events are only counted.
 
 use super::admission::engine_error;
-use super::cloud_job::Phase;
-use super::command::ApiError;
+use super::command::{ApiError, ErrorKind};
 use super::hpc_mirror::HpcJob;
 use super::seconds::secs;
 use super::state::Actor;
@@ -144,17 +144,38 @@ impl Actor {
             EventKind::Submitted => {
                 self.submit_hpc(&event.id, event.procs, event.walltime, event.runtime, now)?;
             }
-            EventKind::Started => {
-                self.submit_hpc(&event.id, event.procs, event.walltime, event.runtime, now)?;
-                if let Some(cpus) = &event.cpus {
-                    evicted.extend(self.evict_holding(cpus, now));
+            EventKind::Started => match &event.cpus {
+                None => {
+                    self.submit_hpc(&event.id, event.procs, event.walltime, event.runtime, now)?;
                 }
-            }
+                Some(cpus) => self.started_on(&event, cpus, now)?,
+            },
             EventKind::Ended => self.forget_hpc(&event.id, now, EndReason::Completed),
             EventKind::Killed => self.forget_hpc(&event.id, now, EndReason::Killed),
         }
         evicted.extend(self.schedule_now(now));
         Ok(evicted)
+    }
+
+    /// HPC job `event.id` started on the node CPUs `cpus`: held on the
+    /// engine's processors on those CPUs (`Engine::started_on`), so that the
+    /// engine evicts the cloud work there (the pass that follows) and places
+    /// none there until it ends. A job on none of this daemon's CPUs is
+    /// only counted. A report the engine cannot hold (a CPU another HPC job
+    /// holds) is refused, and a job new with it is not kept.
+    fn started_on(&mut self, event: &HpcEvent, cpus: &ProcSet, now: Time) -> Result<(), ApiError> {
+        let on = self.executor.procs_on(cpus, self.driver.engine().config().procs);
+        let known = self.hpc.jobs.contains_key(&event.id);
+        if on.is_empty() && !known {
+            return Ok(());
+        }
+        let id = self.submit_hpc(&event.id, on.len(), event.walltime, event.runtime, now)?;
+        self.driver.started_on(id, &on, now).map_err(|err| {
+            if !known {
+                self.forget_hpc(&event.id, now, EndReason::Killed);
+            }
+            ApiError::new(ErrorKind::Conflict, format!("{err} (CPUs {cpus})"))
+        })
     }
 
     /// The batch system's plan becomes the engine's HPC layer: the holds
@@ -193,21 +214,5 @@ impl Actor {
         }
         self.dirty = true;
         self.schedule_now(now);
-    }
-
-    /// Evict every cloud job holding one of `cpus` (an HPC job takes them now).
-    fn evict_holding(&mut self, cpus: &ProcSet, now: Time) -> Vec<u64> {
-        let holding: Vec<u64> = self
-            .jobs
-            .iter()
-            .filter(|(_, job)| !matches!(job.phase, Phase::Queued))
-            .filter(|(_, job)| {
-                job.engine_procs
-                    .as_ref()
-                    .is_some_and(|procs| procs.intersects(cpus))
-            })
-            .map(|(id, _)| *id)
-            .collect();
-        holding.into_iter().filter(|id| self.evict(*id, now)).collect()
     }
 }

@@ -642,3 +642,86 @@ fn the_regulator_refuses_past_the_idle_capacity_and_exports_its_rate() {
     let later = submit_sleep(&mut actor, (100.0, 1000.0), 1, None);
     assert_eq!(later.decision, "accepted", "{later:?}");
 }
+
+/// An HPC job reported started on a CPU (what `spank_interstice` sends:
+/// the cores Slurm allocated) holds that CPU in the engine: the cloud job
+/// running there is evicted, and no cloud job is placed there again while
+/// the HPC job runs (the engine used to plan the HPC job on its own first
+/// fit and give the reported CPU to the next cloud job). A report naming a
+/// CPU another HPC job holds is refused, and the job is not kept.
+#[test]
+fn an_hpc_job_reported_on_a_cpu_keeps_cloud_work_off_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let mut actor = actor(
+        dir.path(),
+        &clock,
+        "engine: {procs: 2}\nbackend: {type: plugin}\nnode: {busy_margin_cpus: 1000}\n",
+    );
+    let first = submit_sleep(&mut actor, (600.0, 1200.0), 60, None);
+    assert_eq!(first.decision, "accepted");
+    actor.tick();
+    let held = actor.jobs[&first.id]
+        .engine_procs
+        .clone()
+        .expect("the first cloud job runs");
+    let event = |actor: &mut Actor, id: &str, cpus: &ProcSet| {
+        let event = crate::backend::HpcEvent {
+            kind: interstice_api::wire::EventKind::Started,
+            id: id.to_string(),
+            procs: cpus.len(),
+            walltime: Time::from_secs(600),
+            time: clock.now(),
+            runtime: None,
+            cpus: Some(cpus.clone()),
+        };
+        ask(actor, |reply| Command::HpcEvent {
+            event,
+            owner: ROOT,
+            reply,
+        })
+    };
+    let answer = event(&mut actor, "hpc-1", &held).unwrap();
+    assert_eq!(
+        answer.evicted,
+        vec![first.id],
+        "the cloud job on the HPC job's CPU gives way"
+    );
+    for _ in 0..2 {
+        let next = submit_sleep(&mut actor, (600.0, 5000.0), 60, None);
+        assert_eq!(next.decision, "accepted");
+        clock.advance(Time::from_secs(1));
+        actor.tick();
+    }
+    let mut on_free_cpu = 0;
+    for job in actor.jobs.values() {
+        if let Some(procs) = &job.engine_procs {
+            assert!(
+                !procs.intersects(&held),
+                "a cloud job was placed on HPC job hpc-1's CPU {held}"
+            );
+            on_free_cpu += 1;
+        }
+    }
+    assert_eq!(on_free_cpu, 1, "the other CPU runs one cloud job");
+    let refused = event(&mut actor, "hpc-2", &held).unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Conflict, "{refused:?}");
+    assert!(
+        refused.message.contains("held by running HPC job"),
+        "{}",
+        refused.message
+    );
+    assert!(
+        !actor.hpc.jobs.contains_key("hpc-2"),
+        "a refused report leaves no job behind"
+    );
+    for job in actor.jobs.values_mut() {
+        if let Phase::Running {
+            child: Some(child), ..
+        } = &mut job.phase
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

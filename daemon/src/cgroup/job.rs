@@ -33,9 +33,52 @@ pub fn map_cpus(procs: &ProcSet, allowed: &[u32]) -> Vec<u32> {
     cpus
 }
 
+/// The engine's processors (of `width`) that run on the node CPUs `cpus`:
+/// the inverse of [`map_cpus`] (processor `i` is on CPU
+/// `allowed[i % allowed.len()]`). With no allowed CPUs known, processor
+/// ids are CPU ids. CPUs the daemon may not use hold no processor.
+pub fn procs_on(cpus: &ProcSet, allowed: &[u32], width: u32) -> ProcSet {
+    if allowed.is_empty() {
+        return ProcSet::from_ids(cpus.iter().filter(|&cpu| cpu < width));
+    }
+    ProcSet::from_ids((0..width).filter(|&proc| cpus.contains(allowed[proc as usize % allowed.len()])))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A batch system's report of a job's CPUs names the processors the
+    /// engine would place on them: an HPC job on CPU 6 holds processor 2,
+    /// and with more processors than CPUs every processor on that CPU.
+    #[test]
+    fn cpus_map_back_onto_the_engines_processors() {
+        let allowed = [2, 3, 6, 7];
+        let on = |cpus: &[u32], width| procs_on(&ProcSet::from_ids(cpus.iter().copied()), &allowed, width);
+        assert_eq!(on(&[6], 4), ProcSet::from_ids([2]));
+        assert_eq!(on(&[2, 7], 4), ProcSet::from_ids([0, 3]));
+        assert_eq!(
+            on(&[2], 6),
+            ProcSet::from_ids([0, 4]),
+            "processors 0 and 4 wrap onto CPU 2"
+        );
+        assert!(on(&[0, 1], 4).is_empty(), "CPUs the daemon may not use");
+        for proc in 0..8 {
+            let set = ProcSet::from_ids([proc]);
+            assert!(on(
+                &ProcSet::from_ids(map_cpus(&set, &allowed))
+                    .iter()
+                    .collect::<Vec<_>>(),
+                8
+            )
+            .contains(proc));
+        }
+        assert_eq!(
+            procs_on(&ProcSet::from_ids([1, 5]), &[], 4),
+            ProcSet::from_ids([1]),
+            "unknown: ids are CPUs"
+        );
+    }
 
     /// The engine's processors land on the CPUs the daemon may use, and a
     /// job placed again after an eviction gets the CPUs of its new place.

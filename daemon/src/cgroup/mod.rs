@@ -13,7 +13,7 @@ mod v2;
 pub use containment::Containment;
 pub use detect::{allowed_cpus, cpu_list, mem_total_bytes, parse_cpu_list};
 pub use dirs::daemon_name;
-pub use job::{map_cpus, JobLimits};
+pub use job::{map_cpus, procs_on, JobLimits};
 pub use limits::Limiter;
 
 use detect::Mounts;

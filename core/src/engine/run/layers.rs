@@ -104,6 +104,21 @@ impl State {
         }
     }
 
+    /// Lift the HPC-layer reservations of queued jobs that hold any of
+    /// `bits` over `[s, e)`: HPC work takes those processors, and the
+    /// jobs are planned again, in queue order, at the next HPC phase.
+    pub(super) fn lift_hpc_reservations(&mut self, bits: &Bits, s: Time, e: Time) {
+        for i in self.reserved_in(&self.hpc_queue, bits, s, e) {
+            self.unreserve(i);
+            if self.head_res == Some(i) {
+                self.head_res = None;
+            }
+            self.jobs[i].st = St::Pending;
+            self.new_hpc.push(i);
+        }
+        self.hpc_changed = true;
+    }
+
     /// Drop a queued job's reservation (if any) from the plan.
     pub(super) fn unreserve(&mut self, idx: usize) {
         if let Some((s, _)) = self.jobs[idx].res {

@@ -53,15 +53,7 @@ impl State {
                 continue;
             };
             let held_until = if self.on_hpc_layer(idx) {
-                for i in self.reserved_in(&self.hpc_queue, &bits, now, until) {
-                    self.unreserve(i);
-                    if self.head_res == Some(i) {
-                        self.head_res = None;
-                    }
-                    self.jobs[i].st = St::Pending;
-                    self.new_hpc.push(i);
-                }
-                self.hpc_changed = true;
+                self.lift_hpc_reservations(&bits, now, until);
                 self.hpc_occupy(idx, &bits, now, until);
                 until
             } else {
