@@ -159,7 +159,7 @@ impl Driver {
     }
 
     /// [`Engine::started_on`], as an event.
-    pub fn started_on(&mut self, id: JobId, procs: &crate::ProcSet, now: Time) -> Result<(), EngineError> {
+    pub fn started_on(&mut self, id: JobId, procs: &crate::procset::ProcSet, now: Time) -> Result<(), EngineError> {
         self.event();
         self.engine.started_on(id, procs, now)
     }
