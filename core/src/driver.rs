@@ -144,6 +144,12 @@ impl Driver {
         self.engine.submit(job)
     }
 
+    /// [`Engine::submit_as`], as an event.
+    pub fn submit_as(&mut self, job: Job, owner: u32) -> Result<Submitted, EngineError> {
+        self.event();
+        self.engine.submit_as(job, owner)
+    }
+
     /// [`Engine::job_ended`], as an event; it acknowledges an eviction of the job.
     pub fn job_ended(&mut self, id: JobId, now: Time, reason: EndReason) -> Result<(), EngineError> {
         self.event();
@@ -159,7 +165,12 @@ impl Driver {
     }
 
     /// [`Engine::started_on`], as an event.
-    pub fn started_on(&mut self, id: JobId, procs: &crate::procset::ProcSet, now: Time) -> Result<(), EngineError> {
+    pub fn started_on(
+        &mut self,
+        id: JobId,
+        procs: &crate::procset::ProcSet,
+        now: Time,
+    ) -> Result<(), EngineError> {
         self.event();
         self.engine.started_on(id, procs, now)
     }

@@ -482,13 +482,8 @@ pub enum EngineError {
     /// message says why and what to do.
     Resize(String),
     /// An HPC job cannot be held where the batch system says it started
-    /// ([`Engine::started_on`]); the message says why.
-    StartedOn {
-        /// The job.
-        id: JobId,
-        /// Why.
-        reason: String,
-    },
+    /// ([`Engine::started_on`]); the message names the job and says why.
+    StartedOn(String),
     /// Time went backwards.
     TimeWentBackwards {
         /// The engine's current time.
@@ -509,12 +504,7 @@ impl fmt::Display for EngineError {
             EngineError::Unschedulable { id, reason } => write!(f, "job {id} can never run: {reason}"),
             EngineError::Mirror(why) => write!(f, "cannot mirror the plan: {why}"),
             EngineError::Resize(why) => write!(f, "cannot resize the convergence area: {why}"),
-            EngineError::StartedOn { id, reason } => {
-                write!(
-                    f,
-                    "cannot hold job {id} where the batch system started it: {reason}"
-                )
-            }
+            EngineError::StartedOn(why) => write!(f, "{why}"),
             EngineError::TimeWentBackwards { now, given } => {
                 write!(f, "time went backwards: engine is at {now}, event at {given}")
             }
@@ -701,7 +691,14 @@ impl Engine {
     /// in [`JobRecord::refusal`](crate::JobRecord::refusal) and
     /// [`Engine::refusal_of`]).
     pub fn submit(&mut self, job: Job) -> Result<Submitted, EngineError> {
-        self.st.submit(&self.config, job)
+        self.st.submit(&self.config, job, None)
+    }
+
+    /// [`Engine::submit`] for a user (`owner`, a uid): a cloud job's
+    /// admitted work also counts against that user's share of the
+    /// regulator ([`crate::Regulation::per_user_share`]).
+    pub fn submit_as(&mut self, job: Job, owner: u32) -> Result<Submitted, EngineError> {
+        self.st.submit(&self.config, job, Some(owner))
     }
 
     /// Why the cloud job `id` was refused at admission (`None`: admitted,
@@ -720,9 +717,15 @@ impl Engine {
         slo: Option<Time>,
         prediction: &Prediction,
         now: Time,
+        owner: Option<u32>,
     ) -> Option<Refusal> {
-        self.st
-            .refusal(&self.config, procs, walltime, slo, prediction, now)
+        self.st.refusal(
+            &self.config,
+            crate::candidate::Request { procs, walltime, slo },
+            prediction,
+            now,
+            owner,
+        )
     }
 
     /// The regulator's measured rate at `now`: the cloud work admitted over

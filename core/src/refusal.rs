@@ -36,6 +36,9 @@ pub enum Refusal {
         later_start: Option<Time>,
         /// The SLO counter-offered for that start (`F^SLO`).
         counter_offer_slo: Option<Time>,
+        /// The submitter's share of the threshold, when that is what the job
+        /// was over (`rate` is then that user's work ÷ the idle capacity).
+        share: Option<f64>,
     },
 }
 
@@ -82,13 +85,22 @@ impl fmt::Display for Refusal {
                 window,
                 threshold,
                 later_start,
+                share,
                 ..
             } => {
-                write!(
-                    f,
-                    "the cloud work admitted over the last {window} s would be {rate:.2} times the area's idle \
-                     capacity over the next {window} s, above the regulator's threshold {threshold}"
-                )?;
+                match share {
+                    Some(share) => write!(
+                        f,
+                        "your cloud work admitted over the last {window} s would be {rate:.2} times the area's idle \
+                         capacity over the next {window} s, above your share of the regulator's threshold \
+                         ({share} × {threshold}), which keeps room for other users"
+                    )?,
+                    None => write!(
+                        f,
+                        "the cloud work admitted over the last {window} s would be {rate:.2} times the area's idle \
+                         capacity over the next {window} s, above the regulator's threshold {threshold}"
+                    )?,
+                }
                 match later_start {
                     Some(t) => write!(f, ": submit again from {t} s, or accept the counter-offered SLO"),
                     None => {

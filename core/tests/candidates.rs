@@ -96,6 +96,7 @@ fn regulated(procs: u32) -> EngineConfig {
     config.regulation = Some(Regulation {
         window: secs(100),
         threshold: 1.0,
+        per_user_share: None,
     });
     config
 }
@@ -164,6 +165,7 @@ fn unusable_rules_are_refused_by_the_config_check() {
     config.regulation = Some(Regulation {
         window: Time::ZERO,
         threshold: 1.0,
+        per_user_share: None,
     });
     let err = Engine::new(config).unwrap_err().to_string();
     assert!(err.contains("regulation window is 0 s"), "{err}");

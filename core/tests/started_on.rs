@@ -122,7 +122,7 @@ fn what_cannot_be_held_is_refused_and_changes_nothing() {
         &procs(on),
         secs(0),
     ) {
-        Err(EngineError::StartedOn { reason, .. }) => assert!(reason.contains(why), "{reason}"),
+        Err(EngineError::StartedOn(reason)) => assert!(reason.contains(why), "{reason}"),
         other => panic!("job {id} on {on:?}: expected a refusal naming {why:?}, got {other:?}"),
     };
     refused(&mut eng, 2, &[1, 2], "held by running HPC job 1");

@@ -249,7 +249,12 @@ pub fn parse_regulate(text: &str) -> Result<Regulation, String> {
     };
     let window = parse_duration(window).map_err(|err| format!("the window: {err}"))?;
     let threshold = parse_factor(threshold).map_err(|err| format!("the threshold: {err}"))?;
-    let regulation = Regulation { window, threshold };
+    let regulation = Regulation {
+        window,
+        threshold,
+        // A trace's jobs are not submitted as users.
+        per_user_share: None,
+    };
     match regulation.problem() {
         Some(problem) => Err(problem),
         None => Ok(regulation),
@@ -580,7 +585,8 @@ mod tests {
             config.regulation,
             Some(Regulation {
                 window: Time::from_secs(1800),
-                threshold: 0.8
+                threshold: 0.8,
+                per_user_share: None
             })
         );
         // None given: no limits and no regulation, as before the flags.

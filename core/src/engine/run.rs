@@ -58,6 +58,7 @@ use super::{
     Predictor, Scheduling, Slots, Submitted,
 };
 use crate::bits::Bits;
+use crate::candidate::Request;
 use crate::job::{Job, JobId, JobKind};
 use crate::learn::{CalibrationBin, Learner};
 use crate::metrics::{EvictedRun, JobRecord, Verdict};
@@ -356,7 +357,12 @@ impl State {
 
     // ----- public operations -------------------------------------------------
 
-    pub(super) fn submit(&mut self, cfg: &EngineConfig, job: Job) -> Result<Submitted, EngineError> {
+    pub(super) fn submit(
+        &mut self,
+        cfg: &EngineConfig,
+        job: Job,
+        owner: Option<u32>,
+    ) -> Result<Submitted, EngineError> {
         if self.index.contains_key(&job.id) {
             return Err(EngineError::DuplicateJob(job.id));
         }
@@ -441,7 +447,17 @@ impl State {
                 }
                 self.records[idx].verdicts = Some(answers.each_ref().map(Verdict::from));
                 self.records[idx].prediction = Some(pred.clone());
-                if let Some(refusal) = self.refusal(cfg, procs, wt, slo, &pred, now) {
+                if let Some(refusal) = self.refusal(
+                    cfg,
+                    Request {
+                        procs,
+                        walltime: wt,
+                        slo,
+                    },
+                    &pred,
+                    now,
+                    owner,
+                ) {
                     let offer = refusal.counter_offer_slo(&pred);
                     self.jobs[idx].st = St::Rejected;
                     self.records[idx].rejected = true;
@@ -453,7 +469,7 @@ impl State {
                         ..pred
                     }))
                 } else {
-                    self.count_admitted(cfg, procs, wt, now);
+                    self.count_admitted(cfg, idx, owner, now);
                     self.enqueue_cloud(cfg, idx, fit, backlog);
                     Ok(Submitted::Admitted(pred))
                 }

@@ -46,7 +46,8 @@ impl Actor {
         let deadline = job.deadline().expect("the job has an SLO");
         // Submitting brings the plan up to date: HPC work may start (and evict) now.
         self.rank_victims(now);
-        let verdict = self.driver.submit(job).map_err(engine_error)?;
+        // Its work counts against its user's share of the regulator.
+        let verdict = self.driver.submit_as(job, caller).map_err(engine_error)?;
         let rejected = verdict.is_rejected();
         let refusal = self.driver.engine().refusal_of(JobId(id)).cloned();
         let verdicts = predictor_verdicts(self.driver.engine(), id);
@@ -304,7 +305,8 @@ impl Actor {
             None => {
                 let engine = self.driver.engine();
                 let mut prediction = engine.predict(request.procs, walltime, Some(slo), now);
-                let refusal = engine.refusal(request.procs, walltime, Some(slo), &prediction, now);
+                // Asked as the caller, whose share of the regulator it would use.
+                let refusal = engine.refusal(request.procs, walltime, Some(slo), &prediction, now, owner.uid);
                 if let Some(refusal) = &refusal {
                     prediction.counter_offer_slo = refusal.counter_offer_slo(&prediction);
                 }

@@ -153,7 +153,11 @@ impl Actor {
         // No SLO in the engine: an accepted job must not be rejected on
         // recovery. Its SLO is still judged from its first arrival.
         let job = engine_job(id, view.procs, walltime, now, None);
-        if let Err(err) = self.driver.submit(job) {
+        let submitted = match view.owner_uid {
+            Some(uid) => self.driver.submit_as(job, uid),
+            None => self.driver.submit(job),
+        };
+        if let Err(err) = submitted {
             let _ = self.store.job_ended(
                 id,
                 secs(now),

@@ -725,3 +725,83 @@ fn an_hpc_job_reported_on_a_cpu_keeps_cloud_work_off_it() {
         }
     }
 }
+
+/// The regulator counts only work that will run, and with
+/// `per_user_share` no user fills the window for the others: 4 idle
+/// processors over 100 s are 400 processor-seconds; root's two 1 × 100 s
+/// jobs are its half share, root's third is refused naming the share while
+/// another user is admitted, and once root cancels its jobs their work
+/// leaves the window (it used to count until it aged out, refusing
+/// everyone while the area sat idle).
+#[test]
+fn the_regulator_forgets_cancelled_work_and_keeps_a_share_for_each_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::new(T0);
+    let mut actor = actor(
+        dir.path(),
+        &clock,
+        "engine: {procs: 4, admission: admit-all, regulate: {window_seconds: 100, threshold: 1, per_user_share: 0.5}}\n\
+         backend: {type: plugin}\n",
+    );
+    let submit = |actor: &mut Actor, uid: u32| {
+        let request = SubmitRequest::new(&["/bin/sleep", "1000"], 1, 100.0, 1000.0);
+        let owner = Owner {
+            uid: Some(uid),
+            gid: Some(uid),
+            pid: None,
+        };
+        ask(actor, |reply| Command::Submit {
+            request,
+            owner,
+            reply,
+        })
+        .unwrap()
+    };
+    let root: Vec<u64> = (0..2)
+        .map(|_| {
+            let answer = submit(&mut actor, 0);
+            assert_eq!(answer.decision, "accepted", "{answer:?}");
+            answer.id
+        })
+        .collect();
+    let over = submit(&mut actor, 0);
+    assert_eq!(over.decision, "rejected");
+    let refusal = over.refusal.expect("the refusal says why");
+    assert_eq!(refusal.reason, "regulated");
+    assert!(refusal.message.contains("your share"), "{}", refusal.message);
+    assert_eq!(
+        over.counter_offer_slo,
+        Some(200.0),
+        "root's own work leaves the window at T0 + 100"
+    );
+    let other = submit(&mut actor, 65534);
+    assert_eq!(
+        other.decision, "accepted",
+        "another user has a share of their own: {other:?}"
+    );
+    for id in root.iter().chain([&other.id]) {
+        ask(&mut actor, |reply| Command::Cancel {
+            id: *id,
+            owner: ROOT,
+            reply,
+        })
+        .unwrap();
+    }
+    clock.advance(Time::from_secs(1));
+    actor.tick();
+    // Each ran one second (its end is seen at the tick): 3 of 400
+    // processor-seconds count, the 297 they will not run do not.
+    assert_eq!(
+        actor.metrics.regulator_rate.get(),
+        3.0 / 400.0,
+        "cancelled work holds no capacity"
+    );
+    let again = submit(&mut actor, 0);
+    assert_eq!(again.decision, "accepted", "{again:?}");
+    ask(&mut actor, |reply| Command::Cancel {
+        id: again.id,
+        owner: ROOT,
+        reply,
+    })
+    .unwrap();
+}

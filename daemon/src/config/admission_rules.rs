@@ -32,6 +32,11 @@ pub struct RegulateSection {
     /// The largest rate admitted: cloud work admitted over the window ÷ the
     /// area's idle capacity over the next window.
     pub threshold: f64,
+    /// Each user's part of the threshold, in (0, 1]: one user's admitted
+    /// work may bring the rate to at most this share of it, so that no user
+    /// fills the window for the others. Absent: users are not told apart.
+    #[serde(default)]
+    pub per_user_share: Option<f64>,
 }
 
 /// Apply `engine.candidates` and `engine.regulate` to `config`, each problem
@@ -73,6 +78,7 @@ pub(super) fn apply(
         let regulation = Regulation {
             window,
             threshold: section.threshold,
+            per_user_share: section.per_user_share,
         };
         match regulation.problem() {
             Some(problem) => problems.push(format!("engine.regulate: {problem}")),

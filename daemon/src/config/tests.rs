@@ -601,7 +601,8 @@ fn candidate_rules_and_the_regulator_reach_the_engine_and_bad_ones_name_the_key(
         engine.regulation,
         Some(interstice_core::Regulation {
             window: Time::from_secs(1800),
-            threshold: 0.8
+            threshold: 0.8,
+            per_user_share: None
         })
     );
     // Left out: no limits, no regulation (today's admissions).

@@ -20,18 +20,17 @@ impl State {
         (total - self.hpc_plan().area_busy(now, now.saturating_add(window))).max(0)
     }
 
-    /// The first refusal of a cloud job of `procs` × `walltime` with `slo`
-    /// arriving at `now` with `prediction`, or `None`: admitted.
+    /// The first refusal of a cloud job `request`ed by `owner` arriving at
+    /// `now` with `prediction`, or `None`: admitted.
     pub(in crate::engine) fn refusal(
         &self,
         cfg: &EngineConfig,
-        procs: u32,
-        walltime: Time,
-        slo: Option<Time>,
+        request: Request,
         prediction: &Prediction,
         now: Time,
+        owner: Option<u32>,
     ) -> Option<Refusal> {
-        let request = Request { procs, walltime, slo };
+        let Request { procs, walltime, slo } = request;
         if let Err(not) = cfg.candidates.check(request) {
             return Some(Refusal::NotCandidate(not));
         }
@@ -41,9 +40,13 @@ impl State {
         let reg: &Regulation = cfg.regulation.as_ref()?;
         let idle = self.idle_area(cfg, now, reg.window);
         let job_work = work(procs, walltime).ticks() as i128;
-        match self.rate.verdict(reg, now, job_work, idle) {
+        match self.rate.verdict(reg, now, job_work, idle, owner) {
             RateVerdict::Within { .. } => None,
-            RateVerdict::Over { rate, later_start } => {
+            RateVerdict::Over {
+                rate,
+                later_start,
+                share,
+            } => {
                 let start = later_start.map(|later| prediction.start.map_or(later, |s| s.max(later)));
                 let offer = start.and_then(|start| {
                     Prediction::from_start(Some(start), walltime, slo, now, cfg.lambda, cfg.tau)
@@ -55,18 +58,35 @@ impl State {
                     threshold: reg.threshold,
                     later_start,
                     counter_offer_slo: offer,
+                    share,
                 })
             }
         }
     }
 
-    /// A cloud job of `procs` × `walltime` admitted at `now`: counted in the
+    /// Cloud job `idx` of `owner` admitted at `now`: counted in the
     /// regulator's window (when there is one).
-    pub(super) fn count_admitted(&mut self, cfg: &EngineConfig, procs: u32, walltime: Time, now: Time) {
+    pub(super) fn count_admitted(&mut self, cfg: &EngineConfig, idx: usize, owner: Option<u32>, now: Time) {
         if let Some(reg) = &cfg.regulation {
+            let job = self.job(idx);
+            let admitted = work(job.procs, job.walltime).ticks() as i128;
             self.rate.forget(now, reg.window);
-            self.rate.record(now, work(procs, walltime).ticks() as i128);
+            self.rate.record(now, admitted, idx, owner);
         }
+    }
+
+    /// Job `idx` became final: what it will not run of its admitted work
+    /// leaves the regulator's window (all of it if it never started, the
+    /// rest of its walltime if its last run ended early).
+    pub(super) fn count_unrun(&mut self, idx: usize) {
+        let record = &self.records[idx];
+        let job = &record.job;
+        let ran = match (record.start, record.end) {
+            (Some(start), Some(end)) => (end - start).clamp(Time::ZERO, job.walltime),
+            _ => Time::ZERO,
+        };
+        let unrun = work(job.procs, job.walltime - ran).ticks() as i128;
+        self.rate.unrun(idx, unrun);
     }
 
     /// The regulator's measured rate at `now` (`None` without one).

@@ -62,6 +62,7 @@ impl State {
 
     /// Mark `idx` final: it is handed over after the pass that made it so.
     pub(super) fn finished(&mut self, idx: usize) {
+        self.count_unrun(idx);
         let record = &self.records[idx];
         if let (Some(start), Some(end), Some(EndReason::Completed | EndReason::WalltimeReached)) =
             (record.start, record.end, record.end_reason)

@@ -24,7 +24,11 @@ impl State {
         now: Time,
     ) -> Result<(), EngineError> {
         let idx = self.lookup(id)?;
-        let refuse = |reason: String| Err(EngineError::StartedOn { id, reason });
+        let refuse = |reason: String| {
+            Err(EngineError::StartedOn(format!(
+                "cannot hold job {id} where the batch system started it: {reason}"
+            )))
+        };
         let job = self.job(idx);
         if job.kind != JobKind::Hpc {
             return refuse("it is a cloud job: the engine places cloud work itself".into());
