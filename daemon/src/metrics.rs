@@ -114,6 +114,8 @@ pub struct Metrics {
     /// Rejected submissions deleted from the state, `reason="quota"|"retention"`
     /// ([`Metrics::rejected_pruned`]).
     rejected_pruned: IntCounterVec,
+    /// Finished jobs deleted from the state ([`Metrics::finished_pruned`]).
+    finished_pruned: IntCounterVec,
     /// Admission holds standing now (Slurm mode): promised slots held in
     /// the plan until Slurm lists their job.
     pub admission_holds: IntGauge,
@@ -251,6 +253,11 @@ impl Metrics {
             rejected_pruned: counter_vec(
                 "rejected_pruned_total",
                 "Rejected submissions deleted from the state: beyond store.max_rejected_per_user (quota) or older than store.rejected_retention_seconds (retention)",
+                &["reason"],
+            ),
+            finished_pruned: counter_vec(
+                "finished_pruned_total",
+                "Finished jobs deleted from the state: beyond store.max_finished_per_user (quota) or ended before store.finished_retention_seconds (retention)",
                 &["reason"],
             ),
             admission_holds: int_gauge(
@@ -413,6 +420,7 @@ impl Metrics {
         }
         for reason in PRUNE_REASONS {
             self.rejected_pruned.with_label_values(&[reason]);
+            self.finished_pruned.with_label_values(&[reason]);
         }
         for kind in EventKind::ALL {
             self.hpc_events.with_label_values(&[kind.as_str()]);
@@ -429,6 +437,7 @@ impl Metrics {
             Box::new(self.regulator_rate.clone()),
             Box::new(self.regulator_threshold.clone()),
             Box::new(self.rejected_pruned.clone()),
+            Box::new(self.finished_pruned.clone()),
             Box::new(self.admission_holds.clone()),
             Box::new(self.admission_holds_released.clone()),
             Box::new(self.cloud_jobs_running.clone()),
@@ -576,6 +585,11 @@ impl Metrics {
     /// Count `deleted` rejected submissions pruned for `reason` (one of [`PRUNE_REASONS`]).
     pub fn rejected_pruned(&self, reason: &str, deleted: u64) {
         self.rejected_pruned.with_label_values(&[reason]).inc_by(deleted);
+    }
+
+    /// Count finished jobs deleted for `reason` (`quota` or `retention`).
+    pub fn finished_pruned(&self, reason: &str, deleted: u64) {
+        self.finished_pruned.with_label_values(&[reason]).inc_by(deleted);
     }
 
     /// Count an admission decision (`interstice_admissions_total`) and the

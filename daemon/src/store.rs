@@ -227,6 +227,13 @@ fn restrict_mode(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The rows of rejected submissions.
+const REJECTED: &str = "state = 'rejected'";
+
+/// The rows of jobs that were accepted and are over (ended, failed,
+/// cancelled, lost): their end is written.
+const FINISHED: &str = "state <> 'rejected' AND ended_at IS NOT NULL";
+
 const JOB_COLUMNS: &str = "id, state, decision, owner_uid, procs, walltime, slo, argv, class, submitted_at, \
      predicted_start, predicted_completion, counter_offer_slo, started_at, ended_at, exit_code, pid, evictions, \
      env, workdir, pid_start_ticks, predicts_violation, resubmissions, features, run_uid, run_gid, verdicts, slo_violated, \
@@ -688,7 +695,8 @@ impl Store {
     /// Delete the oldest rejected submissions of `uid` (None: of no one's)
     /// beyond its newest `keep`, and their events; how many went.
     pub fn prune_rejected_of(&mut self, uid: Option<u32>, keep: u32) -> Result<u64, StoreError> {
-        self.delete_rejected(
+        self.delete_jobs(
+            REJECTED,
             "owner_uid IS ?1 AND id NOT IN (SELECT id FROM jobs WHERE state = 'rejected' AND owner_uid IS ?1 \
              ORDER BY id DESC LIMIT ?2)",
             params![uid, keep],
@@ -699,18 +707,49 @@ impl Store {
     /// their events, but never the newest job (its id is where the next
     /// start counts from: ids are never given twice); how many went.
     pub fn prune_rejected_before(&mut self, cutoff: f64) -> Result<u64, StoreError> {
-        self.delete_rejected(
+        self.delete_jobs(
+            REJECTED,
             "submitted_at < ?1 AND id < (SELECT MAX(id) FROM jobs)",
             params![cutoff],
         )
     }
 
-    /// Delete the rejected jobs `filter` (over `jobs`, with `params`) keeps,
-    /// with their events, in one transaction; how many went.
-    fn delete_rejected(&mut self, filter: &str, params: &[&dyn rusqlite::ToSql]) -> Result<u64, StoreError> {
+    /// Delete the finished jobs (ended, failed, cancelled: not rejected)
+    /// that ended before `cutoff` (epoch s), and their events, but never the
+    /// newest job; how many went.
+    pub fn prune_finished_before(&mut self, cutoff: f64) -> Result<u64, StoreError> {
+        self.delete_jobs(
+            FINISHED,
+            "ended_at < ?1 AND id < (SELECT MAX(id) FROM jobs)",
+            params![cutoff],
+        )
+    }
+
+    /// Delete each user's oldest finished jobs beyond their newest `keep`,
+    /// and their events, but never the newest job; how many went.
+    pub fn prune_finished_beyond(&mut self, keep: u32) -> Result<u64, StoreError> {
+        self.delete_jobs(
+            FINISHED,
+            &format!(
+                "id < (SELECT MAX(id) FROM jobs) AND id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER \
+                 (PARTITION BY owner_uid ORDER BY id DESC) AS newer FROM jobs WHERE {FINISHED}) WHERE newer > ?1)"
+            ),
+            params![keep],
+        )
+    }
+
+    /// Delete the jobs of `kind` (a condition over `jobs`) that `filter`
+    /// (with `params`) keeps, with their events, in one transaction; how
+    /// many went.
+    fn delete_jobs(
+        &mut self,
+        kind: &str,
+        filter: &str,
+        params: &[&dyn rusqlite::ToSql],
+    ) -> Result<u64, StoreError> {
         let result = (|| -> Result<u64, StoreError> {
             let tx = self.conn.transaction()?;
-            let doomed = format!("SELECT id FROM jobs WHERE state = 'rejected' AND {filter}");
+            let doomed = format!("SELECT id FROM jobs WHERE {kind} AND {filter}");
             tx.execute(&format!("DELETE FROM events WHERE job_id IN ({doomed})"), params)?;
             let deleted = tx.execute(&format!("DELETE FROM jobs WHERE id IN ({doomed})"), params)?;
             tx.commit()?;

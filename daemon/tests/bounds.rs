@@ -173,7 +173,14 @@ fn rss(pid: u32) -> u64 {
 /// Store `count` ended jobs of `uid` each with `argv_bytes` of argv in the
 /// stopped daemon's database: what a user's submissions leave over weeks,
 /// written at once.
+/// `count` jobs of `uid`, each with `argv_bytes` of argv, that ended in the
+/// last day (within `store.finished_retention_seconds`: kept at start).
 fn store_ended_jobs(db: &Path, uid: u32, count: u64, argv_bytes: usize) {
+    let day_ago = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        - 86_400.0;
     let mut conn = rusqlite::Connection::open(db).unwrap();
     let tx = conn.transaction().unwrap();
     for id in 1..=count {
@@ -185,7 +192,7 @@ fn store_ended_jobs(db: &Path, uid: u32, count: u64, argv_bytes: usize) {
         tx.execute(
             "INSERT INTO jobs (id, owner_uid, procs, walltime, slo, argv, submitted_at, decision, state, \
              started_at, ended_at, exit_code) VALUES (?1, ?2, 1, 60, 600, ?3, ?4, 'accepted', 'ended', ?4, ?4, 0)",
-            rusqlite::params![id as i64, uid, argv, 1.7e9 + id as f64],
+            rusqlite::params![id as i64, uid, argv, day_ago + id as f64],
         )
         .unwrap();
     }

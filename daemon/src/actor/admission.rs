@@ -36,7 +36,8 @@ impl Actor {
         let env = request.env.clone().unwrap_or_default();
         let program = check_argv(&request.argv)?;
         check_env(&env)?;
-        check_size(&request)?;
+        check_size(&request, self.quota.max_job_text_bytes)?;
+        self.check_active(caller)?;
         check_memory(request.memory_mb, self.executor.memory_ceiling_mb())?;
         self.check_paths(&request, &env, program, run_as.as_ref(), caller, now)?;
         let now = self.now();
@@ -188,6 +189,29 @@ impl Actor {
             ..owner
         };
         Ok((caller, owner, run_as))
+    }
+
+    /// Refused while `caller` has `quota.max_active_per_user` accepted jobs
+    /// queued or running here (429: one of them must end first).
+    fn check_active(&self, caller: u32) -> Result<(), ApiError> {
+        let Some(max) = self.quota.max_active_per_user else {
+            return Ok(());
+        };
+        let active = self
+            .jobs
+            .values()
+            .filter(|job| job.owner_uid == Some(caller))
+            .count();
+        if active >= max as usize {
+            return Err(ApiError::new(
+                ErrorKind::TooMany,
+                format!(
+                    "you have {active} accepted jobs queued or running here, the most one user may \
+                     (quota.max_active_per_user = {max}): submit again when one of them ends"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Refused at once for a while after this user's last submission's
@@ -576,11 +600,6 @@ fn check_argv(argv: &[String]) -> Result<&str, ApiError> {
 /// that long once per back-off, not once per request.
 pub(super) const CHECK_BACKOFF: Time = Time::from_secs(30);
 
-/// The most bytes a job's `argv`, `env`, `workdir` and `features` may hold
-/// together: every job is stored and listed with them, so one user's large
-/// submissions must not fill the disk or the daemon's memory.
-pub(super) const MAX_JOB_TEXT: usize = 64 << 10;
-
 /// The most `PATH` entries a job may name: the program is looked up in each,
 /// as the job's user, before the job is accepted.
 pub(super) const MAX_PATH_ENTRIES: usize = 64;
@@ -600,18 +619,18 @@ fn check_memory(memory_mb: Option<u64>, ceiling: Option<u64>) -> Result<(), ApiE
     }
 }
 
-/// A submission's text is at most [`MAX_JOB_TEXT`] bytes, its `PATH` at most
+/// A submission's text is at most `max_bytes` (`quota.max_job_text_bytes`), its `PATH` at most
 /// [`MAX_PATH_ENTRIES`] entries.
-fn check_size(request: &SubmitRequest) -> Result<(), ApiError> {
+fn check_size(request: &SubmitRequest, max_bytes: u64) -> Result<(), ApiError> {
     let env = request.env.iter().flatten();
     let bytes = request.argv.iter().map(String::len).sum::<usize>()
         + env.map(|(name, value)| name.len() + value.len()).sum::<usize>()
         + request.workdir.as_ref().map_or(0, String::len)
         + request.features.iter().map(String::len).sum::<usize>();
-    if bytes > MAX_JOB_TEXT {
+    if bytes as u64 > max_bytes {
         return Err(ApiError::bad_request(format!(
-            "argv, env, workdir and features: {bytes} bytes together, more than the {MAX_JOB_TEXT} a job may carry; \
-             pass large inputs in a file"
+            "argv, env, workdir and features: {bytes} bytes together, more than the {max_bytes} a job may carry \
+             (quota.max_job_text_bytes); pass large inputs in a file"
         )));
     }
     let path_entries = request

@@ -52,6 +52,8 @@ pub enum ErrorKind {
     Conflict,
     /// 422: valid but impossible (more processors than the area).
     Unprocessable,
+    /// 429: the caller holds all it may (`quota:`).
+    TooMany,
     /// 500: the daemon failed.
     Internal,
     /// 503: shutting down, or no fresh HPC plan to answer from.

@@ -15,7 +15,7 @@ pub const DEFAULT_LIMIT: u32 = 100;
 pub const MAX_LIMIT: u32 = 1_000;
 
 /// The most bytes of JSON a page's jobs take (its first job is kept
-/// whatever its size: a job's text is bounded by `MAX_JOB_TEXT`).
+/// whatever its size: a job's text is bounded by `quota.max_job_text_bytes`, at most 1 MiB).
 pub const PAGE_BYTES: usize = 256 << 10;
 
 /// What a cursor says before the id it names (the first job it excludes).

@@ -141,7 +141,9 @@ impl Actor {
             last_gauges: None,
             last_schedule: Time::ZERO,
             store_config: setup.config.store.clone(),
+            quota: setup.config.quota.clone(),
             last_prune: None,
+            last_finished_prune: None,
             dirty: true,
             tuple_stale: true,
             stopping: false,
@@ -274,6 +276,7 @@ impl Actor {
         self.release_holds(&[], now);
         self.collect_hand_overs(now);
         self.prune_expired_rejections(now);
+        self.prune_finished(now);
         let wakeup_due = self.driver.due(now).is_some();
         let plan_changed = self.dirty || wakeup_due;
         if plan_changed || now - self.last_schedule >= IDLE_SCHEDULE_INTERVAL {

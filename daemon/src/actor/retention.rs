@@ -3,6 +3,9 @@
 //! `max_rejected_per_user`, deleted beyond it as each new one is recorded,
 //! and none older than `rejected_retention_seconds`, pruned at most every
 //! [`PRUNE_INTERVAL`]. Both counted in `interstice_rejected_pruned_total`.
+//! Of finished jobs: a user's newest `max_finished_per_user`, none that
+//! ended more than `finished_retention_seconds` ago, pruned at start and
+//! every [`FINISHED_PRUNE_INTERVAL`] (`interstice_finished_pruned_total`).
 
 use super::seconds::secs;
 use super::state::Actor;
@@ -11,6 +14,9 @@ use interstice_core::Time;
 /// The longest between two prunings of expired rejected submissions (shorter
 /// when the retention is).
 pub(super) const PRUNE_INTERVAL: Time = Time::from_secs(60);
+
+/// How often finished jobs are pruned (and once at start).
+pub(super) const FINISHED_PRUNE_INTERVAL: Time = Time::from_secs(3600);
 
 impl Actor {
     /// A rejected submission of `uid` was just recorded: delete that user's
@@ -44,6 +50,35 @@ impl Actor {
                 self.metrics.rejected_pruned("retention", deleted);
             }
             Err(err) => tracing::warn!("cannot prune expired rejected submissions: {err}"),
+        }
+    }
+
+    /// Delete the finished jobs beyond each user's quota and those that
+    /// ended before the retention, at start and then hourly. A failure is
+    /// logged; the next pruning tries again.
+    pub(super) fn prune_finished(&mut self, now: Time) {
+        if self
+            .last_finished_prune
+            .is_some_and(|last| now - last < FINISHED_PRUNE_INTERVAL)
+        {
+            return;
+        }
+        self.last_finished_prune = Some(now);
+        let cutoff = secs(now) - self.store_config.finished_retention_seconds;
+        let keep = self.store_config.max_finished_per_user;
+        let pruned = [
+            ("retention", self.store.prune_finished_before(cutoff)),
+            ("quota", self.store.prune_finished_beyond(keep)),
+        ];
+        for (reason, result) in pruned {
+            match result {
+                Ok(0) => {}
+                Ok(deleted) => {
+                    tracing::info!(deleted, reason, "pruned finished jobs");
+                    self.metrics.finished_pruned(reason, deleted);
+                }
+                Err(err) => tracing::warn!(reason, "cannot prune finished jobs: {err}"),
+            }
         }
     }
 }

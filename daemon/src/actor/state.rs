@@ -60,8 +60,12 @@ pub struct Actor {
     pub(super) last_schedule: Time,
     /// `store:`: what is kept of rejected submissions ([`super::retention`]).
     pub(super) store_config: crate::config::StoreConfig,
+    /// `quota:`: what one user may hold at a time.
+    pub(super) quota: crate::config::QuotaConfig,
     /// When expired rejected submissions were last pruned.
     pub(super) last_prune: Option<Time>,
+    /// When finished jobs were last pruned (`None`: not since start).
+    pub(super) last_finished_prune: Option<Time>,
     /// Something changed since the last `Engine::schedule`.
     pub(super) dirty: bool,
     /// The plan changed outside a scheduling pass of the loop (an admission)

@@ -23,6 +23,7 @@ mod execution;
 mod metrics;
 mod model;
 mod node;
+mod quota;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -41,6 +42,7 @@ pub use execution::{CgroupMode, ExecutionConfig, LimitsConfig, RlimitConfig, DEF
 pub use metrics::MetricsConfig;
 pub use model::{log_level, Config};
 pub use node::NodeConfig;
+pub use quota::QuotaConfig;
 pub use store::StoreConfig;
 
 use std::path::{Path, PathBuf};

@@ -14,6 +14,7 @@ use super::engine::{BrokerRules, EngineSection, EngineSectionError};
 use super::execution::ExecutionConfig;
 use super::metrics::MetricsConfig;
 use super::node::NodeConfig;
+use super::quota::QuotaConfig;
 use super::store::StoreConfig;
 use interstice_core::EngineConfig;
 use interstice_swf::qos::ClassEntry;
@@ -46,9 +47,12 @@ pub struct Config {
     /// Metrics.
     #[serde(default)]
     pub metrics: MetricsConfig,
-    /// What the state keeps of rejected submissions.
+    /// What the state keeps of rejected and finished submissions.
     #[serde(default)]
     pub store: StoreConfig,
+    /// What one user may hold at a time.
+    #[serde(default)]
+    pub quota: QuotaConfig,
     /// Log level: error, warn, info, debug, trace.
     #[serde(default = "default_log_level")]
     pub log_level: String,

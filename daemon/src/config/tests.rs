@@ -16,6 +16,14 @@ fn minimal_config_is_valid() {
     // Rejected submissions: a week, 1000 per user.
     assert_eq!(config.store.rejected_retention_seconds, 604_800.0);
     assert_eq!(config.store.max_rejected_per_user, 1000);
+    // Finished jobs: 30 days, 10,000 per user; 100 active jobs and 64 KiB
+    // of text per user.
+    assert_eq!(config.store.finished_retention_seconds, 2_592_000.0);
+    assert_eq!(config.store.max_finished_per_user, 10_000);
+    assert_eq!(config.quota.max_active_per_user, Some(100));
+    assert_eq!(config.quota.max_job_text_bytes, 65_536);
+    let unbounded = Config::parse(&format!("{MINIMAL}quota: {{max_active_per_user: null}}\n")).unwrap();
+    assert_eq!(unbounded.quota.max_active_per_user, None);
 }
 
 #[test]
@@ -44,7 +52,8 @@ fn unknown_key_names_its_path() {
 fn every_bad_value_is_reported() {
     let text = "api: {listen: '0.0.0.0:80'}\nengine: {procs: 4, conv_procs: 9, policy: sjf, lambda: -1}\n\
                 backend: {type: plugin}\nexecution: {grace_seconds: -2}\nlog_level: loud\n\
-                store: {rejected_retention_seconds: 0, max_rejected_per_user: 0}\n";
+                store: {rejected_retention_seconds: 0, max_rejected_per_user: 0, finished_retention_seconds: -1, \
+                max_finished_per_user: 0}\nquota: {max_active_per_user: 0, max_job_text_bytes: 100}\n";
     let problems = Config::parse(text).unwrap().validate();
     let joined = problems.join("\n");
     for key in [
@@ -56,12 +65,22 @@ fn every_bad_value_is_reported() {
         "log_level",
         "store.rejected_retention_seconds",
         "store.max_rejected_per_user",
+        "store.finished_retention_seconds",
+        "store.max_finished_per_user",
+        "quota.max_active_per_user",
+        "quota.max_job_text_bytes",
     ] {
         assert!(joined.contains(key), "missing {key} in {joined}");
     }
     assert!(
         joined.contains("fcfs, easy, conservative, convergence"),
         "{joined}"
+    );
+    let share = "engine: {procs: 4, regulate: {window_seconds: 60, threshold: 1, per_user_share: 2}}\n";
+    let problems = Config::parse(share).unwrap().validate().join("\n");
+    assert!(
+        problems.contains("engine.regulate: regulation per-user share is 2"),
+        "{problems}"
     );
 }
 

@@ -54,6 +54,7 @@ impl Config {
             self.metrics.future_window_seconds,
         );
         problems.extend(self.store.problems());
+        problems.extend(self.quota.problems());
         if log_level(&self.log_level).is_none() {
             problems.push(format!(
                 "log_level: {:?} is not one of error, warn, info, debug, trace",

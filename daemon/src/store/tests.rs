@@ -155,6 +155,67 @@ fn rejected_submissions_are_pruned_by_owner_quota_and_age_never_the_newest_job()
     assert_eq!(store.max_job_id().unwrap(), 9);
 }
 
+/// Finished jobs go by age of their end and beyond each user's newest
+/// `keep`, with their events; queued, running and rejected ones stay, and
+/// so does the newest job.
+#[test]
+fn finished_jobs_are_pruned_by_age_and_owner_quota_never_the_newest_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
+    let accepted = |id: u64, uid: u32| NewJob {
+        owner_uid: Some(uid),
+        ..queued(id)
+    };
+    // 1..=5 of user 1000 end at 10, 20, …, 50; 6 of 1001 at 60.
+    for id in 1..=6 {
+        store
+            .insert_job(&accepted(id, if id == 6 { 1001 } else { 1000 }))
+            .unwrap();
+        store
+            .job_ended(
+                id,
+                id as f64 * 10.0,
+                "completed",
+                Some(0),
+                false,
+                "exit 0",
+                Some(false),
+            )
+            .unwrap();
+    }
+    store.insert_job(&accepted(7, 1000)).unwrap(); // queued
+    store
+        .insert_job(&NewJob {
+            decision: "rejected",
+            state: "rejected",
+            ..accepted(8, 1000)
+        })
+        .unwrap();
+    assert_eq!(store.prune_finished_beyond(3).unwrap(), 2, "1000's 1 and 2");
+    assert!(store.job(2).unwrap().is_none() && store.job(3).unwrap().is_some());
+    assert_eq!(
+        store.prune_finished_before(45.0).unwrap(),
+        2,
+        "3 and 4 ended before 45"
+    );
+    let left: Vec<u64> = (1..=8).filter(|&id| store.job(id).unwrap().is_some()).collect();
+    assert_eq!(left, vec![5, 6, 7, 8]);
+    let events: i64 = store
+        .conn
+        .query_row("SELECT COUNT(*) FROM events WHERE job_id <= 4", [], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert_eq!(events, 0, "their events went with them");
+    // The newest job is kept whatever its age: ids are never given twice.
+    store
+        .job_ended(7, 70.0, "cancelled", None, false, "cancelled", None)
+        .unwrap();
+    store.prune_finished_before(1_000.0).unwrap();
+    store.prune_rejected_before(1_000.0).unwrap();
+    assert_eq!(store.max_job_id().unwrap(), 8);
+}
+
 #[test]
 fn members_keep_their_latest_tuple_and_routes_follow_their_job() {
     let dir = tempfile::tempdir().unwrap();
