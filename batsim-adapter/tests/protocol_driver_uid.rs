@@ -114,6 +114,7 @@ fn serve_open(driver_uid: Option<u32>) -> (tempfile::TempDir, String, Server) {
         endpoint: endpoint.clone(),
         timeout: Some(Duration::from_secs(10)),
         driver_uid,
+        allow_remote: false,
     };
     let old = umask(Mode::empty());
     let server = std::thread::spawn(move || serve(&options, &mut Session::new(config(Policy::Fcfs))));
@@ -233,6 +234,7 @@ fn a_driver_uid_on_tcp_is_refused_with_the_way_out() {
         endpoint: "tcp://127.0.0.1:0".to_string(),
         timeout: Some(Duration::from_secs(1)),
         driver_uid: Some(1000),
+        allow_remote: false,
     };
     let mut session = Session::new(config(Policy::Fcfs));
     let error = serve(&options, &mut session).unwrap_err();

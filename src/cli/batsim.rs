@@ -77,9 +77,14 @@ pub struct ServeArgs {
     pub timeout: Option<f64>,
     /// On an ipc:// --socket, only a Batsim running as this uid may drive the simulation
     /// (default: this process's uid); another user's messages are answered with an error and
-    /// ignored. A tcp:// endpoint carries no credentials: there the first Batsim peer drives.
+    /// ignored. A tcp:// endpoint carries no credentials: there the first Batsim peer drives, and
+    /// a second peer that speaks stops the run.
     #[arg(long, value_name = "UID")]
     pub driver_uid: Option<u32>,
+    /// Bind a tcp:// --socket on an address other than loopback (any host that reaches it may
+    /// drive the simulation; refused without this).
+    #[arg(long)]
+    pub allow_remote: bool,
     /// Create cloud jobs through Batsim's dynamic jobs: run Batsim with --enable-dynamic-jobs
     /// (each job registers a profile of its own: --enable-profile-reuse is not needed).
     #[arg(long)]
@@ -254,6 +259,7 @@ fn serve_checked(args: ServeArgs) -> anyhow::Result<()> {
         endpoint: args.socket.clone(),
         timeout: args.timeout.map(Duration::from_secs_f64),
         driver_uid: args.driver_uid,
+        allow_remote: args.allow_remote,
     };
     if let Some(dir) = &args.out {
         output::prepare_out_dir(dir, true).context("--out is not usable")?;
@@ -390,6 +396,7 @@ fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
         endpoint: endpoint.clone(),
         timeout: Some(Duration::from_secs(60)),
         driver_uid: None,
+        allow_remote: false,
     };
     let mut config = AdapterConfig::default();
     config.engine.policy = Some(args.policy);

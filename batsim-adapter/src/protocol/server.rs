@@ -6,10 +6,16 @@
 //! each request): the **driver** is the first peer whose message is a
 //! Batsim message. On an `ipc://` endpoint only Batsim's user can connect at
 //! all (the socket is theirs, 0600: `private_ipc`), so no other local user
-//! can be that peer; a `tcp://` endpoint is open to every local user. Before it, a message that is not one is answered with a
-//! plain-text error and ignored (the sender is not Batsim); after it, every
-//! other peer's message is answered with a plain-text error and ignored, so a
-//! stray peer can neither end nor steer the run. A connection that never
+//! can be that peer; a `tcp://` endpoint is open to every local user (and
+//! binds loopback only, unless [`ServerOptions::allow_remote`]). Before it,
+//! a message that is not one is answered with a plain-text error and
+//! ignored (the sender is not Batsim); after it, on `ipc://` every other
+//! peer's message (Batsim's user's own strays) is answered with a
+//! plain-text error and ignored, so a stray peer can neither end nor steer
+//! the run. On `tcp://` a second peer that speaks ends the run with
+//! [`ServerError::SecondPeer`]: without credentials the scheduler cannot
+//! tell which peer is Batsim, and the first one may have been another local
+//! user's (a run driven by it must not write results). A connection that never
 //! completes ZeroMQ's handshake (a plain TCP connect, garbage) is logged and
 //! ignored, and so is a disconnection of a peer that is not the driver.
 //! The driver's own malformed messages still end the run (its conversation
@@ -38,7 +44,16 @@ pub struct ServerOptions {
     /// socket is made theirs, 0600; `None`: the adapter's own user). A
     /// `tcp://` endpoint carries no credentials: setting it there is an error.
     pub driver_uid: Option<u32>,
+    /// Bind a `tcp://` endpoint on an address other than loopback (any
+    /// host that can reach it may then drive the simulation).
+    pub allow_remote: bool,
 }
+
+/// The largest message the socket accepts (`ZMQ_MAXMSGSIZE`): a Batsim
+/// message is a few kilobytes to a few megabytes (`SIMULATION_BEGINS` with
+/// a platform and forwarded profiles); a peer sending more is cut off by
+/// ZeroMQ before it is read into memory.
+pub const MAX_MESSAGE_BYTES: i64 = 256 << 20;
 
 /// What a finished run measured.
 #[derive(Clone, Debug, Default)]
@@ -105,6 +120,25 @@ pub enum ServerError {
         /// What is wrong.
         problem: MessageError,
     },
+    /// A second peer spoke on a `tcp://` endpoint (see the module docs).
+    #[error(
+        "a second peer spoke on {endpoint} while another drives the simulation: a tcp:// endpoint carries no \
+         credentials, so the scheduler cannot tell Batsim from another local user, and stops; run Batsim and \
+         the scheduler on an ipc:// endpoint (a Unix socket only Batsim's user may open)"
+    )]
+    SecondPeer {
+        /// The endpoint.
+        endpoint: String,
+    },
+    /// A `tcp://` endpoint on an address other than loopback, without `allow_remote`.
+    #[error(
+        "{endpoint} is not a loopback address: any host that reaches it could drive the simulation; bind \
+         tcp://127.0.0.1:PORT (Batsim on this machine), an ipc:// endpoint, or pass --allow-remote"
+    )]
+    RemoteEndpoint {
+        /// The endpoint.
+        endpoint: String,
+    },
     /// A driver's user was given for an endpoint that carries no credentials.
     #[error(
         "--driver-uid {uid}: {endpoint} carries no peer credentials (any local user may connect); use an \
@@ -151,6 +185,17 @@ pub fn serve(options: &ServerOptions, session: &mut Session) -> Result<ServeRepo
             error,
         })?;
     }
+    if !options.allow_remote && !is_loopback_or_ipc(&options.endpoint) {
+        return Err(ServerError::RemoteEndpoint {
+            endpoint: options.endpoint.clone(),
+        });
+    }
+    socket
+        .set_maxmsgsize(MAX_MESSAGE_BYTES)
+        .map_err(|error| ServerError::Zmq {
+            action: "setting ZMQ_MAXMSGSIZE",
+            error,
+        })?;
     // Let the last reply reach Batsim on close, but never block exit for long.
     socket.set_linger(2000).map_err(|error| ServerError::Zmq {
         action: "setting ZMQ_LINGER",
@@ -201,6 +246,17 @@ pub fn serve(options: &ServerOptions, session: &mut Session) -> Result<ServeRepo
         }
     };
     serve_on(&socket, &monitor, options, session)
+}
+
+/// Whether `endpoint` is an `ipc://` one, or a `tcp://` one on a loopback
+/// address (`127.0.0.0/8`, `::1`, `localhost`).
+fn is_loopback_or_ipc(endpoint: &str) -> bool {
+    let Some(address) = endpoint.strip_prefix("tcp://") else {
+        return endpoint.starts_with("ipc://") || endpoint.starts_with("inproc://");
+    };
+    let host = address.rsplit_once(':').map_or(address, |(host, _)| host);
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 fn thread_cpu_time() -> Option<Duration> {
@@ -315,7 +371,7 @@ fn serve_on(
             action: "receiving a message",
             error,
         })?;
-        let Some((identity, bytes)) = server.request(&frames) else {
+        let Some((identity, bytes)) = server.request(&frames)? else {
             continue;
         };
         let started = Instant::now();
@@ -329,6 +385,9 @@ fn serve_on(
         }
     }
 }
+
+/// A peer's request: its ROUTER identity and the message.
+type Request<'f> = (&'f [u8], &'f [u8]);
 
 /// One run of the server: the socket it answers on, who drives, how many
 /// messages were answered and when the driver last spoke.
@@ -421,8 +480,8 @@ impl<'s> Server<'s> {
     /// A REQ peer's request (its identity, an empty delimiter, the body) as
     /// identity and body, unless it is not a REQ request or comes from a
     /// peer other than the driver: then it is answered with an error and
-    /// ignored (`None`).
-    fn request<'f>(&mut self, frames: &'f [Vec<u8>]) -> Option<(&'f [u8], &'f [u8])> {
+    /// ignored (`None`), or on `tcp://` ends the run ([`ServerError::SecondPeer`]).
+    fn request<'f>(&mut self, frames: &'f [Vec<u8>]) -> Result<Option<Request<'f>>, ServerError> {
         let (identity, bytes) = match frames {
             [identity, delimiter, body] if delimiter.is_empty() => (identity.as_slice(), body.as_slice()),
             [identity, ..] => {
@@ -435,11 +494,21 @@ impl<'s> Server<'s> {
                     identity,
                     b"interstice error: send Batsim requests from a REQ socket",
                 );
-                return None;
+                return Ok(None);
             }
-            [] => return None,
+            [] => return Ok(None),
         };
         match &self.peers.driver {
+            Some(driver) if driver.as_slice() != identity && self.options.endpoint.starts_with("tcp://") => {
+                let _ = reply_to(
+                    self.socket,
+                    identity,
+                    b"interstice error: another peer drives this scheduler on tcp://; the run stops",
+                );
+                Err(ServerError::SecondPeer {
+                    endpoint: self.options.endpoint.clone(),
+                })
+            }
             Some(driver) if driver.as_slice() != identity => {
                 self.peers.warn(&format!(
                     "ignored a message from a peer other than the Batsim driving the simulation: {}",
@@ -450,9 +519,9 @@ impl<'s> Server<'s> {
                     identity,
                     b"interstice error: another Batsim drives this scheduler; message ignored",
                 );
-                None
+                Ok(None)
             }
-            _ => Some((identity, bytes)),
+            _ => Ok(Some((identity, bytes))),
         }
     }
 

@@ -73,6 +73,7 @@ impl Adapter {
             endpoint: endpoint.clone(),
             timeout: Some(timeout),
             driver_uid: None,
+            allow_remote: false,
         };
         let handle = std::thread::spawn(move || {
             let mut session = Session::new(config);
