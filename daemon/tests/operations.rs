@@ -536,7 +536,7 @@ fn dashboard_and_rules_read_metrics_a_live_daemon_exports() {
 
 /// Config struct → the prefix of its keys (a flat table). A new section
 /// struct must be added here.
-const SECTION_PREFIXES: [(&str, &str); 19] = [
+const SECTION_PREFIXES: [(&str, &str); 20] = [
     ("Config", ""),
     ("ApiConfig", "api."),
     ("TlsConfig", "api.tls."),
@@ -550,6 +550,7 @@ const SECTION_PREFIXES: [(&str, &str); 19] = [
     ("NodeConfig", "node."),
     ("MetricsConfig", "metrics."),
     ("StoreConfig", "store."),
+    ("QuotaConfig", "quota."),
     ("MemberConfig", "datacenter."),
     ("BrokerConfig", "datacenter."),
     ("OnBehalfOf", "datacenter.on_behalf_of."),
