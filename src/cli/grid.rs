@@ -185,10 +185,11 @@ pub fn expand(argv: Vec<OsString>) -> Result<Vec<OsString>, GridFileError> {
             None => return Ok(argv),
         },
     };
-    let text = std::fs::read_to_string(&path).map_err(|err| GridFileError {
-        path: path.clone(),
-        problem: format!("cannot read the grid file: {err}"),
-    })?;
+    let text = interstice_swf::input_file::read_text(&path, interstice_swf::input_file::MAX_TEXT_BYTES)
+        .map_err(|err| GridFileError {
+            path: path.clone(),
+            problem: format!("cannot read the grid file: {err}"),
+        })?;
     let given: Vec<String> = argv.iter().filter_map(|arg| long_option(arg)).collect();
     // An option on the command line replaces the file's (a machine option the group).
     let machine_typed = given.iter().any(|long| MACHINE_GROUP.contains(&long.as_str()));

@@ -85,7 +85,8 @@ fn ticks(secs: f64) -> i64 {
 /// than `procs` is an error, as in `replay` without `--clip`.
 fn read_jobs(path: &Path, procs: u32) -> anyhow::Result<Vec<RefJob>> {
     let shown = path.display();
-    let file = std::fs::File::open(path).with_context(|| Unreadable(format!("cannot open {shown}")))?;
+    let file = interstice_swf::input_file::open_regular(path)
+        .with_context(|| Unreadable(format!("cannot open {shown}")))?;
     let mut input = interstice_swf::input::decode(Box::new(file))
         .with_context(|| Unreadable(format!("cannot read {shown}")))?;
     let (mut jobs, mut line, mut number) = (Vec::new(), Vec::new(), 0u64);

@@ -67,8 +67,9 @@ struct Echo<'a> {
 pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
     let params = match &args.params {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| Unreadable(format!("cannot read --params {}", path.display())))?;
+            let text =
+                interstice_swf::input_file::read_text(path, interstice_swf::input_file::MAX_TEXT_BYTES)
+                    .with_context(|| Unreadable(format!("cannot read --params {}", path.display())))?;
             GeneratorParams::from_yaml(&text, &path.display().to_string()).map_err(SwfError::Option)?
         }
         None => GeneratorParams::default(),

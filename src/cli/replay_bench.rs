@@ -495,7 +495,8 @@ pub fn bench_scaling(args: ScalingArgs) -> anyhow::Result<()> {
 /// The `jobs` of `out/summary.json`: what the child replayed.
 fn summary_jobs(out: &Path) -> anyhow::Result<u64> {
     let path = out.join(interstice_batsim::output::SUMMARY_JSON);
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = interstice_swf::input_file::read_text(&path, interstice_swf::input_file::MAX_TEXT_BYTES)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     let summary: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
     summary["jobs"]

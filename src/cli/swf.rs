@@ -235,7 +235,7 @@ fn open(path: &Path, common: &CommonArgs) -> anyhow::Result<(Input, ProgressBar)
     let raw: Box<dyn Read + Send> = if path == Path::new("-") {
         Box::new(bar.wrap_read(io::stdin()))
     } else {
-        let file = File::open(path)
+        let file = interstice_swf::input_file::open_regular(path)
             .with_context(|| super::exit::Unreadable(format!("cannot read {}", path.display())))?;
         if let Ok(meta) = file.metadata() {
             bar.set_length(meta.len());

@@ -253,7 +253,7 @@ pub struct DatacenterSpec {
 impl DatacenterSpec {
     /// Read and check `path`.
     pub fn load(path: &Path) -> Result<DatacenterSpec, DatacenterFileError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::input_file::read_text(path, crate::input_file::MAX_TEXT_BYTES)
             .map_err(|e| DatacenterFileError(format!("{}: cannot read: {e}", path.display())))?;
         Self::parse(&text, path)
     }

@@ -2,7 +2,7 @@
 //! by the gzip magic bytes, whatever the file is called).
 
 use crate::error::SwfError;
-use std::fs::File;
+use crate::input_file::{open_regular, Bounded};
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::Path;
 
@@ -53,7 +53,7 @@ pub fn open(path: &Path) -> Result<Input, SwfError> {
     let raw: Box<dyn Read + Send> = if path == Path::new("-") {
         Box::new(io::stdin())
     } else {
-        Box::new(File::open(path).map_err(|source| SwfError::Io {
+        Box::new(open_regular(path).map_err(|source| SwfError::Io {
             action: "open",
             path: path.to_path_buf(),
             source,
@@ -77,7 +77,8 @@ pub fn from_reader(raw: Box<dyn Read + Send>, path: &Path) -> Result<Input, SwfE
 }
 
 /// Decompress `raw` when it is gzip (concatenated members included), in a
-/// thread of its own ([`crate::inflate`]).
+/// thread of its own ([`crate::inflate`]); either way bounded per line and
+/// in all ([`crate::input_file`]).
 pub fn decode(mut raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead>> {
     let mut magic = [0u8; 2];
     let mut got = 0;
@@ -92,9 +93,9 @@ pub fn decode(mut raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead>> {
     let whole = Cursor::new(magic[..got].to_vec()).chain(raw);
     if got == 2 && magic == [0x1f, 0x8b] {
         let gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUF_SIZE, whole));
-        Ok(Box::new(crate::inflate::Inflated::spawn(gz)?))
+        Ok(Box::new(Bounded::new(crate::inflate::Inflated::spawn(gz)?)))
     } else {
-        Ok(Box::new(BufReader::with_capacity(BUF_SIZE, whole)))
+        Ok(Box::new(Bounded::new(BufReader::with_capacity(BUF_SIZE, whole))))
     }
 }
 

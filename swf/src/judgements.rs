@@ -49,10 +49,15 @@ enum Entry {
     Text(String),
 }
 
+/// The most bytes a judgements file may hold: a pairwise matrix of the few
+/// criteria a person can judge (Saaty: at most about nine) is a few
+/// kilobytes; a file of thousands of criteria is refused before it is parsed.
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
 impl Judgements {
     /// Read and check `path`'s shape (names, one row and one column per criterion).
     pub fn read(path: &Path) -> Result<Judgements, JudgementsFileError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::input_file::read_text(path, MAX_FILE_BYTES)
             .map_err(|e| JudgementsFileError(format!("{}: cannot read: {e}", path.display())))?;
         Self::parse(&text, &path.display().to_string())
     }

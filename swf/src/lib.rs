@@ -79,6 +79,7 @@ pub mod header;
 mod inflate;
 pub mod inject;
 pub mod input;
+pub mod input_file;
 pub mod jobs;
 pub mod judgements;
 pub mod label;

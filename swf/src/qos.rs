@@ -312,7 +312,7 @@ impl QosSpec {
     /// Read and check `path`; `slots` is what the default tenant owns when
     /// the file names none (the platform's size).
     pub fn load(path: &Path, slots: u32) -> Result<QosSpec, QosFileError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::input_file::read_text(path, crate::input_file::MAX_TEXT_BYTES)
             .map_err(|e| QosFileError(format!("{}: cannot read: {e}", path.display())))?;
         Self::parse(&text, path, slots)
     }
@@ -840,10 +840,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("q.yaml: hosts") && e.contains("spare"), "{e}");
-        let e = parse("hosts: { count: 18446744073709551615, slots: 1 }\n")
+        let e = parse("hosts: { count: 1000, slots: 4294967295 }\n")
             .unwrap_err()
             .to_string();
         assert!(e.contains("slots in all"), "{e}");
+        let e = parse("hosts: { count: 18446744073709551615, slots: 1 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at most 1000000 hosts"), "{e}");
+        let e = parse("hosts: { count: 400000000, slots: 1 }\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("hosts.count") && e.contains("at most 1000000 hosts"),
+            "{e}"
+        );
         let e = parse("hosts: [2]\nrequests:\n  - { count: 20, every: 1e12 }\n")
             .unwrap_err()
             .to_string();

@@ -79,9 +79,14 @@ impl StudySpec {
     /// The largest `scale` (a host of the largest machine then has a million slots).
     pub const MAX_SCALE: u32 = 1_000_000;
 
+    /// The most generated samples (each is a whole simulation per policy:
+    /// ten thousand already take hours; more is a typo, refused before
+    /// anything is allocated for them).
+    pub const MAX_SAMPLES: u32 = 10_000;
+
     /// Read the study file `path`.
     pub fn load(path: &Path) -> Result<StudySpec, QosFileError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::input_file::read_text(path, crate::input_file::MAX_TEXT_BYTES)
             .map_err(|e| QosFileError(format!("{}: cannot read: {e}", path.display())))?;
         let place = path.display().to_string();
         let qos = QosSpec::parse(&text, path, 0)?;
@@ -113,8 +118,11 @@ impl StudySpec {
             ));
         }
         let source = if section.traces.is_empty() {
-            if samples == 0 {
-                return Err(bad("study.samples", "0: give at least one sample".into()));
+            if !(1..=Self::MAX_SAMPLES).contains(&samples) {
+                return Err(bad(
+                    "study.samples",
+                    format!("{samples}: give 1 to {} samples", Self::MAX_SAMPLES),
+                ));
             }
             SampleSource::Generated(params.clone())
         } else {

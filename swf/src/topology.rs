@@ -186,7 +186,7 @@ fn item_line(text: &str, section: &str, index: usize) -> Option<usize> {
 impl McdmFile {
     /// Read and check `path`.
     pub fn load(path: &Path) -> Result<McdmFile, TopologyFileError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::input_file::read_text(path, crate::input_file::MAX_TEXT_BYTES).map_err(|e| {
             TopologyFileError(format!(
                 "{}: cannot read: {e} (give a topology or request file, see docs/placement.md)",
                 path.display()

@@ -130,3 +130,96 @@ fn each_command_exits_with_the_documented_status() {
         None,
     );
 }
+
+/// `args` fails within a few seconds (it used to hang on a FIFO, or read
+/// `/dev/zero` until memory ran out); its exit status and stderr.
+fn fails_fast(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(interstice_bin())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run interstice");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{args:?} did not end within 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// One input rule for every file the CLI reads: a regular file only (a
+/// FIFO, a device or a directory refused with the reason, at once), no
+/// line without end, text inputs and counts bounded before anything is
+/// allocated; never a panic or an abort.
+#[test]
+fn inputs_that_are_not_files_or_have_no_bound_are_refused_at_once() {
+    let dir = scratch_dir("exit_codes", "inputs");
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let fifo = fifo.to_str().unwrap();
+    let folder = dir.to_str().unwrap();
+    let zeros = dir.join("zeros.swf.gz");
+    {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(&zeros).unwrap(),
+            flate2::Compression::fast(),
+        );
+        gz.write_all(&vec![0u8; 8 << 20]).unwrap();
+        gz.finish().unwrap();
+    }
+    let zeros = zeros.to_str().unwrap();
+    let big = dir.join("judgements.yaml");
+    std::fs::write(
+        &big,
+        format!(
+            "criteria: [a, b]\nmatrix: [[1, 1], [1, 1]]\n#{}\n",
+            "x".repeat(2 << 20)
+        ),
+    )
+    .unwrap();
+    let big = big.to_str().unwrap();
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["swf", "stats", "/dev/zero"], "a character device"),
+        (vec!["swf", "stats", fifo], "a FIFO"),
+        (
+            vec!["replay", fifo, "--procs", "10", "--policy", "easy", "--out", out],
+            "a FIFO",
+        ),
+        (
+            vec![
+                "replay", folder, "--procs", "10", "--policy", "easy", "--out", out,
+            ],
+            "a directory",
+        ),
+        (vec!["swf", "stats", zeros], "longer than"),
+        (
+            vec!["mcdm", "weights", "--judgements", "/dev/zero"],
+            "a character device",
+        ),
+        (
+            vec!["mcdm", "weights", "--judgements", big],
+            "more than the 1048576",
+        ),
+    ] {
+        let (status, stderr) = fails_fast(&args);
+        assert_eq!(status, Some(4), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {needle:?} not in {stderr}");
+    }
+    let (status, stderr) = fails_fast(&["mcdm", "fat-tree", "--k", "4000000"]);
+    assert!(matches!(status, Some(2 | 4)), "{stderr}");
+    assert!(
+        stderr.contains("even k from 2 to 128") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+}

@@ -39,9 +39,19 @@ impl FatTreeSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct BadK(pub usize);
 
+/// The largest `k`: its fat-tree has k³/4 = 524,288 hosts (each a node of
+/// the placement problem), beyond which the tree is refused before it is
+/// allocated.
+pub const MAX_K: usize = 128;
+
 impl std::fmt::Display for BadK {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "k = {}: a fat-tree needs an even k >= 2 (4, 8, 20, …)", self.0)
+        write!(
+            f,
+            "k = {}: a fat-tree needs an even k from 2 to {MAX_K} (4, 8, 20, …; k = {MAX_K} has {} hosts)",
+            self.0,
+            MAX_K * MAX_K * MAX_K / 4
+        )
     }
 }
 
@@ -51,7 +61,7 @@ impl std::error::Error for BadK {}
 /// `pP-aggA`, `pP-edgeE`.
 pub fn fat_tree(spec: &FatTreeSpec) -> Result<Topology, FatTreeError> {
     let k = spec.k;
-    if k < 2 || k % 2 != 0 {
+    if !(2..=MAX_K).contains(&k) || k % 2 != 0 {
         return Err(FatTreeError::K(BadK(k)));
     }
     let half = k / 2;
@@ -151,5 +161,11 @@ mod tests {
             FatTreeError::K(BadK(5))
         );
         assert!(fat_tree(&FatTreeSpec::seed(0)).is_err());
+        // Refused before anything is allocated (it was a capacity overflow panic).
+        assert_eq!(
+            fat_tree(&FatTreeSpec::seed(4_000_000)).unwrap_err(),
+            FatTreeError::K(BadK(4_000_000))
+        );
+        assert!(fat_tree(&FatTreeSpec::seed(MAX_K + 2)).is_err());
     }
 }

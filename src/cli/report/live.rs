@@ -90,12 +90,13 @@ fn figure(series: &LiveSeries) -> Figure {
 /// Writes `DIR/live.svg` and `DIR/live.png` from `DIR/live-series.json`; returns the SVG's path.
 pub fn draw(dir: &Path) -> anyhow::Result<std::path::PathBuf> {
     let path = dir.join(LIVE_SERIES);
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "cannot read {} (written by scripts/slurm-live.sh)",
-            path.display()
-        )
-    })?;
+    let text = interstice_swf::input_file::read_text(&path, interstice_swf::input_file::MAX_TEXT_BYTES)
+        .with_context(|| {
+            format!(
+                "cannot read {} (written by scripts/slurm-live.sh)",
+                path.display()
+            )
+        })?;
     let series: LiveSeries = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a live run's series", path.display()))?;
     if !(series.bin_seconds.is_finite() && series.bin_seconds > 0.0) {

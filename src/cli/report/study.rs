@@ -67,7 +67,8 @@ const LEVELS: [&str; 3] = ["low", "medium", "high"];
 /// Read `dir/study.json`.
 pub fn read(dir: &Path) -> anyhow::Result<StudyFile> {
     let path = dir.join(interstice_batsim::study_output::STUDY_JSON);
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = interstice_swf::input_file::read_text(&path, interstice_swf::input_file::MAX_TEXT_BYTES)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{} is not a qos study's summary", path.display()))
 }
 

@@ -109,7 +109,10 @@ impl Cells {
     pub fn open(out: &Path, settings: &Settings, force: bool) -> anyhow::Result<Cells> {
         let dir = out.join(CELLS_DIR);
         let settings_path = dir.join(SETTINGS_JSON);
-        match std::fs::read_to_string(&settings_path) {
+        match interstice_swf::input_file::read_text(
+            &settings_path,
+            interstice_swf::input_file::MAX_TEXT_BYTES,
+        ) {
             Ok(text) => {
                 let old: Settings = serde_json::from_str(&text)
                     .with_context(|| format!("{} is not a sweep's settings", settings_path.display()))?;
@@ -137,7 +140,8 @@ impl Cells {
     pub fn existing(out: &Path) -> anyhow::Result<(Cells, Settings)> {
         let dir = out.join(CELLS_DIR);
         let path = dir.join(SETTINGS_JSON);
-        let text = std::fs::read_to_string(&path).with_context(|| {
+        let text = interstice_swf::input_file::read_text(&path, interstice_swf::input_file::MAX_TEXT_BYTES)
+            .with_context(|| {
             crate::cli::exit::Unreadable(format!(
                 "cannot read {} (is {} a sweep's --out directory?)",
                 path.display(),
@@ -156,11 +160,12 @@ impl Cells {
     /// The stored outcome of simulation `index`, if it finished (and is of `task`).
     pub fn load(&self, index: usize, task: &Task) -> anyhow::Result<Option<Outcome>> {
         let path = self.path(index);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
-        };
+        let text =
+            match interstice_swf::input_file::read_text(&path, interstice_swf::input_file::MAX_TEXT_BYTES) {
+                Ok(text) => text,
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+            };
         let cell: Cell = serde_json::from_str(&text).with_context(|| {
             format!(
                 "{} is not a sweep cell: remove it to run that cell again",

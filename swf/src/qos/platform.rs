@@ -81,6 +81,10 @@ pub(super) struct EventEntry {
 /// memory, labels, speed }`, or a list of such maps (`count` default 1).
 /// `cpu` is the host's slots; a host without `memory` does not constrain
 /// memory; a speed is osep's (seed 002), 1 unless given.
+/// The most hosts a platform may have (each is simulated: a million is
+/// far beyond any study's, and bounded memory).
+pub(super) const MAX_HOSTS: usize = 1_000_000;
+
 pub(super) fn parse_hosts(hosts: Value, errors: &QosErrors) -> Result<Hosts, QosFileError> {
     // A single map is named `hosts`, a list's entries `hosts[i]`.
     let (entries, single): (Vec<Value>, bool) = match hosts {
@@ -131,6 +135,12 @@ pub(super) fn parse_hosts(hosts: Value, errors: &QosErrors) -> Result<Hosts, Qos
             return Err(errors.err(key(".count"), "0: give 1 host or more".into()));
         }
         // Checked before anything is allocated.
+        if slots.len().saturating_add(count) > MAX_HOSTS {
+            return Err(errors.err(
+                key(".count"),
+                format!("{count} hosts: give at most {MAX_HOSTS} hosts in all"),
+            ));
+        }
         let total: u64 = slots.iter().map(|&s| u64::from(s)).sum();
         if (count as u64)
             .saturating_mul(u64::from(cpu))

@@ -11,10 +11,11 @@ impl Workload {
     /// Read a Batsim workload file as workload `name` (`w0`).
     pub fn load(path: &Path, name: &str) -> Result<Workload, DriverError> {
         let display = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| DriverError::Workload {
-            path: display.clone(),
-            problem: WorkloadError::Read(e),
-        })?;
+        let text = interstice_swf::input_file::read_text(path, interstice_swf::input_file::MAX_TEXT_BYTES)
+            .map_err(|e| DriverError::Workload {
+                path: display.clone(),
+                problem: WorkloadError::Read(e),
+            })?;
         Workload::from_json(&text, name, &display)
     }
 
