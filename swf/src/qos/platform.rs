@@ -327,6 +327,18 @@ mod tests {
         parse(text).unwrap_err().to_string()
     }
 
+    /// Hosts are counted before any is allocated (400 million used to
+    /// abort the process).
+    #[test]
+    fn a_host_count_beyond_the_bound_is_refused_before_allocating() {
+        for count in ["400000000", "18446744073709551615"] {
+            let e = parse(&format!("hosts: {{ count: {count}, slots: 1 }}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("hosts.count") && e.contains("at most 1000000 hosts"), "{e}");
+        }
+    }
+
     #[test]
     fn hosts_requests_overheads_and_events_are_read() {
         let s = parse(
