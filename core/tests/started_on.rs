@@ -309,3 +309,33 @@ proptest! {
         }
     }
 }
+
+/// A job past its enforced walltime whose end report was lost is gone (the
+/// batch system killed it at its limit): a new job reported on its
+/// processors replaces it, where one within its walltime is refused.
+#[test]
+fn a_report_replaces_a_job_past_its_walltime_on_those_processors() {
+    let mut eng = driver(2, Policy::Easy);
+    eng.submit(hpc(1, 0, 100, 100, 1)).unwrap();
+    eng.started_on(JobId(1), &procs(&[1]), secs(0)).unwrap();
+    eng.pass(secs(0)).unwrap();
+    eng.submit(hpc(2, 50, 100, 100, 1)).unwrap();
+    assert!(
+        eng.started_on(JobId(2), &procs(&[1]), secs(50)).is_err(),
+        "job 1 runs until 100"
+    );
+    eng.pass(secs(150)).unwrap(); // job 1 overdue, held on
+    eng.started_on(JobId(2), &procs(&[1]), secs(150)).unwrap();
+    assert_eq!(eng.engine().job_state(JobId(1)), Some(JobState::Ended));
+    assert_eq!(
+        eng.engine().job_state(JobId(2)),
+        Some(JobState::Running {
+            start: secs(150),
+            procs: procs(&[1])
+        }),
+        "the pass at 150 started job 2 on the free processor 0; the report moves it to 1"
+    );
+    let record = eng.engine().records().find(|r| r.job.id == JobId(1)).unwrap();
+    assert_eq!(record.end_reason, Some(EndReason::WalltimeReached));
+    assert_eq!(record.end, Some(secs(150)));
+}

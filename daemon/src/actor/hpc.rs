@@ -7,7 +7,8 @@
 //! no HPC job of its own, and events are only counted.
 
 use super::admission::engine_error;
-use super::command::{ApiError, ErrorKind};
+use super::cloud_job::Phase;
+use super::command::ApiError;
 use super::hpc_mirror::HpcJob;
 use super::seconds::secs;
 use super::state::Actor;
@@ -148,7 +149,7 @@ impl Actor {
                 None => {
                     self.submit_hpc(&event.id, event.procs, event.walltime, event.runtime, now)?;
                 }
-                Some(cpus) => self.started_on(&event, cpus, now)?,
+                Some(cpus) => evicted.extend(self.started_on(&event, cpus, now)?),
             },
             EventKind::Ended => self.forget_hpc(&event.id, now, EndReason::Completed),
             EventKind::Killed => self.forget_hpc(&event.id, now, EndReason::Killed),
@@ -161,21 +162,44 @@ impl Actor {
     /// engine's processors on those CPUs (`Engine::started_on`), so that the
     /// engine evicts the cloud work there (the pass that follows) and places
     /// none there until it ends. A job on none of this daemon's CPUs is
-    /// only counted. A report the engine cannot hold (a CPU another HPC job
-    /// holds) is refused, and a job new with it is not kept.
-    fn started_on(&mut self, event: &HpcEvent, cpus: &ProcSet, now: Time) -> Result<(), ApiError> {
+    /// only counted. Where the engine cannot hold it there (another HPC job
+    /// within its walltime holds one of them: Slurm's `OverSubscribe`; a
+    /// maintenance window; a count the engine knew otherwise), the job
+    /// stays where the engine plans it, the cloud jobs on those CPUs are
+    /// evicted all the same, and the daemon logs why: the HPC job is
+    /// counted, and nothing runs beside it now.
+    fn started_on(&mut self, event: &HpcEvent, cpus: &ProcSet, now: Time) -> Result<Vec<u64>, ApiError> {
         let on = self.executor.procs_on(cpus, self.driver.engine().config().procs);
         let known = self.hpc.jobs.contains_key(&event.id);
         if on.is_empty() && !known {
-            return Ok(());
+            return Ok(Vec::new());
         }
-        let id = self.submit_hpc(&event.id, on.len(), event.walltime, event.runtime, now)?;
-        self.driver.started_on(id, &on, now).map_err(|err| {
-            if !known {
-                self.forget_hpc(&event.id, now, EndReason::Killed);
+        let procs = if on.is_empty() { event.procs } else { on.len() };
+        let id = self.submit_hpc(&event.id, procs, event.walltime, event.runtime, now)?;
+        match self.driver.started_on(id, &on, now) {
+            Ok(()) => Ok(Vec::new()),
+            Err(err) => {
+                tracing::warn!(job = %event.id, %cpus, "HPC job held where the engine plans it: {err}");
+                Ok(self.evict_holding(&on, now))
             }
-            ApiError::new(ErrorKind::Conflict, format!("{err} (CPUs {cpus})"))
-        })
+        }
+    }
+
+    /// Evict every cloud job holding one of the engine's processors `procs`
+    /// (an HPC job the engine could not hold there takes them now).
+    fn evict_holding(&mut self, procs: &ProcSet, now: Time) -> Vec<u64> {
+        let holding: Vec<u64> = self
+            .jobs
+            .iter()
+            .filter(|(_, job)| !matches!(job.phase, Phase::Queued))
+            .filter(|(_, job)| {
+                job.engine_procs
+                    .as_ref()
+                    .is_some_and(|held| held.intersects(procs))
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        holding.into_iter().filter(|id| self.evict(*id, now)).collect()
     }
 
     /// The batch system's plan becomes the engine's HPC layer: the holds

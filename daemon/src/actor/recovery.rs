@@ -153,11 +153,9 @@ impl Actor {
         // No SLO in the engine: an accepted job must not be rejected on
         // recovery. Its SLO is still judged from its first arrival.
         let job = engine_job(id, view.procs, walltime, now, None);
-        let submitted = match view.owner_uid {
-            Some(uid) => self.driver.submit_as(job, uid),
-            None => self.driver.submit(job),
-        };
-        if let Err(err) = submitted {
+        // Without an owner: a recovered job does not count against its
+        // user's share of the regulator again.
+        if let Err(err) = self.driver.submit(job) {
             let _ = self.store.job_ended(
                 id,
                 secs(now),

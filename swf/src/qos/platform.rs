@@ -335,7 +335,10 @@ mod tests {
             let e = parse(&format!("hosts: {{ count: {count}, slots: 1 }}\n"))
                 .unwrap_err()
                 .to_string();
-            assert!(e.contains("hosts.count") && e.contains("at most 1000000 hosts"), "{e}");
+            assert!(
+                e.contains("hosts.count") && e.contains("at most 1000000 hosts"),
+                "{e}"
+            );
         }
     }
 

@@ -8,7 +8,9 @@
 //! would be placed back on them at the next pass. So the job is held on
 //! exactly those processors until it ends: cloud work on them is evicted
 //! now, HPC and cloud reservations in the way are planned again elsewhere,
-//! and a job the engine had started on other processors moves there.
+//! and a job the engine had started on other processors moves there. A job
+//! past its enforced walltime still holding them is gone (the batch system
+//! killed it at its limit; its end report was lost): it ends there.
 
 use super::*;
 use crate::procset::ProcSet;
@@ -55,7 +57,9 @@ impl State {
             return refuse("it is neither queued nor running".into());
         }
         let end = if running {
-            self.jobs[idx].occ_end
+            // An overdue job (its hold not renewed yet) is held a tick at
+            // least; `hold_overdue` goes on from there.
+            self.jobs[idx].occ_end.max(now + Time::from_ticks(1))
         } else {
             now + job.walltime
         };
@@ -63,10 +67,22 @@ impl State {
             return refuse(reason);
         }
         self.advance(now)?;
+        // Jobs past their enforced walltime on these processors are gone
+        // (the batch system killed them; their end report was lost).
+        for gone in self.overdue_on(idx, &bits, now) {
+            let gone = self.job(gone).id;
+            self.job_ended(cfg, gone, now, EndReason::WalltimeReached)?;
+        }
         self.evict_running_cloud_on(cfg, &bits, idx, now);
         if running {
             self.move_running(idx, now);
+            self.jobs[idx].occ_end = end;
         } else {
+            if self.jobs[idx].res.is_some() {
+                // Its reservation is given back: the jobs behind may move up.
+                self.hpc_compress = true;
+                self.cloud_compress = true;
+            }
             self.unreserve(idx);
             if self.head_res == Some(idx) {
                 self.head_res = None;
@@ -87,9 +103,26 @@ impl State {
         Ok(())
     }
 
+    /// The running HPC jobs other than `idx` past their enforced walltime
+    /// at `now` that hold any of `bits`.
+    fn overdue_on(&self, idx: usize, bits: &Bits, now: Time) -> Vec<usize> {
+        self.running_hpc
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let job = self.job(i);
+                i != idx
+                    && job.kind == JobKind::Hpc
+                    && job.walltime_enforced
+                    && self.records[i].start.is_some_and(|s| s + job.walltime <= now)
+                    && self.jobs[i].res.as_ref().is_some_and(|r| r.1.and_count(bits) > 0)
+            })
+            .collect()
+    }
+
     /// Why `bits` cannot hold HPC job `idx` over `[now, end)`: another
-    /// running HPC job holds some of them (two reports of one processor),
-    /// or a maintenance window does.
+    /// running HPC job within its walltime holds some of them (two reports
+    /// of one processor), or a maintenance window does.
     fn held_otherwise(
         &self,
         cfg: &EngineConfig,
@@ -99,9 +132,11 @@ impl State {
         end: Time,
     ) -> Option<String> {
         let overlap = |other: &Bits| bits.and(other).to_procset();
+        let overdue = self.overdue_on(idx, bits, now);
         let holder = self.running_hpc.iter().find(|&&i| {
             i != idx
                 && self.job(i).kind == JobKind::Hpc
+                && !overdue.contains(&i)
                 && self.jobs[i].res.as_ref().is_some_and(|r| r.1.and_count(bits) > 0)
         });
         if let Some(&i) = holder {
