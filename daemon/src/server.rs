@@ -118,14 +118,23 @@ async fn bind_socket(path: &Path) -> Result<UnixListener, DaemonError> {
     Ok(listener)
 }
 
+/// What start-up refuses before anything starts, checked without changing
+/// anything (`intersticed --check-config` runs it; [`run`] does before it
+/// makes the state directory): the state directory's path, and a token file
+/// others may read.
+pub fn preflight(config: &Config) -> Result<(), DaemonError> {
+    crate::state_dir::check_state_dir(&config.state_dir).map_err(setup)?;
+    config.api.token().map_err(setup)?;
+    Ok(())
+}
+
 /// Run the daemon until a stop signal. `config_path` is re-read on SIGHUP.
 pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> Result<(), DaemonError> {
+    preflight(&config)?;
     crate::state_dir::create_state_dir(&config.state_dir).map_err(setup)?;
     // Held until `run` returns: a second daemon on this state would adopt
     // and run this one's jobs twice.
     let _state_lock = crate::lock::lock_state_dir(&config.state_dir).map_err(setup)?;
-    // Refuse a token file others may read before anything starts.
-    config.api.token().map_err(setup)?;
     let db_path = config.state_dir.join("interstice.sqlite");
     let store = Store::open(&db_path).map_err(|err| setup(format!("{}: {err}", db_path.display())))?;
     let mut metrics = Metrics::new();

@@ -3,7 +3,11 @@
 //! link planted where it should be (by whoever may write its parent) would
 //! hand the daemon a directory of someone else's choosing. Its missing
 //! parents are made one by one with `mkdir`, which never follows a link
-//! either; parents that already exist are the admin's and may be links.
+//! either. Parents that already exist may be links, but only ones nobody
+//! else could have planted or moved: every existing part of the path is
+//! owned by root or the daemon's user, and none is a directory others may
+//! write without the sticky bit ([`check_state_dir`], which `--check-config`
+//! runs too).
 
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
@@ -28,6 +32,14 @@ pub enum StateDirError {
         /// The path that is not a directory.
         path: PathBuf,
     },
+    /// A part of the path another user could have planted or may swap.
+    #[error("state_dir: {path} {why}; keep the state directory's path root's (or the daemon user's) all the way down")]
+    Unsafe {
+        /// The part of the path.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A directory could not be made or examined.
     #[error("cannot create {path}: {source}")]
     Io {
@@ -44,6 +56,7 @@ pub enum StateDirError {
 /// then swap the state directory for one of their own), refusing a `dir`
 /// that is a symbolic link.
 pub fn create_state_dir(dir: &Path) -> Result<(), StateDirError> {
+    check_state_dir(dir)?;
     let mut made = PathBuf::new();
     for component in dir.components() {
         made.push(component);
@@ -100,6 +113,43 @@ mod tests {
         create_state_dir(&dir).unwrap();
     }
 
+    /// The finding: a symbolic link in a parent of `state_dir` was
+    /// followed, whoever planted it. A link or directory owned by another
+    /// user, or a directory others may write (without the sticky bit),
+    /// anywhere on the path is refused, by `--check-config` too; a link
+    /// root planted is the admin's own and is followed.
+    #[test]
+    fn a_parent_another_user_could_plant_or_swap_is_refused() {
+        if !nix::unistd::geteuid().is_root() {
+            return; // chown to another user needs root
+        }
+        let root = tempfile::tempdir().unwrap();
+        let real = root.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = root.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        create_state_dir(&link.join("state")).expect("root's own link is the admin's");
+        let nobody = nix::unistd::Uid::from_raw(65534);
+        nix::unistd::fchownat(
+            None,
+            &link,
+            Some(nobody),
+            None,
+            nix::unistd::FchownatFlags::NoFollowSymlink,
+        )
+        .unwrap();
+        let err = check_state_dir(&link.join("state")).unwrap_err().to_string();
+        assert!(err.contains("a symbolic link owned by uid 65534"), "{err}");
+        let open = root.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = create_state_dir(&open.join("state")).unwrap_err().to_string();
+        assert!(err.contains("writable by others (mode 0777)"), "{err}");
+        assert!(!open.join("state").exists(), "nothing made under it");
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        create_state_dir(&open.join("state")).expect("sticky, like /tmp: others cannot move root's entries");
+    }
+
     #[test]
     fn a_symlinked_state_dir_is_refused_not_followed() {
         let root = tempfile::tempdir().unwrap();
@@ -128,4 +178,65 @@ mod tests {
             Err(StateDirError::NotADirectory { .. })
         ));
     }
+}
+
+/// Check the parts of `dir`'s path that exist, without changing anything:
+/// each owned by root or the daemon's user, no directory among them
+/// writable by others unless sticky (where others cannot move what they do
+/// not own), and `dir` itself, if it exists, a directory and not a link.
+pub fn check_state_dir(dir: &Path) -> Result<(), StateDirError> {
+    use std::os::unix::fs::MetadataExt;
+    let me = nix::unistd::geteuid().as_raw();
+    let mut part = PathBuf::new();
+    for component in dir.components() {
+        part.push(component);
+        let metadata = match std::fs::symlink_metadata(&part) {
+            Ok(metadata) => metadata,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(source) => return Err(StateDirError::Io { path: part, source }),
+        };
+        let unsafe_part = |why: String| {
+            Err(StateDirError::Unsafe {
+                path: part.clone(),
+                why,
+            })
+        };
+        if metadata.uid() != 0 && metadata.uid() != me {
+            let kind = if metadata.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                "a directory"
+            };
+            return unsafe_part(format!(
+                "is {kind} owned by uid {}, who could point the state elsewhere",
+                metadata.uid()
+            ));
+        }
+        if metadata.is_dir() && metadata.mode() & 0o022 != 0 && metadata.mode() & 0o1000 == 0 {
+            return unsafe_part(format!(
+                "is writable by others (mode {:04o}) without the sticky bit: anyone could swap what it holds",
+                metadata.mode() & 0o7777
+            ));
+        }
+    }
+    let metadata = std::fs::symlink_metadata(dir).map_err(|source| StateDirError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    if metadata.file_type().is_symlink() {
+        let target = std::fs::read_link(dir).map_or_else(
+            |err| format!("unreadable: {err}"),
+            |target| target.display().to_string(),
+        );
+        return Err(StateDirError::Symlink {
+            path: dir.to_path_buf(),
+            target,
+        });
+    }
+    if !metadata.is_dir() {
+        return Err(StateDirError::NotADirectory {
+            path: dir.to_path_buf(),
+        });
+    }
+    Ok(())
 }

@@ -840,4 +840,31 @@ fn bad_config_is_reported_with_key_paths() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let (ok, stderr) = check(Path::new("packaging/examples/demo.yaml"), root);
     assert!(ok, "{stderr}");
+    // What start-up refuses, --check-config refuses too (it said ok for
+    // both): a token file others may read, a state directory that is a link.
+    let token = dir.path().join("token");
+    std::fs::write(&token, "0123456789abcdef0123\n").unwrap();
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "engine: {{procs: 4}}\nbackend: {{type: plugin}}\napi: {{token_file: {}}}\n",
+            token.display()
+        ),
+    )
+    .unwrap();
+    let (ok, stderr) = check(&path, dir.path());
+    assert!(
+        !ok && stderr.contains("api.token_file") && stderr.contains("chmod 600"),
+        "{stderr}"
+    );
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("state")).unwrap();
+    std::fs::write(
+        &path,
+        "engine: {procs: 4}\nbackend: {type: plugin}\nstate_dir: state\n",
+    )
+    .unwrap();
+    let (ok, stderr) = check(&path, dir.path());
+    assert!(!ok && stderr.contains("is a symbolic link"), "{stderr}");
 }

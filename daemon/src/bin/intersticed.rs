@@ -35,6 +35,8 @@ fn run(args: Args) -> anyhow::Result<()> {
     };
     let config = server::load_config(&args.config, &overrides)?;
     if args.check_config {
+        // The checks start-up makes before it changes anything.
+        server::preflight(&config)?;
         println!("{}: ok", args.config.display());
         return Ok(());
     }
