@@ -97,89 +97,6 @@ pub fn create_state_dir(dir: &Path) -> Result<(), StateDirError> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::PermissionsExt;
-
-    #[test]
-    fn missing_directories_are_made_and_an_existing_one_is_kept() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("a/b/state");
-        create_state_dir(&dir).unwrap();
-        assert!(dir.is_dir());
-        let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
-        assert_eq!(mode & 0o020, 0, "never group-writable: {mode:o}");
-        create_state_dir(&dir).unwrap();
-    }
-
-    /// The finding: a symbolic link in a parent of `state_dir` was
-    /// followed, whoever planted it. A link or directory owned by another
-    /// user, or a directory others may write (without the sticky bit),
-    /// anywhere on the path is refused, by `--check-config` too; a link
-    /// root planted is the admin's own and is followed.
-    #[test]
-    fn a_parent_another_user_could_plant_or_swap_is_refused() {
-        if !nix::unistd::geteuid().is_root() {
-            return; // chown to another user needs root
-        }
-        let root = tempfile::tempdir().unwrap();
-        let real = root.path().join("real");
-        std::fs::create_dir(&real).unwrap();
-        let link = root.path().join("link");
-        std::os::unix::fs::symlink(&real, &link).unwrap();
-        create_state_dir(&link.join("state")).expect("root's own link is the admin's");
-        let nobody = nix::unistd::Uid::from_raw(65534);
-        nix::unistd::fchownat(
-            None,
-            &link,
-            Some(nobody),
-            None,
-            nix::unistd::FchownatFlags::NoFollowSymlink,
-        )
-        .unwrap();
-        let err = check_state_dir(&link.join("state")).unwrap_err().to_string();
-        assert!(err.contains("a symbolic link owned by uid 65534"), "{err}");
-        let open = root.path().join("open");
-        std::fs::create_dir(&open).unwrap();
-        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let err = create_state_dir(&open.join("state")).unwrap_err().to_string();
-        assert!(err.contains("writable by others (mode 0777)"), "{err}");
-        assert!(!open.join("state").exists(), "nothing made under it");
-        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
-        create_state_dir(&open.join("state")).expect("sticky, like /tmp: others cannot move root's entries");
-    }
-
-    #[test]
-    fn a_symlinked_state_dir_is_refused_not_followed() {
-        let root = tempfile::tempdir().unwrap();
-        let elsewhere = root.path().join("elsewhere");
-        std::fs::create_dir(&elsewhere).unwrap();
-        let dir = root.path().join("state");
-        std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
-        let err = create_state_dir(&dir).unwrap_err().to_string();
-        assert!(
-            err.contains("is a symbolic link") && err.contains(&elsewhere.display().to_string()),
-            "{err}"
-        );
-        // A dangling link is refused too, and nothing is made where it points.
-        let dangling = root.path().join("dangling");
-        std::os::unix::fs::symlink(root.path().join("nowhere"), &dangling).unwrap();
-        assert!(matches!(
-            create_state_dir(&dangling),
-            Err(StateDirError::Symlink { .. })
-        ));
-        assert!(!root.path().join("nowhere").exists());
-        // And a file where the directory should be.
-        let file = root.path().join("file");
-        std::fs::write(&file, "").unwrap();
-        assert!(matches!(
-            create_state_dir(&file),
-            Err(StateDirError::NotADirectory { .. })
-        ));
-    }
-}
-
 /// Check the parts of `dir`'s path that exist, without changing anything:
 /// each owned by root or the daemon's user, no directory among them
 /// writable by others unless sticky (where others cannot move what they do
@@ -239,4 +156,87 @@ pub fn check_state_dir(dir: &Path) -> Result<(), StateDirError> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn missing_directories_are_made_and_an_existing_one_is_kept() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("a/b/state");
+        create_state_dir(&dir).unwrap();
+        assert!(dir.is_dir());
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+        assert_eq!(mode & 0o020, 0, "never group-writable: {mode:o}");
+        create_state_dir(&dir).unwrap();
+    }
+
+    /// The finding: a symbolic link in a parent of `state_dir` was
+    /// followed, whoever planted it. A link or directory owned by another
+    /// user, or a directory others may write (without the sticky bit),
+    /// anywhere on the path is refused, by `--check-config` too; a link
+    /// root planted is the admin's own and is followed.
+    #[test]
+    fn a_parent_another_user_could_plant_or_swap_is_refused() {
+        if !nix::unistd::geteuid().is_root() {
+            return; // chown to another user needs root
+        }
+        let root = tempfile::tempdir().unwrap();
+        let real = root.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = root.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        create_state_dir(&link.join("state")).expect("root's own link is the admin's");
+        let nobody = nix::unistd::Uid::from_raw(65534);
+        nix::unistd::fchownat(
+            None,
+            &link,
+            Some(nobody),
+            None,
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        )
+        .unwrap();
+        let err = check_state_dir(&link.join("state")).unwrap_err().to_string();
+        assert!(err.contains("a symbolic link owned by uid 65534"), "{err}");
+        let open = root.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = create_state_dir(&open.join("state")).unwrap_err().to_string();
+        assert!(err.contains("writable by others (mode 0777)"), "{err}");
+        assert!(!open.join("state").exists(), "nothing made under it");
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        create_state_dir(&open.join("state")).expect("sticky, like /tmp: others cannot move root's entries");
+    }
+
+    #[test]
+    fn a_symlinked_state_dir_is_refused_not_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let elsewhere = root.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        let dir = root.path().join("state");
+        std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
+        let err = create_state_dir(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains("is a symbolic link") && err.contains(&elsewhere.display().to_string()),
+            "{err}"
+        );
+        // A dangling link is refused too, and nothing is made where it points.
+        let dangling = root.path().join("dangling");
+        std::os::unix::fs::symlink(root.path().join("nowhere"), &dangling).unwrap();
+        assert!(matches!(
+            create_state_dir(&dangling),
+            Err(StateDirError::Symlink { .. })
+        ));
+        assert!(!root.path().join("nowhere").exists());
+        // And a file where the directory should be.
+        let file = root.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        assert!(matches!(
+            create_state_dir(&file),
+            Err(StateDirError::NotADirectory { .. })
+        ));
+    }
 }
