@@ -98,9 +98,9 @@ pub fn create_state_dir(dir: &Path) -> Result<(), StateDirError> {
 }
 
 /// Check the parts of `dir`'s path that exist, without changing anything:
-/// each owned by root or the daemon's user, no directory among them
-/// writable by others unless sticky (where others cannot move what they do
-/// not own), and `dir` itself, if it exists, a directory and not a link.
+/// each owned by root or the daemon's user, no parent among them writable
+/// by others unless sticky (where others cannot move what they do not own),
+/// and `dir` itself, if it exists, a directory and not a link.
 pub fn check_state_dir(dir: &Path) -> Result<(), StateDirError> {
     use std::os::unix::fs::MetadataExt;
     let me = nix::unistd::geteuid().as_raw();
@@ -129,7 +129,9 @@ pub fn check_state_dir(dir: &Path) -> Result<(), StateDirError> {
                 metadata.uid()
             ));
         }
-        if metadata.is_dir() && metadata.mode() & 0o022 != 0 && metadata.mode() & 0o1000 == 0 {
+        // (The state directory's own mode is the daemon's to tighten at start.)
+        let parent = part.as_path() != dir;
+        if parent && metadata.is_dir() && metadata.mode() & 0o022 != 0 && metadata.mode() & 0o1000 == 0 {
             return unsafe_part(format!(
                 "is writable by others (mode {:04o}) without the sticky bit: anyone could swap what it holds",
                 metadata.mode() & 0o7777
