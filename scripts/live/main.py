@@ -1,6 +1,7 @@
 """scripts/slurm-live.sh's body: see that script for the usage."""
 
 import argparse
+import math
 import json
 import os
 import re
@@ -33,14 +34,17 @@ def seconds(text):
     return d * 86400 + h * 3600 + m * 60 + s
 
 
-def positive(kind):
+def positive(kind, most=None):
+    """A finite number above 0 (`nan` and `inf` refused), at most `most`."""
     def parse(text):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number")
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text} must be above 0")
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{text} must be a finite number above 0")
+        if most is not None and value > most:
+            raise argparse.ArgumentTypeError(f"{text} is more than {most}: this machine runs every node itself")
         return value
     return parse
 
@@ -49,8 +53,8 @@ def options(argv):
     p = argparse.ArgumentParser(prog="scripts/slurm-live.sh", description=__doc__)
     p.add_argument("--minutes", type=positive(float), help="each run's submission window, minutes (required)")
     p.add_argument("--out", required=True, help="output directory (new or empty)")
-    p.add_argument("--nodes", type=positive(int), default=4, help="slurmd nodes (default 4)")
-    p.add_argument("--cpus", type=positive(int), default=25, help="CPUs per node (default 25: KTH's 100)")
+    p.add_argument("--nodes", type=positive(int, 64), default=4, help="slurmd nodes (default 4, at most 64)")
+    p.add_argument("--cpus", type=positive(int, 4096), default=25, help="CPUs per node (default 25: KTH's 100)")
     p.add_argument("--trace", default=os.path.join(DATA, "KTH-SP2-1996-2.1-cln.swf.gz"), help="SWF trace")
     p.add_argument("--start", type=seconds, default=10 * 86400,
                    help="where the slice starts, after the trace's first submission (default 10d)")

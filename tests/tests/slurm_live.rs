@@ -169,7 +169,15 @@ fn bad_options_are_refused_with_the_reason() {
     let script = interstice_tests::repo_root().join("scripts/slurm-live.sh");
     let out = interstice_tests::scratch_dir("slurm_live", "bad");
     for (args, reason) in [
-        (vec!["--minutes", "0"], "must be above 0"),
+        (vec!["--minutes", "0"], "must be a finite number above 0"),
+        // Non-finite numbers and node counts no machine runs (it took `nan`,
+        // `inf`, and would have started 100,000 slurmd).
+        (vec!["--minutes", "nan"], "must be a finite number above 0"),
+        (
+            vec!["--minutes", "1", "--compression", "inf"],
+            "must be a finite number above 0",
+        ),
+        (vec!["--minutes", "1", "--nodes", "100000"], "is more than 64"),
         (vec!["--minutes", "1", "--cloud-walltime", "90"], "whole minutes"),
         (
             vec!["--minutes", "1", "--trace", "/nonexistent.swf"],
