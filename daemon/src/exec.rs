@@ -35,6 +35,7 @@
 //! user (`intersticed __check-job`, a helper that drops to the user first),
 //! so a client cannot probe paths it could not see itself.
 
+mod cleanup;
 mod output;
 mod status;
 mod wrapper;
@@ -355,6 +356,30 @@ impl Executor {
     /// `<execution.work_root>/<id>`, outside the state directory.
     pub fn work_dir(&self, id: u64) -> PathBuf {
         self.work_root.join(id.to_string())
+    }
+
+    /// Remove job `id`'s default working directory `<work_root>/<id>` and
+    /// what it holds, in a thread of its own (a job may leave many files),
+    /// never following what the job planted ([`cleanup`]); a failure is
+    /// logged. Nothing when `execution.keep_work_dirs`.
+    pub fn remove_work_dir(&self, id: u64) {
+        if self.config.keep_work_dirs {
+            return;
+        }
+        let parent = Arc::clone(&self.work_fd);
+        let spawned = std::thread::Builder::new()
+            .name("remove-work-dir".into())
+            .spawn(move || {
+                if let Err(problem) = cleanup::remove_tree(parent.as_raw_fd(), &id.to_string()) {
+                    tracing::warn!(
+                        job = id,
+                        "cannot remove the job's working directory entirely: {problem}"
+                    );
+                }
+            });
+        if let Err(err) = spawned {
+            tracing::warn!(job = id, "cannot remove the job's working directory: {err}");
+        }
     }
 
     /// Where a job's stdout goes.

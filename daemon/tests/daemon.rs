@@ -23,7 +23,7 @@ impl Daemon {
         format!(
             "api: {{socket: {dir}/d.sock}}\nstate_dir: state\n\
              engine: {{procs: 4, policy: conservative, admission: reject-predicted{extra_engine}}}\n\
-             backend: {{type: plugin}}\nexecution: {{grace_seconds: 1}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: warn\n",
+             backend: {{type: plugin}}\nexecution: {{grace_seconds: 1, keep_work_dirs: true}}\nnode: {{busy_margin_cpus: 1000}}\nlog_level: warn\n",
             dir = dir.display()
         )
     }

@@ -193,7 +193,7 @@ fn a_job_without_workdir_runs_outside_the_state_directory() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let daemon = Daemon::start(dir.path(), "");
+    let daemon = Daemon::start(dir.path(), "keep_work_dirs: true");
     let id = daemon.submitted(&["/bin/sh", "-c", "pwd; head -c 4096 /dev/zero > scratch"], 10.0);
     let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
     assert_eq!(view.state, "completed", "{view:?}\n{}", daemon.log());
@@ -213,6 +213,52 @@ fn a_job_without_workdir_runs_outside_the_state_directory() {
         uid_of(USER).unwrap()
     );
     assert!(!daemon.state().join(format!("jobs/{id}/scratch")).exists());
+}
+
+/// The finding: three 60 MB jobs filled the file system and their files
+/// stayed after they ended. A job's own working directory now goes once it
+/// is over (cancelled too), as root but never through what the job planted:
+/// a link to a directory it may not write, and what the link points to,
+/// stay untouched.
+#[test]
+fn a_finished_jobs_own_working_directory_is_removed_never_through_its_links() {
+    if !privileged() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(victim.join("keep"), "root's").unwrap();
+    let daemon = Daemon::start(dir.path(), "");
+    let script = format!(
+        "mkdir -p a/b && head -c 65536 /dev/zero > a/b/big && ln -s {v} a/link && ln -s {v}/keep k",
+        v = victim.display()
+    );
+    let id = daemon.submitted(&["/bin/sh", "-c", &script], 10.0);
+    let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
+    assert_eq!(view.state, "completed", "{view:?}\n{}", daemon.log());
+    let work = dir.path().join(format!("state-work/{id}"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while work.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} is still there\n{}",
+            work.display(),
+            daemon.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(std::fs::read_to_string(victim.join("keep")).unwrap(), "root's");
+    // A cancelled job's too.
+    let id = daemon.submitted(&["/bin/sh", "-c", "echo x > f; sleep 60"], 120.0);
+    daemon.wait_for(id, Duration::from_secs(10), |view| view.pid.is_some());
+    let work = dir.path().join(format!("state-work/{id}"));
+    daemon.root().cancel(id).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while work.exists() {
+        assert!(Instant::now() < deadline, "{} is still there", work.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
@@ -318,7 +364,7 @@ fn an_end_seen_on_a_full_disk_is_recorded_once_space_returns() {
     }
     let dir = tempfile::tempdir().unwrap();
     let disk = SmallDisk::mount(dir.path());
-    let daemon = Daemon::start(dir.path(), "");
+    let daemon = Daemon::start(dir.path(), "keep_work_dirs: true");
     let (id, runs) = a_job_ends_on_a_full_disk(&daemon, &disk);
     disk.free();
     let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
@@ -334,7 +380,7 @@ fn a_restart_never_runs_again_a_job_that_ended_on_a_full_disk() {
     }
     let dir = tempfile::tempdir().unwrap();
     let disk = SmallDisk::mount(dir.path());
-    let mut daemon = Daemon::start(dir.path(), "");
+    let mut daemon = Daemon::start(dir.path(), "keep_work_dirs: true");
     let (id, runs) = a_job_ends_on_a_full_disk(&daemon, &disk);
     // The daemon dies before space returns: only the job's status file
     // knows how it ended.

@@ -293,7 +293,12 @@ impl Actor {
         evicted: bool,
         why: &str,
     ) {
-        let slo_violated = self.jobs.remove(&id).and_then(|job| job.slo_violated);
+        let job = self.jobs.remove(&id);
+        // Its own working directory goes with it (a `workdir` is the user's).
+        if job.as_ref().is_some_and(|job| job.workdir.is_none()) {
+            self.executor.remove_work_dir(id);
+        }
+        let slo_violated = job.and_then(|job| job.slo_violated);
         self.store_end(PendingEnd {
             id,
             time: secs(now),

@@ -44,6 +44,11 @@ pub struct ExecutionConfig {
     /// null: `<state_dir>-work`, beside the state directory.
     #[serde(default)]
     pub work_root: Option<PathBuf>,
+    /// Keep a finished job's `<work_root>/<id>` (false: removed once the job
+    /// is over, what it wrote there with it: a job whose files matter names
+    /// a `workdir`).
+    #[serde(default)]
+    pub keep_work_dirs: bool,
     /// What each job's cgroup confines it to besides its CPUs.
     #[serde(default)]
     pub limits: LimitsConfig,
@@ -178,6 +183,7 @@ impl Default for ExecutionConfig {
             cgroup: CgroupMode::Auto,
             max_output_bytes: default_max_output_bytes(),
             work_root: None,
+            keep_work_dirs: false,
             limits: LimitsConfig::default(),
         }
     }
