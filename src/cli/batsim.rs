@@ -163,13 +163,13 @@ pub struct DriveArgs {
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// HPC jobs of the synthetic workload.
-    #[arg(long, default_value = "50000")]
+    #[arg(long, default_value = "50000", value_parser = super::engine_args::parse_job_count)]
     pub jobs: usize,
     /// Processors.
-    #[arg(long, default_value = "256")]
+    #[arg(long, default_value = "256", value_parser = clap::value_parser!(u32).range(1..=interstice_core::EngineConfig::MAX_PROCS as i64))]
     pub procs: u32,
     /// Days over which the jobs arrive.
-    #[arg(long, default_value = "120")]
+    #[arg(long, default_value = "120", value_parser = clap::value_parser!(u32).range(1..=interstice_batsim::sim::synthetic::SyntheticOptions::MAX_DAYS as i64))]
     pub days: u32,
     /// Scheduling policy.
     #[arg(long, value_parser = parse_policy, default_value = "easy")]

@@ -422,6 +422,16 @@ pub fn parse_alpha(text: &str) -> Result<f64, BadValue> {
     }
 }
 
+/// A number of jobs to generate: 1 to `SyntheticOptions::MAX_JOBS`
+/// (`4000000000` used to abort on a failed allocation).
+pub fn parse_job_count(text: &str) -> Result<usize, String> {
+    let max = interstice_batsim::sim::synthetic::SyntheticOptions::MAX_JOBS;
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a number of jobs from 1 to {max}")),
+    }
+}
+
 /// A positive, finite number.
 pub fn parse_factor(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {

@@ -47,11 +47,11 @@ pub struct LimitArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub procs: Option<u32>,
     /// Instead of TRACE: `bench hpc`'s synthetic trace with this many jobs, at its density.
-    #[arg(long, value_name = "JOBS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "JOBS", value_parser = clap::value_parser!(u64).range(1..=interstice_batsim::sim::synthetic::SyntheticOptions::MAX_JOBS as u64))]
     pub generate: Option<u64>,
     /// Processors of the generated trace's machine [default: 2000].
     #[arg(long, value_name = "P", requires = "generate", conflicts_with = "trace",
-          value_parser = clap::value_parser!(u32).range(1..))]
+          value_parser = clap::value_parser!(u32).range(1..=interstice_core::EngineConfig::MAX_PROCS as i64))]
     pub generate_procs: Option<u32>,
     /// Seed of the generated trace [default: bench hpc's].
     #[arg(long, value_name = "SEED", requires = "generate", conflicts_with = "trace")]

@@ -10,24 +10,28 @@ use interstice_core::{Decision, EndReason, Engine, EngineConfig, Job, JobId, Job
 use interstice_swf::SplitMix64;
 use std::time::{Duration, Instant};
 
+/// The largest count a placement benchmark takes (each is allocated or
+/// looped over: a typo of 4000000000 must not abort the process).
+const BENCH_COUNT_MAX: u64 = 10_000_000;
+
 /// `interstice bench placement` options.
 #[derive(clap::Args, Debug)]
 pub struct PlacementArgs {
     /// Candidates TOPSIS ranks at once.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=BENCH_COUNT_MAX))]
     candidates: usize,
     /// Rankings timed.
-    #[arg(long, default_value_t = 1_000)]
+    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u32).range(1..=BENCH_COUNT_MAX as i64))]
     rankings: u32,
     /// Processors of the area the engine places cloud jobs on.
-    #[arg(long, default_value_t = 10_240)]
+    #[arg(long, default_value_t = 10_240, value_parser = clap::value_parser!(u32).range(1..=BENCH_COUNT_MAX as i64))]
     procs: u32,
     /// HPC jobs running at first (half end before the cloud jobs come; a tenth as many wider
     /// ones then wait for the rest).
-    #[arg(long, default_value_t = 1_000)]
+    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u32).range(1..=BENCH_COUNT_MAX as i64))]
     jobs: u32,
     /// Cloud jobs placed (timed) with each placement.
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=BENCH_COUNT_MAX as i64))]
     placements: u32,
     /// Seed of the generated scores and plan.
     #[arg(long, default_value_t = 1)]

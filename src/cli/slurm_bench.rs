@@ -32,7 +32,7 @@ pub struct SlurmArgs {
     #[arg(long, default_value = "16", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub cpus: u32,
     /// Jobs in the queue.
-    #[arg(long, default_value = "10000")]
+    #[arg(long, default_value = "10000", value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub jobs: u32,
     /// Timed reads; the fastest is reported.
     #[arg(long, value_name = "N", default_value = "5")]

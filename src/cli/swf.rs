@@ -181,10 +181,11 @@ pub struct SynthArgs {
     #[arg(short, long, value_name = "OUT.swf")]
     pub output: PathBuf,
     /// Processors of the machine (job widths are capped to it).
-    #[arg(long, value_name = "M", default_value_t = SyntheticOptions::THESIS_PROCS, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "M", default_value_t = SyntheticOptions::THESIS_PROCS, value_parser = clap::value_parser!(u32).range(1..=interstice_core::EngineConfig::MAX_PROCS as i64))]
     pub procs: u32,
     /// Number of jobs.
-    #[arg(long, value_name = "N", default_value_t = SyntheticOptions::THESIS_JOBS)]
+    #[arg(long, value_name = "N", default_value_t = SyntheticOptions::THESIS_JOBS,
+          value_parser = super::engine_args::parse_job_count)]
     pub jobs: usize,
     /// Arrivals fall in [0, D).
     #[arg(long, value_name = "D", value_parser = parse_duration,
@@ -209,7 +210,7 @@ fn parse_utilization(s: &str) -> Result<f64, String> {
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// Records in the generated trace.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=SyntheticOptions::MAX_JOBS as u64))]
     pub records: u64,
 }
 

@@ -223,3 +223,29 @@ fn inputs_that_are_not_files_or_have_no_bound_are_refused_at_once() {
         "{stderr}"
     );
 }
+
+/// `scripts/fuzz-cli.py`, a few hostile runs per subcommand (the note runs
+/// it with more): no panic, no abort, no endless input read.
+#[test]
+fn hostile_arguments_to_every_subcommand_neither_panic_nor_abort() {
+    let script = repo_root().join("scripts/fuzz-cli.py");
+    let output = Command::new("python3")
+        .arg(&script)
+        .args([
+            "--bin",
+            interstice_bin().to_str().unwrap(),
+            "--per-command",
+            "6",
+            "--seconds",
+            "10",
+        ])
+        .output()
+        .expect("run scripts/fuzz-cli.py");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains(", 0 failed,"), "{stdout}");
+}

@@ -36,6 +36,13 @@ impl SyntheticOptions {
     pub const THESIS_UTILIZATION: f64 = 0.38;
     /// The seed the commands generate with unless told otherwise.
     pub const DEFAULT_SEED: u64 = 2017;
+    /// The most jobs a synthetic workload (or a benchmark's generated
+    /// trace) may have: ten times the archive's largest traces, a few GB
+    /// in memory; more is refused before anything is allocated.
+    pub const MAX_JOBS: usize = 20_000_000;
+    /// The longest synthetic workload, days (ten years; its cloud stream
+    /// is generated over all of it).
+    pub const MAX_DAYS: u32 = 3_650;
 
     /// The thesis-size month: 2,560 processors, 11,000 jobs, 30 days, 38 %.
     pub fn thesis(seed: u64) -> SyntheticOptions {
