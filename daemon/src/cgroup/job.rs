@@ -34,14 +34,16 @@ pub fn map_cpus(procs: &ProcSet, allowed: &[u32]) -> Vec<u32> {
 }
 
 /// The engine's processors (of `width`) that run on the node CPUs `cpus`:
-/// the inverse of [`map_cpus`] (processor `i` is on CPU
-/// `allowed[i % allowed.len()]`). With no allowed CPUs known, processor
-/// ids are CPU ids. CPUs the daemon may not use hold no processor.
+/// the inverse of [`map_cpus`] (processor `i` is on CPU `allowed[i]`); CPUs
+/// the daemon may not use hold no processor. An engine with more
+/// processors than the daemon has CPUs (or none known) does not map its
+/// processors one to one onto CPUs: there processor ids are taken as CPU
+/// ids.
 pub fn procs_on(cpus: &ProcSet, allowed: &[u32], width: u32) -> ProcSet {
-    if allowed.is_empty() {
+    if allowed.len() < width as usize {
         return ProcSet::from_ids(cpus.iter().filter(|&cpu| cpu < width));
     }
-    ProcSet::from_ids((0..width).filter(|&proc| cpus.contains(allowed[proc as usize % allowed.len()])))
+    ProcSet::from_ids((0..width).filter(|&proc| cpus.contains(allowed[proc as usize])))
 }
 
 #[cfg(test)]
@@ -49,8 +51,8 @@ mod tests {
     use super::*;
 
     /// A batch system's report of a job's CPUs names the processors the
-    /// engine would place on them: an HPC job on CPU 6 holds processor 2,
-    /// and with more processors than CPUs every processor on that CPU.
+    /// engine would place on them: an HPC job on CPU 6 holds processor 2.
+    /// With more processors than CPUs, processor ids are CPU ids.
     #[test]
     fn cpus_map_back_onto_the_engines_processors() {
         let allowed = [2, 3, 6, 7];
@@ -58,20 +60,20 @@ mod tests {
         assert_eq!(on(&[6], 4), ProcSet::from_ids([2]));
         assert_eq!(on(&[2, 7], 4), ProcSet::from_ids([0, 3]));
         assert_eq!(
-            on(&[2], 6),
-            ProcSet::from_ids([0, 4]),
-            "processors 0 and 4 wrap onto CPU 2"
+            on(&[2, 7], 3),
+            ProcSet::from_ids([0]),
+            "CPU 7 is processor 3, beyond 3 processors"
         );
         assert!(on(&[0, 1], 4).is_empty(), "CPUs the daemon may not use");
-        for proc in 0..8 {
+        assert_eq!(
+            on(&[0, 5], 6),
+            ProcSet::from_ids([0, 5]),
+            "6 processors on 4 CPUs: ids are CPUs"
+        );
+        for proc in 0..4 {
             let set = ProcSet::from_ids([proc]);
-            assert!(on(
-                &ProcSet::from_ids(map_cpus(&set, &allowed))
-                    .iter()
-                    .collect::<Vec<_>>(),
-                8
-            )
-            .contains(proc));
+            let cpus: Vec<u32> = map_cpus(&set, &allowed);
+            assert_eq!(on(&cpus, 4), set, "the inverse of map_cpus");
         }
         assert_eq!(
             procs_on(&ProcSet::from_ids([1, 5]), &[], 4),
