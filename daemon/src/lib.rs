@@ -36,6 +36,7 @@ pub mod clock;
 pub mod config;
 pub mod datacenter;
 pub mod exec;
+pub mod fd_limit;
 pub mod identity;
 pub mod listen;
 pub mod lock;

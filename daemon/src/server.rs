@@ -120,17 +120,21 @@ async fn bind_socket(path: &Path) -> Result<UnixListener, DaemonError> {
 
 /// What start-up refuses before anything starts, checked without changing
 /// anything (`intersticed --check-config` runs it; [`run`] does before it
-/// makes the state directory): the state directory's path, and a token file
-/// others may read.
+/// makes the state directory): the state directory's path, a token file
+/// others may read, and a descriptor limit too low for the connection limits.
 pub fn preflight(config: &Config) -> Result<(), DaemonError> {
     crate::state_dir::check_state_dir(&config.state_dir).map_err(setup)?;
     config.api.token().map_err(setup)?;
+    if let Some(problem) = crate::fd_limit::problem(config) {
+        return Err(setup(problem));
+    }
     Ok(())
 }
 
 /// Run the daemon until a stop signal. `config_path` is re-read on SIGHUP.
 pub async fn run(config: Config, config_path: PathBuf, overrides: Overrides) -> Result<(), DaemonError> {
     preflight(&config)?;
+    crate::fd_limit::raise(&config).map_err(setup)?;
     crate::state_dir::create_state_dir(&config.state_dir).map_err(setup)?;
     // Held until `run` returns: a second daemon on this state would adopt
     // and run this one's jobs twice.

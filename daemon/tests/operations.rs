@@ -868,3 +868,62 @@ fn bad_config_is_reported_with_key_paths() {
     let (ok, stderr) = check(&path, dir.path());
     assert!(!ok && stderr.contains("is a symbolic link"), "{stderr}");
 }
+
+/// The finding: with `RLIMIT_NOFILE` below what `api.max_connections`
+/// admits, the kernel refused connections (root's `/healthz` among them)
+/// before the daemon's own gates. A hard limit too low is refused with the
+/// fix (by `--check-config` too); a low soft limit is raised at start.
+#[test]
+fn the_descriptor_limit_is_raised_to_the_connection_limits_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("d.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "api: {{socket: {d}/d.sock, max_connections: 256}}\nstate_dir: {d}/state\nengine: {{procs: 2}}\n\
+             backend: {{type: plugin}}\nlog_level: warn\n",
+            d = dir.path().display()
+        ),
+    )
+    .unwrap();
+    let limited = |limit: &str, check: bool| {
+        let mut command = Command::new("prlimit");
+        command
+            .arg(format!("--nofile={limit}"))
+            .arg(BIN)
+            .arg("--config")
+            .arg(&config);
+        if check {
+            command.arg("--check-config");
+        }
+        command
+    };
+    let refused = limited("300:300", true).output().unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("RLIMIT_NOFILE's hard limit is 300, below the 768"),
+        "{stderr}"
+    );
+    assert!(
+        !limited("300:300", false).output().unwrap().status.success(),
+        "start-up refuses it too"
+    );
+    // A soft limit of 64 under a hard one of 4096: raised at start.
+    let mut child = limited("64:4096", false).stderr(Stdio::piped()).spawn().unwrap();
+    let client = Client::new(dir.path().join("d.sock"), DEFAULT_TIMEOUT);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client.health().is_err() {
+        assert!(Instant::now() < deadline, "the daemon did not come up");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id())).unwrap();
+    let open_files = limits
+        .lines()
+        .find(|line| line.starts_with("Max open files"))
+        .unwrap();
+    let soft: u64 = open_files.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert_eq!(soft, 768, "{open_files}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
