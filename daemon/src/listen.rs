@@ -15,8 +15,9 @@
 //!   connection (in its own task: the accept loop never waits for it).
 //! - A connection that has not sent a complete request head within
 //!   `api.idle_timeout_seconds` is closed (hyper's header read timeout, also
-//!   between keep-alive requests), and so is one whose request is not
-//!   answered within twice that ([`serve_connection`]).
+//!   between keep-alive requests); a connection is served for twice that,
+//!   then ends once the request in flight is answered, within one more
+//!   idle timeout ([`serve_connection`]).
 
 use crate::actor::Owner;
 use crate::api::{error_response, Peer};
@@ -229,15 +230,19 @@ where
     builder.timer(TokioTimer::new()).header_read_timeout(idle);
     let connection = builder.serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
-    // A request must be answered within twice the idle timeout; a client
-    // reading its answer slowly or not at all does not keep its place.
+    // A connection is served for twice the idle timeout, then asked to end
+    // (graceful: the request in flight is answered, keep-alive ends), and
+    // given one more idle timeout for that: a client reading its answer
+    // slowly or not at all does not keep its place, and a keep-alive client
+    // never loses an answer to the bound.
     let bound = tokio::time::sleep(idle * 2);
     tokio::pin!(bound);
     tokio::select! {
         _ = connection.as_mut() => return,
-        _ = stop.wait() => connection.as_mut().graceful_shutdown(),
-        _ = &mut bound => return,
+        _ = stop.wait() => {}
+        _ = &mut bound => {}
     }
+    connection.as_mut().graceful_shutdown();
     let _ = tokio::time::timeout(idle, connection).await;
 }
 
@@ -441,5 +446,53 @@ mod tests {
         assert!(same_secret(b"abc", b"abc"));
         assert!(!same_secret(b"abd", b"abc"));
         assert!(!same_secret(b"ab", b"abc"));
+    }
+
+    /// The finding: keep-alive connections were cut at twice the idle
+    /// timeout whatever was in flight (12 of 3,934 requests, 5 of them
+    /// submits, never answered). A request in flight at the bound is
+    /// answered, and the connection then ends.
+    #[tokio::test]
+    async fn a_request_in_flight_at_the_bound_is_answered_then_the_connection_ends() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let app = Router::new()
+            .route("/fast", axum::routing::get(|| async { "fast" }))
+            .route(
+                "/slow",
+                axum::routing::get(|| async {
+                    tokio::time::sleep(Duration::from_millis(400)).await;
+                    "slow"
+                }),
+            );
+        let (server, mut client) = tokio::net::UnixStream::pair().unwrap();
+        let (_keep, watched) = tokio::sync::watch::channel(false);
+        let idle = Duration::from_millis(500);
+        let served = tokio::spawn(serve_connection(server, app, idle, Shutdown::new(watched)));
+        // Keep-alive requests within the idle timeout, then at 0.8 s of the
+        // 1 s bound one answered at 1.2 s.
+        let mut seen = String::new();
+        for (path, body) in [("/fast", "fast"), ("/fast", "fast"), ("/slow", "slow")] {
+            tokio::time::sleep(Duration::from_millis(260)).await;
+            client
+                .write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+                .await
+                .unwrap();
+            let mut buf = [0u8; 4096];
+            while !seen.ends_with(body) {
+                let n = tokio::time::timeout(Duration::from_secs(3), client.read(&mut buf))
+                    .await
+                    .expect("an answer")
+                    .unwrap();
+                assert!(n > 0, "the connection was cut before {path} was answered: {seen}");
+                seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        }
+        // Then it ends.
+        let mut rest = Vec::new();
+        tokio::time::timeout(Duration::from_secs(3), client.read_to_end(&mut rest))
+            .await
+            .expect("the connection ends")
+            .unwrap();
+        served.await.unwrap();
     }
 }
