@@ -193,6 +193,9 @@ impl RateWindow {
     /// what it was admitted with (cancelled queued: all of it; ended early:
     /// the rest of its walltime): they no longer count against anyone.
     pub(crate) fn unrun(&mut self, job: usize, unrun: i128) {
+        if self.by_job.is_empty() {
+            return; // no regulator, or nothing in its window
+        }
         let Some(seq) = self.by_job.remove(&job) else {
             return; // not admitted, or aged out of the window
         };
