@@ -75,26 +75,8 @@ pub fn create_state_dir(dir: &Path) -> Result<(), StateDirError> {
             Err(source) => return Err(StateDirError::Io { path: made, source }),
         }
     }
-    let metadata = std::fs::symlink_metadata(dir).map_err(|source| StateDirError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    if metadata.file_type().is_symlink() {
-        let target = std::fs::read_link(dir).map_or_else(
-            |err| format!("unreadable: {err}"),
-            |target| target.display().to_string(),
-        );
-        return Err(StateDirError::Symlink {
-            path: dir.to_path_buf(),
-            target,
-        });
-    }
-    if !metadata.is_dir() {
-        return Err(StateDirError::NotADirectory {
-            path: dir.to_path_buf(),
-        });
-    }
-    Ok(())
+    // Every part exists now: the whole path is checked, the directory itself included.
+    check_state_dir(dir)
 }
 
 /// Check the parts of `dir`'s path that exist, without changing anything:

@@ -166,10 +166,10 @@ pub struct BenchArgs {
     #[arg(long, default_value = "50000", value_parser = super::engine_args::parse_job_count)]
     pub jobs: usize,
     /// Processors.
-    #[arg(long, default_value = "256", value_parser = clap::value_parser!(u32).range(1..=interstice_core::EngineConfig::MAX_PROCS as i64))]
+    #[arg(long, default_value = "256", value_parser = super::engine_args::parse_generated_procs)]
     pub procs: u32,
     /// Days over which the jobs arrive.
-    #[arg(long, default_value = "120", value_parser = clap::value_parser!(u32).range(1..=interstice_batsim::sim::synthetic::SyntheticOptions::MAX_DAYS as i64))]
+    #[arg(long, default_value = "120", value_parser = super::engine_args::parse_generated_days)]
     pub days: u32,
     /// Scheduling policy.
     #[arg(long, value_parser = parse_policy, default_value = "easy")]

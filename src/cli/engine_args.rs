@@ -432,6 +432,24 @@ pub fn parse_job_count(text: &str) -> Result<usize, String> {
     }
 }
 
+/// A generated workload's machine: 1 to `EngineConfig::MAX_PROCS` processors.
+pub fn parse_generated_procs(text: &str) -> Result<u32, String> {
+    let max = interstice_core::EngineConfig::MAX_PROCS;
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a number of processors from 1 to {max}")),
+    }
+}
+
+/// A generated workload's length: 1 to `SyntheticOptions::MAX_DAYS` days.
+pub fn parse_generated_days(text: &str) -> Result<u32, String> {
+    let max = interstice_batsim::sim::synthetic::SyntheticOptions::MAX_DAYS;
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a number of days from 1 to {max}")),
+    }
+}
+
 /// A positive, finite number.
 pub fn parse_factor(text: &str) -> Result<f64, BadValue> {
     match text.trim().parse::<f64>() {

@@ -47,11 +47,11 @@ pub struct LimitArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub procs: Option<u32>,
     /// Instead of TRACE: `bench hpc`'s synthetic trace with this many jobs, at its density.
-    #[arg(long, value_name = "JOBS", value_parser = clap::value_parser!(u64).range(1..=interstice_batsim::sim::synthetic::SyntheticOptions::MAX_JOBS as u64))]
-    pub generate: Option<u64>,
+    #[arg(long, value_name = "JOBS", value_parser = super::engine_args::parse_job_count)]
+    pub generate: Option<usize>,
     /// Processors of the generated trace's machine [default: 2000].
     #[arg(long, value_name = "P", requires = "generate", conflicts_with = "trace",
-          value_parser = clap::value_parser!(u32).range(1..=interstice_core::EngineConfig::MAX_PROCS as i64))]
+          value_parser = super::engine_args::parse_generated_procs)]
     pub generate_procs: Option<u32>,
     /// Seed of the generated trace [default: bench hpc's].
     #[arg(long, value_name = "SEED", requires = "generate", conflicts_with = "trace")]
@@ -359,7 +359,6 @@ fn trace_of(args: &LimitArgs, scratch: &Path) -> anyhow::Result<(PathBuf, u32)> 
         (Some(trace), Some(procs), None) => Ok((trace.clone(), procs)),
         (None, _, Some(jobs)) => {
             let trace = scratch.join("trace.swf");
-            let jobs = usize::try_from(jobs).context("--generate is too large")?;
             // `bench hpc`'s density: 50,000 jobs over 30 days.
             let seconds = i64::try_from(jobs)
                 .unwrap_or(i64::MAX)

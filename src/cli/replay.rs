@@ -463,7 +463,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// Processors of the machine.
-    #[arg(long, default_value_t = SyntheticOptions::THESIS_PROCS, value_parser = clap::value_parser!(u32).range(1..=interstice_core::EngineConfig::MAX_PROCS as i64))]
+    #[arg(long, default_value_t = SyntheticOptions::THESIS_PROCS, value_parser = super::engine_args::parse_generated_procs)]
     pub procs: u32,
     /// Processors of the convergence area (default: the whole machine).
     #[arg(long)]
@@ -472,7 +472,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = SyntheticOptions::THESIS_JOBS, value_parser = super::engine_args::parse_job_count)]
     pub hpc_jobs: usize,
     /// Synthetic trace length, days.
-    #[arg(long, default_value_t = SyntheticOptions::THESIS_DAYS, value_parser = clap::value_parser!(u32).range(1..=interstice_batsim::sim::synthetic::SyntheticOptions::MAX_DAYS as i64))]
+    #[arg(long, default_value_t = SyntheticOptions::THESIS_DAYS, value_parser = super::engine_args::parse_generated_days)]
     pub days: u32,
     /// Seconds between cloud jobs.
     #[arg(long, value_parser = parse_seconds, default_value_t = defaults::CLOUD_INTERVAL_SECS)]

@@ -47,10 +47,10 @@ pub struct HpcArgs {
     #[arg(long, default_value = "50000", value_parser = super::engine_args::parse_job_count)]
     pub jobs: usize,
     /// Processors of the machine (the trace's MaxProcs).
-    #[arg(long, default_value = "2000", value_parser = clap::value_parser!(u32).range(1..=interstice_core::EngineConfig::MAX_PROCS as i64))]
+    #[arg(long, default_value = "2000", value_parser = super::engine_args::parse_generated_procs)]
     pub procs: u32,
     /// Length of the generated trace, days.
-    #[arg(long, default_value = "30", value_parser = clap::value_parser!(u32).range(1..=interstice_batsim::sim::synthetic::SyntheticOptions::MAX_DAYS as i64))]
+    #[arg(long, default_value = "30", value_parser = super::engine_args::parse_generated_days)]
     pub days: u32,
     /// Offered load of the generated trace: Σ processors × run time / (procs × days).
     #[arg(long, value_name = "U", value_parser = parse_factor, default_value = "0.75")]

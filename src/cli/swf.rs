@@ -181,7 +181,7 @@ pub struct SynthArgs {
     #[arg(short, long, value_name = "OUT.swf")]
     pub output: PathBuf,
     /// Processors of the machine (job widths are capped to it).
-    #[arg(long, value_name = "M", default_value_t = SyntheticOptions::THESIS_PROCS, value_parser = clap::value_parser!(u32).range(1..=interstice_core::EngineConfig::MAX_PROCS as i64))]
+    #[arg(long, value_name = "M", default_value_t = SyntheticOptions::THESIS_PROCS, value_parser = super::engine_args::parse_generated_procs)]
     pub procs: u32,
     /// Number of jobs.
     #[arg(long, value_name = "N", default_value_t = SyntheticOptions::THESIS_JOBS,

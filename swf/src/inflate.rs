@@ -77,11 +77,7 @@ fn fill(from: &mut impl Read, chunk: &mut Vec<u8>) -> io::Result<usize> {
 
 impl Read for Inflated {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        out[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        crate::input_file::read_buffered(self, out)
     }
 }
 

@@ -96,12 +96,17 @@ impl<R: BufRead> Bounded<R> {
 
 impl<R: BufRead> Read for Bounded<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        out[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, out)
     }
+}
+
+/// `Read::read` of a reader whose bytes come from its own `BufRead` buffer.
+pub(crate) fn read_buffered(reader: &mut impl BufRead, out: &mut [u8]) -> io::Result<usize> {
+    let available = reader.fill_buf()?;
+    let n = available.len().min(out.len());
+    out[..n].copy_from_slice(&available[..n]);
+    reader.consume(n);
+    Ok(n)
 }
 
 impl<R: BufRead> BufRead for Bounded<R> {

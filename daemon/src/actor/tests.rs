@@ -93,6 +93,49 @@ fn submit_sleep(
     .unwrap()
 }
 
+/// Submit `argv` (1 processor, `(walltime, slo)`) as user `uid`.
+fn submit_as(
+    actor: &mut Actor,
+    uid: u32,
+    argv: &[&str],
+    (walltime, slo): (f64, f64),
+) -> Result<interstice_api::wire::SubmitResponse, super::ApiError> {
+    let request = SubmitRequest::new(argv, 1, walltime, slo);
+    let owner = Owner {
+        uid: Some(uid),
+        gid: Some(uid),
+        pid: None,
+    };
+    ask(actor, |reply| Command::Submit {
+        request,
+        owner,
+        reply,
+    })
+}
+
+/// Cancel job `id` as root.
+fn cancel(actor: &mut Actor, id: u64) {
+    ask(actor, |reply| Command::Cancel {
+        id,
+        owner: ROOT,
+        reply,
+    })
+    .unwrap();
+}
+
+/// Kill the processes of the actor's running jobs (they would outlive the test).
+fn kill_children(actor: &mut Actor) {
+    for job in actor.jobs.values_mut() {
+        if let Phase::Running {
+            child: Some(child), ..
+        } = &mut job.phase
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// A client that gave up (its connection closed before the engine reached
 /// its request) gets no job it never heard of; an HPC job it reported
 /// stands all the same.
@@ -716,15 +759,7 @@ fn an_hpc_job_reported_on_a_cpu_keeps_cloud_work_off_it() {
         ),
         "held where the engine plans it"
     );
-    for job in actor.jobs.values_mut() {
-        if let Phase::Running {
-            child: Some(child), ..
-        } = &mut job.phase
-        {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
+    kill_children(&mut actor);
 }
 
 /// The regulator counts only work that will run, and with
@@ -745,18 +780,7 @@ fn the_regulator_forgets_cancelled_work_and_keeps_a_share_for_each_user() {
          backend: {type: plugin}\n",
     );
     let submit = |actor: &mut Actor, uid: u32| {
-        let request = SubmitRequest::new(&["/bin/sleep", "1000"], 1, 100.0, 1000.0);
-        let owner = Owner {
-            uid: Some(uid),
-            gid: Some(uid),
-            pid: None,
-        };
-        ask(actor, |reply| Command::Submit {
-            request,
-            owner,
-            reply,
-        })
-        .unwrap()
+        submit_as(actor, uid, &["/bin/sleep", "1000"], (100.0, 1000.0)).unwrap()
     };
     let root: Vec<u64> = (0..2)
         .map(|_| {
@@ -781,12 +805,7 @@ fn the_regulator_forgets_cancelled_work_and_keeps_a_share_for_each_user() {
         "another user has a share of their own: {other:?}"
     );
     for id in root.iter().chain([&other.id]) {
-        ask(&mut actor, |reply| Command::Cancel {
-            id: *id,
-            owner: ROOT,
-            reply,
-        })
-        .unwrap();
+        cancel(&mut actor, *id);
     }
     clock.advance(Time::from_secs(1));
     actor.tick();
@@ -799,12 +818,7 @@ fn the_regulator_forgets_cancelled_work_and_keeps_a_share_for_each_user() {
     );
     let again = submit(&mut actor, 0);
     assert_eq!(again.decision, "accepted", "{again:?}");
-    ask(&mut actor, |reply| Command::Cancel {
-        id: again.id,
-        owner: ROOT,
-        reply,
-    })
-    .unwrap();
+    cancel(&mut actor, again.id);
 }
 
 /// `quota:`: one user holds at most `max_active_per_user` accepted jobs
@@ -821,19 +835,7 @@ fn one_user_holds_at_most_the_quota_of_active_jobs_and_text() {
         "engine: {procs: 1, admission: admit-all}\nbackend: {type: plugin}\n\
          quota: {max_active_per_user: 2, max_job_text_bytes: 1024}\n",
     );
-    let submit = |actor: &mut Actor, uid: u32, argv: &[&str]| {
-        let request = SubmitRequest::new(argv, 1, 100.0, 100_000.0);
-        let owner = Owner {
-            uid: Some(uid),
-            gid: Some(uid),
-            pid: None,
-        };
-        ask(actor, |reply| Command::Submit {
-            request,
-            owner,
-            reply,
-        })
-    };
+    let submit = |actor: &mut Actor, uid: u32, argv: &[&str]| submit_as(actor, uid, argv, (100.0, 100_000.0));
     let first = submit(&mut actor, 0, &["/bin/sleep", "1000"]).unwrap();
     let second = submit(&mut actor, 0, &["/bin/sleep", "1000"]).unwrap();
     let third = submit(&mut actor, 0, &["/bin/sleep", "1000"]).unwrap_err();
@@ -853,23 +855,13 @@ fn one_user_holds_at_most_the_quota_of_active_jobs_and_text() {
         "{}",
         too_long.message
     );
-    ask(&mut actor, |reply| Command::Cancel {
-        id: first.id,
-        owner: ROOT,
-        reply,
-    })
-    .unwrap();
+    cancel(&mut actor, first.id);
     clock.advance(Time::from_secs(1));
     actor.tick();
     let again = submit(&mut actor, 0, &["/bin/sleep", "1000"]).unwrap();
     assert_eq!(again.decision, "accepted", "a slot came free");
     for id in [second.id, other.id, again.id] {
-        ask(&mut actor, |reply| Command::Cancel {
-            id,
-            owner: ROOT,
-            reply,
-        })
-        .unwrap();
+        cancel(&mut actor, id);
     }
     clock.advance(Time::from_secs(1));
     actor.tick();

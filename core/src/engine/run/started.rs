@@ -63,13 +63,14 @@ impl State {
         } else {
             now + job.walltime
         };
-        if let Some(reason) = self.held_otherwise(cfg, idx, &bits, now, end) {
+        // Jobs past their enforced walltime on these processors are gone
+        // (the batch system killed them; their end report was lost).
+        let overdue = self.overdue_on(idx, &bits, now);
+        if let Some(reason) = self.held_otherwise(cfg, idx, &bits, &overdue, (now, end)) {
             return refuse(reason);
         }
         self.advance(now)?;
-        // Jobs past their enforced walltime on these processors are gone
-        // (the batch system killed them; their end report was lost).
-        for gone in self.overdue_on(idx, &bits, now) {
+        for gone in overdue {
             let gone = self.job(gone).id;
             self.job_ended(cfg, gone, now, EndReason::WalltimeReached)?;
         }
@@ -121,18 +122,17 @@ impl State {
     }
 
     /// Why `bits` cannot hold HPC job `idx` over `[now, end)`: another
-    /// running HPC job within its walltime holds some of them (two reports
-    /// of one processor), or a maintenance window does.
+    /// running HPC job holds some of them (two reports of one processor),
+    /// not one of `overdue` (gone), or a maintenance window does.
     fn held_otherwise(
         &self,
         cfg: &EngineConfig,
         idx: usize,
         bits: &Bits,
-        now: Time,
-        end: Time,
+        overdue: &[usize],
+        (now, end): (Time, Time),
     ) -> Option<String> {
         let overlap = |other: &Bits| bits.and(other).to_procset();
-        let overdue = self.overdue_on(idx, bits, now);
         let holder = self.running_hpc.iter().find(|&&i| {
             i != idx
                 && self.job(i).kind == JobKind::Hpc
