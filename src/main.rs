@@ -6,6 +6,11 @@ use std::process::ExitCode;
 
 mod cli;
 
+/// mimalloc instead of the system allocator: a replay allocates and frees a
+/// record per job across its threads, which glibc's arenas serialise.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Sell the idle holes of an HPC batch schedule to evictable cloud jobs.
 #[derive(Parser, Debug)]
 #[command(name = "interstice", version = version(), about, long_about = None, propagate_version = true, after_help = AFTER_HELP)]

@@ -101,6 +101,32 @@ impl Bits {
         }
     }
 
+    /// `self ∖= other`; returns how many ids left `self`. Only the words
+    /// where `other` has ids are counted (a job's few words, not the machine's).
+    pub(crate) fn remove_counting(&mut self, other: &Bits) -> u32 {
+        let mut left = 0;
+        for (a, &b) in self.words.iter_mut().zip(other.words.iter()) {
+            if b != 0 {
+                left += (*a & b).count_ones();
+                *a &= !b;
+            }
+        }
+        left
+    }
+
+    /// `self ∪= other`; returns how many ids joined `self` (counted as in
+    /// [`Bits::remove_counting`]).
+    pub(crate) fn insert_counting(&mut self, other: &Bits) -> u32 {
+        let mut joined = 0;
+        for (a, &b) in self.words.iter_mut().zip(other.words.iter()) {
+            if b != 0 {
+                joined += (b & !*a).count_ones();
+                *a |= b;
+            }
+        }
+        joined
+    }
+
     /// `self = a ∩ b`, in place (no allocation; the three of the same width).
     pub(crate) fn assign_and(&mut self, a: &Bits, b: &Bits) {
         for ((w, x), y) in self.words.iter_mut().zip(a.words.iter()).zip(b.words.iter()) {

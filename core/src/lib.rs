@@ -156,6 +156,7 @@ pub mod datacenter;
 pub mod depth;
 pub mod driver;
 pub mod engine;
+pub mod id_map;
 pub mod job;
 mod learn;
 mod maintenance;
@@ -180,6 +181,7 @@ pub use engine::{
     ImmediateSlot, JobState, Lifecycle, Maintenance, Policy, Prediction, Predictor, ReservationDepth,
     Scheduling, Slots, Submitted, Victims,
 };
+pub use id_map::{id_map, IdMap};
 pub use job::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, UnknownName};
 pub use metrics::{
     violates, EvictedRun, JobRecord, PredictionQuality, PredictorQualities, Shown, Summary, SummaryTally,

@@ -20,7 +20,7 @@ pub struct JobStream<R> {
     stats: ExtractStats,
     failed: bool,
     /// Job number → line of its first use.
-    seen: std::collections::HashMap<u64, u64>,
+    seen: interstice_core::IdMap<u64, u64>,
 }
 
 impl<R: BufRead> JobStream<R> {
@@ -42,7 +42,7 @@ impl<R: BufRead> JobStream<R> {
             machine,
             stats: ExtractStats::default(),
             failed: false,
-            seen: std::collections::HashMap::new(),
+            seen: interstice_core::id_map(),
         }
     }
 

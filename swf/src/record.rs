@@ -1,8 +1,8 @@
 //! One SWF data line: the 18 fields of the standard, typed, `-1` read as `None`.
 //!
 //! Parsing works on the line's bytes directly: fields are split on spaces and
-//! tabs without allocating, integers are read digit by digit, and only a field
-//! that is not a plain integer goes through the float parser.
+//! tabs without allocating, in one pass that reads each plain integer as it
+//! crosses it; only a field that is not one goes through the float parser.
 
 use crate::error::LineError;
 use std::io::{self, Write};
@@ -93,25 +93,92 @@ enum Num {
     Float(f64),
 }
 
-/// Parse one field's text as a number without allocating.
-#[inline]
-fn parse_num(text: &[u8]) -> Option<Num> {
-    let (neg, digits) = match text {
-        [b'-', rest @ ..] => (true, rest),
-        [b'+', rest @ ..] => (false, rest),
-        _ => (false, text),
-    };
-    if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit) {
-        let mut v: i64 = 0;
-        for &d in digits {
-            v = v * 10 + i64::from(d - b'0');
-        }
-        return Some(Num::Int(if neg { -v } else { v }));
-    }
-    parse_float(text).map(Num::Float)
+/// One field as the scan found it: its text, and its number if it is one.
+#[derive(Clone, Copy)]
+struct Field<'a> {
+    text: &'a [u8],
+    num: Option<Num>,
 }
 
-/// The slow path: decimal points, exponents, long integers.
+/// Split a line (without its newline) into its fields and read each one's
+/// number, in one pass over the bytes: a plain integer (an optional sign and
+/// at most 18 digits) is read as it is crossed; anything else goes through
+/// the float parser. The count is of every field, also past the 18th.
+fn scan(line: &[u8]) -> ([Field<'_>; 18], usize) {
+    let mut fields = [Field { text: &[], num: None }; 18];
+    let mut count = 0usize;
+    let mut i = 0usize;
+    let n = line.len();
+    loop {
+        while i < n && is_sep(line[i]) {
+            i += 1;
+        }
+        if i >= n {
+            break;
+        }
+        let start = i;
+        let neg = line[i] == b'-';
+        if neg || line[i] == b'+' {
+            i += 1;
+        }
+        let digits = i;
+        let mut value: i64 = 0;
+        while i < n && line[i].is_ascii_digit() && i - digits < 18 {
+            value = value * 10 + i64::from(line[i] - b'0');
+            i += 1;
+        }
+        let whole = i - digits;
+        let mut decimals = None;
+        if whole > 0 && i < n && line[i] == b'.' {
+            // `489.00`: the digits after the point, while the number stays exact.
+            i += 1;
+            let after = i;
+            while i < n && line[i].is_ascii_digit() && i - digits <= MAX_EXACT_DIGITS {
+                value = value * 10 + i64::from(line[i] - b'0');
+                i += 1;
+            }
+            decimals = Some(i - after);
+        }
+        let ended = i >= n || is_sep(line[i]);
+        while i < n && !is_sep(line[i]) {
+            i += 1;
+        }
+        if count < 18 {
+            let text = &line[start..i];
+            let signed = if neg { -value } else { value };
+            let num = match decimals {
+                _ if !ended || whole == 0 => parse_float(text).map(Num::Float),
+                None => Some(Num::Int(signed)),
+                Some(k) => Some(Num::Float(exact_decimal(signed, neg, k))),
+            };
+            fields[count] = Field { text, num };
+        }
+        count += 1;
+    }
+    (fields, count)
+}
+
+/// Digits (before and after the point) a decimal may have to be read by
+/// [`exact_decimal`]: below 2^53, so its digits are an exact `f64`.
+const MAX_EXACT_DIGITS: usize = 15;
+
+/// `digits / 10^decimals` as the float parser would read it: both are exact
+/// `f64`s (at most 15 digits, at most 15 decimals), and one IEEE division
+/// rounds their quotient correctly (Clinger's fast path). `neg` keeps the
+/// sign of a negative zero.
+fn exact_decimal(digits: i64, neg: bool, decimals: usize) -> f64 {
+    const POW10: [f64; MAX_EXACT_DIGITS + 1] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let v = digits as f64 / POW10[decimals];
+    if neg && v == 0.0 {
+        -0.0
+    } else {
+        v
+    }
+}
+
+/// The slow path: exponents, long numbers, a point without digits before it.
 fn parse_float(text: &[u8]) -> Option<f64> {
     // Rust accepts "inf" and "nan"; SWF numbers are finite, and must start like one.
     let first = *text.iter().find(|b| !matches!(b, b'-' | b'+'))?;
@@ -127,10 +194,11 @@ fn lossy(text: &[u8]) -> String {
     String::from_utf8_lossy(text).into_owned()
 }
 
-/// Read a float field; `-1` is `None`.
+/// Read a float field (`field` counts from 1); `-1` is `None`.
 #[inline]
-fn float_field(field: usize, text: &[u8]) -> Result<Option<f64>, LineError> {
-    let v = match parse_num(text) {
+fn float_field(field: usize, fields: &[Field<'_>; 18]) -> Result<Option<f64>, LineError> {
+    let Field { text, num } = fields[field - 1];
+    let v = match num {
         Some(Num::Int(i)) => i as f64,
         Some(Num::Float(f)) => f,
         None => {
@@ -145,8 +213,9 @@ fn float_field(field: usize, text: &[u8]) -> Result<Option<f64>, LineError> {
 
 /// Read an integer field (a float with no fraction is accepted); `-1` is `None`.
 #[inline]
-fn int_field(field: usize, text: &[u8]) -> Result<Option<i64>, LineError> {
-    let v = match parse_num(text) {
+fn int_field(field: usize, fields: &[Field<'_>; 18]) -> Result<Option<i64>, LineError> {
+    let Field { text, num } = fields[field - 1];
+    let v = match num {
         Some(Num::Int(i)) => i,
         Some(Num::Float(f)) => {
             if f.fract() != 0.0 {
@@ -177,58 +246,38 @@ impl Record {
     /// Parse a data line (its newline may be included). Errors name the field
     /// and the value; the caller adds file and line.
     pub fn parse(line: &[u8]) -> Result<Record, LineError> {
-        let line = trim_eol(line);
-        let mut fields: [&[u8]; 18] = [&[]; 18];
-        let mut count = 0usize;
-        let mut i = 0usize;
-        let n = line.len();
-        while i < n {
-            while i < n && is_sep(line[i]) {
-                i += 1;
-            }
-            if i >= n {
-                break;
-            }
-            let start = i;
-            while i < n && !is_sep(line[i]) {
-                i += 1;
-            }
-            if count < 18 {
-                fields[count] = &line[start..i];
-            }
-            count += 1;
-        }
+        let (f, count) = scan(trim_eol(line));
         if count != 18 {
             return Err(LineError::FieldCount { found: count });
         }
-        let job = match int_field(1, fields[0])? {
+        let job = match int_field(1, &f)? {
             Some(j) if j >= 0 => j as u64,
             _ => {
                 return Err(LineError::OutOfRange {
                     field: 1,
-                    value: lossy(fields[0]),
+                    value: lossy(f[0].text),
                 })
             }
         };
         Ok(Record {
             job,
-            submit: float_field(2, fields[1])?,
-            wait: float_field(3, fields[2])?,
-            run_time: float_field(4, fields[3])?,
-            allocated_procs: int_field(5, fields[4])?,
-            avg_cpu_time: float_field(6, fields[5])?,
-            used_memory: float_field(7, fields[6])?,
-            requested_procs: int_field(8, fields[7])?,
-            requested_time: float_field(9, fields[8])?,
-            requested_memory: float_field(10, fields[9])?,
-            status: int_field(11, fields[10])?,
-            user: int_field(12, fields[11])?,
-            group: int_field(13, fields[12])?,
-            executable: int_field(14, fields[13])?,
-            queue: int_field(15, fields[14])?,
-            partition: int_field(16, fields[15])?,
-            preceding_job: int_field(17, fields[16])?,
-            think_time: float_field(18, fields[17])?,
+            submit: float_field(2, &f)?,
+            wait: float_field(3, &f)?,
+            run_time: float_field(4, &f)?,
+            allocated_procs: int_field(5, &f)?,
+            avg_cpu_time: float_field(6, &f)?,
+            used_memory: float_field(7, &f)?,
+            requested_procs: int_field(8, &f)?,
+            requested_time: float_field(9, &f)?,
+            requested_memory: float_field(10, &f)?,
+            status: int_field(11, &f)?,
+            user: int_field(12, &f)?,
+            group: int_field(13, &f)?,
+            executable: int_field(14, &f)?,
+            queue: int_field(15, &f)?,
+            partition: int_field(16, &f)?,
+            preceding_job: int_field(17, &f)?,
+            think_time: float_field(18, &f)?,
         })
     }
 
@@ -318,6 +367,49 @@ mod tests {
             Err(LineError::NotANumber { field: 4, .. })
         ));
         assert_eq!(Record::parse(b"1 2 3"), Err(LineError::FieldCount { found: 3 }));
+    }
+
+    /// The number of one field as the standard library reads it: a plain
+    /// integer of at most 18 digits, else `f64::from_str` (finite, starting
+    /// like a number). What the one-pass scan must agree with.
+    fn reference_field(text: &str) -> Option<Num> {
+        let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+        if !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return text.parse::<i64>().ok().map(Num::Int);
+        }
+        parse_float(text.as_bytes()).map(Num::Float)
+    }
+
+    fn shown(num: Option<Num>) -> String {
+        match num {
+            Some(Num::Int(i)) => format!("int {i}"),
+            Some(Num::Float(f)) => format!("float {:?} ({:#x})", f, f.to_bits()),
+            None => "not a number".into(),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_scan_reads_every_field_as_the_standard_library(
+            tokens in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "-?[0-9]{1,20}",
+                    "[-+]?[0-9]{0,17}\\.[0-9]{0,17}",
+                    "[-+]?[0-9]{1,3}(\\.[0-9]{1,3})?[eE][-+]?[0-9]{1,3}",
+                    "[-+.0-9a-z]{1,6}",
+                ],
+                1..22,
+            ),
+            sep in "[ \t]{1,3}",
+        ) {
+            let line = tokens.join(&sep);
+            let (fields, count) = scan(line.as_bytes());
+            proptest::prop_assert_eq!(count, tokens.len());
+            for (field, token) in fields.iter().zip(&tokens) {
+                proptest::prop_assert_eq!(field.text, token.as_bytes());
+                proptest::prop_assert_eq!(shown(field.num), shown(reference_field(token)), "{:?}", token);
+            }
+        }
     }
 
     #[test]

@@ -31,10 +31,10 @@ pub mod synthetic;
 
 use ends::{earliest, Ends, RunState};
 use interstice_core::{
-    Decision, Driver, EndReason, Engine, EngineConfig, EngineError, Job, JobId, JobRecord, Livelock, Summary,
-    Time,
+    id_map, Decision, Driver, EndReason, Engine, EngineConfig, EngineError, IdMap, Job, JobId, JobRecord,
+    Livelock, Summary, Time,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// A simulation failed.
 #[derive(Debug, thiserror::Error)]
@@ -318,7 +318,7 @@ pub fn simulate_stream(
 /// besides its records (the decision log, the loop counters).
 struct Stream<I> {
     driver: Driver,
-    live: HashMap<JobId, Live>,
+    live: IdMap<JobId, Live>,
     ends: Ends<JobId>,
     arrivals: I,
     next_arrival: Option<Job>,
@@ -335,7 +335,7 @@ impl<I: Iterator<Item = Job>> Stream<I> {
         let next_arrival = arrivals.next();
         Stream {
             driver,
-            live: HashMap::new(),
+            live: id_map(),
             ends: Ends::new(),
             arrivals,
             next_arrival,
@@ -507,7 +507,7 @@ impl<I: Iterator<Item = Job>> Stream<I> {
 /// Give the sink the records of the jobs the engine is done with.
 fn hand_over(
     driver: &mut Driver,
-    live: &mut HashMap<JobId, Live>,
+    live: &mut IdMap<JobId, Live>,
     sink: &mut impl RecordSink,
 ) -> Result<(), SimError> {
     for record in driver.take_finished() {

@@ -129,6 +129,8 @@ pub(super) struct State {
     pub(super) now: Time,
     width: u32,
     area: Bits,
+    /// Processors in `area` (its count, kept: placement asks at every start).
+    area_count: u32,
     /// The widest the area has been (its configured size, or a larger
     /// resize): a cloud job wider than that can never run; one wider than
     /// the area now waits until it grows back (`area`).
@@ -145,7 +147,7 @@ pub(super) struct State {
     stage_cache: std::cell::RefCell<Option<(StageQuery, StageAnswer)>>,
     pub(super) records: JobTable<JobRecord>,
     jobs: JobTable<Entry>,
-    index: HashMap<JobId, usize>,
+    index: crate::IdMap<JobId, usize>,
     hpc: Profile,
     /// FCFS and EASY before anything else reads the plan: the HPC layer as
     /// the processors free now, `hpc` left empty (`counts`).
@@ -252,12 +254,13 @@ impl State {
             hpc,
             counted: State::counts_from_start(cfg).then(|| State::new_counted(cfg.procs)),
             counted_plan: std::cell::OnceCell::new(),
+            area_count: area.count(),
             area,
             widest_area: cfg.conv_procs,
             next_area_change: 0,
             records: JobTable::default(),
             jobs: JobTable::default(),
-            index: HashMap::new(),
+            index: crate::id_map(),
             hpc_queue: BTreeSet::new(),
             new_hpc: Vec::new(),
             cloud_queue: BTreeSet::new(),
@@ -630,7 +633,7 @@ impl State {
             self.replan_cloud(cfg, now);
         }
         self.cloud_compress = false;
-        let starts = std::mem::take(&mut self.pending_starts);
+        let mut starts = std::mem::take(&mut self.pending_starts);
         // Planned evictions that are due.
         while let Some(&(t, idx)) = self.dooms.first() {
             if t > now {
@@ -663,12 +666,17 @@ impl State {
         for idx in std::mem::take(&mut self.pending_evicts) {
             out.push(Decision::Evict { id: self.job(idx).id });
         }
-        for idx in starts.into_iter().chain(cloud_starts) {
+        for &idx in starts.iter().chain(&cloud_starts) {
             let procs = self.records[idx].procs.clone().unwrap_or_default();
             out.push(Decision::Start {
                 id: self.job(idx).id,
                 procs,
             });
+        }
+        // The vector's room serves the next pass.
+        starts.clear();
+        if self.pending_starts.is_empty() {
+            self.pending_starts = starts;
         }
         out
     }
@@ -717,7 +725,10 @@ impl State {
     /// re-planning of the cloud reservations HPC work displaced.
     fn hpc_phase(&mut self, cfg: &EngineConfig, now: Time) {
         let event = std::mem::take(&mut self.hpc_changed);
-        let mut starts: Vec<usize> = Vec::new();
+        // This phase's starts go after those still pending (one vector,
+        // whose room every phase reuses).
+        let mut starts = std::mem::take(&mut self.pending_starts);
+        let earlier = starts.len();
         match cfg.policy {
             Policy::Fcfs | Policy::Easy => {
                 // No reservations to compress: each pass starts from scratch.
@@ -736,7 +747,7 @@ impl State {
         self.hold_overdue(cfg, now);
         // HPC starts evict the cloud jobs on their processors.
         let evicting = !self.running_cloud.is_empty();
-        for &idx in starts.iter().filter(|_| evicting) {
+        for &idx in starts[earlier..].iter().filter(|_| evicting) {
             let bits = self.jobs[idx]
                 .res
                 .as_ref()
@@ -751,7 +762,7 @@ impl State {
                 self.evict(v, now, Some(idx));
             }
         }
-        self.pending_starts.extend(starts);
+        self.pending_starts = starts;
         self.replace_displaced(cfg, now);
     }
 

@@ -86,6 +86,7 @@ impl State {
         let area = Bits::range(self.width, 0, conv_procs);
         let leaving = self.area.andnot(&area);
         self.area = area.clone();
+        self.area_count = self.area.count();
         self.hpc.set_area(area.clone());
         if let Some(all) = self.cloud_layer.as_mut() {
             all.set_area(area);

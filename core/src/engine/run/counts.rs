@@ -118,11 +118,10 @@ impl State {
             return;
         };
         if taken {
-            counted.free.andnot_assign(bits);
+            counted.n_free -= counted.free.remove_counting(bits);
         } else {
-            counted.free.or_assign(bits);
+            counted.n_free += counted.free.insert_counting(bits);
         }
-        counted.n_free = counted.free.count();
         self.counted_plan.take();
     }
 

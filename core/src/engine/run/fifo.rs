@@ -15,11 +15,14 @@ impl State {
         if let Some(h) = self.head_res.take() {
             self.unreserve(h);
         }
-        for idx in std::mem::take(&mut self.new_hpc) {
+        // Drained in place: the vector keeps its room for the next pass.
+        for i in 0..self.new_hpc.len() {
+            let idx = self.new_hpc[i];
             if self.jobs[idx].st == St::Pending {
                 self.jobs[idx].st = St::Queued;
             }
         }
+        self.new_hpc.clear();
         // Start from the head while jobs fit (started jobs leave the queue).
         let head = loop {
             let Some(&(_, _, idx)) = self.hpc_queue.first() else {
@@ -81,7 +84,8 @@ impl State {
             return false;
         }
         let cand = self.hpc_free_until(now + wt, mask);
-        if cand.count() < k {
+        // Counted, the candidates are the processors free now: enough.
+        if !self.counting() && cand.count() < k {
             return false;
         }
         let bits = self.choose_hpc(cfg, &cand, k, now);

@@ -81,7 +81,7 @@ impl State {
     /// first in each (FCFS, EASY, conservative).
     pub(super) fn lowest_by_tier(&self, cand: &Bits, k: u32) -> Bits {
         let mut b = Bits::empty(self.width);
-        if self.area.count() == self.width {
+        if self.area_count == self.width {
             // One tier: the lowest free ids.
             b.take_lowest(cand, k);
             return b;
