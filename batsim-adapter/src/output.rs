@@ -14,7 +14,7 @@
 //! `summary.json` is written from the records' [`SummaryTally`] by
 //! [`crate::summary_json`], which owns its layout.
 
-use crate::row_thread::{Row, RowThread};
+use crate::row_thread::{Row, RowThread, Rows};
 use crate::summary_json;
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use std::collections::HashMap;
@@ -313,19 +313,16 @@ enum CsvOut<'n> {
 
 /// The `jobs.csv` thread's work: the `batches` of a run whose jobs are
 /// named by `workload`, written to `file` in Batsim's row order.
-fn write_rows(
-    file: File,
-    workload: &str,
-    batches: std::sync::mpsc::Receiver<Vec<Row>>,
-) -> std::io::Result<()> {
+fn write_rows(file: File, workload: &str, rows: Rows) -> std::io::Result<()> {
     let out = BufWriter::with_capacity(1 << 20, file);
     let mut csv = JobsCsv::new(out, Naming::Workload(workload))?;
-    for row in batches.into_iter().flatten() {
-        match row {
-            Row::Record(seq, record) => csv.add(seq, &record),
-            Row::Reached(time) => csv.write_before(time)?,
+    rows.for_each(|row| match row {
+        Row::Record(seq, record) => {
+            csv.add(seq, &record);
+            Ok(())
         }
-    }
+        Row::Reached(time) => csv.write_before(time),
+    })?;
     csv.finish().map(drop)
 }
 
@@ -338,7 +335,7 @@ impl<'n> ResultWriter<'n> {
             .and_then(|file| match naming {
                 Naming::Workload(name) => {
                     let name = name.to_string();
-                    RowThread::spawn(move |batches| write_rows(file, &name, batches)).map(CsvOut::Thread)
+                    RowThread::spawn(move |rows| write_rows(file, &name, rows)).map(CsvOut::Thread)
                 }
                 Naming::Batsim { .. } => JobsCsv::new(BufWriter::new(file), naming).map(CsvOut::Here),
             })

@@ -5,14 +5,17 @@
 //!
 //! Records and "the run has reached time t" marks travel in batches
 //! through a channel of a few batches, so the thread holds the rows of a
-//! few thousand jobs at most. What the thread does with them is its
-//! caller's ([`crate::output`] writes them as `jobs.csv`). A failed write
-//! stops the thread: the next batch finds it stopped and
-//! [`RowThread::finish`] returns the error.
+//! few thousand jobs at most. Emptied batches travel back and are filled
+//! again: a record crosses by value, with no allocation of its own (memory
+//! allocated on one thread and freed on the other is the slow path of
+//! every allocator). What the thread does with the rows is its caller's
+//! ([`crate::output`] writes them as `jobs.csv`). A failed write stops the
+//! thread: the next batch finds it stopped and [`RowThread::finish`]
+//! returns the error.
 
 use interstice_core::{JobRecord, Time};
 use std::io;
-use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::thread::JoinHandle;
 
 /// Records (or marks) per batch.
@@ -21,10 +24,12 @@ const BATCH: usize = 1024;
 /// Batches in flight between the run and the thread.
 const IN_FLIGHT: usize = 4;
 
-/// One message to the thread.
+/// One message to the thread. A mark is as large as a record: rows travel
+/// in reused batches, and a boxed record would cost an allocation per job.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Row {
     /// The final record of the job submitted `seq`-th.
-    Record(u64, Box<JobRecord>),
+    Record(u64, JobRecord),
     /// No record with an earlier row time will come.
     Reached(Time),
 }
@@ -33,29 +38,57 @@ pub(crate) enum Row {
 pub(crate) struct RowThread {
     batch: Vec<Row>,
     sender: Option<SyncSender<Vec<Row>>>,
+    /// Batches the thread emptied, to fill again.
+    emptied: Receiver<Vec<Row>>,
     thread: Option<JoinHandle<io::Result<()>>>,
 }
 
+/// The thread's side: the rows, batch after batch, each batch sent back
+/// once emptied.
+pub(crate) struct Rows {
+    batches: Receiver<Vec<Row>>,
+    emptied: Sender<Vec<Row>>,
+}
+
+impl Rows {
+    /// Call `f` on every row, in order, until the run finishes or `f` fails.
+    pub(crate) fn for_each(self, mut f: impl FnMut(Row) -> io::Result<()>) -> io::Result<()> {
+        for mut batch in self.batches {
+            for row in batch.drain(..) {
+                f(row)?;
+            }
+            // The run may have finished sending: then the batch is dropped.
+            let _ = self.emptied.send(batch);
+        }
+        Ok(())
+    }
+}
+
 impl RowThread {
-    /// Start a thread that runs `consume` on the batches of rows until the
-    /// run finishes.
+    /// Start a thread that runs `consume` on the rows until the run finishes.
     pub(crate) fn spawn(
-        consume: impl FnOnce(Receiver<Vec<Row>>) -> io::Result<()> + Send + 'static,
+        consume: impl FnOnce(Rows) -> io::Result<()> + Send + 'static,
     ) -> io::Result<RowThread> {
         let (sender, batches) = mpsc::sync_channel::<Vec<Row>>(IN_FLIGHT);
+        let (emptied_sender, emptied) = mpsc::channel();
+        let rows = Rows {
+            batches,
+            emptied: emptied_sender,
+        };
         let thread = std::thread::Builder::new()
             .name("jobs-csv".into())
-            .spawn(move || consume(batches))?;
+            .spawn(move || consume(rows))?;
         Ok(RowThread {
             batch: Vec::with_capacity(BATCH),
             sender: Some(sender),
+            emptied,
             thread: Some(thread),
         })
     }
 
     /// Take the final record of the job submitted `seq`-th.
     pub(crate) fn add(&mut self, seq: u64, record: JobRecord) -> io::Result<()> {
-        self.push(Row::Record(seq, Box::new(record)))
+        self.push(Row::Record(seq, record))
     }
 
     /// No record with a row time before `time` will come.
@@ -80,7 +113,11 @@ impl RowThread {
         if self.batch.is_empty() {
             return Ok(());
         }
-        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        let next = self
+            .emptied
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+        let batch = std::mem::replace(&mut self.batch, next);
         match self.sender.as_ref().map(|sender| sender.send(batch)) {
             Some(Ok(())) => Ok(()),
             // The thread stopped: its result says why.
@@ -138,14 +175,14 @@ mod tests {
     #[test]
     fn every_row_arrives_in_order_and_marks_coalesce() {
         let (seen, got) = mpsc::channel();
-        let mut rows = RowThread::spawn(move |batches| {
-            for row in batches.into_iter().flatten() {
+        let mut rows = RowThread::spawn(move |rows| {
+            rows.for_each(|row| {
                 let _ = seen.send(match row {
                     Row::Record(seq, record) => (seq, Some(record.job.id.0)),
                     Row::Reached(time) => (time.ticks() as u64, None),
                 });
-            }
-            Ok(())
+                Ok(())
+            })
         })
         .expect("thread");
         for id in 0..5000u64 {

@@ -101,62 +101,73 @@ struct Field<'a> {
 }
 
 /// Split a line (without its newline) into its fields and read each one's
-/// number, in one pass over the bytes: a plain integer (an optional sign and
-/// at most 18 digits) is read as it is crossed; anything else goes through
-/// the float parser. The count is of every field, also past the 18th.
+/// number. The count is of every field, also past the 18th.
 fn scan(line: &[u8]) -> ([Field<'_>; 18], usize) {
     let mut fields = [Field { text: &[], num: None }; 18];
     let mut count = 0usize;
-    let mut i = 0usize;
-    let n = line.len();
-    loop {
-        while i < n && is_sep(line[i]) {
-            i += 1;
-        }
-        if i >= n {
-            break;
-        }
-        let start = i;
-        let neg = line[i] == b'-';
-        if neg || line[i] == b'+' {
-            i += 1;
-        }
-        let digits = i;
-        let mut value: i64 = 0;
-        while i < n && line[i].is_ascii_digit() && i - digits < 18 {
-            value = value * 10 + i64::from(line[i] - b'0');
-            i += 1;
-        }
-        let whole = i - digits;
-        let mut decimals = None;
-        if whole > 0 && i < n && line[i] == b'.' {
-            // `489.00`: the digits after the point, while the number stays exact.
-            i += 1;
-            let after = i;
-            while i < n && line[i].is_ascii_digit() && i - digits <= MAX_EXACT_DIGITS {
-                value = value * 10 + i64::from(line[i] - b'0');
-                i += 1;
-            }
-            decimals = Some(i - after);
-        }
-        let ended = i >= n || is_sep(line[i]);
-        while i < n && !is_sep(line[i]) {
-            i += 1;
-        }
-        if count < 18 {
-            let text = &line[start..i];
-            let signed = if neg { -value } else { value };
-            let num = match decimals {
-                _ if !ended || whole == 0 => parse_float(text).map(Num::Float),
-                None => Some(Num::Int(signed)),
-                Some(k) => Some(Num::Float(exact_decimal(signed, neg, k))),
+    let mut rest = line;
+    while let Some(start) = rest.iter().position(|&b| !is_sep(b)) {
+        rest = &rest[start..];
+        let len = rest.iter().position(|&b| is_sep(b)).unwrap_or(rest.len());
+        let (text, tail) = rest.split_at(len);
+        rest = tail;
+        if let Some(field) = fields.get_mut(count) {
+            *field = Field {
+                text,
+                num: read_number(text),
             };
-            fields[count] = Field { text, num };
         }
         count += 1;
     }
     (fields, count)
 }
+
+/// The value of a run of at most 18 decimal digits.
+#[inline]
+fn digits_value(digits: &[u8]) -> i64 {
+    digits.iter().fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'))
+}
+
+/// One field's number, without allocating: a plain integer (an optional
+/// sign and at most 18 digits) and a plain decimal (`489.00`, at most 15
+/// digits) are read here; anything else goes through the float parser.
+#[inline]
+fn read_number(text: &[u8]) -> Option<Num> {
+    let (neg, body) = match text {
+        [b'-', body @ ..] => (true, body),
+        [b'+', body @ ..] => (false, body),
+        _ => (false, text),
+    };
+    let whole = body
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(body.len());
+    let (int, after) = body.split_at(whole);
+    let sign = |v: i64| if neg { -v } else { v };
+    match after {
+        [] if (1..=18).contains(&whole) => Some(Num::Int(sign(digits_value(int)))),
+        [b'.', frac @ ..]
+            if whole >= 1
+                && whole + frac.len() <= MAX_EXACT_DIGITS
+                && frac.iter().all(u8::is_ascii_digit) =>
+        {
+            let digits = digits_value(int) * POW10_INT[frac.len()] + digits_value(frac);
+            Some(Num::Float(exact_decimal(sign(digits), neg, frac.len())))
+        }
+        _ => parse_float(text).map(Num::Float),
+    }
+}
+
+/// `10^k` as integers, for the digits of a decimal.
+const POW10_INT: [i64; MAX_EXACT_DIGITS + 1] = {
+    let mut p = [1i64; MAX_EXACT_DIGITS + 1];
+    let mut k = 1;
+    while k <= MAX_EXACT_DIGITS {
+        p[k] = p[k - 1] * 10;
+        k += 1;
+    }
+    p
+};
 
 /// Digits (before and after the point) a decimal may have to be read by
 /// [`exact_decimal`]: below 2^53, so its digits are an exact `f64`.
@@ -195,7 +206,7 @@ fn lossy(text: &[u8]) -> String {
 }
 
 /// Read a float field (`field` counts from 1); `-1` is `None`.
-#[inline]
+#[inline(always)]
 fn float_field(field: usize, fields: &[Field<'_>; 18]) -> Result<Option<f64>, LineError> {
     let Field { text, num } = fields[field - 1];
     let v = match num {
@@ -212,7 +223,7 @@ fn float_field(field: usize, fields: &[Field<'_>; 18]) -> Result<Option<f64>, Li
 }
 
 /// Read an integer field (a float with no fraction is accepted); `-1` is `None`.
-#[inline]
+#[inline(always)]
 fn int_field(field: usize, fields: &[Field<'_>; 18]) -> Result<Option<i64>, LineError> {
     let Field { text, num } = fields[field - 1];
     let v = match num {
