@@ -7,8 +7,3 @@
 
 /// A map keyed by job ids (or other small keys) on the fast hasher.
 pub type IdMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-
-/// An empty [`IdMap`].
-pub fn id_map<K, V>() -> IdMap<K, V> {
-    IdMap::default()
-}

@@ -181,7 +181,7 @@ pub use engine::{
     ImmediateSlot, JobState, Lifecycle, Maintenance, Policy, Prediction, Predictor, ReservationDepth,
     Scheduling, Slots, Submitted, Victims,
 };
-pub use id_map::{id_map, IdMap};
+pub use id_map::IdMap;
 pub use job::{reconcile_walltime, valid_alpha, Job, JobId, JobKind, UnknownName};
 pub use metrics::{
     violates, EvictedRun, JobRecord, PredictionQuality, PredictorQualities, Shown, Summary, SummaryTally,

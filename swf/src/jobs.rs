@@ -42,7 +42,7 @@ impl<R: BufRead> JobStream<R> {
             machine,
             stats: ExtractStats::default(),
             failed: false,
-            seen: interstice_core::id_map(),
+            seen: interstice_core::IdMap::default(),
         }
     }
 

@@ -143,50 +143,38 @@ fn read_number(text: &[u8]) -> Option<Num> {
         .position(|b| !b.is_ascii_digit())
         .unwrap_or(body.len());
     let (int, after) = body.split_at(whole);
-    let sign = |v: i64| if neg { -v } else { v };
     match after {
-        [] if (1..=18).contains(&whole) => Some(Num::Int(sign(digits_value(int)))),
+        [] if (1..=18).contains(&whole) => {
+            let v = digits_value(int);
+            Some(Num::Int(if neg { -v } else { v }))
+        }
         [b'.', frac @ ..]
             if whole >= 1
                 && whole + frac.len() <= MAX_EXACT_DIGITS
                 && frac.iter().all(u8::is_ascii_digit) =>
         {
-            let digits = digits_value(int) * POW10_INT[frac.len()] + digits_value(frac);
-            Some(Num::Float(exact_decimal(sign(digits), neg, frac.len())))
+            let v = exact_decimal(int, frac);
+            Some(Num::Float(if neg { -v } else { v }))
         }
         _ => parse_float(text).map(Num::Float),
     }
 }
 
-/// `10^k` as integers, for the digits of a decimal.
-const POW10_INT: [i64; MAX_EXACT_DIGITS + 1] = {
-    let mut p = [1i64; MAX_EXACT_DIGITS + 1];
-    let mut k = 1;
-    while k <= MAX_EXACT_DIGITS {
-        p[k] = p[k - 1] * 10;
-        k += 1;
-    }
-    p
-};
-
 /// Digits (before and after the point) a decimal may have to be read by
 /// [`exact_decimal`]: below 2^53, so its digits are an exact `f64`.
 const MAX_EXACT_DIGITS: usize = 15;
 
-/// `digits / 10^decimals` as the float parser would read it: both are exact
-/// `f64`s (at most 15 digits, at most 15 decimals), and one IEEE division
-/// rounds their quotient correctly (Clinger's fast path). `neg` keeps the
-/// sign of a negative zero.
-fn exact_decimal(digits: i64, neg: bool, decimals: usize) -> f64 {
+/// `int.frac` as the float parser reads it: the digits and `10^frac.len()`
+/// are exact `f64`s (at most 15 digits), and one IEEE division rounds their
+/// quotient correctly (Clinger's fast path).
+fn exact_decimal(int: &[u8], frac: &[u8]) -> f64 {
     const POW10: [f64; MAX_EXACT_DIGITS + 1] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
     ];
-    let v = digits as f64 / POW10[decimals];
-    if neg && v == 0.0 {
-        -0.0
-    } else {
-        v
-    }
+    let digits = frac
+        .iter()
+        .fold(digits_value(int), |v, &d| v * 10 + i64::from(d - b'0'));
+    digits as f64 / POW10[frac.len()]
 }
 
 /// The slow path: exponents, long numbers, a point without digits before it.

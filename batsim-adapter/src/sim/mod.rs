@@ -31,8 +31,8 @@ pub mod synthetic;
 
 use ends::{earliest, Ends, RunState};
 use interstice_core::{
-    id_map, Decision, Driver, EndReason, Engine, EngineConfig, EngineError, IdMap, Job, JobId, JobRecord,
-    Livelock, Summary, Time,
+    Decision, Driver, EndReason, Engine, EngineConfig, EngineError, IdMap, Job, JobId, JobRecord, Livelock,
+    Summary, Time,
 };
 use std::collections::HashSet;
 
@@ -335,7 +335,7 @@ impl<I: Iterator<Item = Job>> Stream<I> {
         let next_arrival = arrivals.next();
         Stream {
             driver,
-            live: id_map(),
+            live: IdMap::default(),
             ends: Ends::new(),
             arrivals,
             next_arrival,

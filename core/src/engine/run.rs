@@ -260,7 +260,7 @@ impl State {
             next_area_change: 0,
             records: JobTable::default(),
             jobs: JobTable::default(),
-            index: crate::id_map(),
+            index: crate::IdMap::default(),
             hpc_queue: BTreeSet::new(),
             new_hpc: Vec::new(),
             cloud_queue: BTreeSet::new(),
