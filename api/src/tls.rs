@@ -63,6 +63,44 @@ pub fn parse_pin(text: &str) -> Result<Pin, String> {
     Ok(pin)
 }
 
+/// What to say of a DER certificate at `now` (Unix seconds) when it is out
+/// of its dates: "expired on …" or "is not valid before …". `None` within
+/// them, or when its dates cannot be read. A pinned certificate out of its
+/// dates is still accepted (a pin trusts the key, whatever the dates say),
+/// but its holder should renew it, and be told.
+#[cfg(feature = "tls")]
+pub fn out_of_dates(certificate: &[u8], now: i64) -> Option<String> {
+    let (_, parsed) = x509_parser::parse_x509_certificate(certificate).ok()?;
+    let validity = parsed.validity();
+    if now > validity.not_after.timestamp() {
+        Some(format!("expired on {}", validity.not_after))
+    } else if now < validity.not_before.timestamp() {
+        Some(format!("is not valid before {}", validity.not_before))
+    } else {
+        None
+    }
+}
+
+/// The pins whose certificates were said to be out of their dates (once
+/// per process each: a broker connects to its members all the time).
+#[cfg(feature = "tls")]
+static SAID_OUT_OF_DATES: std::sync::Mutex<Vec<Pin>> = std::sync::Mutex::new(Vec::new());
+
+#[cfg(feature = "tls")]
+fn warn_once(pin: Pin, dates: &str) {
+    let mut said = SAID_OUT_OF_DATES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if said.contains(&pin) {
+        return;
+    }
+    said.push(pin);
+    tracing::warn!(
+        "a pinned daemon's certificate (SHA-256 {}) {dates}: it is still accepted (the pin trusts          its key, not its dates); renew it on that daemon and pin the new one",
+        pin_text(&pin)
+    );
+}
+
 /// Accepts a server certificate only if its fingerprint is pinned; the
 /// handshake's signatures are checked as usual (proof of the private key).
 #[cfg(feature = "tls")]
@@ -80,10 +118,14 @@ impl ServerCertVerifier for Pinned {
         _intermediates: &[CertificateDer<'_>],
         _server_name: &ServerName<'_>,
         _ocsp_response: &[u8],
-        _now: UnixTime,
+        now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
         let pin = fingerprint(end_entity.as_ref());
         if self.pins.contains(&pin) {
+            let now = i64::try_from(now.as_secs()).unwrap_or(i64::MAX);
+            if let Some(dates) = out_of_dates(end_entity.as_ref(), now) {
+                warn_once(pin, &dates);
+            }
             Ok(ServerCertVerified::assertion())
         } else {
             Err(rustls::Error::General(format!(
@@ -163,7 +205,51 @@ pub fn handshake(mut tcp: TcpStream, host: &str, pins: &[Pin]) -> Result<TlsStre
 mod tests {
     use super::*;
 
+    /// A self-signed certificate valid from `from` to `until` (Unix seconds), as DER.
     #[cfg(feature = "tls")]
+    fn certificate(from: i64, until: i64) -> Vec<u8> {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["interstice-test".to_string()]).unwrap();
+        params.not_before = rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(from as u64);
+        params.not_after = rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(until as u64);
+        params.self_signed(&key).unwrap().der().to_vec()
+    }
+
+    /// The finding: an expired pinned certificate was accepted silently. It
+    /// is still accepted (the pin is the trust), and now said, once.
+    #[cfg(feature = "tls")]
+    #[test]
+    fn a_pinned_certificate_out_of_its_dates_is_accepted_and_said_once() {
+        let day = 86_400;
+        let now = 1_800_000_000;
+        let expired = certificate(now - 30 * day, now - day);
+        let early = certificate(now + day, now + 30 * day);
+        let current = certificate(now - day, now + day);
+        let said = out_of_dates(&expired, now).unwrap();
+        assert!(said.starts_with("expired on "), "{said}");
+        assert!(out_of_dates(&early, now)
+            .unwrap()
+            .starts_with("is not valid before "));
+        assert_eq!(out_of_dates(&current, now), None);
+        assert_eq!(out_of_dates(b"not a certificate", now), None);
+        let verifier = Pinned {
+            pins: vec![fingerprint(&expired)],
+            provider: Arc::new(rustls::crypto::ring::default_provider()),
+        };
+        let name = ServerName::try_from("interstice.invalid").unwrap();
+        let at = UnixTime::since_unix_epoch(std::time::Duration::from_secs(now as u64));
+        for _ in 0..2 {
+            let verified =
+                verifier.verify_server_cert(&CertificateDer::from(expired.clone()), &[], &name, &[], at);
+            assert!(verified.is_ok(), "{verified:?}");
+        }
+        let said = SAID_OUT_OF_DATES.lock().unwrap();
+        assert_eq!(
+            said.iter().filter(|pin| **pin == fingerprint(&expired)).count(),
+            1
+        );
+    }
+
     #[test]
     fn a_fingerprint_is_the_sha256_of_the_der() {
         // echo -n abc | sha256sum

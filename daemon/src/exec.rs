@@ -37,6 +37,7 @@
 
 mod cleanup;
 mod output;
+mod scratch;
 mod status;
 mod wrapper;
 
@@ -212,7 +213,35 @@ fn secure_work_root(
     let fd = root_dir(&work_root).map_err(|err| {
         ExecutorError::WorkRoot(format!("{}: {err} (its parent must exist)", work_root.display()))
     })?;
+    if let Some(problem) = work_root_disk_problem(state_dir, config) {
+        return Err(ExecutorError::WorkRoot(problem));
+    }
     Ok((work_root, fd))
+}
+
+/// Do jobs without a quota write on the disk the daemon records on? A root
+/// daemon refuses `work_dir_quota_mb: null` with `work_root` on
+/// `state_dir`'s file system (compared through the nearest directories that
+/// exist, so that `--check-config` says it before they are made): a job
+/// could fill it, and every admission would fail until root cleans up.
+pub fn work_root_disk_problem(state_dir: &Path, config: &ExecutionConfig) -> Option<String> {
+    if config.work_dir_quota_mb.is_some() || !nix::unistd::geteuid().is_root() {
+        return None;
+    }
+    let device = |path: &Path| {
+        path.ancestors()
+            .find_map(|dir| std::fs::metadata(dir).ok())
+            .map(|meta| std::os::unix::fs::MetadataExt::dev(&meta))
+    };
+    let work_root = config.work_root_for(state_dir);
+    (device(state_dir)? == device(&work_root)?).then(|| {
+        format!(
+            "execution.work_root: {} is on the file system of state_dir {} and              execution.work_dir_quota_mb is null: a job could fill the disk the daemon records on;              set a quota (each job's directory its own tmpfs, {} MiB by default) or put work_root              on another file system",
+            work_root.display(),
+            state_dir.display(),
+            crate::config::DEFAULT_WORK_DIR_QUOTA_MB
+        )
+    })
 }
 
 /// `dir` made if missing, opened without following a symlink, root's (when
@@ -367,10 +396,14 @@ impl Executor {
             return;
         }
         let parent = Arc::clone(&self.work_fd);
+        let dir = self.work_dir(id);
         let spawned = std::thread::Builder::new()
             .name("remove-work-dir".into())
             .spawn(move || {
-                if let Err(problem) = cleanup::remove_tree(parent.as_raw_fd(), &id.to_string()) {
+                let name = id.to_string();
+                let removed = scratch::release(parent.as_raw_fd(), &name, &dir)
+                    .and_then(|()| cleanup::remove_tree(parent.as_raw_fd(), &name));
+                if let Err(problem) = removed {
                     tracing::warn!(
                         job = id,
                         "cannot remove the job's working directory entirely: {problem}"
@@ -641,6 +674,26 @@ impl Executor {
         Ok(dir)
     }
 
+    /// Job `launch`'s own working directory `<work_root>/<id>`, made, and
+    /// held to `execution.work_dir_quota_mb` (its own tmpfs) when the
+    /// daemon is root and a quota is set.
+    fn own_work_dir(&self, launch: &Launch<'_>) -> Result<PathBuf, String> {
+        let dir = self.job_dir_for((&self.work_root, &self.work_fd), launch.id, launch.run_as)?;
+        let Some(quota) = self.config.work_dir_quota_mb else {
+            return Ok(dir);
+        };
+        if !nix::unistd::geteuid().is_root() {
+            return Ok(dir);
+        }
+        let owner = match launch.run_as {
+            Some(run_as) => (run_as.uid, run_as.gid),
+            None => (0, 0),
+        };
+        let name = launch.id.to_string();
+        scratch::hold_to_quota((self.work_fd.as_raw_fd(), &name), &dir, quota, owner)?;
+        Ok(dir)
+    }
+
     /// Make job `id`'s cgroups with its limits: the `cgroup.procs` files
     /// its wrapper joins (the containment's first).
     fn cgroups(&self, launch: &Launch<'_>) -> Result<Vec<PathBuf>, String> {
@@ -667,9 +720,7 @@ impl Executor {
             .map_err(prepare)?;
         let workdir = match launch.workdir {
             Some(dir) => PathBuf::from(dir),
-            None => self
-                .job_dir_for((&self.work_root, &self.work_fd), launch.id, launch.run_as)
-                .map_err(prepare)?,
+            None => self.own_work_dir(launch).map_err(prepare)?,
         };
         // A fresh status file of our own (a rerun replaces the last run's).
         let status_path = self.status_path(launch.id);

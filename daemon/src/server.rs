@@ -128,6 +128,9 @@ pub fn preflight(config: &Config) -> Result<(), DaemonError> {
     if let Some(problem) = crate::fd_limit::problem(config) {
         return Err(setup(problem));
     }
+    if let Some(problem) = crate::exec::work_root_disk_problem(&config.state_dir, &config.execution) {
+        return Err(setup(problem));
+    }
     Ok(())
 }
 

@@ -23,6 +23,15 @@ pub fn acceptor(config: &TlsConfig) -> Result<TlsAcceptor, String> {
             certificate.display()
         ));
     }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| i64::try_from(since.as_secs()).unwrap_or(i64::MAX));
+    if let Some(dates) = interstice_api::tls::out_of_dates(chain[0].as_ref(), now) {
+        tracing::warn!(
+            "api.tls.certificate: {} {dates}: the daemons that pin it still accept it (a pin              trusts the key, not the dates); renew it and give them its new pin",
+            certificate.display()
+        );
+    }
     let key_path = &config.key;
     let meta =
         std::fs::metadata(key_path).map_err(|err| format!("api.tls.key: {}: {err}", key_path.display()))?;

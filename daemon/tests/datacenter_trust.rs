@@ -76,6 +76,29 @@ impl Node {
         )
     }
 
+    /// A broker serving TLS as `identity` on its TCP listener `listen`,
+    /// pinning `pin` (its member's certificate).
+    fn tls_broker(listen: &str, identity: &Identity, pin: &str) -> Node {
+        Node::start(
+            &format!(
+                "api: {{socket: '{{s}}', listen: '{listen}', token_file: '{{d}}/token'{tls}}}\n\
+                 state_dir: '{{d}}/state'\nlog_level: info\n\
+                 datacenter: {{role: broker, member_max_age_seconds: 30, timeout_seconds: 2, tls_pins: ['{pin}']}}\n",
+                tls = identity.api_tls(),
+            ),
+            None,
+        )
+    }
+
+    /// Wait until this broker lists one member (`how` it reaches it).
+    fn hears_one_member(&self, how: &str) {
+        until(
+            &format!("the broker hears its member {how}"),
+            Duration::from_secs(10),
+            || self.client().members().is_ok_and(|list| list.members.len() == 1),
+        );
+    }
+
     /// A member of 4 processors publishing to `broker`, on its socket
     /// `address` when that is a path; `api` and `datacenter` add keys.
     fn member(broker: &str, address: &str, api: &str, datacenter: &str) -> Node {
@@ -500,11 +523,67 @@ impl Identity {
         )
     }
 
+    /// An identity whose certificate expired yesterday (made by rcgen:
+    /// `openssl req` cannot date one in the past).
+    fn expired() -> Identity {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (certificate, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+        let pair = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["interstice-test".to_string()]).unwrap();
+        let now = std::time::SystemTime::now();
+        params.not_before = (now - Duration::from_secs(30 * 86_400)).into();
+        params.not_after = (now - Duration::from_secs(86_400)).into();
+        let made = params.self_signed(&pair).unwrap();
+        std::fs::write(&certificate, made.pem()).unwrap();
+        std::fs::write(&key, pair.serialize_pem()).unwrap();
+        let pin = interstice_api::tls::pin_text(&interstice_api::tls::fingerprint(made.der()));
+        Identity {
+            _dir: dir,
+            certificate,
+            key,
+            pin,
+        }
+    }
+
     /// A squatter's own identity: readable by the squatter.
     fn readable(&self) -> &Identity {
         std::fs::set_permissions(&self.key, std::fs::Permissions::from_mode(0o644)).unwrap();
         self
     }
+}
+
+/// The finding: an expired pinned certificate was accepted silently. The
+/// pin still trusts it (its key, not its dates), and both ends now say so:
+/// its holder at start, the daemon that pins it once.
+#[test]
+fn a_pinned_certificate_past_its_dates_is_accepted_and_said_by_both_ends() {
+    if !privileged() {
+        return;
+    }
+    let (broker_id, member_id) = (Identity::expired(), Identity::new());
+    let (to_broker, to_member) = (free_port(), free_port());
+    let broker = Node::tls_broker(&to_broker, &broker_id, &member_id.pin);
+    let member = Node::member(
+        &format!("https://{to_broker}"),
+        &format!("https://{to_member}"),
+        &format!(", listen: '{to_member}'{}", member_id.api_tls()),
+        &format!(", tls_pins: ['{}']", broker_id.pin),
+    );
+    broker.hears_one_member("over TLS");
+    // Several publications later, the member has said it once.
+    std::thread::sleep(Duration::from_secs(1));
+    let (broker_log, member_log) = (broker.log(), member.log());
+    assert!(
+        broker_log.contains("api.tls.certificate") && broker_log.contains("expired on"),
+        "{broker_log}"
+    );
+    assert_eq!(
+        member_log.matches("a pinned daemon's certificate").count(),
+        1,
+        "{member_log}"
+    );
+    assert!(member_log.contains("expired on"), "{member_log}");
 }
 
 #[test]
@@ -517,16 +596,7 @@ fn across_hosts_tls_with_pins_sends_the_token_only_to_the_pinned_daemons() {
     let (to_broker, to_member) = (free_port(), free_port());
     // The broker serves TLS on its TCP listener and pins the member's
     // certificate; the member pins the broker's. Both over https://.
-    let mut broker = Node::start(
-        &format!(
-            "api: {{socket: '{{s}}', listen: '{to_broker}', token_file: '{{d}}/token'{tls}}}\n\
-             state_dir: '{{d}}/state'\nlog_level: info\n\
-             datacenter: {{role: broker, member_max_age_seconds: 30, timeout_seconds: 2, tls_pins: ['{pin}']}}\n",
-            tls = broker_id.api_tls(),
-            pin = member_id.pin
-        ),
-        None,
-    );
+    let mut broker = Node::tls_broker(&to_broker, &broker_id, &member_id.pin);
     let member_dc = format!(
         ", on_behalf_of: {{allow: [{uid_b}]}}, tls_pins: ['{}']",
         broker_id.pin
@@ -540,16 +610,7 @@ fn across_hosts_tls_with_pins_sends_the_token_only_to_the_pinned_daemons() {
     );
     // The member's tuples reach the broker over TLS with the token, and the
     // broker's forward reaches the member the same way.
-    until(
-        "the broker hears its member over TLS",
-        Duration::from_secs(10),
-        || {
-            broker
-                .client()
-                .members()
-                .is_ok_and(|list| list.members.len() == 1)
-        },
-    );
+    broker.hears_one_member("over TLS");
     let (status, body) = broker.submit_as(USER_B, &secret_job("1000.5"));
     assert_eq!(status, 200, "{body}\n{}\n{}", broker.log(), member.log());
     assert!(

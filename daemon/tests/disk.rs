@@ -133,6 +133,20 @@ impl Daemon {
         }
     }
 
+    /// Wait until `path` (a job's working directory) is gone.
+    fn wait_removed(&self, path: &Path, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        while path.exists() {
+            assert!(
+                Instant::now() < deadline,
+                "{} is still there\n{}",
+                path.display(),
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn output(&self, id: u64, name: &str) -> Vec<u8> {
         std::fs::read(self.state().join(format!("jobs/{id}/{name}"))).unwrap_or_default()
     }
@@ -145,7 +159,23 @@ impl Drop for Daemon {
             let _ = child.wait();
         }
         interstice_daemon::cgroup::end_all_jobs(&self.state());
+        // Kept working directories stay mounted (their own tmpfs).
+        for mount in mounts_under(&self.dir) {
+            let _ = Command::new("umount").arg("-l").arg(&mount).status();
+        }
     }
+}
+
+/// The mount points at or under `dir` (as /proc/self/mounts spells them).
+fn mounts_under(dir: &Path) -> Vec<PathBuf> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    std::fs::read_to_string("/proc/self/mounts")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.split(' ').nth(1))
+        .map(PathBuf::from)
+        .filter(|mount| mount.starts_with(&dir))
+        .collect()
 }
 
 #[test]
@@ -237,48 +267,94 @@ fn a_finished_jobs_own_working_directory_is_removed_never_through_its_links() {
     let id = daemon.submitted(&["/bin/sh", "-c", &script], 10.0);
     let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
     assert_eq!(view.state, "completed", "{view:?}\n{}", daemon.log());
-    let work = dir.path().join(format!("state-work/{id}"));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while work.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "{} is still there\n{}",
-            work.display(),
-            daemon.log()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    daemon.wait_removed(
+        &dir.path().join(format!("state-work/{id}")),
+        Duration::from_secs(10),
+    );
     assert_eq!(std::fs::read_to_string(victim.join("keep")).unwrap(), "root's");
     // A cancelled job's too.
     let id = daemon.submitted(&["/bin/sh", "-c", "echo x > f; sleep 60"], 120.0);
     daemon.wait_for(id, Duration::from_secs(10), |view| view.pid.is_some());
-    let work = dir.path().join(format!("state-work/{id}"));
     daemon.root().cancel(id).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while work.exists() {
-        assert!(Instant::now() < deadline, "{} is still there", work.display());
-        std::thread::sleep(Duration::from_millis(20));
+    daemon.wait_removed(
+        &dir.path().join(format!("state-work/{id}")),
+        Duration::from_secs(15),
+    );
+}
+
+/// The finding: three 60 MB jobs in their own directories filled the disk
+/// the daemon records on. A root daemon now holds each job's own directory
+/// to `execution.work_dir_quota_mb` as a tmpfs of its own: the job gets
+/// ENOSPC at its quota, and the directory and its mount go when it ends.
+#[test]
+fn a_job_writes_at_most_its_quota_in_its_own_directory() {
+    if !privileged() {
+        return;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(dir.path(), "work_dir_quota_mb: 1");
+    let script = "head -c 2097152 /dev/zero > big; echo \"wrote=$?\"; stat -f -c %T .; stat -c %s big";
+    let id = daemon.submitted(&["/bin/sh", "-c", script], 10.0);
+    let view = daemon.wait_for(id, Duration::from_secs(10), |view| view.ended_at.is_some());
+    let out = String::from_utf8_lossy(&daemon.output(id, "stdout")).to_string();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines.first(),
+        Some(&"wrote=1"),
+        "{out}\n{view:?}\n{}",
+        daemon.log()
+    );
+    assert_eq!(lines.get(1), Some(&"tmpfs"), "{out}");
+    let size: u64 = lines
+        .get(2)
+        .and_then(|size| size.parse().ok())
+        .unwrap_or(u64::MAX);
+    assert!(size <= 1 << 20, "{size} bytes written past a 1 MiB quota");
+    daemon.wait_removed(
+        &dir.path().join(format!("state-work/{id}")),
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        mounts_under(dir.path()),
+        Vec::<PathBuf>::new(),
+        "a mount left behind"
+    );
+}
+
+/// `intersticed --check-config` on `config` (`{d}`: a fresh directory):
+/// must fail; what it said.
+fn refused_config(config: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.yaml");
+    std::fs::write(&path, config.replace("{d}", &dir.path().display().to_string())).unwrap();
+    let output = Command::new(BIN)
+        .args(["--config", &path.display().to_string(), "--check-config"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(!output.status.success(), "{err}");
+    err
+}
+
+/// Without a quota, a root daemon refuses a work_root on the state's disk.
+#[test]
+fn a_work_root_on_the_state_disk_without_a_quota_is_refused() {
+    if !privileged() {
+        return;
+    }
+    let err = refused_config(
+        "api: {socket: {d}/d.sock}\nstate_dir: {d}/state\nengine: {procs: 4}\n\
+         backend: {type: plugin}\nexecution: {work_dir_quota_mb: null}\n",
+    );
+    assert!(
+        err.contains("execution.work_root") && err.contains("work_dir_quota_mb"),
+        "{err}"
+    );
 }
 
 #[test]
 fn a_work_root_inside_the_state_directory_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("d.yaml");
-    std::fs::write(
-        &config,
-        format!(
-            "state_dir: {d}/state\nexecution: {{work_root: {d}/state/work}}\n",
-            d = dir.path().display()
-        ),
-    )
-    .unwrap();
-    let output = Command::new(BIN)
-        .args(["--config", &config.display().to_string(), "--check-config"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "{err}");
+    let err = refused_config("state_dir: {d}/state\nexecution: {work_root: {d}/state/work}\n");
     assert!(
         err.contains("execution.work_root") && err.contains("inside state_dir"),
         "{err}"

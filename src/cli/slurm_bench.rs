@@ -165,7 +165,7 @@ pub fn bench(args: SlurmArgs) -> anyhow::Result<()> {
         fresh.mirror(now, &read.plan)?;
         let mirrored = started.elapsed();
         let times = [parsed, mapped - parsed, mirrored - mapped];
-        if best.map_or(true, |b| mirrored < b.iter().sum()) {
+        if best.map_or(true, |b| mirrored < b.iter().sum::<std::time::Duration>()) {
             best = Some(times);
         }
         counts = Some(read.counts);

@@ -46,9 +46,16 @@ pub struct ExecutionConfig {
     pub work_root: Option<PathBuf>,
     /// Keep a finished job's `<work_root>/<id>` (false: removed once the job
     /// is over, what it wrote there with it: a job whose files matter names
-    /// a `workdir`).
+    /// a `workdir`). A kept directory with a quota stays mounted, holding
+    /// its memory, until unmounted by hand.
     #[serde(default)]
     pub keep_work_dirs: bool,
+    /// The most a job may write in its own `<work_root>/<id>`, MiB: a root
+    /// daemon mounts each one as a tmpfs of this size (its own file system,
+    /// its pages charged to the job's memory). Null: jobs write to
+    /// `work_root`'s file system, which must then not be `state_dir`'s.
+    #[serde(default = "default_work_dir_quota_mb")]
+    pub work_dir_quota_mb: Option<u64>,
     /// What each job's cgroup confines it to besides its CPUs.
     #[serde(default)]
     pub limits: LimitsConfig,
@@ -153,6 +160,16 @@ pub enum CgroupMode {
     None,
 }
 
+/// The default `execution.work_dir_quota_mb`: 1 GiB per job.
+pub const DEFAULT_WORK_DIR_QUOTA_MB: u64 = 1024;
+
+/// The largest `execution.work_dir_quota_mb`: 1 TiB.
+pub const MAX_WORK_DIR_QUOTA_MB: u64 = 1 << 20;
+
+fn default_work_dir_quota_mb() -> Option<u64> {
+    Some(DEFAULT_WORK_DIR_QUOTA_MB)
+}
+
 /// 64 MiB.
 pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 64 << 20;
 
@@ -184,6 +201,7 @@ impl Default for ExecutionConfig {
             max_output_bytes: default_max_output_bytes(),
             work_root: None,
             keep_work_dirs: false,
+            work_dir_quota_mb: default_work_dir_quota_mb(),
             limits: LimitsConfig::default(),
         }
     }

@@ -38,7 +38,10 @@ pub use engine::{
     DEFAULT_ADMISSION, DEFAULT_POLICY,
 };
 pub use eviction::SlurmEviction;
-pub use execution::{CgroupMode, ExecutionConfig, LimitsConfig, RlimitConfig, DEFAULT_MAX_OUTPUT_BYTES};
+pub use execution::{
+    CgroupMode, ExecutionConfig, LimitsConfig, RlimitConfig, DEFAULT_MAX_OUTPUT_BYTES,
+    DEFAULT_WORK_DIR_QUOTA_MB,
+};
 pub use metrics::MetricsConfig;
 pub use model::{log_level, Config};
 pub use node::NodeConfig;

@@ -228,6 +228,14 @@ impl Config {
             );
         }
         problems.extend(execution.work_root_problem(&self.state_dir));
+        if let Some(quota) = execution.work_dir_quota_mb {
+            if quota == 0 || quota > super::execution::MAX_WORK_DIR_QUOTA_MB {
+                problems.push(format!(
+                    "execution.work_dir_quota_mb: {quota} is outside 1..={} (MiB per job); null lets jobs                      write to work_root's own file system",
+                    super::execution::MAX_WORK_DIR_QUOTA_MB
+                ));
+            }
+        }
         let limits = &execution.limits;
         for (key, value) in [
             ("execution.limits.memory_mb_per_proc", limits.memory_mb_per_proc),
