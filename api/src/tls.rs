@@ -96,7 +96,8 @@ fn warn_once(pin: Pin, dates: &str) {
     }
     said.push(pin);
     tracing::warn!(
-        "a pinned daemon's certificate (SHA-256 {}) {dates}: it is still accepted (the pin trusts          its key, not its dates); renew it on that daemon and pin the new one",
+        "a pinned daemon's certificate (SHA-256 {}) {dates}: it is still accepted (the pin trusts \
+         its key, not its dates); renew it on that daemon and pin the new one",
         pin_text(&pin)
     );
 }

@@ -236,7 +236,10 @@ pub fn work_root_disk_problem(state_dir: &Path, config: &ExecutionConfig) -> Opt
     let work_root = config.work_root_for(state_dir);
     (device(state_dir)? == device(&work_root)?).then(|| {
         format!(
-            "execution.work_root: {} is on the file system of state_dir {} and              execution.work_dir_quota_mb is null: a job could fill the disk the daemon records on;              set a quota (each job's directory its own tmpfs, {} MiB by default) or put work_root              on another file system",
+            "execution.work_root: {} is on the file system of state_dir {} and \
+             execution.work_dir_quota_mb is null: a job could fill the disk the daemon records on; \
+             set a quota (each job's directory its own tmpfs, {} MiB by default) or put work_root \
+             on another file system",
             work_root.display(),
             state_dir.display(),
             crate::config::DEFAULT_WORK_DIR_QUOTA_MB

@@ -28,7 +28,8 @@ pub fn acceptor(config: &TlsConfig) -> Result<TlsAcceptor, String> {
         .map_or(0, |since| i64::try_from(since.as_secs()).unwrap_or(i64::MAX));
     if let Some(dates) = interstice_api::tls::out_of_dates(chain[0].as_ref(), now) {
         tracing::warn!(
-            "api.tls.certificate: {} {dates}: the daemons that pin it still accept it (a pin              trusts the key, not the dates); renew it and give them its new pin",
+            "api.tls.certificate: {} {dates}: the daemons that pin it still accept it (a pin \
+             trusts the key, not the dates); renew it and give them its new pin",
             certificate.display()
         );
     }

@@ -231,7 +231,8 @@ impl Config {
         if let Some(quota) = execution.work_dir_quota_mb {
             if quota == 0 || quota > super::execution::MAX_WORK_DIR_QUOTA_MB {
                 problems.push(format!(
-                    "execution.work_dir_quota_mb: {quota} is outside 1..={} (MiB per job); null lets jobs                      write to work_root's own file system",
+                    "execution.work_dir_quota_mb: {quota} is outside 1..={} (MiB per job); null lets jobs \
+                     write to work_root's own file system",
                     super::execution::MAX_WORK_DIR_QUOTA_MB
                 ));
             }
