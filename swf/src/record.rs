@@ -105,16 +105,28 @@ struct Field<'a> {
 fn scan(line: &[u8]) -> ([Field<'_>; 18], usize) {
     let mut fields = [Field { text: &[], num: None }; 18];
     let mut count = 0usize;
-    let mut rest = line;
-    while let Some(start) = rest.iter().position(|&b| !is_sep(b)) {
-        rest = &rest[start..];
-        let len = rest.iter().position(|&b| is_sep(b)).unwrap_or(rest.len());
-        let (text, tail) = rest.split_at(len);
-        rest = tail;
+    let mut at = 0;
+    loop {
+        while line.get(at).copied().is_some_and(is_sep) {
+            at += 1;
+        }
+        if at == line.len() {
+            break;
+        }
+        let start = at;
+        let num = match plain_int(line, &mut at) {
+            Some(v) => Some(Num::Int(v)),
+            None => {
+                while line.get(at).is_some_and(|&b| !is_sep(b)) {
+                    at += 1;
+                }
+                read_number(&line[start..at])
+            }
+        };
         if let Some(field) = fields.get_mut(count) {
             *field = Field {
-                text,
-                num: read_number(text),
+                text: &line[start..at],
+                num,
             };
         }
         count += 1;
@@ -122,8 +134,34 @@ fn scan(line: &[u8]) -> ([Field<'_>; 18], usize) {
     (fields, count)
 }
 
-/// The value of a run of at most 18 decimal digits.
+/// The field starting at `*at` read in the same pass as it is crossed, when
+/// it is a plain integer (an optional sign, 1 to 18 digits, then a separator
+/// or the end): its value, `*at` moved past it. Otherwise `None`, `*at`
+/// moved at most over the sign and digits it read (never past the field):
+/// the rest of the field is crossed, and the whole read by [`read_number`].
 #[inline]
+fn plain_int(line: &[u8], at: &mut usize) -> Option<i64> {
+    let neg = match line.get(*at) {
+        Some(b'-') => {
+            *at += 1;
+            true
+        }
+        Some(b'+') => {
+            *at += 1;
+            false
+        }
+        _ => false,
+    };
+    let first = *at;
+    let mut v = 0i64;
+    while let Some(&d) = line.get(*at).filter(|d| d.is_ascii_digit()) {
+        v = v.wrapping_mul(10).wrapping_add(i64::from(d - b'0'));
+        *at += 1;
+    }
+    let ends = line.get(*at).map_or(true, |&b| is_sep(b));
+    (ends && (1..=18).contains(&(*at - first))).then_some(if neg { -v } else { v })
+}
+
 fn digits_value(digits: &[u8]) -> i64 {
     digits.iter().fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'))
 }
