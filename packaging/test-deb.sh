@@ -57,6 +57,8 @@ cleanup() {
         dpkg --purge interstice >/dev/null 2>&1 || echo "test-deb: cleanup: dpkg --purge interstice failed" >&2
     fi
     [ "$group_existed" = no ] && getent group interstice >/dev/null && groupdel interstice
+    # A job's working directory is its own tmpfs until the daemon removes it.
+    awk -v dir="$scratch/" 'index($2, dir) == 1 { print $2 }' /proc/mounts | xargs -r -n1 umount -l
     rm -rf "$scratch"
     exit "$status"
 }

@@ -395,26 +395,56 @@ impl Executor {
     /// never following what the job planted ([`cleanup`]); a failure is
     /// logged. Nothing when `execution.keep_work_dirs`.
     pub fn remove_work_dir(&self, id: u64) {
+        self.remove_work_dirs(vec![id]);
+    }
+
+    /// Remove every `<work_root>/<id>` whose job is over (`live(id)` is
+    /// false), as [`Executor::remove_work_dir`] does: a daemon that stopped
+    /// between a job's end and its directory's removal left it, and its
+    /// tmpfs would hold memory until a reboot. Run once the jobs of the last
+    /// run are recovered. Nothing when `execution.keep_work_dirs`.
+    pub fn remove_stale_work_dirs(&self, live: impl Fn(u64) -> bool) {
+        let Ok(entries) = std::fs::read_dir(&self.work_root) else {
+            return;
+        };
+        let stale: Vec<u64> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name();
+                let id = name.to_str()?.parse::<u64>().ok()?;
+                (name.to_str() == Some(id.to_string().as_str()) && !live(id)).then_some(id)
+            })
+            .collect();
+        if !stale.is_empty() {
+            self.remove_work_dirs(stale);
+        }
+    }
+
+    /// Remove the working directories of `ids` in a thread of their own
+    /// (see [`Executor::remove_work_dir`]).
+    fn remove_work_dirs(&self, ids: Vec<u64>) {
         if self.config.keep_work_dirs {
             return;
         }
         let parent = Arc::clone(&self.work_fd);
-        let dir = self.work_dir(id);
+        let root = self.work_root.clone();
         let spawned = std::thread::Builder::new()
             .name("remove-work-dir".into())
             .spawn(move || {
-                let name = id.to_string();
-                let removed = scratch::release(parent.as_raw_fd(), &name, &dir)
-                    .and_then(|()| cleanup::remove_tree(parent.as_raw_fd(), &name));
-                if let Err(problem) = removed {
-                    tracing::warn!(
-                        job = id,
-                        "cannot remove the job's working directory entirely: {problem}"
-                    );
+                for id in ids {
+                    let name = id.to_string();
+                    let removed = scratch::release(parent.as_raw_fd(), &name, &root.join(&name))
+                        .and_then(|()| cleanup::remove_tree(parent.as_raw_fd(), &name));
+                    if let Err(problem) = removed {
+                        tracing::warn!(
+                            job = id,
+                            "cannot remove the job's working directory entirely: {problem}"
+                        );
+                    }
                 }
             });
         if let Err(err) = spawned {
-            tracing::warn!(job = id, "cannot remove the job's working directory: {err}");
+            tracing::warn!("cannot remove jobs' working directories: {err}");
         }
     }
 

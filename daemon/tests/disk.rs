@@ -321,6 +321,38 @@ fn a_job_writes_at_most_its_quota_in_its_own_directory() {
     );
 }
 
+/// A daemon that stopped between a job's end and the removal of its
+/// directory left the directory's tmpfs mounted, holding memory: the next
+/// start removes what no live job owns, and leaves a name that is not a
+/// job's alone.
+#[test]
+fn a_start_removes_the_working_directories_of_jobs_that_are_over() {
+    if !privileged() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("state-work");
+    std::fs::create_dir(&work).unwrap();
+    let (stale, other) = (work.join("41"), work.join("notes"));
+    std::fs::create_dir(&stale).unwrap();
+    std::fs::create_dir(&other).unwrap();
+    let status = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(&stale)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mount -t tmpfs failed");
+    std::fs::write(stale.join("left"), "x").unwrap();
+    let daemon = Daemon::start(dir.path(), "");
+    daemon.wait_removed(&stale, Duration::from_secs(10));
+    assert_eq!(
+        mounts_under(dir.path()),
+        Vec::<PathBuf>::new(),
+        "a mount left behind"
+    );
+    assert!(other.exists(), "a directory that is no job's was removed");
+}
+
 /// `intersticed --check-config` on `config` (`{d}`: a fresh directory):
 /// must fail; what it said.
 fn refused_config(config: &str) -> String {

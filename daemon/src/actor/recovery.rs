@@ -49,6 +49,7 @@ impl Actor {
     pub(super) fn recover(&mut self) -> Result<(), StoreError> {
         let stored = self.store.jobs(true, u32::MAX)?;
         if stored.is_empty() {
+            self.executor.remove_stale_work_dirs(|_| false);
             return Ok(());
         }
         let now = self.now();
@@ -73,6 +74,8 @@ impl Actor {
         self.stop_unplaced(adopted, now);
         self.apply(rest, now, None);
         self.last_schedule = now;
+        self.executor
+            .remove_stale_work_dirs(|id| self.jobs.contains_key(&id));
         Ok(())
     }
 
