@@ -159,10 +159,6 @@ impl Drop for Daemon {
             let _ = child.wait();
         }
         interstice_daemon::cgroup::end_all_jobs(&self.state());
-        // Kept working directories stay mounted (their own tmpfs).
-        for mount in mounts_under(&self.dir) {
-            let _ = Command::new("umount").arg("-l").arg(&mount).status();
-        }
     }
 }
 

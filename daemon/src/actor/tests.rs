@@ -29,6 +29,27 @@ const ROOT: Owner = Owner {
 /// One microsecond, the engine's tick.
 const TICK: Time = Time::from_ticks(1);
 
+/// A temporary directory for an actor's state; the jobs' working
+/// directories in it (each its own tmpfs when the tests run as root) are
+/// unmounted when it goes.
+struct TestDir(tempfile::TempDir);
+
+impl TestDir {
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        crate::exec::unmount_all_under(&self.0.path().join("state-work"));
+    }
+}
+
+fn test_dir() -> TestDir {
+    TestDir(tempfile::tempdir().unwrap())
+}
+
 /// An actor on `clock` with `config` (YAML, `state_dir` filled in) under
 /// `dir`. Jobs run through a shell stand-in for `intersticed __exec-job`.
 fn actor(dir: &Path, clock: &ManualClock, config: &str) -> Actor {
@@ -141,7 +162,7 @@ fn kill_children(actor: &mut Actor) {
 /// stands all the same.
 #[test]
 fn a_submission_whose_client_went_away_is_not_carried_out() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(Time::from_secs(1_000));
     let mut actor = actor(
         dir.path(),
@@ -183,7 +204,7 @@ fn a_submission_whose_client_went_away_is_not_carried_out() {
 
 #[test]
 fn a_slurm_plan_goes_stale_exactly_plan_stale_seconds_after_the_last_read() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     let mut actor = actor(
         dir.path(),
@@ -220,7 +241,7 @@ fn a_slurm_plan_goes_stale_exactly_plan_stale_seconds_after_the_last_read() {
 
 #[test]
 fn walltime_is_enforced_at_exactly_start_plus_walltime() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     // A huge busy margin: the node gate never holds the start on a loaded machine.
     let mut actor = actor(
@@ -312,7 +333,7 @@ fn plan_update(time: Time, jobs: Vec<Occupation>, settled_holds: Vec<(u64, u32)>
 /// expires.
 #[test]
 fn admissions_between_two_plan_reads_hold_what_they_promise() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     let mut actor = actor(
         dir.path(),
@@ -397,7 +418,7 @@ fn gave_way(actor: &Actor, id: u64) -> bool {
 #[test]
 fn engine_eviction_evicts_by_class_not_by_the_planned_processor() {
     let run = |eviction: &str| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = test_dir();
         let clock = ManualClock::new(T0);
         let mut actor = actor(
             dir.path(),
@@ -460,7 +481,7 @@ fn a_recovered_job_of_no_owner_is_checked_as_roots() {
     if !nix::unistd::geteuid().is_root() {
         return; // Jobs run as the daemon's own user: nothing to check.
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     {
         let mut store = Store::open(&dir.path().join("interstice.sqlite")).unwrap();
@@ -518,7 +539,7 @@ fn after_an_access_check_times_out_the_user_is_refused_at_once_for_a_while() {
     if !nix::unistd::geteuid().is_root() {
         return; // Checks run in-process for the daemon's own user: they cannot hang.
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     let mut actor = actor(
         dir.path(),
@@ -566,7 +587,7 @@ fn after_an_access_check_times_out_the_user_is_refused_at_once_for_a_while() {
 /// acceptable request, and counted by reason and by limit.
 #[test]
 fn a_non_candidate_admission_gets_the_nearest_request() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     let mut actor = actor(
         dir.path(),
@@ -622,7 +643,7 @@ fn a_non_candidate_admission_gets_the_nearest_request() {
 /// F^SLO = 100 + 100 = 200 s. The rate and the decisions are exported.
 #[test]
 fn the_regulator_refuses_past_the_idle_capacity_and_exports_its_rate() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     let mut actor = actor(
         dir.path(),
@@ -695,7 +716,7 @@ fn the_regulator_refuses_past_the_idle_capacity_and_exports_its_rate() {
 /// there: that job is kept where the engine plans it.
 #[test]
 fn an_hpc_job_reported_on_a_cpu_keeps_cloud_work_off_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     let mut actor = actor(
         dir.path(),
@@ -771,7 +792,7 @@ fn an_hpc_job_reported_on_a_cpu_keeps_cloud_work_off_it() {
 /// everyone while the area sat idle).
 #[test]
 fn the_regulator_forgets_cancelled_work_and_keeps_a_share_for_each_user() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     let mut actor = actor(
         dir.path(),
@@ -827,7 +848,7 @@ fn the_regulator_forgets_cancelled_work_and_keeps_a_share_for_each_user() {
 /// (One user used to queue 940 jobs of 63 KB argv in 15 s.)
 #[test]
 fn one_user_holds_at_most_the_quota_of_active_jobs_and_text() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = test_dir();
     let clock = ManualClock::new(T0);
     let mut actor = actor(
         dir.path(),

@@ -65,3 +65,19 @@ pub(super) fn release(parent: RawFd, name: &str, dir: &Path) -> Result<(), Strin
     umount2(dir, MntFlags::MNT_DETACH | MntFlags::UMOUNT_NOFOLLOW)
         .map_err(|err| format!("{}: cannot unmount: {err}", dir.display()))
 }
+
+/// Unmount every file system mounted under `root` (the jobs' own working
+/// directories of a daemon that is gone), deepest first.
+pub fn unmount_all_under(root: &Path) {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    let mut under: Vec<&str> = mounts
+        .lines()
+        .filter_map(|line| line.split(' ').nth(1))
+        .filter(|point| Path::new(point).starts_with(&root) && Path::new(point) != root)
+        .collect();
+    under.sort_by_key(|point| std::cmp::Reverse(point.len()));
+    for point in under {
+        let _ = umount2(point, MntFlags::MNT_DETACH | MntFlags::UMOUNT_NOFOLLOW);
+    }
+}
