@@ -49,7 +49,6 @@ use nix::fcntl::{openat, OFlag};
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::stat::{fchmod, fstat, mkdirat, Mode};
 use nix::unistd::{fchown, Gid, Pid, Uid};
-pub use scratch::unmount_all_under;
 pub use status::{ObservedEnd, RecordedEnd};
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
@@ -218,6 +217,15 @@ fn secure_work_root(
         return Err(ExecutorError::WorkRoot(problem));
     }
     Ok((work_root, fd))
+}
+
+/// End every job of the (stopped) daemon on `state_dir`
+/// ([`crate::cgroup::end_all_jobs`]) and unmount their working directories
+/// under the default `work_root`: what a test does after killing a daemon
+/// whose jobs would outlive it.
+pub fn end_all_jobs(state_dir: &Path) {
+    crate::cgroup::end_all_jobs(state_dir);
+    scratch::unmount_all_under(&ExecutionConfig::default().work_root_for(state_dir));
 }
 
 /// Do jobs without a quota write on the disk the daemon records on? A root

@@ -137,7 +137,7 @@ impl Drop for Daemon {
             let _ = child.kill();
             let _ = child.wait();
         }
-        interstice_daemon::cgroup::end_all_jobs(&self.dir.path().join("state"));
+        interstice_daemon::exec::end_all_jobs(&self.dir.path().join("state"));
     }
 }
 

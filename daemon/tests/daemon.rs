@@ -103,7 +103,7 @@ impl Drop for Daemon {
             let _ = child.wait();
         }
         // Its jobs outlive it (a restarted daemon adopts them): end them.
-        interstice_daemon::cgroup::end_all_jobs(&self.dir.path().join("state"));
+        interstice_daemon::exec::end_all_jobs(&self.dir.path().join("state"));
     }
 }
 

@@ -124,7 +124,7 @@ impl Drop for Node {
     fn drop(&mut self) {
         self.kill();
         // A member's jobs outlive it: end them.
-        interstice_daemon::cgroup::end_all_jobs(&self.dir.path().join("state"));
+        interstice_daemon::exec::end_all_jobs(&self.dir.path().join("state"));
     }
 }
 

@@ -172,7 +172,7 @@ impl Node {
 impl Drop for Node {
     fn drop(&mut self) {
         self.kill();
-        interstice_daemon::cgroup::end_all_jobs(&self.dir.path().join("state"));
+        interstice_daemon::exec::end_all_jobs(&self.dir.path().join("state"));
     }
 }
 

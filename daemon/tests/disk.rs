@@ -158,7 +158,7 @@ impl Drop for Daemon {
             let _ = child.kill();
             let _ = child.wait();
         }
-        interstice_daemon::cgroup::end_all_jobs(&self.state());
+        interstice_daemon::exec::end_all_jobs(&self.state());
     }
 }
 

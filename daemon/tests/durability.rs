@@ -29,7 +29,7 @@ impl Drop for Daemon {
         let _ = self.child.kill();
         let _ = self.child.wait();
         // Its jobs outlive it (a restarted daemon adopts them): end them.
-        interstice_daemon::cgroup::end_all_jobs(&self.state);
+        interstice_daemon::exec::end_all_jobs(&self.state);
     }
 }
 

@@ -401,7 +401,7 @@ impl Drop for SlurmDaemon {
         let _ = self.child.kill();
         let _ = self.child.wait();
         // Its cgroup subtrees (v2, and v1's per controller) go with it.
-        interstice_daemon::cgroup::end_all_jobs(&self.dir.path().join("state"));
+        interstice_daemon::exec::end_all_jobs(&self.dir.path().join("state"));
     }
 }
 

@@ -175,7 +175,7 @@ impl Drop for Daemon {
             let _ = child.wait();
         }
         // Its jobs outlive it (a restarted daemon adopts them): end them.
-        interstice_daemon::cgroup::end_all_jobs(&self.state());
+        interstice_daemon::exec::end_all_jobs(&self.state());
     }
 }
 
@@ -544,7 +544,7 @@ fn directories_the_daemon_creates_are_not_group_writable() {
         let mode = std::fs::metadata(dir.path().join(created)).unwrap().mode() & 0o7777;
         assert_eq!(mode & 0o022, 0, "{created} is {mode:o}");
     }
-    interstice_daemon::cgroup::end_all_jobs(&dir.path().join("srv/site/state"));
+    interstice_daemon::exec::end_all_jobs(&dir.path().join("srv/site/state"));
 }
 
 /// Every job is stored and listed with its text: one user's submissions

@@ -160,7 +160,7 @@ impl Drop for NodeDaemon {
         if let Some(mut child) = self.child.take() {
             stop_child(&mut child, Duration::from_secs(10));
         }
-        interstice_daemon::cgroup::end_all_jobs(&self.state);
+        interstice_daemon::exec::end_all_jobs(&self.state);
     }
 }
 

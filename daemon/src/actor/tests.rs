@@ -42,7 +42,7 @@ impl TestDir {
 
 impl Drop for TestDir {
     fn drop(&mut self) {
-        crate::exec::unmount_all_under(&self.0.path().join("state-work"));
+        crate::exec::end_all_jobs(&self.0.path().join("state"));
     }
 }
 

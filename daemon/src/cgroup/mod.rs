@@ -21,16 +21,10 @@ use std::path::Path;
 use std::time::Duration;
 
 /// End every job of the (stopped) daemon on `state_dir` through its
-/// cgroups, and remove them and the daemon's subtree, and unmount the
-/// jobs' working directories under the default `work_root`: what a test
-/// does after killing a daemon whose jobs would outlive it.
+/// cgroups, and remove them and the daemon's subtree: what a test does
+/// after killing a daemon whose jobs would outlive it (with
+/// [`crate::exec::end_all_jobs`], which also unmounts their directories).
 pub fn end_all_jobs(state_dir: &Path) {
-    end_all_job_processes(state_dir);
-    let work_root = crate::config::ExecutionConfig::default().work_root_for(state_dir);
-    crate::exec::unmount_all_under(&work_root);
-}
-
-fn end_all_job_processes(state_dir: &Path) {
     let mounts = Mounts::read();
     let (v2, freezer) = (mounts.v2.clone(), mounts.freezers());
     let name = daemon_name(state_dir);

@@ -68,7 +68,7 @@ pub(super) fn release(parent: RawFd, name: &str, dir: &Path) -> Result<(), Strin
 
 /// Unmount every file system mounted under `root` (the jobs' own working
 /// directories of a daemon that is gone), deepest first.
-pub fn unmount_all_under(root: &Path) {
+pub(super) fn unmount_all_under(root: &Path) {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
     let mut under: Vec<&str> = mounts
