@@ -49,6 +49,7 @@ use nix::fcntl::{openat, OFlag};
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::stat::{fchmod, fstat, mkdirat, Mode};
 use nix::unistd::{fchown, Gid, Pid, Uid};
+pub use scratch::{mount_points_under, unmount_all_under};
 pub use status::{ObservedEnd, RecordedEnd};
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;

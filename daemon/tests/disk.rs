@@ -162,18 +162,6 @@ impl Drop for Daemon {
     }
 }
 
-/// The mount points at or under `dir` (as /proc/self/mounts spells them).
-fn mounts_under(dir: &Path) -> Vec<PathBuf> {
-    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    std::fs::read_to_string("/proc/self/mounts")
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| line.split(' ').nth(1))
-        .map(PathBuf::from)
-        .filter(|mount| mount.starts_with(&dir))
-        .collect()
-}
-
 #[test]
 fn stdout_and_stderr_together_stop_at_the_per_job_cap() {
     if !privileged() {
@@ -311,7 +299,7 @@ fn a_job_writes_at_most_its_quota_in_its_own_directory() {
         Duration::from_secs(10),
     );
     assert_eq!(
-        mounts_under(dir.path()),
+        interstice_daemon::exec::mount_points_under(dir.path()),
         Vec::<PathBuf>::new(),
         "a mount left behind"
     );
@@ -342,7 +330,7 @@ fn a_start_removes_the_working_directories_of_jobs_that_are_over() {
     let daemon = Daemon::start(dir.path(), "");
     daemon.wait_removed(&stale, Duration::from_secs(10));
     assert_eq!(
-        mounts_under(dir.path()),
+        interstice_daemon::exec::mount_points_under(dir.path()),
         Vec::<PathBuf>::new(),
         "a mount left behind"
     );

@@ -342,19 +342,8 @@ fn run_page(page: &Path, programs: &Path) -> Vec<String> {
     }
     // Under a root daemon a job's working directory is its own tmpfs, and
     // a job still running keeps it past its daemon.
-    unmount_under(&dir);
+    interstice_daemon::exec::unmount_all_under(&dir);
     failures
-}
-
-/// Unmount every file system mounted under `dir` (lazily).
-fn unmount_under(dir: &Path) {
-    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    for point in mounts.lines().filter_map(|line| line.split(' ').nth(1)) {
-        if Path::new(point).starts_with(&dir) {
-            let _ = Command::new("umount").arg("-l").arg(point).status();
-        }
-    }
 }
 
 #[test]

@@ -15,7 +15,7 @@ use nix::fcntl::AtFlags;
 use nix::mount::{mount, umount2, MntFlags, MsFlags};
 use nix::sys::stat::{fstat, fstatat};
 use std::os::fd::RawFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Is `<parent>/<name>` a mount point (on another device than `parent`)?
 /// `None`: it does not exist.
@@ -66,18 +66,25 @@ pub(super) fn release(parent: RawFd, name: &str, dir: &Path) -> Result<(), Strin
         .map_err(|err| format!("{}: cannot unmount: {err}", dir.display()))
 }
 
-/// Unmount every file system mounted under `root` (the jobs' own working
-/// directories of a daemon that is gone), deepest first.
-pub(super) fn unmount_all_under(root: &Path) {
+/// The mount points under `root` (not `root` itself), deepest first, as
+/// `/proc/self/mounts` lists them.
+pub fn mount_points_under(root: &Path) -> Vec<PathBuf> {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-    let mut under: Vec<&str> = mounts
+    let mut under: Vec<PathBuf> = mounts
         .lines()
         .filter_map(|line| line.split(' ').nth(1))
-        .filter(|point| Path::new(point).starts_with(&root) && Path::new(point) != root)
+        .map(PathBuf::from)
+        .filter(|point| point.starts_with(&root) && *point != root)
         .collect();
-    under.sort_by_key(|point| std::cmp::Reverse(point.len()));
-    for point in under {
-        let _ = umount2(point, MntFlags::MNT_DETACH | MntFlags::UMOUNT_NOFOLLOW);
+    under.sort_by_key(|point| std::cmp::Reverse(point.as_os_str().len()));
+    under
+}
+
+/// Unmount every file system mounted under `root` (the jobs' own working
+/// directories of a daemon that is gone), deepest first.
+pub fn unmount_all_under(root: &Path) {
+    for point in mount_points_under(root) {
+        let _ = umount2(&point, MntFlags::MNT_DETACH | MntFlags::UMOUNT_NOFOLLOW);
     }
 }
