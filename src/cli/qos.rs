@@ -528,7 +528,7 @@ pub(crate) fn write_area(
     .context("cannot write the results")?;
     let run = area_qos::simulate_area(config.clone(), hpc, requests, area.qos, &mut writer, progress)
         .context("simulation failed")?;
-    let info = run_info(area.spec, area.trace, area.cloud, &run.sim.stats);
+    let info = run_info(area.spec, &area.trace.stats, area.cloud, &run.sim.stats);
     writer.set_classes(
         qos_output::classes_json(&run.outcome),
         qos_output::qos_json(&run.config, &run.outcome),

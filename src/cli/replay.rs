@@ -19,7 +19,10 @@ use interstice_core::{EngineConfig, Job, JobKind, Policy, Predictor, Shown, Summ
 use interstice_swf::defaults;
 use interstice_swf::experiment::{clip_jobs, first_injected_id, injection_span};
 use interstice_swf::inject::RuntimeSpec;
-use interstice_swf::{arrivals, load_trace, ClipTarget, CloudSpec, ExtractOptions, LoadedTrace, TraceSpec};
+use interstice_swf::{
+    arrivals, load_trace, stream_trace, ClipTarget, CloudSpec, ExtractOptions, ExtractStats, Interrupted,
+    LoadedTrace, StreamedTrace, TraceSpec,
+};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -89,7 +92,7 @@ pub(crate) const WORKLOAD_NAME: &str = "w0";
 /// The `"run"` object of `summary.json`: what was replayed and how.
 pub(crate) fn run_info(
     spec: &TraceSpec,
-    trace: &LoadedTrace,
+    extraction: &ExtractStats,
     cloud: Option<&CloudSpec>,
     stats: &SimStats,
 ) -> serde_json::Value {
@@ -101,19 +104,19 @@ pub(crate) fn run_info(
         "clip": spec.clip.map(ClipTarget::name),
         "cloud": cloud.map(CloudSpec::to_json),
         "extraction": {
-            "records": trace.stats.records,
-            "jobs": trace.stats.jobs,
-            "skipped": trace.stats.skipped(),
+            "records": extraction.records,
+            "jobs": extraction.jobs,
+            "skipped": extraction.skipped(),
             "skipped_by_reason": {
-                "no_submit": trace.stats.skipped_no_submit,
-                "runtime": trace.stats.skipped_runtime,
-                "procs": trace.stats.skipped_procs,
-                "too_wide": trace.stats.skipped_too_wide,
-                "out_of_range": trace.stats.skipped_out_of_range,
-                "duplicate_id": trace.stats.skipped_duplicate_id,
-                "bad_lines": trace.stats.bad_lines,
+                "no_submit": extraction.skipped_no_submit,
+                "runtime": extraction.skipped_runtime,
+                "procs": extraction.skipped_procs,
+                "too_wide": extraction.skipped_too_wide,
+                "out_of_range": extraction.skipped_out_of_range,
+                "duplicate_id": extraction.skipped_duplicate_id,
+                "bad_lines": extraction.bad_lines,
             },
-            "clipped": trace.stats.clipped,
+            "clipped": extraction.clipped,
         },
         "never_started": stats.never_started,
     })
@@ -229,12 +232,23 @@ pub(crate) fn replay(
 ) -> anyhow::Result<Replayed> {
     let started = Instant::now();
     output::prepare_out_dir(out, jobs_csv).context("--out is not usable")?;
-    let trace = load_trace(spec)?;
-    bar.suspend(|| {
-        for note in &trace.notes {
-            eprintln!("interstice: note: {note}");
+    if cloud.is_none() {
+        if let Some(trace) = stream_trace(spec)? {
+            let streamed = Streamed {
+                spec,
+                engine,
+                out,
+                jobs_csv,
+                bar,
+                started,
+            };
+            if let Some(done) = streamed.replay(trace)? {
+                return Ok(done);
+            }
         }
-    });
+    }
+    let trace = load_trace(spec)?;
+    show_notes(bar, &trace.notes);
     let (jobs, n_jobs) = arrivals(&trace, cloud)?;
     let config = engine.to_config(trace.procs)?;
     let load_seconds = started.elapsed().as_secs_f64();
@@ -242,13 +256,7 @@ pub(crate) fn replay(
     bar.set_length(n_jobs);
     // Records are written as jobs end and the summary tallied from them, so
     // memory follows the jobs in the system, not the workload.
-    let naming = output::Naming::Workload(WORKLOAD_NAME);
-    let mut writer = if jobs_csv {
-        output::ResultWriter::create(out, naming)
-    } else {
-        output::ResultWriter::summary_only(out, naming)
-    }
-    .context("cannot write the results")?;
+    let mut writer = result_writer(out, jobs_csv)?;
     if let Some(summary) = &without_cloud {
         writer.set_without_cloud(summary.clone());
     }
@@ -260,7 +268,7 @@ pub(crate) fn replay(
         |done| bar.set_position(done),
     )
     .context("simulation failed")?;
-    let info = run_info(spec, &trace, cloud, &run.stats);
+    let info = run_info(spec, &trace.stats, cloud, &run.stats);
     let summary = writer
         .finish(&config, Some(&info))
         .context("cannot write the results")?;
@@ -273,6 +281,89 @@ pub(crate) fn replay(
         skipped: trace.skipped(),
         load_seconds,
     })
+}
+
+/// The notes on the trace's header, on stderr.
+fn show_notes(bar: &ProgressBar, notes: &[String]) {
+    bar.suspend(|| {
+        for note in notes {
+            eprintln!("interstice: note: {note}");
+        }
+    });
+}
+
+/// The writer of a replay's `jobs.csv` (unless not `jobs_csv`) and `summary.json` in `out`.
+fn result_writer(out: &Path, jobs_csv: bool) -> anyhow::Result<output::ResultWriter<'static>> {
+    let naming = output::Naming::Workload(WORKLOAD_NAME);
+    if jobs_csv {
+        output::ResultWriter::create(out, naming)
+    } else {
+        output::ResultWriter::summary_only(out, naming)
+    }
+    .context("cannot write the results")
+}
+
+/// [`replay`] of an HPC-only SWF trace read while it runs
+/// ([`stream_trace`]: parsed on a second core, never held whole).
+struct Streamed<'a> {
+    spec: &'a TraceSpec,
+    engine: &'a EngineArgs,
+    out: &'a Path,
+    jobs_csv: bool,
+    bar: &'a ProgressBar,
+    started: Instant,
+}
+
+impl Streamed<'_> {
+    /// The replay, or `None` when the trace turned out not to be in
+    /// submission order: what was written is dropped and the caller loads
+    /// the trace whole. A trace that fails to read part-way leaves no
+    /// `jobs.csv` behind, as one that fails before the run.
+    fn replay(&self, mut trace: StreamedTrace) -> anyhow::Result<Option<Replayed>> {
+        show_notes(self.bar, &trace.notes);
+        // How many jobs the trace holds is known once it is read.
+        if let Ok(style) = ProgressStyle::with_template("{spinner} submitted {pos} jobs ({elapsed})") {
+            self.bar.set_style(style);
+        }
+        let config = self.engine.to_config(trace.procs)?;
+        let load_seconds = self.started.elapsed().as_secs_f64();
+        let mut writer = result_writer(self.out, self.jobs_csv)?;
+        let run = simulate_stream(
+            config.clone(),
+            &mut trace.jobs,
+            &SimOptions::default(),
+            &mut writer,
+            |done| self.bar.set_position(done),
+        );
+        let jobs = trace.jobs.yielded();
+        let extraction = match trace.jobs.finish() {
+            Ok(extraction) => extraction,
+            Err(stopped) => {
+                drop(writer);
+                if self.jobs_csv {
+                    let _ = std::fs::remove_file(self.out.join(JOBS_CSV));
+                }
+                return match stopped {
+                    Interrupted::Unsorted { .. } => Ok(None),
+                    Interrupted::Failed(err) => Err(err.into()),
+                };
+            }
+        };
+        let run = run.context("simulation failed")?;
+        let info = run_info(self.spec, &extraction, None, &run.stats);
+        let summary = writer
+            .finish(&config, Some(&info))
+            .context("cannot write the results")?;
+        Ok(Some(Replayed {
+            summary,
+            without_cloud: None,
+            config,
+            stats: run.stats,
+            jobs,
+            skipped: extraction.skipped(),
+            load_seconds,
+        }))
+    }
 }
 
 /// The summary of the same replay without its cloud jobs (injected by

@@ -134,9 +134,8 @@ impl LoadedTrace {
     }
 }
 
-/// Load, cut (`until`) and clip the trace of `spec`, checking that every job
-/// fits: HPC jobs in the machine (while extracting), cloud jobs in the area.
-pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
+/// `--procs` and `--conv` as given: neither 0, the area inside the machine.
+pub(crate) fn check_sizes(spec: &TraceSpec) -> Result<(), WorkloadError> {
     if let (Some(procs), Some(conv)) = (spec.procs, spec.conv) {
         if conv > procs {
             return Err(WorkloadError::Sizes(format!(
@@ -152,7 +151,12 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
             "--conv must be at least 1 (the area is processors 0..C)".into(),
         ));
     }
-    let extract = ExtractOptions {
+    Ok(())
+}
+
+/// The extraction rules `spec` asks for.
+pub(crate) fn extract_options(spec: &TraceSpec) -> ExtractOptions {
+    ExtractOptions {
         machine_procs: spec.procs,
         clip: match spec.clip {
             Some(ClipTarget::Area) => spec.conv.or(spec.procs),
@@ -168,8 +172,12 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
         } else {
             Strictness::Strict
         },
-    };
-    let workload = crate::load::load_workload(&spec.workload, &extract).map_err(|err| match err {
+    }
+}
+
+/// A loading error, a job wider than the machine said as such.
+pub(crate) fn load_error(err: SwfError) -> WorkloadError {
+    match err {
         SwfError::Line {
             file,
             line,
@@ -183,15 +191,24 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
             limit: machine,
         },
         err => WorkloadError::Load(err),
-    })?;
+    }
+}
+
+/// The machine and the area of a run of `spec` on a workload whose own
+/// machine size is `machine_procs`, and the header's value notes naming
+/// the file.
+pub(crate) fn machine_and_area(
+    spec: &TraceSpec,
+    machine_procs: Option<u32>,
+    header: Option<&crate::header::Header>,
+) -> Result<(u32, u32, Vec<String>), WorkloadError> {
     let file = spec.workload.display().to_string();
-    let notes = workload
-        .header
+    let notes = header
         .iter()
         .flat_map(|h| &h.value_notes)
         .map(|note| note.at(&file))
         .collect();
-    let procs = match workload.machine_procs {
+    let procs = match machine_procs {
         Some(procs) if procs > 0 => procs,
         _ => return Err(WorkloadError::UnknownMachine(spec.workload.clone())),
     };
@@ -201,6 +218,18 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
             "--conv {conv} is larger than the machine ({procs} processors): the area is part of the machine"
         )));
     }
+    Ok((procs, conv, notes))
+}
+
+/// Load, cut (`until`) and clip the trace of `spec`, checking that every job
+/// fits: HPC jobs in the machine (while extracting), cloud jobs in the area.
+/// [`crate::streamed::stream_trace`] reads a sorted SWF trace the same way
+/// without holding it.
+pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
+    check_sizes(spec)?;
+    let extract = extract_options(spec);
+    let workload = crate::load::load_workload(&spec.workload, &extract).map_err(load_error)?;
+    let (procs, conv, notes) = machine_and_area(spec, workload.machine_procs, workload.header.as_ref())?;
     let (mut jobs, mut labels) = (workload.jobs, workload.labels);
     if let Some(until) = spec.until {
         let first = jobs.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);

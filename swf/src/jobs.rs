@@ -51,6 +51,11 @@ impl<R: BufRead> JobStream<R> {
         self.reader.header()
     }
 
+    /// The line of the record read last.
+    pub fn line(&self) -> u64 {
+        self.reader.line()
+    }
+
     /// The machine size jobs are checked against, if known.
     pub fn machine_procs(&self) -> Option<u32> {
         self.machine

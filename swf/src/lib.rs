@@ -94,6 +94,7 @@ pub mod record;
 pub mod request_trace;
 pub mod rng;
 pub mod stats;
+pub mod streamed;
 #[cfg(test)]
 mod test_jobs;
 pub mod topology;
@@ -116,6 +117,7 @@ pub use reader::{Strictness, SwfReader};
 pub use record::Record;
 pub use rng::SplitMix64;
 pub use stats::{StatsBuilder, WorkloadStats};
+pub use streamed::{stream_trace, Interrupted, StreamedJobs, StreamedTrace};
 pub use topology::{McdmFile, TopologyFileError};
 pub use workload::Workload;
 pub use writer::write_trace;

@@ -265,7 +265,7 @@ impl Simulation<'_> {
         .context("cannot write the run's results")?;
         let run = simulate_stream(self.config.clone(), jobs, &options, &mut writer, |_| {})
             .context("simulation failed")?;
-        let info = run_info(self.spec, self.trace, self.cloud, &run.stats);
+        let info = run_info(self.spec, &self.trace.stats, self.cloud, &run.stats);
         writer
             .finish(&self.config, Some(&info))
             .context("cannot write the run's results")
