@@ -18,7 +18,6 @@ use crate::row_thread::{Row, RowThread, Rows};
 use crate::summary_json;
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -76,21 +75,21 @@ impl Naming<'_> {
         }
     }
 
-    fn push_names(&self, line: &mut String, record: &JobRecord) {
+    fn push_names(&self, line: &mut Vec<u8>, record: &JobRecord) {
         if let Naming::Batsim { names, .. } = self {
             if let Some(names) = names.get(&record.job.id) {
-                line.push_str(&names.job);
-                line.push(',');
-                line.push_str(&names.workload);
-                line.push(',');
-                line.push_str(&names.profile);
+                line.extend_from_slice(names.job.as_bytes());
+                line.push(b',');
+                line.extend_from_slice(names.workload.as_bytes());
+                line.push(b',');
+                line.extend_from_slice(names.profile.as_bytes());
                 return;
             }
         }
         push_u64(line, record.job.id.0);
-        line.push(',');
-        line.push_str(self.workload());
-        line.push(',');
+        line.push(b',');
+        line.extend_from_slice(self.workload().as_bytes());
+        line.push(b',');
         push_profile_name(line, record);
     }
 }
@@ -199,7 +198,7 @@ pub struct JobsCsv<'n, W: Write> {
     /// lies in `text`), in the order they came.
     held: Vec<(Time, u64, std::ops::Range<usize>)>,
     /// The held rows' text, one after the other.
-    text: String,
+    text: Vec<u8>,
 }
 
 impl<'n, W: Write> JobsCsv<'n, W> {
@@ -210,7 +209,7 @@ impl<'n, W: Write> JobsCsv<'n, W> {
             out,
             naming,
             held: Vec::new(),
-            text: String::new(),
+            text: Vec::new(),
         })
     }
 
@@ -222,7 +221,7 @@ impl<'n, W: Write> JobsCsv<'n, W> {
             out,
             naming,
             held: Vec::new(),
-            text: String::new(),
+            text: Vec::new(),
         })
     }
 
@@ -238,9 +237,9 @@ impl<'n, W: Write> JobsCsv<'n, W> {
         format_row(&mut self.text, self.naming, record);
         if !extra.is_empty() {
             self.text.pop();
-            self.text.push(',');
-            self.text.push_str(extra);
-            self.text.push('\n');
+            self.text.push(b',');
+            self.text.extend_from_slice(extra.as_bytes());
+            self.text.push(b'\n');
         }
         self.held.push((row_time(record), seq, from..self.text.len()));
     }
@@ -256,7 +255,7 @@ impl<'n, W: Write> JobsCsv<'n, W> {
         self.held.sort_unstable_by_key(|row| (row.0, row.1));
         let due = self.held.partition_point(|row| row.0 < time);
         for (_, _, range) in &self.held[..due] {
-            self.out.write_all(&self.text.as_bytes()[range.clone()])?;
+            self.out.write_all(&self.text[range.clone()])?;
         }
         if due == self.held.len() {
             self.held.clear();
@@ -264,10 +263,10 @@ impl<'n, W: Write> JobsCsv<'n, W> {
         } else if due > 0 {
             // Keep the later rows' text alone.
             self.held.drain(..due);
-            let mut text = String::with_capacity(self.text.len());
+            let mut text = Vec::with_capacity(self.text.len());
             for row in &mut self.held {
                 let from = text.len();
-                text.push_str(&self.text[row.2.clone()]);
+                text.extend_from_slice(&self.text[row.2.clone()]);
                 row.2 = from..text.len();
             }
             self.text = text;
@@ -280,7 +279,7 @@ impl<'n, W: Write> JobsCsv<'n, W> {
         self.write_before(Time::INFINITY)?;
         // Rows of jobs that never ended (row time infinite) come last.
         for (_, _, range) in std::mem::take(&mut self.held) {
-            self.out.write_all(&self.text.as_bytes()[range])?;
+            self.out.write_all(&self.text[range])?;
         }
         self.out.flush()?;
         Ok(self.out)
@@ -296,6 +295,7 @@ pub struct ResultWriter<'n> {
     dir: PathBuf,
     naming: Naming<'n>,
     csv: Option<CsvOut<'n>>,
+    /// The summary of the records added, unless a row thread tallies them.
     tally: SummaryTally,
     /// `classes` and `qos` of a run with service classes ([`crate::qos_output`]).
     classes: Option<(serde_json::Value, serde_json::Value)>,
@@ -308,22 +308,26 @@ pub struct ResultWriter<'n> {
 /// names (borrowed from the adapter) here.
 enum CsvOut<'n> {
     Here(JobsCsv<'n, BufWriter<File>>),
-    Thread(RowThread),
+    Thread(RowThread<SummaryTally>),
 }
 
 /// The `jobs.csv` thread's work: the `batches` of a run whose jobs are
-/// named by `workload`, written to `file` in Batsim's row order.
-fn write_rows(file: File, workload: &str, rows: Rows) -> std::io::Result<()> {
+/// named by `workload`, written to `file` in Batsim's row order, and the
+/// run's summary tallied from the same records (off the run's thread).
+fn write_rows(file: File, workload: &str, rows: Rows) -> std::io::Result<SummaryTally> {
     let out = BufWriter::with_capacity(1 << 20, file);
     let mut csv = JobsCsv::new(out, Naming::Workload(workload))?;
+    let mut tally = SummaryTally::default();
     rows.for_each(|row| match row {
         Row::Record(seq, record) => {
+            tally.add(&record);
             csv.add(seq, &record);
             Ok(())
         }
         Row::Reached(time) => csv.write_before(time),
     })?;
-    csv.finish().map(drop)
+    csv.finish()?;
+    Ok(tally)
 }
 
 impl<'n> ResultWriter<'n> {
@@ -376,10 +380,13 @@ impl<'n> ResultWriter<'n> {
 
     /// Take the final record of the job submitted `seq`-th (0-based).
     pub fn add(&mut self, seq: u64, record: JobRecord) -> Result<(), OutputError> {
-        self.tally.add(&record);
         let written = match &mut self.csv {
-            None => Ok(()),
+            None => {
+                self.tally.add(&record);
+                Ok(())
+            }
             Some(CsvOut::Here(csv)) => {
+                self.tally.add(&record);
                 csv.add(seq, &record);
                 Ok(())
             }
@@ -412,16 +419,17 @@ impl<'n> ResultWriter<'n> {
         config: &EngineConfig,
         run: Option<&serde_json::Value>,
     ) -> Result<Summary, OutputError> {
-        let written = match self.csv {
-            None => Ok(()),
-            Some(CsvOut::Here(csv)) => csv.finish().map(drop),
+        // The row thread tallied its rows' records.
+        let tally = match self.csv {
+            None => Ok(self.tally),
+            Some(CsvOut::Here(csv)) => csv.finish().map(|_| self.tally),
             Some(CsvOut::Thread(rows)) => rows.finish(),
         };
-        written.map_err(|source| OutputError::Io {
+        let tally = tally.map_err(|source| OutputError::Io {
             path: self.path.clone(),
             source,
         })?;
-        let summary = self.tally.summary(config.procs);
+        let summary = tally.summary(config.procs);
         let summary_path = self.dir.join(SUMMARY_JSON);
         let mut wire = summary_json::summary_wire(
             &summary,
@@ -462,11 +470,11 @@ pub fn write_jobs_csv<'r, W: Write>(
         .collect();
     rows.sort_unstable_by_key(|&(time, seq, _)| (time, seq));
     writeln!(out, "{JOBS_CSV_HEADER}")?;
-    let mut line = String::with_capacity(256);
+    let mut line = Vec::with_capacity(256);
     for (_, _, record) in rows {
         line.clear();
         format_row(&mut line, naming, record);
-        out.write_all(line.as_bytes())?;
+        out.write_all(&line)?;
     }
     out.flush()?;
     Ok(out)
@@ -498,64 +506,57 @@ pub fn final_state(record: &JobRecord) -> &'static str {
 
 /// Decimal digits of `value`, without going through `core::fmt` (the CSV has
 /// hundreds of thousands of rows).
-fn push_u64(line: &mut String, value: u64) {
-    line.push_str(itoa::Buffer::new().format(value));
+fn push_u64(line: &mut Vec<u8>, value: u64) {
+    line.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
 }
 
-/// Six decimals, like Batsim's `std::to_string(double)`, computed exactly from
-/// ticks, put together on the stack and copied into the line once (a row has
-/// up to a dozen times: one copy each instead of four).
-fn push_time(line: &mut String, time: Time) {
+/// Six decimals, like Batsim's `std::to_string(double)`, computed exactly from ticks.
+fn push_time(line: &mut Vec<u8>, time: Time) {
     if time.is_infinite() {
-        line.push_str("inf");
+        line.extend_from_slice(b"inf");
         return;
     }
     let ticks = time.ticks();
+    if ticks < 0 {
+        line.push(b'-');
+    }
     let abs = ticks.unsigned_abs();
-    let mut seconds = itoa::Buffer::new();
-    let seconds = seconds.format(abs / 1_000_000).as_bytes();
-    // Sign, at most 20 digits, the point, six digits.
-    let mut text = [0u8; 28];
-    let mut len = usize::from(ticks < 0);
-    text[0] = b'-';
-    text[len..len + seconds.len()].copy_from_slice(seconds);
-    len += seconds.len();
-    text[len] = b'.';
-    len += 1;
+    push_u64(line, abs / 1_000_000);
+    line.push(b'.');
     // The six digits of the microseconds, leading zeros included.
+    let mut digits = [b'0'; 6];
     let mut micros = abs % 1_000_000;
-    for digit in text[len..len + 6].iter_mut().rev() {
+    for digit in digits.iter_mut().rev() {
         *digit = b'0' + (micros % 10) as u8;
         micros /= 10;
     }
-    len += 6;
-    line.push_str(std::str::from_utf8(&text[..len]).unwrap_or_default());
+    line.extend_from_slice(&digits);
 }
 
 /// A processor set as Batsim writes it (`0-3 7`, the same text as
 /// [`interstice_core::ProcSet`]'s `Display`).
-fn push_procs(line: &mut String, procs: &interstice_core::ProcSet) {
+fn push_procs(line: &mut Vec<u8>, procs: &interstice_core::ProcSet) {
     for (range_idx, &(lo, hi)) in procs.ranges().iter().enumerate() {
         if range_idx > 0 {
-            line.push(' ');
+            line.push(b' ');
         }
         push_u64(line, u64::from(lo));
         if hi > lo {
-            line.push('-');
+            line.push(b'-');
             push_u64(line, u64::from(hi));
         }
     }
 }
 
-fn format_row(line: &mut String, naming: Naming<'_>, record: &JobRecord) {
+fn format_row(line: &mut Vec<u8>, naming: Naming<'_>, record: &JobRecord) {
     let job = &record.job;
     let state = final_state(record);
     naming.push_names(line, record);
-    line.push(',');
+    line.push(b',');
     push_time(line, job.submit);
-    line.push(',');
+    line.push(b',');
     push_u64(line, u64::from(job.procs));
-    line.push(',');
+    line.push(b',');
     // Batsim's `requested_time` of a job without walltime is -1.
     push_time(
         line,
@@ -565,74 +566,74 @@ fn format_row(line: &mut String, naming: Naming<'_>, record: &JobRecord) {
             Time::from_secs(-1)
         },
     );
-    line.push_str(if state == "COMPLETED_SUCCESSFULLY" {
-        ",1,"
+    line.extend_from_slice(if state == "COMPLETED_SUCCESSFULLY" {
+        b",1,"
     } else {
-        ",0,"
+        b",0,"
     });
-    line.push_str(state);
-    line.push(',');
+    line.extend_from_slice(state.as_bytes());
+    line.push(b',');
     match (record.start, record.end, record.rejected) {
         (Some(start), Some(end), false) => {
             let execution = end - start;
             let turnaround = end - job.submit;
             push_time(line, start);
-            line.push(',');
+            line.push(b',');
             push_time(line, execution);
-            line.push(',');
+            line.push(b',');
             push_time(line, end);
-            line.push(',');
+            line.push(b',');
             push_time(line, start - job.submit);
-            line.push(',');
+            line.push(b',');
             push_time(line, turnaround);
-            line.push(',');
+            line.push(b',');
             push_stretch(line, turnaround, execution);
-            line.push(',');
+            line.push(b',');
         }
         (Some(start), None, false) => {
             push_time(line, start);
-            line.push_str(",,,");
+            line.extend_from_slice(b",,,");
             push_time(line, start - job.submit);
-            line.push_str(",,,");
+            line.extend_from_slice(b",,,");
         }
-        _ => line.push_str(",,,,,,"),
+        _ => line.extend_from_slice(b",,,,,,"),
     }
     if let (Some(procs), false) = (&record.procs, record.rejected) {
         push_procs(line, procs);
     }
-    line.push(',');
+    line.push(b',');
     if !record.rejected && record.start.is_some() {
-        line.push_str("-1.000000");
+        line.extend_from_slice(b"-1.000000");
     }
-    line.push_str(",\"\",");
-    line.push_str(job.kind.as_str());
-    line.push(',');
+    line.extend_from_slice(b",\"\",");
+    line.extend_from_slice(job.kind.as_str().as_bytes());
+    line.push(b',');
     if let Some(slo) = job.slo {
         push_time(line, slo);
     }
-    line.push(',');
+    line.push(b',');
     if let Some(prediction) = &record.prediction {
         match prediction.completion {
             Some(completion) => push_time(line, completion),
-            None => line.push_str("inf"),
+            None => line.extend_from_slice(b"inf"),
         }
-        line.push_str(if prediction.predicts_violation {
-            ",1,"
+        line.extend_from_slice(if prediction.predicts_violation {
+            b",1,"
         } else {
-            ",0,"
+            b",0,"
         });
         if let Some(p) = summary_json::finite(prediction.probability) {
             let _ = write!(line, "{p}");
         }
     } else {
-        line.push_str(",,");
+        line.extend_from_slice(b",,");
     }
     let violated = job.kind == JobKind::Cloud && record.violated();
-    line.push_str(if violated { ",1," } else { ",0," });
+    line.extend_from_slice(if violated { b",1," } else { b",0," });
     push_u64(line, u64::from(record.evictions));
-    line.push(',');
+    line.push(b',');
     push_evicted_runs(line, &record.evicted_runs);
-    line.push('\n');
+    line.push(b'\n');
 }
 
 /// The `evicted_runs` field read back (the format [`push_evicted_runs`]
@@ -661,33 +662,33 @@ pub fn parse_evicted_runs(field: &str) -> Option<Vec<interstice_core::EvictedRun
 
 /// The `evicted_runs` field: `START-END@PROCS` per run, `;` between runs,
 /// quoted when a processor list has a space.
-fn push_evicted_runs(line: &mut String, runs: &[interstice_core::EvictedRun]) {
+fn push_evicted_runs(line: &mut Vec<u8>, runs: &[interstice_core::EvictedRun]) {
     if runs.is_empty() {
         return;
     }
-    let mut field = String::new();
+    let mut field = Vec::new();
     for (index, run) in runs.iter().enumerate() {
         if index > 0 {
-            field.push(';');
+            field.push(b';');
         }
         push_time(&mut field, run.start);
-        field.push('-');
+        field.push(b'-');
         push_time(&mut field, run.end);
-        field.push('@');
+        field.push(b'@');
         push_procs(&mut field, &run.procs);
     }
-    if field.contains(' ') {
-        line.push('"');
-        line.push_str(&field);
-        line.push('"');
+    if field.contains(&b' ') {
+        line.push(b'"');
+        line.extend_from_slice(&field);
+        line.push(b'"');
     } else {
-        line.push_str(&field);
+        line.extend_from_slice(&field);
     }
 }
 
 /// `turnaround / execution` with six decimals, as `{:.6}` prints the
 /// `f64` quotient; `inf` for a zero-length run that waited.
-fn push_stretch(line: &mut String, turnaround: Time, execution: Time) {
+fn push_stretch(line: &mut Vec<u8>, turnaround: Time, execution: Time) {
     if execution.ticks() > 0 {
         match stretch_micros(turnaround.ticks(), execution.ticks()) {
             Some(micros) => push_time(line, Time::from_ticks(micros)),
@@ -700,9 +701,9 @@ fn push_stretch(line: &mut String, turnaround: Time, execution: Time) {
             }
         }
     } else if turnaround.ticks() > 0 {
-        line.push_str("inf");
+        line.extend_from_slice(b"inf");
     } else {
-        line.push_str("1.000000");
+        line.extend_from_slice(b"1.000000");
     }
 }
 
@@ -731,11 +732,11 @@ fn stretch_micros(turnaround: i64, execution: i64) -> Option<i64> {
 /// The Batsim profile name of a job, as `swf inject` names the `delay`
 /// profiles it writes: `delay_<seconds>` of the run time (the walltime when
 /// the run time is unknown; `-1` for no limit).
-fn push_profile_name(line: &mut String, record: &JobRecord) {
+fn push_profile_name(line: &mut Vec<u8>, record: &JobRecord) {
     let delay = record.job.runtime.unwrap_or(record.job.walltime);
-    line.push_str("delay_");
+    line.extend_from_slice(b"delay_");
     if delay.is_infinite() {
-        line.push_str("-1");
+        line.extend_from_slice(b"-1");
     } else if delay.ticks() % 1_000_000 == 0 && delay.ticks() >= 0 {
         push_u64(line, delay.ticks() as u64 / 1_000_000);
     } else {
@@ -748,10 +749,10 @@ mod tests {
     use super::*;
     use interstice_core::ProcSet;
 
-    fn text(push: impl FnOnce(&mut String)) -> String {
-        let mut line = String::new();
+    fn text(push: impl FnOnce(&mut Vec<u8>)) -> String {
+        let mut line = Vec::new();
         push(&mut line);
-        line
+        String::from_utf8(line).expect("rows are ASCII and UTF-8 names")
     }
 
     #[test]

@@ -34,13 +34,14 @@ pub(crate) enum Row {
     Reached(Time),
 }
 
-/// The rows of a run, handed to a thread (see the module docs).
-pub(crate) struct RowThread {
+/// The rows of a run, handed to a thread (see the module docs) whose
+/// consumer ends with an `R` (what it tallied on the way).
+pub(crate) struct RowThread<R> {
     batch: Vec<Row>,
     sender: Option<SyncSender<Vec<Row>>>,
     /// Batches the thread emptied, to fill again.
     emptied: Receiver<Vec<Row>>,
-    thread: Option<JoinHandle<io::Result<()>>>,
+    thread: Option<JoinHandle<io::Result<R>>>,
 }
 
 /// The thread's side: the rows, batch after batch, each batch sent back
@@ -64,11 +65,11 @@ impl Rows {
     }
 }
 
-impl RowThread {
+impl<R: Send + 'static> RowThread<R> {
     /// Start a thread that runs `consume` on the rows until the run finishes.
     pub(crate) fn spawn(
-        consume: impl FnOnce(Rows) -> io::Result<()> + Send + 'static,
-    ) -> io::Result<RowThread> {
+        consume: impl FnOnce(Rows) -> io::Result<R> + Send + 'static,
+    ) -> io::Result<RowThread<R>> {
         let (sender, batches) = mpsc::sync_channel::<Vec<Row>>(IN_FLIGHT);
         let (emptied_sender, emptied) = mpsc::channel();
         let rows = Rows {
@@ -85,7 +86,9 @@ impl RowThread {
             thread: Some(thread),
         })
     }
+}
 
+impl<R> RowThread<R> {
     /// Take the final record of the job submitted `seq`-th.
     pub(crate) fn add(&mut self, seq: u64, record: JobRecord) -> io::Result<()> {
         self.push(Row::Record(seq, record))
@@ -121,32 +124,36 @@ impl RowThread {
         match self.sender.as_ref().map(|sender| sender.send(batch)) {
             Some(Ok(())) => Ok(()),
             // The thread stopped: its result says why.
-            _ => self
-                .join()
-                .and(Err(io::Error::other("the jobs.csv thread stopped"))),
+            _ => self.join().and(Err(stopped())),
         }
     }
 
-    /// Close the channel and wait for the thread's result.
-    fn join(&mut self) -> io::Result<()> {
+    /// Close the channel and wait for the thread's result (`None` if it
+    /// was waited for already).
+    fn join(&mut self) -> io::Result<Option<R>> {
         self.sender = None;
         match self.thread.take().map(JoinHandle::join) {
-            None => Ok(()),
-            Some(Ok(result)) => result,
+            None => Ok(None),
+            Some(Ok(result)) => result.map(Some),
             Some(Err(_)) => Err(io::Error::other("the jobs.csv thread panicked")),
         }
     }
 
-    /// Write the rows still held and close the file: the first error the
-    /// thread met, if any.
-    pub(crate) fn finish(mut self) -> io::Result<()> {
+    /// Write the rows still held and close the file: the consumer's result,
+    /// or the first error the thread met.
+    pub(crate) fn finish(mut self) -> io::Result<R> {
         let sent = self.send();
         let joined = self.join();
-        sent.and(joined)
+        sent.and(joined)?.ok_or_else(stopped)
     }
 }
 
-impl Drop for RowThread {
+/// The error of a run whose row thread stopped before the run did.
+fn stopped() -> io::Error {
+    io::Error::other("the jobs.csv thread stopped")
+}
+
+impl<R> Drop for RowThread<R> {
     /// A run that stopped early (an error) still leaves the rows it had.
     fn drop(&mut self) {
         let _ = self.send();
@@ -206,7 +213,7 @@ mod tests {
 
     #[test]
     fn a_failed_consumer_is_reported() {
-        let mut rows = RowThread::spawn(|_| Err(io::Error::other("disk full"))).expect("thread");
+        let mut rows = RowThread::<()>::spawn(|_| Err(io::Error::other("disk full"))).expect("thread");
         let mut failed = false;
         for id in 0..(IN_FLIGHT as u64 + 2) * BATCH as u64 {
             if rows.add(id, record(id)).is_err() {

@@ -20,6 +20,14 @@ impl Bits {
         }
     }
 
+    /// A set with room for no processor, made without allocating: what a
+    /// set lent out for a moment leaves in its place.
+    pub(crate) fn placeholder() -> Bits {
+        Bits {
+            words: Box::default(),
+        }
+    }
+
     /// How many processor ids the set has room for (a multiple of 64).
     pub(crate) fn capacity(&self) -> u32 {
         self.words.len() as u32 * 64

@@ -909,7 +909,8 @@ impl Engine {
     /// from the engine: they leave [`Engine::records`], [`Engine::job_state`]
     /// no longer knows their ids, and those ids may be submitted again. Empty
     /// unless [`Engine::hand_over_finished`] was called.
-    pub fn take_finished(&mut self) -> Vec<crate::metrics::JobRecord> {
+    /// Dropping the iterator before its end forgets the records not taken.
+    pub fn take_finished(&mut self) -> impl Iterator<Item = crate::metrics::JobRecord> + '_ {
         self.st.take_finished()
     }
 

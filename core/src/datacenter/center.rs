@@ -788,7 +788,8 @@ impl Datacenter {
                 }
             }
             decisions.extend(passed.into_iter().map(|d| (i, d)));
-            for record in self.members[i].driver.take_finished() {
+            let finished: Vec<_> = self.members[i].driver.take_finished().collect();
+            for record in finished {
                 self.finished(i, record, now)?;
             }
             if publication_due(&self.members[i]) {

@@ -832,26 +832,35 @@ impl State {
         if let Some(start) = self.records[idx].start {
             self.deadlines.remove(&(start + self.job(idx).walltime, idx));
         }
-        let e = &self.jobs[idx];
-        let occ_end = e.occ_end;
-        let bits = e
-            .res
-            .as_ref()
-            .map(|r| r.1.clone())
-            .unwrap_or_else(|| Bits::empty(self.width));
+        let occ_end = self.jobs[idx].occ_end;
+        // The reservation's processors, lent out of the entry for the
+        // updates below and put back after (no copy per job end).
+        let (held, bits) = match self.jobs[idx].res.as_mut() {
+            Some(res) => (true, std::mem::replace(&mut res.1, Bits::placeholder())),
+            None => (false, Bits::empty(self.width)),
+        };
+        self.release_held(idx, &bits, now, occ_end);
+        if let (true, Some(res)) = (held, self.jobs[idx].res.as_mut()) {
+            res.1 = bits;
+        }
+    }
+
+    /// [`State::stop_running`]'s updates of the plan and the maps, with the
+    /// job's processors `bits` lent.
+    fn release_held(&mut self, idx: usize, bits: &Bits, now: Time, occ_end: Time) {
         let kind = self.job(idx).kind;
         self.running_of(kind).remove(&idx);
         if self.on_hpc_layer(idx) {
             self.hpc_changed = true;
             // Counted, the processors are free from now whenever it ends.
-            self.count_change(&bits, false);
+            self.count_change(bits, false);
             if now < occ_end {
-                self.hpc_free(&bits, now, occ_end);
+                self.hpc_free(bits, now, occ_end);
                 self.hpc_compress = true;
                 self.cloud_compress = true;
             }
         } else {
-            self.cloud_running.andnot_assign(&bits);
+            self.cloud_running.andnot_assign(bits);
             for p in bits.iter() {
                 self.owner.remove(&p);
             }
@@ -860,7 +869,7 @@ impl State {
                 self.dooms.remove(&(t, idx));
             }
             if now < occ_end {
-                self.cloud_mut().release(&bits, now, occ_end);
+                self.cloud_mut().release(bits, now, occ_end);
                 self.cloud_compress = true;
             }
         }

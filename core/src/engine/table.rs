@@ -95,9 +95,37 @@ impl<T> JobTable<T> {
     /// Take the value at `idx` out (`None` if it was already released);
     /// frees its page when that was the page's last value and the page is full.
     pub(super) fn release(&mut self, idx: usize) -> Option<T> {
+        let value = self.slot_mut(idx)?.take()?;
+        self.forget(idx);
+        Some(value)
+    }
+
+    /// [`JobTable::release`] of a value no one wants: dropped where it lies
+    /// (not moved out first). False if the slot was empty.
+    pub(super) fn discard(&mut self, idx: usize) -> bool {
+        match self.slot_mut(idx) {
+            Some(slot) if slot.is_some() => *slot = None,
+            _ => return false,
+        }
+        self.forget(idx);
+        true
+    }
+
+    /// The slot of `idx`, on a page still held.
+    fn slot_mut(&mut self, idx: usize) -> Option<&mut Option<T>> {
         let at = self.position(idx)?;
-        let page = self.pages.get_mut(at)?.as_mut()?;
-        let value = page.slots.get_mut(idx & (PAGE - 1))?.take()?;
+        self.pages.get_mut(at)?.as_mut()?.slots.get_mut(idx & (PAGE - 1))
+    }
+
+    /// Count the emptied slot `idx` out of its page, freeing the page (and
+    /// those before it) once nothing in it is held.
+    fn forget(&mut self, idx: usize) {
+        let Some(at) = self.position(idx) else {
+            return;
+        };
+        let Some(page) = self.pages.get_mut(at).and_then(|page| page.as_mut()) else {
+            return;
+        };
         page.live -= 1;
         self.held -= 1;
         if page.live == 0 && page.slots.len() == PAGE {
@@ -107,7 +135,6 @@ impl<T> JobTable<T> {
                 self.first_page += 1;
             }
         }
-        Some(value)
     }
 
     /// The values held, in index order.
@@ -140,13 +167,7 @@ impl<T> Index<usize> for JobTable<T> {
 
 impl<T> IndexMut<usize> for JobTable<T> {
     fn index_mut(&mut self, idx: usize) -> &mut T {
-        let slot = self
-            .position(idx)
-            .and_then(|at| self.pages.get_mut(at))
-            .and_then(|page| page.as_mut())
-            .and_then(|page| page.slots.get_mut(idx & (PAGE - 1)))
-            .and_then(|slot| slot.as_mut());
-        match slot {
+        match self.slot_mut(idx).and_then(Option::as_mut) {
             Some(value) => value,
             None => panic!("job slot {idx} was released or never filled"),
         }
@@ -156,6 +177,25 @@ impl<T> IndexMut<usize> for JobTable<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_discarded_value_is_forgotten_like_a_released_one() {
+        let mut table = JobTable::default();
+        for i in 0..PAGE {
+            table.push(i.to_string());
+        }
+        assert!(table.discard(5) && !table.discard(5), "discarded once");
+        assert_eq!((table.get(5), table.held()), (None, PAGE - 1));
+        for i in (0..PAGE).filter(|&i| i != 5) {
+            assert!(table.discard(i));
+        }
+        assert_eq!(
+            (table.first_page, table.held()),
+            (1, 0),
+            "the empty page is freed"
+        );
+        assert!(!table.discard(PAGE), "never filled");
+    }
 
     #[test]
     fn full_pages_are_freed_when_every_value_is_released() {

@@ -22,7 +22,8 @@ impl Actor {
         self.rank_victims(now);
         let decisions = self.driver.pass(now);
         // Final jobs as of this pass: the engine forgets them (see `start`).
-        for record in self.driver.take_finished() {
+        let finished: Vec<_> = self.driver.take_finished().collect();
+        for record in finished {
             self.count_in_class(&record, now);
         }
         match decisions {

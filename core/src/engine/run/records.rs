@@ -82,18 +82,24 @@ impl State {
     }
 
     /// Hand over the records of the jobs final as of the last pass, in the
-    /// order they became final, and forget those jobs.
-    pub(in crate::engine) fn take_finished(&mut self) -> Vec<JobRecord> {
-        let ready = std::mem::take(&mut self.final_ready);
-        let mut out = Vec::with_capacity(ready.len());
-        for idx in ready {
-            self.jobs.release(idx);
+    /// order they became final, and forget those jobs (as the iterator goes;
+    /// dropped early, it forgets the rest all the same).
+    pub(in crate::engine) fn take_finished(&mut self) -> Finished<'_> {
+        Finished { state: self, next: 0 }
+    }
+
+    /// The next final job's record, if any is left from `*next` on in
+    /// `final_ready`; the job is forgotten.
+    fn release_final(&mut self, next: &mut usize) -> Option<JobRecord> {
+        while let Some(&idx) = self.final_ready.get(*next) {
+            *next += 1;
+            self.jobs.discard(idx);
             if let Some(record) = self.records.release(idx) {
                 self.index.remove(&record.job.id);
-                out.push(record);
+                return Some(record);
             }
         }
-        out
+        None
     }
 
     /// Jobs the engine still holds (queued, running, or final and not handed over).
@@ -106,5 +112,28 @@ impl State {
             JobKind::Hpc => self.running_hpc.len(),
             JobKind::Cloud => self.running_cloud.len(),
         }
+    }
+}
+
+/// The records [`State::take_finished`] hands over, moved out one at a time
+/// (no list of them is built: a replay passes hundreds of thousands of times).
+pub(in crate::engine) struct Finished<'a> {
+    state: &'a mut State,
+    next: usize,
+}
+
+impl Iterator for Finished<'_> {
+    type Item = JobRecord;
+
+    fn next(&mut self) -> Option<JobRecord> {
+        self.state.release_final(&mut self.next)
+    }
+}
+
+impl Drop for Finished<'_> {
+    /// The jobs not taken are forgotten too; `final_ready` keeps its room.
+    fn drop(&mut self) {
+        while self.next().is_some() {}
+        self.state.final_ready.clear();
     }
 }
