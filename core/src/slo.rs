@@ -1,6 +1,6 @@
 //! The one rule that turns a slack factor into a response-time SLO.
 //!
-//! The thesis (§6.2) gives each cloud job an SLO of `f × wt`, `f` its slack
+//! The thesis (§6.7, Table 6.3) gives each cloud job an SLO of `f × wt`, `f` its slack
 //! factor and `wt` its requested walltime. Every place that fills in a
 //! missing SLO (workload injection, the simulators, the CLI client, the Slurm
 //! `job_submit` plugin) calls [`slo_for`], with [`DEFAULT_SLACK`] when the user

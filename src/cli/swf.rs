@@ -173,8 +173,8 @@ pub struct CatArgs {
     after_help = "The trace is the workload of `interstice bench replay` and `replay` without a \
 trace: job widths mostly up to 16 processors (a few up to 1,024), log-uniform run times scaled to the \
 offered load, walltimes 1-3 times the run time rounded up to 15 minutes, arrivals uniform over the \
-duration. The thesis's own trace (PIK-IPLEX, May 2011) is not public; this month has its size, \
-length and load. The same options and seed always write the same trace."
+duration. The thesis's own trace (PIK-IPLEX, May 2011) is the Parallel Workloads Archive's \
+PIK-IPLEX-2009-1, not shipped here; this month has its size, length and load. The same options and seed always write the same trace."
 )]
 pub struct SynthArgs {
     /// Output SWF trace (`-` for stdout).
