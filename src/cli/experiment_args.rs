@@ -24,7 +24,13 @@ pub struct TraceArgs {
     /// Multiply every HPC walltime by this factor.
     #[arg(long, value_parser = parse_factor, default_value_t = defaults::WALLTIME_FACTOR)]
     pub walltime_factor: f64,
-    /// Only replay the jobs submitted in the first S seconds after the workload's first submission.
+    /// Start S seconds after the workload's first submission: earlier jobs are left out and the
+    /// rest submitted S seconds earlier, so the run starts empty where the trace started
+    /// (`--from 2592000 --until 2592000`: the trace's second 30 days).
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub from: Option<f64>,
+    /// Only replay the jobs submitted in the first S seconds of the run (after the workload's
+    /// first submission, plus --from).
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
     pub until: Option<f64>,
     /// Clip HPC jobs wider than the area (`--clip`, `--clip=area`, as the thesis does) or the machine
@@ -49,6 +55,7 @@ impl TraceArgs {
             procs: self.procs,
             conv,
             walltime_factor: self.walltime_factor,
+            from: self.from,
             until: self.until,
             clip: self.clip,
             lenient: self.lenient,

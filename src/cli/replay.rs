@@ -98,6 +98,7 @@ pub(crate) fn run_info(
 ) -> serde_json::Value {
     serde_json::json!({
         "workload": spec.workload.display().to_string(),
+        "from": spec.from,
         "until": spec.until,
         "repeat": spec.repeat,
         "walltime_factor": spec.walltime_factor,

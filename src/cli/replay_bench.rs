@@ -133,6 +133,7 @@ pub(super) fn replay_spec(trace: PathBuf, procs: Option<u32>) -> interstice_swf:
         procs,
         conv: None,
         walltime_factor: defaults::WALLTIME_FACTOR,
+        from: None,
         until: None,
         clip: None,
         lenient: false,

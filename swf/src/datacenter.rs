@@ -524,6 +524,7 @@ fn direct_work(
             procs: entry.procs,
             conv: entry.conv,
             walltime_factor: crate::defaults::WALLTIME_FACTOR,
+            from: None,
             until: entry.until,
             clip: entry.clip.then_some(ClipTarget::Machine),
             lenient: false,

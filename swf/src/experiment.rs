@@ -98,7 +98,11 @@ pub struct TraceSpec {
     pub conv: Option<u32>,
     /// Factor on every HPC walltime.
     pub walltime_factor: f64,
-    /// Only the jobs submitted in the first `until` seconds.
+    /// Start the run this many seconds after the trace's first submission
+    /// (see [`Window`]).
+    pub from: Option<f64>,
+    /// Only the jobs submitted in the first `until` seconds of the run
+    /// (from the trace's first submission, plus `from`).
     pub until: Option<f64>,
     /// Clip wide HPC jobs.
     pub clip: Option<ClipTarget>,
@@ -221,7 +225,41 @@ pub(crate) fn machine_and_area(
     Ok((procs, conv, notes))
 }
 
-/// Load, cut (`until`) and clip the trace of `spec`, checking that every job
+/// The part of a trace a run replays (`from`, `until`): the jobs submitted
+/// from `from` seconds after the trace's first submission and before `until`
+/// seconds after that, moved back by `from` so that the run opens where the
+/// trace did. Jobs submitted before the window are left out, running or not:
+/// the machine starts empty, as at the trace's own start.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Window {
+    start: Time,
+    end: Option<Time>,
+    shift: Time,
+}
+
+impl Window {
+    /// The window of `spec` over a trace whose first submission is `first`.
+    pub(crate) fn new(spec: &TraceSpec, first: Time) -> Window {
+        let shift = Time::from_secs_f64(spec.from.unwrap_or(0.0));
+        let start = first + shift;
+        Window {
+            start,
+            end: spec.until.map(|until| start + Time::from_secs_f64(until)),
+            shift,
+        }
+    }
+
+    /// `job` moved into the run's time, or `None` outside the window.
+    pub(crate) fn place(&self, mut job: Job) -> Option<Job> {
+        if job.submit < self.start || self.end.is_some_and(|end| job.submit >= end) {
+            return None;
+        }
+        job.submit -= self.shift;
+        Some(job)
+    }
+}
+
+/// Load, cut ([`Window`]) and clip the trace of `spec`, checking that every job
 /// fits: HPC jobs in the machine (while extracting), cloud jobs in the area.
 /// [`crate::streamed::stream_trace`] reads a sorted SWF trace the same way
 /// without holding it.
@@ -231,16 +269,20 @@ pub fn load_trace(spec: &TraceSpec) -> Result<LoadedTrace, WorkloadError> {
     let workload = crate::load::load_workload(&spec.workload, &extract).map_err(load_error)?;
     let (procs, conv, notes) = machine_and_area(spec, workload.machine_procs, workload.header.as_ref())?;
     let (mut jobs, mut labels) = (workload.jobs, workload.labels);
-    if let Some(until) = spec.until {
+    if spec.from.is_some() || spec.until.is_some() {
         let first = jobs.iter().map(|job| job.submit).min().unwrap_or(Time::ZERO);
-        let end = first + Time::from_secs_f64(until);
-        jobs.retain(|job| {
-            let kept = job.submit < end;
-            if !kept {
-                labels.remove(&job.id);
-            }
-            kept
-        });
+        let window = Window::new(spec, first);
+        jobs = jobs
+            .into_iter()
+            .filter_map(|job| {
+                let id = job.id;
+                let placed = window.place(job);
+                if placed.is_none() {
+                    labels.remove(&id);
+                }
+                placed
+            })
+            .collect();
     }
     if spec.repeat.get() > 1 {
         let repeated = repeat_jobs(&jobs, spec.repeat)?;
@@ -551,14 +593,44 @@ mod tests {
             .all(|(copy, original)| copy.procs == original.procs && copy.walltime == original.walltime));
     }
 
+    /// A Batsim workload of 4 processors and one profile (`d`, 5 s) with
+    /// `jobs` (JSON objects, comma-separated), in a file of its own.
+    fn workload_file(name: &str, jobs: &str) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("interstice-{name}-{}.json", std::process::id()));
+        let profiles = r#"{"d": {"type": "delay", "delay": 5}}"#;
+        let text = format!(r#"{{"nb_res": 4, "profiles": {profiles}, "jobs": [{jobs}]}}"#);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// The whole trace at `path` on its own machine, cut to `from`/`until`
+    /// and repeated.
+    fn window_spec(
+        path: &std::path::Path,
+        from: Option<f64>,
+        until: Option<f64>,
+        repeat: NonZeroU32,
+    ) -> TraceSpec {
+        TraceSpec {
+            workload: path.to_path_buf(),
+            procs: None,
+            conv: None,
+            walltime_factor: 1.0,
+            from,
+            until,
+            clip: None,
+            lenient: false,
+            repeat,
+        }
+    }
+
     /// Labels follow their jobs through the cut and the copies: a cut job's
     /// label is gone (its id may be a copy's), each copy has its original's.
     #[test]
     fn labels_follow_their_jobs_through_until_and_repeat() {
-        let path = std::env::temp_dir().join(format!("interstice-labels-{}.json", std::process::id()));
-        std::fs::write(
-            &path,
-            r#"{"nb_res": 4, "profiles": {"d": {"type": "delay", "delay": 5}}, "jobs": [
+        let path = workload_file(
+            "labels",
+            r#"
                 {"id": 1, "subtime": 0, "walltime": 10, "res": 1, "profile": "d"},
                 {"id": 2, "subtime": 10, "walltime": 10, "res": 1, "profile": "d", "kind": "cloud",
                  "class": "gold", "tenant": "t"},
@@ -566,20 +638,9 @@ mod tests {
                  "class": "silver"},
                 {"id": 4, "subtime": 100, "walltime": 10, "res": 1, "profile": "d"},
                 {"id": 5, "subtime": 200, "walltime": 10, "res": 1, "profile": "d", "kind": "cloud",
-                 "class": "bronze"}]}"#,
-        )
-        .unwrap();
-        let spec = TraceSpec {
-            workload: path.clone(),
-            procs: None,
-            conv: None,
-            walltime_factor: 1.0,
-            until: Some(50.0),
-            clip: None,
-            lenient: false,
-            repeat: times(2),
-        };
-        let trace = load_trace(&spec);
+                 "class": "bronze"}"#,
+        );
+        let trace = load_trace(&window_spec(&path, None, Some(50.0), times(2)));
         std::fs::remove_file(&path).unwrap();
         let trace = trace.unwrap();
         let got: Vec<(u64, Option<&str>, Option<&str>)> = trace
@@ -597,6 +658,41 @@ mod tests {
                 (6, Some("silver"), None)
             ]
         );
+    }
+
+    /// `from` leaves out what was submitted before it and moves the rest
+    /// back by it, `until` counting from there; a label leaves with its job.
+    #[test]
+    fn a_window_starts_where_the_trace_did() {
+        let path = workload_file(
+            "window",
+            r#"
+                {"id": 1, "subtime": 7, "walltime": 10, "res": 1, "profile": "d", "kind": "cloud",
+                 "class": "gold"},
+                {"id": 2, "subtime": 106, "walltime": 10, "res": 1, "profile": "d"},
+                {"id": 3, "subtime": 107, "walltime": 10, "res": 1, "profile": "d", "kind": "cloud",
+                 "class": "silver"},
+                {"id": 4, "subtime": 156, "walltime": 10, "res": 1, "profile": "d"},
+                {"id": 5, "subtime": 157, "walltime": 10, "res": 1, "profile": "d"}"#,
+        );
+        let cut = |from, until| {
+            let trace = load_trace(&window_spec(&path, from, until, times(1))).unwrap();
+            let jobs: Vec<(u64, f64)> = trace
+                .jobs
+                .iter()
+                .map(|j| (j.id.0, j.submit.as_secs_f64()))
+                .collect();
+            let labels: Vec<u64> = trace.labels.keys().map(|id| id.0).collect();
+            (jobs, labels)
+        };
+        // The first submission is 7: the window is [107, 157).
+        let windowed = cut(Some(100.0), Some(50.0));
+        let whole = cut(None, None);
+        let only_from = cut(Some(100.0), None);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(windowed, (vec![(3, 7.0), (4, 56.0)], vec![3]));
+        assert_eq!(only_from, (vec![(3, 7.0), (4, 56.0), (5, 57.0)], vec![3]));
+        assert_eq!(whole.0.len(), 5);
     }
 
     #[test]

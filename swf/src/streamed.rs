@@ -143,7 +143,7 @@ fn read(spec: &TraceSpec, sender: &SyncSender<Message>) -> Result<ExtractStats, 
     }
     let mut batch = Vec::with_capacity(BATCH);
     let mut last: Option<(Time, JobId)> = None;
-    let mut end: Option<Option<Time>> = None;
+    let mut window: Option<crate::experiment::Window> = None;
     while let Some(job) = stream.next() {
         let job = job.map_err(failed)?;
         let key = (job.submit, job.id);
@@ -154,10 +154,11 @@ fn read(spec: &TraceSpec, sender: &SyncSender<Message>) -> Result<ExtractStats, 
             });
         }
         last = Some(key);
-        let end = *end.get_or_insert_with(|| spec.until.map(|until| job.submit + Time::from_secs_f64(until)));
-        if end.is_some_and(|end| job.submit >= end) {
+        // The first job's submission is the trace's first: the order is checked.
+        let window = *window.get_or_insert_with(|| crate::experiment::Window::new(spec, job.submit));
+        let Some(job) = window.place(job) else {
             continue;
-        }
+        };
         batch.push(job);
         if batch.len() == BATCH
             && sender

@@ -119,32 +119,53 @@ fn a_bad_line_read_while_the_run_goes_leaves_no_result() {
     assert_eq!(summary["run"]["extraction"]["skipped_by_reason"]["bad_lines"], 1);
 }
 
-#[test]
-fn until_cuts_a_streamed_trace_as_a_loaded_one() {
-    let dir = scratch_dir("replay-stream", "until");
+/// The replay of `window` (`--from`/`--until` flags) of the sorted trace,
+/// streamed from its file and loaded whole through stdin: `jobs.csv` (the
+/// same for both) and its rows' earliest submission time.
+fn streamed_and_loaded(name: &str, window: &[&str]) -> (String, f64) {
+    let dir = scratch_dir("replay-stream", name);
     let sorted = dir.join("sorted.swf");
     std::fs::write(&sorted, trace(None)).unwrap();
-    // Through stdin the trace is loaded whole.
-    let piped = |out: &Path| {
-        let mut child = Command::new(interstice_tests::interstice_bin())
-            .args([
-                "replay", "-", "--policy", "easy", "--until", "100000", "--force", "--out",
-            ])
-            .arg(out)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), trace(None).as_bytes()).unwrap();
-        child.wait_with_output().unwrap()
-    };
-    assert_success(&piped(&dir.join("loaded")));
-    assert_success(&replay(&sorted, &dir.join("streamed"), &["--until", "100000"]));
-    let (loaded_jobs, loaded_summary) = results(&dir.join("loaded"));
+    let loaded = dir.join("loaded");
+    let mut child = Command::new(interstice_tests::interstice_bin())
+        .args(["replay", "-", "--policy", "easy", "--force", "--out"])
+        .arg(&loaded)
+        .args(window)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), trace(None).as_bytes()).unwrap();
+    assert_success(&child.wait_with_output().unwrap());
+    assert_success(&replay(&sorted, &dir.join("streamed"), window));
+    let (loaded_jobs, loaded_summary) = results(&loaded);
     let (streamed_jobs, streamed_summary) = results(&dir.join("streamed"));
-    // Submissions every 37 s from 37 s: those before 37 + 100,000 s.
-    assert_eq!(streamed_jobs.lines().count(), 1 + 2703);
     assert_eq!(streamed_jobs, loaded_jobs);
     assert_eq!(streamed_summary, loaded_summary);
+    let header: Vec<&str> = streamed_jobs.lines().next().unwrap().split(',').collect();
+    let column = header.iter().position(|&name| name == "submission_time").unwrap();
+    let first = streamed_jobs
+        .lines()
+        .skip(1)
+        .map(|row| row.split(',').nth(column).unwrap().parse::<f64>().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    (streamed_jobs, first)
+}
+
+#[test]
+fn until_cuts_a_streamed_trace_as_a_loaded_one() {
+    let (jobs, first) = streamed_and_loaded("until", &["--until", "100000"]);
+    // Submissions every 37 s from 37 s: those before 37 + 100,000 s.
+    assert_eq!(jobs.lines().count(), 1 + 2703);
+    assert_eq!(first, 37.0);
+}
+
+#[test]
+fn from_moves_the_window_and_the_run_starts_where_the_trace_did() {
+    let (jobs, first) = streamed_and_loaded("from", &["--from", "50000", "--until", "100000"]);
+    // Submissions in [37 + 50,000, 37 + 150,000): jobs 1,353 (50,061 s) to
+    // 4,055, moved back by 50,000 s.
+    assert_eq!(jobs.lines().count(), 1 + 2703);
+    assert_eq!(first, 61.0);
 }

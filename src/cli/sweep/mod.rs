@@ -632,6 +632,7 @@ fn settings_json(args: &SweepArgs, grid: &Grid) -> serde_json::Value {
         "workload": args.trace.workload.as_deref().map(|w| w.display().to_string()),
         "procs": args.trace.procs,
         "machine": !args.machine.is_empty(),
+        "from": args.trace.from,
         "until": args.trace.until,
         "repeat": args.trace.repeat,
         "clip": args.trace.clip.map(ClipTarget::name),
