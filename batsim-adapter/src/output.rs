@@ -380,19 +380,16 @@ impl<'n> ResultWriter<'n> {
 
     /// Take the final record of the job submitted `seq`-th (0-based).
     pub fn add(&mut self, seq: u64, record: JobRecord) -> Result<(), OutputError> {
-        let written = match &mut self.csv {
-            None => {
-                self.tally.add(&record);
-                Ok(())
+        match &mut self.csv {
+            // The thread tallies what it formats.
+            Some(CsvOut::Thread(rows)) => {
+                return rows.add(seq, record).map_err(|source| self.io_error(source))
             }
-            Some(CsvOut::Here(csv)) => {
-                self.tally.add(&record);
-                csv.add(seq, &record);
-                Ok(())
-            }
-            Some(CsvOut::Thread(rows)) => rows.add(seq, record),
-        };
-        written.map_err(|source| self.io_error(source))
+            Some(CsvOut::Here(csv)) => csv.add(seq, &record),
+            None => {}
+        }
+        self.tally.add(&record);
+        Ok(())
     }
 
     /// See [`JobsCsv::write_before`].

@@ -18,8 +18,13 @@ use std::path::Path;
 /// starting with `{`.
 pub fn load_workload(path: &Path, opts: &ExtractOptions) -> Result<Workload, SwfError> {
     let input = input::open(path)?;
-    let is_json_name = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    load(input.reader, &input.name, opts, is_json_name)
+    load(input.reader, &input.name, opts, named_json(path))
+}
+
+/// A workload named `*.json` is Batsim JSON whatever it starts with (other
+/// names are told by their content: [`input::looks_like_json`]).
+pub(crate) fn named_json(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
 /// Like [`load_workload`], from an already decompressed reader named `name`.

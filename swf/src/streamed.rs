@@ -72,11 +72,7 @@ enum Message {
 /// not a file that can be streamed (stdin, Batsim JSON, `--repeat`).
 pub fn stream_trace(spec: &TraceSpec) -> Result<Option<StreamedTrace>, WorkloadError> {
     check_sizes(spec)?;
-    let is_json_name = spec
-        .workload
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if spec.workload == Path::new("-") || is_json_name || spec.repeat.get() > 1 {
+    if spec.workload == Path::new("-") || crate::load::named_json(&spec.workload) || spec.repeat.get() > 1 {
         return Ok(None);
     }
     let (sender, receiver) = sync_channel(AHEAD);

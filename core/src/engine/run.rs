@@ -835,12 +835,13 @@ impl State {
         let occ_end = self.jobs[idx].occ_end;
         // The reservation's processors, lent out of the entry for the
         // updates below and put back after (no copy per job end).
-        let (held, bits) = match self.jobs[idx].res.as_mut() {
-            Some(res) => (true, std::mem::replace(&mut res.1, Bits::placeholder())),
-            None => (false, Bits::empty(self.width)),
-        };
+        let lent = self.jobs[idx]
+            .res
+            .as_mut()
+            .map(|res| std::mem::replace(&mut res.1, Bits::placeholder()));
+        let bits = lent.unwrap_or_else(|| Bits::empty(self.width));
         self.release_held(idx, &bits, now, occ_end);
-        if let (true, Some(res)) = (held, self.jobs[idx].res.as_mut()) {
+        if let Some(res) = self.jobs[idx].res.as_mut() {
             res.1 = bits;
         }
     }
