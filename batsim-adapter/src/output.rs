@@ -379,7 +379,7 @@ impl<'n> ResultWriter<'n> {
     }
 
     /// Take the final record of the job submitted `seq`-th (0-based).
-    pub fn add(&mut self, seq: u64, record: JobRecord) -> Result<(), OutputError> {
+    pub fn add(&mut self, seq: u64, record: Box<JobRecord>) -> Result<(), OutputError> {
         match &mut self.csv {
             // The thread tallies what it formats.
             Some(CsvOut::Thread(rows)) => {
@@ -828,7 +828,7 @@ mod tests {
                 });
                 record.start = Some(Time::ZERO);
                 record.end = Some(Time::from_secs(t as i64 + 1));
-                writer.add(id, record).expect("add");
+                writer.add(id, Box::new(record)).expect("add");
             }
             writer
                 .write_before(Time::from_secs(t as i64 + 1))

@@ -24,12 +24,11 @@ const BATCH: usize = 1024;
 /// Batches in flight between the run and the thread.
 const IN_FLIGHT: usize = 4;
 
-/// One message to the thread. A mark is as large as a record: rows travel
-/// in reused batches, and a boxed record would cost an allocation per job.
-#[allow(clippy::large_enum_variant)]
+/// One message to the thread: a record travels as the engine's own box (a
+/// pointer, not a copy), in reused batches.
 pub(crate) enum Row {
     /// The final record of the job submitted `seq`-th.
-    Record(u64, JobRecord),
+    Record(u64, Box<JobRecord>),
     /// No record with an earlier row time will come.
     Reached(Time),
 }
@@ -90,7 +89,7 @@ impl<R: Send + 'static> RowThread<R> {
 
 impl<R> RowThread<R> {
     /// Take the final record of the job submitted `seq`-th.
-    pub(crate) fn add(&mut self, seq: u64, record: JobRecord) -> io::Result<()> {
+    pub(crate) fn add(&mut self, seq: u64, record: Box<JobRecord>) -> io::Result<()> {
         self.push(Row::Record(seq, record))
     }
 
@@ -193,7 +192,7 @@ mod tests {
         })
         .expect("thread");
         for id in 0..5000u64 {
-            rows.add(id, record(id)).expect("add");
+            rows.add(id, Box::new(record(id))).expect("add");
             rows.reached(Time::from_ticks(id as i64)).expect("reached");
             rows.reached(Time::from_ticks(id as i64 + 1)).expect("reached");
         }
@@ -216,7 +215,7 @@ mod tests {
         let mut rows = RowThread::<()>::spawn(|_| Err(io::Error::other("disk full"))).expect("thread");
         let mut failed = false;
         for id in 0..(IN_FLIGHT as u64 + 2) * BATCH as u64 {
-            if rows.add(id, record(id)).is_err() {
+            if rows.add(id, Box::new(record(id))).is_err() {
                 failed = true;
                 break;
             }

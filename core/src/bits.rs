@@ -255,7 +255,7 @@ impl Bits {
     /// As a [`ProcSet`]: its runs of consecutive ids, found a word at a
     /// time (a start records one for every job).
     pub(crate) fn to_procset(&self) -> ProcSet {
-        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        let mut ranges = crate::procset::Ranges::new();
         for (wi, &word) in self.words.iter().enumerate() {
             let base = wi as u32 * 64;
             let (mut w, mut offset) = (word, 0u32);

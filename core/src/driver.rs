@@ -196,7 +196,7 @@ impl Driver {
     }
 
     /// [`Engine::take_finished`].
-    pub fn take_finished(&mut self) -> impl Iterator<Item = JobRecord> + '_ {
+    pub fn take_finished(&mut self) -> impl Iterator<Item = Box<JobRecord>> + '_ {
         self.engine.take_finished()
     }
 

@@ -891,7 +891,7 @@ impl Engine {
     /// handed over with [`Engine::take_finished`]. Feed it to
     /// [`crate::metrics::Summary::compute`].
     pub fn records(&self) -> impl Iterator<Item = &crate::metrics::JobRecord> + '_ {
-        self.st.records.iter()
+        self.st.records.iter().map(|record| &**record)
     }
 
     /// Hand over finished jobs: from now on, a job that becomes final (ended
@@ -910,7 +910,7 @@ impl Engine {
     /// no longer knows their ids, and those ids may be submitted again. Empty
     /// unless [`Engine::hand_over_finished`] was called.
     /// Dropping the iterator before its end forgets the records not taken.
-    pub fn take_finished(&mut self) -> impl Iterator<Item = crate::metrics::JobRecord> + '_ {
+    pub fn take_finished(&mut self) -> impl Iterator<Item = Box<crate::metrics::JobRecord>> + '_ {
         self.st.take_finished()
     }
 

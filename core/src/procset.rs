@@ -6,8 +6,13 @@ use std::fmt;
 /// closed ranges.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ProcSet {
-    ranges: Vec<(u32, u32)>,
+    ranges: Ranges,
 }
+
+/// The ranges of a [`ProcSet`]: up to two kept inline, so the sets most jobs
+/// get (one or two runs of processors: 92 % of LANL-CM5's under FCFS) cost no
+/// allocation when they are built, cloned into a decision, and dropped.
+pub(crate) type Ranges = smallvec::SmallVec<[(u32, u32); 2]>;
 
 impl ProcSet {
     /// The empty set.
@@ -22,7 +27,7 @@ impl ProcSet {
             return ProcSet::new();
         }
         ProcSet {
-            ranges: vec![(lo, hi)],
+            ranges: smallvec::smallvec![(lo, hi)],
         }
     }
 
@@ -37,7 +42,7 @@ impl ProcSet {
     /// From ids already in increasing order without duplicates (cheaper than
     /// [`ProcSet::from_ids`]; out-of-order input is still handled correctly, just slower).
     pub fn from_sorted_ids(ids: impl IntoIterator<Item = u32>) -> ProcSet {
-        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        let mut ranges = Ranges::new();
         let mut sorted = true;
         for id in ids {
             match ranges.last_mut() {
@@ -57,7 +62,7 @@ impl ProcSet {
 
     /// From closed ranges already sorted, disjoint and not touching (what
     /// [`ProcSet`] keeps).
-    pub(crate) fn from_sorted_runs(ranges: Vec<(u32, u32)>) -> ProcSet {
+    pub(crate) fn from_sorted_runs(ranges: Ranges) -> ProcSet {
         debug_assert!(ranges.windows(2).all(|w| w[0].1 + 1 < w[1].0));
         ProcSet { ranges }
     }
@@ -66,7 +71,7 @@ impl ProcSet {
     pub fn from_ranges(ranges: impl IntoIterator<Item = (u32, u32)>) -> ProcSet {
         let mut v: Vec<(u32, u32)> = ranges.into_iter().filter(|(lo, hi)| lo <= hi).collect();
         v.sort_unstable();
-        let mut out: Vec<(u32, u32)> = Vec::with_capacity(v.len());
+        let mut out = Ranges::with_capacity(v.len());
         for (lo, hi) in v {
             match out.last_mut() {
                 Some((_, last_hi)) if (*last_hi as u64) + 1 >= lo as u64 => *last_hi = (*last_hi).max(hi),

@@ -100,6 +100,55 @@ struct Field<'a> {
     num: Option<Num>,
 }
 
+/// The numbers of a line's fields, read in one pass without keeping their
+/// text: `None` unless there are exactly 18 and each is a number.
+#[inline]
+fn numbers(line: &[u8]) -> Option<[Num; 18]> {
+    let mut nums = [Num::Int(0); 18];
+    let mut at = 0;
+    for num in nums.iter_mut() {
+        while line.get(at).copied().is_some_and(is_sep) {
+            at += 1;
+        }
+        if at == line.len() {
+            return None;
+        }
+        let start = at;
+        *num = match plain_int(line, &mut at) {
+            Some(v) => Num::Int(v),
+            None => {
+                while line.get(at).is_some_and(|&b| !is_sep(b)) {
+                    at += 1;
+                }
+                read_number(&line[start..at])?
+            }
+        };
+    }
+    line[at..].iter().all(|&b| is_sep(b)).then_some(nums)
+}
+
+/// A float field's value as [`float_field`] reads it (`-1` is `None`).
+#[inline(always)]
+fn real(num: Num) -> Option<f64> {
+    let v = match num {
+        Num::Int(i) => i as f64,
+        Num::Float(f) => f,
+    };
+    (v != -1.0).then_some(v)
+}
+
+/// An integer field's value as [`int_field`] reads it (`-1` is `Some(None)`),
+/// `None` where [`int_field`] fails.
+#[inline(always)]
+fn whole(num: Num) -> Option<Option<i64>> {
+    let v = match num {
+        Num::Int(i) => i,
+        Num::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e18 => f as i64,
+        Num::Float(_) => return None,
+    };
+    Some((v != -1).then_some(v))
+}
+
 /// Split a line (without its newline) into its fields and read each one's
 /// number. The count is of every field, also past the 18th.
 fn scan(line: &[u8]) -> ([Field<'_>; 18], usize) {
@@ -283,7 +332,44 @@ impl Record {
     /// Parse a data line (its newline may be included). Errors name the field
     /// and the value; the caller adds file and line.
     pub fn parse(line: &[u8]) -> Result<Record, LineError> {
-        let (f, count) = scan(trim_eol(line));
+        let line = trim_eol(line);
+        match numbers(line).and_then(|n| Record::from_numbers(&n)) {
+            Some(record) => Ok(record),
+            None => Record::parse_checked(line),
+        }
+    }
+
+    /// The record of a line whose 18 fields are numbers, unless a field is
+    /// out of its range ([`Record::parse_checked`] then says which).
+    #[inline]
+    fn from_numbers(n: &[Num; 18]) -> Option<Record> {
+        let job = whole(n[0])?.filter(|&j| j >= 0)? as u64;
+        Some(Record {
+            job,
+            submit: real(n[1]),
+            wait: real(n[2]),
+            run_time: real(n[3]),
+            allocated_procs: whole(n[4])?,
+            avg_cpu_time: real(n[5]),
+            used_memory: real(n[6]),
+            requested_procs: whole(n[7])?,
+            requested_time: real(n[8]),
+            requested_memory: real(n[9]),
+            status: whole(n[10])?,
+            user: whole(n[11])?,
+            group: whole(n[12])?,
+            executable: whole(n[13])?,
+            queue: whole(n[14])?,
+            partition: whole(n[15])?,
+            preceding_job: whole(n[16])?,
+            think_time: real(n[17]),
+        })
+    }
+
+    /// [`Record::parse`] field by field, each error naming its field and
+    /// value (what a line the one-pass read refused goes through).
+    fn parse_checked(line: &[u8]) -> Result<Record, LineError> {
+        let (f, count) = scan(line);
         if count != 18 {
             return Err(LineError::FieldCount { found: count });
         }
@@ -446,6 +532,29 @@ mod tests {
                 proptest::prop_assert_eq!(field.text, token.as_bytes());
                 proptest::prop_assert_eq!(shown(field.num), shown(reference_field(token)), "{:?}", token);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The one-pass read gives what the field-by-field read gives: the
+        /// same record, or (through it) the same error.
+        #[test]
+        fn the_one_pass_read_agrees_with_the_checked_one(
+            tokens in proptest::collection::vec(
+                proptest::prop_oneof![
+                    8 => "-1|0|[1-9][0-9]{0,6}",
+                    2 => "-?[0-9]{1,5}\\.[0-9]{1,3}",
+                    1 => "-?[0-9]{19,20}|[0-9]e[0-9]{2}|9\\.5e18",
+                    1 => "[-+.0-9a-z]{1,4}",
+                ],
+                16..20,
+            ),
+            sep in "[ \t]{1,3}",
+            tail in "[ \t\r]{0,2}",
+        ) {
+            let line = format!("{}{tail}", tokens.join(&sep));
+            let checked = Record::parse_checked(trim_eol(line.as_bytes()));
+            proptest::prop_assert_eq!(Record::parse(line.as_bytes()), checked);
         }
     }
 

@@ -42,7 +42,7 @@ struct AreaTap<'s, S> {
 }
 
 impl<S: RecordSink> RecordSink for AreaTap<'_, S> {
-    fn record(&mut self, seq: u64, record: JobRecord) -> Result<(), SimError> {
+    fn record(&mut self, seq: u64, record: Box<JobRecord>) -> Result<(), SimError> {
         if record.job.kind == JobKind::Hpc {
             if let (Some(start), Some(procs)) = (record.start, &record.procs) {
                 let inside: u32 = procs

@@ -189,7 +189,7 @@ const PROGRESS_EVERY: u64 = 4096;
 pub trait RecordSink {
     /// The final record of the job submitted `seq`-th (0-based): it ended
     /// for good, was rejected, or (at the end of the run) never ended.
-    fn record(&mut self, seq: u64, record: JobRecord) -> Result<(), SimError>;
+    fn record(&mut self, seq: u64, record: Box<JobRecord>) -> Result<(), SimError>;
 
     /// Every record still to come ends (or was rejected) at or after `now`.
     fn reached(&mut self, now: Time) -> Result<(), SimError>;
@@ -245,8 +245,8 @@ pub fn simulate(
 struct Collect(Vec<(u64, JobRecord)>);
 
 impl RecordSink for Collect {
-    fn record(&mut self, seq: u64, record: JobRecord) -> Result<(), SimError> {
-        self.0.push((seq, record));
+    fn record(&mut self, seq: u64, record: Box<JobRecord>) -> Result<(), SimError> {
+        self.0.push((seq, *record));
         Ok(())
     }
 
@@ -495,7 +495,7 @@ impl<I: Iterator<Item = Job>> Stream<I> {
                 .live
                 .get(&record.job.id)
                 .ok_or(SimError::UnknownJob(record.job.id))?;
-            sink.record(state.seq, record)?;
+            sink.record(state.seq, Box::new(record))?;
         }
         Ok(SimRun {
             decisions: self.decisions,
@@ -522,7 +522,7 @@ fn hand_over(
 /// Only the run's metrics, tallied record by record (memory does not grow
 /// with the number of jobs).
 impl RecordSink for interstice_core::SummaryTally {
-    fn record(&mut self, _seq: u64, record: JobRecord) -> Result<(), SimError> {
+    fn record(&mut self, _seq: u64, record: Box<JobRecord>) -> Result<(), SimError> {
         self.add(&record);
         Ok(())
     }
@@ -534,7 +534,7 @@ impl RecordSink for interstice_core::SummaryTally {
 
 /// A run's result files, written as the run goes.
 impl RecordSink for crate::output::ResultWriter<'_> {
-    fn record(&mut self, seq: u64, record: JobRecord) -> Result<(), SimError> {
+    fn record(&mut self, seq: u64, record: Box<JobRecord>) -> Result<(), SimError> {
         Ok(self.add(seq, record)?)
     }
 

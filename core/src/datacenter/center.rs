@@ -790,7 +790,7 @@ impl Datacenter {
             decisions.extend(passed.into_iter().map(|d| (i, d)));
             let finished: Vec<_> = self.members[i].driver.take_finished().collect();
             for record in finished {
-                self.finished(i, record, now)?;
+                self.finished(i, *record, now)?;
             }
             if publication_due(&self.members[i]) {
                 self.publish(i, now);

@@ -145,7 +145,9 @@ pub(super) struct State {
     /// layer's version: a cloud job's exact prediction is reused when the
     /// job is placed on the unchanged plan.
     stage_cache: std::cell::RefCell<Option<(StageQuery, StageAnswer)>>,
-    pub(super) records: JobTable<JobRecord>,
+    /// Each job's record, boxed: it is handed over to the shell (and on to a
+    /// writer thread) as one pointer, not copied at every step.
+    pub(super) records: JobTable<Box<JobRecord>>,
     jobs: JobTable<Entry>,
     index: crate::IdMap<JobId, usize>,
     hpc: Profile,
@@ -411,7 +413,7 @@ impl State {
             marks: foresight::Marks::default(),
         });
         let kind = job.kind;
-        self.records.push(JobRecord::new(job));
+        self.records.push(Box::new(JobRecord::new(job)));
         match kind {
             JobKind::Hpc => {
                 self.hpc_queue.insert((qkey.0, qkey.1, idx));

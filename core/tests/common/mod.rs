@@ -296,7 +296,7 @@ impl<'a> Sim<'a> {
                 "job {} handed over before it was final: {record:?}",
                 record.job.id
             );
-            self.trace.handed_over.push(record);
+            self.trace.handed_over.push(*record);
         }
     }
 

@@ -51,7 +51,7 @@ impl State {
 
     /// Give the records away (those not handed over yet), in submission order.
     pub(in crate::engine) fn into_records(self) -> Vec<JobRecord> {
-        self.records.into_values().collect()
+        self.records.into_values().map(|record| *record).collect()
     }
 
     /// Start keeping the jobs that become final (ended, or rejected once
@@ -90,7 +90,7 @@ impl State {
 
     /// The next final job's record, if any is left from `*next` on in
     /// `final_ready`; the job is forgotten.
-    fn release_final(&mut self, next: &mut usize) -> Option<JobRecord> {
+    fn release_final(&mut self, next: &mut usize) -> Option<Box<JobRecord>> {
         while let Some(&idx) = self.final_ready.get(*next) {
             *next += 1;
             self.jobs.discard(idx);
@@ -123,9 +123,9 @@ pub(in crate::engine) struct Finished<'a> {
 }
 
 impl Iterator for Finished<'_> {
-    type Item = JobRecord;
+    type Item = Box<JobRecord>;
 
-    fn next(&mut self) -> Option<JobRecord> {
+    fn next(&mut self) -> Option<Box<JobRecord>> {
         self.state.release_final(&mut self.next)
     }
 }
