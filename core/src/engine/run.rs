@@ -665,6 +665,8 @@ impl State {
             cloud_starts.push(idx);
             self.promote(cfg);
         }
+        // One allocation for the pass's decisions (none for a pass without).
+        out.reserve_exact(self.pending_evicts.len() + starts.len() + cloud_starts.len());
         for idx in std::mem::take(&mut self.pending_evicts) {
             out.push(Decision::Evict { id: self.job(idx).id });
         }

@@ -47,9 +47,12 @@ impl State {
         }
     }
 
-    /// Drop both layers' history before `now`.
+    /// Drop both layers' history before `now` (a counted HPC layer keeps
+    /// no profile: [`State::materialize`] builds it from now).
     pub(super) fn prune_plan(&mut self, now: Time) {
-        self.hpc.prune(now);
+        if !self.counting() {
+            self.hpc.prune(now);
+        }
         if let Some(all) = self.cloud_layer.as_mut() {
             all.prune(now);
         }
