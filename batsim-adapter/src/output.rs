@@ -320,11 +320,11 @@ fn write_rows(file: File, workload: &str, rows: Rows) -> std::io::Result<Summary
     let mut tally = SummaryTally::default();
     rows.for_each(|row| match row {
         Row::Record(seq, record) => {
-            tally.add(&record);
-            csv.add(seq, &record);
+            tally.add(record);
+            csv.add(*seq, record);
             Ok(())
         }
-        Row::Reached(time) => csv.write_before(time),
+        Row::Reached(time) => csv.write_before(*time),
     })?;
     csv.finish()?;
     Ok(tally)
@@ -514,21 +514,32 @@ fn push_time(line: &mut Vec<u8>, time: Time) {
         return;
     }
     let ticks = time.ticks();
+    let abs = ticks.unsigned_abs();
+    let mut seconds = itoa::Buffer::new();
+    let seconds = seconds.format(abs / 1_000_000).as_bytes();
+    // The point and the six digits of the microseconds, leading zeros
+    // included, two digits at a time (a row has up to eight times: the
+    // writer thread spends most of its time here).
+    let micros = (abs % 1_000_000) as usize;
+    let pair = |p: usize| [TWO_DIGITS[2 * p], TWO_DIGITS[2 * p + 1]];
+    let [a, b] = pair(micros / 10_000);
+    let [c, d] = pair(micros / 100 % 100);
+    let [e, f] = pair(micros % 100);
+    line.reserve(seconds.len() + 8);
     if ticks < 0 {
         line.push(b'-');
     }
-    let abs = ticks.unsigned_abs();
-    push_u64(line, abs / 1_000_000);
-    line.push(b'.');
-    // The six digits of the microseconds, leading zeros included.
-    let mut digits = [b'0'; 6];
-    let mut micros = abs % 1_000_000;
-    for digit in digits.iter_mut().rev() {
-        *digit = b'0' + (micros % 10) as u8;
-        micros /= 10;
-    }
-    line.extend_from_slice(&digits);
+    line.extend_from_slice(seconds);
+    line.extend_from_slice(&[b'.', a, b, c, d, e, f]);
 }
+
+/// `00`, `01`, … `99`, end to end.
+const TWO_DIGITS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
 
 /// A processor set as Batsim writes it (`0-3 7`, the same text as
 /// [`interstice_core::ProcSet`]'s `Display`).
