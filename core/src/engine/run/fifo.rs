@@ -34,13 +34,13 @@ impl State {
             starts.push(idx);
         };
         if backfill && self.hpc_free_now(Mask::All) > 0 {
-            let order: Vec<usize> = self.hpc_queue.iter().skip(1).map(|k| k.2).collect();
             let (k, wt, mask) = (self.job(head).procs, self.job(head).walltime, self.mask_of(head));
             // The processors free over the head's whole run from the shadow
             // time (those free at the shadow time, unless a maintenance
             // window starts during that run).
             if let Some((shadow, spare)) = self.shadow(k, wt, mask) {
                 let mut extra = spare.saturating_sub(k);
+                let order = self.backfill_candidates(now, shadow, extra);
                 for &idx in &order {
                     let job = self.job(idx);
                     let (kj, ends) = (job.procs, now + job.walltime);
@@ -74,6 +74,33 @@ impl State {
         if let Some((s, _)) = self.jobs[head].res {
             self.hpc_timers.remove(&(s, head));
         }
+    }
+
+    /// The queued jobs after the head that EASY may start at `now`, in
+    /// queue order: those that fit the processors free now and either end
+    /// by the `shadow` time or need at most `extra` processors. A pass only
+    /// takes processors and `extra`, so a job left out here could not start
+    /// later in the pass either; the pass checks the others again as it
+    /// starts jobs. (One read of the queue, without copying it: under a
+    /// long queue most jobs wait.)
+    fn backfill_candidates(&self, now: Time, shadow: Time, extra: u32) -> Vec<usize> {
+        let free_all = self.hpc_free_now(Mask::All);
+        // Cloud jobs are in this queue only under shared-queue, never
+        // while the layer is counted.
+        let free_area = if self.counting() { 0 } else { self.hpc_free_now(Mask::Area) };
+        self.hpc_queue
+            .iter()
+            .skip(1)
+            .map(|key| key.2)
+            .filter(|&idx| {
+                let job = self.job(idx);
+                let free = match self.mask_of(idx) {
+                    Mask::All => free_all,
+                    Mask::Area => free_area,
+                };
+                job.procs <= free && (now + job.walltime <= shadow || job.procs <= extra)
+            })
+            .collect()
     }
 
     /// Start an HPC job now if enough processors are free now and until its walltime.
