@@ -127,7 +127,8 @@ fn numbers(line: &[u8]) -> Option<[Num; 18]> {
     line[at..].iter().all(|&b| is_sep(b)).then_some(nums)
 }
 
-/// A float field's value as [`float_field`] reads it (`-1` is `None`).
+/// A float field's value (`-1` is `None`): the rule [`float_field`] and the
+/// one-pass read share.
 #[inline(always)]
 fn real(num: Num) -> Option<f64> {
     let v = match num {
@@ -137,8 +138,9 @@ fn real(num: Num) -> Option<f64> {
     (v != -1.0).then_some(v)
 }
 
-/// An integer field's value as [`int_field`] reads it (`-1` is `Some(None)`),
-/// `None` where [`int_field`] fails.
+/// An integer field's value (`-1` is `Some(None)`), `None` if it is not
+/// whole or not below 9·10^18: the rule [`int_field`] and the one-pass
+/// read share.
 #[inline(always)]
 fn whole(num: Num) -> Option<Option<i64>> {
     let v = match num {
@@ -284,48 +286,33 @@ fn lossy(text: &[u8]) -> String {
 #[inline(always)]
 fn float_field(field: usize, fields: &[Field<'_>; 18]) -> Result<Option<f64>, LineError> {
     let Field { text, num } = fields[field - 1];
-    let v = match num {
-        Some(Num::Int(i)) => i as f64,
-        Some(Num::Float(f)) => f,
-        None => {
-            return Err(LineError::NotANumber {
-                field,
-                value: lossy(text),
-            })
-        }
-    };
-    Ok(if v == -1.0 { None } else { Some(v) })
+    num.map(real).ok_or_else(|| LineError::NotANumber {
+        field,
+        value: lossy(text),
+    })
 }
 
 /// Read an integer field (a float with no fraction is accepted); `-1` is `None`.
 #[inline(always)]
 fn int_field(field: usize, fields: &[Field<'_>; 18]) -> Result<Option<i64>, LineError> {
     let Field { text, num } = fields[field - 1];
-    let v = match num {
-        Some(Num::Int(i)) => i,
-        Some(Num::Float(f)) => {
-            if f.fract() != 0.0 {
-                return Err(LineError::NotWhole {
-                    field,
-                    value: lossy(text),
-                });
-            }
-            if f.abs() >= 9.0e18 {
-                return Err(LineError::OutOfRange {
-                    field,
-                    value: lossy(text),
-                });
-            }
-            f as i64
-        }
-        None => {
-            return Err(LineError::NotANumber {
+    let value = || lossy(text);
+    match num {
+        None => Err(LineError::NotANumber {
+            field,
+            value: value(),
+        }),
+        Some(n) => whole(n).ok_or_else(|| match n {
+            Num::Float(f) if f.fract() != 0.0 => LineError::NotWhole {
                 field,
-                value: lossy(text),
-            })
-        }
-    };
-    Ok(if v == -1 { None } else { Some(v) })
+                value: value(),
+            },
+            _ => LineError::OutOfRange {
+                field,
+                value: value(),
+            },
+        }),
+    }
 }
 
 impl Record {

@@ -87,7 +87,11 @@ impl State {
         let free_all = self.hpc_free_now(Mask::All);
         // Cloud jobs are in this queue only under shared-queue, never
         // while the layer is counted.
-        let free_area = if self.counting() { 0 } else { self.hpc_free_now(Mask::Area) };
+        let free_area = if self.counting() {
+            0
+        } else {
+            self.hpc_free_now(Mask::Area)
+        };
         self.hpc_queue
             .iter()
             .skip(1)
