@@ -22,7 +22,8 @@
 //!
 //! This file holds the state, the event operations and the pass. Its
 //! children: `layers` (HPC work occupying and freeing both layers, the
-//! `all` layer, reservations lifted), `cloud` (the reservation window and
+//! `all` layer, reservations lifted), `queue` (the HPC layer's queue, with
+//! what a pass reads of each job), `cloud` (the reservation window and
 //! its backlog), `answers` (every predictor's start, the published slots),
 //! `fifo` (FCFS and EASY) with `counts` (their HPC layer counted until the
 //! plan is read), `reserving` (conservative, convergence, CArS, the
@@ -44,6 +45,7 @@ mod layers;
 mod mirror;
 mod overdue;
 mod placement;
+mod queue;
 mod records;
 mod reserving;
 mod started;
@@ -118,6 +120,14 @@ pub(crate) const CLOUD_WINDOW: usize = 64;
 /// At most this many plan segments are scanned for a backlog job's prediction.
 pub(crate) const TAIL_SCAN: usize = 4096;
 
+/// The processors a job of `kind` may use: the area for cloud jobs.
+fn mask_of_kind(kind: JobKind) -> Mask {
+    match kind {
+        JobKind::Hpc => Mask::All,
+        JobKind::Cloud => Mask::Area,
+    }
+}
+
 /// `ceil(work / procs)` ticks, saturating.
 fn ticks_ceil(work: i128, procs: i128) -> Time {
     let t = (work + procs - 1).div_euclid(procs.max(1));
@@ -161,7 +171,7 @@ pub(super) struct State {
     /// `hpc`: `None` until the first cloud job under hpc-first, and always
     /// under shared-queue, where every job is on `hpc` (see [`State::all`]).
     cloud_layer: Option<Profile>,
-    hpc_queue: BTreeSet<QKey>,
+    hpc_queue: queue::Queue,
     /// HPC jobs submitted since the last HPC phase.
     new_hpc: Vec<usize>,
     /// The reservation window: queued cloud jobs holding a reservation
@@ -263,7 +273,7 @@ impl State {
             records: JobTable::default(),
             jobs: JobTable::default(),
             index: crate::IdMap::default(),
-            hpc_queue: BTreeSet::new(),
+            hpc_queue: queue::Queue::default(),
             new_hpc: Vec::new(),
             cloud_queue: BTreeSet::new(),
             backlog: VecDeque::new(),
@@ -347,10 +357,7 @@ impl State {
 
     /// The processors a job may use: the area for cloud jobs.
     fn mask_of(&self, idx: usize) -> Mask {
-        match self.job(idx).kind {
-            JobKind::Hpc => Mask::All,
-            JobKind::Cloud => Mask::Area,
-        }
+        mask_of_kind(self.job(idx).kind)
     }
 
     fn mask_bits(&self, mask: Mask) -> &Bits {
@@ -413,10 +420,11 @@ impl State {
             marks: foresight::Marks::default(),
         });
         let kind = job.kind;
+        let shape = queue::Shape::of(&job);
         self.records.push(Box::new(JobRecord::new(job)));
         match kind {
             JobKind::Hpc => {
-                self.hpc_queue.insert((qkey.0, qkey.1, idx));
+                self.hpc_queue.insert((qkey.0, qkey.1, idx), shape);
                 self.new_hpc.push(idx);
                 self.hpc_changed = true;
                 Ok(Submitted::Queued)

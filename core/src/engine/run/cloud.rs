@@ -74,7 +74,8 @@ impl State {
         if self.shared {
             self.jobs[idx].st = St::Pending;
             let k = self.qkey(idx);
-            self.hpc_queue.insert(k);
+            let shape = queue::Shape::of(self.job(idx));
+            self.hpc_queue.insert(k, shape);
             self.new_hpc.push(idx);
             self.hpc_changed = true;
             return;
@@ -120,7 +121,7 @@ impl State {
     /// HPC-layer job `cause`.
     pub(super) fn clear_cloud(&mut self, bits: &Bits, s: Time, e: Time, cause: usize) {
         let now = self.now;
-        for i in self.reserved_in(&self.cloud_queue, bits, s, e) {
+        for i in self.reserved_in(self.cloud_queue.iter(), bits, s, e) {
             if let Some((start, _)) = self.jobs[i].res {
                 self.jobs[i].marks.displaced = Some((cause, start));
             }

@@ -93,17 +93,16 @@ impl State {
             self.hpc_free_now(Mask::Area)
         };
         self.hpc_queue
-            .iter()
+            .shapes()
             .skip(1)
-            .map(|key| key.2)
-            .filter(|&idx| {
-                let job = self.job(idx);
-                let free = match self.mask_of(idx) {
+            .filter(|(_, job)| {
+                let free = match job.mask {
                     Mask::All => free_all,
                     Mask::Area => free_area,
                 };
                 job.procs <= free && (now + job.walltime <= shadow || job.procs <= extra)
             })
+            .map(|(idx, _)| idx)
             .collect()
     }
 

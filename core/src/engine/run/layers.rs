@@ -59,9 +59,14 @@ impl State {
     }
 
     /// The jobs of `queue` whose reservation overlaps `bits` over `[s, e)`.
-    pub(super) fn reserved_in(&self, queue: &BTreeSet<QKey>, bits: &Bits, s: Time, e: Time) -> Vec<usize> {
+    pub(super) fn reserved_in<'q>(
+        &self,
+        queue: impl Iterator<Item = &'q QKey>,
+        bits: &Bits,
+        s: Time,
+        e: Time,
+    ) -> Vec<usize> {
         queue
-            .iter()
             .map(|k| k.2)
             .filter(|&i| {
                 self.jobs[i].res.as_ref().is_some_and(|(rs, rb)| {
@@ -111,7 +116,7 @@ impl State {
     /// `bits` over `[s, e)`: HPC work takes those processors, and the
     /// jobs are planned again, in queue order, at the next HPC phase.
     pub(super) fn lift_hpc_reservations(&mut self, bits: &Bits, s: Time, e: Time) {
-        for i in self.reserved_in(&self.hpc_queue, bits, s, e) {
+        for i in self.reserved_in(self.hpc_queue.iter(), bits, s, e) {
             self.unreserve(i);
             if self.head_res == Some(i) {
                 self.head_res = None;

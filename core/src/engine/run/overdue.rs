@@ -64,7 +64,7 @@ impl State {
                 let hpc_at = self.hpc.first_unblocked_conflict(&bits, now, until);
                 let until = hpc_at.unwrap_or(until);
                 if until > now {
-                    for i in self.reserved_in(&self.cloud_queue, &bits, now, until) {
+                    for i in self.reserved_in(self.cloud_queue.iter(), &bits, now, until) {
                         self.unreserve(i);
                         self.displaced.push(i);
                     }
