@@ -292,9 +292,6 @@ fn ones(word: u64) -> u32 {
 /// Add to `mine` up to `k` bits of `avail` (lowest first, or highest with
 /// `high`); returns how many.
 fn take_word(mine: &mut u64, mut avail: u64, k: u32, high: bool) -> u32 {
-    if avail == 0 {
-        return 0;
-    }
     let n = ones(avail);
     if n <= k {
         *mine |= avail;

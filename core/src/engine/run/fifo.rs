@@ -47,11 +47,8 @@ impl State {
                     if self.hpc_free_now(Mask::All) == 0 {
                         break;
                     }
-                    if self.hpc_free_now(self.mask_of(idx)) < kj {
-                        continue;
-                    }
                     let fits_before = ends <= shadow;
-                    if !fits_before && kj > extra {
+                    if !may_backfill(kj, fits_before, self.hpc_free_now(self.mask_of(idx)), extra) {
                         continue;
                     }
                     if self.try_start_now(cfg, idx, now) {
@@ -100,7 +97,7 @@ impl State {
                     Mask::All => free_all,
                     Mask::Area => free_area,
                 };
-                job.procs <= free && (now + job.walltime <= shadow || job.procs <= extra)
+                may_backfill(job.procs, now + job.walltime <= shadow, free, extra)
             })
             .map(|(idx, _)| idx)
             .collect()
@@ -124,4 +121,11 @@ impl State {
         self.start_hpc(idx, now);
         true
     }
+}
+
+/// EASY's rule for a job behind the head: it starts now if its `procs` are
+/// free now and it either ends by the shadow time (`fits_before`) or needs
+/// at most the `extra` processors the head leaves spare.
+fn may_backfill(procs: u32, fits_before: bool, free: u32, extra: u32) -> bool {
+    procs <= free && (fits_before || procs <= extra)
 }
