@@ -14,8 +14,11 @@
 //! `summary.json` is written from the records' [`SummaryTally`] by
 //! [`crate::summary_json`], which owns its layout.
 
+mod digits;
+
 use crate::row_thread::{Row, RowThread, Rows};
 use crate::summary_json;
+use digits::{push_time, push_u64};
 use interstice_core::{EndReason, EngineConfig, JobId, JobKind, JobRecord, Summary, SummaryTally, Time};
 use std::collections::HashMap;
 use std::fs::File;
@@ -500,46 +503,6 @@ pub fn final_state(record: &JobRecord) -> &'static str {
         (None, None) => "SUBMITTED",
     }
 }
-
-/// Decimal digits of `value`, without going through `core::fmt` (the CSV has
-/// hundreds of thousands of rows).
-fn push_u64(line: &mut Vec<u8>, value: u64) {
-    line.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
-}
-
-/// Six decimals, like Batsim's `std::to_string(double)`, computed exactly from ticks.
-fn push_time(line: &mut Vec<u8>, time: Time) {
-    if time.is_infinite() {
-        line.extend_from_slice(b"inf");
-        return;
-    }
-    let ticks = time.ticks();
-    let abs = ticks.unsigned_abs();
-    let mut seconds = itoa::Buffer::new();
-    let seconds = seconds.format(abs / 1_000_000).as_bytes();
-    // The point and the six digits of the microseconds, leading zeros
-    // included, two digits at a time (a row has up to eight times: the
-    // writer thread spends most of its time here).
-    let micros = (abs % 1_000_000) as usize;
-    let pair = |p: usize| [TWO_DIGITS[2 * p], TWO_DIGITS[2 * p + 1]];
-    let [a, b] = pair(micros / 10_000);
-    let [c, d] = pair(micros / 100 % 100);
-    let [e, f] = pair(micros % 100);
-    line.reserve(seconds.len() + 8);
-    if ticks < 0 {
-        line.push(b'-');
-    }
-    line.extend_from_slice(seconds);
-    line.extend_from_slice(&[b'.', a, b, c, d, e, f]);
-}
-
-/// `00`, `01`, … `99`, end to end.
-const TWO_DIGITS: &[u8; 200] = b"\
-0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
 
 /// A processor set as Batsim writes it (`0-3 7`, the same text as
 /// [`interstice_core::ProcSet`]'s `Display`).

@@ -48,6 +48,7 @@ mod placement;
 mod queue;
 mod records;
 mod reserving;
+mod running;
 mod started;
 mod topsis;
 mod victims;
@@ -193,7 +194,7 @@ pub(super) struct State {
     maintenance_ends: BTreeSet<Time>,
     cloud_timers: BTreeSet<(Time, usize)>,
     dooms: BTreeSet<(Time, usize)>,
-    running_hpc: BTreeSet<usize>,
+    running_hpc: running::RunningSet,
     running_cloud: BTreeSet<usize>,
     /// Running jobs by the end of their walltime (`start + walltime`): those
     /// at or before now are overdue until the shell reports their end.
@@ -285,7 +286,7 @@ impl State {
             maintenance_ends: cfg.maintenance.iter().map(|w| w.end()).collect(),
             cloud_timers: BTreeSet::new(),
             dooms: BTreeSet::new(),
-            running_hpc: BTreeSet::new(),
+            running_hpc: running::RunningSet::default(),
             running_cloud: BTreeSet::new(),
             deadlines: BTreeSet::new(),
             cloud_running: Bits::empty(cfg.procs),
@@ -830,7 +831,10 @@ impl State {
             JobKind::Hpc => self.hpc_starts.started(idx, now),
             JobKind::Cloud => self.blame_overtaking(idx, now),
         }
-        self.running_of(kind).insert(idx);
+        match kind {
+            JobKind::Hpc => self.running_hpc.insert(idx),
+            JobKind::Cloud => self.running_cloud.insert(idx),
+        };
         self.deadlines.insert((now + wt, idx));
         let r = &mut self.records[idx];
         r.start = Some(now);
@@ -862,7 +866,10 @@ impl State {
     /// job's processors `bits` lent.
     fn release_held(&mut self, idx: usize, bits: &Bits, now: Time, occ_end: Time) {
         let kind = self.job(idx).kind;
-        self.running_of(kind).remove(&idx);
+        match kind {
+            JobKind::Hpc => self.running_hpc.remove(idx),
+            JobKind::Cloud => self.running_cloud.remove(&idx),
+        };
         if self.on_hpc_layer(idx) {
             self.hpc_changed = true;
             // Counted, the processors are free from now whenever it ends.

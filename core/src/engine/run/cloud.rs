@@ -209,7 +209,7 @@ impl State {
         for p in bits.iter() {
             self.owner.insert(p, idx);
         }
-        self.running_of(JobKind::Cloud).insert(idx);
+        self.running_cloud.insert(idx);
         self.deadlines.insert((now + wt, idx));
         let r = &mut self.records[idx];
         r.start = Some(now);

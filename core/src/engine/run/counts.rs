@@ -188,8 +188,9 @@ impl State {
     fn running_profile(&self) -> Profile {
         let busy: Vec<(Bits, Time, Time)> = self
             .running_hpc
-            .iter()
-            .filter_map(|&idx| {
+            .sorted()
+            .into_iter()
+            .filter_map(|idx| {
                 let (_, bits) = self.jobs[idx].res.as_ref()?;
                 Some((bits.clone(), self.now, self.jobs[idx].occ_end))
             })

@@ -40,22 +40,31 @@ impl State {
             // window starts during that run).
             if let Some((shadow, spare)) = self.shadow(k, wt, mask) {
                 let mut extra = spare.saturating_sub(k);
-                let order = self.backfill_candidates(now, shadow, extra);
-                for &idx in &order {
-                    let job = self.job(idx);
-                    let (kj, ends) = (job.procs, now + job.walltime);
-                    if self.hpc_free_now(Mask::All) == 0 {
-                        break;
-                    }
-                    let fits_before = ends <= shadow;
-                    if !may_backfill(kj, fits_before, self.hpc_free_now(self.mask_of(idx)), extra) {
-                        continue;
-                    }
-                    if self.try_start_now(cfg, idx, now) {
-                        if !fits_before {
-                            extra -= kj;
+                // The queue is read a few candidates at a time, so that a
+                // pass that fills the machine stops reading it there.
+                let (mut order, mut after) = (Vec::with_capacity(CANDIDATES), self.qkey(head));
+                loop {
+                    let read_to = self.backfill_candidates(now, (shadow, extra), &after, &mut order);
+                    for &idx in &order {
+                        let job = self.job(idx);
+                        let (kj, ends) = (job.procs, now + job.walltime);
+                        if self.hpc_free_now(Mask::All) == 0 {
+                            break;
                         }
-                        starts.push(idx);
+                        let fits_before = ends <= shadow;
+                        if !may_backfill(kj, fits_before, self.hpc_free_now(self.mask_of(idx)), extra) {
+                            continue;
+                        }
+                        if self.try_start_now(cfg, idx, now) {
+                            if !fits_before {
+                                extra -= kj;
+                            }
+                            starts.push(idx);
+                        }
+                    }
+                    match read_to {
+                        Some(key) if self.hpc_free_now(Mask::All) > 0 => after = key,
+                        _ => break,
                     }
                 }
             }
@@ -73,14 +82,22 @@ impl State {
         }
     }
 
-    /// The queued jobs after the head that EASY may start at `now`, in
-    /// queue order: those that fit the processors free now and either end
-    /// by the `shadow` time or need at most `extra` processors. A pass only
-    /// takes processors and `extra`, so a job left out here could not start
-    /// later in the pass either; the pass checks the others again as it
-    /// starts jobs. (One read of the queue, without copying it: under a
-    /// long queue most jobs wait.)
-    fn backfill_candidates(&self, now: Time, shadow: Time, extra: u32) -> Vec<usize> {
+    /// Up to [`CANDIDATES`] queued jobs after `after` that EASY may start
+    /// at `now`, in queue order, into `order`: those that fit the processors
+    /// free now and either end by the `shadow` time or need at most `extra`
+    /// processors. A pass only takes processors and `extra`, so a job left
+    /// out here could not start later in the pass either; the pass checks
+    /// the others again as it starts jobs. (A read of the queue, without
+    /// copying it: under a long queue most jobs wait.) Returns the key of
+    /// the last job read when the read stopped at that many candidates
+    /// (`None`: it read to the end of the queue).
+    fn backfill_candidates(
+        &self,
+        now: Time,
+        (shadow, extra): (Time, u32),
+        after: &QKey,
+        order: &mut Vec<usize>,
+    ) -> Option<QKey> {
         let free_all = self.hpc_free_now(Mask::All);
         // Cloud jobs are in this queue only under shared-queue, never
         // while the layer is counted.
@@ -89,18 +106,20 @@ impl State {
         } else {
             self.hpc_free_now(Mask::Area)
         };
-        self.hpc_queue
-            .shapes()
-            .skip(1)
-            .filter(|(_, job)| {
-                let free = match job.mask {
-                    Mask::All => free_all,
-                    Mask::Area => free_area,
-                };
-                may_backfill(job.procs, now + job.walltime <= shadow, free, extra)
-            })
-            .map(|(idx, _)| idx)
-            .collect()
+        order.clear();
+        for (key, job) in self.hpc_queue.after(after) {
+            let free = match job.mask {
+                Mask::All => free_all,
+                Mask::Area => free_area,
+            };
+            if may_backfill(job.procs, now + job.walltime <= shadow, free, extra) {
+                order.push(key.2);
+                if order.len() == CANDIDATES {
+                    return Some(*key);
+                }
+            }
+        }
+        None
     }
 
     /// Start an HPC job now if enough processors are free now and until its walltime.
@@ -122,6 +141,9 @@ impl State {
         true
     }
 }
+
+/// Candidates EASY reads from its queue before trying them.
+const CANDIDATES: usize = 8;
 
 /// EASY's rule for a job behind the head: it starts now if its `procs` are
 /// free now and it either ends by the shadow time (`fits_before`) or needs

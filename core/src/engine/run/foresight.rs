@@ -93,13 +93,19 @@ impl State {
         let Some(bits) = self.jobs[victim].res.as_ref().map(|r| r.1.clone()) else {
             return;
         };
-        // Any later HPC job on its processors marks it: one is enough.
-        let later = self.running_hpc.range(victim + 1..).copied().find(|&h| {
-            self.jobs[h]
-                .res
-                .as_ref()
-                .is_some_and(|r| r.1.and_count(&bits) > 0)
-        });
+        // Any later HPC job on its processors marks it: one is enough
+        // (the earliest submitted, whatever the set's order).
+        let later = self
+            .running_hpc
+            .iter()
+            .filter(|&h| {
+                h > victim
+                    && self.jobs[h]
+                        .res
+                        .as_ref()
+                        .is_some_and(|r| r.1.and_count(&bits) > 0)
+            })
+            .min();
         if let Some(h) = later {
             self.blame(victim, h);
         }

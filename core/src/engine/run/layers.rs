@@ -39,14 +39,6 @@ impl State {
         self.cloud_layer.get_or_insert_with(|| self.hpc.clone())
     }
 
-    /// The running jobs of a kind.
-    pub(super) fn running_of(&mut self, kind: JobKind) -> &mut BTreeSet<usize> {
-        match kind {
-            JobKind::Hpc => &mut self.running_hpc,
-            JobKind::Cloud => &mut self.running_cloud,
-        }
-    }
-
     /// Drop both layers' history before `now` (a counted HPC layer keeps
     /// no profile: [`State::materialize`] builds it from now).
     pub(super) fn prune_plan(&mut self, now: Time) {

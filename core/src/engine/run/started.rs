@@ -108,8 +108,8 @@ impl State {
     /// at `now` that hold any of `bits`.
     fn overdue_on(&self, idx: usize, bits: &Bits, now: Time) -> Vec<usize> {
         self.running_hpc
-            .iter()
-            .copied()
+            .sorted()
+            .into_iter()
             .filter(|&i| {
                 let job = self.job(i);
                 i != idx
@@ -133,13 +133,17 @@ impl State {
         (now, end): (Time, Time),
     ) -> Option<String> {
         let overlap = |other: &Bits| bits.and(other).to_procset();
-        let holder = self.running_hpc.iter().find(|&&i| {
-            i != idx
-                && self.job(i).kind == JobKind::Hpc
-                && !overdue.contains(&i)
-                && self.jobs[i].res.as_ref().is_some_and(|r| r.1.and_count(bits) > 0)
-        });
-        if let Some(&i) = holder {
+        let holder = self
+            .running_hpc
+            .iter()
+            .filter(|&i| {
+                i != idx
+                    && self.job(i).kind == JobKind::Hpc
+                    && !overdue.contains(&i)
+                    && self.jobs[i].res.as_ref().is_some_and(|r| r.1.and_count(bits) > 0)
+            })
+            .min();
+        if let Some(i) = holder {
             let held = self.jobs[i]
                 .res
                 .as_ref()
