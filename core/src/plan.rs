@@ -13,7 +13,7 @@
 //! |---|---|
 //! | [`Profile::reserve`], [`Profile::release`] | `O(log S + R·W)` |
 //! | [`Profile::is_free`], [`Profile::first_conflict`], [`Profile::free_over`] | `O(log S + R·W)` |
-//! | [`Profile::earliest_fit`] | `O(log S + C·R·W)` for `C` candidate starts tried; a segment with fewer than `k` free processors skips every candidate up to it, so usually `O(log S + S'·W)` over the `S'` breakpoints before the fit |
+//! | [`Profile::earliest_fit`], [`Profile::fits_before`] | `O(log S + C·R·W)` for `C` candidate starts tried; a segment with fewer than `k` free processors skips every candidate up to it, so usually `O(log S + S'·W)` over the `S'` breakpoints before the fit |
 //! | [`Profile::prune`] | `O(P log S)` for `P` breakpoints dropped (amortised once per breakpoint) |
 //!
 //! Every segment caches its free count overall and inside the convergence
@@ -26,6 +26,7 @@ use crate::bits::Bits;
 use crate::time::Time;
 pub(crate) use mask::Mask;
 pub(crate) use runs::FreeRuns;
+use std::borrow::Cow;
 use std::cell::{Ref, RefCell};
 use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Unbounded};
@@ -460,34 +461,117 @@ impl Profile {
     /// partial intersections), so every segment is pushed and popped once:
     /// `O(log S + S'·W)` amortised for the `S'` segments scanned.
     pub(crate) fn earliest_fit(&self, k: u32, d: Time, from: Time, mask: Mask) -> Option<(Time, Bits)> {
+        self.fit_scan(k, d, from, mask, None)
+    }
+
+    /// Whether a job of `k` processors (of `mask`) for `d`, reserved on
+    /// `own` from `start` (for `d`), would fit somewhere in `[from, start)`
+    /// once that reservation is released: [`Profile::earliest_fit`] on the
+    /// profile without it, asked without releasing it (no change to the
+    /// profile, no allocation for the segments it does not cross).
+    pub(crate) fn fits_before(&self, k: u32, d: Time, from: Time, mask: Mask, own: (&Bits, Time)) -> bool {
+        let (bits, start) = own;
+        if from >= start || !self.count_fits_before(k, d, from, start, mask) {
+            return false;
+        }
+        let own = Own {
+            bits,
+            count: match mask {
+                Mask::All => bits.count(),
+                Mask::Area => bits.and_count(&self.area),
+            },
+            start,
+            end: start.saturating_add(d),
+        };
+        self.fit_scan(k, d, from, mask, Some(&own)).is_some()
+    }
+
+    /// The necessary condition of [`Profile::fits_before`] from the cached
+    /// counts alone (no bit work, no allocation): a start `t < until` needs
+    /// `k` processors free over `[t, min(t + d, until))`, where the job's
+    /// own reservation plays no part, so some run of segments with `k`
+    /// free, from `t ≥ from`, must last `d` or reach `until`.
+    fn count_fits_before(&self, k: u32, d: Time, from: Time, until: Time, mask: Mask) -> bool {
+        let mut run_start: Option<Time> = None;
+        for (t, seg) in self.window(from, until) {
+            // The run so far covers `[start, t)`.
+            if run_start.is_some_and(|start| t >= start.saturating_add(d)) {
+                return true;
+            }
+            if seg.count(mask) < k {
+                run_start = None;
+            } else {
+                run_start.get_or_insert(t);
+            }
+        }
+        // A run still open covers `[start, until)`.
+        run_start.is_some()
+    }
+
+    /// [`Profile::earliest_fit`], where `own`, if given, is a reservation
+    /// counted as free and only starts before its start are looked for.
+    fn fit_scan(
+        &self,
+        k: u32,
+        d: Time,
+        from: Time,
+        mask: Mask,
+        own: Option<&Own<'_>>,
+    ) -> Option<(Time, Bits)> {
         let d = d.max(Time::from_ticks(1));
         let area = match mask {
             Mask::All => None,
             Mask::Area => Some(&self.area),
         };
+        let until = own.map_or(Time::INFINITY, |own| own.start);
+        let count = |t: Time, seg: &Seg| seg_count(seg, t, mask, own);
         let mut it = self.segs.range(self.key_at(from)..).peekable();
         let mut win = Window::new(area);
         loop {
             if win.times.is_empty() {
                 let (&t, seg) = it.next()?;
-                if seg.count(mask) < k {
+                if t >= until {
+                    return None;
+                }
+                if count(t, seg) < k {
                     continue;
                 }
-                win.push(t, &seg.free);
+                // Before any bit work: a segment short of `k` within `d` of
+                // this start rules out every start up to it.
+                let end = t.max(from).saturating_add(d);
+                let mut ahead = it.clone();
+                let short = loop {
+                    match ahead.next() {
+                        Some((&t, seg)) if t < end => {
+                            if count(t, seg) < k {
+                                break true;
+                            }
+                        }
+                        _ => break false,
+                    }
+                };
+                if short {
+                    it = ahead;
+                    continue;
+                }
+                win.push(t, seg_bits(seg, t, own));
             }
             let s = win.times[0].max(from);
+            if s >= until {
+                return None;
+            }
             let end = s.saturating_add(d);
             let mut cleared = false;
             while win.count() >= k {
                 match it.peek() {
                     Some((&t, seg)) if t < end => {
-                        if seg.count(mask) < k {
+                        if count(t, seg) < k {
                             it.next();
                             win.clear();
                             cleared = true;
                             break;
                         }
-                        win.push(t, &seg.free);
+                        win.push(t, seg_bits(seg, t, own));
                         it.next();
                     }
                     _ => return win.aggregate().map(|a| (s, a)),
@@ -546,6 +630,37 @@ impl Profile {
     }
 }
 
+/// How many processors of `mask` a segment starting at `t` has free, with
+/// `own`'s processors free inside its window.
+fn seg_count(seg: &Seg, t: Time, mask: Mask, own: Option<&Own<'_>>) -> u32 {
+    match own.filter(|own| own.start <= t && t < own.end) {
+        Some(own) => seg.count(mask) + own.count,
+        None => seg.count(mask),
+    }
+}
+
+/// The free set of a segment starting at `t`, with `own`'s processors free
+/// inside its window.
+fn seg_bits<'s>(seg: &'s Seg, t: Time, own: Option<&Own<'_>>) -> Cow<'s, Bits> {
+    match own.filter(|own| own.start <= t && t < own.end) {
+        Some(own) => {
+            let mut free = seg.free.clone();
+            free.or_assign(own.bits);
+            Cow::Owned(free)
+        }
+        None => Cow::Borrowed(&seg.free),
+    }
+}
+
+/// A job's own reservation, counted as free by [`Profile::fits_before`].
+struct Own<'a> {
+    bits: &'a Bits,
+    /// How many of `bits` the scan's mask holds.
+    count: u32,
+    start: Time,
+    end: Time,
+}
+
 /// A sliding window of segments with its running intersection, kept as two
 /// stacks (suffix intersections at the front, a running intersection at the
 /// back) so that push and pop are amortised `O(W)`. Every aggregate includes
@@ -553,7 +668,7 @@ impl Profile {
 struct Window<'a> {
     mask: Option<&'a Bits>,
     times: std::collections::VecDeque<Time>,
-    back: Vec<&'a Bits>,
+    back: Vec<Cow<'a, Bits>>,
     back_agg: Option<Bits>,
     front: Vec<Bits>,
 }
@@ -584,13 +699,13 @@ impl<'a> Window<'a> {
         }
     }
 
-    fn push(&mut self, t: Time, free: &'a Bits) {
+    fn push(&mut self, t: Time, free: Cow<'a, Bits>) {
         self.times.push_back(t);
-        self.back.push(free);
         match &mut self.back_agg {
-            None => self.back_agg = Some(self.masked(free)),
-            Some(a) => a.and_assign(free),
+            None => self.back_agg = Some(self.masked(&free)),
+            Some(a) => a.and_assign(&free),
         }
+        self.back.push(free);
     }
 
     fn pop_front(&mut self) {
@@ -599,9 +714,9 @@ impl<'a> Window<'a> {
             let mut acc: Option<Bits> = None;
             for b in back.into_iter().rev() {
                 let next = match acc {
-                    None => self.masked(b),
+                    None => self.masked(&b),
                     Some(mut a) => {
-                        a.and_assign(b);
+                        a.and_assign(&b);
                         a
                     }
                 };
@@ -707,6 +822,39 @@ mod tests {
                 p.release(&b, s, e);
             }
             proptest::prop_assert_eq!(p.len(), 1);
+        }
+    }
+
+    proptest::proptest! {
+        /// `fits_before` asked of the plan as it is answers what releasing
+        /// the job's reservation and asking for its earliest fit answers.
+        #[test]
+        fn fits_before_is_an_earliest_fit_after_release(
+            ops in proptest::collection::vec((0u32..6, 1u32..6, 0i64..50, 1i64..30), 1..25),
+            pick in 0usize..25, from in 0i64..60, area in 1u32..6,
+        ) {
+            let mut p = Profile::new(6, Bits::range(6, 0, area));
+            let mut occ: Vec<(Bits, Time, Time)> = Vec::new();
+            for (lo, n, s, len) in ops {
+                let b = Bits::range(6, lo, (lo + n).min(6));
+                if p.is_free(&b, t(s), t(s + len)) {
+                    p.reserve(&b, t(s), t(s + len));
+                    occ.push((b, t(s), t(s + len)));
+                }
+            }
+            let (own, s, e) = occ[pick % occ.len()].clone();
+            let k = own.count();
+            let mut released = p.clone();
+            released.release(&own, s, e);
+            for mask in [Mask::All, Mask::Area] {
+                if mask == Mask::Area && !own.is_subset(&Bits::range(6, 0, area)) {
+                    continue;
+                }
+                let expected = released
+                    .earliest_fit(k, e - s, t(from), mask)
+                    .is_some_and(|(start, _)| start < s);
+                proptest::prop_assert_eq!(p.fits_before(k, e - s, t(from), mask, (&own, s)), expected);
+            }
         }
     }
 

@@ -75,8 +75,22 @@ impl CompressionBounds {
     /// may use (a job of the whole machine is not dominated by one of the
     /// area: it may fit outside the area where the other could not).
     pub(super) fn scan_from(&self, now: Time, procs: u32, length: Time, mask: Mask) -> Time {
+        self.scan_from_releasing(now, procs, length, mask, Time::INFINITY)
+    }
+
+    /// [`CompressionBounds::scan_from`] for a job whose own reservation,
+    /// starting at `own_start`, is not released yet: the bound it would
+    /// have once released.
+    pub(super) fn scan_from_releasing(
+        &self,
+        now: Time,
+        procs: u32,
+        length: Time,
+        mask: Mask,
+        own_start: Time,
+    ) -> Time {
         let mut best = now;
-        let mut released_since = Time::INFINITY;
+        let mut released_since = own_start;
         let mut looked = 0;
         for step in self.steps.iter().rev() {
             match *step {

@@ -6,7 +6,9 @@
 use super::{St, State};
 use crate::engine::bound::CompressionBounds;
 use crate::engine::EngineConfig;
+use crate::plan::Mask;
 use crate::time::Time;
+use crate::Policy;
 
 impl State {
     /// Conservative and convergence: new jobs reserved at their earliest fit
@@ -39,10 +41,7 @@ impl State {
         let mut new = std::mem::take(&mut self.new_hpc);
         new.retain(|&idx| self.jobs[idx].st == St::Pending);
         new.sort_by_key(|&idx| self.qkey(idx));
-        for idx in new {
-            self.jobs[idx].st = St::Queued;
-            self.place_hpc(cfg, idx, now);
-        }
+        self.place_in_order(cfg, now, new);
         self.start_due_hpc(cfg, now, starts);
     }
 
@@ -160,6 +159,10 @@ impl State {
         let mut bounds = CompressionBounds::default();
         for idx in order {
             if self.jobs[idx].st == St::Queued {
+                if let Some((k, wt, mask, start)) = self.stays_put(cfg, idx, now, &bounds) {
+                    bounds.placed(k, wt, mask, Some(start));
+                    continue;
+                }
                 let (k, wt, prev) = self.lift_for_replan(idx, &mut bounds);
                 let mask = self.mask_of(idx);
                 let from = bounds.scan_from(now, k, wt, mask);
@@ -172,6 +175,33 @@ impl State {
         if moved {
             self.cloud_compress = true;
         }
+    }
+
+    /// Queued job `idx`, re-planned now in a compression, would be
+    /// reserved again exactly where it is: its processors, walltime, mask
+    /// and start, with nothing lifted or placed. Asked of the plan as it is ([`crate::plan::Profile::fits_before`]):
+    /// once its reservation is lifted no start before the current one fits
+    /// (`bounds` skips what earlier placements rule out), so its earliest
+    /// fit is that start, where its own processors are free and kept. Not
+    /// asked where lifting has side effects a re-placement may not undo
+    /// (planned evictions of cloud jobs, which a release re-plans) or where
+    /// the placement is not an earliest fit (Algorithm 3's stages).
+    fn stays_put(
+        &self,
+        cfg: &EngineConfig,
+        idx: usize,
+        now: Time,
+        bounds: &CompressionBounds,
+    ) -> Option<(u32, Time, Mask, Time)> {
+        if !self.dooms.is_empty() || (self.shared && cfg.policy == Policy::Convergence) {
+            return None;
+        }
+        let (start, bits) = self.jobs[idx].res.as_ref()?;
+        let job = self.job(idx);
+        let (k, wt, mask) = (job.procs, job.walltime, self.mask_of(idx));
+        let from = bounds.scan_from_releasing(now, k, wt, mask, *start);
+        (*start >= from && !self.hpc.fits_before(k, wt, from, mask, (bits, *start)))
+            .then_some((k, wt, mask, *start))
     }
 
     /// Give the first `depth` queued jobs a reservation (in queue order, at
@@ -198,10 +228,33 @@ impl State {
             self.unreserve(idx);
             self.tail_insert(idx);
         }
-        for idx in place {
-            self.jobs[idx].st = St::Queued;
+        for &idx in &place {
             self.tail_remove(idx);
-            self.place_hpc(cfg, idx, now);
+        }
+        self.place_in_order(cfg, now, place);
+    }
+
+    /// Reserve `order` (jobs without a reservation, in queue order) each at
+    /// its earliest fit from `now`. Nothing is released meanwhile, so the
+    /// plan only loses space from one placement to the next and each scan
+    /// may start where the placements it dominates rule out
+    /// ([`CompressionBounds`]): a run of jobs of one shape (the thesis's
+    /// cloud stream, planned from scratch by CArS) costs one pass over the
+    /// plan, not one per job. Algorithm 3's stages place from `now`.
+    fn place_in_order(&mut self, cfg: &EngineConfig, now: Time, order: Vec<usize>) {
+        let stages = self.shared && cfg.policy == Policy::Convergence;
+        let mut bounds = CompressionBounds::default();
+        for idx in order {
+            self.jobs[idx].st = St::Queued;
+            let job = self.job(idx);
+            let (k, wt, mask) = (job.procs, job.walltime, self.mask_of(idx));
+            let from = if stages {
+                now
+            } else {
+                bounds.scan_from(now, k, wt, mask)
+            };
+            self.place_hpc_from(cfg, idx, from, None);
+            bounds.placed(k, wt, mask, self.jobs[idx].res.as_ref().map(|r| r.0));
         }
     }
 
