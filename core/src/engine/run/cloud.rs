@@ -230,6 +230,11 @@ impl State {
             if self.jobs[idx].res.as_ref().is_some_and(|r| r.0 <= now) {
                 continue;
             }
+            if let Some(start) = self.stays_put(self.all(), idx, Mask::Area, now, &bounds) {
+                let job = self.job(idx);
+                bounds.placed(job.procs, job.walltime, Mask::Area, Some(start));
+                continue;
+            }
             let (k, wt, prev) = self.lift_for_replan(idx, &mut bounds);
             let from = bounds.scan_from(now, k, wt, Mask::Area);
             let fit = self.all().earliest_fit(k, wt, from, Mask::Area);

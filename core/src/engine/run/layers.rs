@@ -144,6 +144,32 @@ impl State {
         (k, wt, prev)
     }
 
+    /// Queued job `idx`, re-planned now by a compression on `plan` within
+    /// `mask`, would be reserved again exactly where it is (its start,
+    /// returned, and its processors), so it need not be lifted. Asked of
+    /// the plan as it is ([`Profile::fits_before`]): once its reservation is
+    /// lifted no start before the current one fits (`bounds` skips what
+    /// earlier placements rule out), so its earliest fit is that start,
+    /// where its own processors are free and are kept (they are within
+    /// `mask`: after an area shrank they may not be, and then it is lifted).
+    pub(super) fn stays_put(
+        &self,
+        plan: &Profile,
+        idx: usize,
+        mask: Mask,
+        now: Time,
+        bounds: &CompressionBounds,
+    ) -> Option<Time> {
+        let (start, bits) = self.jobs[idx].res.as_ref()?;
+        if !bits.is_subset(self.mask_bits(mask)) {
+            return None;
+        }
+        let job = self.job(idx);
+        let (k, wt) = (job.procs, job.walltime);
+        let from = bounds.scan_from_releasing(now, k, wt, mask, *start);
+        (*start >= from && !plan.fits_before(k, wt, from, mask, (bits, *start))).then_some(*start)
+    }
+
     pub(super) fn unreserve_bits(&mut self, idx: usize, s: Time) {
         let Some((_, bits)) = self.jobs[idx].res.take() else {
             return;

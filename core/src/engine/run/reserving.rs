@@ -159,7 +159,7 @@ impl State {
         let mut bounds = CompressionBounds::default();
         for idx in order {
             if self.jobs[idx].st == St::Queued {
-                if let Some((k, wt, mask, start)) = self.stays_put(cfg, idx, now, &bounds) {
+                if let Some((k, wt, mask, start)) = self.hpc_stays_put(cfg, idx, now, &bounds) {
                     bounds.placed(k, wt, mask, Some(start));
                     continue;
                 }
@@ -177,16 +177,11 @@ impl State {
         }
     }
 
-    /// Queued job `idx`, re-planned now in a compression, would be
-    /// reserved again exactly where it is: its processors, walltime, mask
-    /// and start, with nothing lifted or placed. Asked of the plan as it is ([`crate::plan::Profile::fits_before`]):
-    /// once its reservation is lifted no start before the current one fits
-    /// (`bounds` skips what earlier placements rule out), so its earliest
-    /// fit is that start, where its own processors are free and kept. Not
-    /// asked where lifting has side effects a re-placement may not undo
-    /// (planned evictions of cloud jobs, which a release re-plans) or where
-    /// the placement is not an earliest fit (Algorithm 3's stages).
-    fn stays_put(
+    /// [`State::stays_put`] on the HPC layer. Not asked where lifting has
+    /// side effects a re-placement may not undo (planned evictions of cloud
+    /// jobs, which a release re-plans) or where the placement is not an
+    /// earliest fit (Algorithm 3's stages).
+    fn hpc_stays_put(
         &self,
         cfg: &EngineConfig,
         idx: usize,
@@ -196,12 +191,10 @@ impl State {
         if !self.dooms.is_empty() || (self.shared && cfg.policy == Policy::Convergence) {
             return None;
         }
-        let (start, bits) = self.jobs[idx].res.as_ref()?;
         let job = self.job(idx);
         let (k, wt, mask) = (job.procs, job.walltime, self.mask_of(idx));
-        let from = bounds.scan_from_releasing(now, k, wt, mask, *start);
-        (*start >= from && !self.hpc.fits_before(k, wt, from, mask, (bits, *start)))
-            .then_some((k, wt, mask, *start))
+        let start = self.stays_put(&self.hpc, idx, mask, now, bounds)?;
+        Some((k, wt, mask, start))
     }
 
     /// Give the first `depth` queued jobs a reservation (in queue order, at
