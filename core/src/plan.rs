@@ -633,7 +633,7 @@ impl Profile {
 /// How many processors of `mask` a segment starting at `t` has free, with
 /// `own`'s processors free inside its window.
 fn seg_count(seg: &Seg, t: Time, mask: Mask, own: Option<&Own<'_>>) -> u32 {
-    match own.filter(|own| own.start <= t && t < own.end) {
+    match own.filter(|own| own.covers(t)) {
         Some(own) => seg.count(mask) + own.count,
         None => seg.count(mask),
     }
@@ -642,7 +642,7 @@ fn seg_count(seg: &Seg, t: Time, mask: Mask, own: Option<&Own<'_>>) -> u32 {
 /// The free set of a segment starting at `t`, with `own`'s processors free
 /// inside its window.
 fn seg_bits<'s>(seg: &'s Seg, t: Time, own: Option<&Own<'_>>) -> Cow<'s, Bits> {
-    match own.filter(|own| own.start <= t && t < own.end) {
+    match own.filter(|own| own.covers(t)) {
         Some(own) => {
             let mut free = seg.free.clone();
             free.or_assign(own.bits);
@@ -659,6 +659,13 @@ struct Own<'a> {
     count: u32,
     start: Time,
     end: Time,
+}
+
+impl Own<'_> {
+    /// Whether a segment starting at `t` lies inside the reservation.
+    fn covers(&self, t: Time) -> bool {
+        self.start <= t && t < self.end
+    }
 }
 
 /// A sliding window of segments with its running intersection, kept as two
@@ -799,21 +806,29 @@ mod tests {
         None
     }
 
+    /// A 6-processor profile (area `0..area`) with each of `ops` (first
+    /// processor, count, start, length) reserved where it is free, and the
+    /// windows reserved.
+    fn reserved_profile(ops: &[(u32, u32, i64, i64)], area: u32) -> (Profile, Vec<(Bits, Time, Time)>) {
+        let mut p = Profile::new(6, Bits::range(6, 0, area));
+        let mut occ = Vec::new();
+        for &(lo, n, s, len) in ops {
+            let b = Bits::range(6, lo, (lo + n).min(6));
+            if p.is_free(&b, t(s), t(s + len)) {
+                p.reserve(&b, t(s), t(s + len));
+                occ.push((b, t(s), t(s + len)));
+            }
+        }
+        (p, occ)
+    }
+
     proptest::proptest! {
         #[test]
         fn earliest_fit_matches_brute_force(
             ops in proptest::collection::vec((0u32..6, 1u32..6, 0i64..50, 1i64..30), 0..25),
             k in 1u32..6, d in 1i64..40, from in 0i64..40, area in 1u32..6,
         ) {
-            let mut p = Profile::new(6, Bits::range(6, 0, area));
-            let mut occ: Vec<(Bits, Time, Time)> = Vec::new();
-            for (lo, n, s, len) in ops {
-                let b = Bits::range(6, lo, (lo + n).min(6));
-                if p.is_free(&b, t(s), t(s + len)) {
-                    p.reserve(&b, t(s), t(s + len));
-                    occ.push((b, t(s), t(s + len)));
-                }
-            }
+            let (mut p, occ) = reserved_profile(&ops, area);
             for mask in [Mask::All, Mask::Area] {
                 proptest::prop_assert_eq!(p.earliest_fit(k, t(d), t(from), mask), brute_fit(&p, k, t(d), t(from), mask));
             }
@@ -833,15 +848,7 @@ mod tests {
             ops in proptest::collection::vec((0u32..6, 1u32..6, 0i64..50, 1i64..30), 1..25),
             pick in 0usize..25, from in 0i64..60, area in 1u32..6,
         ) {
-            let mut p = Profile::new(6, Bits::range(6, 0, area));
-            let mut occ: Vec<(Bits, Time, Time)> = Vec::new();
-            for (lo, n, s, len) in ops {
-                let b = Bits::range(6, lo, (lo + n).min(6));
-                if p.is_free(&b, t(s), t(s + len)) {
-                    p.reserve(&b, t(s), t(s + len));
-                    occ.push((b, t(s), t(s + len)));
-                }
-            }
+            let (p, occ) = reserved_profile(&ops, area);
             let (own, s, e) = occ[pick % occ.len()].clone();
             let k = own.count();
             let mut released = p.clone();
